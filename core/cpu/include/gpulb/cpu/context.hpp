@@ -1,0 +1,54 @@
+// The worker context a task body sees on the CPU backend: a host thread playing one thread block.
+// The CUDA backend's context (kernels/) has the same members, so a body is written once:
+//   template <class Ctx> GPULB_HD void operator()(Ctx& ctx, const Task& task) const;
+#pragma once
+
+#include <cstdint>
+
+#include "gpulb/clock.hpp"
+#include "gpulb/task.hpp"
+#include "gpulb/tracing/segment.hpp"
+
+namespace gpulb::cpu {
+
+class WorkerContext {
+ public:
+  WorkerContext(std::uint32_t rank, std::uint32_t block_size, trace::TraceSegment segment, std::uint64_t origin_ns)
+      : rank_(rank), block_size_(block_size), segment_(segment), origin_ns_(origin_ns) {}
+
+  std::uint32_t rank() const { return rank_; }
+  std::uint32_t block_size() const { return block_size_; }
+
+  // Device: each thread of the block calls fn(thread) once. CPU: a loop over the block's threads.
+  template <class F>
+  void for_each_thread(F&& fn) const {
+    for (std::uint32_t t = 0; t < block_size_; ++t) fn(t);
+  }
+
+  // fn(thread) -> uint64, summed over the block's threads (device: a block reduction).
+  template <class F>
+  std::uint64_t sum_over_threads(F&& fn) const {
+    std::uint64_t sum = 0;
+    for (std::uint32_t t = 0; t < block_size_; ++t) sum += fn(t);
+    return sum;
+  }
+
+  // Device: thread 0 of the block runs fn (the others wait at a barrier). CPU: fn runs.
+  template <class F>
+  void once(F&& fn) const {
+    fn();
+  }
+
+  std::uint64_t now_ns() const { return host_now_ns() - origin_ns_; }
+  void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
+    if (segment_.enabled()) segment_.record(trace::make_event(now_ns(), kind, arg, aux));
+  }
+
+ private:
+  std::uint32_t rank_;
+  std::uint32_t block_size_;
+  trace::TraceSegment segment_;
+  std::uint64_t origin_ns_;
+};
+
+}  // namespace gpulb::cpu

@@ -1,0 +1,76 @@
+// The machinery the CPU policies share: worker threads, their trace segments, progress counters,
+// the watchdog, and the assembly of the trace at the end. Policy templates (execute.hpp) build on it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpulb/atomic.hpp"
+#include "gpulb/clock.hpp"
+#include "gpulb/scenario.hpp"
+#include "gpulb/tracing/segment.hpp"
+
+namespace gpulb::cpu {
+
+// Per-worker state that other threads read: padded so workers do not share lines.
+struct alignas(kHotLine) WorkerSlot {
+  std::atomic<std::uint64_t> tasks_done{0};
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::uint32_t trace_count = 0;  // the segment's private count
+};
+
+class Runtime {
+ public:
+  // `events_per_worker_hint`: expected events a worker writes (sizes the segments when
+  // trace_capacity is 0).
+  Runtime(const ExecPlan& plan, std::uint64_t events_per_worker_hint);
+
+  std::uint32_t workers() const { return workers_; }
+  std::uint64_t origin_ns() const { return origin_ns_; }
+  trace::TraceSegment worker_segment(std::uint32_t w);
+  trace::TraceSegment host_segment();
+  WorkerSlot& slot(std::uint32_t w) { return slots_[w]; }
+  std::uint64_t now_ns() const { return host_now_ns() - origin_ns_; }
+  void host_record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0);
+
+  // Start one thread per worker running fn(rank); join() waits for all of them.
+  void start(const std::function<void(std::uint32_t)>& fn);
+  void join();
+
+  // Set by the watchdog; workers poll it in their idle loops.
+  bool stop_requested() const { return stop_.load(std::memory_order_relaxed); }
+
+  // Called by the host loop while it waits: reports progress and fires the watchdog (stops the
+  // workers, joins them and throws RunError with `state()` in its message) when nothing moved
+  // for watchdog_ms.
+  void tick(const std::function<std::string()>& state);
+
+  std::uint64_t tasks_done() const;
+
+  // Joins the workers and assembles the trace, devices and makespan.
+  ExecOutput finish(const std::string& host_track_name, std::uint64_t tasks_run);
+
+ private:
+  const ExecPlan& plan_;
+  std::uint32_t workers_;
+  std::uint64_t origin_ns_;
+  std::uint32_t capacity_;
+  std::vector<WorkerSlot> slots_;
+  std::vector<std::vector<trace::Event>> events_;  // workers_ + 1 (the host track last)
+  std::uint32_t host_count_ = 0;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stop_{false};
+  std::uint64_t last_progress_ = ~std::uint64_t{0};
+  std::uint64_t last_progress_ns_ = 0;
+  std::uint64_t last_report_ns_ = 0;
+};
+
+// The default worker count: the host's hardware threads.
+std::uint32_t default_workers();
+
+}  // namespace gpulb::cpu

@@ -1,0 +1,130 @@
+#include "gpulb/cpu/runtime.hpp"
+
+#include <algorithm>
+
+namespace gpulb::cpu {
+
+std::uint32_t default_workers() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+namespace {
+// Workers poll the watchdog and report progress this often (host clock).
+constexpr std::uint64_t kReportEveryNs = 50'000'000;
+
+std::uint32_t segment_capacity(const ExecPlan& plan, std::uint32_t workers, std::uint64_t hint) {
+  if (plan.options.trace_capacity > 0) return plan.options.trace_capacity;
+  // A worker may run far more than its share (that is what imbalance looks like): allow 8 x the
+  // even share, and no more than every event of the run, capped at 64 MiB of events a worker.
+  const std::uint64_t share = hint / std::max(1u, workers);
+  const std::uint64_t cap = std::min<std::uint64_t>(hint + 64, 8 * share + 4096);
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, std::uint64_t{1} << 22));
+}
+}  // namespace
+
+Runtime::Runtime(const ExecPlan& plan, std::uint64_t events_hint)
+    : plan_(plan),
+      workers_(plan.workers ? plan.workers : default_workers()),
+      origin_ns_(host_now_ns()),
+      capacity_(segment_capacity(plan, plan.workers ? plan.workers : default_workers(), events_hint)),
+      slots_(workers_) {
+  if (plan.trace) {
+    events_.resize(workers_ + 1);
+    for (auto& e : events_) e.resize(capacity_);
+  }
+  last_progress_ns_ = origin_ns_;
+}
+
+trace::TraceSegment Runtime::worker_segment(std::uint32_t w) {
+  if (!plan_.trace) return {};
+  return {events_[w].data(), capacity_, &slots_[w].trace_count};
+}
+
+trace::TraceSegment Runtime::host_segment() {
+  if (!plan_.trace) return {};
+  return {events_[workers_].data(), capacity_, &host_count_};
+}
+
+void Runtime::host_record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) {
+  if (plan_.trace) host_segment().record(trace::make_event(now_ns(), kind, arg, aux));
+}
+
+void Runtime::start(const std::function<void(std::uint32_t)>& fn) {
+  threads_.reserve(workers_);
+  for (std::uint32_t w = 0; w < workers_; ++w) threads_.emplace_back(fn, w);
+}
+
+void Runtime::join() {
+  for (std::thread& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+std::uint64_t Runtime::tasks_done() const {
+  std::uint64_t n = 0;
+  for (const WorkerSlot& s : slots_) n += s.tasks_done.load(std::memory_order_relaxed);
+  return n;
+}
+
+void Runtime::tick(const std::function<std::string()>& state) {
+  const std::uint64_t now = host_now_ns();
+  if (now - last_report_ns_ < kReportEveryNs) return;
+  last_report_ns_ = now;
+  const std::uint64_t done = tasks_done();
+  if (plan_.progress) plan_.progress(done, plan_.tasks.size());
+  if (done != last_progress_) {
+    last_progress_ = done;
+    last_progress_ns_ = now;
+    return;
+  }
+  if (now - last_progress_ns_ > std::uint64_t{plan_.options.watchdog_ms} * 1'000'000) {
+    stop_.store(true, std::memory_order_relaxed);
+    join();
+    throw RunError("watchdog: policy '" + std::string(to_string(plan_.policy)) + "' on the cpu backend made no progress for " +
+                   std::to_string(plan_.options.watchdog_ms) + " ms (" + std::to_string(done) +
+                   " tasks done; " + state() + "); raise --param watchdog_ms if the tasks are this long");
+  }
+}
+
+ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tasks_run) {
+  join();
+  ExecOutput out;
+  out.workers = workers_;
+  out.tasks_run = tasks_run;
+  std::uint64_t first = ~std::uint64_t{0}, last = 0;
+  for (const WorkerSlot& s : slots_) {
+    first = std::min(first, s.start_ns);
+    last = std::max(last, s.end_ns);
+  }
+  out.makespan_ns = last > first ? last - first : 0;
+
+  trace::Device cpu;
+  cpu.kind = trace::DeviceKind::Cpu;
+  cpu.name = "CPU (" + std::to_string(workers_) + " threads)";
+  cpu.sm_count = std::thread::hardware_concurrency();
+  cpu.workers = workers_;
+  out.trace.devices.push_back(cpu);
+  if (!plan_.trace) return out;
+
+  auto make_track = [&](std::uint32_t index, std::uint32_t count, trace::TrackRole role, std::string name) {
+    trace::Track tr;
+    tr.role = role;
+    tr.device = 0;
+    tr.worker = index;
+    tr.name = std::move(name);
+    const std::uint32_t kept = std::min(count, capacity_);
+    tr.dropped = count - kept;
+    tr.events.assign(events_[index].begin(), events_[index].begin() + kept);
+    // Events are written in time order by one thread; keep the invariant explicit for readers.
+    std::stable_sort(tr.events.begin(), tr.events.end(),
+                     [](const trace::Event& a, const trace::Event& b) { return a.time_ns < b.time_ns; });
+    return tr;
+  };
+  for (std::uint32_t w = 0; w < workers_; ++w) {
+    out.trace.tracks.push_back(make_track(w, slots_[w].trace_count, trace::TrackRole::Worker, "worker " + std::to_string(w)));
+  }
+  trace::Track host = make_track(workers_, host_count_, trace::TrackRole::Host, host_track_name);
+  host.worker = 0;
+  out.trace.tracks.push_back(std::move(host));
+  return out;
+}
+
+}  // namespace gpulb::cpu

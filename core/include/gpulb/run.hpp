@@ -1,0 +1,52 @@
+// The host API: gpulb::run(registry, config) -> RunResult. The CLI, the viewer and the tests all
+// run scenarios through this one function.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gpulb/registry.hpp"
+#include "gpulb/scenario.hpp"
+#include "gpulb/tracing/statistics.hpp"
+#include "gpulb/tracing/trace.hpp"
+
+namespace gpulb {
+
+struct RunConfig {
+  std::string scenario;
+  std::string policy = "task-queue";
+  std::optional<Backend> backend;  // empty: CUDA where a GPU is present, else CPU
+  std::uint32_t workers = 0;       // 0: the backend's default
+  std::uint32_t block_size = 128;
+  std::uint32_t gpus = 0;          // CUDA: 0 = all
+  bool trace = true;
+  ParamMap params;                 // scenario parameters and policy options (PolicyOptions) alike
+  ProgressFn progress;
+};
+
+struct RunResult {
+  trace::Trace trace;  // events and metadata, ready to write
+  trace::TraceStatistics stats;
+  bool verified = false;
+  std::string verification;
+  std::string result_json;
+  std::uint64_t makespan_ns = 0;
+  std::uint64_t tasks = 0;
+  std::uint32_t workers = 0;
+  std::vector<std::string> notes;
+};
+
+// Throws ConfigError for a bad configuration and RunError for a run that failed.
+RunResult run(const Registry& registry, const RunConfig& config);
+
+// The backend a config without one gets: CUDA where built and a GPU is present.
+Backend default_backend(const Registry& registry);
+
+// Splits config.params into the policy's options and the scenario's parameters; throws
+// ConfigError for a key that neither knows.
+PolicyOptions parse_policy_options(const ParamMap& params, const Scenario& scenario, ParamMap& scenario_params);
+
+std::string gpulb_version();
+
+}  // namespace gpulb

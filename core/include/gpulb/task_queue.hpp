@@ -1,0 +1,151 @@
+// Host-fed task queues: Chen, Villa, Krishnamoorthy, Gao, "Dynamic Load Balancing on Single- and
+// Multi-GPU Systems" (IPDPS 2010), Algorithm 2 (host enqueue) and Algorithm 3 (device dequeue).
+//
+// One source for both backends: the dequeue runs in a thread block's thread 0 on the GPU and in a
+// worker thread on the CPU; the host side runs in a producer / control thread.
+//
+// The paper's variables, per queue (all start at 0):
+//   d_tasks_gm   tasks[q * capacity ...]     the batch being consumed
+//   d_n_gm       counters[q].n               tasks not yet claimed (goes negative under contention)
+//   d_written_gm counters[q].written         accumulated tasks written (device copy)
+//   d_consumed_gm counters[q].consumed       accumulated tasks dequeued (device copy)
+//   h_written    TaskQueueHost::h_written_   host-private
+//   h_consumed   host_consumed[q].value      written by the device, read by the host (mapped
+//                                            pinned memory on the GPU)
+//
+// The host writes into a queue only when it is empty (h_consumed == h_written); the device
+// claims a task with one fetch-and-add on d_n_gm (wait-free: a fixed number of steps to get a task
+// or learn that the queue is empty); whoever takes the last task of a batch tells the host.
+//
+// DEPARTURE from the paper (correctness). Algorithm 2 stores d_n_gm, fences, then d_written_gm.
+// A block that passed the emptiness test (line 4) on the previous batch can then claim tasks of
+// the new batch before d_written_gm changes; if it also takes the batch's last task it compares
+// against the stale d_written_gm, nobody updates h_consumed, and the host waits on that queue
+// forever. We publish d_written_gm first and d_n_gm after it (release): a claim that sees the new
+// d_n_gm (acquire) also sees the new d_written_gm, so the last taker always recognises itself.
+// Also: line 13 compares the fetch-and-add's old value with d_written_gm; the last taker is the one
+// whose old value + 1 equals it, which is what we test.
+#pragma once
+
+#include <cstdint>
+
+#include "gpulb/atomic.hpp"
+#include "gpulb/task.hpp"
+
+namespace gpulb {
+
+struct alignas(kHotLine) QueueCounter {
+  std::int32_t value = 0;
+};
+struct alignas(kHotLine) QueueWord {
+  std::uint32_t value = 0;
+};
+
+// Device-resident state of one queue; each counter on its own line so that claimers (n),
+// finishers (consumed) and pollers (written) do not share a line.
+struct TaskQueueCounters {
+  QueueCounter n;
+  QueueWord written;
+  QueueWord consumed;
+};
+
+struct DequeueResult {
+  bool got = false;
+  std::uint32_t queue = 0;
+  std::int32_t remaining = 0;  // tasks left unclaimed in that queue after this claim: the trace's queue level
+};
+
+// What a worker holds: a trivially copyable view of the queues (cuCollections' *_ref pattern).
+struct TaskQueueRef {
+  Task* tasks = nullptr;                  // num_queues * capacity slots
+  TaskQueueCounters* counters = nullptr;  // num_queues
+  QueueWord* host_consumed = nullptr;     // num_queues, h_consumed
+  std::uint32_t num_queues = 0;
+  std::uint32_t capacity = 0;
+
+  // One pass of Algorithm 3's repeat loop over queue `cursor` (the caller loops, so that it can
+  // trace idle spells and obey a stop flag). Advances `cursor` as the paper does.
+  GPULB_HD DequeueResult try_dequeue(std::uint32_t& cursor, Task& out) const {
+    DequeueResult r;
+    const std::uint32_t i = cursor;
+    TaskQueueCounters& q = counters[i];
+    // Line 4. acquire on written: pairs with the host's release, so the batch is visible.
+    const std::uint32_t written = device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
+    const std::uint32_t consumed = device_atomic_ref<std::uint32_t>(q.consumed.value).load(mo::relaxed);
+    if (consumed == written) {
+      cursor = next(i);
+      return r;
+    }
+    // Line 7. acquire: a claim of a new batch's n also sees the d_written_gm published before it.
+    const std::int32_t j = device_atomic_ref<std::int32_t>(q.n.value).fetch_sub(1, mo::acquire) - 1;
+    if (j < 0) {
+      cursor = next(i);
+      return r;
+    }
+    out = tasks[static_cast<std::size_t>(i) * capacity + static_cast<std::uint32_t>(j)];  // line 9
+    // Lines 10-12. release: our read of the slot happens before the host may overwrite it.
+    const std::uint32_t jj = device_atomic_ref<std::uint32_t>(q.consumed.value).fetch_add(1, mo::acq_rel);
+    const std::uint32_t written_now = device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
+    if (jj + 1 == written_now) {
+      // Lines 13-15: the last taker tells the host (system scope: the host polls this word).
+      system_atomic_ref<std::uint32_t>(host_consumed[i].value).store(jj + 1, mo::release);
+      cursor = next(i);
+    }
+    r.got = true;
+    r.queue = i;
+    r.remaining = j;
+    return r;
+  }
+
+  GPULB_HD std::uint32_t next(std::uint32_t i) const { return i + 1 == num_queues ? 0 : i + 1; }
+};
+
+// The host side of Algorithm 2. `Publisher` says how the host reaches the queue memory:
+//   bool ready(q, h_written): h_consumed == h_written, read from where the device writes it
+//   void publish(q, const Task* tasks, n, new_written): write the batch, then d_written_gm, then d_n_gm
+// The CPU backend's publisher writes directly; the CUDA backend's copies over PCIe with the
+// paper's host write fence, or writes mapped memory (the modern variant).
+template <class Publisher>
+class TaskQueueHost {
+ public:
+  TaskQueueHost(Publisher publisher, std::uint32_t num_queues, std::uint32_t capacity)
+      : publisher_(publisher), num_queues_(num_queues), capacity_(capacity) {}
+
+  std::uint32_t capacity() const { return capacity_; }
+  std::uint32_t num_queues() const { return num_queues_; }
+
+  // One step of Algorithm 2's repeat loop: writes up to `capacity` tasks into queue i if it is
+  // empty and returns how many it wrote (0: queue i was busy). Advances i either way.
+  // `queue_written` receives the queue written to.
+  std::uint32_t try_enqueue(const Task* tasks, std::uint32_t n, std::uint32_t& queue_written) {
+    const std::uint32_t i = next_;
+    next_ = next_ + 1 == num_queues_ ? 0 : next_ + 1;
+    if (!publisher_.ready(i, h_written_[i])) return 0;
+    const std::uint32_t n_to_write = n < capacity_ ? n : capacity_;
+    h_written_[i] += n_to_write;
+    publisher_.publish(i, tasks, n_to_write, h_written_[i]);
+    queue_written = i;
+    return n_to_write;
+  }
+
+  // All queues drained: every batch written has been consumed.
+  bool all_empty() {
+    for (std::uint32_t i = 0; i < num_queues_; ++i) {
+      if (!publisher_.ready(i, h_written_[i])) return false;
+    }
+    return true;
+  }
+
+  Publisher& publisher() { return publisher_; }
+
+  static constexpr std::uint32_t kMaxQueues = 64;
+
+ private:
+  Publisher publisher_;
+  std::uint32_t num_queues_;
+  std::uint32_t capacity_;
+  std::uint32_t next_ = 0;
+  std::uint32_t h_written_[kMaxQueues] = {};
+};
+
+}  // namespace gpulb

@@ -1,0 +1,291 @@
+// gpulb: the command line. Subcommands: list, run, info, export.
+//
+// [SECTION] Exit codes and errors
+// [SECTION] list
+// [SECTION] run
+// [SECTION] info
+// [SECTION] export
+// [SECTION] main
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include "gpulb/run.hpp"
+#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/tools/format.hpp"
+#include "gpulb/tracing/export.hpp"
+#include "gpulb/tracing/trace_file.hpp"
+#include "summary.hpp"
+
+namespace gpulb::tools {
+namespace {
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Exit codes and errors
+// -------------------------------------------------------------------------------------------------
+
+constexpr int kExitRunFailed = 1;     // the run or the file operation failed
+constexpr int kExitBadInput = 2;      // bad arguments, scenario, parameter or file
+constexpr int kExitNotVerified = 3;   // the run finished but its result is wrong
+
+const char* kExitCodesHelp =
+    "Exit codes: 0 success; 1 a run or a write failed; 2 bad arguments, parameters or input files; "
+    "3 the run finished but its result did not verify.";
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] list
+// -------------------------------------------------------------------------------------------------
+
+int cmd_list(bool json) {
+  const Registry& reg = builtin_registry();
+  const std::vector<trace::Device> gpus = reg.cuda_devices();
+  if (json) {
+    nlohmann::json j;
+    for (const Scenario* s : reg.scenarios()) {
+      nlohmann::json params = nlohmann::json::array();
+      for (const ParamSpec& p : s->params()) {
+        params.push_back({{"name", p.name}, {"description", p.description}, {"default", p.default_value}, {"range", p.range}});
+      }
+      j["scenarios"].push_back({{"name", s->name()}, {"description", s->description()}, {"parameters", params}});
+    }
+    for (const PolicyInfo& p : all_policies()) {
+      nlohmann::json backends = nlohmann::json::array();
+      if (backend_supports(Backend::Cpu, p.policy)) backends.push_back("cpu");
+      if (reg.cuda_built() && backend_supports(Backend::Cuda, p.policy)) backends.push_back("cuda");
+      j["policies"].push_back({{"name", p.name}, {"source", p.source}, {"summary", p.summary}, {"backends", backends}});
+    }
+    for (const ParamSpec& p : policy_param_specs()) {
+      j["policy_parameters"].push_back({{"name", p.name}, {"description", p.description}, {"default", p.default_value}, {"range", p.range}});
+    }
+    j["backends"] = {{"cpu", true}, {"cuda", reg.cuda_built()}};
+    j["gpus"] = nlohmann::json::array();
+    for (const trace::Device& d : gpus) j["gpus"].push_back({{"index", d.index}, {"name", d.name}, {"sm_count", d.sm_count}});
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "Scenarios (set parameters with --param name=value):\n";
+  for (const Scenario* s : reg.scenarios()) {
+    std::cout << "  " << s->name() << "\n      " << s->description() << "\n";
+    for (const ParamSpec& p : s->params()) {
+      std::cout << "      " << p.name << "=" << p.default_value << "  [" << p.range << "]  " << p.description << "\n";
+    }
+  }
+  std::cout << "\nPolicies (--policy):\n";
+  for (const PolicyInfo& p : all_policies()) {
+    std::string where;
+    if (backend_supports(Backend::Cpu, p.policy)) where += "cpu";
+    if (reg.cuda_built() && backend_supports(Backend::Cuda, p.policy)) where += where.empty() ? "cuda" : " cuda";
+    std::cout << "  " << p.name << std::string(16 - std::min<std::size_t>(15, p.name.size()), ' ') << p.summary << "\n"
+              << "                  from " << p.source << "; backends: " << (where.empty() ? "none yet" : where) << "\n";
+  }
+  std::cout << "\nPolicy parameters (--param name=value):\n";
+  for (const ParamSpec& p : policy_param_specs()) {
+    std::cout << "  " << p.name << "=" << p.default_value << "  [" << p.range << "]  " << p.description << "\n";
+  }
+  std::cout << "\nBackends (--backend):\n  cpu   host threads as workers (" << std::thread::hardware_concurrency()
+            << " hardware threads here)\n  cuda  " << (reg.cuda_built() ? "built" : "not built (no CUDA toolkit at configure time)");
+  if (reg.cuda_built()) std::cout << "; " << gpus.size() << " GPU(s) found";
+  std::cout << "\n";
+  for (const trace::Device& d : gpus) std::cout << "        GPU " << d.index << ": " << d.name << ", " << d.sm_count << " SMs\n";
+  return 0;
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] run
+// -------------------------------------------------------------------------------------------------
+
+struct RunArgs {
+  std::string scenario;
+  std::string policy = "task-queue";
+  std::string backend;
+  std::uint32_t workers = 0;
+  std::uint32_t block_size = 128;
+  std::uint32_t gpus = 0;
+  std::vector<std::string> params;
+  std::string output;
+  bool json = false;
+  bool no_trace = false;
+};
+
+// A progress line on stderr, only on a terminal and only once a run has taken a second.
+ProgressFn progress_line(const std::string& label) {
+  if (!::isatty(STDERR_FILENO)) return {};
+  const auto start = std::chrono::steady_clock::now();
+  return [label, start](std::uint64_t done, std::uint64_t expected) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (s < 1.0) return;
+    if (expected > 0) {
+      std::fprintf(stderr, "\r%s: %llu / %llu tasks (%.0f%%), %.1f s   ", label.c_str(), static_cast<unsigned long long>(done),
+                   static_cast<unsigned long long>(expected), 100.0 * static_cast<double>(done) / static_cast<double>(expected), s);
+    } else {
+      std::fprintf(stderr, "\r%s: %llu tasks, %.1f s   ", label.c_str(), static_cast<unsigned long long>(done), s);
+    }
+    std::fflush(stderr);
+  };
+}
+
+int cmd_run(const RunArgs& a) {
+  RunConfig cfg;
+  cfg.scenario = a.scenario;
+  cfg.policy = a.policy;
+  if (!a.backend.empty()) cfg.backend = parse_backend(a.backend);
+  cfg.workers = a.workers;
+  cfg.block_size = a.block_size;
+  cfg.gpus = a.gpus;
+  cfg.trace = !a.no_trace;
+  for (const std::string& kv : a.params) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw ConfigError("--param '" + kv + "': expected name=value");
+    cfg.params[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  if (!a.output.empty() && a.no_trace) throw ConfigError("-o needs a trace; drop --no-trace");
+  if (!a.output.empty()) {
+    const std::filesystem::path dir = std::filesystem::absolute(a.output).parent_path();
+    if (!std::filesystem::is_directory(dir)) throw ConfigError("-o " + a.output + ": directory " + dir.string() + " does not exist");
+  }
+  cfg.progress = progress_line(a.scenario + " / " + a.policy);
+
+  RunResult r = run(builtin_registry(), cfg);
+  if (cfg.progress) std::fprintf(stderr, "\r%80s\r", "");
+  if (!a.output.empty()) trace::write_trace(a.output, r.trace);
+
+  if (a.json) {
+    nlohmann::json j = summary_json(r.trace, r.stats);
+    j["makespan_ns"] = r.makespan_ns;  // as the runtime measured it, tracing on or off
+    j["tasks"] = r.tasks;
+    j["workers"] = r.workers;
+    j["trace"] = a.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.output);
+    j["notes"] = r.notes;
+    j.erase("per_worker");
+    std::cout << j.dump(2) << "\n";
+  } else {
+    print_summary(std::cout, r.trace, r.stats);
+    for (const std::string& n : r.notes) std::cout << "note        " << n << "\n";
+    std::cout << "trace       " << (a.output.empty() ? "not written (use -o FILE.gpulb)" : a.output) << "\n";
+  }
+  return r.verified ? 0 : kExitNotVerified;
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] info
+// -------------------------------------------------------------------------------------------------
+
+int cmd_info(const std::string& file, bool json) {
+  const trace::Trace t = trace::read_trace(file);
+  const trace::TraceStatistics st = trace::compute_statistics(t);
+  if (json) {
+    nlohmann::json j = summary_json(t, st);
+    j["file"] = file;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "file        " << file << " (gpulb " << t.meta.gpulb_version << ", " << t.meta.created_utc << ", clock "
+              << t.meta.clock_source << ")\n";
+    print_summary(std::cout, t, st);
+  }
+  return 0;
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] export
+// -------------------------------------------------------------------------------------------------
+
+trace::TimeRange parse_range(const std::string& text) {
+  trace::TimeRange r;
+  if (text.empty()) return r;
+  const auto colon = text.find(':');
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument("no colon");
+    if (colon > 0) r.begin_ns = std::stoull(text.substr(0, colon));
+    if (colon + 1 < text.size()) r.end_ns = std::stoull(text.substr(colon + 1));
+  } catch (const std::exception&) {
+    throw ConfigError("--range '" + text + "': expected START:END in nanoseconds (either may be empty)");
+  }
+  if (r.end_ns <= r.begin_ns) throw ConfigError("--range '" + text + "': END must be after START");
+  return r;
+}
+
+int cmd_export(const std::string& file, const std::string& format, const std::string& output, const std::string& range) {
+  const trace::TimeRange tr = parse_range(range);
+  const trace::Trace t = trace::read_trace(file);
+  const auto written = trace::export_trace(t, format == "chrome" ? trace::ExportFormat::Chrome : trace::ExportFormat::Csv, output, tr);
+  for (const auto& p : written) std::cout << "wrote " << p.string() << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace gpulb::tools
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] main
+// -------------------------------------------------------------------------------------------------
+
+int main(int argc, char** argv) {
+  using namespace gpulb::tools;
+  CLI::App app{"gpulb: run GPU load-balancing schedulers on scenarios, trace every worker, inspect and export the traces"};
+  app.footer(kExitCodesHelp);
+  app.require_subcommand(1);
+
+  bool list_json = false;
+  auto* list = app.add_subcommand("list", "List scenarios with their parameters, policies, backends and the GPUs found");
+  list->add_flag("--json", list_json, "Print JSON");
+
+  RunArgs ra;
+  auto* run = app.add_subcommand("run", "Run a scenario under a policy, verify it, optionally write its trace");
+  run->add_option("scenario", ra.scenario, "Scenario name (see gpulb list)")->required();
+  run->add_option("-p,--policy", ra.policy, "Policy (see gpulb list)")->capture_default_str();
+  run->add_option("-b,--backend", ra.backend, "cpu or cuda (default: cuda where a GPU is present, else cpu)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  run->add_option("-w,--workers", ra.workers, "Workers: CPU threads, or persistent blocks per GPU (default: all the hardware holds)")
+      ->check(CLI::Range(1u, 1u << 20));
+  run->add_option("--block-size", ra.block_size, "Threads per worker block")->capture_default_str()->check(CLI::Range(1u, 1024u));
+  run->add_option("--gpus", ra.gpus, "CUDA: GPUs to use (default: all)")->check(CLI::Range(1u, 64u));
+  run->add_option("--param", ra.params, "Scenario or policy parameter name=value (repeatable)");
+  run->add_option("-o,--output", ra.output, "Write the trace to this .gpulb file");
+  run->add_flag("--json", ra.json, "Print one JSON object instead of the text summary");
+  run->add_flag("--no-trace", ra.no_trace, "Do not record events (to measure tracing overhead)");
+
+  std::string info_file;
+  bool info_json = false;
+  auto* info = app.add_subcommand("info", "Summarize a trace file: makespan, efficiency, imbalance, tasks per worker");
+  info->add_option("file", info_file, "A .gpulb trace")->required();
+  info->add_flag("--json", info_json, "Print JSON");
+
+  std::string ex_file, ex_format, ex_output, ex_range;
+  auto* ex = app.add_subcommand("export", "Export a trace as Chrome/Perfetto JSON or CSV");
+  ex->add_option("file", ex_file, "A .gpulb trace")->required();
+  ex->add_option("-f,--format", ex_format, "chrome (Perfetto UI, chrome://tracing) or csv")
+      ->required()
+      ->check(CLI::IsMember({"chrome", "csv"}));
+  ex->add_option("-o,--output", ex_output, "Output file (csv also writes <name>.workers.csv)")->required();
+  ex->add_option("--range", ex_range, "Only events in START:END (ns since the run's start)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitBadInput;
+  }
+
+  try {
+    if (*list) return cmd_list(list_json);
+    if (*run) return cmd_run(ra);
+    if (*info) return cmd_info(info_file, info_json);
+    if (*ex) return cmd_export(ex_file, ex_format, ex_output, ex_range);
+  } catch (const gpulb::ConfigError& e) {
+    std::cerr << "gpulb: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const gpulb::trace::TraceFileError& e) {
+    std::cerr << "gpulb: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "gpulb: error: " << e.what() << "\n";
+    return kExitRunFailed;
+  }
+  return 0;
+}

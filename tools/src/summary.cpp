@@ -1,0 +1,78 @@
+#include "summary.hpp"
+
+#include <algorithm>
+
+#include "gpulb/tools/format.hpp"
+
+namespace gpulb::tools {
+
+void print_summary(std::ostream& out, const trace::Trace& t, const trace::TraceStatistics& st) {
+  const trace::RunMetadata& m = t.meta;
+  out << "scenario    " << m.scenario;
+  for (const auto& [k, v] : m.parameters) out << " " << k << "=" << v;
+  out << "\npolicy      " << m.policy << " on " << m.backend << ", " << st.workers << " workers\n";
+  for (const trace::Device& d : t.devices) {
+    out << "device      " << (d.kind == trace::DeviceKind::Gpu ? "GPU " + std::to_string(d.index) + ": " : "") << d.name
+        << " (" << d.sm_count << (d.kind == trace::DeviceKind::Gpu ? " SMs" : " hardware threads") << ", " << d.workers
+        << " workers)\n";
+  }
+  out << "makespan    " << format_ns(static_cast<double>(st.makespan_ns)) << "  (lower bound busy/workers "
+      << format_ns(st.lower_bound_ns) << ")\n";
+  out << "tasks       " << st.tasks;
+  if (st.makespan_ns > 0) out << "  (" << format_rate(static_cast<double>(st.tasks) * 1e9 / st.makespan_ns) << ")";
+  out << "\nefficiency  " << format_percent(st.efficiency) << "  busy / (workers x makespan)\n";
+  out << "imbalance   " << st.load.imbalance << "  max/mean busy (busy per worker: min "
+      << format_ns(static_cast<double>(st.load.min_busy_ns)) << ", mean " << format_ns(st.load.mean_busy_ns) << ", max "
+      << format_ns(static_cast<double>(st.load.max_busy_ns)) << ")\n";
+  if (st.steals + st.failed_steals > 0) out << "steals      " << st.steals << " (failed " << st.failed_steals << ")\n";
+  out << "idle polls  " << st.failed_dequeues << " failed dequeue attempts\n";
+  out << "events      " << st.events << " recorded, " << st.dropped_events << " dropped"
+      << (st.dropped_events ? "  (raise --param trace_capacity)" : "") << "\n";
+  out << "verified    " << (m.verified ? "yes" : "NO") << ": " << m.verification << "\n";
+  out << "tasks per worker:\n" << trace::tasks_per_worker_histogram(st);
+}
+
+nlohmann::json summary_json(const trace::Trace& t, const trace::TraceStatistics& st) {
+  const trace::RunMetadata& m = t.meta;
+  nlohmann::json j = {{"scenario", m.scenario},
+                      {"policy", m.policy},
+                      {"backend", m.backend},
+                      {"parameters", m.parameters},
+                      {"verified", m.verified},
+                      {"verification", m.verification},
+                      {"makespan_ns", st.makespan_ns},
+                      {"lower_bound_ns", st.lower_bound_ns},
+                      {"tasks", st.tasks},
+                      {"workers", st.workers},
+                      {"efficiency", st.efficiency},
+                      {"imbalance", st.load.imbalance},
+                      {"steals", st.steals},
+                      {"failed_steals", st.failed_steals},
+                      {"failed_dequeues", st.failed_dequeues},
+                      {"events", st.events},
+                      {"dropped_events", st.dropped_events},
+                      {"gpulb_version", m.gpulb_version},
+                      {"created_utc", m.created_utc}};
+  j["result"] = m.result_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(m.result_json, nullptr, false);
+  nlohmann::json devices = nlohmann::json::array();
+  for (const trace::Device& d : t.devices) {
+    devices.push_back({{"kind", d.kind == trace::DeviceKind::Gpu ? "gpu" : "cpu"},
+                       {"index", d.index},
+                       {"name", d.name},
+                       {"sm_count", d.sm_count},
+                       {"workers", d.workers}});
+  }
+  j["devices"] = devices;
+  nlohmann::json workers = nlohmann::json::array();
+  for (const trace::WorkerStats& w : st.per_worker) {
+    workers.push_back({{"name", t.tracks[w.track].name},
+                       {"tasks", w.tasks},
+                       {"busy_ns", w.busy_ns},
+                       {"failed_dequeues", w.failed_dequeues},
+                       {"steals", w.steals}});
+  }
+  j["per_worker"] = workers;
+  return j;
+}
+
+}  // namespace gpulb::tools

@@ -1,0 +1,15 @@
+// The text and JSON summaries `gpulb run` and `gpulb info` print.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "gpulb/tracing/statistics.hpp"
+#include "gpulb/tracing/trace.hpp"
+
+namespace gpulb::tools {
+
+void print_summary(std::ostream& out, const trace::Trace& trace, const trace::TraceStatistics& stats);
+nlohmann::json summary_json(const trace::Trace& trace, const trace::TraceStatistics& stats);
+
+}  // namespace gpulb::tools

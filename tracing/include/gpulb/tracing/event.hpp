@@ -1,0 +1,79 @@
+// The trace event schema, shared by device writers, the CPU backend, the file format and the viewer.
+//
+// Rule (as Tracy's QueueType): EventKind only grows at its end. A value, once given, keeps its
+// meaning forever; the file format version changes only when the layout of Event changes.
+// This header must stay includable from CUDA device code: no standard library beyond <cstdint>.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define GPULB_HD __host__ __device__
+#else
+#define GPULB_HD
+#endif
+
+namespace gpulb::trace {
+
+enum class EventKind : std::uint8_t {
+  None = 0,
+  WorkerStart = 1,    // aux: SM id (0xFFFF where unknown), arg: worker rank / block id
+  WorkerEnd = 2,      // arg: failed dequeue attempts during the run (saturating)
+  TaskBegin = 3,      // aux: task kind, arg: task id
+  TaskEnd = 4,        // aux: task kind, arg: task id
+  DequeueFailed = 5,  // aux: queue id; written once at the start of each idle spell
+  Halt = 6,           // the worker took a HALT task
+  QueueLevel = 7,     // aux: queue id, arg: tasks left in that queue after the operation
+  HostEnqueue = 8,    // aux: queue id, arg: tasks written in this batch (host tracks)
+  Steal = 9,          // arg: victim worker
+  StealFailed = 10,   // arg: victim worker
+  Spawn = 11,         // arg: number of tasks created by one task
+  KernelLaunch = 12,  // arg: blocks in the launch (host tracks)
+  KernelEnd = 13,     // arg: blocks in the launch (host tracks)
+  PoolLevel = 14,     // arg: tasks left in the host task pool (host tracks)
+  DequeLevel = 15,    // aux: owner worker (low 16 bits), arg: tasks in the deque after the push/pop
+  Count               // keep last: the number of kinds this build knows
+};
+
+// 16 bytes: a timestamp and a fixed-width payload. Kinds give aux/arg their meaning (see above).
+struct Event {
+  std::uint64_t time_ns;  // ns since the run's origin (host steady clock; GPU clocks aligned to it)
+  std::uint32_t arg;
+  std::uint16_t aux;
+  EventKind kind;
+  std::uint8_t flags;  // reserved, 0
+};
+static_assert(sizeof(Event) == 16, "trace events are 16 bytes on every writer");
+
+inline constexpr std::uint16_t kUnknownSm = 0xFFFF;
+
+GPULB_HD constexpr Event make_event(std::uint64_t time_ns, EventKind kind, std::uint32_t arg = 0,
+                                    std::uint16_t aux = 0) {
+  return Event{time_ns, arg, aux, kind, 0};
+}
+
+// Names as written in exports and shown by the viewer.
+constexpr const char* event_kind_name(EventKind k) {
+  switch (k) {
+    case EventKind::None: return "none";
+    case EventKind::WorkerStart: return "worker_start";
+    case EventKind::WorkerEnd: return "worker_end";
+    case EventKind::TaskBegin: return "task_begin";
+    case EventKind::TaskEnd: return "task_end";
+    case EventKind::DequeueFailed: return "dequeue_failed";
+    case EventKind::Halt: return "halt";
+    case EventKind::QueueLevel: return "queue_level";
+    case EventKind::HostEnqueue: return "host_enqueue";
+    case EventKind::Steal: return "steal";
+    case EventKind::StealFailed: return "steal_failed";
+    case EventKind::Spawn: return "spawn";
+    case EventKind::KernelLaunch: return "kernel_launch";
+    case EventKind::KernelEnd: return "kernel_end";
+    case EventKind::PoolLevel: return "pool_level";
+    case EventKind::DequeLevel: return "deque_level";
+    case EventKind::Count: break;
+  }
+  return "unknown";
+}
+
+}  // namespace gpulb::trace

@@ -1,0 +1,79 @@
+// What a trace says about load balance: the one implementation behind `gpulb info`, `gpulb run`'s
+// summary and the viewer's summary and histograms.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpulb/tracing/trace.hpp"
+
+namespace gpulb::trace {
+
+// One executed task, from a TaskBegin/TaskEnd pair on one track.
+struct TaskSpan {
+  std::uint64_t begin_ns;
+  std::uint64_t end_ns;
+  std::uint32_t id;
+  std::uint16_t kind;
+};
+
+// The task spans of a track, in time order. A begin without its end (a dropped event) is skipped.
+std::vector<TaskSpan> task_spans(const Track& track);
+
+struct WorkerStats {
+  std::uint32_t track = 0;  // index into Trace::tracks
+  std::uint32_t device = 0;
+  std::uint32_t sm = Track::kNoSm;
+  std::uint64_t tasks = 0;
+  std::uint64_t busy_ns = 0;
+  std::uint64_t failed_dequeues = 0;
+  std::uint64_t steals = 0;
+  std::uint64_t failed_steals = 0;
+  std::uint64_t spawned = 0;
+};
+
+// Aggregate over a group of workers (an SM, a device, or all of them).
+struct LoadSummary {
+  std::uint64_t tasks = 0;
+  std::uint64_t busy_ns = 0;
+  std::uint64_t min_busy_ns = 0, max_busy_ns = 0;
+  std::uint64_t min_tasks = 0, max_tasks = 0;
+  double mean_busy_ns = 0.0;
+  double imbalance = 0.0;  // max busy / mean busy; 1.0 is perfect balance
+};
+
+struct GroupStats {
+  std::string label;  // "GPU 0", "SM 17", "CPU"
+  std::uint32_t device = 0;
+  std::uint32_t sm = Track::kNoSm;
+  std::uint32_t workers = 0;
+  std::uint64_t tasks = 0;
+  std::uint64_t busy_ns = 0;
+};
+
+struct TraceStatistics {
+  std::uint64_t begin_ns = 0;     // earliest worker event
+  std::uint64_t end_ns = 0;       // latest worker event
+  std::uint64_t makespan_ns = 0;  // end - begin
+  std::uint32_t workers = 0;
+  std::uint64_t tasks = 0;
+  std::uint64_t events = 0;
+  std::uint64_t dropped_events = 0;
+  std::uint64_t steals = 0;
+  std::uint64_t failed_steals = 0;
+  std::uint64_t failed_dequeues = 0;
+  double efficiency = 0.0;        // busy / (workers x makespan)
+  double lower_bound_ns = 0.0;    // total busy / workers: the makespan of a perfect balance
+  LoadSummary load;               // over workers
+  std::vector<WorkerStats> per_worker;
+  std::vector<GroupStats> per_sm;      // only where SM ids are known
+  std::vector<GroupStats> per_device;
+};
+
+TraceStatistics compute_statistics(const Trace& trace);
+
+// A small text histogram of tasks per worker, for terminals: one line per bin.
+std::string tasks_per_worker_histogram(const TraceStatistics& stats, int bins = 8, int width = 40);
+
+}  // namespace gpulb::trace

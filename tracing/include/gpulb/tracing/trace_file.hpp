@@ -1,0 +1,35 @@
+// The .gpulb trace file.
+//
+// Layout (all integers little-endian):
+//   magic "GPULBTRC" (8 bytes) | format version u32 | flags u32 (0) | payload size u64 |
+//   payload: one zstd frame with a content checksum, holding
+//     metadata JSON length u32 | metadata JSON | per track: column streams (see trace_file.cpp)
+// The frame checksum catches corruption; the payload size catches truncation.
+// Writers write to "<path>.tmp-<pid>" and rename, so no half file ever carries the real name.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpulb/tracing/trace.hpp"
+
+namespace gpulb::trace {
+
+inline constexpr std::uint32_t kTraceFormatVersion = 1;
+
+// Thrown for every unreadable file; what() names the file and what is wrong with it.
+class TraceFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<std::uint8_t> encode_trace(const Trace& trace, int zstd_level = 6);
+Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& origin = "<memory>");
+
+void write_trace(const std::filesystem::path& path, const Trace& trace);
+Trace read_trace(const std::filesystem::path& path);
+
+}  // namespace gpulb::trace

@@ -1,0 +1,157 @@
+#include "gpulb/tracing/export.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include <unistd.h>
+
+#include "gpulb/tracing/statistics.hpp"
+
+namespace gpulb::trace {
+namespace {
+
+// ns -> "123.456" microseconds, exact (the format wants microseconds; we keep every digit).
+std::string micros(std::uint64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llu.%03llu", static_cast<unsigned long long>(ns / 1000),
+                static_cast<unsigned long long>(ns % 1000));
+  return buf;
+}
+
+std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+
+std::string process_name(const Trace& t, std::uint32_t device) {
+  if (device >= t.devices.size()) return "device " + std::to_string(device);
+  const Device& d = t.devices[device];
+  if (d.kind == DeviceKind::Gpu) return "GPU " + std::to_string(d.index) + ": " + d.name;
+  return d.name;
+}
+
+// Track i of device d is thread i+1 of process d+1 (0 is reserved in some viewers).
+int pid_of(const Track& tr) { return static_cast<int>(tr.device) + 1; }
+int tid_of(std::size_t track_index) { return static_cast<int>(track_index) + 1; }
+
+void write_with_rename(const std::filesystem::path& path, const std::function<void(std::ostream&)>& body) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw std::runtime_error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
+    body(out);
+    out.flush();
+    if (!out) {
+      std::filesystem::remove(tmp);
+      throw std::runtime_error(path.string() + ": write failed (disk full?)");
+    }
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace
+
+void write_chrome_json(std::ostream& out, const Trace& trace, TimeRange range) {
+  out << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"scenario\":" << quoted(trace.meta.scenario)
+      << ",\"policy\":" << quoted(trace.meta.policy) << ",\"backend\":" << quoted(trace.meta.backend)
+      << ",\"gpulb_version\":" << quoted(trace.meta.gpulb_version) << "},\n\"traceEvents\":[\n";
+  bool first = true;
+  auto sep = [&] {
+    if (!first) out << ",\n";
+    first = false;
+  };
+  for (std::uint32_t d = 0; d < trace.devices.size(); ++d) {
+    sep();
+    out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << d + 1 << ",\"args\":{\"name\":"
+        << quoted(process_name(trace, d)) << "}}";
+  }
+  for (std::size_t i = 0; i < trace.tracks.size(); ++i) {
+    const Track& tr = trace.tracks[i];
+    const int pid = pid_of(tr), tid = tid_of(i);
+    sep();
+    out << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << pid << ",\"tid\":" << tid
+        << ",\"args\":{\"name\":" << quoted(tr.name) << "}}";
+    sep();
+    out << "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" << pid << ",\"tid\":" << tid
+        << ",\"args\":{\"sort_index\":" << tid << "}}";
+    for (const TaskSpan& s : task_spans(tr)) {
+      if (!range.overlaps(s.begin_ns, s.end_ns)) continue;
+      sep();
+      out << "{\"ph\":\"X\",\"cat\":\"task\",\"name\":\"task kind " << s.kind << "\",\"pid\":" << pid
+          << ",\"tid\":" << tid << ",\"ts\":" << micros(s.begin_ns) << ",\"dur\":" << micros(s.end_ns - s.begin_ns)
+          << ",\"args\":{\"task\":" << s.id << ",\"kind\":" << s.kind << "}}";
+    }
+    for (const Event& e : tr.events) {
+      if (!range.contains(e.time_ns)) continue;
+      switch (e.kind) {
+        case EventKind::QueueLevel:
+        case EventKind::PoolLevel:
+        case EventKind::DequeLevel: {
+          sep();
+          const std::string name = e.kind == EventKind::QueueLevel ? "queue " + std::to_string(e.aux)
+                                   : e.kind == EventKind::PoolLevel ? std::string("host pool")
+                                                                    : "deque " + std::to_string(e.aux);
+          out << "{\"ph\":\"C\",\"name\":" << quoted(name) << ",\"pid\":" << pid << ",\"ts\":" << micros(e.time_ns)
+              << ",\"args\":{\"level\":" << e.arg << "}}";
+          break;
+        }
+        case EventKind::DequeueFailed:
+        case EventKind::Steal:
+        case EventKind::StealFailed:
+        case EventKind::Spawn:
+        case EventKind::Halt:
+        case EventKind::HostEnqueue:
+        case EventKind::KernelLaunch:
+        case EventKind::KernelEnd: {
+          sep();
+          out << "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"" << event_kind_name(e.kind) << "\",\"pid\":" << pid
+              << ",\"tid\":" << tid << ",\"ts\":" << micros(e.time_ns) << ",\"args\":{\"arg\":" << e.arg
+              << ",\"aux\":" << e.aux << "}}";
+          break;
+        }
+        default: break;
+      }
+    }
+  }
+  out << "\n]}\n";
+}
+
+void write_tasks_csv(std::ostream& out, const Trace& trace, TimeRange range) {
+  out << "device,worker,sm,task_id,kind,start_ns,end_ns,duration_ns\n";
+  for (const Track& tr : trace.tracks) {
+    const long long sm = tr.sm == Track::kNoSm ? -1 : static_cast<long long>(tr.sm);
+    for (const TaskSpan& s : task_spans(tr)) {
+      if (!range.overlaps(s.begin_ns, s.end_ns)) continue;
+      out << tr.device << ',' << tr.worker << ',' << sm << ',' << s.id << ',' << s.kind << ',' << s.begin_ns << ','
+          << s.end_ns << ',' << (s.end_ns - s.begin_ns) << '\n';
+    }
+  }
+}
+
+void write_workers_csv(std::ostream& out, const Trace& trace) {
+  const TraceStatistics st = compute_statistics(trace);
+  out << "device,worker,sm,name,tasks,busy_ns,failed_dequeues,steals,dropped_events\n";
+  for (const WorkerStats& w : st.per_worker) {
+    const Track& tr = trace.tracks[w.track];
+    const long long sm = tr.sm == Track::kNoSm ? -1 : static_cast<long long>(tr.sm);
+    out << tr.device << ',' << tr.worker << ',' << sm << ',' << quoted(tr.name) << ',' << w.tasks << ','
+        << w.busy_ns << ',' << w.failed_dequeues << ',' << w.steals << ',' << tr.dropped << '\n';
+  }
+}
+
+std::vector<std::filesystem::path> export_trace(const Trace& trace, ExportFormat format,
+                                                const std::filesystem::path& path, TimeRange range) {
+  if (format == ExportFormat::Chrome) {
+    write_with_rename(path, [&](std::ostream& o) { write_chrome_json(o, trace, range); });
+    return {path};
+  }
+  std::filesystem::path workers = path;
+  workers.replace_extension(".workers.csv");
+  write_with_rename(path, [&](std::ostream& o) { write_tasks_csv(o, trace, range); });
+  write_with_rename(workers, [&](std::ostream& o) { write_workers_csv(o, trace); });
+  return {path, workers};
+}
+
+}  // namespace gpulb::trace

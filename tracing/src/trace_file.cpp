@@ -1,0 +1,336 @@
+// The .gpulb file: see trace_file.hpp for the layout.
+//
+// Each track's events are stored as columns, which zstd compresses far better than 16-byte rows:
+//   kinds (u8 each) | flags (u8 each) | aux (u16 each) |
+//   time deltas from the previous event (LEB128) | arg deltas from the previous event of the same
+//   kind (zigzag LEB128)
+// Task ids and queue levels move in small steps per kind, so most deltas fit in one byte.
+#include "gpulb/tracing/trace_file.hpp"
+
+#include <zstd.h>
+
+#include <array>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include <unistd.h>
+
+namespace gpulb::trace {
+namespace {
+
+constexpr char kMagic[8] = {'G', 'P', 'U', 'L', 'B', 'T', 'R', 'C'};
+constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 8;
+// A decoded payload larger than this is refused rather than allocated (a corrupt size field).
+constexpr std::uint64_t kMaxPayload = std::uint64_t{16} << 30;
+
+// ---------------------------------------------------------------------------------------------
+// Byte streams
+// ---------------------------------------------------------------------------------------------
+
+class ByteWriter {
+ public:
+  void u8(std::uint8_t v) { out_.push_back(v); }
+  void u16(std::uint16_t v) { raw(&v, 2); }
+  void u32(std::uint32_t v) { raw(&v, 4); }
+  void u64(std::uint64_t v) { raw(&v, 8); }
+  void varint(std::uint64_t v) {
+    while (v >= 0x80) {
+      out_.push_back(static_cast<std::uint8_t>(v) | 0x80);
+      v >>= 7;
+    }
+    out_.push_back(static_cast<std::uint8_t>(v));
+  }
+  void str(const std::string& s) {
+    u32(static_cast<std::uint32_t>(s.size()));
+    raw(s.data(), s.size());
+  }
+  void raw(const void* p, std::size_t n) {
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    out_.insert(out_.end(), b, b + n);
+  }
+  std::vector<std::uint8_t>& bytes() { return out_; }
+
+ private:
+  std::vector<std::uint8_t> out_;
+};
+
+class ByteReader {
+ public:
+  ByteReader(const std::uint8_t* p, std::size_t n, const std::string& origin)
+      : p_(p), end_(p + n), origin_(origin) {}
+  std::uint8_t u8() { return take<std::uint8_t>(); }
+  std::uint16_t u16() { return take<std::uint16_t>(); }
+  std::uint32_t u32() { return take<std::uint32_t>(); }
+  std::uint64_t u64() { return take<std::uint64_t>(); }
+  std::uint64_t varint() {
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      const std::uint8_t b = u8();
+      v |= std::uint64_t{b & 0x7Fu} << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+    fail("a malformed variable-length integer");
+  }
+  std::string str() {
+    const std::uint32_t n = u32();
+    need(n);
+    std::string s(reinterpret_cast<const char*>(p_), n);
+    p_ += n;
+    return s;
+  }
+  const std::uint8_t* span(std::size_t n) {
+    need(n);
+    const std::uint8_t* at = p_;
+    p_ += n;
+    return at;
+  }
+  bool at_end() const { return p_ == end_; }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw TraceFileError(origin_ + ": corrupt trace: " + what);
+  }
+
+ private:
+  template <class T>
+  T take() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, p_, sizeof(T));
+    p_ += sizeof(T);
+    return v;
+  }
+  void need(std::size_t n) const {
+    if (static_cast<std::size_t>(end_ - p_) < n) fail("the event data ends early");
+  }
+  const std::uint8_t* p_;
+  const std::uint8_t* end_;
+  const std::string& origin_;
+};
+
+std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63); }
+std::int64_t unzigzag(std::uint64_t v) { return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1); }
+
+// ---------------------------------------------------------------------------------------------
+// Metadata <-> JSON
+// ---------------------------------------------------------------------------------------------
+
+nlohmann::json metadata_to_json(const Trace& t) {
+  const RunMetadata& m = t.meta;
+  nlohmann::json j = {{"scenario", m.scenario},         {"policy", m.policy},
+                      {"backend", m.backend},           {"parameters", m.parameters},
+                      {"workers", m.workers},           {"clock_source", m.clock_source},
+                      {"gpulb_version", m.gpulb_version}, {"created_utc", m.created_utc},
+                      {"verified", m.verified},         {"verification", m.verification},
+                      {"result_json", m.result_json},   {"makespan_ns", m.makespan_ns}};
+  j["devices"] = nlohmann::json::array();
+  for (const Device& d : t.devices) {
+    j["devices"].push_back({{"kind", d.kind == DeviceKind::Gpu ? "gpu" : "cpu"},
+                            {"index", d.index},
+                            {"name", d.name},
+                            {"sm_count", d.sm_count},
+                            {"workers", d.workers}});
+  }
+  return j;
+}
+
+void metadata_from_json(const nlohmann::json& j, Trace& t) {
+  RunMetadata& m = t.meta;
+  m.scenario = j.at("scenario").get<std::string>();
+  m.policy = j.at("policy").get<std::string>();
+  m.backend = j.at("backend").get<std::string>();
+  m.parameters = j.at("parameters").get<std::map<std::string, std::string>>();
+  m.workers = j.at("workers").get<std::uint32_t>();
+  m.clock_source = j.at("clock_source").get<std::string>();
+  m.gpulb_version = j.at("gpulb_version").get<std::string>();
+  m.created_utc = j.at("created_utc").get<std::string>();
+  m.verified = j.at("verified").get<bool>();
+  m.verification = j.at("verification").get<std::string>();
+  m.result_json = j.at("result_json").get<std::string>();
+  m.makespan_ns = j.at("makespan_ns").get<std::uint64_t>();
+  for (const auto& d : j.at("devices")) {
+    Device dev;
+    dev.kind = d.at("kind").get<std::string>() == "gpu" ? DeviceKind::Gpu : DeviceKind::Cpu;
+    dev.index = d.at("index").get<std::uint32_t>();
+    dev.name = d.at("name").get<std::string>();
+    dev.sm_count = d.at("sm_count").get<std::uint32_t>();
+    dev.workers = d.at("workers").get<std::uint32_t>();
+    t.devices.push_back(std::move(dev));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tracks <-> columns
+// ---------------------------------------------------------------------------------------------
+
+void encode_track(const Track& tr, ByteWriter& w) {
+  w.u8(static_cast<std::uint8_t>(tr.role));
+  w.u32(tr.device);
+  w.u32(tr.worker);
+  w.u32(tr.sm);
+  w.str(tr.name);
+  w.u64(tr.dropped);
+  w.u64(tr.events.size());
+  for (const Event& e : tr.events) w.u8(static_cast<std::uint8_t>(e.kind));
+  for (const Event& e : tr.events) w.u8(e.flags);
+  for (const Event& e : tr.events) w.u16(e.aux);
+  std::uint64_t prev_time = 0;
+  for (const Event& e : tr.events) {
+    w.varint(zigzag(static_cast<std::int64_t>(e.time_ns - prev_time)));
+    prev_time = e.time_ns;
+  }
+  std::array<std::uint32_t, 256> prev_arg{};
+  for (const Event& e : tr.events) {
+    std::uint32_t& prev = prev_arg[static_cast<std::uint8_t>(e.kind)];
+    w.varint(zigzag(static_cast<std::int64_t>(e.arg) - static_cast<std::int64_t>(prev)));
+    prev = e.arg;
+  }
+}
+
+Track decode_track(ByteReader& r, std::size_t device_count) {
+  Track tr;
+  const std::uint8_t role = r.u8();
+  if (role > static_cast<std::uint8_t>(TrackRole::SmLane)) r.fail("unknown track role " + std::to_string(role));
+  tr.role = static_cast<TrackRole>(role);
+  tr.device = r.u32();
+  if (tr.device >= device_count) r.fail("a track names device " + std::to_string(tr.device) + " that the file does not list");
+  tr.worker = r.u32();
+  tr.sm = r.u32();
+  tr.name = r.str();
+  tr.dropped = r.u64();
+  const std::uint64_t n = r.u64();
+  // Every event takes at least 6 bytes of columns: a count beyond what is left is a lie.
+  const std::uint8_t* kinds = r.span(n);
+  const std::uint8_t* flags = r.span(n);
+  const std::uint8_t* aux = r.span(2 * n);
+  tr.events.resize(n);
+  std::uint64_t time = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    Event& e = tr.events[i];
+    e.kind = static_cast<EventKind>(kinds[i]);
+    e.flags = flags[i];
+    std::memcpy(&e.aux, aux + 2 * i, 2);
+    time += static_cast<std::uint64_t>(unzigzag(r.varint()));
+    e.time_ns = time;
+  }
+  std::array<std::uint32_t, 256> prev_arg{};
+  for (Event& e : tr.events) {
+    std::uint32_t& prev = prev_arg[static_cast<std::uint8_t>(e.kind)];
+    prev = static_cast<std::uint32_t>(static_cast<std::int64_t>(prev) + unzigzag(r.varint()));
+    e.arg = prev;
+  }
+  return tr;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+// ---------------------------------------------------------------------------------------------
+
+std::vector<std::uint8_t> encode_trace(const Trace& trace, int zstd_level) {
+  ByteWriter payload;
+  const std::string meta = metadata_to_json(trace).dump();
+  payload.str(meta);
+  payload.u32(static_cast<std::uint32_t>(trace.tracks.size()));
+  for (const Track& tr : trace.tracks) encode_track(tr, payload);
+
+  const std::vector<std::uint8_t>& raw = payload.bytes();
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, zstd_level);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  std::vector<std::uint8_t> frame(ZSTD_compressBound(raw.size()));
+  const std::size_t frame_size = ZSTD_compress2(cctx, frame.data(), frame.size(), raw.data(), raw.size());
+  ZSTD_freeCCtx(cctx);
+  if (ZSTD_isError(frame_size)) throw TraceFileError(std::string("zstd compression failed: ") + ZSTD_getErrorName(frame_size));
+  frame.resize(frame_size);
+
+  ByteWriter out;
+  out.raw(kMagic, sizeof kMagic);
+  out.u32(kTraceFormatVersion);
+  out.u32(0);
+  out.u64(frame.size());
+  out.raw(frame.data(), frame.size());
+  return std::move(out.bytes());
+}
+
+Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& origin) {
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
+    throw TraceFileError(origin + ": not a gpulb trace (wrong magic; expected a file written by gpulb run)");
+  }
+  if (bytes.size() < kHeaderSize) throw TraceFileError(origin + ": truncated trace: the header is incomplete");
+  ByteReader header(bytes.data() + 8, kHeaderSize - 8, origin);
+  const std::uint32_t version = header.u32();
+  if (version > kTraceFormatVersion) {
+    throw TraceFileError(origin + ": trace format version " + std::to_string(version) +
+                         " is newer than this gpulb reads (" + std::to_string(kTraceFormatVersion) +
+                         "); upgrade gpulb");
+  }
+  if (version == 0) throw TraceFileError(origin + ": corrupt trace: format version 0");
+  header.u32();  // flags
+  const std::uint64_t frame_size = header.u64();
+  const std::uint64_t present = bytes.size() - kHeaderSize;
+  if (frame_size > present) {
+    throw TraceFileError(origin + ": truncated trace: " + std::to_string(present) + " of " +
+                         std::to_string(frame_size) + " payload bytes present");
+  }
+  if (frame_size < present) throw TraceFileError(origin + ": corrupt trace: unexpected bytes after the payload");
+
+  const std::uint8_t* frame = bytes.data() + kHeaderSize;
+  const unsigned long long raw_size = ZSTD_getFrameContentSize(frame, frame_size);
+  if (raw_size == ZSTD_CONTENTSIZE_ERROR || raw_size == ZSTD_CONTENTSIZE_UNKNOWN || raw_size > kMaxPayload) {
+    throw TraceFileError(origin + ": corrupt trace: the compressed payload's header is damaged");
+  }
+  std::vector<std::uint8_t> raw(raw_size);
+  const std::size_t got = ZSTD_decompress(raw.data(), raw.size(), frame, frame_size);
+  if (ZSTD_isError(got) || got != raw_size) {
+    throw TraceFileError(origin + ": corrupt trace: the compressed payload fails to decode (" +
+                         (ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch") + ")");
+  }
+
+  ByteReader r(raw.data(), raw.size(), origin);
+  Trace trace;
+  try {
+    metadata_from_json(nlohmann::json::parse(r.str()), trace);
+  } catch (const nlohmann::json::exception& e) {
+    r.fail(std::string("bad run metadata (") + e.what() + ")");
+  }
+  const std::uint32_t track_count = r.u32();
+  for (std::uint32_t i = 0; i < track_count; ++i) trace.tracks.push_back(decode_track(r, trace.devices.size()));
+  if (!r.at_end()) r.fail("unexpected bytes after the last track");
+  return trace;
+}
+
+void write_trace(const std::filesystem::path& path, const Trace& trace) {
+  const std::vector<std::uint8_t> bytes = encode_trace(trace);
+  std::filesystem::path tmp = path;
+  tmp += ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw TraceFileError(path.string() + ": cannot write (" + std::strerror(errno) + ")");
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      throw TraceFileError(path.string() + ": write failed (disk full?)");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw TraceFileError(path.string() + ": cannot rename the finished file into place");
+  }
+}
+
+Trace read_trace(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TraceFileError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw TraceFileError(path.string() + ": is a directory, not a trace file");
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return decode_trace(bytes, path.string());
+}
+
+}  // namespace gpulb::trace
