@@ -3,6 +3,7 @@
 //   template <class Ctx> GPULB_HD void operator()(Ctx& ctx, const Task& task) const;
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "gpulb/clock.hpp"
@@ -13,8 +14,9 @@ namespace gpulb::cpu {
 
 class WorkerContext {
  public:
-  WorkerContext(std::uint32_t rank, std::uint32_t block_size, trace::TraceSegment segment, std::uint64_t origin_ns)
-      : rank_(rank), block_size_(block_size), segment_(segment), origin_ns_(origin_ns) {}
+  WorkerContext(std::uint32_t rank, std::uint32_t block_size, trace::TraceSegment segment, std::uint64_t origin_ns,
+                const std::atomic<bool>* stop = nullptr)
+      : rank_(rank), block_size_(block_size), segment_(segment), origin_ns_(origin_ns), stop_(stop) {}
 
   std::uint32_t rank() const { return rank_; }
   std::uint32_t block_size() const { return block_size_; }
@@ -39,6 +41,9 @@ class WorkerContext {
     fn();
   }
 
+  // True once the watchdog has fired: a long-running body may poll it and return early.
+  bool stop_requested() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
+
   std::uint64_t now_ns() const { return host_now_ns() - origin_ns_; }
   void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
     if (segment_.enabled()) segment_.record(trace::make_event(now_ns(), kind, arg, aux));
@@ -49,6 +54,7 @@ class WorkerContext {
   std::uint32_t block_size_;
   trace::TraceSegment segment_;
   std::uint64_t origin_ns_;
+  const std::atomic<bool>* stop_;
 };
 
 }  // namespace gpulb::cpu

@@ -63,7 +63,7 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
 
   rt.start([&](std::uint32_t rank) {
     WorkerSlot& slot = rt.slot(rank);
-    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns());
+    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag());
     slot.start_ns = ctx.now_ns();
     ctx.record(EventKind::WorkerStart, rank, trace::kUnknownSm);
     IdleTracker idle;
@@ -142,7 +142,7 @@ ExecOutput run_hardware(const ExecPlan& plan, const Body& body) {
   rt.host_record(EventKind::KernelLaunch, static_cast<std::uint32_t>(plan.tasks.size()));
   rt.start([&](std::uint32_t rank) {
     WorkerSlot& slot = rt.slot(rank);
-    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns());
+    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag());
     slot.start_ns = ctx.now_ns();
     ctx.record(EventKind::WorkerStart, rank, trace::kUnknownSm);
     while (!rt.stop_requested()) {

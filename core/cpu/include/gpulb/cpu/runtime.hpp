@@ -44,6 +44,7 @@ class Runtime {
 
   // Set by the watchdog; workers poll it in their idle loops.
   bool stop_requested() const { return stop_.load(std::memory_order_relaxed); }
+  const std::atomic<bool>* stop_flag() const { return &stop_; }
 
   // Called by the host loop while it waits: reports progress and fires the watchdog (stops the
   // workers, joins them and throws RunError with `state()` in its message) when nothing moved
