@@ -1,0 +1,128 @@
+// The gpulb command line, run as a user runs it: exit codes, messages, files.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpulb/tracing/trace_file.hpp"
+
+namespace {
+
+struct Outcome {
+  int exit_code;
+  std::string out;  // stdout and stderr together
+};
+
+Outcome gpulb(const std::string& args) {
+  const std::string cmd = std::string(GPULB_CLI) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  Outcome o{-1, ""};
+  if (!pipe) return o;
+  std::array<char, 4096> buf;
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) o.out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("gpulb-cli-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(Cli, RunJsonVerifiesAndWritesATraceThatInfoAndExportRead) {
+  const Outcome run = gpulb("run patterns --param pattern=P4 --param blocks=200 --param work=20 --policy task-queue "
+                            "--backend cpu --workers 3 -o " + path("p4.gpulb") + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j.at("verified"), true);
+  EXPECT_EQ(j.at("tasks"), 200);
+  EXPECT_EQ(j.at("workers"), 3);
+  EXPECT_EQ(j.at("policy"), "task-queue");
+  EXPECT_EQ(j.at("backend"), "cpu");
+  EXPECT_EQ(j.at("scenario"), "patterns");
+  EXPECT_GT(j.at("makespan_ns").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j.at("result").at("nullified"), 150);
+
+  const Outcome info = gpulb("info " + path("p4.gpulb"));
+  ASSERT_EQ(info.exit_code, 0) << info.out;
+  for (const char* line : {"makespan", "efficiency", "imbalance", "tasks per worker", "dropped", "verified    yes"}) {
+    EXPECT_NE(info.out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << info.out;
+  }
+  const Outcome info_json = gpulb("info --json " + path("p4.gpulb"));
+  ASSERT_EQ(info_json.exit_code, 0) << info_json.out;
+  EXPECT_EQ(nlohmann::json::parse(info_json.out).at("per_worker").size(), 3u);
+
+  const Outcome chrome = gpulb("export " + path("p4.gpulb") + " --format chrome -o " + path("p4.json"));
+  ASSERT_EQ(chrome.exit_code, 0) << chrome.out;
+  std::ifstream in(path("p4.json"));
+  const auto exported = nlohmann::json::parse(in);
+  EXPECT_GT(exported.at("traceEvents").size(), 400u);
+
+  const Outcome csv = gpulb("export " + path("p4.gpulb") + " --format csv -o " + path("p4.csv"));
+  ASSERT_EQ(csv.exit_code, 0) << csv.out;
+  EXPECT_TRUE(std::filesystem::exists(path("p4.csv")));
+  EXPECT_TRUE(std::filesystem::exists(path("p4.workers.csv")));
+}
+
+TEST_F(Cli, UnknownScenarioIsRefused) {
+  const Outcome o = gpulb("run nosuch --backend cpu");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.out.find("unknown scenario 'nosuch'"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, BadParameterIsRefusedAndNothingIsWritten) {
+  const Outcome o = gpulb("run patterns --backend cpu --param pattern=P7 -o " + path("x.gpulb"));
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.out.find("'P7' is not one of"), std::string::npos) << o.out;
+  EXPECT_FALSE(std::filesystem::exists(path("x.gpulb")));
+  const Outcome malformed = gpulb("run patterns --backend cpu --param blocks");
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_NE(malformed.out.find("expected name=value"), std::string::npos) << malformed.out;
+}
+
+TEST_F(Cli, MissingAndDamagedFilesAreRefused) {
+  const Outcome missing = gpulb("info " + path("absent.gpulb"));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.out.find("cannot open"), std::string::npos) << missing.out;
+
+  std::ofstream(path("junk.gpulb")) << "this is not a trace";
+  const Outcome junk = gpulb("export " + path("junk.gpulb") + " --format csv -o " + path("j.csv"));
+  EXPECT_EQ(junk.exit_code, 2);
+  EXPECT_NE(junk.out.find("not a gpulb trace"), std::string::npos) << junk.out;
+  EXPECT_FALSE(std::filesystem::exists(path("j.csv")));
+}
+
+TEST_F(Cli, OutputIntoAMissingDirectoryIsRefusedBeforeRunning) {
+  const Outcome o = gpulb("run patterns --backend cpu -o " + path("no/such/dir/t.gpulb"));
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.out.find("does not exist"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, UnknownBackendAndFormatAreRefusedByTheParser) {
+  EXPECT_NE(gpulb("run patterns --backend tpu").exit_code, 0);
+  EXPECT_NE(gpulb("export x.gpulb --format xml -o y").exit_code, 0);
+}
+
+TEST_F(Cli, ListNamesScenariosPoliciesAndBackends) {
+  const Outcome o = gpulb("list --json");
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j.at("scenarios").at(0).at("name"), "patterns");
+  EXPECT_GE(j.at("policies").size(), 6u);
+  EXPECT_EQ(j.at("backends").at("cpu"), true);
+}
+
+}  // namespace

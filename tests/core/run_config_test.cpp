@@ -1,0 +1,95 @@
+// gpulb::run: configuration errors name the problem; metadata reaches the trace.
+#include <gtest/gtest.h>
+
+#include "gpulb/run.hpp"
+#include "gpulb/scenarios/builtin.hpp"
+
+namespace gpulb {
+namespace {
+
+const Registry& registry() {
+  static const Registry r = [] {
+    Registry reg;
+    scenarios::register_builtin(reg);
+    return reg;
+  }();
+  return r;
+}
+
+RunConfig small_patterns() {
+  RunConfig c;
+  c.scenario = "patterns";
+  c.backend = Backend::Cpu;
+  c.workers = 2;
+  c.params = {{"blocks", "64"}, {"work", "10"}};
+  return c;
+}
+
+void expect_config_error(const RunConfig& c, const std::string& fragment) {
+  try {
+    run(registry(), c);
+    FAIL() << "accepted a bad configuration; expected: " << fragment;
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(RunConfig, UnknownScenarioListsTheKnownOnes) {
+  RunConfig c = small_patterns();
+  c.scenario = "nope";
+  expect_config_error(c, "unknown scenario 'nope' (scenarios: patterns");
+}
+
+TEST(RunConfig, UnknownPolicyListsThePolicies) {
+  RunConfig c = small_patterns();
+  c.policy = "magic";
+  expect_config_error(c, "unknown policy 'magic'");
+}
+
+TEST(RunConfig, BadParametersAreNamed) {
+  RunConfig c = small_patterns();
+  c.params["pattern"] = "P9";
+  expect_config_error(c, "parameter 'pattern': 'P9' is not one of P0|P1|P2|P3|P4");
+  c = small_patterns();
+  c.params["blocks"] = "12x";
+  expect_config_error(c, "parameter 'blocks': '12x' is not an integer");
+  c = small_patterns();
+  c.params["blocks"] = "0";
+  expect_config_error(c, "parameter 'blocks': 0 is out of range 1..16777216");
+  c = small_patterns();
+  c.params["colour"] = "red";
+  expect_config_error(c, "unknown parameter 'colour'");
+  c = small_patterns();
+  c.params["queues"] = "0";
+  expect_config_error(c, "parameter 'queues'");
+}
+
+TEST(RunConfig, MetadataDescribesTheRun) {
+  RunConfig c = small_patterns();
+  c.params["pattern"] = "P2";
+  c.params["queue_capacity"] = "16";
+  const RunResult r = run(registry(), c);
+  EXPECT_TRUE(r.verified) << r.verification;
+  const trace::RunMetadata& m = r.trace.meta;
+  EXPECT_EQ(m.scenario, "patterns");
+  EXPECT_EQ(m.policy, "task-queue");
+  EXPECT_EQ(m.backend, "cpu");
+  EXPECT_EQ(m.workers, 2u);
+  EXPECT_EQ(m.parameters.at("pattern"), "P2");
+  EXPECT_EQ(m.parameters.at("work"), "10");
+  EXPECT_EQ(m.parameters.at("queue_capacity"), "16");
+  EXPECT_NE(m.result_json.find("\"nullified\":32"), std::string::npos) << m.result_json;
+  EXPECT_EQ(r.stats.tasks, 64u);
+  ASSERT_EQ(r.trace.devices.size(), 1u);
+  EXPECT_EQ(r.trace.devices[0].name, "CPU (2 threads)");
+}
+
+TEST(RunConfig, CudaWithoutACudaBuildIsAClearError) {
+  if (registry().cuda_built()) GTEST_SKIP() << "this registry has a CUDA backend";
+  RunConfig c = small_patterns();
+  c.backend = Backend::Cuda;
+  expect_config_error(c, "without the CUDA backend");
+}
+
+}  // namespace
+}  // namespace gpulb

@@ -1,0 +1,154 @@
+// The Chen et al. task queue and the hardware baseline on the CPU backend, under contention.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+#include "gpulb/cpu/execute.hpp"
+#include "test_bodies.hpp"
+
+namespace gpulb {
+namespace {
+
+using testing::CountingBody;
+using testing::kContentionTasks;
+
+std::vector<Task> numbered_tasks(std::uint32_t n) {
+  std::vector<Task> tasks(n);
+  for (std::uint32_t i = 0; i < n; ++i) tasks[i].id = i;
+  return tasks;
+}
+
+ExecPlan plan_for(Policy policy, const std::vector<Task>& tasks, std::uint32_t workers) {
+  ExecPlan plan;
+  plan.policy = policy;
+  plan.workers = workers;
+  plan.block_size = 1;
+  plan.trace = false;
+  plan.tasks = tasks;
+  return plan;
+}
+
+void expect_each_ran_once(const std::vector<std::uint32_t>& counts) {
+  const auto bad = std::find_if(counts.begin(), counts.end(), [](std::uint32_t c) { return c != 1; });
+  EXPECT_TRUE(bad == counts.end()) << "task " << (bad - counts.begin()) << " ran " << *bad << " times";
+}
+
+struct QueueShape {
+  std::uint32_t queues;
+  std::uint32_t capacity;
+  std::uint32_t workers;
+  std::uint32_t tasks;
+};
+
+class TaskQueueContention : public ::testing::TestWithParam<QueueShape> {};
+
+TEST_P(TaskQueueContention, EveryTaskRunsExactlyOnce) {
+  const QueueShape s = GetParam();
+  const auto tasks = numbered_tasks(s.tasks);
+  std::vector<std::uint32_t> counts(s.tasks, 0);
+  ExecPlan plan = plan_for(Policy::TaskQueue, tasks, s.workers);
+  plan.options.queues = s.queues;
+  plan.options.queue_capacity = s.capacity;
+  const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
+  EXPECT_EQ(out.tasks_run, s.tasks);
+  expect_each_ran_once(counts);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    QueuesAndBatches, TaskQueueContention,
+    ::testing::Values(QueueShape{1, 256, 8, kContentionTasks}, QueueShape{2, 32, 8, kContentionTasks},
+                      QueueShape{4, 1024, 16, kContentionTasks}, QueueShape{3, 7, 6, kContentionTasks / 10},
+                      QueueShape{1, 1, 4, 20'000}, QueueShape{8, 3, 12, 50'000}),
+    [](const auto& info) {
+      const QueueShape& s = info.param;
+      return "q" + std::to_string(s.queues) + "_cap" + std::to_string(s.capacity) + "_w" + std::to_string(s.workers) +
+             "_n" + std::to_string(s.tasks);
+    });
+
+TEST(TaskQueue, HaltStopsEveryWorkerExactlyOnce) {
+  const auto tasks = numbered_tasks(5000);
+  std::vector<std::uint32_t> counts(tasks.size(), 0);
+  ExecPlan plan = plan_for(Policy::TaskQueue, tasks, 7);
+  plan.trace = true;
+  plan.options.queue_capacity = 5;  // fewer slots than workers: the HALTs take several batches
+  const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
+  expect_each_ran_once(counts);
+  std::uint32_t worker_tracks = 0;
+  for (const trace::Track& tr : out.trace.tracks) {
+    if (tr.role != trace::TrackRole::Worker) continue;
+    ++worker_tracks;
+    const auto halts = std::count_if(tr.events.begin(), tr.events.end(),
+                                     [](const trace::Event& e) { return e.kind == trace::EventKind::Halt; });
+    EXPECT_EQ(halts, 1) << tr.name;
+    ASSERT_GE(tr.events.size(), 2u);
+    EXPECT_EQ(tr.events.back().kind, trace::EventKind::WorkerEnd) << tr.name;
+    EXPECT_EQ(tr.events[tr.events.size() - 2].kind, trace::EventKind::Halt) << tr.name << ": HALT is its last task";
+  }
+  EXPECT_EQ(worker_tracks, 7u);
+}
+
+TEST(TaskQueue, HostEnqueuesOnItsOwnTrackInBatchesOfTheQueueCapacity) {
+  const auto tasks = numbered_tasks(1000);
+  std::vector<std::uint32_t> counts(tasks.size(), 0);
+  ExecPlan plan = plan_for(Policy::TaskQueue, tasks, 3);
+  plan.trace = true;
+  plan.options.queue_capacity = 64;
+  const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
+  const trace::Track& host = out.trace.tracks.back();
+  ASSERT_EQ(host.role, trace::TrackRole::Host);
+  std::uint64_t enqueued = 0;
+  for (const trace::Event& e : host.events) {
+    if (e.kind != trace::EventKind::HostEnqueue) continue;
+    EXPECT_LE(e.arg, 64u);
+    enqueued += e.arg;
+  }
+  EXPECT_EQ(enqueued, 1000u + 3u);  // every task and one HALT per worker
+}
+
+TEST(TaskQueue, WatchdogStopsARunThatMakesNoProgress) {
+  const auto tasks = numbered_tasks(64);
+  ExecPlan plan = plan_for(Policy::TaskQueue, tasks, 2);
+  plan.options.watchdog_ms = 200;
+  try {
+    cpu::execute(plan, testing::StuckBody{});
+    FAIL() << "a stuck run returned";
+  } catch (const RunError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("watchdog"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("task-queue"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("200 ms"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("h_consumed/h_written"), std::string::npos) << msg;
+  }
+}
+
+TEST(Hardware, EveryBlockRunsExactlyOnce) {
+  const auto tasks = numbered_tasks(kContentionTasks);
+  std::vector<std::uint32_t> counts(tasks.size(), 0);
+  const ExecOutput out = cpu::execute(plan_for(Policy::Hardware, tasks, 8), CountingBody{counts.data()});
+  EXPECT_EQ(out.tasks_run, tasks.size());
+  expect_each_ran_once(counts);
+}
+
+TEST(Tracing, FullSegmentsCountWhatTheyDrop) {
+  const auto tasks = numbered_tasks(1000);
+  std::vector<std::uint32_t> counts(tasks.size(), 0);
+  ExecPlan plan = plan_for(Policy::Hardware, tasks, 2);
+  plan.trace = true;
+  plan.options.trace_capacity = 50;
+  const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
+  std::uint64_t kept = 0, dropped = 0;
+  for (const trace::Track& tr : out.trace.tracks) {
+    if (tr.role != trace::TrackRole::Worker) continue;
+    EXPECT_LE(tr.events.size(), 50u);
+    kept += tr.events.size();
+    dropped += tr.dropped;
+  }
+  // Each worker writes start, begin/end per task, end: 2 + 2 x 1000 in all.
+  EXPECT_EQ(kept + dropped, 2u * 2u + 2u * 1000u);
+  expect_each_ran_once(counts);
+}
+
+}  // namespace
+}  // namespace gpulb

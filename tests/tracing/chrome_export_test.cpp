@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "gpulb/tracing/export.hpp"
+#include "gpulb/tracing/statistics.hpp"
+#include "trace_fixtures.hpp"
+
+namespace gpulb::trace {
+namespace {
+
+nlohmann::json export_json(const Trace& t, TimeRange range = {}) {
+  std::ostringstream out;
+  write_chrome_json(out, t, range);
+  return nlohmann::json::parse(out.str());
+}
+
+TEST(ChromeExport, OneNamedThreadPerTrackAndNamedProcesses) {
+  const Trace t = gpulb::testing::make_trace(5, 3, 1000);
+  const nlohmann::json j = export_json(t);
+  std::set<std::string> thread_names;
+  std::set<std::string> process_names;
+  for (const auto& e : j.at("traceEvents")) {
+    if (e.at("ph") == "M" && e.at("name") == "thread_name") thread_names.insert(e.at("args").at("name"));
+    if (e.at("ph") == "M" && e.at("name") == "process_name") process_names.insert(e.at("args").at("name"));
+  }
+  EXPECT_EQ(thread_names.size(), t.tracks.size());
+  for (std::uint32_t w = 0; w < 5; ++w) EXPECT_TRUE(thread_names.count("worker " + std::to_string(w)));
+  EXPECT_TRUE(thread_names.count("host producer"));
+  EXPECT_EQ(process_names, std::set<std::string>{"CPU (test)"});
+}
+
+TEST(ChromeExport, TaskDurationsEqualTheTraces) {
+  Trace t = gpulb::testing::make_trace(3, 4, 1234, 17);
+  t.tracks[1].events[3].time_ns += 1;  // one task 1 ns longer: microsecond output must keep it
+  const nlohmann::json j = export_json(t);
+  std::map<std::uint32_t, std::uint64_t> exported_ns;  // task id -> duration in ns
+  for (const auto& e : j.at("traceEvents")) {
+    if (e.at("ph") != "X") continue;
+    const double dur_us = e.at("dur").get<double>();
+    exported_ns[e.at("args").at("task").get<std::uint32_t>()] = static_cast<std::uint64_t>(dur_us * 1000.0 + 0.5);
+  }
+  std::size_t tasks = 0;
+  for (const Track& tr : t.tracks) {
+    for (const TaskSpan& s : task_spans(tr)) {
+      ++tasks;
+      ASSERT_TRUE(exported_ns.count(s.id)) << "task " << s.id << " missing";
+      EXPECT_EQ(exported_ns[s.id], s.end_ns - s.begin_ns) << "task " << s.id;
+    }
+  }
+  EXPECT_EQ(exported_ns.size(), tasks);
+}
+
+TEST(ChromeExport, QueueLevelsBecomeCounters) {
+  const nlohmann::json j = export_json(gpulb::testing::make_trace(2, 2, 10));
+  int counters = 0;
+  for (const auto& e : j.at("traceEvents")) {
+    if (e.at("ph") == "C") {
+      ++counters;
+      EXPECT_EQ(e.at("name"), "queue 0");
+      EXPECT_TRUE(e.at("args").contains("level"));
+    }
+  }
+  EXPECT_EQ(counters, 4);
+}
+
+TEST(ChromeExport, RangeKeepsOnlyOverlappingTasks) {
+  const Trace t = gpulb::testing::make_trace(1, 10, 100);  // tasks at [0,100), [100,200), ...
+  const nlohmann::json j = export_json(t, TimeRange{250, 450});
+  std::set<std::uint32_t> ids;
+  for (const auto& e : j.at("traceEvents")) {
+    if (e.at("ph") == "X") ids.insert(e.at("args").at("task").get<std::uint32_t>());
+  }
+  EXPECT_EQ(ids, (std::set<std::uint32_t>{2, 3, 4}));
+}
+
+TEST(CsvExport, OneRowPerTaskAndPerWorker) {
+  const Trace t = gpulb::testing::make_trace(3, 4, 50);
+  std::ostringstream tasks, workers;
+  write_tasks_csv(tasks, t);
+  write_workers_csv(workers, t);
+  auto lines = [](const std::string& s) { return std::count(s.begin(), s.end(), '\n'); };
+  EXPECT_EQ(lines(tasks.str()), 1 + 12);
+  EXPECT_EQ(lines(workers.str()), 1 + 3);
+  EXPECT_NE(tasks.str().find("0,0,-1,0,3,0,50,50\n"), std::string::npos) << tasks.str();
+}
+
+}  // namespace
+}  // namespace gpulb::trace
