@@ -79,6 +79,7 @@ TEST(TaskQueue, HaltStopsEveryWorkerExactlyOnce) {
   for (const trace::Track& tr : out.trace.tracks) {
     if (tr.role != trace::TrackRole::Worker) continue;
     ++worker_tracks;
+    ASSERT_EQ(tr.dropped, 0u) << tr.name;
     const auto halts = std::count_if(tr.events.begin(), tr.events.end(),
                                      [](const trace::Event& e) { return e.kind == trace::EventKind::Halt; });
     EXPECT_EQ(halts, 1) << tr.name;

@@ -12,11 +12,13 @@ constexpr std::uint64_t kReportEveryNs = 50'000'000;
 
 std::uint32_t segment_capacity(const ExecPlan& plan, std::uint32_t workers, std::uint64_t hint) {
   if (plan.options.trace_capacity > 0) return plan.options.trace_capacity;
-  // A worker may run far more than its share (that is what imbalance looks like): allow 8 x the
-  // even share, and no more than every event of the run, capped at 64 MiB of events a worker.
+  // A worker may run far more than its share (that is what imbalance looks like, and what an
+  // unlucky schedule does): small runs give every worker room for every event of the run; large
+  // ones 8 x the even share, at least 256 Ki events, at most 4 Mi (64 MiB) a worker.
+  constexpr std::uint64_t kAlwaysRoom = std::uint64_t{1} << 18, kMost = std::uint64_t{1} << 22;
   const std::uint64_t share = hint / std::max(1u, workers);
-  const std::uint64_t cap = std::min<std::uint64_t>(hint + 64, 8 * share + 4096);
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, std::uint64_t{1} << 22));
+  const std::uint64_t cap = hint <= kAlwaysRoom ? hint + 64 : std::max(kAlwaysRoom, std::min(hint + 64, 8 * share + 4096));
+  return static_cast<std::uint32_t>(std::min(cap, kMost));
 }
 }  // namespace
 

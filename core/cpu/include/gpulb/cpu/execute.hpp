@@ -53,7 +53,8 @@ struct CpuQueuePublisher {
 // Chen et al.: persistent workers, host-fed queues, HALT tasks.
 template <class Body>
 ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
-  Runtime rt(plan, 3 * plan.tasks.size() + 16);
+  // Per task: a queue level, begin, end, and at most one idle spell before it.
+  Runtime rt(plan, 4 * plan.tasks.size() + 16);
   const std::uint32_t num_queues = plan.options.queues;
   const std::uint32_t capacity = plan.options.queue_capacity;
   std::vector<Task> slots(static_cast<std::size_t>(num_queues) * capacity);
