@@ -1,0 +1,37 @@
+#include "replay.hpp"
+
+#include <algorithm>
+
+namespace gpulb::viewer {
+
+LaneState lane_state_at(const Lane& lane, double t_ns) {
+  LaneState s;
+  const std::vector<Zone>& z = lane.zones;
+  // Zones do not overlap, so their ends are sorted: the finished ones are a prefix.
+  const auto done = std::partition_point(z.begin(), z.end(), [t_ns](const Zone& q) {
+    return static_cast<double>(q.end_ns) <= t_ns;
+  });
+  const auto k = static_cast<std::size_t>(done - z.begin());
+  s.tasks_done = k;
+  s.busy_ns = lane.busy_prefix[k];
+  if (k < z.size() && static_cast<double>(z[k].begin_ns) <= t_ns) {
+    s.running = static_cast<int>(k);
+    s.busy_ns += static_cast<std::uint64_t>(t_ns - static_cast<double>(z[k].begin_ns));
+  }
+  return s;
+}
+
+ReplayState replay_state_at(const TraceModel& model, double t_ns) {
+  ReplayState r;
+  r.time_ns = t_ns;
+  r.lanes.reserve(model.lanes().size());
+  for (const Lane& lane : model.lanes()) {
+    r.lanes.push_back(lane_state_at(lane, t_ns));
+    r.tasks_done += r.lanes.back().tasks_done;
+    if (r.lanes.back().running >= 0) ++r.running;
+  }
+  for (const QueueSeries& q : model.queues()) r.queue_levels.push_back(q.level.value_at(t_ns));
+  return r;
+}
+
+}  // namespace gpulb::viewer

@@ -1,0 +1,121 @@
+#include "series.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace gpulb::viewer {
+
+StepSeries::StepSeries(std::vector<Point> points) {
+  // Collapse points at one time to the last of them: a level written twice in a nanosecond.
+  for (const Point& p : points) {
+    if (!points_.empty() && points_.back().time_ns == p.time_ns) {
+      points_.back().value = p.value;
+    } else {
+      points_.push_back(p);
+    }
+  }
+  cumulative_.resize(points_.size());
+  double acc = 0.0;
+  for (std::size_t i = 0; i < points_.size(); ++i) {
+    cumulative_[i] = acc;
+    if (i + 1 < points_.size()) {
+      acc += static_cast<double>(points_[i].value) * static_cast<double>(points_[i + 1].time_ns - points_[i].time_ns);
+    }
+  }
+  const std::size_t blocks = (points_.size() + kBlock - 1) / kBlock;
+  block_min_.assign(blocks, std::numeric_limits<std::int64_t>::max());
+  block_max_.assign(blocks, std::numeric_limits<std::int64_t>::min());
+  for (std::size_t i = 0; i < points_.size(); ++i) {
+    block_min_[i / kBlock] = std::min(block_min_[i / kBlock], points_[i].value);
+    block_max_[i / kBlock] = std::max(block_max_[i / kBlock], points_[i].value);
+  }
+  if (!points_.empty()) {
+    min_ = std::min<std::int64_t>(0, *std::min_element(block_min_.begin(), block_min_.end()));
+    max_ = *std::max_element(block_max_.begin(), block_max_.end());
+  }
+}
+
+namespace {
+// Index of the last point at or before t, or -1.
+std::ptrdiff_t last_at_or_before(std::span<const StepSeries::Point> p, double t) {
+  const auto it = std::partition_point(p.begin(), p.end(), [t](const StepSeries::Point& q) {
+    return static_cast<double>(q.time_ns) <= t;
+  });
+  return (it - p.begin()) - 1;
+}
+}  // namespace
+
+std::int64_t StepSeries::value_at(double t_ns) const {
+  const std::ptrdiff_t i = last_at_or_before(points_, t_ns);
+  return i < 0 ? 0 : points_[static_cast<std::size_t>(i)].value;
+}
+
+double StepSeries::integral(double a_ns, double b_ns) const {
+  auto upto = [this](double t) {
+    const std::ptrdiff_t i = last_at_or_before(points_, t);
+    if (i < 0) return 0.0;
+    const Point& p = points_[static_cast<std::size_t>(i)];
+    return cumulative_[static_cast<std::size_t>(i)] + static_cast<double>(p.value) * (t - static_cast<double>(p.time_ns));
+  };
+  return b_ns <= a_ns ? 0.0 : upto(b_ns) - upto(a_ns);
+}
+
+std::int64_t StepSeries::min_in(std::size_t from, std::size_t to) const {
+  std::int64_t m = std::numeric_limits<std::int64_t>::max();
+  while (from < to && from % kBlock != 0) m = std::min(m, points_[from++].value);
+  while (from + kBlock <= to) {
+    m = std::min(m, block_min_[from / kBlock]);
+    from += kBlock;
+  }
+  while (from < to) m = std::min(m, points_[from++].value);
+  return m;
+}
+
+std::int64_t StepSeries::max_in(std::size_t from, std::size_t to) const {
+  std::int64_t m = std::numeric_limits<std::int64_t>::min();
+  while (from < to && from % kBlock != 0) m = std::max(m, points_[from++].value);
+  while (from + kBlock <= to) {
+    m = std::max(m, block_max_[from / kBlock]);
+    from += kBlock;
+  }
+  while (from < to) m = std::max(m, points_[from++].value);
+  return m;
+}
+
+std::vector<StepSeries::Column> StepSeries::columns(double t0_ns, double col_ns, int count) const {
+  std::vector<Column> out(static_cast<std::size_t>(std::max(count, 0)));
+  if (points_.empty() || count <= 0) return out;
+  for (int c = 0; c < count; ++c) {
+    const double a = t0_ns + c * col_ns, b = a + col_ns;
+    Column& col = out[static_cast<std::size_t>(c)];
+    const std::int64_t at_start = value_at(a);
+    col.mean = integral(a, b) / col_ns;
+    // Points inside (a, b) change the value within the column.
+    const auto lo = static_cast<std::size_t>(last_at_or_before(points_, a) + 1);
+    const auto hi = static_cast<std::size_t>(
+        std::partition_point(points_.begin() + static_cast<std::ptrdiff_t>(lo), points_.end(),
+                             [b](const Point& q) { return static_cast<double>(q.time_ns) < b; }) -
+        points_.begin());
+    col.min = std::min(at_start, lo < hi ? min_in(lo, hi) : at_start);
+    col.max = std::max(at_start, lo < hi ? max_in(lo, hi) : at_start);
+  }
+  return out;
+}
+
+StepSeries busy_series_from_keys(std::span<const std::uint64_t> sorted_keys) {
+  std::vector<StepSeries::Point> points;
+  points.reserve(sorted_keys.size());
+  std::int64_t busy = 0;
+  for (const std::uint64_t key : sorted_keys) {
+    busy += (key & 1) ? 1 : -1;
+    const std::uint64_t t = key >> 1;
+    if (!points.empty() && points.back().time_ns == t) {
+      points.back().value = busy;
+    } else {
+      points.push_back({t, busy});
+    }
+  }
+  return StepSeries(std::move(points));
+}
+
+}  // namespace gpulb::viewer

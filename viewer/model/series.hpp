@@ -1,0 +1,61 @@
+// A quantity that changes in steps over time (a queue's level, the number of busy workers), with
+// the queries the views need: the value at an instant (replay) and, per pixel column, the mean,
+// min and max over a time interval (occupancy plots and collapsed timeline rows).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace gpulb::viewer {
+
+class StepSeries {
+ public:
+  // One step: from time_ns on (until the next point) the value is `value`.
+  struct Point {
+    std::uint64_t time_ns;
+    std::int64_t value;
+  };
+
+  StepSeries() = default;
+  // Points must be sorted by time; points at the same time keep the last value.
+  explicit StepSeries(std::vector<Point> points);
+
+  bool empty() const { return points_.empty(); }
+  std::size_t size() const { return points_.size(); }
+  std::span<const Point> points() const { return points_; }
+  std::uint64_t begin_ns() const { return points_.empty() ? 0 : points_.front().time_ns; }
+  std::uint64_t end_ns() const { return points_.empty() ? 0 : points_.back().time_ns; }
+  std::int64_t max_value() const { return max_; }
+  std::int64_t min_value() const { return min_; }
+
+  // The value in force at t (0 before the first point).
+  std::int64_t value_at(double t_ns) const;
+  // The integral of the value over [a, b] (value x ns).
+  double integral(double a_ns, double b_ns) const;
+
+  struct Column {
+    double mean = 0.0;
+    std::int64_t min = 0, max = 0;
+  };
+  // Splits [t0, t0 + columns * col_ns) into columns and summarises each. Costs O(columns x log n)
+  // plus the points in range, with a coarse per-block min/max so a zoomed-out view of millions of
+  // points stays cheap.
+  std::vector<Column> columns(double t0_ns, double col_ns, int columns) const;
+
+ private:
+  std::int64_t min_in(std::size_t from, std::size_t to) const;  // over points [from, to)
+  std::int64_t max_in(std::size_t from, std::size_t to) const;
+
+  static constexpr std::size_t kBlock = 64;
+  std::vector<Point> points_;
+  std::vector<double> cumulative_;  // integral from the first point to point i
+  std::vector<std::int64_t> block_min_, block_max_;
+  std::int64_t min_ = 0, max_ = 0;
+};
+
+// Builds a "how many are busy" series from +1/-1 keys: key = time_ns * 2 + (1 for a begin, 0 for
+// an end), sorted. Ends sort before begins at the same time, so back-to-back tasks never count twice.
+StepSeries busy_series_from_keys(std::span<const std::uint64_t> sorted_keys);
+
+}  // namespace gpulb::viewer

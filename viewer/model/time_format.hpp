@@ -1,0 +1,23 @@
+// Times as people type and read them: "1.5ms", "250us", "3s", "1200" (ns).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gpulb::viewer {
+
+// Parses a non-negative time with an optional unit (ns, us, ms, s); nullopt when it is not one.
+std::optional<double> parse_time_ns(std::string_view text);
+
+struct TimeSpan {
+  double begin_ns = 0.0, end_ns = 0.0;
+};
+// "START:END" with both parts as parse_time_ns takes them, END > START.
+std::optional<TimeSpan> parse_time_span(std::string_view text);
+
+// "812 ns", "3.42 us", "1.20 ms", "2.50 s".
+std::string format_time(double ns);
+
+}  // namespace gpulb::viewer

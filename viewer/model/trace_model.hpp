@@ -1,0 +1,125 @@
+// What the views read: a trace reorganised once, on load, for drawing (Tracy's rule: views own no
+// data). No GL and no ImGui here, so all of it is testable without a window.
+//
+// Layout of the timeline, top to bottom:
+//   device (GPU 0 / CPU)  -> its host lanes (producer, launcher)
+//                         -> groups: one per SM where SM ids are known, else one "workers" group
+//                            -> lanes: one per worker (block / thread) or SM lane, sorted by rank
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpulb/tracing/statistics.hpp"
+#include "gpulb/tracing/trace.hpp"
+#include "series.hpp"
+
+namespace gpulb::viewer {
+
+// A task as drawn: one TaskBegin/TaskEnd pair (trace::task_spans, the statistics' own pairing).
+struct Zone {
+  std::uint64_t begin_ns;
+  std::uint64_t end_ns;
+  std::uint32_t id;
+  std::uint16_t kind;
+};
+
+// A worker's idle spell: from a failed dequeue to its next task (or its end).
+struct IdleSpan {
+  std::uint64_t begin_ns;
+  std::uint64_t end_ns;
+};
+
+// A point event drawn as a tick: failed dequeue, steal, failed steal, spawn, halt, host events.
+struct Marker {
+  std::uint64_t time_ns;
+  std::uint32_t arg;
+  std::uint16_t aux;
+  trace::EventKind kind;
+};
+
+struct Lane {
+  std::uint32_t track = 0;  // index into Trace::tracks
+  trace::TrackRole role = trace::TrackRole::Worker;
+  std::uint32_t device = 0;
+  std::uint32_t sm = trace::Track::kNoSm;
+  std::uint32_t worker = 0;
+  std::string label;
+  std::uint64_t start_ns = 0, end_ns = 0;  // first and last event: the worker's life
+  std::vector<Zone> zones;                 // sorted, non-overlapping
+  std::vector<std::uint64_t> busy_prefix;  // busy_prefix[i]: busy ns of zones [0, i)
+  std::vector<IdleSpan> idle;              // sorted, non-overlapping
+  std::vector<Marker> markers;             // sorted by time
+};
+
+// An SM, or all workers of a device whose SMs are unknown (CPU threads).
+struct LaneGroup {
+  std::string label;
+  std::uint32_t sm = trace::Track::kNoSm;
+  std::vector<std::uint32_t> lanes;         // indices into TraceModel::lanes()
+  std::shared_ptr<const StepSeries> busy;  // lanes running a task
+};
+
+struct DeviceGroup {
+  std::string label;  // "GPU 0: NVIDIA H100", "CPU (8 threads)"
+  std::uint32_t device = 0;
+  std::vector<std::uint32_t> host_lanes;
+  std::vector<LaneGroup> groups;
+  bool has_sms = false;  // groups are SMs
+  std::uint32_t workers = 0;
+  std::shared_ptr<const StepSeries> busy;  // workers running a task (shared with a lone group)
+};
+
+// A queue level over time, from QueueLevel (per queue), DequeLevel (summed over a device's
+// deques) or PoolLevel (the host task pool) events.
+struct QueueSeries {
+  enum class Source { Queue, Deques, Pool };
+  Source source = Source::Queue;
+  std::string label;  // "GPU 0 queue 1", "GPU 0 deques (sum)", "GPU 0 host pool"
+  std::uint32_t device = 0;
+  std::uint32_t queue = 0;
+  StepSeries level;
+};
+
+class TraceModel {
+ public:
+  // Builds everything once (in parallel over tracks where there are many).
+  explicit TraceModel(std::shared_ptr<const trace::Trace> trace);
+
+  const trace::Trace& trace() const { return *trace_; }
+  std::shared_ptr<const trace::Trace> trace_ptr() const { return trace_; }
+  const trace::TraceStatistics& stats() const { return stats_; }
+  std::span<const Lane> lanes() const { return lanes_; }
+  std::span<const DeviceGroup> devices() const { return devices_; }
+  std::span<const QueueSeries> queues() const { return queues_; }
+
+  // The time range the views fit to: every event of every track.
+  std::uint64_t begin_ns() const { return begin_ns_; }
+  std::uint64_t end_ns() const { return end_ns_; }
+  std::uint64_t task_count() const { return task_count_; }
+  std::uint64_t min_task_ns() const { return min_task_ns_; }
+  std::uint64_t max_task_ns() const { return max_task_ns_; }
+  std::uint16_t max_kind() const { return max_kind_; }
+  std::vector<std::uint16_t> kinds() const;  // task kinds present, ascending
+
+  // The lane of a worker (device, rank), for steal arrows; -1 where there is none.
+  int worker_lane(std::uint32_t device, std::uint32_t worker) const;
+
+ private:
+  std::shared_ptr<const trace::Trace> trace_;
+  trace::TraceStatistics stats_;
+  std::vector<Lane> lanes_;
+  std::vector<DeviceGroup> devices_;
+  std::vector<QueueSeries> queues_;
+  std::uint64_t begin_ns_ = 0, end_ns_ = 0, task_count_ = 0;
+  std::uint64_t min_task_ns_ = 0, max_task_ns_ = 0;
+  std::uint16_t max_kind_ = 0;
+  std::vector<bool> kind_present_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, int> worker_lanes_;  // (device, rank) -> lane
+};
+
+}  // namespace gpulb::viewer
