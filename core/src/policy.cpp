@@ -1,5 +1,7 @@
 #include "gpulb/policy.hpp"
 
+#include "gpulb/scenario.hpp"
+
 namespace gpulb {
 
 const std::vector<PolicyInfo>& all_policies() {
@@ -44,7 +46,9 @@ std::optional<Backend> parse_backend(std::string_view name) {
 
 bool backend_supports(Backend backend, Policy policy) {
   switch (backend) {
-    case Backend::Cpu: return policy == Policy::TaskQueue || policy == Policy::Hardware;
+    case Backend::Cpu:
+      return policy == Policy::TaskQueue || policy == Policy::Hardware || policy == Policy::WorkStealing ||
+             policy == Policy::StaticList || policy == Policy::BlockingQueue;
     case Backend::Cuda: return policy == Policy::TaskQueue || policy == Policy::Hardware || policy == Policy::Chunked;
   }
   return false;
@@ -59,8 +63,35 @@ const std::vector<ParamSpec>& policy_param_specs() {
       {"variant", "task-queue on CUDA: the paper's scheme or the modern one", "paper", "paper|modern", 0, 0,
        {"paper", "modern"}},
       {"chunk", "chunked: tasks per kernel launch; 0 = one per worker", "0", "0..1073741824", 0, 1 << 30, {}},
+      {"spawn_capacity", "work-stealing, static-list, blocking-queue: children one task may spawn", "2048",
+       "1..1048576", 1, 1 << 20, {}},
+      {"deque_capacity", "work-stealing: tasks per worker deque", "1024", "1..16777216", 1, 1 << 24, {}},
+      {"victim", "work-stealing: how a thief picks its victim", "random", "random|round-robin", 0, 0,
+       {"random", "round-robin"}},
+      {"deque_overflow", "work-stealing: a full deque spills to the overflow queue, or fails the run", "spill",
+       "spill|fail", 0, 0, {"spill", "fail"}},
+      {"overflow_capacity", "work-stealing: tasks the overflow queue holds", "65536", "1..67108864", 1, 1 << 26, {}},
+      {"sharing_capacity", "work-stealing: tasks the host-written sharing queue holds", "4096", "1..16777216", 1,
+       1 << 24, {}},
+      {"list_capacity", "static-list: task slots per array (the most children one generation may create)",
+       "8388608", "1..268435456", 1, 1 << 28, {}},
+      {"blocking_capacity", "blocking-queue: tasks the global queue holds", "4194304", "1..268435456", 1, 1 << 28,
+       {}},
   };
   return specs;
+}
+
+void parse_dynamic_task_options(const ParamMap& params, PolicyOptions& o) {
+  const auto& ps = policy_param_specs();
+  auto u32 = [&](const char* name) { return static_cast<std::uint32_t>(int_param(params, find_spec(ps, name))); };
+  o.spawn_capacity = u32("spawn_capacity");
+  o.deque_capacity = u32("deque_capacity");
+  o.victim = choice_param(params, find_spec(ps, "victim"));
+  o.deque_overflow = choice_param(params, find_spec(ps, "deque_overflow"));
+  o.overflow_capacity = u32("overflow_capacity");
+  o.sharing_capacity = u32("sharing_capacity");
+  o.list_capacity = u32("list_capacity");
+  o.blocking_capacity = u32("blocking_capacity");
 }
 
 }  // namespace gpulb

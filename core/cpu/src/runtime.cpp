@@ -66,12 +66,30 @@ std::uint64_t Runtime::tasks_done() const {
   return n;
 }
 
+void Runtime::fail(const std::string& message) {
+  {
+    std::lock_guard<std::mutex> lock(failure_mutex_);
+    if (failed_.load(std::memory_order_relaxed)) return;
+    failure_ = message;
+    failed_.store(true, std::memory_order_release);
+  }
+  stop_.store(true, std::memory_order_relaxed);
+}
+
+void Runtime::rethrow_failure() {
+  if (!failed()) return;
+  join();
+  std::lock_guard<std::mutex> lock(failure_mutex_);
+  throw RunError(failure_);
+}
+
 void Runtime::tick(const std::function<std::string()>& state) {
+  rethrow_failure();
   const std::uint64_t now = host_now_ns();
   if (now - last_report_ns_ < kReportEveryNs) return;
   last_report_ns_ = now;
   const std::uint64_t done = tasks_done();
-  if (plan_.progress) plan_.progress(done, plan_.tasks.size());
+  if (plan_.progress) plan_.progress(done, plan_.expected_tasks ? plan_.expected_tasks : plan_.tasks.size());
   if (done != last_progress_) {
     last_progress_ = done;
     last_progress_ns_ = now;
@@ -88,6 +106,7 @@ void Runtime::tick(const std::function<std::string()>& state) {
 
 ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tasks_run) {
   join();
+  rethrow_failure();
   ExecOutput out;
   out.workers = workers_;
   out.tasks_run = tasks_run;

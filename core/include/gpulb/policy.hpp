@@ -48,6 +48,19 @@ struct PolicyOptions {
   std::uint32_t trace_capacity = 0;     // events per worker segment; 0 = sized from the task count
   std::string variant = "paper";        // task-queue on CUDA: "paper" or "modern"
   std::uint32_t chunk = 0;              // chunked: tasks per launch; 0 = workers
+
+  // Policies that run spawned tasks (work-stealing, static-list, blocking-queue).
+  std::uint32_t spawn_capacity = 2048;     // children one task may spawn (a worker's spawn buffer)
+  // work-stealing (Grossman; ABP deques)
+  std::uint32_t deque_capacity = 1024;     // tasks per worker deque
+  std::string victim = "random";           // steal victim choice: "random" or "round-robin"
+  std::string deque_overflow = "spill";    // a full deque: "spill" to the overflow queue, or "fail"
+  std::uint32_t overflow_capacity = 1u << 16;  // tasks the shared overflow queue holds
+  std::uint32_t sharing_capacity = 4096;   // tasks the host-written work-sharing queue holds
+  // static-list (Cederman-Tsigas via Mohan & Gopalan)
+  std::uint32_t list_capacity = 1u << 23;  // task slots per array (one generation's children)
+  // blocking-queue (Mohan & Gopalan)
+  std::uint32_t blocking_capacity = 1u << 22;  // tasks the global locked queue holds
 };
 
 const std::vector<ParamSpec>& policy_param_specs();

@@ -35,6 +35,18 @@ class RunError : public std::runtime_error {
 // (0 where unknown, e.g. while tasks are still being spawned).
 using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t expected)>;
 
+// The host's side of Grossman's insert_task while a run is going on (work-stealing): a feed
+// function receives one and may insert tasks, from the host thread, until it returns; the run ends
+// only after it has returned and every task is done. Inserted tasks keep the ids the caller gave
+// them (keep them apart from spawned ids: see ExecPlan::spawn_id_base).
+class HostInserter {
+ public:
+  virtual ~HostInserter() = default;
+  // Blocks while the sharing queue is full (the workers drain it).
+  virtual void insert(std::span<const Task> tasks) = 0;
+};
+using HostFeed = std::function<void(HostInserter&)>;
+
 // What a backend is asked to do.
 struct ExecPlan {
   Policy policy = Policy::TaskQueue;
@@ -46,6 +58,17 @@ struct ExecPlan {
   PolicyOptions options;
   std::span<const Task> tasks;    // the initial tasks
   ProgressFn progress;            // may be empty
+
+  // Spawned tasks (ctx.spawn; see gpulb/spawn.hpp). Spawned ids count up from spawn_id_base
+  // (0: one past the largest initial task id) and must stay below id_capacity (0: no limit but
+  // 2^32) -- the size of any per-task-id table the scenario keeps; passing it fails the run.
+  std::uint32_t spawn_id_base = 0;
+  std::uint64_t id_capacity = 0;
+  // Tasks the run is expected to execute, spawned ones included (0: unknown). Sizes trace
+  // segments and the progress total; scenarios with spawning set it from their own estimate.
+  std::uint64_t expected_tasks = 0;
+  // work-stealing only: more host inserts while the workers run (empty: just `tasks`).
+  HostFeed host_feed;
 };
 
 // What a backend hands back: the event streams and devices (metadata is filled by gpulb::run).
@@ -55,6 +78,15 @@ struct ExecOutput {
   std::uint64_t tasks_run = 0;    // tasks executed, HALT tasks excluded
   std::uint32_t workers = 0;
   std::vector<std::string> notes;  // things the user should know (a clamped grid, dropped events)
+  std::uint64_t tasks_spawned = 0;   // tasks created by task bodies (included in tasks_run)
+  // Policy measurements, by name, for results and benchmarks. Policies that run spawned tasks set
+  //   peak_task_slots   task slots the run needed: static-list, the largest generation (each of
+  //                     the two arrays needs that many); work-stealing, workers x the highest
+  //                     deque level + the overflow and sharing queues' peaks (Mohan & Gopalan,
+  //                     Fig. 7: deque memory is per worker); blocking-queue, the queue's peak
+  //   generations       static-list: launches
+  //   steals, steals_failed, spilled   work-stealing
+  std::map<std::string, std::uint64_t> metrics;
 };
 
 struct Verification {
@@ -87,5 +119,9 @@ class Scenario {
 std::int64_t int_param(const ParamMap& params, const ParamSpec& spec);
 std::string choice_param(const ParamMap& params, const ParamSpec& spec);
 const ParamSpec& find_spec(const std::vector<ParamSpec>& specs, const std::string& name);
+
+// Reads the options of the dynamic-task policies (spawn_capacity, deque_capacity, victim, ...)
+// from `params` into `o` (defaults for the missing ones; ConfigError for a bad one).
+void parse_dynamic_task_options(const ParamMap& params, PolicyOptions& o);
 
 }  // namespace gpulb

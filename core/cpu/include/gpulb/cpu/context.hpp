@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "gpulb/clock.hpp"
+#include "gpulb/spawn.hpp"
 #include "gpulb/task.hpp"
 #include "gpulb/tracing/segment.hpp"
 
@@ -15,8 +16,8 @@ namespace gpulb::cpu {
 class WorkerContext {
  public:
   WorkerContext(std::uint32_t rank, std::uint32_t block_size, trace::TraceSegment segment, std::uint64_t origin_ns,
-                const std::atomic<bool>* stop = nullptr)
-      : rank_(rank), block_size_(block_size), segment_(segment), origin_ns_(origin_ns), stop_(stop) {}
+                const std::atomic<bool>* stop = nullptr, SpawnBuffer* spawn = nullptr)
+      : rank_(rank), block_size_(block_size), segment_(segment), origin_ns_(origin_ns), stop_(stop), spawn_(spawn) {}
 
   std::uint32_t rank() const { return rank_; }
   std::uint32_t block_size() const { return block_size_; }
@@ -44,6 +45,19 @@ class WorkerContext {
   // True once the watchdog has fired: a long-running body may poll it and return early.
   bool stop_requested() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
 
+  // Creates a child task (see gpulb/spawn.hpp for the contract): it becomes visible to other
+  // workers when this task's body has returned; the runtime sets its id, parent and depth.
+  // Device: any thread may call it. CPU: appends to this worker's spawn buffer. Under a policy
+  // that runs no spawned tasks (task-queue, hardware) the run fails.
+  void spawn(const Task& child) const {
+    if (spawn_ != nullptr) {
+      spawn_->push(child);
+    } else {
+      ++refused_spawns_;
+    }
+  }
+  std::uint32_t refused_spawns() const { return refused_spawns_; }
+
   std::uint64_t now_ns() const { return host_now_ns() - origin_ns_; }
   void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
     if (segment_.enabled()) segment_.record(trace::make_event(now_ns(), kind, arg, aux));
@@ -55,6 +69,8 @@ class WorkerContext {
   trace::TraceSegment segment_;
   std::uint64_t origin_ns_;
   const std::atomic<bool>* stop_;
+  SpawnBuffer* spawn_;
+  mutable std::uint32_t refused_spawns_ = 0;
 };
 
 }  // namespace gpulb::cpu

@@ -5,8 +5,12 @@
 #include <thread>
 #include <vector>
 
+#include "gpulb/cpu/blocking_queue.hpp"
 #include "gpulb/cpu/context.hpp"
 #include "gpulb/cpu/runtime.hpp"
+#include "gpulb/cpu/static_list.hpp"
+#include "gpulb/cpu/work_stealing.hpp"
+#include "gpulb/cpu/worker.hpp"
 #include "gpulb/scenario.hpp"
 #include "gpulb/task_queue.hpp"
 
@@ -15,25 +19,6 @@ namespace gpulb::cpu {
 namespace detail {
 
 using trace::EventKind;
-
-// A worker's idle spell: one DequeueFailed event at its start, every attempt counted.
-struct IdleTracker {
-  bool idle = false;
-  std::uint32_t failed = 0;
-  void failed_attempt(const WorkerContext& ctx, std::uint16_t queue) {
-    if (failed != 0xFFFFFFFFu) ++failed;
-    if (!idle) ctx.record(EventKind::DequeueFailed, 0, queue);
-    idle = true;
-  }
-};
-
-template <class Body>
-void run_task(const WorkerContext& ctx, WorkerSlot& slot, const Body& body, const Task& task) {
-  ctx.record(EventKind::TaskBegin, task.id, task.kind);
-  body(ctx, task);
-  ctx.record(EventKind::TaskEnd, task.id, task.kind);
-  slot.tasks_done.store(slot.tasks_done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-}
 
 // The host's view of the CPU queues: plain memory, so publishing is a copy and two stores.
 struct CpuQueuePublisher {
@@ -83,7 +68,7 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
         ctx.record(EventKind::Halt);
         break;
       }
-      run_task(ctx, slot, body, task);
+      run_task(rt, ctx, slot, body, task);
     }
     slot.end_ns = ctx.now_ns();
     ctx.record(EventKind::WorkerEnd, idle.failed);
@@ -149,7 +134,7 @@ ExecOutput run_hardware(const ExecPlan& plan, const Body& body) {
     while (!rt.stop_requested()) {
       const std::uint64_t b = next_block.fetch_add(1, std::memory_order_relaxed);
       if (b >= plan.tasks.size()) break;
-      run_task(ctx, slot, body, plan.tasks[b]);
+      run_task(rt, ctx, slot, body, plan.tasks[b]);
     }
     slot.end_ns = ctx.now_ns();
     ctx.record(EventKind::WorkerEnd, 0);
@@ -175,9 +160,15 @@ ExecOutput execute(const ExecPlan& plan, const Body& body) {
   if (plan.options.queues > TaskQueueHost<detail::CpuQueuePublisher>::kMaxQueues) {
     throw ConfigError("at most 64 queues");
   }
+  if (plan.host_feed && plan.policy != Policy::WorkStealing) {
+    throw ConfigError("host inserts while the run goes on (host_feed) need the work-stealing policy");
+  }
   switch (plan.policy) {
     case Policy::TaskQueue: return detail::run_task_queue(plan, body);
     case Policy::Hardware: return detail::run_hardware(plan, body);
+    case Policy::WorkStealing: return detail::run_work_stealing(plan, body);
+    case Policy::StaticList: return detail::run_static_list(plan, body);
+    case Policy::BlockingQueue: return detail::run_blocking_queue(plan, body);
     default:
       throw ConfigError("policy '" + std::string(to_string(plan.policy)) + "' is not available on the cpu backend yet");
   }

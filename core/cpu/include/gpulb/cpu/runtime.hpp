@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +20,7 @@ namespace gpulb::cpu {
 // Per-worker state that other threads read: padded so workers do not share lines.
 struct alignas(kHotLine) WorkerSlot {
   std::atomic<std::uint64_t> tasks_done{0};
+  std::atomic<std::uint64_t> tasks_spawned{0};  // children this worker's tasks created
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
   std::uint32_t trace_count = 0;  // the segment's private count
@@ -31,6 +33,7 @@ class Runtime {
   Runtime(const ExecPlan& plan, std::uint64_t events_per_worker_hint);
 
   std::uint32_t workers() const { return workers_; }
+  Policy policy() const { return plan_.policy; }
   std::uint64_t origin_ns() const { return origin_ns_; }
   trace::TraceSegment worker_segment(std::uint32_t w);
   trace::TraceSegment host_segment();
@@ -53,6 +56,14 @@ class Runtime {
 
   std::uint64_t tasks_done() const;
 
+  // A worker hit an error it cannot continue from (a full deque, too many children): the first
+  // message is kept, every worker is asked to stop, and the host's next tick() or finish() throws
+  // RunError with it. Safe from any thread.
+  void fail(const std::string& message);
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  // Throws RunError if a worker failed (after joining the workers).
+  void rethrow_failure();
+
   // Joins the workers and assembles the trace, devices and makespan.
   ExecOutput finish(const std::string& host_track_name, std::uint64_t tasks_run);
 
@@ -66,6 +77,9 @@ class Runtime {
   std::uint32_t host_count_ = 0;
   std::vector<std::thread> threads_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> failed_{false};
+  std::mutex failure_mutex_;
+  std::string failure_;
   std::uint64_t last_progress_ = ~std::uint64_t{0};
   std::uint64_t last_progress_ns_ = 0;
   std::uint64_t last_report_ns_ = 0;

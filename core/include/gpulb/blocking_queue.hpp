@@ -1,0 +1,109 @@
+// The blocking dynamic queue: one global task queue guarded by a CAS spin lock, Cederman &
+// Tsigas's blocking baseline as given in pseudocode by Mohan & Gopalan (IJISA 2014, section 2.1):
+//   DEQUEUE: while atomicCAS(&q.lock, 0, 1) == 1 spin; if beg != end take data[beg++] else NIL;
+//            q.lock <- 0
+//   ENQUEUE: the same lock around end++ / data[end] <- task.
+// Departures: a ring of `capacity` slots instead of an ever-growing array (beg and end count
+// tasks and never wrap; the slot is index % capacity; a full ring fails the enqueue so that the run
+// reports the capacity to raise), and a block enqueues all its children under one acquisition.
+//
+// Independent thread scheduling (Volta and later): a lock that several threads of one warp spin
+// on can starve the holder on older GPUs and is fragile on newer ones; here only one thread per
+// worker block ever calls lock() (thread 0, via ctx.once / the worker loop), so no two threads of
+// a warp contend, and the holder never waits for anything while holding it.
+// Memory orders: the successful CAS is acquire (what the previous holder wrote under the lock is
+// visible), unlock is a release store; the data and indices under the lock are plain accesses.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+#include "gpulb/atomic.hpp"
+#include "gpulb/task.hpp"
+
+namespace gpulb {
+
+struct BlockingQueueControl {
+  alignas(kHotLine) std::uint32_t lock = 0;
+  std::uint64_t beg = 0;  // tasks taken so far (under the lock)
+  std::uint64_t end = 0;  // tasks put so far (under the lock)
+  std::uint64_t peak = 0; // highest end - beg (under the lock)
+  alignas(kHotLine) std::int64_t pending = 0;  // tasks queued or running: 0 ends the run
+};
+
+struct BlockingQueueRef {
+  BlockingQueueControl* ctl = nullptr;
+  Task* data = nullptr;
+  std::uint32_t capacity = 0;
+
+  GPULB_HD void lock() const {
+    device_atomic_ref<std::uint32_t> l(ctl->lock);
+    for (;;) {
+      std::uint32_t expected = 0;
+      // acquire on success: we see the previous holder's writes. relaxed on failure: spin.
+      if (l.compare_exchange_weak(expected, 1, mo::acquire, mo::relaxed)) return;
+      while (l.load(mo::relaxed) != 0) {
+        // test-and-test-and-set: spin on a load, not on RMWs, while the lock is held.
+      }
+    }
+  }
+  GPULB_HD void unlock() const { device_atomic_ref<std::uint32_t>(ctl->lock).store(0, mo::release); }
+
+  // DEQUEUE. `level` receives the tasks left after it (the trace's queue level).
+  GPULB_HD bool try_dequeue(Task& out, std::uint32_t& level) const {
+    lock();
+    const bool got = ctl->beg != ctl->end;
+    if (got) out = data[ctl->beg++ % capacity];
+    level = static_cast<std::uint32_t>(ctl->end - ctl->beg);
+    unlock();
+    return got;
+  }
+
+  // ENQUEUE of a batch under one acquisition; false (nothing enqueued) when it does not fit.
+  GPULB_HD bool enqueue(const Task* tasks, std::uint32_t n, std::uint32_t& level) const {
+    lock();
+    const bool fits = ctl->end - ctl->beg + n <= capacity;
+    if (fits) {
+      for (std::uint32_t i = 0; i < n; ++i) data[(ctl->end + i) % capacity] = tasks[i];
+      ctl->end += n;
+      if (ctl->end - ctl->beg > ctl->peak) ctl->peak = ctl->end - ctl->beg;
+    }
+    level = static_cast<std::uint32_t>(ctl->end - ctl->beg);
+    unlock();
+    return fits;
+  }
+
+  // Termination: `pending` counts queued and running tasks. A task with k children adds k - 1
+  // before enqueueing them (its own unit passes to a child), one with none subtracts 1 when done;
+  // acq_rel on every RMW, acquire on the test, as in work_stealing.hpp.
+  GPULB_HD void add_pending(std::int64_t d) const {
+    if (d != 0) device_atomic_ref<std::int64_t>(ctl->pending).fetch_add(d, mo::acq_rel);
+  }
+  GPULB_HD bool terminated() const { return device_atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0; }
+};
+
+// Host memory for the queue (the CPU backend).
+class HostBlockingQueue {
+ public:
+  explicit HostBlockingQueue(std::uint32_t capacity) : capacity_(capacity), ctl_(new BlockingQueueControl) {
+    data_ = static_cast<Task*>(std::aligned_alloc(64, static_cast<std::size_t>(capacity) * sizeof(Task)));
+    if (!data_) throw std::bad_alloc();
+  }
+  ~HostBlockingQueue() {
+    std::free(data_);
+    delete ctl_;
+  }
+  HostBlockingQueue(const HostBlockingQueue&) = delete;
+  HostBlockingQueue& operator=(const HostBlockingQueue&) = delete;
+
+  BlockingQueueRef ref() const { return {ctl_, data_, capacity_}; }
+  std::uint64_t peak() const { return ctl_->peak; }
+
+ private:
+  std::uint32_t capacity_;
+  BlockingQueueControl* ctl_;
+  Task* data_ = nullptr;
+};
+
+}  // namespace gpulb

@@ -1,0 +1,177 @@
+// Work-stealing deques: Arora, Blumofe, Plaxton, "Thread Scheduling for Multiprogrammed
+// Multiprocessors" (SPAA 1998), as used on GPUs by Cederman & Tsigas and described by Mohan &
+// Gopalan (IJISA 2014, section 2.2): one deque per worker in global memory; the owner pushes and
+// pops at the bottom without atomics on the common path; thieves take from the top with a CAS on
+// one 64-bit `age` word holding (tag, top). The tag grows every time the owner resets an emptied
+// deque to index 0, so a thief that read (tag, top) before the reset cannot succeed after it: no
+// ABA even though `top` returns to old values.
+//
+// One source for both backends: on the GPU thread 0 of a worker block runs these, on the CPU the
+// worker thread does. A fixed array (ABP, not a ring): `bottom` only falls when the owner pops,
+// and the array restarts at 0 only when the owner finds it empty, so a busy deque that thieves
+// drain from the top can reach `capacity` with few live tasks; push_bottom then reports how many
+// fit and the caller spills the rest (work_stealing.hpp).
+//
+// Memory orders (C++ / PTX, device scope):
+//   - the slot words are relaxed atomics (spawn.hpp detail::TaskWords): a thief may read a slot
+//     the owner is rewriting after a reset; its CAS then fails and the copy is discarded;
+//   - owner: the store of `bottom` after writing slots is a release (a thief that acquires the
+//     new bottom sees the slots);
+//   - owner pop / thief steal race for the last task (the Dekker pattern): the owner stores
+//     bottom and then loads age, the thief loads age and then bottom; both pairs are seq_cst so
+//     that at least one of them sees the other's write (acquire/release alone allows both to miss
+//     it and both to take the task). seq_cst on the atomics themselves, not a fence: TSAN models
+//     it, and on the GPU it compiles to fence.sc + the access, which is what ABP needs;
+//   - the CAS on age is acq_rel / seq_cst: success hands the task to exactly one taker.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+#include "gpulb/atomic.hpp"
+#include "gpulb/spawn.hpp"
+#include "gpulb/task.hpp"
+
+namespace gpulb {
+
+// One deque's control words, each on its own line: the owner writes bottom, thieves CAS age.
+struct WsDequeControl {
+  alignas(kHotLine) std::uint32_t bottom = 0;  // next free slot; written by the owner only
+  std::uint32_t peak = 0;                      // highest level the owner saw (owner-private)
+  alignas(kHotLine) std::uint64_t age = 0;     // (tag << 32) | top
+};
+
+enum class StealResult : std::uint8_t { Empty, Abort, Got };
+
+GPULB_HD constexpr std::uint64_t ws_make_age(std::uint32_t tag, std::uint32_t top) {
+  return (static_cast<std::uint64_t>(tag) << 32) | top;
+}
+GPULB_HD constexpr std::uint32_t ws_age_top(std::uint64_t age) { return static_cast<std::uint32_t>(age); }
+GPULB_HD constexpr std::uint32_t ws_age_tag(std::uint64_t age) { return static_cast<std::uint32_t>(age >> 32); }
+
+// A view of one deque (trivially copyable; cuCollections' *_ref pattern).
+struct WorkStealingDequeRef {
+  WsDequeControl* ctl = nullptr;
+  detail::TaskWords* slots = nullptr;  // capacity slots
+  std::uint32_t capacity = 0;
+
+  // Owner only. Writes up to `n` tasks at the bottom and publishes them with one release store;
+  // returns how many fit (the caller spills or fails with the rest). `level` receives the number
+  // of tasks in the deque afterwards (bottom - top as the owner sees it).
+  GPULB_HD std::uint32_t push_bottom(const Task* tasks, std::uint32_t n, std::uint32_t& level) const {
+    const std::uint32_t b = device_atomic_ref<std::uint32_t>(ctl->bottom).load(mo::relaxed);  // own write
+    const std::uint32_t room = capacity - b;
+    const std::uint32_t k = n < room ? n : room;
+    for (std::uint32_t i = 0; i < k; ++i) detail::store_task_relaxed(slots[b + i], tasks[i]);
+    // release: a thief that reads the new bottom also reads the slots written above.
+    device_atomic_ref<std::uint32_t>(ctl->bottom).store(b + k, mo::release);
+    const std::uint32_t top = ws_age_top(device_atomic_ref<std::uint64_t>(ctl->age).load(mo::relaxed));
+    level = b + k > top ? b + k - top : 0;
+    if (level > ctl->peak) ctl->peak = level;
+    return k;
+  }
+
+  // Owner only: ABP popBottom. Returns false when the deque is empty (and then resets it to 0).
+  GPULB_HD bool pop_bottom(Task& out, std::uint32_t& level) const {
+    device_atomic_ref<std::uint32_t> bottom(ctl->bottom);
+    device_atomic_ref<std::uint64_t> age(ctl->age);
+    std::uint32_t b = bottom.load(mo::relaxed);
+    level = 0;
+    if (b == 0) return false;
+    --b;
+    // seq_cst store then seq_cst load of age: the owner side of the Dekker pair (see the top).
+    bottom.store(b, mo::seq_cst);
+    out = detail::load_task_relaxed(slots[b]);
+    const std::uint64_t old_age = age.load(mo::seq_cst);
+    const std::uint32_t top = ws_age_top(old_age);
+    if (b > top) {
+      level = b - top;
+      return true;  // more than one task was there: no thief can reach slot b
+    }
+    // The deque is empty now (b == top: we race the thieves for the last task; b < top: they
+    // took it). Either way it restarts at 0 with a new tag, so a pending thief CAS fails.
+    bottom.store(0, mo::relaxed);  // ordered before thieves see it by the age update below
+    const std::uint64_t new_age = ws_make_age(ws_age_tag(old_age) + 1, 0);
+    if (b == top) {
+      std::uint64_t expected = old_age;
+      // acq_rel (seq_cst for simplicity of reasoning): winning gives us the last task; the
+      // release publishes bottom = 0 together with the new age.
+      if (age.compare_exchange_strong(expected, new_age, mo::seq_cst, mo::seq_cst)) return true;
+    }
+    // A thief won the last task (or had already taken it): install the new age. seq_cst: a
+    // later thief that reads this age also reads bottom = 0.
+    age.store(new_age, mo::seq_cst);
+    return false;
+  }
+
+  // Any worker other than the owner: ABP popTop. Abort means another taker won the race; the
+  // thief may retry or move on (a failed steal either way).
+  GPULB_HD StealResult pop_top(Task& out) const {
+    device_atomic_ref<std::uint64_t> age(ctl->age);
+    // seq_cst load of age then seq_cst load of bottom: the thief side of the Dekker pair.
+    const std::uint64_t old_age = age.load(mo::seq_cst);
+    const std::uint32_t b = device_atomic_ref<std::uint32_t>(ctl->bottom).load(mo::seq_cst);
+    const std::uint32_t top = ws_age_top(old_age);
+    if (b <= top) return StealResult::Empty;
+    out = detail::load_task_relaxed(slots[top]);  // may be torn if the owner reset meanwhile...
+    std::uint64_t expected = old_age;
+    // ...in which case the tag changed and this CAS fails. Success (seq_cst, so acquire of the
+    // slot's publication and release of our claim) makes the copy ours.
+    if (age.compare_exchange_strong(expected, ws_make_age(ws_age_tag(old_age), top + 1), mo::seq_cst,
+                                    mo::relaxed)) {
+      return StealResult::Got;
+    }
+    return StealResult::Abort;
+  }
+
+  // Approximate number of tasks (any thread): for traces and idle heuristics only.
+  GPULB_HD std::uint32_t size_hint() const {
+    const std::uint32_t top = ws_age_top(device_atomic_ref<std::uint64_t>(ctl->age).load(mo::relaxed));
+    const std::uint32_t b = device_atomic_ref<std::uint32_t>(ctl->bottom).load(mo::relaxed);
+    return b > top ? b - top : 0;
+  }
+};
+
+// Views of all workers' deques: deque w's slots start at slots + w * capacity.
+struct WorkStealingDequesRef {
+  WsDequeControl* ctl = nullptr;
+  detail::TaskWords* slots = nullptr;
+  std::uint32_t count = 0;
+  std::uint32_t capacity = 0;
+
+  GPULB_HD WorkStealingDequeRef deque(std::uint32_t w) const {
+    return {ctl + w, slots + static_cast<std::size_t>(w) * capacity, capacity};
+  }
+};
+
+// Host memory for `count` deques of `capacity` tasks (the CPU backend). The CUDA backend builds a
+// WorkStealingDequesRef over device memory it allocates and zeroes itself.
+class HostWorkStealingDeques {
+ public:
+  HostWorkStealingDeques(std::uint32_t count, std::uint32_t capacity)
+      : count_(count), capacity_(capacity), ctl_(new WsDequeControl[count]) {
+    // Slots are never read before written, so no initialisation: pages are touched on first push.
+    const std::size_t bytes = static_cast<std::size_t>(count) * capacity * sizeof(detail::TaskWords);
+    slots_ = static_cast<detail::TaskWords*>(std::aligned_alloc(64, bytes > 0 ? bytes : 64));
+    if (!slots_) throw std::bad_alloc();
+  }
+  ~HostWorkStealingDeques() {
+    std::free(slots_);
+    delete[] ctl_;
+  }
+  HostWorkStealingDeques(const HostWorkStealingDeques&) = delete;
+  HostWorkStealingDeques& operator=(const HostWorkStealingDeques&) = delete;
+
+  WorkStealingDequesRef ref() const { return {ctl_, slots_, count_, capacity_}; }
+  // Highest level deque w reached (read after the workers have joined).
+  std::uint32_t peak(std::uint32_t w) const { return ctl_[w].peak; }
+
+ private:
+  std::uint32_t count_;
+  std::uint32_t capacity_;
+  WsDequeControl* ctl_;
+  detail::TaskWords* slots_ = nullptr;
+};
+
+}  // namespace gpulb

@@ -1,0 +1,345 @@
+// The dynamic-task policies on the CPU backend: ctx.spawn, the ABP deque, the sharing and overflow
+// queues, termination detection, and the static list and blocking queue.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "gpulb/cpu/execute.hpp"
+#include "gpulb/sharing_queue.hpp"
+#include "gpulb/work_stealing_deque.hpp"
+#include "spawn_test_bodies.hpp"
+
+namespace gpulb {
+namespace {
+
+using testing::TreeBody;
+
+#if defined(GPULB_TSAN_BUILD) || defined(__SANITIZE_THREAD__)
+constexpr std::uint32_t kLevels = 5;  // 4^0 + ... + 4^5 = 1365 tasks
+#else
+constexpr std::uint32_t kLevels = 8;  // 87381 tasks
+#endif
+
+struct TreeRun {
+  std::vector<Task> roots;
+  std::vector<std::uint32_t> counts;
+  ExecPlan plan;
+  TreeBody body;
+
+  TreeRun(Policy policy, std::uint32_t workers, std::uint32_t fanout, std::uint32_t levels, std::uint32_t spin = 0) {
+    Task root;
+    root.id = 0;
+    root.parent = Task::kNoParent;
+    root.payload[0] = levels;
+    roots = {root};
+    const std::uint64_t total = TreeBody::tree_size(fanout, levels);
+    counts.assign(total, 0);
+    plan.policy = policy;
+    plan.workers = workers;
+    plan.block_size = 1;
+    plan.trace = false;
+    plan.tasks = roots;
+    plan.id_capacity = total;
+    plan.expected_tasks = total;
+    body = TreeBody{counts.data(), total, fanout, spin};
+  }
+  ExecOutput run() { return cpu::execute(plan, body); }
+  void expect_each_ran_once(const ExecOutput& out) const {
+    EXPECT_EQ(out.tasks_run, counts.size());
+    EXPECT_EQ(out.tasks_spawned, counts.size() - 1);
+    const auto bad = std::find_if(counts.begin(), counts.end(), [](std::uint32_t c) { return c != 1; });
+    EXPECT_TRUE(bad == counts.end()) << "task " << (bad - counts.begin()) << " ran " << *bad << " times";
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// ABP deque and sharing queue, directly
+
+TEST(WorkStealingDeque, OwnerPopsLifoThievesTakeFifo) {
+  HostWorkStealingDeques deques(1, 8);
+  const WorkStealingDequeRef d = deques.ref().deque(0);
+  Task tasks[3];
+  for (std::uint32_t i = 0; i < 3; ++i) tasks[i].id = 10 + i;
+  std::uint32_t level = 0;
+  EXPECT_EQ(d.push_bottom(tasks, 3, level), 3u);
+  EXPECT_EQ(level, 3u);
+  Task t;
+  ASSERT_EQ(d.pop_top(t), StealResult::Got);
+  EXPECT_EQ(t.id, 10u);
+  ASSERT_TRUE(d.pop_bottom(t, level));
+  EXPECT_EQ(t.id, 12u);
+  ASSERT_TRUE(d.pop_bottom(t, level));  // the last task: the owner wins it (no thief racing)
+  EXPECT_EQ(t.id, 11u);
+  EXPECT_FALSE(d.pop_bottom(t, level));
+  EXPECT_EQ(d.pop_top(t), StealResult::Empty);
+}
+
+TEST(WorkStealingDeque, FullDequeTakesWhatFits) {
+  HostWorkStealingDeques deques(1, 4);
+  const WorkStealingDequeRef d = deques.ref().deque(0);
+  Task tasks[6];
+  std::uint32_t level = 0;
+  EXPECT_EQ(d.push_bottom(tasks, 6, level), 4u);
+  EXPECT_EQ(d.push_bottom(tasks, 1, level), 0u);
+}
+
+// The owner empties its deque again and again (every reset bumps the tag) while thieves race for
+// the top: a thief that read an old (tag, top) must never succeed, so every task is taken once.
+TEST(WorkStealingDeque, StealIsAbaSafeUnderContention) {
+#if defined(GPULB_TSAN_BUILD) || defined(__SANITIZE_THREAD__)
+  constexpr std::uint32_t kRounds = 3000;
+#else
+  constexpr std::uint32_t kRounds = 100000;
+#endif
+  constexpr std::uint32_t kBatch = 3, kThieves = 3;
+  HostWorkStealingDeques deques(1, 4);
+  const WorkStealingDequeRef d = deques.ref().deque(0);
+  std::vector<std::atomic<std::uint32_t>> taken(kRounds * kBatch);
+  std::atomic<bool> done{false};
+  std::vector<std::thread> thieves;
+  std::atomic<std::uint64_t> stolen{0};
+  for (std::uint32_t i = 0; i < kThieves; ++i) {
+    thieves.emplace_back([&] {
+      Task t;
+      while (!done.load(std::memory_order_acquire)) {
+        if (d.pop_top(t) == StealResult::Got) {
+          taken[t.id].fetch_add(1, std::memory_order_relaxed);
+          stolen.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+    });
+  }
+  Task batch[kBatch];
+  std::uint32_t level = 0;
+  for (std::uint32_t r = 0; r < kRounds; ++r) {
+    for (std::uint32_t i = 0; i < kBatch; ++i) batch[i].id = r * kBatch + i;
+    ASSERT_EQ(d.push_bottom(batch, kBatch, level), kBatch);  // only fits after every reset
+    Task t;
+    while (d.pop_bottom(t, level)) taken[t.id].fetch_add(1, std::memory_order_relaxed);
+  }
+  done.store(true, std::memory_order_release);
+  for (auto& th : thieves) th.join();
+  for (std::uint32_t i = 0; i < kRounds * kBatch; ++i) ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
+  EXPECT_GT(stolen.load(), 0u) << "the thieves never won a race: the test did not exercise stealing";
+}
+
+TEST(SharingQueue, HostProducesWhileConsumersTakeEachTaskOnce) {
+  constexpr std::uint32_t kTasks = 50000, kConsumers = 3;
+  HostSharingQueue q(64);
+  const SharingQueueRef ref = q.ref();
+  std::vector<std::atomic<std::uint32_t>> taken(kTasks);
+  std::atomic<std::uint32_t> total{0};
+  std::vector<std::thread> consumers;
+  for (std::uint32_t i = 0; i < kConsumers; ++i) {
+    consumers.emplace_back([&] {
+      Task t;
+      while (total.load(std::memory_order_relaxed) < kTasks) {
+        if (ref.try_pop(t)) {
+          taken[t.id].fetch_add(1, std::memory_order_relaxed);
+          total.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+    });
+  }
+  std::vector<Task> tasks(kTasks);
+  for (std::uint32_t i = 0; i < kTasks; ++i) tasks[i].id = i;
+  for (std::uint32_t sent = 0; sent < kTasks;) sent += ref.try_push(tasks.data() + sent, kTasks - sent);
+  for (auto& th : consumers) th.join();
+  for (std::uint32_t i = 0; i < kTasks; ++i) ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
+  EXPECT_TRUE(ref.empty());
+  EXPECT_LE(q.peak(), 64u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whole runs
+
+TEST(WorkStealing, EveryTaskRunsOnceUnderHeavyStealing) {
+  // One root: all work starts on one worker, so the others live by stealing.
+  TreeRun run(Policy::WorkStealing, 6, 4, kLevels, 200);
+  run.plan.options.deque_capacity = 64;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_GT(out.metrics.at("steals"), 0u);
+}
+
+TEST(WorkStealing, RoundRobinVictimsRunEveryTaskOnce) {
+  TreeRun run(Policy::WorkStealing, 4, 3, kLevels);
+  run.plan.options.victim = "round-robin";
+  run.expect_each_ran_once(run.run());
+}
+
+TEST(WorkStealing, SingleWorkerNeedsNoThief) {
+  TreeRun run(Policy::WorkStealing, 1, 2, 10);
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_EQ(out.metrics.at("steals"), 0u);
+}
+
+TEST(WorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
+  TreeRun run(Policy::WorkStealing, 3, 8, 4);
+  run.plan.options.deque_capacity = 4;  // a task's 8 children never fit
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_GT(out.metrics.at("spilled"), 0u);
+}
+
+TEST(WorkStealing, FullDequeFailsTheRunNamingTheCapacityWhenSpillingIsOff) {
+  TreeRun run(Policy::WorkStealing, 2, 8, 4);
+  run.plan.options.deque_capacity = 4;
+  run.plan.options.deque_overflow = "fail";
+  try {
+    run.run();
+    FAIL() << "the run should have failed";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("deque_capacity=4"), std::string::npos) << e.what();
+  }
+}
+
+TEST(WorkStealing, FullOverflowQueueFailsTheRunNamingItsCapacity) {
+  TreeRun run(Policy::WorkStealing, 2, 8, 5);
+  run.plan.options.deque_capacity = 2;
+  run.plan.options.overflow_capacity = 4;
+  try {
+    run.run();
+    FAIL() << "the run should have failed";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("overflow_capacity"), std::string::npos) << e.what();
+  }
+}
+
+constexpr std::uint32_t kLateBase = 1u << 20;
+
+// Host-inserted tasks (ids from kLateBase) are counted apart; the rest is a TreeBody.
+struct LateBody {
+  TreeBody tree;
+  std::uint32_t* late;
+  template <class Ctx>
+  void operator()(Ctx& ctx, const Task& t) const {
+    if (t.id >= kLateBase) {
+      ctx.once([&] { device_atomic_ref<std::uint32_t>(late[t.id - kLateBase]).fetch_add(1, mo::relaxed); });
+    } else {
+      tree(ctx, t);
+    }
+  }
+};
+
+// The host keeps inserting after the initial work is done: the workers sit idle with nothing
+// outstanding, and must not stop until the host says it is finished.
+TEST(WorkStealing, RunWaitsForLateHostInserts) {
+  constexpr std::uint32_t kLate = 300;
+  TreeRun run(Policy::WorkStealing, 3, 2, 3);  // 15 tasks, ids 0..14
+  std::vector<std::uint32_t> late_counts(kLate, 0);
+  run.plan.spawn_id_base = 1;
+  run.plan.host_feed = [&](HostInserter& host) {
+    for (std::uint32_t wave = 0; wave < 3; ++wave) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));  // long after the tree is done
+      std::vector<Task> tasks(kLate / 3);
+      for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = kLateBase + wave * (kLate / 3) + i;
+      host.insert(tasks);
+    }
+  };
+  const ExecOutput out = cpu::execute(run.plan, LateBody{run.body, late_counts.data()});
+  EXPECT_EQ(out.tasks_run, 15u + kLate);
+  for (std::uint32_t i = 0; i < kLate; ++i) ASSERT_EQ(late_counts[i], 1u) << "late task " << i;
+  for (std::uint32_t c : run.counts) EXPECT_EQ(c, 1u);
+}
+
+TEST(WorkStealing, InitialTasksBeyondTheSharingQueueAreFedAsItDrains) {
+  std::vector<std::uint32_t> counts(5000, 0);
+  std::vector<Task> tasks(5000);
+  for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
+  ExecPlan plan;
+  plan.policy = Policy::WorkStealing;
+  plan.workers = 3;
+  plan.block_size = 1;
+  plan.tasks = tasks;
+  plan.options.sharing_capacity = 16;
+  const ExecOutput out = cpu::execute(plan, TreeBody{counts.data(), counts.size(), 0});
+  EXPECT_EQ(out.tasks_run, tasks.size());
+  for (std::uint32_t c : counts) ASSERT_EQ(c, 1u);
+}
+
+TEST(WorkStealing, TraceShowsStealsSpawnsAndDequeLevels) {
+  TreeRun run(Policy::WorkStealing, 4, 4, 6, 2000);
+  run.plan.trace = true;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  std::map<trace::EventKind, std::uint64_t> kinds;
+  for (const trace::Track& t : out.trace.tracks) {
+    for (const trace::Event& e : t.events) ++kinds[e.kind];
+  }
+  EXPECT_EQ(kinds[trace::EventKind::TaskBegin], run.counts.size());
+  EXPECT_GT(kinds[trace::EventKind::Spawn], 0u);
+  EXPECT_GT(kinds[trace::EventKind::DequeLevel], 0u);
+  EXPECT_EQ(kinds[trace::EventKind::Steal], out.metrics.at("steals"));
+  EXPECT_GT(kinds[trace::EventKind::Steal], 0u);
+}
+
+class DynamicPolicies : public ::testing::TestWithParam<Policy> {};
+
+TEST_P(DynamicPolicies, EverySpawnedTaskRunsExactlyOnce) {
+  TreeRun run(GetParam(), 4, 4, kLevels);
+  run.expect_each_ran_once(run.run());
+}
+
+TEST_P(DynamicPolicies, TooManyChildrenFailTheRunNamingSpawnCapacity) {
+  TreeRun run(GetParam(), 2, 40, 1);
+  run.plan.options.spawn_capacity = 16;
+  try {
+    run.run();
+    FAIL() << "the run should have failed";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("spawn_capacity"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuBackend, DynamicPolicies,
+                         ::testing::Values(Policy::WorkStealing, Policy::StaticList, Policy::BlockingQueue),
+                         [](const auto& info) {
+                           std::string n(to_string(info.param));
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+TEST(StaticList, ReportsGenerationsAndPeakSlots) {
+  TreeRun run(Policy::StaticList, 3, 3, 6);  // levels 0..6: the widest generation has 3^6 tasks
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_EQ(out.metrics.at("generations"), 7u);
+  EXPECT_EQ(out.metrics.at("peak_task_slots"), 729u);
+}
+
+TEST(StaticList, GenerationBeyondTheListFailsNamingListCapacity) {
+  TreeRun run(Policy::StaticList, 2, 4, 5);
+  run.plan.options.list_capacity = 100;
+  try {
+    run.run();
+    FAIL() << "the run should have failed";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("list_capacity"), std::string::npos) << e.what();
+  }
+}
+
+TEST(BlockingQueue, FullQueueFailsNamingItsCapacity) {
+  TreeRun run(Policy::BlockingQueue, 1, 10, 3);
+  run.plan.options.blocking_capacity = 50;
+  EXPECT_THROW(run.run(), RunError);
+}
+
+TEST(TaskQueue, SpawningBodyFailsTheRunWithAClearError) {
+  TreeRun run(Policy::TaskQueue, 2, 2, 2);
+  try {
+    run.run();
+    FAIL() << "the run should have failed";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("work-stealing"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gpulb
