@@ -31,6 +31,7 @@ std::optional<TimeSpan> parse_time_span(std::string_view text) {
 
 std::string format_time(double ns) {
   char buf[32];
+  if (std::fabs(ns) < 0.5) ns = 0.0;  // no "-0 ns" at the origin of a ruler
   const double a = std::fabs(ns);
   if (a < 1e3) {
     std::snprintf(buf, sizeof buf, "%.0f ns", ns);

@@ -1,0 +1,352 @@
+// The main window: menu bar, side panel (trace choice, summary, scenario runs), view tabs and the
+// replay bar, plus the dialogs (open, save, export) and the error popup.
+//
+// [SECTION] Opening traces
+// [SECTION] Frame and layout
+// [SECTION] Menus
+// [SECTION] Dialogs
+#include "app.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "gpulb/tracing/trace_file.hpp"
+#include "views.hpp"
+
+namespace gpulb::viewer {
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Opening traces
+// -------------------------------------------------------------------------------------------------
+
+std::optional<View> parse_view(const std::string& name) {
+  if (name == "timeline") return View::Timeline;
+  if (name == "histograms") return View::Histograms;
+  if (name == "occupancy") return View::Occupancy;
+  if (name == "compare") return View::Compare;
+  if (name == "summary") return View::Summary;
+  return std::nullopt;
+}
+
+std::vector<std::filesystem::path> example_traces() {
+  std::vector<std::filesystem::path> out;
+  for (const char* dir : {GPULB_INSTALLED_TRACES, GPULB_SOURCE_TRACES}) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+      if (e.path().extension() == ".gpulb") out.push_back(e.path());
+    }
+    if (!out.empty()) break;  // the installed copy wins over the source tree
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+App::App(const Registry& registry) : registry_(registry), scenario_(registry) {}
+
+bool App::open(const std::filesystem::path& path) {
+  try {
+    add(load_document(path));
+    return true;
+  } catch (const std::exception& e) {  // TraceFileError names the file and the fault
+    fail(e.what());
+    return false;
+  }
+}
+
+void App::add(std::unique_ptr<Document> doc) {
+  docs_.push_back(std::move(doc));
+  const int added = static_cast<int>(docs_.size()) - 1;
+  // The first trace becomes A; the next, B of the comparison; later ones replace A.
+  if (current_ < 0) {
+    current_ = added;
+  } else if (compare_ < 0) {
+    compare_ = added;
+  } else {
+    compare_ = current_;
+    current_ = added;
+  }
+  vs_.fit_pending = vs_.compare_fit_pending = true;
+  vs_.selection.reset();
+  vs_.playhead = Playhead{};
+  vs_.timeline = TimelineState{};
+}
+
+const Document* App::current() const { return current_ >= 0 ? docs_[static_cast<std::size_t>(current_)].get() : nullptr; }
+
+void App::fail(std::string message) {
+  errors_.push_back(message);
+  popup_error_ = std::move(message);
+  open_popup_ = "Error";
+}
+
+std::optional<PngRequest> App::take_png_request() {
+  std::optional<PngRequest> r;
+  r.swap(png_);
+  return r;
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Frame and layout
+// -------------------------------------------------------------------------------------------------
+
+void App::frame(float dt_s) {
+  dt_s_ = dt_s;
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->WorkPos);
+  ImGui::SetNextWindowSize(vp->WorkSize);
+  ImGui::Begin("gpulb-viewer", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_MenuBar |
+                   ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings);
+  menu_bar();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float side = std::clamp(avail.x * 0.24f, 300.0f, 400.0f);
+  side_panel(side, avail.y);
+  ImGui::SameLine();
+  views(ImGui::GetContentRegionAvail().x, avail.y);
+  popups();
+  ImGui::End();
+}
+
+void App::side_panel(float width, float height) {
+  ImGui::BeginChild("side", ImVec2(width, height), true);
+  if (!docs_.empty()) {
+    auto doc_combo = [this](const char* label, int& index, bool allow_none) {
+      const char* preview = index >= 0 ? docs_[static_cast<std::size_t>(index)]->title.c_str() : "(none)";
+      ImGui::SetNextItemWidth(-60);
+      if (ImGui::BeginCombo(label, preview)) {
+        if (allow_none && ImGui::Selectable("(none)", index < 0)) index = -1;
+        for (int i = 0; i < static_cast<int>(docs_.size()); ++i) {
+          const std::string t = docs_[static_cast<std::size_t>(i)]->title + "##" + std::to_string(i);
+          if (ImGui::Selectable(t.c_str(), i == index)) {
+            index = i;
+            vs_.fit_pending = true;
+            vs_.timeline = TimelineState{};
+          }
+        }
+        ImGui::EndCombo();
+      }
+    };
+    doc_combo("trace A", current_, false);
+    doc_combo("B", compare_, true);
+  }
+  if (const Document* d = current()) {
+    if (ImGui::CollapsingHeader("Summary", ImGuiTreeNodeFlags_DefaultOpen)) draw_summary(*d->model, true);
+  }
+  if (ImGui::CollapsingHeader("Run a scenario", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (auto finished = scenario_.draw()) {
+      auto doc = make_document(std::move(finished->trace), finished->title);
+      doc->unsaved = true;
+      add(std::move(doc));
+    }
+  }
+  if (!status_.empty()) {
+    ImGui::Separator();
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s", status_.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::EndChild();
+}
+
+void App::views(float width, float height) {
+  ImGui::BeginChild("views", ImVec2(width, height), false);
+  const Document* doc = current();
+  if (!doc) {
+    ImGui::Dummy(ImVec2(0, height * 0.3f));
+    ImGui::Indent(40);
+    ImGui::TextColored(ImVec4(0.86f, 0.87f, 0.9f, 1), "No trace open.");
+    ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1),
+                       "Open one with File > Open, drop a .gpulb file on this window,\nor run a scenario from the panel on the left.");
+    ImGui::Unindent(40);
+    ImGui::EndChild();
+    return;
+  }
+  const TraceModel& model = *doc->model;
+  const float bar_h = ImGui::GetFrameHeightWithSpacing() + 4;
+  static const struct {
+    View view;
+    const char* name;
+  } kTabs[] = {{View::Timeline, "Timeline"}, {View::Histograms, "Histograms"}, {View::Occupancy, "Occupancy"},
+               {View::Compare, "Compare"}, {View::Summary, "Summary"}};
+  if (ImGui::BeginTabBar("views")) {
+    for (const auto& tab : kTabs) {
+      const ImGuiTabItemFlags flags = select_tab_ && view_ == tab.view ? ImGuiTabItemFlags_SetSelected : 0;
+      if (!ImGui::BeginTabItem(tab.name, nullptr, flags)) continue;
+      if (!select_tab_) view_ = tab.view;
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const ImVec2 size(ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y - bar_h);
+      view_rect_ = ImVec4(p.x, p.y, size.x, size.y);
+      const double playhead = effective_playhead(model, vs_.playhead);
+      switch (tab.view) {
+        case View::Timeline:
+          draw_timeline(model, vs_, vs_.timeline, vs_.axis, size, {});
+          break;
+        case View::Histograms:
+          draw_histograms(model, replay_state_at(model, playhead), size);
+          break;
+        case View::Occupancy:
+          draw_occupancy(model, vs_, replay_state_at(model, playhead), size);
+          break;
+        case View::Compare:
+          if (compare_ >= 0 && compare_ != current_) {
+            draw_compare(model, *docs_[static_cast<std::size_t>(compare_)]->model, vs_, size);
+          } else {
+            ImGui::TextWrapped("Compare shows two traces one above the other on one time scale. Open a second trace "
+                               "(File > Open) or run another policy from the panel, then choose it as B.");
+            ImGui::Dummy(ImVec2(0, size.y - ImGui::GetTextLineHeightWithSpacing() * 2));
+          }
+          break;
+        case View::Summary:
+          ImGui::BeginChild("summary view", size, false);
+          draw_summary(model, false);
+          ImGui::EndChild();
+          break;
+      }
+      ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + size.y + 4));
+      draw_replay_bar(model, vs_.playhead, dt_s_);
+      ImGui::EndTabItem();
+    }
+    select_tab_ = false;
+    ImGui::EndTabBar();
+  }
+  ImGui::EndChild();
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Menus
+// -------------------------------------------------------------------------------------------------
+
+void App::menu_bar() {
+  if (!ImGui::BeginMenuBar()) return;
+  auto ask_path = [this](const char* popup, const std::string& suggestion) {
+    open_popup_ = popup;
+    std::snprintf(path_buf_, sizeof path_buf_, "%s", suggestion.c_str());
+  };
+  const Document* doc = current();
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open...")) ask_path("Open trace", "");
+    const auto examples = example_traces();
+    if (ImGui::BeginMenu("Examples", !examples.empty())) {
+      for (const auto& p : examples) {
+        if (ImGui::MenuItem(p.filename().c_str())) open(p);
+      }
+      ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Save trace as...", nullptr, false, doc != nullptr)) ask_path("Save trace", "run.gpulb");
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit")) quit_ = true;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Export", doc != nullptr)) {
+    if (ImGui::MenuItem("PNG of the window...")) ask_path("Export PNG of the window", "gpulb-window.png");
+    if (ImGui::MenuItem("PNG of the view...")) ask_path("Export PNG of the view", "gpulb-view.png");
+    if (ImGui::MenuItem("Chrome / Perfetto JSON...")) ask_path("Export Chrome JSON", "trace.json");
+    if (ImGui::MenuItem("CSV...")) ask_path("Export CSV", "tasks.csv");
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    const std::pair<View, const char*> items[] = {{View::Timeline, "Timeline"}, {View::Histograms, "Histograms"},
+                                                  {View::Occupancy, "Occupancy"}, {View::Compare, "Compare"},
+                                                  {View::Summary, "Summary"}};
+    for (const auto& [v, name] : items) {
+      if (ImGui::MenuItem(name, nullptr, view_ == v)) set_view(v);
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Colour by kind", nullptr, vs_.colour == ColourMode::ByKind)) vs_.colour = ColourMode::ByKind;
+    if (ImGui::MenuItem("Colour by duration", nullptr, vs_.colour == ColourMode::ByDuration)) vs_.colour = ColourMode::ByDuration;
+    if (ImGui::MenuItem("Fit the whole run")) vs_.fit_pending = true;
+    if (ImGui::MenuItem("Clear the selection", nullptr, false, vs_.selection.has_value())) vs_.selection.reset();
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    ImGui::TextUnformatted("Timeline: wheel zooms at the cursor, drag pans (and scrolls),\n"
+                           "Ctrl+wheel scrolls, Shift+drag or right-drag selects a range,\n"
+                           "double-click fits, click a group's name to fold or unfold it.\n"
+                           "Replay: Play, or drag the bar at the bottom; histograms and\n"
+                           "occupancy then show the state at the playhead.");
+    ImGui::EndMenu();
+  }
+  ImGui::EndMenuBar();
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Dialogs
+// -------------------------------------------------------------------------------------------------
+
+void App::popups() {
+  if (!open_popup_.empty()) {
+    ImGui::OpenPopup(open_popup_.c_str());
+    open_popup_.clear();
+  }
+  const ImVec2 center = ImGui::GetMainViewport()->GetCenter();
+  auto path_dialog = [&](const char* title, const char* action, auto&& on_ok, bool with_range) {
+    ImGui::SetNextWindowPos(center, ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+    ImGui::SetNextItemWidth(480);
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    const bool enter = ImGui::InputText("path", path_buf_, sizeof path_buf_, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (with_range) {
+      ImGui::BeginDisabled(!vs_.selection);
+      ImGui::Checkbox("only the selected time range", &range_only_);
+      ImGui::EndDisabled();
+    }
+    if (std::string(title) == "Open trace") {
+      std::vector<std::filesystem::path> found = example_traces();
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(".", ec)) {
+        if (e.path().extension() == ".gpulb") found.push_back(e.path());
+      }
+      if (!found.empty()) ImGui::TextDisabled("Traces here and shipped examples:");
+      for (const auto& f : found) {
+        if (ImGui::Selectable(f.string().c_str())) std::snprintf(path_buf_, sizeof path_buf_, "%s", f.string().c_str());
+      }
+    }
+    if (ImGui::Button(action, ImVec2(120, 0)) || enter) {
+      ImGui::CloseCurrentPopup();
+      on_ok(std::filesystem::path(path_buf_));
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel", ImVec2(120, 0))) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  };
+  const Document* doc = current();
+  path_dialog("Open trace", "Open", [this](const std::filesystem::path& p) { open(p); }, false);
+  path_dialog("Save trace", "Save", [this, doc](const std::filesystem::path& p) {
+    try {
+      trace::write_trace(p, doc->model->trace());
+      notify("saved " + p.string());
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+  }, false);
+  path_dialog("Export PNG of the window", "Export", [this](const std::filesystem::path& p) { png_ = PngRequest{p, false}; }, false);
+  path_dialog("Export PNG of the view", "Export", [this](const std::filesystem::path& p) { png_ = PngRequest{p, true}; }, false);
+  auto export_as = [this, doc](trace::ExportFormat format) {
+    return [this, doc, format](const std::filesystem::path& p) {
+      try {
+        const auto files = export_trace_as(doc->model->trace(), format, p, range_only_ ? vs_.selection : std::nullopt);
+        std::string msg = "wrote";
+        for (const auto& f : files) msg += " " + f.string();
+        notify(msg);
+      } catch (const std::exception& e) {
+        fail(e.what());
+      }
+    };
+  };
+  if (doc) {
+    path_dialog("Export Chrome JSON", "Export", export_as(trace::ExportFormat::Chrome), true);
+    path_dialog("Export CSV", "Export", export_as(trace::ExportFormat::Csv), true);
+  }
+
+  ImGui::SetNextWindowPos(center, ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (ImGui::BeginPopupModal("Error", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::PushTextWrapPos(560);
+    ImGui::TextColored(ImVec4(1.0f, 0.5f, 0.5f, 1), "%s", popup_error_.c_str());
+    ImGui::PopTextWrapPos();
+    if (ImGui::Button("OK", ImVec2(120, 0))) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+}
+
+}  // namespace gpulb::viewer

@@ -1,0 +1,83 @@
+// The application: open traces, the main window's layout (menu, side panel, view tabs, replay
+// bar), and the requests only the main loop can serve (PNG capture after rendering).
+#pragma once
+
+#include <imgui.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "document.hpp"
+#include "export.hpp"
+#include "gpulb/registry.hpp"
+#include "scenario_panel.hpp"
+#include "time_format.hpp"
+#include "view_state.hpp"
+
+namespace gpulb::viewer {
+
+enum class View { Timeline, Histograms, Occupancy, Compare, Summary };
+std::optional<View> parse_view(const std::string& name);
+
+// Where the shipped example traces are (installed, else the source tree); may be empty.
+std::vector<std::filesystem::path> example_traces();
+
+struct PngRequest {
+  std::filesystem::path path;
+  bool view_only = false;  // crop to the current view's rectangle
+};
+
+class App {
+ public:
+  explicit App(const Registry& registry);
+
+  // Opens a trace; a failure is kept in errors() and shown in a popup, never thrown.
+  bool open(const std::filesystem::path& path);
+  void add(std::unique_ptr<Document> doc);
+  void set_view(View v) { view_ = v; select_tab_ = true; }
+  ViewState& view_state() { return vs_; }
+  const std::vector<std::string>& errors() const { return errors_; }
+  std::size_t document_count() const { return docs_.size(); }
+  const Document* current() const;
+
+  // Draws one frame of the whole UI into the viewport; dt_s advances the replay.
+  void frame(float dt_s);
+
+  std::optional<PngRequest> take_png_request();
+  // The last view's rectangle in window units (x, y, w, h): what "PNG of the view" crops to.
+  ImVec4 view_rect() const { return view_rect_; }
+  // Messages for the user (export done, export failed); the main loop also reports PNG results.
+  void notify(std::string message) { status_ = std::move(message); }
+  bool quit_requested() const { return quit_; }
+
+ private:
+  void menu_bar();
+  void side_panel(float width, float height);
+  void views(float width, float height);
+  void popups();
+  void fail(std::string message);
+
+  const Registry& registry_;
+  ScenarioPanel scenario_;
+  std::vector<std::unique_ptr<Document>> docs_;
+  int current_ = -1, compare_ = -1;
+  View view_ = View::Timeline;
+  bool select_tab_ = true;
+  ViewState vs_;
+  std::vector<std::string> errors_;
+  std::string popup_error_;
+  std::string status_;
+  std::optional<PngRequest> png_;
+  ImVec4 view_rect_{0, 0, 0, 0};
+  // Dialog state: which popup to open this frame, and its path field.
+  std::string open_popup_;
+  char path_buf_[512] = {};
+  bool range_only_ = false;
+  bool quit_ = false;
+  float dt_s_ = 0.0f;
+};
+
+}  // namespace gpulb::viewer

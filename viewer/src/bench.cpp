@@ -1,0 +1,125 @@
+#include "bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app.hpp"
+#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/tracing/trace_file.hpp"
+#include "platform.hpp"
+#include "synthetic.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+struct FrameStats {
+  double mean_ms = 0, p99_ms = 0, max_ms = 0;
+};
+
+// Frame time = building the UI + rendering it + waiting for the GPU (glFinish), without vsync.
+FrameStats measure(Platform& platform, App& app, int frames) {
+  std::vector<double> t;
+  for (int i = 0; i < frames + 3; ++i) {
+    const auto start = Clock::now();
+    platform.begin_frame();
+    app.frame(0.0f);
+    platform.render();
+    platform.finish();
+    const double ms = ms_since(start);
+    platform.present();
+    if (i >= 3) t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  FrameStats s;
+  for (const double v : t) s.mean_ms += v;
+  s.mean_ms /= static_cast<double>(t.size());
+  s.p99_ms = t[std::min(t.size() - 1, static_cast<std::size_t>(static_cast<double>(t.size()) * 0.99))];
+  s.max_ms = t.back();
+  return s;
+}
+
+}  // namespace
+
+int run_bench(const BenchOptions& o) {
+  std::printf("gpulb-viewer frame bench: %llu events, window %dx%d, %d frames a case\n",
+              static_cast<unsigned long long>(o.events), o.width, o.height, o.frames);
+  SyntheticSpec spec;
+  spec.events = o.events;
+  auto t0 = Clock::now();
+  trace::Trace generated = make_synthetic_trace(spec);
+  const double gen_ms = ms_since(t0);
+  const std::uint64_t events = generated.event_count();
+
+  t0 = Clock::now();
+  const std::vector<std::uint8_t> bytes = trace::encode_trace(generated);
+  const double encode_ms = ms_since(t0);
+  generated = trace::Trace{};  // what the viewer sees is what came back from the file format
+
+  t0 = Clock::now();
+  trace::Trace decoded = trace::decode_trace(bytes, "bench");
+  const double decode_ms = ms_since(t0);
+  t0 = Clock::now();
+  auto doc = make_document(std::move(decoded), "synthetic 10M");
+  const double model_ms = ms_since(t0);
+  const double load_ms = decode_ms + model_ms;
+  const double bytes_per_event = static_cast<double>(bytes.size()) / static_cast<double>(events);
+  const TraceModel& model = *doc->model;
+
+  std::printf("trace       %llu events, %llu tasks, %zu lanes (generated in %.0f ms)\n",
+              static_cast<unsigned long long>(events), static_cast<unsigned long long>(model.task_count()),
+              model.lanes().size(), gen_ms);
+  std::printf("file        %.2f MB, %.2f bytes an event (target <= 4)  [encode %.0f ms]\n",
+              static_cast<double>(bytes.size()) / 1e6, bytes_per_event, encode_ms);
+  std::printf("load        %.0f ms = decode %.0f ms + model %.0f ms (target <= 2000)\n", load_ms, decode_ms, model_ms);
+
+  Platform platform(PlatformOptions{o.width, o.height, false, "gpulb-viewer bench"});
+  App app(tools::builtin_registry());
+  app.add(std::move(doc));
+  ViewState& vs = app.view_state();
+
+  struct Case {
+    const char* name;
+    View view;
+    double zoom;  // 1: the whole run; 10: a tenth of it, at the middle
+    bool expanded;
+  };
+  const Case cases[] = {
+      {"timeline, whole run, SMs folded", View::Timeline, 1, false},
+      {"timeline, whole run, all lanes", View::Timeline, 1, true},
+      {"timeline, 1/10 of the run", View::Timeline, 10, true},
+      {"timeline, 1/100", View::Timeline, 100, true},
+      {"timeline, 1/10,000 (arrows)", View::Timeline, 1e4, true},
+      {"timeline, 1/1,000,000", View::Timeline, 1e6, true},
+      {"histograms, whole run", View::Histograms, 1, false},
+      {"occupancy, whole run", View::Occupancy, 1, false},
+      {"occupancy, replay mid-run", View::Occupancy, 1, false},
+  };
+  std::printf("\n%-36s %9s %9s %9s\n", "frame time (ms)", "mean", "p99", "max");
+  bool frames_ok = true;
+  const double begin = static_cast<double>(model.begin_ns()), end = static_cast<double>(model.end_ns());
+  for (const Case& c : cases) {
+    app.set_view(c.view);
+    vs.timeline.defaults_set = true;
+    vs.timeline.collapsed.clear();
+    if (!c.expanded) vs.timeline.defaults_set = false;  // back to the default: SM groups folded
+    const double mid = (begin + end) / 2, half = (end - begin) / c.zoom / 2;
+    vs.pending_range = Selection{mid - half, mid + half};
+    vs.playhead = Playhead{};
+    if (std::string(c.name).find("replay") != std::string::npos) vs.playhead = Playhead{mid, true, false, 1.0f};
+    const FrameStats s = measure(platform, app, o.frames);
+    frames_ok = frames_ok && s.p99_ms <= 16.0;
+    std::printf("%-36s %9.2f %9.2f %9.2f\n", c.name, s.mean_ms, s.p99_ms, s.max_ms);
+  }
+  const bool ok = frames_ok && load_ms <= 2000 && bytes_per_event <= 4.0;
+  std::printf("\ntargets     frames <= 16 ms: %s; load <= 2 s: %s; <= 4 B/event: %s\n", frames_ok ? "met" : "MISSED",
+              load_ms <= 2000 ? "met" : "MISSED", bytes_per_event <= 4.0 ? "met" : "MISSED");
+  return ok ? 0 : 1;
+}
+
+}  // namespace gpulb::viewer

@@ -1,0 +1,19 @@
+// gpulb-viewer --bench-frames: load time and frame times on a generated trace of ten million
+// events, the figures docs/benchmarks.md records against the targets (<= 2 s to load, <= 16 ms a
+// frame, <= 4 bytes an event on disk).
+#pragma once
+
+#include <cstdint>
+
+namespace gpulb::viewer {
+
+struct BenchOptions {
+  std::uint64_t events = 10'000'000;
+  int width = 1600, height = 1000;
+  int frames = 60;  // measured frames per case, after a few unmeasured ones
+};
+
+// Prints a report on stdout; returns 0, or 1 when a target is missed.
+int run_bench(const BenchOptions& options);
+
+}  // namespace gpulb::viewer

@@ -1,0 +1,198 @@
+#include "draw.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace gpulb::viewer {
+
+ImU32 kind_colour(std::uint16_t kind) {
+  static constexpr ImU32 kPalette[] = {
+      IM_COL32(76, 145, 232, 255),  IM_COL32(238, 150, 60, 255), IM_COL32(92, 190, 110, 255),
+      IM_COL32(205, 95, 200, 255),  IM_COL32(235, 205, 75, 255), IM_COL32(70, 200, 200, 255),
+      IM_COL32(230, 110, 120, 255), IM_COL32(160, 130, 230, 255)};
+  constexpr std::size_t n = sizeof kPalette / sizeof kPalette[0];
+  if (kind < n) return kPalette[kind];
+  const float hue = std::fmod(0.13f + 0.618034f * static_cast<float>(kind), 1.0f);
+  float r, g, b;
+  ImGui::ColorConvertHSVtoRGB(hue, 0.6f, 0.9f, r, g, b);
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
+}
+
+ImU32 duration_colour(double ns, double lo_ns, double hi_ns) {
+  const double a = std::log(std::max(lo_ns, 1.0)), b = std::log(std::max(hi_ns, lo_ns + 1.0));
+  const double f = std::clamp((std::log(std::max(ns, 1.0)) - a) / std::max(b - a, 1e-9), 0.0, 1.0);
+  // Hue from 0.62 (blue) down to 0.0 (red).
+  float r, g, bl;
+  ImGui::ColorConvertHSVtoRGB(static_cast<float>(0.62 * (1.0 - f)), 0.7f, 0.92f, r, g, bl);
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, bl, 1.0f));
+}
+
+ImU32 scale_colour(ImU32 c, float factor) {
+  ImVec4 v = ImGui::ColorConvertU32ToFloat4(c);
+  v.x = std::min(v.x * factor, 1.0f);
+  v.y = std::min(v.y * factor, 1.0f);
+  v.z = std::min(v.z * factor, 1.0f);
+  return ImGui::ColorConvertFloat4ToU32(v);
+}
+
+void legend_item(ImU32 colour, const char* label) {
+  const float h = ImGui::GetTextLineHeight();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + h, p.y + h - 2), colour, 2.0f);
+  ImGui::Dummy(ImVec2(h + 2, h));
+  ImGui::SameLine();
+  ImGui::TextUnformatted(label);
+  ImGui::SameLine(0, 14);
+}
+
+std::string format_count(double v) {
+  char buf[32];
+  if (std::fabs(v) >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.2fM", v / 1e6);
+  } else if (std::fabs(v) >= 1e4) {
+    std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
+  } else if (v == std::floor(v)) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+  }
+  return buf;
+}
+
+void chart_title(ImDrawList* dl, ImVec2 p, const char* title) {
+  dl->AddText(p, colours::kText, title);
+}
+
+namespace {
+
+struct Frame {
+  ImVec2 outer0, outer1;  // the whole widget
+  ImVec2 p0, p1;          // the plotting area
+};
+
+// Reserves the widget's space and draws its background and title; leaves room for axis labels.
+Frame begin_chart(const char* title, ImVec2 size, float left_margin) {
+  Frame f;
+  f.outer0 = ImGui::GetCursorScreenPos();
+  f.outer1 = ImVec2(f.outer0.x + size.x, f.outer0.y + size.y);
+  ImGui::Dummy(size);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(f.outer0, f.outer1, colours::kLaneEven, 4.0f);
+  const float line = ImGui::GetTextLineHeight();
+  chart_title(dl, ImVec2(f.outer0.x + 8, f.outer0.y + 4), title);
+  f.p0 = ImVec2(f.outer0.x + left_margin, f.outer0.y + line + 12);
+  f.p1 = ImVec2(f.outer1.x - 10, f.outer1.y - line - 8);
+  return f;
+}
+
+}  // namespace
+
+int bar_chart(const char* title, std::span<const double> values, ImVec2 size, const ValueFormat& fmt,
+              const std::function<std::string(int)>& bar_label, ImU32 colour) {
+  const Frame f = begin_chart(title, size, 64.0f);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (values.empty()) {
+    dl->AddText(ImVec2(f.p0.x, f.p0.y + 10), colours::kDimText, "(nothing to show)");
+    return -1;
+  }
+  const auto [lo_it, hi_it] = std::minmax_element(values.begin(), values.end());
+  const double lo = *lo_it, hi = *hi_it;
+  double sum = 0;
+  for (const double v : values) sum += v;
+  const double mean = sum / static_cast<double>(values.size());
+  const double top = hi > 0 ? hi * 1.08 : 1.0;
+  const float w = f.p1.x - f.p0.x, h = f.p1.y - f.p0.y;
+  auto y_of = [&](double v) { return f.p1.y - static_cast<float>(v / top) * h; };
+
+  // Axis: 0 and the top value.
+  dl->AddLine(ImVec2(f.p0.x, f.p1.y), ImVec2(f.p1.x, f.p1.y), colours::kGrid);
+  dl->AddText(ImVec2(f.outer0.x + 6, f.p1.y - ImGui::GetTextLineHeight()), colours::kDimText, "0");
+  const std::string top_text = fmt(hi);
+  dl->AddText(ImVec2(f.outer0.x + 6, y_of(hi) - 2), colours::kDimText, top_text.c_str());
+
+  // Bars: at least one pixel each; many bars share a pixel column as a max.
+  const std::size_t n = values.size();
+  const float bw = w / static_cast<float>(n);
+  const float gap = bw > 4 ? std::max(1.0f, bw * 0.15f) : 0.0f;
+  if (bw >= 1.0f) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const float x0 = f.p0.x + bw * static_cast<float>(i);
+      dl->AddRectFilled(ImVec2(x0 + gap * 0.5f, y_of(values[i])), ImVec2(x0 + bw - gap * 0.5f, f.p1.y), colour);
+    }
+  } else {
+    const int cols = static_cast<int>(w);
+    for (int c = 0; c < cols; ++c) {
+      const std::size_t a = n * static_cast<std::size_t>(c) / static_cast<std::size_t>(cols);
+      const std::size_t b = std::max(a + 1, n * static_cast<std::size_t>(c + 1) / static_cast<std::size_t>(cols));
+      const double v = *std::max_element(values.begin() + static_cast<std::ptrdiff_t>(a),
+                                         values.begin() + static_cast<std::ptrdiff_t>(std::min(b, n)));
+      dl->AddRectFilled(ImVec2(f.p0.x + static_cast<float>(c), y_of(v)), ImVec2(f.p0.x + static_cast<float>(c + 1), f.p1.y), colour);
+    }
+  }
+
+  // Min, mean and max lines, and the imbalance figure.
+  auto hline = [&](double v, ImU32 c, float thickness) {
+    dl->AddLine(ImVec2(f.p0.x, y_of(v)), ImVec2(f.p1.x, y_of(v)), c, thickness);
+  };
+  hline(lo, IM_COL32(150, 155, 165, 200), 1.0f);
+  hline(hi, IM_COL32(230, 110, 120, 220), 1.0f);
+  hline(mean, colours::kMean, 2.0f);
+  char stats[160];
+  std::snprintf(stats, sizeof stats, "min %s   mean %s   max %s   max/mean %.3f", fmt(lo).c_str(), fmt(mean).c_str(),
+                fmt(hi).c_str(), mean > 0 ? hi / mean : 1.0);
+  dl->AddText(ImVec2(f.p0.x, f.p1.y + 4), colours::kDimText, stats);
+
+  int hovered = -1;
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  if (ImGui::IsItemHovered() && m.x >= f.p0.x && m.x < f.p1.x) {
+    hovered = std::clamp(static_cast<int>((m.x - f.p0.x) / w * static_cast<float>(n)), 0, static_cast<int>(n) - 1);
+    ImGui::BeginTooltip();
+    ImGui::Text("%s: %s", bar_label(hovered).c_str(), fmt(values[static_cast<std::size_t>(hovered)]).c_str());
+    ImGui::EndTooltip();
+  }
+  return hovered;
+}
+
+void histogram_chart(const char* title, const Histogram& h, ImVec2 size, const ValueFormat& edge_fmt) {
+  const Frame f = begin_chart(title, size, 64.0f);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const std::uint64_t peak = h.peak();
+  if (peak == 0) {
+    dl->AddText(ImVec2(f.p0.x, f.p0.y + 10), colours::kDimText, "(no tasks yet)");
+    return;
+  }
+  const float w = f.p1.x - f.p0.x, hgt = f.p1.y - f.p0.y;
+  const std::size_t n = h.counts.size();
+  const float bw = w / static_cast<float>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float y = f.p1.y - hgt * static_cast<float>(h.counts[i]) / static_cast<float>(peak) / 1.08f;
+    const float x0 = f.p0.x + bw * static_cast<float>(i);
+    dl->AddRectFilled(ImVec2(x0 + 1, y), ImVec2(x0 + bw - 1, f.p1.y), colours::kBusy);
+  }
+  dl->AddLine(ImVec2(f.p0.x, f.p1.y), ImVec2(f.p1.x, f.p1.y), colours::kGrid);
+  dl->AddText(ImVec2(f.outer0.x + 6, f.p1.y - ImGui::GetTextLineHeight()), colours::kDimText, "0");
+  const std::string top = format_count(static_cast<double>(peak));
+  dl->AddText(ImVec2(f.outer0.x + 6, f.p1.y - hgt / 1.08f - 2), colours::kDimText, top.c_str());
+  // Edge labels: first, middle and last, more where there is room.
+  const int labels = std::clamp(static_cast<int>(w / 110.0f), 2, static_cast<int>(n));
+  for (int k = 0; k <= labels; ++k) {
+    const std::size_t e = n * static_cast<std::size_t>(k) / static_cast<std::size_t>(labels);
+    const std::string text = edge_fmt(h.edges[e]);
+    const float x = f.p0.x + bw * static_cast<float>(e);
+    const float tw = ImGui::CalcTextSize(text.c_str()).x;
+    dl->AddLine(ImVec2(x, f.p1.y), ImVec2(x, f.p1.y + 3), colours::kGrid);
+    dl->AddText(ImVec2(std::clamp(x - tw * 0.5f, f.outer0.x + 2, f.outer1.x - tw - 2), f.p1.y + 4), colours::kDimText,
+                text.c_str());
+  }
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  if (ImGui::IsItemHovered() && m.x >= f.p0.x && m.x < f.p1.x) {
+    const auto i = std::min(n - 1, static_cast<std::size_t>((m.x - f.p0.x) / bw));
+    ImGui::BeginTooltip();
+    ImGui::Text("%s .. %s: %llu tasks", edge_fmt(h.edges[i]).c_str(), edge_fmt(h.edges[i + 1]).c_str(),
+                static_cast<unsigned long long>(h.counts[i]));
+    ImGui::EndTooltip();
+  }
+}
+
+}  // namespace gpulb::viewer

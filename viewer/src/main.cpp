@@ -1,0 +1,156 @@
+// gpulb-viewer: timelines, load histograms, queue occupancy, replay, live runs, compare, export.
+//
+//   gpulb-viewer [FILE [FILE2]] [--view V] [--range START:END] [--playhead T]
+//                [--screenshot OUT.png] [--size WxH] [--bench-frames]
+//
+// With no file it opens the shipped example traces and the scenario panel. --screenshot renders
+// without interaction, writes the PNG and exits (this is how the tests run, under xvfb-run).
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "app.hpp"
+#include "bench.hpp"
+#include "gpulb/tools/builtin_registry.hpp"
+#include "platform.hpp"
+
+namespace {
+
+using namespace gpulb::viewer;
+
+constexpr int kExitError = 1;     // a window, a file or a PNG could not be made
+constexpr int kExitBadInput = 2;  // bad arguments or an unreadable trace
+
+struct Args {
+  std::vector<std::string> files;
+  std::string view = "timeline";
+  std::string range;
+  std::string playhead;
+  std::string screenshot;
+  std::string size = "1600x1000";
+  bool bench = false;
+  std::uint64_t bench_events = 10'000'000;
+};
+
+bool parse_size(const std::string& s, int& w, int& h) {
+  return std::sscanf(s.c_str(), "%dx%d", &w, &h) == 2 && w >= 320 && h >= 240 && w <= 8192 && h <= 8192;
+}
+
+// Renders a few frames (ImGui sizes windows from the previous frame) and keeps the last one.
+int screenshot(Platform& platform, App& app, const std::string& out, bool view_only) {
+  Image image;
+  for (int i = 0; i < 4; ++i) {
+    platform.begin_frame();
+    app.frame(0.0f);
+    platform.render();
+    if (i == 3) image = platform.read_back();
+    platform.present();
+  }
+  if (view_only) {
+    const float s = platform.pixel_scale();
+    const ImVec4 r = app.view_rect();
+    image = crop(image, static_cast<int>(r.x * s), static_cast<int>(r.y * s), static_cast<int>(r.z * s), static_cast<int>(r.w * s));
+  }
+  write_png(out, image);
+  std::cout << "wrote " << out << " (" << image.width << "x" << image.height << ")\n";
+  return 0;
+}
+
+int interactive(Platform& platform, App& app) {
+  auto last = std::chrono::steady_clock::now();
+  while (!platform.should_close() && !app.quit_requested()) {
+    for (const std::string& p : platform.take_dropped_paths()) app.open(p);
+    const auto now = std::chrono::steady_clock::now();
+    const float dt = std::chrono::duration<float>(now - last).count();
+    last = now;
+    platform.begin_frame();
+    app.frame(dt);
+    platform.render();
+    if (auto png = app.take_png_request()) {
+      try {
+        Image image = platform.read_back();
+        if (png->view_only) {
+          const float s = platform.pixel_scale();
+          const ImVec4 r = app.view_rect();
+          image = crop(image, static_cast<int>(r.x * s), static_cast<int>(r.y * s), static_cast<int>(r.z * s), static_cast<int>(r.w * s));
+        }
+        write_png(png->path, image);
+        app.notify("wrote " + png->path.string());
+      } catch (const std::exception& e) {
+        app.notify(e.what());
+      }
+    }
+    platform.present();
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"gpulb-viewer: see how a scheduler balanced its load (timelines, histograms, queue occupancy, replay)"};
+  Args a;
+  cli.add_option("files", a.files, "trace files (.gpulb); a second one is shown as B in Compare")->expected(0, 2);
+  cli.add_option("--view", a.view, "view to show: timeline, histograms, occupancy, compare, summary")
+      ->check(CLI::IsMember({"timeline", "histograms", "occupancy", "compare", "summary"}));
+  cli.add_option("--range", a.range, "time range to show, from the run's start: START:END, e.g. 1ms:2.5ms");
+  cli.add_option("--playhead", a.playhead, "replay position from the run's start, e.g. 40ms (histograms and occupancy show that instant)");
+  cli.add_option("--screenshot", a.screenshot, "render without interaction, write this PNG and exit");
+  bool view_only = false;
+  cli.add_flag("--view-only", view_only, "with --screenshot: crop to the view, without the side panel");
+  cli.add_option("--size", a.size, "window size WxH")->capture_default_str();
+  cli.add_flag("--bench-frames", a.bench, "measure load and frame times on a generated 10-million-event trace");
+  cli.add_option("--bench-events", a.bench_events, "events in the --bench-frames trace")->capture_default_str();
+  CLI11_PARSE(cli, argc, argv);
+
+  int width = 0, height = 0;
+  if (!parse_size(a.size, width, height)) {
+    std::cerr << "gpulb-viewer: --size " << a.size << ": expected WxH, e.g. 1600x1000\n";
+    return kExitBadInput;
+  }
+  std::optional<TimeSpan> range;
+  if (!a.range.empty() && !(range = parse_time_span(a.range))) {
+    std::cerr << "gpulb-viewer: --range " << a.range << ": expected START:END with END > START, e.g. 1ms:2.5ms\n";
+    return kExitBadInput;
+  }
+  std::optional<double> playhead;
+  if (!a.playhead.empty() && !(playhead = parse_time_ns(a.playhead))) {
+    std::cerr << "gpulb-viewer: --playhead " << a.playhead << ": expected a time, e.g. 40ms\n";
+    return kExitBadInput;
+  }
+
+  try {
+    if (a.bench) return run_bench(BenchOptions{a.bench_events, width, height, 60});
+
+    App app(gpulb::tools::builtin_registry());
+    // Files before the window: with --screenshot a bad file must fail fast, with its message.
+    for (const std::string& f : a.files) app.open(f);
+    if (a.files.empty()) {
+      for (const auto& p : example_traces()) app.open(p);
+    }
+    if (!a.screenshot.empty() && !app.errors().empty()) {
+      for (const std::string& e : app.errors()) std::cerr << "gpulb-viewer: " << e << "\n";
+      return kExitBadInput;
+    }
+    app.set_view(*parse_view(a.view));
+    if (const Document* d = app.current()) {
+      const double origin = static_cast<double>(d->model->begin_ns());
+      if (range) app.view_state().pending_range = Selection{origin + range->begin_ns, origin + range->end_ns};
+      if (playhead) app.view_state().playhead = Playhead{origin + *playhead, true, false, 1.0f};
+    }
+
+    Platform platform(PlatformOptions{width, height, a.screenshot.empty(), "gpulb-viewer"});
+    if (!a.screenshot.empty()) {
+      ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no hover tooltips in pictures
+      return screenshot(platform, app, a.screenshot, view_only);
+    }
+    return interactive(platform, app);
+  } catch (const std::exception& e) {
+    std::cerr << "gpulb-viewer: " << e.what() << "\n";
+    return kExitError;
+  }
+}

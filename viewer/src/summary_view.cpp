@@ -1,0 +1,69 @@
+// The run's figures: what ran where, how long, how well balanced, and whether the result verified.
+// Every figure comes from trace::compute_statistics, the implementation `gpulb info` prints.
+#include <cstdio>
+#include <string>
+
+#include "draw.hpp"
+#include "time_format.hpp"
+#include "views.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+void row(const char* name, const std::string& value, ImVec4 colour = ImVec4(0.86f, 0.87f, 0.9f, 1)) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s", name);
+  ImGui::TableSetColumnIndex(1);
+  ImGui::PushStyleColor(ImGuiCol_Text, colour);
+  ImGui::TextWrapped("%s", value.c_str());
+  ImGui::PopStyleColor();
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+void draw_summary(const TraceModel& model, bool compact) {
+  const trace::Trace& t = model.trace();
+  const trace::TraceStatistics& st = model.stats();
+  const ImVec4 good(0.45f, 0.85f, 0.55f, 1), bad(1.0f, 0.45f, 0.45f, 1);
+  if (!ImGui::BeginTable("summary", 2, ImGuiTableFlags_SizingStretchProp)) return;
+  ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, compact ? 86.0f : 130.0f);
+  ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+  std::string params;
+  for (const auto& [k, v] : t.meta.parameters) params += (params.empty() ? "" : " ") + k + "=" + v;
+  row("scenario", t.meta.scenario + (params.empty() ? "" : "  " + params));
+  row("policy", t.meta.policy + " on " + t.meta.backend);
+  for (const trace::Device& d : t.devices) {
+    row("device", d.name + " (" + std::to_string(d.workers) + " workers, " + std::to_string(d.sm_count) +
+                      (d.kind == trace::DeviceKind::Gpu ? " SMs)" : " hw threads)"));
+  }
+  row("makespan", format_time(static_cast<double>(st.makespan_ns)) + "   lower bound " + format_time(st.lower_bound_ns));
+  row("", "(lower bound = total busy / workers: the makespan of a perfect balance)", ImVec4(0.6f, 0.62f, 0.67f, 1));
+  row("efficiency", fmt("%.1f%%", 100.0 * st.efficiency));
+  row("imbalance", fmt("%.3f max/mean busy", st.load.imbalance) + "  (min " + format_time(static_cast<double>(st.load.min_busy_ns)) +
+                       ", max " + format_time(static_cast<double>(st.load.max_busy_ns)) + ")");
+  row("tasks", std::to_string(st.tasks) + " on " + std::to_string(st.workers) + " workers");
+  row("steals", std::to_string(st.steals) + " (" + std::to_string(st.failed_steals) + " failed)");
+  row("idle polls", std::to_string(st.failed_dequeues) + " failed dequeues");
+  row("events", std::to_string(st.events) + " recorded, " + std::to_string(st.dropped_events) + " dropped",
+      st.dropped_events ? bad : ImVec4(0.86f, 0.87f, 0.9f, 1));
+  row("verified", (t.meta.verified ? "yes: " : "NO: ") + t.meta.verification, t.meta.verified ? good : bad);
+  if (!compact) {
+    row("clock", t.meta.clock_source);
+    row("recorded", t.meta.created_utc + " by gpulb " + t.meta.gpulb_version);
+    for (const trace::GroupStats& g : st.per_device) {
+      row(g.label.c_str(), std::to_string(g.tasks) + " tasks, busy " + format_time(static_cast<double>(g.busy_ns)) + " over " +
+                               std::to_string(g.workers) + " workers");
+    }
+    if (!t.meta.result_json.empty() && t.meta.result_json != "{}") row("result", t.meta.result_json);
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace gpulb::viewer

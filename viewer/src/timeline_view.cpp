@@ -1,0 +1,562 @@
+// The timeline: one row per worker lane, grouped device -> SM -> lane, tasks as zones.
+//
+// [SECTION] Layout: which rows exist and where they are
+// [SECTION] Lanes: zones, idle spells, markers (with Tracy-style level of detail)
+// [SECTION] Overlays: ruler, steal arrows, playhead, selection
+// [SECTION] Interaction: zoom at the cursor, pan, select, collapse
+// [SECTION] The view
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "draw.hpp"
+#include "lod.hpp"
+#include "time_format.hpp"
+#include "views.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+using trace::EventKind;
+
+constexpr float kLabelWidth = 150.0f;
+constexpr float kRulerHeight = 24.0f;
+constexpr float kMinZonePx = 3.0f;  // zones narrower than this merge into runs
+constexpr int kMaxArrows = 400;     // more steals than this in view: too dense to read, skip them
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Layout: which rows exist and where they are
+// -------------------------------------------------------------------------------------------------
+
+enum class RowKind { Device, Group, Lane };
+
+struct Row {
+  RowKind kind;
+  float y, h;  // within the scrolled content
+  std::uint32_t device;
+  int group;          // Group rows (and their lanes): index into DeviceGroup::groups; -1 otherwise
+  std::uint32_t lane; // Lane rows
+  bool collapsed;     // Device and Group rows
+};
+
+std::uint64_t device_key(std::uint32_t d) { return (std::uint64_t{d} << 32) | 0xFFFFFFFFu; }
+std::uint64_t group_key(std::uint32_t d, int g) { return (std::uint64_t{d} << 32) | static_cast<std::uint32_t>(g); }
+
+struct Layout {
+  std::vector<Row> rows;
+  std::vector<float> lane_center;  // per lane: the y of its row, or of the collapsed row hiding it
+  float height = 0.0f;
+  float lane_h = 18.0f;
+};
+
+Layout layout_rows(const TraceModel& model, TimelineState& ts, float view_h) {
+  Layout l;
+  const std::size_t lanes = model.lanes().size();
+  // Few lanes get tall rows (a class reads them from the back of the room); many get thin ones.
+  l.lane_h = std::clamp(view_h / static_cast<float>(std::max<std::size_t>(lanes + model.devices().size(), 1)) * 0.8f, 13.0f, 36.0f);
+  l.lane_center.assign(lanes, -1.0f);
+  if (!ts.defaults_set) {
+    // Many workers: start with SM groups collapsed into utilisation rows, one per SM.
+    for (std::uint32_t d = 0; d < model.devices().size(); ++d) {
+      const DeviceGroup& dev = model.devices()[d];
+      for (std::size_t g = 0; g < dev.groups.size(); ++g) {
+        ts.collapsed[group_key(d, static_cast<int>(g))] = dev.has_sms && dev.workers > 64;
+      }
+    }
+    ts.defaults_set = true;
+  }
+  float y = 0.0f;
+  auto add = [&](Row r) {
+    r.y = y;
+    y += r.h;
+    l.rows.push_back(r);
+    return l.rows.back();
+  };
+  for (std::uint32_t d = 0; d < model.devices().size(); ++d) {
+    const DeviceGroup& dev = model.devices()[d];
+    const Row drow = add({RowKind::Device, 0, 24.0f, d, -1, 0, ts.collapsed[device_key(d)]});
+    if (drow.collapsed) {
+      for (const LaneGroup& g : dev.groups) for (const auto i : g.lanes) l.lane_center[i] = drow.y + drow.h * 0.5f;
+      for (const auto i : dev.host_lanes) l.lane_center[i] = drow.y + drow.h * 0.5f;
+      continue;
+    }
+    for (const auto i : dev.host_lanes) {
+      const Row r = add({RowKind::Lane, 0, l.lane_h, d, -1, i, false});
+      l.lane_center[i] = r.y + r.h * 0.5f;
+    }
+    const bool headers = dev.groups.size() > 1 || dev.has_sms;
+    for (int g = 0; g < static_cast<int>(dev.groups.size()); ++g) {
+      const LaneGroup& grp = dev.groups[static_cast<std::size_t>(g)];
+      bool collapsed = false;
+      float hidden_y = 0.0f;
+      if (headers) {
+        collapsed = ts.collapsed[group_key(d, g)];
+        const Row r = add({RowKind::Group, 0, collapsed ? l.lane_h : 18.0f, d, g, 0, collapsed});
+        hidden_y = r.y + r.h * 0.5f;
+      }
+      for (const auto i : grp.lanes) {
+        if (collapsed) {
+          l.lane_center[i] = hidden_y;
+          continue;
+        }
+        const Row r = add({RowKind::Lane, 0, l.lane_h, d, g, i, false});
+        l.lane_center[i] = r.y + r.h * 0.5f;
+      }
+    }
+  }
+  l.height = y;
+  return l;
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Lanes: zones, idle spells, markers (with Tracy-style level of detail)
+// -------------------------------------------------------------------------------------------------
+
+struct LaneCtx {
+  const TraceModel& model;
+  const TimeAxis& axis;
+  ColourMode colour;
+  float left, right;  // the time area on screen
+  ImDrawList* dl;
+  std::vector<DrawRun>& runs;  // reused scratch
+};
+
+ImU32 zone_colour(const LaneCtx& c, const Zone& z) {
+  if (c.colour == ColourMode::ByKind) return kind_colour(z.kind);
+  return duration_colour(static_cast<double>(z.end_ns - z.begin_ns), static_cast<double>(c.model.min_task_ns()),
+                         static_cast<double>(c.model.max_task_ns()));
+}
+
+void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {
+  const auto& m = lane.markers;
+  const double t0 = c.axis.time_at(c.left), t1 = c.axis.time_at(c.right);
+  auto it = std::partition_point(m.begin(), m.end(), [t0](const Marker& k) { return static_cast<double>(k.time_ns) < t0; });
+  float last_x = -1e9f, label_end = -1e9f;
+  const bool zoomed = c.axis.ns_per_px < 50.0;  // room for a text label per marker
+  for (; it != m.end() && static_cast<double>(it->time_ns) <= t1; ++it) {
+    const float x = static_cast<float>(c.axis.x(static_cast<double>(it->time_ns)));
+    if (x - last_x < 2.0f) continue;  // one marker a pixel pair is all the eye can take
+    last_x = x;
+    switch (it->kind) {
+      case EventKind::DequeueFailed:
+      case EventKind::StealFailed:
+        c.dl->AddTriangleFilled(ImVec2(x - 3, y1), ImVec2(x + 3, y1), ImVec2(x, y1 - 5), colours::kFailed);
+        break;
+      case EventKind::Steal:
+        c.dl->AddCircleFilled(ImVec2(x, y0 + 4), 3.0f, colours::kSteal);
+        break;
+      case EventKind::Spawn: {
+        c.dl->AddTriangleFilled(ImVec2(x - 3, y0), ImVec2(x + 3, y0), ImVec2(x, y0 + 5), colours::kSpawn);
+        if (zoomed && x > label_end) {
+          const std::string t = "+" + std::to_string(it->arg);
+          c.dl->AddText(ImVec2(x + 4, y0 - 1), colours::kSpawn, t.c_str());
+          label_end = x + 4 + ImGui::CalcTextSize(t.c_str()).x + 4;
+        }
+        break;
+      }
+      case EventKind::HostEnqueue:
+      case EventKind::KernelLaunch:
+      case EventKind::KernelEnd: {
+        c.dl->AddLine(ImVec2(x, y0 + 2), ImVec2(x, y1 - 2), colours::kHost, 2.0f);
+        if (x > label_end) {  // labels only where they do not overlap the previous one
+          char t[48];
+          if (it->kind == EventKind::HostEnqueue) {
+            std::snprintf(t, sizeof t, "+%u q%u", it->arg, it->aux);
+          } else {
+            std::snprintf(t, sizeof t, "%s %u", it->kind == EventKind::KernelLaunch ? "launch" : "end", it->arg);
+          }
+          c.dl->AddText(ImVec2(x + 3, y0 + 1), colours::kHost, t);
+          label_end = x + 3 + ImGui::CalcTextSize(t).x + 6;
+        }
+        break;
+      }
+      default:
+        c.dl->AddLine(ImVec2(x, y0 + 3), ImVec2(x, y1 - 3), colours::kDimText);
+        break;
+    }
+  }
+}
+
+void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1) {
+  // The worker's life as a thin line: gaps between zones on it are time it was not running a task.
+  const float mid = (y0 + y1) * 0.5f;
+  const float life0 = std::max(c.left, static_cast<float>(c.axis.x(static_cast<double>(lane.start_ns))));
+  const float life1 = std::min(c.right, static_cast<float>(c.axis.x(static_cast<double>(lane.end_ns))));
+  if (life1 > life0) c.dl->AddLine(ImVec2(life0, mid), ImVec2(life1, mid), colours::kGrid);
+
+  c.runs.clear();
+  lod_runs<IdleSpan>(lane.idle, c.axis, c.left, c.right, 1.0, c.runs);
+  for (const DrawRun& r : c.runs) {
+    c.dl->AddRectFilled(ImVec2(std::max(static_cast<float>(r.x0), c.left), y1 - 4),
+                        ImVec2(std::min(static_cast<float>(r.x1) + 1, c.right), y1 - 1), colours::kIdle);
+  }
+
+  c.runs.clear();
+  lod_runs<Zone>(lane.zones, c.axis, c.left, c.right, kMinZonePx, c.runs);
+  const float zy0 = y0 + 2, zy1 = y1 - 3;
+  for (const DrawRun& r : c.runs) {
+    const Zone& z = lane.zones[r.first];
+    const float x0 = std::max(static_cast<float>(r.x0), c.left - 1);
+    const float x1 = std::min(std::max(static_cast<float>(r.x1), x0 + 1.0f), c.right + 1);
+    if (r.count == 1) {
+      const ImU32 col = zone_colour(c, z);
+      c.dl->AddRectFilled(ImVec2(x0, zy0), ImVec2(x1, zy1), col);
+      if (x1 - x0 > 6) c.dl->AddRect(ImVec2(x0, zy0), ImVec2(x1, zy1), scale_colour(col, 0.6f));
+      if (x1 - x0 > 48 && zy1 - zy0 >= ImGui::GetTextLineHeight() - 2) {
+        char t[24];
+        std::snprintf(t, sizeof t, "#%u", z.id);
+        c.dl->PushClipRect(ImVec2(x0, zy0), ImVec2(x1, zy1), true);
+        c.dl->AddText(ImVec2(x0 + 4, zy0 + (zy1 - zy0 - ImGui::GetTextLineHeight()) * 0.5f), IM_COL32(20, 20, 25, 255), t);
+        c.dl->PopClipRect();
+      }
+    } else {
+      // Merged: the first zone's colour, darker, so dense stretches read as busy but not as one task.
+      c.dl->AddRectFilled(ImVec2(x0, zy0 + 1), ImVec2(x1, zy1 - 1), scale_colour(zone_colour(c, z), 0.72f));
+    }
+  }
+  draw_markers(c, lane, y0, y1);
+}
+
+// A collapsed group: how many of its lanes were busy, as an area over time.
+void draw_utilisation(const LaneCtx& c, const StepSeries& busy, std::size_t lanes, float y0, float y1) {
+  if (busy.empty() || lanes == 0) return;
+  constexpr float kCol = 2.0f;
+  const int cols = static_cast<int>((c.right - c.left) / kCol);
+  const auto summary = busy.columns(c.axis.time_at(c.left), c.axis.ns_per_px * kCol, cols);
+  const float h = y1 - y0 - 3;
+  for (int i = 0; i < cols; ++i) {
+    const double frac = summary[static_cast<std::size_t>(i)].mean / static_cast<double>(lanes);
+    if (frac <= 0.002) continue;
+    const float x = c.left + kCol * static_cast<float>(i);
+    const ImU32 col = scale_colour(colours::kBusy, 0.55f + 0.45f * static_cast<float>(frac));
+    c.dl->AddRectFilled(ImVec2(x, y1 - 1 - h * static_cast<float>(std::min(frac, 1.0))), ImVec2(x + kCol, y1 - 1), col);
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Overlays: ruler, steal arrows, playhead, selection
+// -------------------------------------------------------------------------------------------------
+
+double tick_step(double ns_per_px, double min_px) {
+  const double want = ns_per_px * min_px;
+  double step = std::pow(10.0, std::floor(std::log10(std::max(want, 1e-3))));
+  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (step * m >= want) return step * m;
+  }
+  return step * 10.0;
+}
+
+void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, float left, float right, float y0,
+                float grid_bottom) {
+  dl->AddRectFilled(ImVec2(left - kLabelWidth, y0), ImVec2(right, y0 + kRulerHeight), colours::kHeader);
+  const double step = tick_step(axis.ns_per_px, 110.0);
+  const double t_left = axis.time_at(left) - origin_ns;
+  for (double t = std::ceil(t_left / step) * step;; t += step) {
+    const float x = static_cast<float>(axis.x(t + origin_ns));
+    if (x > right) break;
+    dl->AddLine(ImVec2(x, y0 + kRulerHeight - 6), ImVec2(x, y0 + kRulerHeight), colours::kDimText);
+    dl->AddLine(ImVec2(x, y0 + kRulerHeight), ImVec2(x, grid_bottom), IM_COL32(60, 65, 78, 90));
+    const std::string text = format_time(t);
+    dl->AddText(ImVec2(x + 3, y0 + 3), colours::kText, text.c_str());
+  }
+  dl->AddText(ImVec2(left - kLabelWidth + 6, y0 + 3), colours::kDimText, "time from start");
+}
+
+struct Arrow {
+  float x, from_y, to_y;
+};
+
+void draw_arrow(ImDrawList* dl, const Arrow& a) {
+  const float dir = a.to_y > a.from_y ? 1.0f : -1.0f;
+  const ImVec2 p0(a.x - 14, a.from_y), p1(a.x, a.to_y - 5 * dir);
+  dl->AddBezierCubic(p0, ImVec2(p0.x - 10, (p0.y + p1.y) * 0.5f), ImVec2(p1.x - 10, (p0.y + p1.y) * 0.5f), p1,
+                     colours::kSteal, 1.5f);
+  dl->AddTriangleFilled(ImVec2(a.x - 4, a.to_y - 7 * dir), ImVec2(a.x + 4, a.to_y - 7 * dir), ImVec2(a.x, a.to_y),
+                        colours::kSteal);
+  dl->AddCircleFilled(p0, 2.5f, colours::kSteal);
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Interaction: zoom at the cursor, pan, select, collapse
+// -------------------------------------------------------------------------------------------------
+
+void handle_input(const TraceModel& model, ViewState& vs, TimeAxis& axis, TimelineState& ts, float left, float right,
+                  float max_scroll) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (!ImGui::IsWindowHovered()) return;
+  const float mx = io.MousePos.x;
+  const bool in_time = mx >= left && mx < right;
+  if (io.MouseWheel != 0.0f && in_time) {
+    if (io.KeyCtrl) {
+      ts.scroll_y = std::clamp(ts.scroll_y - io.MouseWheel * 60.0f, 0.0f, max_scroll);
+    } else {
+      axis.zoom_at(mx, std::pow(1.25, io.MouseWheel));
+    }
+  }
+  const bool selecting = io.KeyShift || ImGui::IsMouseDown(ImGuiMouseButton_Right);
+  if (in_time && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+    axis = TimeAxis::fit(static_cast<double>(model.begin_ns()), static_cast<double>(model.end_ns()), left, right - left);
+  }
+  static double select_from = 0.0;
+  if (in_time && (ImGui::IsMouseClicked(ImGuiMouseButton_Right) ||
+                  (io.KeyShift && ImGui::IsMouseClicked(ImGuiMouseButton_Left)))) {
+    select_from = axis.time_at(mx);
+  }
+  if (selecting && (ImGui::IsMouseDragging(ImGuiMouseButton_Right) || ImGui::IsMouseDragging(ImGuiMouseButton_Left))) {
+    const double t = axis.time_at(mx);
+    vs.selection = Selection{std::min(select_from, t), std::max(select_from, t)};
+  } else if (ImGui::IsMouseDragging(ImGuiMouseButton_Left) && in_time) {
+    axis.pan(io.MouseDelta.x);
+    ts.scroll_y = std::clamp(ts.scroll_y - io.MouseDelta.y, 0.0f, max_scroll);
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Hover tooltips
+// -------------------------------------------------------------------------------------------------
+
+void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axis, float mx) {
+  const double t = axis.time_at(mx), tol = axis.ns_per_px * 2;
+  const std::span<const Zone> zones(lane.zones);
+  const std::size_t i = first_ending_at_or_after(zones, t - tol);
+  const std::string where = lane.sm == trace::Track::kNoSm ? lane.label : lane.label + ", SM " + std::to_string(lane.sm);
+  if (i < zones.size() && static_cast<double>(zones[i].begin_ns) <= t + tol) {
+    // Zones this close together are drawn merged: say so rather than naming one at random.
+    const std::size_t j = first_beginning_at_or_after(zones, i, t + tol);
+    ImGui::BeginTooltip();
+    if (j - i > 1) {
+      ImGui::Text("%zu tasks here (zoom in to see them apart)", j - i);
+      ImGui::Text("%s .. %s", format_time(static_cast<double>(zones[i].begin_ns - model.begin_ns())).c_str(),
+                  format_time(static_cast<double>(zones[j - 1].end_ns - model.begin_ns())).c_str());
+    } else {
+      const Zone& z = zones[i];
+      ImGui::Text("task %u", z.id);
+      ImGui::Separator();
+      ImGui::Text("kind      %u", z.kind);
+      ImGui::Text("start     %s", format_time(static_cast<double>(z.begin_ns - model.begin_ns())).c_str());
+      ImGui::Text("duration  %s", format_time(static_cast<double>(z.end_ns - z.begin_ns)).c_str());
+    }
+    ImGui::Text("worker    %s", where.c_str());
+    ImGui::EndTooltip();
+    return;
+  }
+  const std::span<const IdleSpan> idle(lane.idle);
+  const std::size_t k = first_ending_at_or_after(idle, t);
+  if (k < idle.size() && static_cast<double>(idle[k].begin_ns) <= t) {
+    ImGui::BeginTooltip();
+    ImGui::Text("idle for %s (dequeues failed)", format_time(static_cast<double>(idle[k].end_ns - idle[k].begin_ns)).c_str());
+    ImGui::Text("worker    %s", where.c_str());
+    ImGui::EndTooltip();
+    return;
+  }
+  const auto& m = lane.markers;
+  auto it = std::partition_point(m.begin(), m.end(), [&](const Marker& q) { return static_cast<double>(q.time_ns) < t - tol; });
+  if (it != m.end() && static_cast<double>(it->time_ns) <= t + tol) {
+    ImGui::BeginTooltip();
+    ImGui::Text("%s  arg %u  aux %u", trace::event_kind_name(it->kind), it->arg, it->aux);
+    if (it->kind == EventKind::Steal) ImGui::Text("stole from worker %u", it->arg);
+    ImGui::Text("at %s on %s", format_time(static_cast<double>(it->time_ns - model.begin_ns())).c_str(), where.c_str());
+    ImGui::EndTooltip();
+  }
+}
+
+}  // namespace
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] The view
+// -------------------------------------------------------------------------------------------------
+
+void draw_legend(const TraceModel& model, ColourMode mode) {
+  if (mode == ColourMode::ByKind) {
+    for (const std::uint16_t k : model.kinds()) {
+      const std::string label = "kind " + std::to_string(k);
+      legend_item(kind_colour(k), label.c_str());
+    }
+  } else {
+    const double lo = static_cast<double>(model.min_task_ns()), hi = static_cast<double>(model.max_task_ns());
+    for (int i = 0; i < 4; ++i) {
+      const double ns = lo * std::pow(std::max(hi, lo + 1) / std::max(lo, 1.0), i / 3.0);
+      legend_item(duration_colour(ns, lo, hi), format_time(ns).c_str());
+    }
+  }
+  legend_item(colours::kIdle, "idle");
+  legend_item(colours::kFailed, "failed dequeue");
+  legend_item(colours::kSteal, "steal");
+  legend_item(colours::kSpawn, "spawn");
+  ImGui::NewLine();
+}
+
+void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, TimeAxis& axis, ImVec2 size,
+                   const TimelineOptions& options) {
+  ImGui::PushID(options.id);
+  const ImVec2 start = ImGui::GetCursorScreenPos();
+  if (options.toolbar) {
+    if (ImGui::Button("Fit")) vs.fit_pending = true;
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!vs.selection);
+    if (ImGui::Button("Zoom to selection") && vs.selection) vs.pending_range = vs.selection;
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    int mode = vs.colour == ColourMode::ByKind ? 0 : 1;
+    ImGui::SetNextItemWidth(130);
+    if (ImGui::Combo("##colour", &mode, "colour by kind\0colour by duration\0")) {
+      vs.colour = mode == 0 ? ColourMode::ByKind : ColourMode::ByDuration;
+    }
+    ImGui::SameLine(0, 18);
+    draw_legend(model, vs.colour);
+  }
+  if (options.caption) ImGui::TextUnformatted(options.caption);
+
+  const float used = ImGui::GetCursorScreenPos().y - start.y;
+  const ImVec2 area(size.x, std::max(size.y - used, 60.0f));
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImDrawList* outer = ImGui::GetWindowDrawList();
+  const float left = p0.x + kLabelWidth, right = p0.x + area.x - 2;
+  axis.set_origin(left);
+  if (vs.fit_pending) {
+    const double span = static_cast<double>(model.end_ns() - model.begin_ns());
+    axis = TimeAxis::fit(static_cast<double>(model.begin_ns()) - span * 0.01, static_cast<double>(model.end_ns()) + span * 0.01,
+                         left, right - left);
+    vs.fit_pending = false;
+  }
+  if (vs.pending_range) {
+    axis = TimeAxis::fit(vs.pending_range->begin_ns, vs.pending_range->end_ns, left, right - left);
+    vs.pending_range.reset();
+  }
+
+  const float lanes_top = p0.y + kRulerHeight;
+  const float view_h = area.y - kRulerHeight;
+  Layout layout = layout_rows(model, ts, view_h);
+  const float max_scroll = std::max(0.0f, layout.height - view_h);
+  ts.scroll_y = std::clamp(ts.scroll_y, 0.0f, max_scroll);
+
+  // The lanes live in a child window so their clipping and hovering are theirs alone.
+  ImGui::SetCursorScreenPos(ImVec2(p0.x, lanes_top));
+  ImGui::BeginChild("lanes", ImVec2(area.x, view_h), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
+  handle_input(model, vs, axis, ts, left, right, max_scroll);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(ImVec2(p0.x, lanes_top), ImVec2(p0.x + area.x, lanes_top + view_h), colours::kBackground);
+
+  std::vector<DrawRun> scratch;
+  const LaneCtx ctx{model, axis, vs.colour, left, right, dl, scratch};
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const bool hovered = ImGui::IsWindowHovered();
+  const float y_base = lanes_top - ts.scroll_y;
+  int lane_index = 0;
+  for (const Row& row : layout.rows) {
+    const float y0 = y_base + row.y, y1 = y0 + row.h;
+    if (row.kind == RowKind::Lane) ++lane_index;
+    if (y1 < lanes_top || y0 > lanes_top + view_h) continue;
+    const DeviceGroup& dev = model.devices()[row.device];
+    const bool row_hovered = hovered && mouse.y >= y0 && mouse.y < y1;
+    if (row.kind == RowKind::Device || row.kind == RowKind::Group) {
+      const bool is_dev = row.kind == RowKind::Device;
+      dl->AddRectFilled(ImVec2(p0.x, y0), ImVec2(p0.x + area.x, y1 - 1), is_dev ? colours::kHeader : IM_COL32(40, 44, 53, 255));
+      std::string label;
+      std::size_t lanes = 0;
+      const StepSeries* busy = nullptr;
+      if (is_dev) {
+        label = std::string(row.collapsed ? "> " : "v ") + dev.label;
+        lanes = dev.workers;
+        busy = dev.busy.get();
+      } else {
+        const LaneGroup& g = dev.groups[static_cast<std::size_t>(row.group)];
+        label = std::string(row.collapsed ? "  > " : "  v ") + g.label + "  (" + std::to_string(g.lanes.size()) + ")";
+        lanes = g.lanes.size();
+        busy = g.busy.get();
+      }
+      dl->PushClipRect(ImVec2(p0.x, y0), ImVec2(is_dev ? right : left - 4, y1), true);
+      dl->AddText(ImVec2(p0.x + 6, y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f), colours::kText, label.c_str());
+      dl->PopClipRect();
+      if (row.collapsed && busy) draw_utilisation(ctx, *busy, lanes, y0, y1);
+      if (row_hovered && mouse.x < left && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+        ts.collapsed[is_dev ? device_key(row.device) : group_key(row.device, row.group)] = !row.collapsed;
+      }
+      if (row_hovered && row.collapsed && mouse.x >= left && busy) {
+        ImGui::SetTooltip("%s: %lld of %zu workers busy here", label.c_str() + 2,
+                          static_cast<long long>(busy->value_at(axis.time_at(mouse.x))), lanes);
+      }
+      continue;
+    }
+    const Lane& lane = model.lanes()[row.lane];
+    dl->AddRectFilled(ImVec2(p0.x, y0), ImVec2(p0.x + area.x, y1), lane_index % 2 ? colours::kLaneOdd : colours::kLaneEven);
+    dl->PushClipRect(ImVec2(p0.x, y0), ImVec2(left - 4, y1), true);
+    const bool nested = dev.has_sms || dev.groups.size() > 1;
+    dl->AddText(ImVec2(p0.x + (nested ? 30.0f : 16.0f), y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f),
+                lane.role == trace::TrackRole::Host ? colours::kHost : colours::kDimText, lane.label.c_str());
+    dl->PopClipRect();
+    dl->PushClipRect(ImVec2(left, y0), ImVec2(right, y1), true);
+    draw_lane(ctx, lane, y0, y1);
+    dl->PopClipRect();
+    if (row_hovered && mouse.x >= left && !ImGui::IsMouseDragging(ImGuiMouseButton_Left)) lane_tooltip(model, lane, axis, mouse.x);
+  }
+
+  // Steal arrows, victim -> thief, only where few enough to read.
+  std::vector<Arrow> arrows;
+  const double t0 = axis.time_at(left), t1 = axis.time_at(right);
+  bool too_many = false;
+  for (std::size_t l = 0; l < model.lanes().size() && !too_many; ++l) {
+    const float yc = y_base + layout.lane_center[l];
+    if (layout.lane_center[l] < 0 || yc < lanes_top - 200 || yc > lanes_top + view_h + 200) continue;
+    const Lane& lane = model.lanes()[l];
+    const auto& m = lane.markers;
+    for (auto it = std::partition_point(m.begin(), m.end(), [t0](const Marker& k) { return static_cast<double>(k.time_ns) < t0; });
+         it != m.end() && static_cast<double>(it->time_ns) <= t1; ++it) {
+      if (it->kind != EventKind::Steal) continue;
+      const int victim = model.worker_lane(lane.device, it->arg);
+      if (victim < 0 || layout.lane_center[static_cast<std::size_t>(victim)] < 0) continue;
+      if (arrows.size() >= kMaxArrows) {
+        too_many = true;
+        break;
+      }
+      arrows.push_back({static_cast<float>(axis.x(static_cast<double>(it->time_ns))),
+                        y_base + layout.lane_center[static_cast<std::size_t>(victim)], yc});
+    }
+  }
+  dl->PushClipRect(ImVec2(left, lanes_top), ImVec2(right, lanes_top + view_h), true);
+  if (!too_many) for (const Arrow& a : arrows) draw_arrow(dl, a);
+
+  // The playhead, and a frame around every task running at that instant.
+  if (vs.playhead.active) {
+    const double t = vs.playhead.time_ns;
+    const float x = static_cast<float>(axis.x(t));
+    for (const Row& row : layout.rows) {
+      if (row.kind != RowKind::Lane) continue;
+      const float y0 = y_base + row.y, y1 = y0 + row.h;
+      if (y1 < lanes_top || y0 > lanes_top + view_h) continue;
+      const Lane& lane = model.lanes()[row.lane];
+      const LaneState s = lane_state_at(lane, t);
+      if (s.running < 0) continue;
+      const Zone& z = lane.zones[static_cast<std::size_t>(s.running)];
+      dl->AddRect(ImVec2(std::max(static_cast<float>(axis.x(static_cast<double>(z.begin_ns))), left - 2), y0 + 1),
+                  ImVec2(std::min(static_cast<float>(axis.x(static_cast<double>(z.end_ns))), right + 2), y1 - 2),
+                  IM_COL32(255, 255, 255, 230), 0.0f, 0, 2.0f);
+    }
+    dl->AddLine(ImVec2(x, lanes_top), ImVec2(x, lanes_top + view_h), colours::kPlayhead, 2.0f);
+  }
+  if (vs.selection) {
+    const float a = static_cast<float>(axis.x(vs.selection->begin_ns)), b = static_cast<float>(axis.x(vs.selection->end_ns));
+    dl->AddRectFilled(ImVec2(a, lanes_top), ImVec2(b, lanes_top + view_h), colours::kSelection);
+    dl->AddLine(ImVec2(a, lanes_top), ImVec2(a, lanes_top + view_h), colours::kHost);
+    dl->AddLine(ImVec2(b, lanes_top), ImVec2(b, lanes_top + view_h), colours::kHost);
+  }
+  dl->PopClipRect();
+  if (layout.height > view_h) {  // a thin scroll indicator on the right edge
+    const float frac = view_h / layout.height, pos = ts.scroll_y / layout.height;
+    dl->AddRectFilled(ImVec2(right - 4, lanes_top + pos * view_h), ImVec2(right, lanes_top + (pos + frac) * view_h),
+                      IM_COL32(150, 155, 165, 120), 2.0f);
+  }
+  ImGui::EndChild();
+
+  draw_ruler(outer, axis, static_cast<double>(model.begin_ns()), left, right, p0.y, p0.y + kRulerHeight);
+  if (vs.selection) {
+    const std::string s = "selection " + format_time(vs.selection->end_ns - vs.selection->begin_ns);
+    outer->AddText(ImVec2(right - ImGui::CalcTextSize(s.c_str()).x - 6, p0.y + 3), colours::kHost, s.c_str());
+  }
+  ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + area.y));
+  ImGui::PopID();
+}
+
+}  // namespace gpulb::viewer

@@ -1,0 +1,46 @@
+// State the views share and keep between frames (not data: the data is in the TraceModel).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+
+#include "time_axis.hpp"
+
+namespace gpulb::viewer {
+
+enum class ColourMode { ByKind, ByDuration };
+
+// A time interval chosen by the user: zoom to it, export it.
+struct Selection {
+  double begin_ns = 0.0, end_ns = 0.0;
+};
+
+// One timeline's own state; compare draws two of them against one shared TimeAxis.
+struct TimelineState {
+  std::map<std::uint64_t, bool> collapsed;  // group key -> collapsed (see timeline_view.cpp)
+  float scroll_y = 0.0f;
+  bool defaults_set = false;
+};
+
+// The replay playhead, shared by every view.
+struct Playhead {
+  double time_ns = 0.0;
+  bool active = false;  // off: the views show the whole run (the playhead sits at the end)
+  bool playing = false;
+  float speed = 1.0f;   // 1: the whole run plays in 10 s
+};
+
+struct ViewState {
+  TimeAxis axis;            // the time shown by the timeline and the occupancy plots
+  bool fit_pending = true;  // fit the axis to the trace on the next frame (needs the view's width)
+  std::optional<Selection> pending_range;  // --range: applied once the view's width is known
+  ColourMode colour = ColourMode::ByKind;
+  std::optional<Selection> selection;
+  TimelineState timeline, compare_a, compare_b;
+  TimeAxis compare_axis;  // compare: time since each run's own start
+  bool compare_fit_pending = true;
+  Playhead playhead;
+};
+
+}  // namespace gpulb::viewer

@@ -1,0 +1,41 @@
+// The views, one file each (Tracy's TracyView_*.cpp). Each draws into the current ImGui window
+// from a TraceModel it does not own, plus the shared ViewState.
+#pragma once
+
+#include <imgui.h>
+
+#include "replay.hpp"
+#include "trace_model.hpp"
+#include "view_state.hpp"
+
+namespace gpulb::viewer {
+
+// timeline_view.cpp. Draws toolbar, ruler and lanes in `size`. `axis` may be shared (compare).
+struct TimelineOptions {
+  const char* id = "timeline";
+  bool toolbar = true;  // fit / colour / legend row
+  const char* caption = nullptr;  // a title above the lanes (compare)
+};
+void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, TimeAxis& axis, ImVec2 size,
+                   const TimelineOptions& options);
+// The legend for the current colour mode (kinds present, or the duration scale).
+void draw_legend(const TraceModel& model, ColourMode mode);
+
+// histograms_view.cpp: load per worker, SM and device, and task durations, at the playhead.
+void draw_histograms(const TraceModel& model, const ReplayState& state, ImVec2 size);
+
+// occupancy_view.cpp: queue levels and busy workers over the timeline's time range.
+void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& state, ImVec2 size);
+
+// summary_view.cpp: the run's figures. Compact for the side panel, full for the Summary tab.
+void draw_summary(const TraceModel& model, bool compact);
+
+// compare_view.cpp: two traces one above the other on one time scale, summaries side by side.
+void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec2 size);
+
+// replay_bar.cpp: play/pause, speed and scrubbing. Advances the playhead by dt seconds.
+void draw_replay_bar(const TraceModel& model, Playhead& playhead, float dt_s);
+// Where the views take their state from: the playhead when replay is on, else the end of the run.
+double effective_playhead(const TraceModel& model, const Playhead& playhead);
+
+}  // namespace gpulb::viewer
