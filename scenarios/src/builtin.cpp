@@ -1,9 +1,13 @@
 #include "gpulb/scenarios/builtin.hpp"
 
 #include "scenarios/patterns/patterns.hpp"
+#include "scenarios/uts/uts.hpp"
 
 namespace gpulb::scenarios {
 
-void register_builtin(Registry& registry) { registry.add(patterns::make_scenario()); }
+void register_builtin(Registry& registry) {
+  registry.add(patterns::make_scenario());
+  registry.add(uts::make_scenario());
+}
 
 }  // namespace gpulb::scenarios

@@ -1,0 +1,65 @@
+// The `uts` scenario: the Unbalanced Tree Search benchmark (uts_body.hpp) with the sample trees
+// of the UTS distribution (sample_trees.sh) as presets, checked against a sequential search on
+// the host and against the published counts.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpulb/scenario.hpp"
+#include "scenarios/uts/uts_body.hpp"
+
+namespace gpulb::scenarios::uts {
+
+struct TreeCounts {
+  std::uint64_t nodes = 0;
+  std::uint64_t leaves = 0;
+  std::uint64_t max_depth = 0;
+  bool operator==(const TreeCounts&) const = default;
+};
+
+// A sample tree of the UTS distribution: its parameters and its published statistics.
+struct Preset {
+  const char* name;
+  const char* description;
+  TreeParams params;
+  TreeCounts published;
+  bool large;  // ~100 million nodes: for the GPU; the host reference is skipped by default
+};
+const std::vector<Preset>& presets();
+const Preset* find_preset(const std::string& name);
+
+// Depth-first, iterative (T3L is 17,844 levels deep), one thread.
+TreeCounts sequential_search(const TreeParams& p);
+
+class UtsInstance : public ScenarioInstance {
+ public:
+  UtsInstance(std::string tree, TreeParams params, const Preset* preset, bool reference);
+
+  std::vector<Task> initial_tasks() const override;
+  ExecOutput execute_cpu(const ExecPlan& plan) override;
+  Verification verify() const override;
+  std::uint64_t expected_tasks() const override { return preset_ ? preset_->published.nodes : 0; }
+
+  const TreeParams& params() const { return params_; }
+  // For the CUDA executor: per-worker counts sized to its worker count, and the run's outcome.
+  std::vector<UtsCounts>& counts() { return counts_; }
+  void set_last_run(const ExecOutput& out);
+
+ private:
+  std::string tree_;
+  TreeParams params_;
+  const Preset* preset_;
+  bool reference_;
+  std::vector<UtsCounts> counts_;
+  std::uint64_t tasks_run_ = 0;
+  std::map<std::string, std::uint64_t> metrics_;
+  mutable std::optional<TreeCounts> reference_counts_;
+};
+
+std::unique_ptr<Scenario> make_scenario();
+
+}  // namespace gpulb::scenarios::uts
