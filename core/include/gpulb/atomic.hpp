@@ -13,17 +13,17 @@
 #include <cuda/atomic>
 namespace gpulb {
 template <class T>
-using device_atomic_ref = cuda::atomic_ref<T, cuda::thread_scope_device>;
+using device_atomic_ref = ::cuda::atomic_ref<T, ::cuda::thread_scope_device>;
 template <class T>
-using system_atomic_ref = cuda::atomic_ref<T, cuda::thread_scope_system>;
+using system_atomic_ref = ::cuda::atomic_ref<T, ::cuda::thread_scope_system>;
 namespace mo {
-inline constexpr auto relaxed = cuda::std::memory_order_relaxed;
-inline constexpr auto acquire = cuda::std::memory_order_acquire;
-inline constexpr auto release = cuda::std::memory_order_release;
-inline constexpr auto acq_rel = cuda::std::memory_order_acq_rel;
-inline constexpr auto seq_cst = cuda::std::memory_order_seq_cst;
+inline constexpr auto relaxed = ::cuda::std::memory_order_relaxed;
+inline constexpr auto acquire = ::cuda::std::memory_order_acquire;
+inline constexpr auto release = ::cuda::std::memory_order_release;
+inline constexpr auto acq_rel = ::cuda::std::memory_order_acq_rel;
+inline constexpr auto seq_cst = ::cuda::std::memory_order_seq_cst;
 }  // namespace mo
-GPULB_HD inline void thread_fence_system() { cuda::std::atomic_thread_fence(cuda::std::memory_order_seq_cst); }
+GPULB_HD inline void thread_fence_system() { ::cuda::std::atomic_thread_fence(::cuda::std::memory_order_seq_cst); }
 }  // namespace gpulb
 #else
 #include <atomic>

@@ -114,18 +114,30 @@ class TaskQueueHost {
   std::uint32_t capacity() const { return capacity_; }
   std::uint32_t num_queues() const { return num_queues_; }
 
-  // One step of Algorithm 2's repeat loop: writes up to `capacity` tasks into queue i if it is
-  // empty and returns how many it wrote (0: queue i was busy). Advances i either way.
-  // `queue_written` receives the queue written to.
+  // One step of Algorithm 2's repeat loop: if queue i is empty, writes up to `capacity` tasks
+  // from `tasks` into it and returns how many (0: queue i was busy). Advances i either way.
   std::uint32_t try_enqueue(const Task* tasks, std::uint32_t n, std::uint32_t& queue_written) {
+    return try_enqueue_from([&](std::uint32_t most) { return Batch{tasks, n < most ? n : most}; }, queue_written);
+  }
+
+  // The same, taking the batch from `fetch(most) -> Batch` only once queue i is known to be
+  // empty, so that a shared host pool hands tasks to the GPU that can take them now (Chen et al.
+  // section 6.2: control threads fetch from the pool when one of their queues empties).
+  struct Batch {
+    const Task* tasks;
+    std::uint32_t n;
+  };
+  template <class Fetch>
+  std::uint32_t try_enqueue_from(Fetch&& fetch, std::uint32_t& queue_written) {
     const std::uint32_t i = next_;
     next_ = next_ + 1 == num_queues_ ? 0 : next_ + 1;
     if (!publisher_.ready(i, h_written_[i])) return 0;
-    const std::uint32_t n_to_write = n < capacity_ ? n : capacity_;
-    h_written_[i] += n_to_write;
-    publisher_.publish(i, tasks, n_to_write, h_written_[i]);
+    const Batch batch = fetch(capacity_);
+    if (batch.n == 0) return 0;
+    h_written_[i] += batch.n;
+    publisher_.publish(i, batch.tasks, batch.n, h_written_[i]);
     queue_written = i;
-    return n_to_write;
+    return batch.n;
   }
 
   // All queues drained: every batch written has been consumed.

@@ -1,0 +1,88 @@
+// What a task body sees on the GPU: one thread block as one worker. Same members as the CPU
+// backend's gpulb::cpu::WorkerContext, so a body is written once.
+#pragma once
+
+#include <cstdint>
+
+#include "gpulb/atomic.hpp"
+#include "gpulb/tracing/segment.hpp"
+
+namespace gpulb::kernels {
+
+// %globaltimer: ns, 32 ns steps on an H100 (DESIGN.md). Aligned to the host clock after the run.
+__device__ inline std::uint64_t globaltimer() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ inline std::uint32_t smid() {
+  std::uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+// Room for one value per warp (blocks of up to 1024 threads).
+struct BlockScratch {
+  std::uint64_t warp_sums[32];
+};
+
+class BlockContext {
+ public:
+  __device__ BlockContext(std::uint32_t rank, trace::TraceSegment segment, const std::uint32_t* stop, BlockScratch* scratch)
+      : rank_(rank), segment_(segment), stop_(stop), scratch_(scratch) {}
+
+  __device__ std::uint32_t rank() const { return rank_; }
+  __device__ std::uint32_t block_size() const { return blockDim.x; }
+
+  // Each thread of the block runs fn(threadIdx.x).
+  template <class F>
+  __device__ void for_each_thread(F&& fn) const {
+    fn(threadIdx.x);
+  }
+
+  // fn(thread) summed over the block; every thread gets the sum. Contains barriers: call it from
+  // every thread of the block.
+  template <class F>
+  __device__ std::uint64_t sum_over_threads(F&& fn) const {
+    std::uint64_t v = fn(threadIdx.x);
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xFFFFFFFFu, v, offset);
+    const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = (blockDim.x + 31) / 32;
+    if (lane == 0) scratch_->warp_sums[warp] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      std::uint64_t total = 0;
+      for (unsigned w = 0; w < warps; ++w) total += scratch_->warp_sums[w];
+      scratch_->warp_sums[0] = total;
+    }
+    __syncthreads();
+    const std::uint64_t total = scratch_->warp_sums[0];
+    __syncthreads();  // before anyone reuses the scratch
+    return total;
+  }
+
+  // Thread 0 runs fn; the block waits for it.
+  template <class F>
+  __device__ void once(F&& fn) const {
+    if (threadIdx.x == 0) fn();
+    __syncthreads();
+  }
+
+  __device__ bool stop_requested() const {
+    // The host sets this word (cudaMemcpyAsync on its own stream) when the watchdog fires.
+    return *static_cast<const volatile std::uint32_t*>(stop_) != 0;
+  }
+
+  // Thread 0 writes the block's events.
+  __device__ void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
+    if (threadIdx.x == 0) segment_.record(trace::make_event(globaltimer(), kind, arg, aux));
+  }
+
+ private:
+  std::uint32_t rank_;
+  trace::TraceSegment segment_;
+  const std::uint32_t* stop_;
+  BlockScratch* scratch_;
+};
+
+}  // namespace gpulb::kernels

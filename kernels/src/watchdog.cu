@@ -1,0 +1,36 @@
+#include <chrono>
+#include <thread>
+
+#include "gpulb/kernels/detail/watchdog.hpp"
+
+namespace gpulb::kernels::detail {
+
+void Watchdog::check(std::uint64_t progress, const std::function<std::string()>& state) {
+  if (abort_all_.load(std::memory_order_relaxed)) fire("stopped because another GPU's run failed");
+  const std::uint64_t now = session_.now_ns();
+  if (progress != last_progress_) {
+    last_progress_ = progress;
+    last_change_ns_ = now;
+    return;
+  }
+  if (now - last_change_ns_ > std::uint64_t{plan_.options.watchdog_ms} * 1'000'000) {
+    fire("watchdog: policy '" + std::string(to_string(plan_.policy)) + "' on GPU " + std::to_string(session_.device()) +
+         " made no progress for " + std::to_string(plan_.options.watchdog_ms) + " ms (" + state() +
+         "); raise --param watchdog_ms if single tasks run this long");
+  }
+}
+
+void Watchdog::fire(const std::string& why) {
+  abort_all_.store(true, std::memory_order_relaxed);
+  session_.request_stop();
+  // Give the workers time to see the flag and the kernel time to end; a body that never returns
+  // and never polls ctx.stop_requested() cannot be stopped from the host.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (cudaStreamQuery(session_.kernel_stream()) == cudaErrorNotReady && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  cudaGetLastError();
+  throw RunError(why);
+}
+
+}  // namespace gpulb::kernels::detail
