@@ -1,0 +1,222 @@
+// Screenshots of every view of known traces, made by `gpulb-viewer --screenshot` as a user would,
+// then checked for what they must show: one row per lane, zones where tasks ran, a legend, bars,
+// queue levels, the playhead; and a bad or missing file failing with the reader's message.
+//
+// Needs an X display: ctest runs this binary under `xvfb-run -a` (Mesa's llvmpipe renders).
+#include <gtest/gtest.h>
+
+#include <stb_image.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpulb/run.hpp"
+#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/tracing/trace_file.hpp"
+#include "synthetic.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Rgb {
+  int r, g, b;
+};
+// Colours the viewer draws with (viewer/src/draw.hpp): the test looks for them in the pictures.
+constexpr std::array<Rgb, 4> kKindColours = {{{76, 145, 232}, {238, 150, 60}, {92, 190, 110}, {205, 95, 200}}};
+constexpr Rgb kHost{120, 170, 255};
+constexpr Rgb kBar{95, 150, 225};
+constexpr Rgb kBusy{90, 190, 130};
+constexpr Rgb kPlayhead{255, 210, 70};
+constexpr Rgb kVerified{115, 217, 140};
+
+struct Picture {
+  int width = 0, height = 0;
+  std::vector<unsigned char> rgb;
+  Rgb at(int x, int y) const {
+    const unsigned char* p = &rgb[(static_cast<std::size_t>(y) * width + x) * 3];
+    return {p[0], p[1], p[2]};
+  }
+};
+
+int distance(Rgb a, Rgb b) { return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b); }
+bool saturated(Rgb c) { return std::max({c.r, c.g, c.b}) - std::min({c.r, c.g, c.b}) > 60; }
+
+// Pixels of colour c (within a small tolerance) in rows [y0, y1).
+int count_colour(const Picture& p, Rgb c, int y0 = 0, int y1 = -1, int tolerance = 12) {
+  int n = 0;
+  if (y1 < 0) y1 = p.height;
+  for (int y = y0; y < y1; ++y) {
+    for (int x = 0; x < p.width; ++x) n += distance(p.at(x, y), c) <= tolerance;
+  }
+  return n;
+}
+
+// A task zone's pixel: a kind colour as drawn alone, merged into a run (darker) or as an outline.
+bool is_zone(Rgb c) {
+  for (const Rgb k : kKindColours) {
+    for (const double f : {1.0, 0.72, 0.6}) {
+      const Rgb scaled{static_cast<int>(k.r * f), static_cast<int>(k.g * f), static_cast<int>(k.b * f)};
+      if (distance(c, scaled) <= 12) return true;
+    }
+  }
+  return false;
+}
+
+// Lane rows that show tasks: runs of pixel rows with many zone pixels, between rows y0 and y1.
+// Lanes are separated by a few background rows, so each lane with any task is one run.
+int zone_rows(const Picture& p, int y0, int y1) {
+  int runs = 0;
+  bool in_run = false;
+  for (int y = y0; y < y1; ++y) {
+    int n = 0;
+    for (int x = 0; x < p.width; ++x) n += is_zone(p.at(x, y));
+    const bool lane = n >= 30;  // more than a legend swatch
+    if (lane && !in_run) ++runs;
+    in_run = lane;
+  }
+  return runs;
+}
+
+class ViewerScreenshots : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("gpulb-viewer-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    // A synthetic GPU trace: 3 SMs x 2 blocks, always busy (no idle spells), 4 task kinds.
+    SyntheticSpec spec;
+    spec.sms = 3;
+    spec.workers_per_sm = 2;
+    spec.events = 6000;
+    spec.idle = false;
+    trace::write_trace(dir_ / "gpu.gpulb", make_synthetic_trace(spec));
+    // A real run on the CPU backend: 2 workers and the host producer.
+    RunConfig cfg;
+    cfg.scenario = "patterns";
+    cfg.policy = "task-queue";
+    cfg.backend = Backend::Cpu;
+    cfg.workers = 2;
+    cfg.params = {{"blocks", "512"}, {"work", "200"}};
+    trace::write_trace(dir_ / "cpu.gpulb", gpulb::run(tools::builtin_registry(), cfg).trace);
+    cfg.policy = "hardware";
+    trace::write_trace(dir_ / "cpu-hw.gpulb", gpulb::run(tools::builtin_registry(), cfg).trace);
+  }
+  static void TearDownTestSuite() {
+    if (std::getenv("GPULB_KEEP_SCREENSHOTS")) return;  // to look at the pictures after a failure
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  void SetUp() override {
+    if (std::getenv("DISPLAY") == nullptr) {
+      GTEST_SKIP() << "no X display: run under `xvfb-run -a` (ctest does so where xvfb-run is installed)";
+    }
+  }
+
+  // Runs the viewer; returns its exit status and puts stdout+stderr in `output`.
+  static int viewer(const std::string& args, std::string& output) {
+    const std::string cmd = std::string(GPULB_VIEWER_EXE) + " " + args + " 2>&1";
+    FILE* f = ::popen(cmd.c_str(), "r");
+    if (!f) return -1;
+    std::array<char, 512> buf;
+    output.clear();
+    while (std::fgets(buf.data(), buf.size(), f)) output += buf.data();
+    const int status = ::pclose(f);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  static Picture shoot(const std::string& files, const std::string& options, const std::string& name) {
+    const fs::path out = dir_ / (name + ".png");
+    std::string log;
+    const int rc = viewer(files + " " + options + " --size 1280x760 --screenshot " + out.string(), log);
+    EXPECT_EQ(rc, 0) << log;
+    Picture p;
+    int channels = 0;
+    unsigned char* data = stbi_load(out.c_str(), &p.width, &p.height, &channels, 3);
+    if (data == nullptr) {
+      ADD_FAILURE() << "no readable PNG at " << out << ": " << log;
+      return p;
+    }
+    p.rgb.assign(data, data + static_cast<std::size_t>(p.width) * p.height * 3);
+    stbi_image_free(data);
+    return p;
+  }
+
+  static std::string file(const char* name) { return (dir_ / name).string(); }
+  static inline fs::path dir_;
+};
+
+TEST_F(ViewerScreenshots, TimelineShowsOneRowPerGpuBlockUnderItsSm) {
+  const Picture p = shoot(file("gpu.gpulb"), "--view timeline --view-only", "timeline-gpu");
+  ASSERT_GT(p.width, 600);
+  EXPECT_EQ(zone_rows(p, 45, p.height), 6) << "3 SMs x 2 blocks";
+  // Zones are drawn in the kind colours (merged runs darker): far more than background.
+  int zone_pixels = 0;
+  for (const Rgb c : kKindColours) zone_pixels += count_colour(p, c, 60, p.height, 40);
+  EXPECT_GT(zone_pixels, 20000);
+}
+
+TEST_F(ViewerScreenshots, TimelineLegendNamesEveryKind) {
+  const Picture p = shoot(file("gpu.gpulb"), "--view timeline --view-only --range 0:20us", "legend");
+  // The legend sits in the toolbar row: each of the 4 kinds has its swatch there.
+  for (const Rgb c : kKindColours) EXPECT_GT(count_colour(p, c, 0, 40, 6), 40) << c.r << "," << c.g << "," << c.b;
+}
+
+TEST_F(ViewerScreenshots, TimelineOfACpuRunShowsItsTwoWorkersAndThePlayhead) {
+  const Picture p = shoot(file("cpu.gpulb"), "--view timeline --view-only --playhead 1ms", "timeline-cpu");
+  EXPECT_EQ(zone_rows(p, 45, p.height), 2);
+  EXPECT_GT(count_colour(p, kPlayhead, 70, p.height - 40), 100) << "the playhead line";
+  EXPECT_GT(count_colour(p, kHost, 60, p.height), 20) << "the host producer's enqueue marks";
+}
+
+TEST_F(ViewerScreenshots, HistogramsDrawBarsAndTheirMeans) {
+  const Picture p = shoot(file("gpu.gpulb"), "--view histograms --view-only", "histograms");
+  EXPECT_GT(count_colour(p, kBar), 5000) << "task-count bars";
+  EXPECT_GT(count_colour(p, kBusy), 5000) << "busy-time bars and the duration histogram";
+  EXPECT_GT(count_colour(p, kPlayhead, 0, -1, 20), 300) << "mean lines";
+}
+
+TEST_F(ViewerScreenshots, OccupancyPlotsQueueLevelsAndBusyWorkers) {
+  const Picture p = shoot(file("cpu.gpulb"), "--view occupancy --view-only --playhead 1ms", "occupancy");
+  EXPECT_GT(count_colour(p, kBar), 2000) << "queue levels";
+  EXPECT_GT(count_colour(p, kBusy), 2000) << "busy workers";
+  EXPECT_GT(count_colour(p, kPlayhead, 0, -1, 20), 50) << "the playhead";
+}
+
+TEST_F(ViewerScreenshots, SummaryShowsTheVerification) {
+  const Picture p = shoot(file("cpu.gpulb"), "--view summary", "summary");
+  EXPECT_GT(count_colour(p, kVerified, 0, -1, 30), 100) << "'verified: yes' in green";
+}
+
+TEST_F(ViewerScreenshots, CompareStacksBothRuns) {
+  const Picture p = shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"), "--view compare --view-only", "compare");
+  // Two timelines below the summaries, each with its 2 worker rows.
+  EXPECT_EQ(zone_rows(p, p.height / 3, p.height), 4);
+}
+
+TEST_F(ViewerScreenshots, ABadFileFailsWithTheReadersMessage) {
+  const fs::path bad = dir_ / "bad.gpulb";
+  { std::ofstream(bad) << "this is not a trace"; }
+  std::string log;
+  EXPECT_NE(viewer(bad.string() + " --screenshot " + (dir_ / "never.png").string(), log), 0);
+  EXPECT_NE(log.find("not a gpulb trace"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(dir_ / "never.png"));
+}
+
+TEST_F(ViewerScreenshots, AMissingFileFailsWithTheReadersMessage) {
+  std::string log;
+  EXPECT_NE(viewer((dir_ / "missing.gpulb").string() + " --screenshot " + (dir_ / "never.png").string(), log), 0);
+  EXPECT_NE(log.find("cannot open"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace gpulb::viewer
