@@ -96,26 +96,32 @@ TEST(WorkStealingDeque, StealIsAbaSafeUnderContention) {
 #else
   constexpr std::uint32_t kRounds = 100000;
 #endif
-  constexpr std::uint32_t kBatch = 3, kThieves = 3;
+  constexpr std::uint32_t kBatch = 3, kThieves = 2;
   HostWorkStealingDeques deques(1, 4);
   const WorkStealingDequeRef d = deques.ref().deque(0);
   std::vector<std::atomic<std::uint32_t>> taken(kRounds * kBatch);
   std::atomic<bool> done{false};
   std::vector<std::thread> thieves;
   std::atomic<std::uint64_t> stolen{0};
+  std::atomic<std::uint32_t> started{0};
   for (std::uint32_t i = 0; i < kThieves; ++i) {
     thieves.emplace_back([&] {
       Task t;
+      std::uint32_t misses = 0;
+      started.fetch_add(1, std::memory_order_release);
       while (!done.load(std::memory_order_acquire)) {
         if (d.pop_top(t) == StealResult::Got) {
           taken[t.id].fetch_add(1, std::memory_order_relaxed);
           stolen.fetch_add(1, std::memory_order_relaxed);
+        } else if (++misses % 64 == 0) {
+          std::this_thread::yield();  // let the owner run where thieves outnumber cores
         }
       }
     });
   }
   Task batch[kBatch];
   std::uint32_t level = 0;
+  while (started.load(std::memory_order_acquire) < kThieves) std::this_thread::yield();
   for (std::uint32_t r = 0; r < kRounds; ++r) {
     for (std::uint32_t i = 0; i < kBatch; ++i) batch[i].id = r * kBatch + i;
     ASSERT_EQ(d.push_bottom(batch, kBatch, level), kBatch);  // only fits after every reset

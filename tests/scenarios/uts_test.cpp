@@ -1,0 +1,124 @@
+// The uts scenario on the CPU backend: the SHA-1 stream, small trees under every dynamic policy,
+// and a published sample tree.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gpulb/run.hpp"
+#include "gpulb/scenarios/builtin.hpp"
+#include "scenarios/uts/uts.hpp"
+
+namespace gpulb::scenarios::uts {
+namespace {
+
+// rng_init / rng_spawn work on words; UTS's brg_sha1 stream hashes bytes: they must agree.
+TEST(UtsRng, WordPathEqualsTheByteStreamOfTheUtsGenerator) {
+  auto digest_words = [](const std::uint8_t* m, std::size_t n) {
+    Sha1 h;
+    h.update(m, n);
+    std::uint8_t d[20];
+    h.final(d);
+    RngState s;
+    for (int i = 0; i < 5; ++i) s.h[i] = (d[4 * i] << 24) | (d[4 * i + 1] << 16) | (d[4 * i + 2] << 8) | d[4 * i + 3];
+    return s;
+  };
+  for (int seed : {0, 1, 19, 0x7FFFFFFF}) {
+    std::uint8_t m[20] = {};
+    for (int j = 0; j < 4; ++j) m[16 + j] = static_cast<std::uint8_t>(seed >> (24 - 8 * j));
+    const RngState a = rng_init(seed), b = digest_words(m, 20);
+    for (int i = 0; i < 5; ++i) ASSERT_EQ(a.h[i], b.h[i]) << "seed " << seed;
+    for (int child : {0, 1, 99, 1999}) {
+      std::uint8_t c[24];
+      for (int i = 0; i < 5; ++i) {
+        for (int j = 0; j < 4; ++j) c[4 * i + j] = static_cast<std::uint8_t>(a.h[i] >> (24 - 8 * j));
+      }
+      for (int j = 0; j < 4; ++j) c[20 + j] = static_cast<std::uint8_t>(child >> (24 - 8 * j));
+      const RngState x = rng_spawn(a, child), y = digest_words(c, 24);
+      for (int i = 0; i < 5; ++i) ASSERT_EQ(x.h[i], y.h[i]) << "seed " << seed << " child " << child;
+    }
+  }
+}
+
+Registry& registry() {
+  static Registry r = [] {
+    Registry reg;
+    register_builtin(reg);
+    return reg;
+  }();
+  return r;
+}
+
+RunResult run_uts(const std::string& policy, ParamMap params, std::uint32_t workers = 2) {
+  RunConfig c;
+  c.scenario = "uts";
+  c.policy = policy;
+  c.backend = Backend::Cpu;
+  c.workers = workers;
+  c.block_size = 4;
+  c.trace = false;
+  c.params = std::move(params);
+  return run(registry(), c);
+}
+
+struct SmallTree {
+  const char* name;
+  ParamMap params;
+};
+
+class UtsSmallTrees : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+const std::vector<SmallTree>& small_trees() {
+  static const std::vector<SmallTree> t = {
+      {"geometric_fixed", {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}}},
+      {"geometric_cyclic", {{"tree", "custom"}, {"t", "1"}, {"a", "2"}, {"d", "6"}, {"b", "3"}, {"r", "7"}}},
+      {"geometric_expdec", {{"tree", "custom"}, {"t", "1"}, {"a", "1"}, {"d", "8"}, {"b", "4"}, {"r", "1"}}},
+      {"binomial", {{"tree", "custom"}, {"t", "0"}, {"b", "200"}, {"q", "0.2"}, {"m", "4"}, {"r", "42"}}},
+      {"hybrid", {{"tree", "custom"}, {"t", "2"}, {"a", "0"}, {"d", "10"}, {"b", "4"}, {"q", "0.234375"}, {"m", "4"}, {"r", "1"}}},
+  };
+  return t;
+}
+
+TEST_P(UtsSmallTrees, MatchesTheSequentialSearch) {
+  const auto& [policy, tree] = GetParam();
+  const RunResult r = run_uts(policy, small_trees()[tree].params);
+  EXPECT_TRUE(r.verified) << r.verification;
+  const auto j = nlohmann::json::parse(r.result_json);
+  EXPECT_EQ(j["nodes"], j["reference"]["nodes"]);
+  EXPECT_GT(j["nodes"].get<std::uint64_t>(), 100u) << "a tree this small tests nothing";
+  EXPECT_EQ(r.tasks, j["nodes"].get<std::uint64_t>());
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuPolicies, UtsSmallTrees,
+                         ::testing::Combine(::testing::Values("work-stealing", "static-list", "blocking-queue"),
+                                            ::testing::Range(0, 5)),
+                         [](const auto& info) {
+                           std::string p = std::get<0>(info.param);
+                           std::replace(p.begin(), p.end(), '-', '_');
+                           return p + "_" + small_trees()[std::get<1>(info.param)].name;
+                         });
+
+// The acceptance run: T1 (4.1 million nodes) reports the published counts. The host
+// reference is off here: the published counts are the check (and CI time is short).
+TEST(UtsSampleTrees, T1UnderWorkStealingReportsThePublishedCounts) {
+#if defined(GPULB_TSAN_BUILD)
+  GTEST_SKIP() << "4 million tasks are too slow under ThreadSanitizer";
+#endif
+  const RunResult r = run_uts("work-stealing", {{"tree", "T1"}, {"reference", "off"}});
+  EXPECT_TRUE(r.verified) << r.verification;
+  const auto j = nlohmann::json::parse(r.result_json);
+  EXPECT_EQ(j["nodes"], 4130071);
+  EXPECT_EQ(j["leaves"], 3305118);
+  EXPECT_EQ(j["max_depth"], 10);
+}
+
+TEST(UtsSampleTrees, PresetsRejectCustomParameters) {
+  EXPECT_THROW(run_uts("work-stealing", {{"tree", "T1"}, {"b", "3"}}), ConfigError);
+}
+
+TEST(UtsSampleTrees, EveryPresetCarriesItsPublishedCounts) {
+  ASSERT_EQ(presets().size(), 8u);
+  for (const Preset& p : presets()) EXPECT_GT(p.published.nodes, p.published.leaves) << p.name;
+}
+
+}  // namespace
+}  // namespace gpulb::scenarios::uts
