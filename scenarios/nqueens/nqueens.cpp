@@ -1,0 +1,115 @@
+#include "scenarios/nqueens/nqueens.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "gpulb/cpu/execute.hpp"
+
+namespace gpulb::scenarios::nqueens {
+
+namespace {
+
+const std::vector<ParamSpec>& specs() {
+  static const std::vector<ParamSpec> s = {
+      {"n", "board size (queens)", "11", "1..20", 1, kMaxN, {}},
+      {"cutoff", "rows placed by tasks (BOTS's cutoff); the rest is solved sequentially in the task", "4", "0..20", 0,
+       kMaxN, {}},
+  };
+  return s;
+}
+
+std::uint64_t count_partial(const Placement& p, int row, int n, int cutoff) {
+  std::uint64_t tasks = 1;
+  if (row >= cutoff || row == n) return tasks;
+  const std::uint32_t full = (1u << n) - 1;
+  for (int c = 0; c < n; ++c) {
+    if (p.free(c)) tasks += count_partial(p.place(c, full), row + 1, n, cutoff);
+  }
+  return tasks;
+}
+
+class NQueensScenario : public Scenario {
+ public:
+  std::string name() const override { return "nqueens"; }
+  std::string description() const override {
+    return "N-Queens as in BOTS (Grossman's benchmark): a task per partial placement down to a cutoff row, each "
+           "spawning a child per safe column, then sequential. Counts all solutions.";
+  }
+  const std::vector<ParamSpec>& params() const override { return specs(); }
+  std::unique_ptr<ScenarioInstance> instantiate(const ParamMap& params) const override {
+    const int n = static_cast<int>(int_param(params, find_spec(specs(), "n")));
+    const int cutoff = static_cast<int>(int_param(params, find_spec(specs(), "cutoff")));
+    if (cutoff > n) throw ConfigError("parameter 'cutoff': " + std::to_string(cutoff) + " is more than n=" + std::to_string(n));
+    return std::make_unique<NQueensInstance>(n, cutoff);
+  }
+};
+
+}  // namespace
+
+std::uint64_t known_solutions(int n) {
+  static const std::uint64_t a000170[] = {1,     1,      0,       0,        2,         10,        4,
+                                          40,    92,     352,     724,      2680,      14200,     73712,
+                                          365596, 2279184, 14772512, 95815104, 666090624, 4968057848, 39029188884};
+  return a000170[n];
+}
+
+std::uint64_t task_count(int n, int cutoff) { return count_partial(Placement{}, 0, n, cutoff); }
+
+NQueensInstance::NQueensInstance(int n, int cutoff) : n_(n), cutoff_(cutoff), expected_tasks_(task_count(n, cutoff)) {}
+
+std::vector<Task> NQueensInstance::initial_tasks() const {
+  Task root;
+  root.id = 0;
+  root.kind = kNQueensTaskKind;
+  root.parent = Task::kNoParent;
+  return {root};
+}
+
+ExecOutput NQueensInstance::execute_cpu(const ExecPlan& plan) {
+  ExecPlan p = plan;
+  p.workers = plan.workers ? plan.workers : cpu::default_workers();
+  p.expected_tasks = expected_tasks_;
+  counts_.assign(p.workers, NQueensCounts{});
+  ExecOutput out = cpu::execute(p, body(counts_.data()));
+  set_last_run(out);
+  return out;
+}
+
+void NQueensInstance::set_last_run(const ExecOutput& out) {
+  tasks_run_ = out.tasks_run;
+  metrics_ = out.metrics;
+}
+
+Verification NQueensInstance::verify() const {
+  std::uint64_t solutions = 0, tasks = 0;
+  for (const NQueensCounts& c : counts_) {
+    solutions += c.solutions;
+    tasks += c.tasks;
+  }
+  const std::uint64_t sequential = count_completions(Placement{}, 0, n_);
+  const std::uint64_t known = known_solutions(n_);
+  Verification v;
+  if (solutions != sequential) {
+    v.message = "the run counted " + std::to_string(solutions) + " solutions; the sequential solver " +
+                std::to_string(sequential);
+  } else if (solutions != known) {
+    v.message = std::to_string(solutions) + " solutions, but " + std::to_string(known) + " are known for n=" +
+                std::to_string(n_);
+  } else if (tasks != expected_tasks_ || tasks_run_ != expected_tasks_) {
+    v.message = std::to_string(tasks_run_) + " tasks ran; there are " + std::to_string(expected_tasks_) +
+                " partial placements of up to " + std::to_string(cutoff_) + " queens";
+  } else {
+    v.ok = true;
+    v.message = std::to_string(solutions) + " solutions for n=" + std::to_string(n_) +
+                ": matches the sequential solver and the known count; one task per partial placement (" +
+                std::to_string(tasks) + ")";
+  }
+  const nlohmann::json r = {{"n", n_},          {"cutoff", cutoff_},          {"solutions", solutions},
+                            {"sequential", sequential}, {"known", known}, {"tasks", tasks_run_},
+                            {"expected_tasks", expected_tasks_}, {"policy_metrics", metrics_}};
+  v.result_json = r.dump();
+  return v;
+}
+
+std::unique_ptr<Scenario> make_scenario() { return std::make_unique<NQueensScenario>(); }
+
+}  // namespace gpulb::scenarios::nqueens
