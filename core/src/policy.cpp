@@ -63,6 +63,7 @@ const std::vector<ParamSpec>& policy_param_specs() {
       {"variant", "task-queue on CUDA: the paper's scheme or the modern one", "paper", "paper|modern", 0, 0,
        {"paper", "modern"}},
       {"chunk", "chunked: tasks per kernel launch; 0 = one per worker", "0", "0..1073741824", 0, 1 << 30, {}},
+      {"claim", "task-queue modern (CUDA): tasks a block claims with one fetch-and-add", "8", "1..32", 1, 32, {}},
       {"spawn_capacity", "work-stealing, static-list, blocking-queue: children one task may spawn", "2048",
        "1..1048576", 1, 1 << 20, {}},
       {"deque_capacity", "work-stealing: tasks per worker deque", "1024", "1..16777216", 1, 1 << 24, {}},

@@ -74,6 +74,7 @@ PolicyOptions parse_policy_options(const ParamMap& params, const Scenario& scena
   o.trace_capacity = static_cast<std::uint32_t>(int_param(policy_params, find_spec(ps, "trace_capacity")));
   o.variant = choice_param(policy_params, find_spec(ps, "variant"));
   o.chunk = static_cast<std::uint32_t>(int_param(policy_params, find_spec(ps, "chunk")));
+  o.claim = static_cast<std::uint32_t>(int_param(policy_params, find_spec(ps, "claim")));
   parse_dynamic_task_options(policy_params, o);
   return o;
 }

@@ -57,6 +57,8 @@ struct Shape {
   std::uint32_t queues;
   std::uint32_t capacity;
   std::uint32_t tasks;
+  const char* variant = "paper";
+  std::uint32_t claim = 8;
 };
 
 class ExactlyOnce : public ::testing::TestWithParam<Shape> {};
@@ -71,6 +73,8 @@ TEST_P(ExactlyOnce, OnEveryBackendPresent) {
   plan.tasks = tasks;
   plan.options.queues = s.queues;
   plan.options.queue_capacity = s.capacity;
+  plan.options.variant = s.variant;
+  plan.options.claim = s.claim;
   plan.gpus = 1;
   for (Backend b : {Backend::Cpu, Backend::Cuda}) {
     if (b == Backend::Cuda && gpu_count() == 0) continue;
@@ -85,11 +89,12 @@ TEST_P(ExactlyOnce, OnEveryBackendPresent) {
 INSTANTIATE_TEST_SUITE_P(Policies, ExactlyOnce,
                          ::testing::Values(Shape{Policy::TaskQueue, 2, 128, 1'000'000}, Shape{Policy::TaskQueue, 8, 4096, 1'000'000},
                                            Shape{Policy::TaskQueue, 1, 7, 100'000}, Shape{Policy::Hardware, 0, 0, 1'000'000},
-                                           Shape{Policy::Chunked, 0, 0, 200'000}),
+                                           Shape{Policy::Chunked, 0, 0, 200'000}, Shape{Policy::TaskQueue, 2, 4096, 1'000'000, "modern", 8},
+                                           Shape{Policy::TaskQueue, 4, 100, 300'000, "modern", 32}, Shape{Policy::TaskQueue, 1, 3, 30'000, "modern", 1}),
                          [](const auto& info) {
                            std::string name(to_string(info.param.policy));
                            std::replace(name.begin(), name.end(), '-', '_');
-                           return name + "_q" + std::to_string(info.param.queues) +
+                           return name + "_" + info.param.variant + "_q" + std::to_string(info.param.queues) + "_claim" + std::to_string(info.param.claim) +
                                   "_cap" + std::to_string(info.param.capacity);
                          });
 
@@ -113,6 +118,28 @@ TEST(GpuTaskQueue, HaltStopsEveryBlockExactlyOnce) {
     EXPECT_NE(tr.sm, trace::Track::kNoSm) << tr.name << " has no SM id";
   }
   EXPECT_EQ(blocks, out.workers);
+}
+
+TEST(GpuTaskQueue, ModernVariantStopsEveryBlockAndTracesIt) {
+  SKIP_WITHOUT_GPU();
+  const auto tasks = numbered_tasks(20000);
+  ExecPlan plan;
+  plan.policy = Policy::TaskQueue;
+  plan.gpus = 1;
+  plan.tasks = tasks;
+  plan.options.variant = "modern";
+  plan.options.queue_capacity = 256;
+  ExecOutput out;
+  expect_each_ran_once(count_runs(Backend::Cuda, plan, &out));
+  std::uint64_t begins = 0;
+  for (const trace::Track& tr : out.trace.tracks) {
+    if (tr.role != trace::TrackRole::Worker) continue;
+    ASSERT_EQ(tr.dropped, 0u) << tr.name;
+    EXPECT_EQ(tr.events.front().kind, trace::EventKind::WorkerStart) << tr.name;
+    EXPECT_EQ(tr.events.back().kind, trace::EventKind::WorkerEnd) << tr.name;
+    begins += std::count_if(tr.events.begin(), tr.events.end(), [](const trace::Event& e) { return e.kind == trace::EventKind::TaskBegin; });
+  }
+  EXPECT_EQ(begins, tasks.size());
 }
 
 TEST(GpuTaskQueue, OversizedGridIsClampedAndSaysSo) {

@@ -48,6 +48,7 @@ struct PolicyOptions {
   std::uint32_t trace_capacity = 0;     // events per worker segment; 0 = sized from the task count
   std::string variant = "paper";        // task-queue on CUDA: "paper" or "modern"
   std::uint32_t chunk = 0;              // chunked: tasks per launch; 0 = workers
+  std::uint32_t claim = 8;              // task-queue modern on CUDA: tasks a block claims per fetch-and-add
 
   // Policies that run spawned tasks (work-stealing, static-list, blocking-queue).
   std::uint32_t spawn_capacity = 2048;     // children one task may spawn (a worker's spawn buffer)

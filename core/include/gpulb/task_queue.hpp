@@ -97,6 +97,47 @@ struct TaskQueueRef {
     return r;
   }
 
+  // The modern variant's batched claim (not in the paper): one fetch-and-add takes up to `most`
+  // tasks, slots [first, first + count) of queue `queue`. The caller copies them out, then calls
+  // finish_claim, which is lines 12-15 of Algorithm 3 for the whole claim.
+  struct Claim {
+    bool got = false;
+    std::uint32_t queue = 0;
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
+    std::int32_t remaining = 0;
+  };
+  GPULB_HD Claim try_claim(std::uint32_t& cursor, std::uint32_t most) const {
+    Claim c;
+    const std::uint32_t i = cursor;
+    TaskQueueCounters& q = counters[i];
+    const std::uint32_t written = device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
+    const std::uint32_t consumed = device_atomic_ref<std::uint32_t>(q.consumed.value).load(mo::relaxed);
+    if (consumed == written) {
+      cursor = next(i);
+      return c;
+    }
+    const std::int32_t old = device_atomic_ref<std::int32_t>(q.n.value).fetch_sub(static_cast<std::int32_t>(most), mo::acquire);
+    if (old <= 0) {
+      cursor = next(i);
+      return c;
+    }
+    c.count = static_cast<std::uint32_t>(old) < most ? static_cast<std::uint32_t>(old) : most;
+    c.first = static_cast<std::uint32_t>(old) - c.count;
+    c.got = true;
+    c.queue = i;
+    c.remaining = static_cast<std::int32_t>(c.first);
+    return c;
+  }
+  GPULB_HD void finish_claim(std::uint32_t& cursor, const Claim& c) const {
+    TaskQueueCounters& q = counters[c.queue];
+    const std::uint32_t jj = device_atomic_ref<std::uint32_t>(q.consumed.value).fetch_add(c.count, mo::acq_rel);
+    if (jj + c.count == device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire)) {
+      system_atomic_ref<std::uint32_t>(host_consumed[c.queue].value).store(jj + c.count, mo::release);
+      cursor = next(c.queue);
+    }
+  }
+
   GPULB_HD std::uint32_t next(std::uint32_t i) const { return i + 1 == num_queues ? 0 : i + 1; }
 };
 

@@ -28,6 +28,7 @@
 #include "gpulb/kernels/detail/gpu_session.hpp"
 #include "gpulb/kernels/detail/host_pool.hpp"
 #include "gpulb/kernels/detail/watchdog.hpp"
+#include "gpulb/kernels/task_queue_modern.cuh"
 #include "gpulb/kernels/worker_kernels.cuh"
 #include "gpulb/scenario.hpp"
 #include "gpulb/task_queue.hpp"
@@ -84,6 +85,24 @@ struct PciePublisher {
   }
 };
 
+// The modern variant's host side: the batch and the doorbell are plain stores into mapped pinned
+// memory (release at system scope); no CUDA call, no event wait (task_queue_modern.cuh).
+struct MappedPublisher {
+  Doorbell* h_doorbells;
+  Task* h_staging;
+  QueueWord* h_consumed;
+  std::uint32_t capacity;
+
+  bool ready(std::uint32_t q, std::uint32_t h_written) const {
+    return system_atomic_ref<std::uint32_t>(h_consumed[q].value).load(mo::acquire) == h_written;
+  }
+  void publish(std::uint32_t q, const Task* tasks, std::uint32_t n, std::uint32_t new_written) const {
+    std::memcpy(static_cast<void*>(h_staging + static_cast<std::size_t>(q) * capacity), tasks, n * sizeof(Task));
+    system_atomic_ref<std::uint32_t>(h_doorbells[q].n).store(n, mo::relaxed);
+    system_atomic_ref<std::uint32_t>(h_doorbells[q].written).store(new_written, mo::release);
+  }
+};
+
 // Trace segment size for a persistent block: its share of the run's events, with room for an
 // unlucky schedule, bounded so a large run stays within a few GiB of device memory.
 inline std::uint32_t persistent_trace_capacity(const ExecPlan& plan, std::uint64_t tasks, std::uint32_t blocks) {
@@ -99,11 +118,42 @@ inline std::uint32_t persistent_trace_capacity(const ExecPlan& plan, std::uint64
 // [SECTION] task-queue control thread
 // -------------------------------------------------------------------------------------------------
 
+// The feeding loop both variants share: batches from the pool whenever a queue is empty
+// (Algorithm 2), then, once every queue is drained, `halt()`.
+template <class Publisher, class WaitStep, class Halt>
+void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& pool, WaitStep&& wait_step, Halt&& halt) {
+  using Batch = typename TaskQueueHost<Publisher>::Batch;
+  while (!pool.empty()) {
+    bool pool_drained = false;
+    std::uint32_t q = 0;
+    const std::uint32_t wrote = host.try_enqueue_from(
+        [&](std::uint32_t most) {
+          const HostTaskPool::Take t = pool.take(most);
+          pool_drained = t.n == 0;
+          return Batch{t.tasks, t.n};
+        },
+        q);
+    if (wrote > 0) {
+      s.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(q));
+      s.host_record(EventKind::QueueLevel, wrote, static_cast<std::uint16_t>(q));
+      s.host_record(EventKind::PoolLevel, static_cast<std::uint32_t>(std::min<std::uint64_t>(pool.level(), 0xFFFFFFFFu)));
+    } else if (!pool_drained) {
+      wait_step("feeding the queues");
+    }
+  }
+  // "The host process has to check whether all queues are empty" before it stops the blocks.
+  while (!host.all_empty()) wait_step("waiting for the queues to drain");
+  halt();
+}
+
 template <class Body>
 void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, HostTaskPool& pool,
                         std::atomic<bool>& abort_all, GpuOutcome& out) {
   GPULB_CUDA_TRY(cudaSetDevice(s.device()));
-  const GridSize grid = persistent_grid(reinterpret_cast<const void*>(&task_queue_kernel<Body>), s.device(), plan.block_size, plan.workers);
+  const bool modern = plan.options.variant == "modern";
+  const void* kernel = modern ? reinterpret_cast<const void*>(&task_queue_modern_kernel<Body>)
+                              : reinterpret_cast<const void*>(&task_queue_kernel<Body>);
+  const GridSize grid = persistent_grid(kernel, s.device(), plan.block_size, plan.workers);
   if (!grid.note.empty()) out.notes.push_back(grid.note);
   const std::uint32_t num_queues = plan.options.queues, capacity = plan.options.queue_capacity;
 
@@ -111,16 +161,10 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
   cuda::DeviceBuffer<TaskQueueCounters> counters(num_queues);
   cuda::MappedBuffer<QueueWord> host_consumed(num_queues);
   cuda::MappedBuffer<Task> staging(static_cast<std::size_t>(num_queues) * capacity);
-  cuda::MappedBuffer<std::uint32_t> words(2 * num_queues);
   cuda::DeviceBuffer<std::uint32_t> done(grid.blocks);
-  cuda::Event fence;
   const std::uint64_t share = pool.size() / std::max<std::size_t>(1, plan.gpus) + grid.blocks;
   s.allocate_trace(grid.blocks, persistent_trace_capacity(plan, share, grid.blocks));
-
   const TaskQueueRef queues{slots.get(), counters.get(), host_consumed.device(), num_queues, capacity};
-  TaskQueueHost<PciePublisher> host(
-      PciePublisher{slots.get(), counters.get(), host_consumed.host(), staging.host(), words.host(), capacity, s.copy_stream(), fence.get()},
-      num_queues, capacity);
 
   Watchdog watchdog(plan, s, abort_all);
   std::vector<TaskQueueCounters> snapshot(num_queues);
@@ -147,44 +191,46 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
     }
     std::this_thread::yield();
   };
-  auto enqueue = [&](auto&& fetch) {
-    std::uint32_t q = 0;
-    const std::uint32_t wrote = host.try_enqueue_from(fetch, q);
-    if (wrote > 0) {
-      s.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(q));
-      s.host_record(EventKind::QueueLevel, wrote, static_cast<std::uint16_t>(q));
-    }
-    return wrote;
-  };
 
   s.host_record(EventKind::KernelLaunch, grid.blocks);
   out.launch_ns = s.now_ns();
-  task_queue_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, body, s.trace_ref(), s.stop_flag(), done.get());
-  GPULB_CUDA_CHECK_LAUNCH();
-
-  // Feed the queues from the pool, a batch whenever one of them is empty.
-  while (!pool.empty()) {
-    bool pool_drained = false;
-    const std::uint32_t wrote = enqueue([&](std::uint32_t most) {
-      const HostTaskPool::Take t = pool.take(most);
-      pool_drained = t.n == 0;
-      return TaskQueueHost<PciePublisher>::Batch{t.tasks, t.n};
+  if (modern) {
+    cuda::MappedBuffer<Doorbell> doorbells(num_queues);
+    cuda::MappedBuffer<std::uint32_t> halt(1);
+    cuda::DeviceBuffer<std::uint32_t> published(num_queues);
+    const ModernFeedRef feed{doorbells.device(), staging.device(), published.get(), halt.device(),
+                             std::min(kMaxClaim, std::max(1u, plan.options.claim))};
+    task_queue_modern_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, feed, body, s.trace_ref(), s.stop_flag(), done.get());
+    GPULB_CUDA_CHECK_LAUNCH();
+    TaskQueueHost<MappedPublisher> host(MappedPublisher{doorbells.host(), staging.host(), host_consumed.host(), capacity}, num_queues, capacity);
+    feed_queues(s, host, pool, wait_step, [&] {
+      s.host_record(EventKind::Halt);
+      system_atomic_ref<std::uint32_t>(*halt.host()).store(1, mo::release);
     });
-    if (wrote > 0) s.host_record(EventKind::PoolLevel, static_cast<std::uint32_t>(std::min<std::uint64_t>(pool.level(), 0xFFFFFFFFu)));
-    else if (!pool_drained) wait_step("feeding the queues");
-  }
-  // "The host process has to check whether all queues are empty", then one HALT per block.
-  while (!host.all_empty()) wait_step("waiting for the queues to drain");
-  const std::vector<Task> halts(grid.blocks, Task::halt());
-  for (std::size_t sent = 0; sent < halts.size();) {
-    const std::uint32_t wrote = enqueue([&](std::uint32_t most) {
-      return TaskQueueHost<PciePublisher>::Batch{halts.data() + sent, static_cast<std::uint32_t>(std::min<std::size_t>(most, halts.size() - sent))};
+    while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) wait_step("waiting for the blocks to stop");
+    GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
+  } else {
+    cuda::MappedBuffer<std::uint32_t> words(2 * num_queues);
+    cuda::Event fence;
+    task_queue_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, body, s.trace_ref(), s.stop_flag(), done.get());
+    GPULB_CUDA_CHECK_LAUNCH();
+    TaskQueueHost<PciePublisher> host(
+        PciePublisher{slots.get(), counters.get(), host_consumed.host(), staging.host(), words.host(), capacity, s.copy_stream(), fence.get()},
+        num_queues, capacity);
+    feed_queues(s, host, pool, wait_step, [&] {
+      // One HALT per block (Chen et al.), through the queues like any task.
+      const std::vector<Task> halts(grid.blocks, Task::halt());
+      for (std::size_t sent = 0; sent < halts.size();) {
+        std::uint32_t q = 0;
+        const std::uint32_t wrote = host.try_enqueue(halts.data() + sent, static_cast<std::uint32_t>(halts.size() - sent), q);
+        if (wrote > 0) s.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(q));
+        else wait_step("sending HALT tasks");
+        sent += wrote;
+      }
     });
-    sent += wrote;
-    if (wrote == 0) wait_step("sending HALT tasks");
+    while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) wait_step("waiting for the blocks to halt");
+    GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
   }
-  while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) wait_step("waiting for the blocks to halt");
-  GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
   out.end_ns = s.now_ns();
   s.host_record(EventKind::KernelEnd, grid.blocks);
 

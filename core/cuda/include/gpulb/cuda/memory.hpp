@@ -19,7 +19,10 @@ class DeviceBuffer {
   explicit DeviceBuffer(std::size_t n) : n_(n) {
     if (n == 0) return;
     GPULB_CUDA_TRY(cudaMalloc(&p_, n * sizeof(T)));
-    GPULB_CUDA_TRY(cudaMemset(p_, 0, n * sizeof(T)));
+    // Zero before returning: a plain cudaMemset is queued on the legacy stream, which does not
+    // order against our non-blocking kernel streams, so it could land while a kernel runs.
+    GPULB_CUDA_TRY(cudaMemsetAsync(p_, 0, n * sizeof(T), cudaStreamLegacy));
+    GPULB_CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
   }
   DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {

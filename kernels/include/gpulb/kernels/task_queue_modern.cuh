@@ -1,0 +1,144 @@
+// The modern variant of the Chen et al. task queue: the same queues, counters and last-taker
+// signal (TaskQueueRef), fed and drained with what CUDA offers today.
+//
+// DEPARTURES from the paper, each for speed on current GPUs:
+//  - The host writes a batch straight into mapped pinned memory and rings a per-queue doorbell
+//    (system-scope release stores): an enqueue makes no CUDA call and waits on no event. An idle
+//    block that finds the queue empty and the doorbell ahead of d_written_gm wins a CAS on
+//    `published`, copies the batch into device memory with all its threads (coalesced), and then
+//    publishes d_written_gm and d_n_gm in the order task_queue.hpp requires.
+//  - A block claims up to `claim` tasks with one fetch-and-add (TaskQueueRef::try_claim), copies
+//    them to shared memory with all its threads, and runs them one after the other.
+//  - Termination by a host flag, set once every queue is drained, instead of one HALT task per
+//    block (with batched claims one block could take two HALTs and leave another spinning).
+//  - Idle blocks back off with __nanosleep between polls, sparing the L2 and PCIe.
+#pragma once
+
+#include <cstdint>
+
+#include "gpulb/kernels/worker_kernels.cuh"
+
+namespace gpulb::kernels {
+
+inline constexpr std::uint32_t kMaxClaim = 32;
+
+// Mapped pinned memory the host writes, one per queue.
+struct alignas(kHotLine) Doorbell {
+  std::uint32_t written;  // accumulated tasks rung in: the d_written_gm this batch will publish
+  std::uint32_t n;        // tasks in the batch
+};
+
+struct ModernFeedRef {
+  Doorbell* doorbells = nullptr;    // mapped, num_queues
+  const Task* staging = nullptr;    // mapped, num_queues * capacity
+  std::uint32_t* published = nullptr;  // device, num_queues: the doorbell value already published
+  std::uint32_t* halt = nullptr;       // mapped: the host has no more tasks
+  std::uint32_t claim = 1;
+};
+
+struct ModernMailbox {
+  alignas(16) unsigned char task_bytes[kMaxClaim * sizeof(Task)];
+  TaskQueueRef::Claim claim;
+  std::uint32_t publish_queue;
+  std::uint32_t publish_n;
+  std::uint32_t publish_written;
+  int action;
+  BlockScratch scratch;
+};
+inline constexpr int kPublish = 3;
+
+// All threads copy `words` 32-bit words (coalesced).
+__device__ inline void block_copy(void* dst, const void* src, std::uint32_t words) {
+  auto* d = static_cast<std::uint32_t*>(dst);
+  const auto* s = static_cast<const volatile std::uint32_t*>(src);  // mapped memory: no stale caching
+  for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x) d[i] = s[i];
+}
+
+template <class Body>
+__global__ void task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed, Body body, DeviceTraceRef trace,
+                                         const std::uint32_t* stop, std::uint32_t* tasks_done) {
+  __shared__ ModernMailbox box;
+  Task* tasks = reinterpret_cast<Task*>(box.task_bytes);
+  const BlockContext ctx(blockIdx.x, trace.segment(blockIdx.x), stop, &box.scratch);
+  ctx.record(trace::EventKind::WorkerStart, blockIdx.x, static_cast<std::uint16_t>(smid()));
+  std::uint32_t cursor = blockIdx.x % queues.num_queues;
+  std::uint32_t failed = 0, done = 0;
+  for (;;) {
+    if (threadIdx.x == 0) {
+      bool idle = false;
+      unsigned backoff = 32;
+      for (;;) {
+        const std::uint32_t examined = cursor;
+        const TaskQueueRef::Claim c = queues.try_claim(cursor, feed.claim);
+        if (c.got) {
+          box.claim = c;
+          box.action = kRun;
+          break;
+        }
+        TaskQueueCounters& q = queues.counters[examined];
+        std::uint32_t written = device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
+        if (device_atomic_ref<std::uint32_t>(q.consumed.value).load(mo::relaxed) == written) {
+          // Empty here: has the host rung this queue's doorbell since?
+          const std::uint32_t rung = system_atomic_ref<std::uint32_t>(feed.doorbells[examined].written).load(mo::acquire);
+          if (rung != written &&
+              device_atomic_ref<std::uint32_t>(feed.published[examined]).compare_exchange_strong(written, rung, mo::acq_rel)) {
+            box.publish_queue = examined;
+            box.publish_n = system_atomic_ref<std::uint32_t>(feed.doorbells[examined].n).load(mo::relaxed);
+            box.publish_written = rung;
+            box.action = kPublish;
+            break;
+          }
+        }
+        if (failed != 0xFFFFFFFFu) ++failed;
+        if (!idle) ctx.record(trace::EventKind::DequeueFailed, 0, static_cast<std::uint16_t>(examined));
+        idle = true;
+        if (system_atomic_ref<std::uint32_t>(*feed.halt).load(mo::acquire) != 0) {
+          box.action = kHalt;
+          break;
+        }
+        if (ctx.stop_requested()) {
+          box.action = kStop;
+          break;
+        }
+        __nanosleep(backoff);
+        backoff = backoff < 1024 ? backoff * 2 : backoff;
+      }
+    }
+    __syncthreads();
+    const int action = box.action;
+    if (action == kHalt) ctx.record(trace::EventKind::Halt);
+    if (action == kHalt || action == kStop) break;
+    if (action == kPublish) {
+      const std::uint32_t qi = box.publish_queue, n = box.publish_n;
+      block_copy(queues.tasks + static_cast<std::size_t>(qi) * queues.capacity,
+                 feed.staging + static_cast<std::size_t>(qi) * queues.capacity, n * (sizeof(Task) / 4));
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        __threadfence();  // the copied slots are visible device-wide before the counters say so
+        TaskQueueCounters& q = queues.counters[qi];
+        device_atomic_ref<std::uint32_t>(q.written.value).store(box.publish_written, mo::release);
+        device_atomic_ref<std::int32_t>(q.n.value).store(static_cast<std::int32_t>(n), mo::release);
+      }
+      ctx.record(trace::EventKind::QueueLevel, n, static_cast<std::uint16_t>(qi));
+      __syncthreads();
+      continue;
+    }
+    const TaskQueueRef::Claim c = box.claim;
+    block_copy(tasks, queues.tasks + static_cast<std::size_t>(c.queue) * queues.capacity + c.first, c.count * (sizeof(Task) / 4));
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      queues.finish_claim(cursor, c);
+      ctx.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(c.remaining), static_cast<std::uint16_t>(c.queue));
+    }
+    for (std::uint32_t k = 0; k < c.count; ++k) {
+      const Task mine = tasks[k];
+      run_one(ctx, body, mine);
+    }
+    done += c.count;
+    __syncthreads();
+  }
+  ctx.record(trace::EventKind::WorkerEnd, failed);
+  if (threadIdx.x == 0) tasks_done[blockIdx.x] = done;
+}
+
+}  // namespace gpulb::kernels
