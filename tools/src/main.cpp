@@ -22,6 +22,7 @@
 #include "gpulb/tools/format.hpp"
 #include "gpulb/tracing/export.hpp"
 #include "gpulb/tracing/trace_file.hpp"
+#include "bench.hpp"
 #include "summary.hpp"
 
 namespace gpulb::tools {
@@ -266,6 +267,14 @@ int main(int argc, char** argv) {
   ex->add_option("-o,--output", ex_output, "Output file (csv also writes <name>.workers.csv)")->required();
   ex->add_option("--range", ex_range, "Only events in START:END (ns since the run's start)");
 
+  BenchArgs ba;
+  auto* bench = app.add_subcommand("bench", "Measure dispatch cost, the queue operations and tracing overhead; print Markdown tables");
+  bench->add_option("what", ba.what, "dispatch, queue, trace-overhead or all")->check(CLI::IsMember({"dispatch", "queue", "trace-overhead", "all"}))->capture_default_str();
+  bench->add_option("-b,--backend", ba.backend, "cpu or cuda (default: both where present)")->check(CLI::IsMember({"cpu", "cuda"}));
+  bench->add_option("--tasks", ba.tasks, "Empty tasks per dispatch measurement")->check(CLI::Range(1000ull, 100'000'000ull))->capture_default_str();
+  bench->add_option("--repeats", ba.repeats, "Runs per figure (the median is reported)")->check(CLI::Range(1u, 100u))->capture_default_str();
+  bench->add_option("-o,--output", ba.output, "Also write the tables to this .md file, and JSON beside it");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -277,6 +286,10 @@ int main(int argc, char** argv) {
     if (*run) return cmd_run(ra);
     if (*info) return cmd_info(info_file, info_json);
     if (*ex) return cmd_export(ex_file, ex_format, ex_output, ex_range);
+    if (*bench) {
+      for (int i = 0; i < argc; ++i) ba.command_line += (i ? " " : "") + std::string(i ? argv[i] : "gpulb");
+      return cmd_bench(ba);
+    }
   } catch (const gpulb::ConfigError& e) {
     std::cerr << "gpulb: error: " << e.what() << "\n";
     return kExitBadInput;

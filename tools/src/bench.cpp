@@ -1,0 +1,282 @@
+#include "bench.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "gpulb/clock.hpp"
+#include "gpulb/cpu/execute.hpp"
+#include "gpulb/empty_body.hpp"
+#include "gpulb/run.hpp"
+#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/tools/format.hpp"
+#ifdef GPULB_HAVE_CUDA_BACKEND
+#include "gpulb/kernels/bench.hpp"
+#endif
+
+namespace gpulb::tools {
+namespace {
+
+struct Table {
+  std::string title;
+  std::string note;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  nlohmann::json json = nlohmann::json::array();
+};
+
+std::string fixed(double v, int digits = 2) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(digits);
+  o << v;
+  return o.str();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+std::vector<Task> empty_tasks(std::uint64_t n) {
+  std::vector<Task> t(n);
+  for (std::uint64_t i = 0; i < n; ++i) t[i].id = static_cast<std::uint32_t>(i);
+  return t;
+}
+
+void progress(const std::string& what) { std::cerr << "bench: " << what << "\n"; }
+
+// ---- CPU ---------------------------------------------------------------------------------------
+
+double cpu_atomic_ceiling_ns(std::uint32_t threads) {
+  alignas(128) std::atomic<std::uint64_t> counter{0};
+  const std::uint64_t per_thread = 2'000'000;
+  std::vector<std::thread> pool;
+  const std::uint64_t t0 = host_now_ns();
+  for (std::uint32_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (std::uint64_t i = 0; i < per_thread; ++i) counter.fetch_add(1, std::memory_order_relaxed);
+    });
+  }
+  for (auto& t : pool) t.join();
+  return static_cast<double>(host_now_ns() - t0) / static_cast<double>(per_thread * threads);
+}
+
+double cpu_empty_seconds(Policy policy, const std::vector<Task>& tasks, std::uint32_t capacity) {
+  ExecPlan plan;
+  plan.policy = policy;
+  plan.trace = false;
+  plan.tasks = tasks;
+  plan.block_size = 1;
+  plan.options.queue_capacity = capacity;
+  return static_cast<double>(cpu::execute(plan, EmptyBody{}).makespan_ns) / 1e9;
+}
+
+Table cpu_dispatch(const BenchArgs& a) {
+  const std::uint32_t workers = cpu::default_workers();
+  Table t{"dispatch: empty tasks per second, CPU backend (" + std::to_string(workers) + " worker threads)",
+          "Reference: one std::atomic fetch_add counter hammered by every worker thread, measured in the same run.",
+          {"policy", "tasks", "tasks/s", "ns per task", "x ceiling"}, {}};
+  progress("cpu atomic ceiling");
+  const double ceiling = cpu_atomic_ceiling_ns(workers);
+  t.rows.push_back({"one shared fetch_add (ceiling)", "-", format_rate(1e9 / ceiling), fixed(ceiling, 2), "1.00"});
+  const auto tasks = empty_tasks(a.tasks);
+  struct Row {
+    const char* name;
+    Policy policy;
+    std::uint32_t capacity;
+  };
+  for (const Row& r : {Row{"hardware", Policy::Hardware, 0}, Row{"task-queue (capacity 128)", Policy::TaskQueue, 128},
+                       Row{"task-queue (capacity 4096)", Policy::TaskQueue, 4096}}) {
+    progress(std::string("cpu ") + r.name);
+    std::vector<double> s;
+    for (std::uint32_t i = 0; i < a.repeats; ++i) s.push_back(cpu_empty_seconds(r.policy, tasks, r.capacity));
+    const double sec = median(s), ns = sec * 1e9 / static_cast<double>(tasks.size());
+    t.rows.push_back({r.name, std::to_string(tasks.size()), format_rate(tasks.size() / sec), fixed(ns, 2), fixed(ns / ceiling, 2)});
+    t.json.push_back({{"backend", "cpu"}, {"policy", r.name}, {"tasks", tasks.size()}, {"ns_per_task", ns}, {"ceiling_ns", ceiling}});
+  }
+  return t;
+}
+
+// ---- tracing overhead (both backends through gpulb::run) -----------------------------------------
+
+Table trace_overhead(const BenchArgs& a, Backend backend) {
+  const Registry& reg = builtin_registry();
+  Table t{std::string("trace-overhead: makespan with tracing on vs off, patterns P0, ") + std::string(to_string(backend)) + " backend",
+          "Median of " + std::to_string(a.repeats) + " runs each, on and off interleaved; makespan as the runtime measures it (first launch to last end).",
+          {"policy", "blocks x work", "off", "on", "on / off"}, {}};
+  struct Row {
+    const char* policy;
+    const char* variant;
+  };
+  std::vector<Row> rows = {{"task-queue", "paper"}, {"hardware", "paper"}};
+  if (backend == Backend::Cuda) rows.insert(rows.begin() + 1, Row{"task-queue", "modern"});
+  const std::string blocks = backend == Backend::Cuda ? "100000" : "20000";
+  const std::string work = backend == Backend::Cuda ? "2000" : "200";
+  for (const Row& r : rows) {
+    const std::string label = std::string(r.policy) + (std::string(r.variant) == "modern" ? " (modern)" : "");
+    progress("trace overhead " + label + " on " + std::string(to_string(backend)));
+    std::vector<double> on, off;
+    for (std::uint32_t i = 0; i < a.repeats; ++i) {
+      for (bool trace : {false, true}) {
+        RunConfig c;
+        c.scenario = "patterns";
+        c.policy = r.policy;
+        c.backend = backend;
+        c.trace = trace;
+        c.params = {{"pattern", "P0"}, {"blocks", blocks}, {"work", work}, {"variant", r.variant}};
+        if (backend == Backend::Cuda) c.params["queue_capacity"] = "4096";
+        const RunResult res = run(reg, c);
+        if (!res.verified) throw RunError("bench trace-overhead: run did not verify: " + res.verification);
+        (trace ? on : off).push_back(static_cast<double>(res.makespan_ns));
+      }
+    }
+    const double m_on = median(on), m_off = median(off);
+    t.rows.push_back({label, blocks + " x " + work, format_ns(m_off), format_ns(m_on), fixed(m_on / m_off, 3)});
+    t.json.push_back({{"backend", to_string(backend)}, {"policy", label}, {"off_ns", m_off}, {"on_ns", m_on}, {"ratio", m_on / m_off}});
+  }
+  return t;
+}
+
+// ---- GPU -----------------------------------------------------------------------------------------
+
+#ifdef GPULB_HAVE_CUDA_BACKEND
+Table gpu_dispatch(const BenchArgs& a) {
+  const auto gpus = builtin_registry().cuda_devices();
+  Table t{"dispatch: empty tasks per second, " + gpus[0].name + " (GPU 0)",
+          "Reference: fetch-and-add on one global address by thread 0 of every resident block, measured in the same run. "
+          "Times are host-observed, first launch to last kernel end.",
+          {"policy", "tasks", "tasks/s", "ns per task", "x ceiling"}, {}};
+  progress("gpu atomic ceiling");
+  const double ceiling = kernels::atomic_ceiling_ns(0);
+  t.rows.push_back({"one-address atomicAdd (ceiling)", "-", format_rate(1e9 / ceiling), fixed(ceiling, 3), "1.00"});
+  t.json.push_back({{"backend", "cuda"}, {"policy", "ceiling"}, {"ns_per_task", ceiling}});
+  const auto tasks = empty_tasks(a.tasks);
+  struct Row {
+    std::string name;
+    Policy policy;
+    std::string variant;
+    std::uint32_t queues, capacity, claim;
+  };
+  const std::vector<Row> rows = {
+      {"hardware (one launch)", Policy::Hardware, "paper", 0, 0, 0},
+      {"chunked (chunk = resident blocks)", Policy::Chunked, "paper", 0, 0, 0},
+      {"task-queue paper, 2 queues x 128", Policy::TaskQueue, "paper", 2, 128, 1},
+      {"task-queue paper, 8 queues x 4096", Policy::TaskQueue, "paper", 8, 4096, 1},
+      {"task-queue modern, 8 x 4096, claim 1", Policy::TaskQueue, "modern", 8, 4096, 1},
+      {"task-queue modern, 8 x 4096, claim 8", Policy::TaskQueue, "modern", 8, 4096, 8},
+      {"task-queue modern, 8 x 4096, claim 32", Policy::TaskQueue, "modern", 8, 4096, 32},
+  };
+  for (const Row& r : rows) {
+    progress("gpu " + r.name);
+    ExecPlan plan;
+    plan.policy = r.policy;
+    plan.backend = Backend::Cuda;
+    plan.gpus = 1;
+    plan.trace = false;
+    plan.tasks = tasks;
+    plan.options.variant = r.variant;
+    if (r.queues) plan.options.queues = r.queues;
+    if (r.capacity) plan.options.queue_capacity = r.capacity;
+    if (r.claim) plan.options.claim = r.claim;
+    std::vector<double> s;
+    for (std::uint32_t i = 0; i < a.repeats; ++i) s.push_back(kernels::empty_task_seconds(plan));
+    const double sec = median(s), ns = sec * 1e9 / static_cast<double>(tasks.size());
+    t.rows.push_back({r.name, std::to_string(tasks.size()), format_rate(tasks.size() / sec), fixed(ns, 3), fixed(ns / ceiling, 2)});
+    t.json.push_back({{"backend", "cuda"}, {"policy", r.name}, {"tasks", tasks.size()}, {"ns_per_task", ns}, {"ceiling_ns", ceiling}});
+  }
+  return t;
+}
+
+Table gpu_queue(const BenchArgs& a) {
+  Table t{"queue: Chen et al. section 5.2 on " + builtin_registry().cuda_devices()[0].name,
+          "Enqueue: a batch of 120 tasks written many times with no kernel running (paper: 114.3 us). "
+          "Dequeue: empty tasks from one pre-loaded queue (paper: 0.4 us with 120 blocks of 128 threads).",
+          {"measure", "blocks", "paper (2010)", "paper scheme here", "modern variant here", "modern / paper scheme"}, {}};
+  for (std::uint32_t blocks : {120u, 2112u}) {
+    progress("gpu queue, " + std::to_string(blocks) + " blocks");
+    const kernels::QueueFigures f = kernels::queue_figures(0, 120, blocks, 128, a.tasks, 8);
+    if (blocks == 120) {
+      t.rows.push_back({"host enqueue, us per batch of 120", "-", "114.3", fixed(f.enqueue_us_paper, 2), fixed(f.enqueue_us_modern, 2),
+                        fixed(f.enqueue_us_modern / f.enqueue_us_paper, 3)});
+    }
+    t.rows.push_back({"device dequeue, ns per task", std::to_string(blocks), blocks == 120 ? "400" : "-", fixed(f.dequeue_ns_paper, 3),
+                      fixed(f.dequeue_ns_modern, 3), fixed(f.dequeue_ns_modern / f.dequeue_ns_paper, 3)});
+    t.json.push_back({{"blocks", blocks},
+                      {"enqueue_us_paper", f.enqueue_us_paper},
+                      {"enqueue_us_modern", f.enqueue_us_modern},
+                      {"dequeue_ns_paper", f.dequeue_ns_paper},
+                      {"dequeue_ns_modern", f.dequeue_ns_modern}});
+  }
+  return t;
+}
+#endif
+
+std::string markdown(const Table& t) {
+  std::ostringstream o;
+  o << "### " << t.title << "\n\n" << t.note << "\n\n|";
+  for (const auto& h : t.header) o << " " << h << " |";
+  o << "\n|";
+  for (std::size_t i = 0; i < t.header.size(); ++i) o << "---|";
+  o << "\n";
+  for (const auto& r : t.rows) {
+    o << "|";
+    for (const auto& c : r) o << " " << c << " |";
+    o << "\n";
+  }
+  return o.str() + "\n";
+}
+
+}  // namespace
+
+int cmd_bench(const BenchArgs& a) {
+  const Registry& reg = builtin_registry();
+  const bool have_gpu = !reg.cuda_devices().empty();
+  const bool want_cpu = a.backend.empty() || a.backend == "cpu";
+  const bool want_gpu = (a.backend.empty() && have_gpu) || a.backend == "cuda";
+  if (a.backend == "cuda" && !have_gpu) throw ConfigError("bench --backend cuda: no CUDA GPU present (or CUDA backend not built)");
+  const bool all = a.what == "all";
+  std::vector<Table> tables;
+  if (all || a.what == "dispatch") {
+    if (want_cpu) tables.push_back(cpu_dispatch(a));
+#ifdef GPULB_HAVE_CUDA_BACKEND
+    if (want_gpu) tables.push_back(gpu_dispatch(a));
+#endif
+  }
+#ifdef GPULB_HAVE_CUDA_BACKEND
+  if ((all || a.what == "queue") && want_gpu) tables.push_back(gpu_queue(a));
+#endif
+  if (a.what == "queue" && !want_gpu) throw ConfigError("bench queue measures the GPU queue: it needs a CUDA GPU");
+  if (all || a.what == "trace-overhead") {
+    if (want_cpu) tables.push_back(trace_overhead(a, Backend::Cpu));
+    if (want_gpu) tables.push_back(trace_overhead(a, Backend::Cuda));
+  }
+
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  std::ostringstream md;
+  md << "## gpulb bench, " << date << "\n\nCommand: `" << a.command_line << "`\n\n";
+  nlohmann::json j = {{"date", date}, {"command", a.command_line}, {"tables", nlohmann::json::array()}};
+  for (const Table& t : tables) {
+    md << markdown(t);
+    j["tables"].push_back({{"title", t.title}, {"rows", t.json}});
+  }
+  std::cout << md.str();
+  if (!a.output.empty()) {
+    std::ofstream(a.output) << md.str();
+    std::filesystem::path js = a.output;
+    js.replace_extension(".json");
+    std::ofstream(js) << j.dump(2) << "\n";
+    std::cerr << "bench: wrote " << a.output << " and " << js.string() << "\n";
+  }
+  return 0;
+}
+
+}  // namespace gpulb::tools
