@@ -223,6 +223,33 @@ TEST(StepSeries, BlockMinMaxMatchesAScan) {
   }
 }
 
+TEST(StepSeries, ColumnSweepAgreesWithPointQueries) {
+  // Irregular steps, some columns with many points, some with none.
+  std::vector<StepSeries::Point> p;
+  std::uint64_t t = 5;
+  for (int i = 0; i < 5000; ++i) {
+    t += (i % 97 == 0) ? 3000 : 1 + (i * 37) % 13;
+    p.push_back({t, (i * 7919) % 50});
+  }
+  const StepSeries s(p);
+  const double t0 = 0, col = 173.0;
+  const int n = static_cast<int>(static_cast<double>(t) / col) + 3;
+  const auto cols = s.columns(t0, col, n);
+  for (int c = 0; c < n; ++c) {
+    const double a = t0 + c * col, b = a + col;
+    EXPECT_NEAR(cols[c].mean, s.integral(a, b) / col, 1e-6) << c;
+    std::int64_t lo = s.value_at(a), hi = lo;
+    for (const auto& q : p) {
+      if (static_cast<double>(q.time_ns) > a && static_cast<double>(q.time_ns) < b) {
+        lo = std::min(lo, q.value);
+        hi = std::max(hi, q.value);
+      }
+    }
+    ASSERT_EQ(cols[c].min, lo) << c;
+    ASSERT_EQ(cols[c].max, hi) << c;
+  }
+}
+
 TEST(Histogram, LinearBinsPutTheMaximumInTheLastBin) {
   const std::vector<double> v = {0, 1, 2, 3, 4, 5, 6, 7, 8, 10};
   const Histogram h = linear_histogram(v, 5);  // [0,2) [2,4) [4,6) [6,8) [8,10]

@@ -82,22 +82,44 @@ std::int64_t StepSeries::max_in(std::size_t from, std::size_t to) const {
   return m;
 }
 
-std::vector<StepSeries::Column> StepSeries::columns(double t0_ns, double col_ns, int count) const {
+std::vector<StepSeries::Column> StepSeries::columns(double t0_ns, double col_ns, int count, bool extremes) const {
   std::vector<Column> out(static_cast<std::size_t>(std::max(count, 0)));
   if (points_.empty() || count <= 0) return out;
+  const std::size_t n = points_.size();
+  // One sweep left to right: `in_force` is the last point at or before the column's start, found
+  // by a binary search once and then by galloping forward, so a frame costs O(columns x log of
+  // the points per column) however long the series is.
+  std::ptrdiff_t in_force = last_at_or_before(points_, t0_ns);
+  auto integral_to = [this](std::ptrdiff_t i, double t) {
+    if (i < 0) return 0.0;
+    const Point& p = points_[static_cast<std::size_t>(i)];
+    return cumulative_[static_cast<std::size_t>(i)] + static_cast<double>(p.value) * (t - static_cast<double>(p.time_ns));
+  };
   for (int c = 0; c < count; ++c) {
     const double a = t0_ns + c * col_ns, b = a + col_ns;
-    Column& col = out[static_cast<std::size_t>(c)];
-    const std::int64_t at_start = value_at(a);
-    col.mean = integral(a, b) / col_ns;
-    // Points inside (a, b) change the value within the column.
-    const auto lo = static_cast<std::size_t>(last_at_or_before(points_, a) + 1);
-    const auto hi = static_cast<std::size_t>(
-        std::partition_point(points_.begin() + static_cast<std::ptrdiff_t>(lo), points_.end(),
+    // First point at or after b, galloping from the one in force.
+    std::size_t lo = static_cast<std::size_t>(in_force + 1), step = 1, hi = lo;
+    while (hi < n && static_cast<double>(points_[hi].time_ns) < b) {
+      lo = hi + 1;
+      hi += step;
+      step *= 2;
+    }
+    hi = static_cast<std::size_t>(
+        std::partition_point(points_.begin() + static_cast<std::ptrdiff_t>(lo), points_.begin() + static_cast<std::ptrdiff_t>(std::min(hi, n)),
                              [b](const Point& q) { return static_cast<double>(q.time_ns) < b; }) -
         points_.begin());
-    col.min = std::min(at_start, lo < hi ? min_in(lo, hi) : at_start);
-    col.max = std::max(at_start, lo < hi ? max_in(lo, hi) : at_start);
+    const std::size_t first_inside = static_cast<std::size_t>(in_force + 1);  // points in (a, b): [first_inside, hi)
+    const std::ptrdiff_t last_before_b = static_cast<std::ptrdiff_t>(hi) - 1;
+    Column& col = out[static_cast<std::size_t>(c)];
+    const std::int64_t at_start = in_force < 0 ? 0 : points_[static_cast<std::size_t>(in_force)].value;
+    col.mean = (integral_to(last_before_b, b) - integral_to(in_force, a)) / col_ns;
+    if (extremes) {
+      col.min = std::min(at_start, first_inside < hi ? min_in(first_inside, hi) : at_start);
+      col.max = std::max(at_start, first_inside < hi ? max_in(first_inside, hi) : at_start);
+    }
+    // The next column starts at b: a point exactly at b is in force there.
+    in_force = last_before_b;
+    if (hi < n && static_cast<double>(points_[hi].time_ns) <= b) in_force = static_cast<std::ptrdiff_t>(hi);
   }
   return out;
 }

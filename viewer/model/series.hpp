@@ -41,7 +41,9 @@ class StepSeries {
   // Splits [t0, t0 + columns * col_ns) into columns and summarises each. Costs O(columns x log n)
   // plus the points in range, with a coarse per-block min/max so a zoomed-out view of millions of
   // points stays cheap.
-  std::vector<Column> columns(double t0_ns, double col_ns, int columns) const;
+  // Without `extremes` only the means are computed (min = max = 0): half the cost, for rows that
+  // draw only the mean.
+  std::vector<Column> columns(double t0_ns, double col_ns, int columns, bool extremes = true) const;
 
  private:
   std::int64_t min_in(std::size_t from, std::size_t to) const;  // over points [from, to)

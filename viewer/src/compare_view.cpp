@@ -23,7 +23,7 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
   ImGui::EndChild();
 
   // One scale: both runs measured from their own start, over the longer of the two.
-  const double ms_a = static_cast<double>(a.end_ns() - a.begin_ns()), ms_b = static_cast<double>(b.end_ns() - b.begin_ns());
+  const double ms_a = static_cast<double>(a.stats().makespan_ns), ms_b = static_cast<double>(b.stats().makespan_ns);
   const double ratio = ms_a > 0 ? ms_b / ms_a : 0.0;
   ImGui::Text("Makespan A %s, B %s: B takes %.2fx the time of A.", format_time(ms_a).c_str(), format_time(ms_b).c_str(), ratio);
   const float lanes_h = (ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y) * 0.5f;

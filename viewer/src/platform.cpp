@@ -101,7 +101,7 @@ void Platform::begin_frame() {
 }
 
 void Platform::render() {
-  ImGui::Render();
+  if (!ImGui::GetDrawData() || !ImGui::GetDrawData()->Valid) ImGui::Render();
   int w = 0, h = 0;
   glfwGetFramebufferSize(window_, &w, &h);
   glViewport(0, 0, w, h);

@@ -219,19 +219,28 @@ void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1) {
   draw_markers(c, lane, y0, y1);
 }
 
-// A collapsed group: how many of its lanes were busy, as an area over time.
+// A collapsed group: how many of its lanes were busy, as an area over time. Neighbouring columns
+// of the same height are drawn as one rectangle: a busy stretch costs one quad, not hundreds.
 void draw_utilisation(const LaneCtx& c, const StepSeries& busy, std::size_t lanes, float y0, float y1) {
   if (busy.empty() || lanes == 0) return;
-  constexpr float kCol = 2.0f;
+  constexpr float kCol = 3.0f;
   const int cols = static_cast<int>((c.right - c.left) / kCol);
-  const auto summary = busy.columns(c.axis.time_at(c.left), c.axis.ns_per_px * kCol, cols);
+  const auto summary = busy.columns(c.axis.time_at(c.left), c.axis.ns_per_px * kCol, cols, false);
   const float h = y1 - y0 - 3;
-  for (int i = 0; i < cols; ++i) {
-    const double frac = summary[static_cast<std::size_t>(i)].mean / static_cast<double>(lanes);
-    if (frac <= 0.002) continue;
-    const float x = c.left + kCol * static_cast<float>(i);
-    const ImU32 col = scale_colour(colours::kBusy, 0.55f + 0.45f * static_cast<float>(frac));
-    c.dl->AddRectFilled(ImVec2(x, y1 - 1 - h * static_cast<float>(std::min(frac, 1.0))), ImVec2(x + kCol, y1 - 1), col);
+  auto height_of = [&](int i) {
+    const double frac = std::min(summary[static_cast<std::size_t>(i)].mean / static_cast<double>(lanes), 1.0);
+    return frac <= 0.002 ? 0 : std::max(1, static_cast<int>(std::lround(frac * h)));
+  };
+  for (int i = 0; i < cols;) {
+    const int px = height_of(i);
+    int j = i + 1;
+    while (j < cols && height_of(j) == px) ++j;
+    if (px > 0) {
+      const float frac = static_cast<float>(px) / h;
+      c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y1 - 1 - static_cast<float>(px)),
+                          ImVec2(c.left + kCol * static_cast<float>(j), y1 - 1), scale_colour(colours::kBusy, 0.55f + 0.45f * frac));
+    }
+    i = j;
   }
 }
 
