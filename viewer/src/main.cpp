@@ -16,7 +16,9 @@
 #include "app.hpp"
 #include "bench.hpp"
 #include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/tracing/trace_file.hpp"
 #include "platform.hpp"
+#include "synthetic.hpp"
 
 namespace {
 
@@ -104,7 +106,9 @@ int main(int argc, char** argv) {
   cli.add_flag("--view-only", view_only, "with --screenshot: crop to the view, without the side panel");
   cli.add_option("--size", a.size, "window size WxH")->capture_default_str();
   cli.add_flag("--bench-frames", a.bench, "measure load and frame times on a generated 10-million-event trace");
-  cli.add_option("--bench-events", a.bench_events, "events in the --bench-frames trace")->capture_default_str();
+  cli.add_option("--bench-events", a.bench_events, "events in the --bench-frames (or --make-synthetic) trace")->capture_default_str();
+  std::string synthetic_out;
+  cli.add_option("--make-synthetic", synthetic_out, "write the generated GPU-shaped trace (--bench-events events) to this file and exit");
   CLI11_PARSE(cli, argc, argv);
 
   int width = 0, height = 0;
@@ -125,6 +129,13 @@ int main(int argc, char** argv) {
 
   try {
     if (a.bench) return run_bench(BenchOptions{a.bench_events, width, height, 60});
+    if (!synthetic_out.empty()) {
+      SyntheticSpec spec;
+      spec.events = a.bench_events;
+      gpulb::trace::write_trace(synthetic_out, make_synthetic_trace(spec));
+      std::cout << "wrote " << synthetic_out << "\n";
+      return 0;
+    }
 
     App app(gpulb::tools::builtin_registry());
     // Files before the window: with --screenshot a bad file must fail fast, with its message.

@@ -24,7 +24,7 @@ using trace::EventKind;
 constexpr float kLabelWidth = 150.0f;
 constexpr float kRulerHeight = 24.0f;
 constexpr float kMinZonePx = 3.0f;  // zones narrower than this merge into runs
-constexpr int kMaxArrows = 400;     // more steals than this in view: too dense to read, skip them
+constexpr int kMaxArrows = 60;      // more steals than this in view: too dense to read, skip them
 
 // -------------------------------------------------------------------------------------------------
 // [SECTION] Layout: which rows exist and where they are
