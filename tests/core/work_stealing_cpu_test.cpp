@@ -96,10 +96,12 @@ TEST(WorkStealingDeque, StealIsAbaSafeUnderContention) {
 #else
   constexpr std::uint32_t kRounds = 100000;
 #endif
+  // Keep going past kRounds until the thieves have won some races (threads start late under TSAN).
+  constexpr std::uint32_t kMaxRounds = 20 * kRounds, kMinSteals = 50;
   constexpr std::uint32_t kBatch = 3, kThieves = 2;
   HostWorkStealingDeques deques(1, 4);
   const WorkStealingDequeRef d = deques.ref().deque(0);
-  std::vector<std::atomic<std::uint32_t>> taken(kRounds * kBatch);
+  std::vector<std::atomic<std::uint32_t>> taken(kMaxRounds * kBatch);
   std::atomic<bool> done{false};
   std::vector<std::thread> thieves;
   std::atomic<std::uint64_t> stolen{0};
@@ -122,7 +124,9 @@ TEST(WorkStealingDeque, StealIsAbaSafeUnderContention) {
   Task batch[kBatch];
   std::uint32_t level = 0;
   while (started.load(std::memory_order_acquire) < kThieves) std::this_thread::yield();
-  for (std::uint32_t r = 0; r < kRounds; ++r) {
+  std::uint32_t rounds = 0;
+  for (; rounds < kMaxRounds && (rounds < kRounds || stolen.load(std::memory_order_relaxed) < kMinSteals); ++rounds) {
+    const std::uint32_t r = rounds;
     for (std::uint32_t i = 0; i < kBatch; ++i) batch[i].id = r * kBatch + i;
     ASSERT_EQ(d.push_bottom(batch, kBatch, level), kBatch);  // only fits after every reset
     Task t;
@@ -130,12 +134,16 @@ TEST(WorkStealingDeque, StealIsAbaSafeUnderContention) {
   }
   done.store(true, std::memory_order_release);
   for (auto& th : thieves) th.join();
-  for (std::uint32_t i = 0; i < kRounds * kBatch; ++i) ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
+  for (std::uint32_t i = 0; i < rounds * kBatch; ++i) ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
   EXPECT_GT(stolen.load(), 0u) << "the thieves never won a race: the test did not exercise stealing";
 }
 
 TEST(SharingQueue, HostProducesWhileConsumersTakeEachTaskOnce) {
+#if defined(GPULB_TSAN_BUILD) || defined(__SANITIZE_THREAD__)
+  constexpr std::uint32_t kTasks = 3000, kConsumers = 2;
+#else
   constexpr std::uint32_t kTasks = 50000, kConsumers = 3;
+#endif
   HostSharingQueue q(64);
   const SharingQueueRef ref = q.ref();
   std::vector<std::atomic<std::uint32_t>> taken(kTasks);
@@ -148,6 +156,8 @@ TEST(SharingQueue, HostProducesWhileConsumersTakeEachTaskOnce) {
         if (ref.try_pop(t)) {
           taken[t.id].fetch_add(1, std::memory_order_relaxed);
           total.fetch_add(1, std::memory_order_relaxed);
+        } else {
+          std::this_thread::yield();  // the producer may share our core
         }
       }
     });
