@@ -115,8 +115,9 @@ QueueFigures queue_figures(int device, std::uint32_t batch, std::uint32_t blocks
       doorbells.host()[0].written = init.written.value;  // nothing new to publish
       cuda::MappedBuffer<std::uint32_t> halt(1);
       *halt.host() = 1;  // stop once the queue is empty
-      cuda::DeviceBuffer<std::uint32_t> published(1);
-      const ModernFeedRef feed{doorbells.device(), nullptr, published.get(), halt.device(), claim};
+      cuda::DeviceBuffer<std::uint32_t> published(1), halt_seen(1);
+      cuda::DeviceBuffer<std::uint64_t> last_poll(1);
+      const ModernFeedRef feed{doorbells.device(), nullptr, published.get(), halt.device(), last_poll.get(), halt_seen.get(), claim};
       ms = time_on_stream(stream.get(), [&] {
         task_queue_modern_kernel<EmptyBody><<<blocks, block_size, 0, stream.get()>>>(queue, feed, EmptyBody{}, no_trace, stop.get(), done.get());
         GPULB_CUDA_CHECK_LAUNCH();

@@ -2,9 +2,12 @@
 // backend's gpulb::cpu::WorkerContext, so a body is written once.
 #pragma once
 
+#include <cooperative_groups.h>
+
 #include <cstdint>
 
 #include "gpulb/atomic.hpp"
+#include "gpulb/task.hpp"
 #include "gpulb/tracing/segment.hpp"
 
 namespace gpulb::kernels {
@@ -27,10 +30,20 @@ struct BlockScratch {
   std::uint64_t warp_sums[32];
 };
 
+// The block's spawn buffer (gpulb/spawn.hpp, device side): `capacity` task slots in global memory
+// that belong to this block, and a counter in the block's shared memory that the runtime zeroes
+// before each task. Spawning policies set it; the others leave it empty (no slots, no counter).
+struct DeviceSpawnRef {
+  Task* slots = nullptr;
+  std::uint32_t capacity = 0;
+  std::uint32_t* count = nullptr;  // __shared__: children offered by the running task (may pass capacity)
+};
+
 class BlockContext {
  public:
-  __device__ BlockContext(std::uint32_t rank, trace::TraceSegment segment, const std::uint32_t* stop, BlockScratch* scratch)
-      : rank_(rank), segment_(segment), stop_(stop), scratch_(scratch) {}
+  __device__ BlockContext(std::uint32_t rank, trace::TraceSegment segment, const std::uint32_t* stop, BlockScratch* scratch,
+                          DeviceSpawnRef spawn = {})
+      : rank_(rank), segment_(segment), stop_(stop), scratch_(scratch), spawn_(spawn) {}
 
   __device__ std::uint32_t rank() const { return rank_; }
   __device__ std::uint32_t block_size() const { return blockDim.x; }
@@ -73,6 +86,24 @@ class BlockContext {
     return *static_cast<const volatile std::uint32_t*>(stop_) != 0;
   }
 
+  // Creates a child task (contract: gpulb/spawn.hpp). Any thread, any number of times, no barrier:
+  // the threads that call it together (a coalesced group of one warp) reserve their slots with one
+  // shared-memory atomic (warp-aggregated atomics, as in NVIDIA's "CUDA Pro Tip: Optimized
+  // Filtering with Warp-Aggregated Atomics"), then each writes its own slot. The runtime reads the
+  // slots after the body and a __syncthreads (which makes the block's global and shared writes
+  // visible to thread 0), so relaxed is enough here. Children past `capacity` are counted, not
+  // written, and fail the run naming spawn_capacity. Under a policy that runs no spawned tasks
+  // (task-queue, hardware, chunked) there is no buffer and the child is dropped: the CUDA
+  // executors of spawning scenarios refuse those policies before launching anything.
+  __device__ void spawn(const Task& child) const {
+    if (spawn_.count == nullptr) return;
+    const cooperative_groups::coalesced_group g = cooperative_groups::coalesced_threads();
+    std::uint32_t base = 0;
+    if (g.thread_rank() == 0) base = atomicAdd(spawn_.count, static_cast<std::uint32_t>(g.size()));
+    const std::uint32_t slot = g.shfl(base, 0) + static_cast<std::uint32_t>(g.thread_rank());
+    if (slot < spawn_.capacity) spawn_.slots[slot] = child;
+  }
+
   // Thread 0 writes the block's events.
   __device__ void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
     if (threadIdx.x == 0) segment_.record(trace::make_event(globaltimer(), kind, arg, aux));
@@ -83,6 +114,7 @@ class BlockContext {
   trace::TraceSegment segment_;
   const std::uint32_t* stop_;
   BlockScratch* scratch_;
+  DeviceSpawnRef spawn_;
 };
 
 }  // namespace gpulb::kernels

@@ -8,6 +8,7 @@
 //   task-queue  a persistent kernel fed through the GPU's queues (Algorithms 2 and 3)
 //   hardware    one launch of one block per task (Solution 1); GPUs split the tasks evenly
 //   chunked     one launch per chunk taken from the pool whenever the GPU is free (Solution 3)
+// work-stealing, static-list and blocking-queue run on one GPU: spawning_execute.cuh.
 //
 // [SECTION] Publisher: Algorithm 2's writes over PCIe with the paper's host write fence
 // [SECTION] task-queue control thread
@@ -28,6 +29,7 @@
 #include "gpulb/kernels/detail/gpu_session.hpp"
 #include "gpulb/kernels/detail/host_pool.hpp"
 #include "gpulb/kernels/detail/watchdog.hpp"
+#include "gpulb/kernels/spawning_execute.cuh"
 #include "gpulb/kernels/task_queue_modern.cuh"
 #include "gpulb/kernels/worker_kernels.cuh"
 #include "gpulb/scenario.hpp"
@@ -197,9 +199,10 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
   if (modern) {
     cuda::MappedBuffer<Doorbell> doorbells(num_queues);
     cuda::MappedBuffer<std::uint32_t> halt(1);
-    cuda::DeviceBuffer<std::uint32_t> published(num_queues);
-    const ModernFeedRef feed{doorbells.device(), staging.device(), published.get(), halt.device(),
-                             std::min(kMaxClaim, std::max(1u, plan.options.claim))};
+    cuda::DeviceBuffer<std::uint32_t> published(num_queues), halt_seen(1);
+    cuda::DeviceBuffer<std::uint64_t> last_poll(num_queues);
+    const ModernFeedRef feed{doorbells.device(), staging.device(), published.get(), halt.device(), last_poll.get(),
+                             halt_seen.get(), std::min(kMaxClaim, std::max(1u, plan.options.claim))};
     task_queue_modern_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, feed, body, s.trace_ref(), s.stop_flag(), done.get());
     GPULB_CUDA_CHECK_LAUNCH();
     TaskQueueHost<MappedPublisher> host(MappedPublisher{doorbells.host(), staging.host(), host_consumed.host(), capacity}, num_queues, capacity);
@@ -295,6 +298,9 @@ void control_launches(GpuSession& s, const ExecPlan& plan, const Body& body, Hos
 template <class MakeBody>
 ExecOutput execute(const ExecPlan& plan, MakeBody&& make_body) {
   using Body = decltype(make_body(std::uint32_t{0}));
+  if (is_spawning_policy(plan.policy)) {  // work-stealing, static-list, blocking-queue: one GPU
+    return execute_spawning(plan, [&](std::uint32_t gpu_slot, std::uint32_t) { return make_body(gpu_slot); });
+  }
   int count = 0;
   GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
   if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");

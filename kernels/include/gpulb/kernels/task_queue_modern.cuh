@@ -11,7 +11,11 @@
 //    them to shared memory with all its threads, and runs them one after the other.
 //  - Termination by a host flag, set once every queue is drained, instead of one HALT task per
 //    block (with batched claims one block could take two HALTs and leave another spinning).
-//  - Idle blocks back off with __nanosleep between polls, sparing the L2 and PCIe.
+//  - Idle blocks back off with __nanosleep between polls, and at most one block per queue reads
+//    that queue's doorbell over PCIe each kPollIntervalNs (a device timestamp they race for):
+//    2112 blocks polling mapped memory saturate PCIe and starve the very copy they wait for
+//    (measured: ~1 us a task before this limit). The halt flag is read the same way and mirrored
+//    into device memory, where every block can poll it for free.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +25,7 @@
 namespace gpulb::kernels {
 
 inline constexpr std::uint32_t kMaxClaim = 32;
+inline constexpr std::uint64_t kPollIntervalNs = 1000;
 
 // Mapped pinned memory the host writes, one per queue.
 struct alignas(kHotLine) Doorbell {
@@ -33,6 +38,8 @@ struct ModernFeedRef {
   const Task* staging = nullptr;    // mapped, num_queues * capacity
   std::uint32_t* published = nullptr;  // device, num_queues: the doorbell value already published
   std::uint32_t* halt = nullptr;       // mapped: the host has no more tasks
+  std::uint64_t* last_poll = nullptr;  // device, num_queues: %globaltimer of the last doorbell read
+  std::uint32_t* halt_seen = nullptr;  // device: a block has seen `halt`
   std::uint32_t claim = 1;
 };
 
@@ -47,11 +54,17 @@ struct ModernMailbox {
 };
 inline constexpr int kPublish = 3;
 
-// All threads copy `words` 32-bit words (coalesced).
-__device__ inline void block_copy(void* dst, const void* src, std::uint32_t words) {
-  auto* d = static_cast<std::uint32_t*>(dst);
-  const auto* s = static_cast<const volatile std::uint32_t*>(src);  // mapped memory: no stale caching
-  for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x) d[i] = s[i];
+// All threads of the block copy `n` tasks as 16-byte words, coalesced, several loads in flight
+// per thread (a batch from mapped host memory crosses PCIe: latency, not bandwidth, is the cost).
+//   from_host: ld.global.cv, never a stale cached copy of host memory;
+//   otherwise: ld.global.cg, L2 only, so no L1 line of an earlier batch in the same slots is read.
+template <bool from_host>
+__device__ inline void block_copy_tasks(Task* dst, const Task* src, std::uint32_t n) {
+  auto* d = reinterpret_cast<uint4*>(dst);
+  const auto* s = reinterpret_cast<const uint4*>(src);
+  const std::uint32_t words = n * (sizeof(Task) / sizeof(uint4));
+#pragma unroll 4
+  for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x) d[i] = from_host ? __ldcv(s + i) : __ldcg(s + i);
 }
 
 template <class Body>
@@ -78,21 +91,29 @@ __global__ void task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed
         TaskQueueCounters& q = queues.counters[examined];
         std::uint32_t written = device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
         if (device_atomic_ref<std::uint32_t>(q.consumed.value).load(mo::relaxed) == written) {
-          // Empty here: has the host rung this queue's doorbell since?
-          const std::uint32_t rung = system_atomic_ref<std::uint32_t>(feed.doorbells[examined].written).load(mo::acquire);
-          if (rung != written &&
-              device_atomic_ref<std::uint32_t>(feed.published[examined]).compare_exchange_strong(written, rung, mo::acq_rel)) {
-            box.publish_queue = examined;
-            box.publish_n = system_atomic_ref<std::uint32_t>(feed.doorbells[examined].n).load(mo::relaxed);
-            box.publish_written = rung;
-            box.action = kPublish;
-            break;
+          // Empty here. Has the host rung this queue's doorbell since? One block a microsecond asks.
+          const std::uint64_t now = globaltimer();
+          std::uint64_t last = device_atomic_ref<std::uint64_t>(feed.last_poll[examined]).load(mo::relaxed);
+          if (now - last >= kPollIntervalNs &&
+              device_atomic_ref<std::uint64_t>(feed.last_poll[examined]).compare_exchange_strong(last, now, mo::relaxed)) {
+            const std::uint32_t rung = system_atomic_ref<std::uint32_t>(feed.doorbells[examined].written).load(mo::acquire);
+            if (rung != written &&
+                device_atomic_ref<std::uint32_t>(feed.published[examined]).compare_exchange_strong(written, rung, mo::acq_rel)) {
+              box.publish_queue = examined;
+              box.publish_n = system_atomic_ref<std::uint32_t>(feed.doorbells[examined].n).load(mo::relaxed);
+              box.publish_written = rung;
+              box.action = kPublish;
+              break;
+            }
+            if (examined == 0 && system_atomic_ref<std::uint32_t>(*feed.halt).load(mo::acquire) != 0) {
+              device_atomic_ref<std::uint32_t>(*feed.halt_seen).store(1, mo::release);
+            }
           }
         }
         if (failed != 0xFFFFFFFFu) ++failed;
         if (!idle) ctx.record(trace::EventKind::DequeueFailed, 0, static_cast<std::uint16_t>(examined));
         idle = true;
-        if (system_atomic_ref<std::uint32_t>(*feed.halt).load(mo::acquire) != 0) {
+        if (device_atomic_ref<std::uint32_t>(*feed.halt_seen).load(mo::acquire) != 0) {
           box.action = kHalt;
           break;
         }
@@ -110,8 +131,8 @@ __global__ void task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed
     if (action == kHalt || action == kStop) break;
     if (action == kPublish) {
       const std::uint32_t qi = box.publish_queue, n = box.publish_n;
-      block_copy(queues.tasks + static_cast<std::size_t>(qi) * queues.capacity,
-                 feed.staging + static_cast<std::size_t>(qi) * queues.capacity, n * (sizeof(Task) / 4));
+      block_copy_tasks<true>(queues.tasks + static_cast<std::size_t>(qi) * queues.capacity,
+                             feed.staging + static_cast<std::size_t>(qi) * queues.capacity, n);
       __syncthreads();
       if (threadIdx.x == 0) {
         __threadfence();  // the copied slots are visible device-wide before the counters say so
@@ -124,7 +145,7 @@ __global__ void task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed
       continue;
     }
     const TaskQueueRef::Claim c = box.claim;
-    block_copy(tasks, queues.tasks + static_cast<std::size_t>(c.queue) * queues.capacity + c.first, c.count * (sizeof(Task) / 4));
+    block_copy_tasks<false>(tasks, queues.tasks + static_cast<std::size_t>(c.queue) * queues.capacity + c.first, c.count);
     __syncthreads();
     if (threadIdx.x == 0) {
       queues.finish_claim(cursor, c);
