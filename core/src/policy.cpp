@@ -49,7 +49,9 @@ bool backend_supports(Backend backend, Policy policy) {
     case Backend::Cpu:
       return policy == Policy::TaskQueue || policy == Policy::Hardware || policy == Policy::WorkStealing ||
              policy == Policy::StaticList || policy == Policy::BlockingQueue;
-    case Backend::Cuda: return policy == Policy::TaskQueue || policy == Policy::Hardware || policy == Policy::Chunked;
+    case Backend::Cuda:
+      return policy == Policy::TaskQueue || policy == Policy::Hardware || policy == Policy::Chunked ||
+             policy == Policy::WorkStealing || policy == Policy::StaticList || policy == Policy::BlockingQueue;
   }
   return false;
 }

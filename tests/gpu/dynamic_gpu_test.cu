@@ -1,0 +1,450 @@
+// The spawning policies on the CUDA backend (work-stealing, static-list, blocking-queue): every
+// spawned task runs exactly once, full capacities fail the run naming the parameter to raise,
+// termination waits for late host inserts, the watchdog stops a stuck run, and the scenarios that
+// spawn (uts, nqueens, connect4) verify under every GPU policy. Small instances throughout, so the
+// suite also runs under compute-sanitizer (except the *_T1 cases: 4 million tasks each).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpulb/cuda/devices.hpp"
+#include "gpulb/cuda/memory.hpp"
+#include "gpulb/kernels/execute.cuh"
+#include "gpulb/run.hpp"
+#include "gpulb/tools/builtin_registry.hpp"
+#include "spawn_test_bodies.hpp"
+#include "test_bodies.hpp"
+
+namespace gpulb {
+namespace {
+
+using testing::TreeBody;
+
+int gpu_count() { return static_cast<int>(cuda::list_devices().size()); }
+
+#define SKIP_WITHOUT_GPU() \
+  if (gpu_count() == 0) GTEST_SKIP() << "no CUDA GPU present: GPU tests skipped"
+
+std::string policy_name(Policy p) {
+  std::string n(to_string(p));
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+}
+
+// A complete tree of TreeBody tasks from one root on the GPU; counts per task id come back.
+struct GpuTreeRun {
+  std::vector<Task> roots;
+  ExecPlan plan;
+  std::uint64_t total;
+  std::uint32_t fanout;
+  std::uint32_t spin;
+  std::vector<std::uint32_t> counts;
+
+  GpuTreeRun(Policy policy, std::uint32_t fanout_, std::uint32_t levels, std::uint32_t spin_ = 0)
+      : total(TreeBody::tree_size(fanout_, levels)), fanout(fanout_), spin(spin_) {
+    Task root;
+    root.id = 0;
+    root.parent = Task::kNoParent;
+    root.payload[0] = levels;
+    roots = {root};
+    plan.policy = policy;
+    plan.backend = Backend::Cuda;
+    plan.gpus = 1;
+    plan.workers = 0;  // the occupancy bound
+    plan.block_size = 64;
+    plan.trace = false;
+    plan.tasks = roots;
+    plan.id_capacity = total;
+    plan.expected_tasks = total;
+    plan.options.list_capacity = 1u << 20;  // two arrays of 64 MiB, not the default 2 x 512 MiB
+    plan.options.blocking_capacity = 1u << 20;
+  }
+
+  // Through kernels::execute (a factory of one argument), as a non-spawning scenario would.
+  ExecOutput run() {
+    cuda::DeviceBuffer<std::uint32_t> d(total);
+    const TreeBody body{d.get(), total, fanout, spin};
+    ExecOutput out = kernels::execute(plan, [&](std::uint32_t) { return body; });
+    counts.assign(total, 0);
+    d.download(counts.data(), total);
+    return out;
+  }
+
+  void expect_each_ran_once(const ExecOutput& out) const {
+    EXPECT_EQ(out.tasks_run, total);
+    EXPECT_EQ(out.tasks_spawned, total - 1);
+    const auto bad = std::find_if(counts.begin(), counts.end(), [](std::uint32_t c) { return c != 1; });
+    EXPECT_TRUE(bad == counts.end()) << "task " << (bad - counts.begin()) << " ran " << *bad << " times";
+  }
+};
+
+// Runs `run` expecting a RunError whose message contains `fragment`.
+template <class F>
+void expect_run_error(F&& run, const std::string& fragment) {
+  try {
+    run();
+    FAIL() << "the run should have failed with a message naming " << fragment;
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every spawning policy
+
+class GpuSpawning : public ::testing::TestWithParam<Policy> {};
+
+TEST_P(GpuSpawning, EverySpawnedTaskRunsExactlyOnce) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(GetParam(), 4, 8, 200);  // 87381 tasks
+  run.expect_each_ran_once(run.run());
+}
+
+TEST_P(GpuSpawning, ChildrenBeyondTheBlockSizeAreAllSpawned) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(GetParam(), 300, 2);  // 300 children a task from blocks of 64 threads: 90301 tasks
+  run.expect_each_ran_once(run.run());
+}
+
+TEST_P(GpuSpawning, FewWorkersRunEveryTaskOnce) {
+  SKIP_WITHOUT_GPU();
+  for (std::uint32_t workers : {1u, 2u, 5u}) {
+    SCOPED_TRACE("workers " + std::to_string(workers));
+    GpuTreeRun run(GetParam(), 3, 7);
+    run.plan.workers = workers;
+    const ExecOutput out = run.run();
+    run.expect_each_ran_once(out);
+    EXPECT_EQ(out.workers, workers);
+  }
+}
+
+TEST_P(GpuSpawning, TooManyChildrenFailTheRunNamingSpawnCapacity) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(GetParam(), 40, 1);
+  run.plan.options.spawn_capacity = 16;
+  expect_run_error([&] { run.run(); }, "spawn_capacity=16");
+  // The GPU is usable again afterwards.
+  GpuTreeRun again(GetParam(), 3, 5);
+  again.expect_each_ran_once(again.run());
+}
+
+TEST_P(GpuSpawning, IdsPastTheScenarioTableFailTheRun) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(GetParam(), 4, 4);
+  run.plan.id_capacity = 50;  // the tree has 341 tasks
+  expect_run_error([&] { run.run(); }, "table size (50 ids)");
+}
+
+TEST_P(GpuSpawning, WatchdogStopsAStuckRunWithAClearError) {
+  SKIP_WITHOUT_GPU();
+  std::vector<Task> tasks(100);
+  for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
+  ExecPlan plan;
+  plan.policy = GetParam();
+  plan.gpus = 1;
+  plan.trace = false;
+  plan.tasks = tasks;
+  plan.options.watchdog_ms = 300;
+  plan.options.list_capacity = 1024;
+  plan.options.blocking_capacity = 1024;
+  expect_run_error([&] { kernels::execute(plan, [](std::uint32_t) { return testing::StuckBody{}; }); }, "watchdog");
+  GpuTreeRun again(GetParam(), 3, 5);
+  again.expect_each_ran_once(again.run());
+}
+
+TEST_P(GpuSpawning, TraceHasEveryTaskAndAWorkerStartAndEndPerBlock) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(GetParam(), 4, 6, 500);  // 5461 tasks
+  run.plan.trace = true;
+  run.plan.workers = 264;
+  run.plan.options.trace_capacity = 1u << 16;  // no block can drop an event, however unbalanced
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  std::map<trace::EventKind, std::uint64_t> kinds;
+  std::uint32_t workers = 0;
+  for (const trace::Track& t : out.trace.tracks) {
+    EXPECT_EQ(t.dropped, 0u) << t.name;
+    for (const trace::Event& e : t.events) ++kinds[e.kind];
+    if (t.role != trace::TrackRole::Worker) continue;
+    ++workers;
+    if (t.events.empty()) continue;  // a static-list block of no launch (fewer tasks than blocks)
+    EXPECT_EQ(t.events.front().kind, trace::EventKind::WorkerStart) << t.name;
+    EXPECT_EQ(t.events.back().kind, trace::EventKind::WorkerEnd) << t.name;
+    EXPECT_NE(t.sm, trace::Track::kNoSm) << t.name;
+  }
+  EXPECT_EQ(workers, out.workers);
+  EXPECT_EQ(kinds[trace::EventKind::TaskBegin], run.total);
+  EXPECT_EQ(kinds[trace::EventKind::TaskEnd], run.total);
+  EXPECT_GT(kinds[trace::EventKind::Spawn], 0u);
+  EXPECT_GT(kinds[trace::EventKind::KernelLaunch], 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, GpuSpawning, ::testing::Values(Policy::WorkStealing, Policy::StaticList, Policy::BlockingQueue),
+                         [](const auto& info) { return policy_name(info.param); });
+
+// ---------------------------------------------------------------------------------------------
+// work-stealing
+
+TEST(GpuWorkStealing, EveryTaskRunsOnceUnderHeavyStealing) {
+  SKIP_WITHOUT_GPU();
+  // One root: all work starts in one block's deque, every other block lives by stealing; small
+  // deques so that they also empty, reset (a new ABA tag) and refill all the time.
+  GpuTreeRun run(Policy::WorkStealing, 4, 9, 2000);  // 349525 tasks
+  run.plan.options.deque_capacity = 64;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_GT(out.metrics.at("steals"), 0u);
+}
+
+TEST(GpuWorkStealing, RoundRobinVictimsOnADeepNarrowTree) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(Policy::WorkStealing, 2, 16, 100);  // 131071 tasks, deques of one or two tasks
+  run.plan.options.victim = "round-robin";
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_GT(out.metrics.at("steals"), 0u);
+}
+
+TEST(GpuWorkStealing, SingleBlockNeedsNoThief) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(Policy::WorkStealing, 2, 10);
+  run.plan.workers = 1;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_EQ(out.metrics.at("steals"), 0u);
+}
+
+TEST(GpuWorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(Policy::WorkStealing, 8, 5);  // 37449 tasks
+  run.plan.options.deque_capacity = 4;         // a task's 8 children never fit
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_GT(out.metrics.at("spilled"), 0u);
+  EXPECT_LE(out.metrics.at("peak_deque_level"), 4u);
+}
+
+TEST(GpuWorkStealing, FullDequeFailsTheRunNamingTheCapacityWhenSpillingIsOff) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(Policy::WorkStealing, 8, 4);
+  run.plan.options.deque_capacity = 4;
+  run.plan.options.deque_overflow = "fail";
+  expect_run_error([&] { run.run(); }, "deque_capacity=4");
+}
+
+TEST(GpuWorkStealing, FullOverflowQueueFailsTheRunNamingItsCapacity) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(Policy::WorkStealing, 8, 5);
+  run.plan.options.deque_capacity = 2;
+  run.plan.options.overflow_capacity = 4;
+  expect_run_error([&] { run.run(); }, "overflow_capacity=4");
+}
+
+TEST(GpuWorkStealing, InitialTasksBeyondTheSharingQueueAreFedAsItDrains) {
+  SKIP_WITHOUT_GPU();
+  std::vector<Task> tasks(20000);
+  for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
+  ExecPlan plan;
+  plan.policy = Policy::WorkStealing;
+  plan.gpus = 1;
+  plan.tasks = tasks;
+  plan.options.sharing_capacity = 16;
+  cuda::DeviceBuffer<std::uint32_t> d(tasks.size());
+  const ExecOutput out = kernels::execute(plan, [&](std::uint32_t) { return TreeBody{d.get(), tasks.size(), 0}; });
+  std::vector<std::uint32_t> counts(tasks.size());
+  d.download(counts.data(), counts.size());
+  EXPECT_EQ(out.tasks_run, tasks.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) ASSERT_EQ(counts[i], 1u) << "task " << i;
+  std::uint64_t inserted = 0;
+  for (const trace::Track& t : out.trace.tracks) {
+    if (t.role != trace::TrackRole::Host) continue;
+    for (const trace::Event& e : t.events) {
+      if (e.kind == trace::EventKind::HostEnqueue) inserted += e.arg;
+    }
+  }
+  EXPECT_EQ(inserted, tasks.size());
+}
+
+constexpr std::uint32_t kLateBase = 1u << 20;
+
+// Host-inserted tasks (ids from kLateBase) are counted apart; the rest is a TreeBody.
+struct LateBody {
+  TreeBody tree;
+  std::uint32_t* late;
+  template <class Ctx>
+  GPULB_HD void operator()(Ctx& ctx, const Task& t) const {
+    if (t.id >= kLateBase) {
+      ctx.once([&] { device_atomic_ref<std::uint32_t>(late[t.id - kLateBase]).fetch_add(1, mo::relaxed); });
+    } else {
+      tree(ctx, t);
+    }
+  }
+};
+
+// The host keeps inserting (host_feed) long after the initial tree is done: the blocks sit idle
+// with nothing outstanding and must not stop until the host says it is finished.
+TEST(GpuWorkStealing, RunWaitsForLateHostInserts) {
+  SKIP_WITHOUT_GPU();
+  constexpr std::uint32_t kLate = 3000;
+  GpuTreeRun run(Policy::WorkStealing, 2, 3);  // 15 tasks, ids 0..14
+  run.plan.spawn_id_base = 1;
+  run.plan.host_feed = [&](HostInserter& host) {
+    for (std::uint32_t wave = 0; wave < 3; ++wave) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::vector<Task> tasks(kLate / 3);
+      for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = kLateBase + wave * (kLate / 3) + i;
+      host.insert(tasks);
+    }
+  };
+  cuda::DeviceBuffer<std::uint32_t> tree_counts(run.total), late_counts(kLate);
+  const ExecOutput out = kernels::execute(run.plan, [&](std::uint32_t) {
+    return LateBody{TreeBody{tree_counts.get(), run.total, 2, 0}, late_counts.get()};
+  });
+  EXPECT_EQ(out.tasks_run, run.total + kLate);
+  std::vector<std::uint32_t> late(kLate), tree(run.total);
+  late_counts.download(late.data(), kLate);
+  tree_counts.download(tree.data(), run.total);
+  for (std::uint32_t i = 0; i < kLate; ++i) ASSERT_EQ(late[i], 1u) << "late task " << i;
+  for (std::uint64_t i = 0; i < run.total; ++i) ASSERT_EQ(tree[i], 1u) << "task " << i;
+}
+
+TEST(GpuWorkStealing, HostFeedIsRefusedByTheOtherPolicies) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(Policy::StaticList, 2, 3);
+  run.plan.host_feed = [](HostInserter&) {};
+  EXPECT_THROW(run.run(), ConfigError);
+}
+
+TEST(GpuWorkStealing, TraceShowsStealsSpawnsAndDequeLevels) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(Policy::WorkStealing, 4, 7, 2000);  // 21845 tasks
+  run.plan.trace = true;
+  run.plan.workers = 264;
+  run.plan.options.trace_capacity = 1u << 17;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  std::map<trace::EventKind, std::uint64_t> kinds;
+  for (const trace::Track& t : out.trace.tracks) {
+    EXPECT_EQ(t.dropped, 0u) << t.name;
+    for (const trace::Event& e : t.events) ++kinds[e.kind];
+  }
+  EXPECT_EQ(kinds[trace::EventKind::TaskBegin], run.total);
+  EXPECT_EQ(kinds[trace::EventKind::Spawn], TreeBody::tree_size(4, 6));  // every inner node
+  EXPECT_GT(kinds[trace::EventKind::DequeLevel], 0u);
+  EXPECT_EQ(kinds[trace::EventKind::Steal], out.metrics.at("steals"));
+  EXPECT_GT(kinds[trace::EventKind::Steal], 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// static-list and blocking-queue
+
+TEST(GpuStaticList, ReportsGenerationsAndPeakSlots) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(Policy::StaticList, 3, 6);  // levels 0..6: the widest generation has 3^6 tasks
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_EQ(out.metrics.at("generations"), 7u);
+  EXPECT_EQ(out.metrics.at("peak_task_slots"), 729u);
+}
+
+TEST(GpuStaticList, GenerationBeyondTheListFailsNamingListCapacity) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(Policy::StaticList, 4, 5);
+  run.plan.options.list_capacity = 100;
+  expect_run_error([&] { run.run(); }, "list_capacity=100");
+}
+
+TEST(GpuBlockingQueue, FullQueueFailsNamingItsCapacity) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(Policy::BlockingQueue, 10, 3);
+  run.plan.options.blocking_capacity = 50;
+  expect_run_error([&] { run.run(); }, "blocking_capacity=50");
+}
+
+TEST(GpuBlockingQueue, ReportsThePeakOfTheQueue) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(Policy::BlockingQueue, 3, 6);
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_GE(out.metrics.at("peak_task_slots"), 3u);
+  EXPECT_LE(out.metrics.at("peak_task_slots"), run.total);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios that spawn, through gpulb::run as the CLI does
+
+RunResult run_cuda(const std::string& scenario, Policy policy, ParamMap params, std::uint32_t workers = 0) {
+  RunConfig c;
+  c.scenario = scenario;
+  c.policy = std::string(to_string(policy));
+  c.backend = Backend::Cuda;
+  c.gpus = 1;
+  c.workers = workers;
+  c.params = std::move(params);
+  if (policy == Policy::StaticList && !c.params.count("list_capacity")) c.params["list_capacity"] = std::to_string(1u << 22);
+  return run(tools::builtin_registry(), c);
+}
+
+class GpuSpawningScenarios : public ::testing::TestWithParam<Policy> {};
+
+TEST_P(GpuSpawningScenarios, UtsSmallGeometricTreeVerifies) {
+  SKIP_WITHOUT_GPU();
+  const RunResult r = run_cuda("uts", GetParam(), {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}});
+  EXPECT_TRUE(r.verified) << r.verification;
+}
+
+TEST_P(GpuSpawningScenarios, UtsSmallBinomialTreeWithAWideRootVerifies) {
+  SKIP_WITHOUT_GPU();
+  // A binomial root of 300 children (more than a block's threads), then q * m = 0.8 below it.
+  const RunResult r =
+      run_cuda("uts", GetParam(), {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}});
+  EXPECT_TRUE(r.verified) << r.verification;
+}
+
+TEST_P(GpuSpawningScenarios, NQueensVerifies) {
+  SKIP_WITHOUT_GPU();
+  const RunResult r = run_cuda("nqueens", GetParam(), {{"n", "10"}, {"cutoff", "4"}});
+  EXPECT_TRUE(r.verified) << r.verification;
+}
+
+TEST_P(GpuSpawningScenarios, Connect4Verifies) {
+  SKIP_WITHOUT_GPU();
+  const RunResult r = run_cuda("connect4", GetParam(), {{"lookahead", "4"}});
+  EXPECT_TRUE(r.verified) << r.verification;
+  EXPECT_NE(r.result_json.find("peak_task_slots"), std::string::npos) << r.result_json;
+}
+
+// The sample tree T1 (4,130,071 nodes): the published counts, under every policy. Too large for
+// compute-sanitizer: filter it out there (--gtest_filter=-*T1*).
+TEST_P(GpuSpawningScenarios, UtsT1MatchesThePublishedCounts) {
+  SKIP_WITHOUT_GPU();
+  // The blocking queue serialises every task through one lock: fewer blocks contend less for it.
+  const std::uint32_t workers = GetParam() == Policy::BlockingQueue ? 264 : 0;
+  const RunResult r = run_cuda("uts", GetParam(), {{"tree", "T1"}, {"watchdog_ms", "60000"}, {"list_capacity", std::to_string(1u << 23)}}, workers);
+  EXPECT_TRUE(r.verified) << r.verification;
+  EXPECT_EQ(r.tasks, 4130071u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, GpuSpawningScenarios,
+                         ::testing::Values(Policy::WorkStealing, Policy::StaticList, Policy::BlockingQueue),
+                         [](const auto& info) { return policy_name(info.param); });
+
+TEST(GpuSpawningScenarios, NonSpawningPoliciesAreRefusedWithAClearError) {
+  SKIP_WITHOUT_GPU();
+  for (Policy p : {Policy::TaskQueue, Policy::Hardware, Policy::Chunked}) {
+    try {
+      run_cuda("nqueens", p, {{"n", "6"}, {"cutoff", "2"}});
+      FAIL() << to_string(p) << " ran a spawning scenario";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("spawns child tasks"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpulb
