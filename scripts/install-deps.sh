@@ -17,7 +17,7 @@ done
 
 packages=(cmake ninja-build g++ make pkg-config libzstd-dev nlohmann-json3-dev libcli11-dev libgtest-dev libssl-dev)
 if [ "$want_viewer" = 1 ]; then
-  packages+=(libglfw3-dev libimgui-dev libstb-dev libgl-dev xvfb xauth)
+  packages+=(libglfw3-dev libimgui-dev libstb-dev libgl-dev xvfb xauth fonts-dejavu-core)
 fi
 
 missing=()

@@ -144,6 +144,60 @@ Table trace_overhead(const BenchArgs& a, Backend backend) {
   return t;
 }
 
+// ---- patterns: Chen et al. Figure 7 -------------------------------------------------------------
+
+Table patterns_figure7(const BenchArgs& a, Backend backend) {
+  const Registry& reg = builtin_registry();
+  const bool gpu = backend == Backend::Cuda;
+  const std::string blocks = gpu ? "100000" : "8000", work = gpu ? "4000" : "400";
+  Table t{std::string("patterns: Chen et al. Figure 7, runtime per pattern, ") + std::string(to_string(backend)) + " backend",
+          "blocks=" + blocks + " work=" + work + " (steps per thread), median of " + std::to_string(a.repeats) +
+              " runs. 'vs P0' is the runtime saved against P0; the work saved is 0% (P0), 50% (P1-P3), 75% (P4). "
+              "The paper (2009 GPU) saw P4 save 74.5% under the task queue and 48.4% under Solution 1 (hardware).",
+          {"policy", "P0", "P1 (vs P0)", "P2 (vs P0)", "P3 (vs P0)", "P4 (vs P0)"}, {}};
+  struct Row {
+    const char* label;
+    const char* policy;
+    const char* variant;
+    const char* capacity;
+  };
+  std::vector<Row> rows = {{"hardware", "hardware", "paper", "128"}, {"task-queue paper, 2 x 4096", "task-queue", "paper", "4096"}};
+  if (gpu) rows.push_back({"task-queue modern, 2 x 4096", "task-queue", "modern", "4096"});
+  if (gpu) rows.push_back({"chunked", "chunked", "paper", "128"});
+  for (const Row& r : rows) {
+    progress(std::string("patterns ") + r.label + " on " + std::string(to_string(backend)));
+    std::vector<std::string> cells = {r.label};
+    nlohmann::json j = {{"backend", to_string(backend)}, {"policy", r.label}};
+    double p0 = 0;
+    for (const char* pattern : {"P0", "P1", "P2", "P3", "P4"}) {
+      std::vector<double> ms;
+      for (std::uint32_t i = 0; i < a.repeats; ++i) {
+        RunConfig c;
+        c.scenario = "patterns";
+        c.policy = r.policy;
+        c.backend = backend;
+        c.trace = false;
+        c.gpus = gpu ? 1 : 0;
+        c.params = {{"pattern", pattern}, {"blocks", blocks}, {"work", work}, {"variant", r.variant}, {"queue_capacity", r.capacity}};
+        const RunResult res = run(reg, c);
+        if (!res.verified) throw RunError(std::string("bench patterns: ") + r.label + " " + pattern + " did not verify");
+        ms.push_back(static_cast<double>(res.makespan_ns) / 1e6);
+      }
+      const double m = median(ms);
+      if (std::string(pattern) == "P0") {
+        p0 = m;
+        cells.push_back(fixed(m, 3) + " ms");
+      } else {
+        cells.push_back(fixed(m, 3) + " ms (" + fixed(100.0 * (1.0 - m / p0), 1) + "%)");
+      }
+      j[pattern] = m;
+    }
+    t.rows.push_back(cells);
+    t.json.push_back(j);
+  }
+  return t;
+}
+
 // ---- GPU -----------------------------------------------------------------------------------------
 
 #ifdef GPULB_HAVE_CUDA_BACKEND
@@ -253,6 +307,10 @@ int cmd_bench(const BenchArgs& a) {
   if ((all || a.what == "queue") && want_gpu) tables.push_back(gpu_queue(a));
 #endif
   if (a.what == "queue" && !want_gpu) throw ConfigError("bench queue measures the GPU queue: it needs a CUDA GPU");
+  if (all || a.what == "patterns") {
+    if (want_cpu) tables.push_back(patterns_figure7(a, Backend::Cpu));
+    if (want_gpu) tables.push_back(patterns_figure7(a, Backend::Cuda));
+  }
   if (all || a.what == "trace-overhead") {
     if (want_cpu) tables.push_back(trace_overhead(a, Backend::Cpu));
     if (want_gpu) tables.push_back(trace_overhead(a, Backend::Cuda));

@@ -8,7 +8,7 @@
 namespace gpulb::tools {
 
 struct BenchArgs {
-  std::string what = "all";  // dispatch, queue, trace-overhead, all
+  std::string what = "all";  // dispatch, queue, patterns, trace-overhead, all
   std::string backend;       // empty: both where present
   std::uint64_t tasks = 1'000'000;
   std::uint32_t repeats = 5;
