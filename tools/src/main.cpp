@@ -166,6 +166,12 @@ int cmd_run(const RunArgs& a) {
     j["notes"] = r.notes;
     j.erase("per_worker");
     std::cout << j.dump(2) << "\n";
+  } else if (!cfg.trace) {
+    // No events: the figures the runtime measured itself.
+    std::cout << "scenario    " << r.trace.meta.scenario << "\npolicy      " << r.trace.meta.policy << " on " << r.trace.meta.backend
+              << ", " << r.workers << " workers\nmakespan    " << format_ns(static_cast<double>(r.makespan_ns)) << "\ntasks       "
+              << r.tasks << "\nverified    " << (r.verified ? "yes: " : "NO: ") << r.verification << "\n";
+    for (const std::string& n : r.notes) std::cout << "note        " << n << "\n";
   } else {
     print_summary(std::cout, r.trace, r.stats);
     for (const std::string& n : r.notes) std::cout << "note        " << n << "\n";
