@@ -71,6 +71,18 @@ struct ExecPlan {
   HostFeed host_feed;
 };
 
+// Where a plan's spawned ids start (spawn_id_base, or one past the largest initial id) and the
+// bound they must stay below (id_capacity, or 2^32). Both backends use these.
+inline std::uint32_t first_spawn_id(const ExecPlan& plan) {
+  if (plan.spawn_id_base != 0) return plan.spawn_id_base;
+  std::uint32_t next = 0;
+  for (const Task& t : plan.tasks) next = t.id + 1 > next ? t.id + 1 : next;
+  return next;
+}
+inline std::uint64_t id_limit(const ExecPlan& plan) {
+  return plan.id_capacity != 0 ? plan.id_capacity : (std::uint64_t{1} << 32);
+}
+
 // What a backend hands back: the event streams and devices (metadata is filled by gpulb::run).
 struct ExecOutput {
   trace::Trace trace;

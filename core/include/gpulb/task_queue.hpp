@@ -67,39 +67,19 @@ struct TaskQueueRef {
   // trace idle spells and obey a stop flag). Advances `cursor` as the paper does.
   GPULB_HD DequeueResult try_dequeue(std::uint32_t& cursor, Task& out) const {
     DequeueResult r;
-    const std::uint32_t i = cursor;
-    TaskQueueCounters& q = counters[i];
-    // Line 4. acquire on written: pairs with the host's release, so the batch is visible.
-    const std::uint32_t written = device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
-    const std::uint32_t consumed = device_atomic_ref<std::uint32_t>(q.consumed.value).load(mo::relaxed);
-    if (consumed == written) {
-      cursor = next(i);
-      return r;
-    }
-    // Line 7. acquire: a claim of a new batch's n also sees the d_written_gm published before it.
-    const std::int32_t j = device_atomic_ref<std::int32_t>(q.n.value).fetch_sub(1, mo::acquire) - 1;
-    if (j < 0) {
-      cursor = next(i);
-      return r;
-    }
-    out = tasks[static_cast<std::size_t>(i) * capacity + static_cast<std::uint32_t>(j)];  // line 9
-    // Lines 10-12. release: our read of the slot happens before the host may overwrite it.
-    const std::uint32_t jj = device_atomic_ref<std::uint32_t>(q.consumed.value).fetch_add(1, mo::acq_rel);
-    const std::uint32_t written_now = device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
-    if (jj + 1 == written_now) {
-      // Lines 13-15: the last taker tells the host (system scope: the host polls this word).
-      system_atomic_ref<std::uint32_t>(host_consumed[i].value).store(jj + 1, mo::release);
-      cursor = next(i);
-    }
+    const Claim c = try_claim(cursor, 1);  // lines 4-8
+    if (!c.got) return r;
+    out = tasks[static_cast<std::size_t>(c.queue) * capacity + c.first];  // line 9
+    finish_claim(cursor, c);                                              // lines 10-16
     r.got = true;
-    r.queue = i;
-    r.remaining = j;
+    r.queue = c.queue;
+    r.remaining = c.remaining;
     return r;
   }
 
-  // The modern variant's batched claim (not in the paper): one fetch-and-add takes up to `most`
-  // tasks, slots [first, first + count) of queue `queue`. The caller copies them out, then calls
-  // finish_claim, which is lines 12-15 of Algorithm 3 for the whole claim.
+  // Algorithm 3's claim, generalised: one fetch-and-add takes up to `most` tasks (the paper takes
+  // one; the modern variant more), slots [first, first + count) of queue `queue`. The caller
+  // copies them out, then calls finish_claim, which is lines 12-15 for the whole claim.
   struct Claim {
     bool got = false;
     std::uint32_t queue = 0;
@@ -111,12 +91,14 @@ struct TaskQueueRef {
     Claim c;
     const std::uint32_t i = cursor;
     TaskQueueCounters& q = counters[i];
+    // Line 4. acquire on written: pairs with the host's release, so the batch is visible.
     const std::uint32_t written = device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
     const std::uint32_t consumed = device_atomic_ref<std::uint32_t>(q.consumed.value).load(mo::relaxed);
     if (consumed == written) {
       cursor = next(i);
       return c;
     }
+    // Line 7. acquire: a claim of a new batch's n also sees the d_written_gm published before it.
     const std::int32_t old = device_atomic_ref<std::int32_t>(q.n.value).fetch_sub(static_cast<std::int32_t>(most), mo::acquire);
     if (old <= 0) {
       cursor = next(i);
@@ -131,6 +113,8 @@ struct TaskQueueRef {
   }
   GPULB_HD void finish_claim(std::uint32_t& cursor, const Claim& c) const {
     TaskQueueCounters& q = counters[c.queue];
+    // release: our reads of the slots happen before the host may overwrite them; the last taker
+    // tells the host (system scope: the host polls this word).
     const std::uint32_t jj = device_atomic_ref<std::uint32_t>(q.consumed.value).fetch_add(c.count, mo::acq_rel);
     if (jj + c.count == device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire)) {
       system_atomic_ref<std::uint32_t>(host_consumed[c.queue].value).store(jj + c.count, mo::release);

@@ -166,4 +166,22 @@ struct WorkStealingRef {
   void host_finish() const { system_atomic_ref<std::uint32_t>(ctl->host_done).store(1, mo::release); }
 };
 
+// Queue ids in QueueLevel / DequeueFailed events of the work-stealing policy.
+inline constexpr std::uint16_t kSharingQueueId = 0;
+inline constexpr std::uint16_t kOverflowQueueId = 1;
+
+// The trace event for a task find_task found, the same on both backends. Returns true for a
+// steal, which the caller counts.
+template <class Ctx>
+GPULB_HD bool record_found(const Ctx& ctx, const WorkStealingRef& ws, const FindResult& f, std::uint16_t owner) {
+  switch (f.source) {
+    case TaskSource::Own: ctx.record(trace::EventKind::DequeLevel, f.deque_level, owner); break;
+    case TaskSource::Stolen: ctx.record(trace::EventKind::Steal, f.victim); return true;
+    case TaskSource::Sharing: ctx.record(trace::EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId); break;
+    case TaskSource::Overflow: ctx.record(trace::EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId); break;
+    case TaskSource::None: break;
+  }
+  return false;
+}
+
 }  // namespace gpulb

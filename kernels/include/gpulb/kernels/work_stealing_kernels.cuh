@@ -35,8 +35,6 @@
 
 namespace gpulb::kernels {
 
-inline constexpr std::uint16_t kSharingQueueId = 0;
-inline constexpr std::uint16_t kOverflowQueueId = 1;
 
 struct WsKernelArgs {
   WorkStealingRef ws;
@@ -66,16 +64,7 @@ __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
       if (f.source != TaskSource::None) {
         idle = false;
         backoff = kMinBackoffNs;
-        switch (f.source) {
-          case TaskSource::Own: ctx.record(EventKind::DequeLevel, f.deque_level, owner); break;
-          case TaskSource::Stolen:
-            ++st.steals;
-            ctx.record(EventKind::Steal, f.victim);
-            break;
-          case TaskSource::Sharing: ctx.record(EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId); break;
-          case TaskSource::Overflow: ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId); break;
-          case TaskSource::None: break;
-        }
+        if (record_found(ctx, ws, f, owner)) ++st.steals;
         return WorkerAction::Run;
       }
       if (f.steal_failed) {

@@ -24,8 +24,6 @@
 
 namespace gpulb::cpu::detail {
 
-inline constexpr std::uint16_t kSharingQueueId = 0;
-inline constexpr std::uint16_t kOverflowQueueId = 1;
 
 struct alignas(kHotLine) WsWorkerStats {
   std::uint64_t steals = 0;
@@ -106,16 +104,7 @@ ExecOutput run_work_stealing(const ExecPlan& plan, const Body& body) {
         continue;
       }
       idle.idle = false;
-      switch (f.source) {
-        case TaskSource::Own: ctx.record(EventKind::DequeLevel, f.deque_level, owner); break;
-        case TaskSource::Stolen:
-          ++st.steals;
-          ctx.record(EventKind::Steal, f.victim);
-          break;
-        case TaskSource::Sharing: ctx.record(EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId); break;
-        case TaskSource::Overflow: ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId); break;
-        case TaskSource::None: break;
-      }
+      if (record_found(ctx, ws, f, owner)) ++st.steals;
       if (!run_spawning_task(rt, ctx, slot, body, task, kids, &ids, limit)) break;
       if (kids.count == 0) {
         ws.task_done();

@@ -80,16 +80,6 @@ bool run_spawning_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, 
   return true;
 }
 
-// Where spawned ids start and end for a plan (see ExecPlan::spawn_id_base / id_capacity).
-inline std::uint32_t first_spawn_id(const ExecPlan& plan) {
-  if (plan.spawn_id_base != 0) return plan.spawn_id_base;
-  std::uint32_t next = 0;
-  for (const Task& t : plan.tasks) next = t.id + 1 > next ? t.id + 1 : next;
-  return next;
-}
-inline std::uint64_t id_limit(const ExecPlan& plan) {
-  return plan.id_capacity != 0 ? plan.id_capacity : (std::uint64_t{1} << 32);
-}
 
 // Shared worker start/end events.
 inline void worker_begin(const WorkerContext& ctx, WorkerSlot& slot, std::uint32_t rank) {

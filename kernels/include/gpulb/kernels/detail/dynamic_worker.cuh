@@ -211,17 +211,6 @@ class MappedSharingQueue {
   cuda::MappedBuffer<Task> tasks_;
 };
 
-// As the CPU backend (cpu/worker.hpp): spawned ids start at spawn_id_base, or one past the largest
-// initial id, and stay below id_capacity (or 2^32).
-inline std::uint32_t first_spawn_id(const ExecPlan& plan) {
-  if (plan.spawn_id_base != 0) return plan.spawn_id_base;
-  std::uint32_t next = 0;
-  for (const Task& t : plan.tasks) next = t.id + 1 > next ? t.id + 1 : next;
-  return next;
-}
-inline std::uint64_t id_limit(const ExecPlan& plan) {
-  return plan.id_capacity != 0 ? plan.id_capacity : (std::uint64_t{1} << 32);
-}
 
 // Trace events per block: its share of `per_task` events for every expected task, twice over for
 // an unlucky balance, plus room for idle spells; at most 1 Mi events a block and 4 GiB in all
