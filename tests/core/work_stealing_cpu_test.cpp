@@ -21,8 +21,12 @@ using testing::TreeBody;
 
 #if defined(GPULB_TSAN_BUILD) || defined(__SANITIZE_THREAD__)
 constexpr std::uint32_t kLevels = 5;  // 4^0 + ... + 4^5 = 1365 tasks
+// Busy work per task in the heavy-stealing test: enough that the tree outlasts the other workers'
+// start-up, or one worker can finish it alone and nobody steals (seen under TSAN on 2 busy cores).
+constexpr std::uint32_t kStealSpin = 20000;
 #else
 constexpr std::uint32_t kLevels = 8;  // 87381 tasks
+constexpr std::uint32_t kStealSpin = 200;
 #endif
 
 struct TreeRun {
@@ -176,7 +180,7 @@ TEST(SharingQueue, HostProducesWhileConsumersTakeEachTaskOnce) {
 
 TEST(WorkStealing, EveryTaskRunsOnceUnderHeavyStealing) {
   // One root: all work starts on one worker, so the others live by stealing.
-  TreeRun run(Policy::WorkStealing, 6, 4, kLevels, 200);
+  TreeRun run(Policy::WorkStealing, 6, 4, kLevels, kStealSpin);
   run.plan.options.deque_capacity = 64;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
