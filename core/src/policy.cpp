@@ -50,10 +50,8 @@ bool backend_supports(Backend backend, Policy policy) {
       return policy == Policy::TaskQueue || policy == Policy::Hardware || policy == Policy::WorkStealing ||
              policy == Policy::StaticList || policy == Policy::BlockingQueue;
     case Backend::Cuda:
-      // blocking-queue has CUDA kernels, but a run on an H100 stalled with its lock held and
-      // nothing queued; it stays off on CUDA until that is fixed (issue 4).
       return policy == Policy::TaskQueue || policy == Policy::Hardware || policy == Policy::Chunked ||
-             policy == Policy::WorkStealing || policy == Policy::StaticList;
+             policy == Policy::WorkStealing || policy == Policy::StaticList || policy == Policy::BlockingQueue;
   }
   return false;
 }
@@ -76,7 +74,7 @@ const std::vector<ParamSpec>& policy_param_specs() {
       {"deque_overflow", "work-stealing: a full deque spills to the overflow queue, or fails the run", "spill",
        "spill|fail", 0, 0, {"spill", "fail"}},
       {"overflow_capacity", "work-stealing: tasks the overflow queue holds", "65536", "1..67108864", 1, 1 << 26, {}},
-      {"sharing_capacity", "work-stealing: tasks the host-written sharing queue holds", "4096", "1..16777216", 1,
+      {"sharing_capacity", "work-stealing: tasks the sharing queue holds (CUDA: and the host staging ring)", "4096", "1..16777216", 1,
        1 << 24, {}},
       {"list_capacity", "static-list: task slots per array (the most children one generation may create)",
        "8388608", "1..268435456", 1, 1 << 28, {}},

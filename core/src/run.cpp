@@ -145,6 +145,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   r.tasks = out.tasks_run;
   r.workers = out.workers;
   r.notes = std::move(out.notes);
+  r.metrics = std::move(out.metrics);
   if (r.stats.dropped_events > 0) {
     r.notes.push_back(std::to_string(r.stats.dropped_events) +
                       " trace events did not fit and were dropped; raise --param trace_capacity");

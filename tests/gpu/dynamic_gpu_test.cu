@@ -27,12 +27,6 @@ using testing::TreeBody;
 
 int gpu_count() { return static_cast<int>(cuda::list_devices().size()); }
 
-// blocking-queue is switched off on the CUDA backend (core/src/policy.cpp): on an H100 and an
-// H200 a run stalled with the lock held and nothing queued (watchdog: "pending 3, queued 0,
-// lock 1"). Its tests stay here to be switched back on with the fix (issue 4).
-constexpr const char* kBlockingQueueDisabled =
-    "blocking-queue on CUDA is disabled: its lock stayed held on H100/H200 (see issue 4)";
-
 #define SKIP_WITHOUT_GPU() \
   if (gpu_count() == 0) GTEST_SKIP() << "no CUDA GPU present: GPU tests skipped"
 
@@ -107,21 +101,18 @@ class GpuSpawning : public ::testing::TestWithParam<Policy> {};
 
 TEST_P(GpuSpawning, EverySpawnedTaskRunsExactlyOnce) {
   SKIP_WITHOUT_GPU();
-  if (GetParam() == Policy::BlockingQueue) GTEST_SKIP() << kBlockingQueueDisabled;
   GpuTreeRun run(GetParam(), 4, 8, 200);  // 87381 tasks
   run.expect_each_ran_once(run.run());
 }
 
 TEST_P(GpuSpawning, ChildrenBeyondTheBlockSizeAreAllSpawned) {
   SKIP_WITHOUT_GPU();
-  if (GetParam() == Policy::BlockingQueue) GTEST_SKIP() << kBlockingQueueDisabled;
   GpuTreeRun run(GetParam(), 300, 2);  // 300 children a task from blocks of 64 threads: 90301 tasks
   run.expect_each_ran_once(run.run());
 }
 
 TEST_P(GpuSpawning, FewWorkersRunEveryTaskOnce) {
   SKIP_WITHOUT_GPU();
-  if (GetParam() == Policy::BlockingQueue) GTEST_SKIP() << kBlockingQueueDisabled;
   for (std::uint32_t workers : {1u, 2u, 5u}) {
     SCOPED_TRACE("workers " + std::to_string(workers));
     GpuTreeRun run(GetParam(), 3, 7);
@@ -134,7 +125,6 @@ TEST_P(GpuSpawning, FewWorkersRunEveryTaskOnce) {
 
 TEST_P(GpuSpawning, TooManyChildrenFailTheRunNamingSpawnCapacity) {
   SKIP_WITHOUT_GPU();
-  if (GetParam() == Policy::BlockingQueue) GTEST_SKIP() << kBlockingQueueDisabled;
   GpuTreeRun run(GetParam(), 40, 1);
   run.plan.options.spawn_capacity = 16;
   expect_run_error([&] { run.run(); }, "spawn_capacity=16");
@@ -145,7 +135,6 @@ TEST_P(GpuSpawning, TooManyChildrenFailTheRunNamingSpawnCapacity) {
 
 TEST_P(GpuSpawning, IdsPastTheScenarioTableFailTheRun) {
   SKIP_WITHOUT_GPU();
-  if (GetParam() == Policy::BlockingQueue) GTEST_SKIP() << kBlockingQueueDisabled;
   GpuTreeRun run(GetParam(), 4, 4);
   run.plan.id_capacity = 50;  // the tree has 341 tasks
   expect_run_error([&] { run.run(); }, "table size (50 ids)");
@@ -153,7 +142,6 @@ TEST_P(GpuSpawning, IdsPastTheScenarioTableFailTheRun) {
 
 TEST_P(GpuSpawning, WatchdogStopsAStuckRunWithAClearError) {
   SKIP_WITHOUT_GPU();
-  if (GetParam() == Policy::BlockingQueue) GTEST_SKIP() << kBlockingQueueDisabled;
   std::vector<Task> tasks(100);
   for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
   ExecPlan plan;
@@ -171,7 +159,6 @@ TEST_P(GpuSpawning, WatchdogStopsAStuckRunWithAClearError) {
 
 TEST_P(GpuSpawning, TraceHasEveryTaskAndAWorkerStartAndEndPerBlock) {
   SKIP_WITHOUT_GPU();
-  if (GetParam() == Policy::BlockingQueue) GTEST_SKIP() << kBlockingQueueDisabled;
   GpuTreeRun run(GetParam(), 4, 6, 500);  // 5461 tasks
   run.plan.trace = true;
   run.plan.workers = 264;
@@ -374,7 +361,6 @@ TEST(GpuStaticList, GenerationBeyondTheListFailsNamingListCapacity) {
 
 TEST(GpuBlockingQueue, FullQueueFailsNamingItsCapacity) {
   SKIP_WITHOUT_GPU();
-  GTEST_SKIP() << kBlockingQueueDisabled;
   GpuTreeRun run(Policy::BlockingQueue, 10, 3);
   run.plan.options.blocking_capacity = 50;
   expect_run_error([&] { run.run(); }, "blocking_capacity=50");
@@ -382,7 +368,6 @@ TEST(GpuBlockingQueue, FullQueueFailsNamingItsCapacity) {
 
 TEST(GpuBlockingQueue, ReportsThePeakOfTheQueue) {
   SKIP_WITHOUT_GPU();
-  GTEST_SKIP() << kBlockingQueueDisabled;
   GpuTreeRun run(Policy::BlockingQueue, 3, 6);
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -409,14 +394,12 @@ class GpuSpawningScenarios : public ::testing::TestWithParam<Policy> {};
 
 TEST_P(GpuSpawningScenarios, UtsSmallGeometricTreeVerifies) {
   SKIP_WITHOUT_GPU();
-  if (GetParam() == Policy::BlockingQueue) GTEST_SKIP() << kBlockingQueueDisabled;
   const RunResult r = run_cuda("uts", GetParam(), {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}});
   EXPECT_TRUE(r.verified) << r.verification;
 }
 
 TEST_P(GpuSpawningScenarios, UtsSmallBinomialTreeWithAWideRootVerifies) {
   SKIP_WITHOUT_GPU();
-  if (GetParam() == Policy::BlockingQueue) GTEST_SKIP() << kBlockingQueueDisabled;
   // A binomial root of 300 children (more than a block's threads), then q * m = 0.8 below it.
   const RunResult r =
       run_cuda("uts", GetParam(), {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}});
@@ -425,14 +408,12 @@ TEST_P(GpuSpawningScenarios, UtsSmallBinomialTreeWithAWideRootVerifies) {
 
 TEST_P(GpuSpawningScenarios, NQueensVerifies) {
   SKIP_WITHOUT_GPU();
-  if (GetParam() == Policy::BlockingQueue) GTEST_SKIP() << kBlockingQueueDisabled;
   const RunResult r = run_cuda("nqueens", GetParam(), {{"n", "10"}, {"cutoff", "4"}});
   EXPECT_TRUE(r.verified) << r.verification;
 }
 
 TEST_P(GpuSpawningScenarios, Connect4Verifies) {
   SKIP_WITHOUT_GPU();
-  if (GetParam() == Policy::BlockingQueue) GTEST_SKIP() << kBlockingQueueDisabled;
   const RunResult r = run_cuda("connect4", GetParam(), {{"lookahead", "4"}});
   EXPECT_TRUE(r.verified) << r.verification;
   EXPECT_NE(r.result_json.find("peak_task_slots"), std::string::npos) << r.result_json;
@@ -442,7 +423,6 @@ TEST_P(GpuSpawningScenarios, Connect4Verifies) {
 // compute-sanitizer: filter it out there (--gtest_filter=-*T1*).
 TEST_P(GpuSpawningScenarios, UtsT1MatchesThePublishedCounts) {
   SKIP_WITHOUT_GPU();
-  if (GetParam() == Policy::BlockingQueue) GTEST_SKIP() << kBlockingQueueDisabled;
   // The blocking queue serialises every task through one lock: fewer blocks contend less for it.
   const std::uint32_t workers = GetParam() == Policy::BlockingQueue ? 264 : 0;
   const RunResult r = run_cuda("uts", GetParam(), {{"tree", "T1"}, {"watchdog_ms", "60000"}, {"list_capacity", std::to_string(1u << 23)}}, workers);

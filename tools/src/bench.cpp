@@ -1,4 +1,5 @@
 #include "bench.hpp"
+#include "bench_table.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -23,34 +24,11 @@
 namespace gpulb::tools {
 namespace {
 
-struct Table {
-  std::string title;
-  std::string note;
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  nlohmann::json json = nlohmann::json::array();
-};
-
-std::string fixed(double v, int digits = 2) {
-  std::ostringstream o;
-  o.setf(std::ios::fixed);
-  o.precision(digits);
-  o << v;
-  return o.str();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
 std::vector<Task> empty_tasks(std::uint64_t n) {
   std::vector<Task> t(n);
   for (std::uint64_t i = 0; i < n; ++i) t[i].id = static_cast<std::uint32_t>(i);
   return t;
 }
-
-void progress(const std::string& what) { std::cerr << "bench: " << what << "\n"; }
 
 // ---- CPU ---------------------------------------------------------------------------------------
 
@@ -272,21 +250,6 @@ Table gpu_queue(const BenchArgs& a) {
 }
 #endif
 
-std::string markdown(const Table& t) {
-  std::ostringstream o;
-  o << "### " << t.title << "\n\n" << t.note << "\n\n|";
-  for (const auto& h : t.header) o << " " << h << " |";
-  o << "\n|";
-  for (std::size_t i = 0; i < t.header.size(); ++i) o << "---|";
-  o << "\n";
-  for (const auto& r : t.rows) {
-    o << "|";
-    for (const auto& c : r) o << " " << c << " |";
-    o << "\n";
-  }
-  return o.str() + "\n";
-}
-
 }  // namespace
 
 int cmd_bench(const BenchArgs& a) {
@@ -315,6 +278,10 @@ int cmd_bench(const BenchArgs& a) {
     if (want_cpu) tables.push_back(trace_overhead(a, Backend::Cpu));
     if (want_gpu) tables.push_back(trace_overhead(a, Backend::Cuda));
   }
+  if (all || a.what == "uts") {
+    for (Table& t : bench_uts(a, want_cpu, want_gpu)) tables.push_back(std::move(t));
+  }
+  if (all || a.what == "nqueens") tables.push_back(bench_nqueens(a, want_cpu, want_gpu));
 
   const std::time_t now = std::time(nullptr);
   char date[32];

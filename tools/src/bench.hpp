@@ -8,11 +8,14 @@
 namespace gpulb::tools {
 
 struct BenchArgs {
-  std::string what = "all";  // dispatch, queue, patterns, trace-overhead, all
+  std::string what = "all";  // dispatch, queue, patterns, trace-overhead, uts, nqueens, all
   std::string backend;       // empty: both where present
   std::uint64_t tasks = 1'000'000;
   std::uint32_t repeats = 5;
   std::string output;        // .md; a .json is written beside it
+  std::string tree;          // uts: one sample tree for every policy (empty: T1, then T1L)
+  std::uint32_t queens = 14; // nqueens: board size
+  std::uint32_t cutoff = 5;  // nqueens: rows placed by tasks
   std::string command_line;
 };
 

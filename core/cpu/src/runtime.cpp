@@ -116,6 +116,15 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
     last = std::max(last, s.end_ns);
   }
   out.makespan_ns = last > first ? last - first : 0;
+  // Load balance: the busiest and the idlest worker's task counts (a CPU worker is its own "SM").
+  std::uint64_t most = 0, least = ~std::uint64_t{0};
+  for (const WorkerSlot& s : slots_) {
+    const std::uint64_t n = s.tasks_done.load(std::memory_order_relaxed);
+    most = std::max(most, n);
+    least = std::min(least, n);
+  }
+  out.metrics["tasks_per_worker_max"] = most;
+  out.metrics["tasks_per_worker_min"] = workers_ > 0 ? least : 0;
 
   trace::Device cpu;
   cpu.kind = trace::DeviceKind::Cpu;

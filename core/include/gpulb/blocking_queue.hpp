@@ -6,6 +6,12 @@
 // Departures: a ring of `capacity` slots instead of an ever-growing array (beg and end count
 // tasks and never wrap; the slot is index % capacity; a full ring fails the enqueue so that the run
 // reports the capacity to raise), and a block enqueues all its children under one acquisition.
+// DEPARTURE (found on an H100): DEQUEUE first peeks at beg and end without the lock and takes the
+// lock only when the queue looks non-empty. As in the pseudocode (lock first), every idle block
+// took the lock on every look; on an H100 and an H200 the ~260 idle blocks of a persistent grid
+// then kept it so busy that the few blocks waiting to ENQUEUE their children lost the CAS race for
+// seconds (CAS spin locks promise no fairness), and the watchdog stopped the run with "pending 3,
+// queued 0". A stale peek costs only a retry: termination is decided by `pending`, not by it.
 //
 // Independent thread scheduling (Volta and later): a lock that several threads of one warp spin
 // on can starve the holder on older GPUs and is fragile on newer ones; here only one thread per
@@ -26,8 +32,8 @@ namespace gpulb {
 
 struct BlockingQueueControl {
   alignas(kHotLine) std::uint32_t lock = 0;
-  std::uint64_t beg = 0;  // tasks taken so far (under the lock)
-  std::uint64_t end = 0;  // tasks put so far (under the lock)
+  std::uint64_t beg = 0;  // tasks taken so far (written under the lock; peeked without it)
+  std::uint64_t end = 0;  // tasks put so far (written under the lock; peeked without it)
   std::uint64_t peak = 0; // highest end - beg (under the lock)
   alignas(kHotLine) std::int64_t pending = 0;  // tasks queued or running: 0 ends the run
 };
@@ -52,10 +58,18 @@ struct BlockingQueueRef {
 
   // DEQUEUE. `level` receives the tasks left after it (the trace's queue level).
   GPULB_HD bool try_dequeue(Task& out, std::uint32_t& level) const {
+    if (looks_empty()) {  // the DEPARTURE above: no lock for a look at an empty queue
+      level = 0;
+      return false;
+    }
     lock();
-    const bool got = ctl->beg != ctl->end;
-    if (got) out = data[ctl->beg++ % capacity];
-    level = static_cast<std::uint32_t>(ctl->end - ctl->beg);
+    const std::uint64_t beg = ctl->beg, end = ctl->end;
+    const bool got = beg != end;
+    if (got) {
+      out = data[beg % capacity];
+      set(ctl->beg, beg + 1);
+    }
+    level = static_cast<std::uint32_t>(end - beg - (got ? 1 : 0));
     unlock();
     return got;
   }
@@ -63,15 +77,22 @@ struct BlockingQueueRef {
   // ENQUEUE of a batch under one acquisition; false (nothing enqueued) when it does not fit.
   GPULB_HD bool enqueue(const Task* tasks, std::uint32_t n, std::uint32_t& level) const {
     lock();
-    const bool fits = ctl->end - ctl->beg + n <= capacity;
+    const std::uint64_t beg = ctl->beg, end = ctl->end;
+    const bool fits = end - beg + n <= capacity;
     if (fits) {
-      for (std::uint32_t i = 0; i < n; ++i) data[(ctl->end + i) % capacity] = tasks[i];
-      ctl->end += n;
-      if (ctl->end - ctl->beg > ctl->peak) ctl->peak = ctl->end - ctl->beg;
+      for (std::uint32_t i = 0; i < n; ++i) data[(end + i) % capacity] = tasks[i];
+      set(ctl->end, end + n);
+      if (end + n - beg > ctl->peak) ctl->peak = end + n - beg;
     }
-    level = static_cast<std::uint32_t>(ctl->end - ctl->beg);
+    level = static_cast<std::uint32_t>(end - beg + (fits ? n : 0));
     unlock();
     return fits;
+  }
+
+  // The lock-free look: relaxed loads of the two indices (written under the lock with relaxed
+  // stores, so that the look is not a data race). It may be stale; the caller retries.
+  GPULB_HD bool looks_empty() const {
+    return device_atomic_ref<std::uint64_t>(ctl->end).load(mo::relaxed) == device_atomic_ref<std::uint64_t>(ctl->beg).load(mo::relaxed);
   }
 
   // Termination: `pending` counts queued and running tasks. A task with k children adds k - 1
@@ -81,6 +102,10 @@ struct BlockingQueueRef {
     if (d != 0) device_atomic_ref<std::int64_t>(ctl->pending).fetch_add(d, mo::acq_rel);
   }
   GPULB_HD bool terminated() const { return device_atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0; }
+
+ private:
+  // A store under the lock to an index that looks_empty() reads without it.
+  GPULB_HD static void set(std::uint64_t& index, std::uint64_t value) { device_atomic_ref<std::uint64_t>(index).store(value, mo::relaxed); }
 };
 
 // Host memory for the queue (the CPU backend).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -35,6 +36,7 @@ struct RunResult {
   std::uint64_t tasks = 0;
   std::uint32_t workers = 0;
   std::vector<std::string> notes;
+  std::map<std::string, std::uint64_t> metrics;  // the policy's measurements (ExecOutput::metrics)
 };
 
 // Throws ConfigError for a bad configuration and RunError for a run that failed.

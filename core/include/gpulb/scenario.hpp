@@ -98,6 +98,9 @@ struct ExecOutput {
   //                     Fig. 7: deque memory is per worker); blocking-queue, the queue's peak
   //   generations       static-list: launches
   //   steals, steals_failed, spilled   work-stealing
+  //   tasks_per_worker_max / _min      CPU backend: the busiest and idlest worker's tasks
+  //   tasks_per_sm_max / _min          CUDA spawning policies: tasks run by the blocks of the
+  //                                    busiest and the idlest SM (SMs that hosted a block)
   std::map<std::string, std::uint64_t> metrics;
 };
 

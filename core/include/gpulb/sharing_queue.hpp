@@ -2,8 +2,8 @@
 // "Bounded MPMC queue", 1024cores.net), a ring of slots each with a sequence word.
 //
 // gpulb uses it twice in the work-stealing policy (work_stealing.hpp):
-//   - the work-sharing queue of Grossman's runtime, which the host writes while the workers run
-//     (insert_task from the host) and every worker reads;
+//   - the work-sharing queue of Grossman's runtime, which receives the host's tasks while the
+//     workers run (insert_task from the host) and every worker reads;
 //   - the overflow queue that a full ABP deque spills into (workers write and read).
 // Why this algorithm: a claim is one CAS on a 64-bit position that never wraps, so no ABA; a
 // consumer never reads a slot the producer is writing (the slot's sequence says whose turn it
@@ -12,15 +12,16 @@
 //
 // Per slot i, seq cycles: i (free for the producer at position i) -> i + 1 (holds the task of
 // position i) -> i + capacity (free for position i + capacity) ...
-// Memory orders (device scope on the GPU; system scope where the host writes, see below):
+// Memory orders (device scope: on the GPU both queues live in device memory and only blocks touch
+// them; see work_stealing.hpp for how the host's tasks reach the sharing queue there):
 //   - seq loads are acquire, seq stores release: they hand each slot's task between producer and
 //     consumer;
 //   - the CAS on enqueue_pos / dequeue_pos is acq_rel: positions are claimed once; acq_rel (not
 //     relaxed as in Vyukov's original) because the work-stealing termination test reads
 //     dequeue_pos to learn that every host task was claimed, and must then see what the claimer
 //     did before its claim (work_stealing.hpp).
-// The words are system-scope atomics: the host is a producer of the sharing queue. On the CPU
-// backend system and device scope are the same std::atomic_ref.
+// On the CPU backend device scope is std::atomic_ref, and the host thread pushes into the sharing
+// queue directly.
 #pragma once
 
 #include <cstdint>
@@ -46,18 +47,18 @@ struct SharingQueueRef {
 
   // Appends up to n tasks (one slot claim each); returns how many were appended (fewer when full).
   GPULB_HD std::uint32_t try_push(const Task* in, std::uint32_t n) const {
-    system_atomic_ref<std::uint64_t> enq(ctl->enqueue_pos);
+    device_atomic_ref<std::uint64_t> enq(ctl->enqueue_pos);
     std::uint32_t done = 0;
     std::uint64_t pos = enq.load(mo::relaxed);
     while (done < n) {
       const std::uint32_t i = static_cast<std::uint32_t>(pos % capacity);
-      const std::uint64_t s = system_atomic_ref<std::uint64_t>(seq[i]).load(mo::acquire);
+      const std::uint64_t s = device_atomic_ref<std::uint64_t>(seq[i]).load(mo::acquire);
       const std::int64_t diff = static_cast<std::int64_t>(s - pos);
       if (diff == 0) {
         if (enq.compare_exchange_weak(pos, pos + 1, mo::acq_rel, mo::relaxed)) {
           tasks[i] = in[done];
           // release: the consumer that acquires seq == pos + 1 reads the task written above.
-          system_atomic_ref<std::uint64_t>(seq[i]).store(pos + 1, mo::release);
+          device_atomic_ref<std::uint64_t>(seq[i]).store(pos + 1, mo::release);
           ++done;
           note_level(pos + 1);
           pos = enq.load(mo::relaxed);
@@ -74,17 +75,17 @@ struct SharingQueueRef {
 
   // Takes one task; false when the queue is empty.
   GPULB_HD bool try_pop(Task& out) const {
-    system_atomic_ref<std::uint64_t> deq(ctl->dequeue_pos);
+    device_atomic_ref<std::uint64_t> deq(ctl->dequeue_pos);
     std::uint64_t pos = deq.load(mo::acquire);
     for (;;) {
       const std::uint32_t i = static_cast<std::uint32_t>(pos % capacity);
-      const std::uint64_t s = system_atomic_ref<std::uint64_t>(seq[i]).load(mo::acquire);
+      const std::uint64_t s = device_atomic_ref<std::uint64_t>(seq[i]).load(mo::acquire);
       const std::int64_t diff = static_cast<std::int64_t>(s - (pos + 1));
       if (diff == 0) {
         if (deq.compare_exchange_weak(pos, pos + 1, mo::acq_rel, mo::acquire)) {
           out = tasks[i];
           // release: the producer that acquires this seq may overwrite the slot we just read.
-          system_atomic_ref<std::uint64_t>(seq[i]).store(pos + capacity, mo::release);
+          device_atomic_ref<std::uint64_t>(seq[i]).store(pos + capacity, mo::release);
           return true;
         }
       } else if (diff < 0) {
@@ -98,32 +99,31 @@ struct SharingQueueRef {
   // True when the queue certainly holds no unclaimed task at this instant (the next position to
   // claim has not been written). Used by idle workers before an RMW, and by the termination test.
   GPULB_HD bool empty() const {
-    const std::uint64_t pos = system_atomic_ref<std::uint64_t>(ctl->dequeue_pos).load(mo::acquire);
-    const std::uint64_t s = system_atomic_ref<std::uint64_t>(seq[pos % capacity]).load(mo::acquire);
+    const std::uint64_t pos = device_atomic_ref<std::uint64_t>(ctl->dequeue_pos).load(mo::acquire);
+    const std::uint64_t s = device_atomic_ref<std::uint64_t>(seq[pos % capacity]).load(mo::acquire);
     return static_cast<std::int64_t>(s - (pos + 1)) < 0;
   }
 
   // Tasks written and not yet claimed (approximate under concurrency): the trace's queue level.
   GPULB_HD std::uint32_t size_hint() const {
-    const std::uint64_t e = system_atomic_ref<std::uint64_t>(ctl->enqueue_pos).load(mo::relaxed);
-    const std::uint64_t d = system_atomic_ref<std::uint64_t>(ctl->dequeue_pos).load(mo::relaxed);
+    const std::uint64_t e = device_atomic_ref<std::uint64_t>(ctl->enqueue_pos).load(mo::relaxed);
+    const std::uint64_t d = device_atomic_ref<std::uint64_t>(ctl->dequeue_pos).load(mo::relaxed);
     return e > d ? static_cast<std::uint32_t>(e - d) : 0;
   }
 
  private:
   // Relaxed atomic max of the occupancy after a push: statistics only (task memory per policy).
   GPULB_HD void note_level(std::uint64_t enq_after) const {
-    const std::uint64_t d = system_atomic_ref<std::uint64_t>(ctl->dequeue_pos).load(mo::relaxed);
+    const std::uint64_t d = device_atomic_ref<std::uint64_t>(ctl->dequeue_pos).load(mo::relaxed);
     const std::uint64_t level = enq_after > d ? enq_after - d : 0;
-    system_atomic_ref<std::uint64_t> peak(ctl->peak);
+    device_atomic_ref<std::uint64_t> peak(ctl->peak);
     std::uint64_t p = peak.load(mo::relaxed);
     while (level > p && !peak.compare_exchange_weak(p, level, mo::relaxed, mo::relaxed)) {
     }
   }
 };
 
-// Host memory for one queue (the CPU backend; the CUDA backend uses mapped pinned memory for the
-// sharing queue so that the host can produce into it, and device memory for the overflow queue).
+// Host memory for one queue (the CPU backend; the CUDA backend keeps both queues in device memory).
 class HostSharingQueue {
  public:
   explicit HostSharingQueue(std::uint32_t capacity)

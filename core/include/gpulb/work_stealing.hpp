@@ -10,23 +10,28 @@
 // gpulb adds the overflow queue between them: a deque that is full spills there (the run never
 // drops a task), and anyone may take from it.
 //
+// How the host's tasks reach the sharing queue: through accept_host_tasks(), which counts them in
+// `pending` before it pushes them and then advances `fed`. The CPU backend's host thread calls it
+// itself. On the GPU the host cannot take part in device-memory atomics (and PCIe atomics on
+// mapped memory are not universally supported), so it writes a staging ring in mapped memory and a
+// block that finds nothing else moves the tasks from there (kernels/work_stealing_kernels.cuh).
+//
 // Termination (not a count of failed steals; Grossman's criticism of Lastras-Montano et al.):
 // the run is over when
-//     host_done  (the host has inserted its last task; release store, acquire load)
-//  && the sharing queue is empty (every host task was claimed)
-//  && pending == 0 (no claimed or spawned task is unfinished).
-// `pending` lives in device memory and only workers touch it:
-//   - a worker adds 1 *before* it tries to claim from the sharing queue (and takes it back if the
-//     claim fails), so a claimed host task is counted before the queue can look empty;
+//     host_end != 0        (the host has inserted its last task: host_end = 1 + tasks inserted)
+//  && fed == host_end - 1  (every one of them is in the sharing queue, so counted in pending)
+//  && pending == 0         (no counted task is queued, in a deque, or unfinished).
+// `pending` only ever counts up before the work it counts becomes visible:
+//   - accept_host_tasks adds n before it pushes n host tasks (and takes back what did not fit),
+//     and advances `fed` (release) after that;
 //   - a task that spawns k children adds k - 1 before the children are published (its own unit
 //     passes to a child; k = 0: subtract 1 after the task): pending never reaches 0 while a
 //     published task is unfinished;
 //   - every RMW is acq_rel, so the worker that reads pending == 0 (acquire) also sees every
 //     finished task's writes (the chain of RMWs on one word carries them).
-// The test reads host_done, then the queue, then pending, in that order, each an acquire: seeing
-// the queue empty means every claim happened before, and each claimer's increment was sequenced
-// before its claim, so it is visible to the pending load. Once true, it stays true (nothing can
-// add work: the host is done, the queue is empty, and no task runs to spawn).
+// The test reads host_end, then fed, then pending, in that order, each an acquire. Once true, it
+// stays true (nothing can add work: the host is done, every host task was counted and finished,
+// and no task runs to spawn).
 #pragma once
 
 #include <cstdint>
@@ -43,8 +48,9 @@ enum class VictimChoice : std::uint8_t { Random, RoundRobin };
 enum class TaskSource : std::uint8_t { None, Own, Sharing, Overflow, Stolen };
 
 struct WorkStealingControl {
-  alignas(kHotLine) std::int64_t pending = 0;     // claimed or spawned tasks not yet finished
-  alignas(kHotLine) std::uint32_t host_done = 0;  // the host inserts no more (system scope)
+  alignas(kHotLine) std::int64_t pending = 0;    // host or spawned tasks not yet finished
+  alignas(kHotLine) std::uint64_t fed = 0;       // host tasks pushed into the sharing queue
+  alignas(kHotLine) std::uint64_t host_end = 0;  // 0 while the host inserts; then 1 + its total
 };
 
 // A worker's private victim chooser (xorshift32 for random; a cursor for round robin).
@@ -107,14 +113,9 @@ struct WorkStealingRef {
       r.source = TaskSource::Own;
       return r;
     }
-    if (!sharing.empty()) {
-      device_atomic_ref<std::int64_t> pending(ctl->pending);
-      pending.fetch_add(1, mo::acq_rel);  // counted before the claim (see the top)
-      if (sharing.try_pop(out)) {
-        r.source = TaskSource::Sharing;
-        return r;
-      }
-      pending.fetch_sub(1, mo::acq_rel);
+    if (!sharing.empty() && sharing.try_pop(out)) {  // counted when it was accepted
+      r.source = TaskSource::Sharing;
+      return r;
     }
     if (!overflow.empty() && overflow.try_pop(out)) {  // already counted when spawned
       r.source = TaskSource::Overflow;
@@ -153,17 +154,37 @@ struct WorkStealingRef {
   // After a task that spawned nothing.
   GPULB_HD void task_done() const { device_atomic_ref<std::int64_t>(ctl->pending).fetch_sub(1, mo::acq_rel); }
 
+  // host_end: a system-scope load because on the GPU the host writes it (a copy into device
+  // memory while the kernel runs).
   GPULB_HD bool terminated() const {
-    if (system_atomic_ref<std::uint32_t>(ctl->host_done).load(mo::acquire) == 0) return false;
-    if (!sharing.empty()) return false;
+    const std::uint64_t end = system_atomic_ref<std::uint64_t>(ctl->host_end).load(mo::acquire);
+    if (end == 0) return false;
+    if (device_atomic_ref<std::uint64_t>(ctl->fed).load(mo::acquire) != end - 1) return false;
     return device_atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0;
   }
+  // Every host task is in the sharing queue (the GPU's feeders stop looking at the host).
+  GPULB_HD bool host_drained() const {
+    const std::uint64_t end = system_atomic_ref<std::uint64_t>(ctl->host_end).load(mo::acquire);
+    return end != 0 && device_atomic_ref<std::uint64_t>(ctl->fed).load(mo::acquire) == end - 1;
+  }
 
-  // Host side (Grossman's host insert_task): append to the sharing queue while workers run.
-  // Returns how many fit; the caller retries the rest once workers have drained some.
-  std::uint32_t host_insert(const Task* tasks, std::uint32_t n) const { return sharing.try_push(tasks, n); }
-  // release: every task inserted before is visible to a worker that sees host_done.
-  void host_finish() const { system_atomic_ref<std::uint32_t>(ctl->host_done).store(1, mo::release); }
+  // Grossman's insert_task, the device-memory half: counts n host tasks, pushes what fits into the
+  // sharing queue, and returns how many it pushed. One caller at a time (the host thread on the
+  // CPU; the block holding the feed lock on the GPU), which is why `fed` needs no RMW.
+  GPULB_HD std::uint32_t accept_host_tasks(const Task* tasks, std::uint32_t n) const {
+    if (n == 0) return 0;
+    device_atomic_ref<std::int64_t> pending(ctl->pending);
+    pending.fetch_add(n, mo::acq_rel);  // counted before any of them can be taken (see the top)
+    const std::uint32_t pushed = sharing.try_push(tasks, n);
+    if (pushed < n) pending.fetch_sub(n - pushed, mo::acq_rel);
+    device_atomic_ref<std::uint64_t> fed(ctl->fed);
+    fed.store(fed.load(mo::relaxed) + pushed, mo::release);
+    return pushed;
+  }
+  // The host's last word on the CPU backend (the CUDA backend copies host_end into device memory).
+  void host_finish() const {
+    system_atomic_ref<std::uint64_t>(ctl->host_end).store(device_atomic_ref<std::uint64_t>(ctl->fed).load(mo::acquire) + 1, mo::release);
+  }
 };
 
 // Queue ids in QueueLevel / DequeueFailed events of the work-stealing policy.

@@ -28,6 +28,7 @@ __global__ void blocking_queue_kernel(BlockingQueueRef q, DynamicArgs a, Body bo
   const BlockContext ctx = a.context(rank, box);
   ctx.record(EventKind::WorkerStart, rank, static_cast<std::uint16_t>(smid()));
   DynamicBlockStats st{};
+  st.sm = smid();
   bool idle = false;
   unsigned backoff = kMinBackoffNs;
 

@@ -124,7 +124,7 @@ void control_static_list(GpuSession& s, const ExecPlan& plan, MakeBody& make_bod
   }
   out.end_ns = s.now_ns();
 
-  host.collect(out);
+  host.collect(out, /*per_sm=*/false);  // a rank's blocks move between SMs across generations
   out.workers = blocks;
   out.metrics["generations"] = generations;
   out.metrics["peak_task_slots"] = peak;

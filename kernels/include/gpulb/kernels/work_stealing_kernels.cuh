@@ -1,33 +1,44 @@
 // The work-stealing policy on the GPU: Grossman, "Dynamic Task Parallelism with a GPU
 // Work-Stealing Runtime System" (a persistent block per worker, a private deque each in global
-// memory, a global work-sharing queue the host writes while the kernel runs, device-side task
+// memory, a global work-sharing queue that the host feeds while the kernel runs, device-side task
 // creation), with the deques of Arora, Blumofe & Plaxton as Mohan & Gopalan describe them.
 // The scheduling steps are gpulb/work_stealing.hpp, the same source the CPU backend's threads run;
 // here thread 0 of each block runs them and the whole block runs the bodies
 // (detail/dynamic_worker.cuh).
 //
 // Memory:
-//   deques, overflow queue, `pending`      device memory (only blocks touch them);
-//   sharing queue                          mapped pinned memory: the host control thread appends
-//                                          the initial tasks and any host_feed inserts to it while
-//                                          the kernel runs (Grossman's host insert_task);
-//   host_done                              device memory, set once by the host with a copy on its
+//   deques, sharing and overflow queues,   device memory: only blocks touch them, with
+//   `pending`, `fed`, the feed lock        device-scope atomics;
+//   staging ring + its two counters        mapped pinned memory: the host writes tasks and
+//                                          `written` there; blocks only load from it and store
+//                                          `consumed` (no read-modify-write crosses PCIe);
+//   host_end                               device memory, set once by the host with a copy on its
 //                                          own stream after its last insert, as the watchdog's
 //                                          stop flag is (see control_work_stealing).
-// Termination: the pending counter (work_stealing.hpp), never a count of failed steals.
+// The initial tasks are in the sharing queue before the launch (DeviceSharingQueue), the rest of
+// Grossman's host insert_task goes through the staging ring.
 //
-// DEPARTURE, for PCIe: polling the sharing queue costs a round trip over PCIe (about 2 us) per
-// look. Once a block has seen host_done and then the sharing queue empty, that stays true for the
-// rest of the run, so the block swaps its copy of the queue for an always-empty one in device
-// memory: find_task and terminated() then never cross PCIe again.
+// DEPARTURE (found with compute-sanitizer on an H100 host): gpulb first kept the sharing queue
+// itself in mapped memory, with the blocks claiming slots by system-scope CAS over PCIe. That needs
+// PCIe atomics, which many hosts lack (memcheck: "Invalid __global__ system-scoped atomic"). Now an
+// idle block that takes the device-memory feed lock reads `written` (one PCIe load), moves up to
+// kFeedBatch tasks from the ring into the sharing queue (accept_host_tasks: counted in `pending`
+// first) and stores `consumed` for the host. One feeder at a time: at most one PCIe poll in flight,
+// and `fed` and `consumed` have a single writer. Once every host task is in (host_drained), no
+// block looks at the host again: find and terminated() never cross PCIe after that.
+//
+// Termination: the pending counter (work_stealing.hpp), never a count of failed steals.
 //
 // Trace (as the CPU backend): TaskBegin/TaskEnd; Spawn (arg: children); DequeLevel (aux: owner,
 // arg: tasks in the deque) after each pop from and push onto a block's own deque; Steal (arg:
 // victim) per steal; StealFailed (arg: victim) and DequeueFailed once per idle spell (every failed
 // attempt counted in WorkerEnd's arg); QueueLevel for the sharing (aux 0) and overflow (aux 1)
-// queues. Host track: KernelLaunch/KernelEnd, HostEnqueue + QueueLevel per insert batch.
+// queues, the sharing queue's also after a block fed it. Host track: KernelLaunch/KernelEnd,
+// HostEnqueue + QueueLevel (staged, not yet fed) per insert batch.
 #pragma once
 
+#include <algorithm>
+#include <cstring>
 #include <span>
 
 #include "gpulb/kernels/detail/dynamic_worker.cuh"
@@ -36,9 +47,52 @@
 namespace gpulb::kernels {
 
 
+// The host's staging ring (mapped memory): the host writes slots [consumed, written) and then
+// `written` (release); the feeding block stores `consumed` (release) once it has copied them.
+struct HostStaging {
+  alignas(kHotLine) std::uint64_t written;
+  alignas(kHotLine) std::uint64_t consumed;
+};
+
+struct StagingRef {
+  HostStaging* ctl = nullptr;  // mapped
+  const Task* ring = nullptr;  // mapped, `capacity` slots
+  std::uint32_t capacity = 0;
+  std::uint32_t* lock = nullptr;  // device memory: 1 while a block feeds
+  std::uint64_t prefilled = 0;    // initial tasks put in the sharing queue before the launch: `fed`
+                                  // counts them too, so the ring position is fed - prefilled
+};
+
+// Tasks one feeding moves at most: bounds how long a block spends reading over PCIe.
+inline constexpr std::uint32_t kFeedBatch = 64;
+
+// Thread 0 of an idle block: moves staged host tasks into the sharing queue if no other block is
+// doing so. Returns how many it moved (0: none staged, the queue is full, or someone else feeds).
+__device__ inline std::uint32_t feed_from_host(const WorkStealingRef& ws, const StagingRef& st) {
+  device_atomic_ref<std::uint32_t> lock(*st.lock);
+  std::uint32_t expected = 0;
+  if (lock.load(mo::relaxed) != 0 || !lock.compare_exchange_strong(expected, 1, mo::acquire, mo::relaxed)) return 0;
+  // acquire: the ring slots the host wrote before `written` are visible. One PCIe round trip.
+  const std::uint64_t written = system_atomic_ref<std::uint64_t>(st.ctl->written).load(mo::acquire);
+  const std::uint64_t fed = device_atomic_ref<std::uint64_t>(ws.ctl->fed).load(mo::relaxed);  // ours while locked
+  const std::uint64_t staged = written - (fed - st.prefilled);
+  std::uint32_t moved = 0;
+  if (staged > 0) {
+    const std::uint64_t from = fed - st.prefilled;  // position in the ring's stream
+    const auto slot = static_cast<std::uint32_t>(from % st.capacity);
+    std::uint64_t n = staged < kFeedBatch ? staged : kFeedBatch;
+    if (n > st.capacity - slot) n = st.capacity - slot;  // up to the ring's end; the rest next time
+    moved = ws.accept_host_tasks(st.ring + slot, static_cast<std::uint32_t>(n));
+    // release: the host reuses the slots only after our reads of them.
+    if (moved > 0) system_atomic_ref<std::uint64_t>(st.ctl->consumed).store(from + moved, mo::release);
+  }
+  lock.store(0, mo::release);
+  return moved;
+}
+
 struct WsKernelArgs {
   WorkStealingRef ws;
-  SharingQueueRef drained;  // always empty, device memory (see the DEPARTURE above)
+  StagingRef staging;
   VictimChoice victim = VictimChoice::Random;
 };
 
@@ -53,7 +107,8 @@ __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
   WorkStealingRef ws = w.ws;
   VictimPicker picker = VictimPicker::make(w.victim, rank);
   DynamicBlockStats st{};
-  bool idle = false, drained = false;
+  st.sm = smid();
+  bool idle = false, drained = false;  // drained: every host task is in the sharing queue
   unsigned backoff = kMinBackoffNs;
   const auto owner = static_cast<std::uint16_t>(rank);
 
@@ -74,10 +129,12 @@ __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
       if (st.failed_attempts != ~std::uint64_t{0}) ++st.failed_attempts;
       if (!idle) ctx.record(EventKind::DequeueFailed, 0, kSharingQueueId);
       idle = true;
-      // acquire on host_done, then the queue's acquire loads: the same order terminated() uses.
-      if (!drained && system_atomic_ref<std::uint32_t>(ws.ctl->host_done).load(mo::acquire) != 0 && ws.sharing.empty()) {
-        ws.sharing = w.drained;
-        drained = true;
+      if (!drained) {
+        drained = ws.host_drained();
+        if (!drained && feed_from_host(ws, w.staging) > 0) {
+          ctx.record(EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId);
+          continue;  // look again at once: the tasks are ours to take as much as anyone's
+        }
       }
       if (ws.terminated()) return WorkerAction::Done;
       __nanosleep(backoff);
@@ -114,42 +171,49 @@ __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
 
 namespace detail {
 
-// The host's insert_task (Grossman): appends to the mapped sharing queue while the kernel runs;
-// while the queue is full it waits (polling, with the watchdog) for the blocks to drain it.
+// The host's insert_task (Grossman): writes tasks into the mapped staging ring while the kernel
+// runs, for idle blocks to move into the sharing queue; while the ring is full it waits (polling,
+// with the watchdog) for them to do so. The host is the ring's only producer.
 class GpuSharingInserter final : public HostInserter {
  public:
-  GpuSharingInserter(SharingQueueRef queue, GpuSession& s, DynamicHost& host, std::function<std::string()> state)
-      : queue_(queue), s_(s), host_(host), state_(std::move(state)) {}
+  GpuSharingInserter(const StagingRef& host_view, GpuSession& s, DynamicHost& host, std::function<std::string()> state)
+      : ring_(host_view), s_(s), host_(host), state_(std::move(state)) {}
 
   void insert(std::span<const Task> tasks) override {
     const Task* p = tasks.data();
     std::size_t n = tasks.size();
     while (n > 0) {
-      const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(n, 1u << 20));
-      const std::uint32_t wrote = queue_.try_push(p, chunk);
-      if (wrote == 0) {
+      // acquire: the feeding block has read the slots it reports consumed.
+      const std::uint64_t consumed = system_atomic_ref<std::uint64_t>(ring_.ctl->consumed).load(mo::acquire);
+      const std::uint64_t free_slots = ring_.capacity - (written_ - consumed);
+      if (free_slots == 0) {
         // Full: the blocks drain it -- unless they have all stopped (a block failed the run; the
         // control thread then reports that failure), when the rest can never be taken.
         if (cudaStreamQuery(s_.kernel_stream()) != cudaErrorNotReady) return;
         std::this_thread::yield();
-        host_.wait_step(state_, inserted_);
+        host_.wait_step(state_, written_);
         continue;
       }
-      s_.host_record(trace::EventKind::HostEnqueue, wrote, kSharingQueueId);
-      s_.host_record(trace::EventKind::QueueLevel, queue_.size_hint(), kSharingQueueId);
-      p += wrote;
-      n -= wrote;
-      inserted_ += wrote;
+      const auto slot = static_cast<std::uint32_t>(written_ % ring_.capacity);
+      const auto chunk = static_cast<std::uint32_t>(std::min<std::uint64_t>({n, free_slots, ring_.capacity - slot}));
+      std::memcpy(const_cast<Task*>(ring_.ring) + slot, p, chunk * sizeof(Task));
+      written_ += chunk;
+      // release: a block that reads `written` (acquire) sees the slots above.
+      system_atomic_ref<std::uint64_t>(ring_.ctl->written).store(written_, mo::release);
+      s_.host_record(trace::EventKind::HostEnqueue, chunk, kSharingQueueId);
+      s_.host_record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(written_ - consumed), kSharingQueueId);
+      p += chunk;
+      n -= chunk;
     }
   }
-  std::uint64_t inserted() const { return inserted_; }
+  std::uint64_t inserted() const { return written_; }
 
  private:
-  SharingQueueRef queue_;
+  StagingRef ring_;  // host pointers
   GpuSession& s_;
   DynamicHost& host_;
   std::function<std::string()> state_;
-  std::uint64_t inserted_ = 0;
+  std::uint64_t written_ = 0;
 };
 
 template <class Body, class MakeBody>
@@ -167,26 +231,41 @@ void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_b
   cuda::DeviceBuffer<WsDequeControl> deque_ctl(blocks);
   cuda::DeviceBuffer<gpulb::detail::TaskWords> deque_slots(std::size_t{blocks} * o.deque_capacity);
   DeviceSharingQueue overflow(o.overflow_capacity);
-  DeviceSharingQueue drained(1);  // seq[0] = 0 < position 0 + 1: empty forever
-  MappedSharingQueue sharing(o.sharing_capacity);
+  // The initial tasks that fit go into the sharing queue before the launch; the rest are staged.
+  const std::span<const Task> prefill = plan.tasks.first(std::min<std::size_t>(plan.tasks.size(), o.sharing_capacity));
+  DeviceSharingQueue sharing(o.sharing_capacity, prefill);
+  cuda::MappedBuffer<HostStaging> staging_ctl(1);
+  cuda::MappedBuffer<Task> staging_ring(o.sharing_capacity);
+  cuda::DeviceBuffer<std::uint32_t> feed_lock(1);
   cuda::DeviceBuffer<WorkStealingControl> control(1);
+  {
+    WorkStealingControl c;
+    c.pending = static_cast<std::int64_t>(prefill.size());
+    c.fed = prefill.size();
+    control.upload(&c, 1);
+  }
+  if (!prefill.empty()) s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(prefill.size()), kSharingQueueId);
   DynamicHost host(s, plan, blocks, abort_all);
   // Per task: begin, end, a deque level on pop and on push, a spawn, a steal; plus idle spells.
   s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 8));
 
   const bool spill = o.deque_overflow == "spill";
-  const WorkStealingRef dev{{deque_ctl.get(), deque_slots.get(), blocks, o.deque_capacity}, sharing.device_ref(), overflow.ref(),
+  const WorkStealingRef dev{{deque_ctl.get(), deque_slots.get(), blocks, o.deque_capacity}, sharing.ref(), overflow.ref(),
                             control.get(), blocks, spill};
-  const WsKernelArgs args{dev, drained.ref(), o.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random};
+  const StagingRef device_staging{staging_ctl.device(), staging_ring.device(), o.sharing_capacity, feed_lock.get(), prefill.size()};
+  const StagingRef host_staging{staging_ctl.host(), staging_ring.host(), o.sharing_capacity, nullptr, prefill.size()};
+  const WsKernelArgs args{dev, device_staging, o.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random};
 
   auto state = [&] {
     WorkStealingControl c;
     GPULB_CUDA_TRY(cudaMemcpyAsync(&c, control.get(), sizeof c, cudaMemcpyDeviceToHost, s.copy_stream()));
     GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
-    const SharingQueueControl ov = overflow.control();
-    return "pending " + std::to_string(c.pending) + ", host_done " + std::to_string(c.host_done) + ", sharing queue " +
-           std::to_string(sharing.host_ref().size_hint()) + ", overflow queue " +
-           std::to_string(ov.enqueue_pos > ov.dequeue_pos ? ov.enqueue_pos - ov.dequeue_pos : 0);
+    auto queued = [](const SharingQueueControl& q) { return q.enqueue_pos > q.dequeue_pos ? q.enqueue_pos - q.dequeue_pos : 0; };
+    const std::uint64_t written = system_atomic_ref<std::uint64_t>(host_staging.ctl->written).load(mo::relaxed);
+    const std::uint64_t consumed = system_atomic_ref<std::uint64_t>(host_staging.ctl->consumed).load(mo::relaxed);
+    return "pending " + std::to_string(c.pending) + ", host " + (c.host_end == 0 ? "inserting" : "done") + ", staged " +
+           std::to_string(written - consumed) + ", sharing queue " + std::to_string(queued(sharing.control())) + ", overflow queue " +
+           std::to_string(queued(overflow.control()));
   };
 
   s.host_record(EventKind::KernelLaunch, blocks);
@@ -194,9 +273,9 @@ void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_b
   work_stealing_kernel<Body><<<blocks, plan.block_size, 0, s.kernel_stream()>>>(args, host.args(), body);
   GPULB_CUDA_CHECK_LAUNCH();
 
-  GpuSharingInserter inserter(sharing.host_ref(), s, host, state);
+  GpuSharingInserter inserter(host_staging, s, host, state);
   try {
-    inserter.insert(plan.tasks);  // Grossman: the initial tasks reach the blocks through the sharing queue
+    inserter.insert(plan.tasks.subspan(prefill.size()));  // initial tasks beyond the sharing queue's capacity
     if (plan.host_feed) plan.host_feed(inserter);
   } catch (const RunError&) {
     throw;  // the watchdog: it has stopped the kernel
@@ -205,13 +284,13 @@ void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_b
     GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
     throw;
   }
-  // host_done, after the last insert. A copy into device memory on the copy stream while the
-  // kernel runs (as GpuSession::request_stop): the inserts above are completed host stores to
-  // coherent pinned memory before the copy is issued, and a block reads host_done with a
-  // system-scope acquire before it looks at the queue again.
-  cuda::MappedBuffer<std::uint32_t> one(1);
-  *one.host() = 1;
-  GPULB_CUDA_TRY(cudaMemcpyAsync(&control.get()->host_done, one.host(), sizeof(std::uint32_t), cudaMemcpyHostToDevice, s.copy_stream()));
+  // host_end = 1 + every task the host gave, after the last insert: one aligned 8-byte copy into
+  // device memory on the copy stream while the kernel runs (as GpuSession::request_stop). The
+  // inserts above are completed host stores to coherent pinned memory before the copy is issued,
+  // and a block reads host_end with a system-scope acquire before it compares `fed` with it.
+  cuda::MappedBuffer<std::uint64_t> end(1);
+  *end.host() = 1 + prefill.size() + inserter.inserted();
+  GPULB_CUDA_TRY(cudaMemcpyAsync(&control.get()->host_end, end.host(), sizeof(std::uint64_t), cudaMemcpyHostToDevice, s.copy_stream()));
   GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
 
   host.wait_kernel(state, inserter.inserted());
@@ -248,7 +327,7 @@ void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_b
   out.metrics["steals_failed"] = steals_failed;
   out.metrics["spilled"] = spilled;
   out.metrics["peak_deque_level"] = peak_deque;
-  out.metrics["peak_task_slots"] = std::uint64_t{blocks} * peak_deque + overflow.control().peak + sharing.host_ref().ctl->peak;
+  out.metrics["peak_task_slots"] = std::uint64_t{blocks} * peak_deque + overflow.control().peak + sharing.control().peak;
   if (spilled > 0) {
     out.notes.push_back(std::to_string(spilled) + " spawned tasks did not fit a deque and went through the overflow queue (deque_capacity=" +
                         std::to_string(o.deque_capacity) + ")");

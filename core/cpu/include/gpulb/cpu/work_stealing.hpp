@@ -41,7 +41,7 @@ class CpuSharingInserter final : public HostInserter {
     std::size_t n = tasks.size();
     while (n > 0) {
       const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(n, 1u << 20));
-      const std::uint32_t wrote = ws_.host_insert(p, chunk);
+      const std::uint32_t wrote = ws_.accept_host_tasks(p, chunk);
       if (wrote == 0) {
         std::this_thread::yield();  // full: the workers drain it
         rt_.tick(state_);

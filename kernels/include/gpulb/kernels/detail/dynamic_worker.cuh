@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -62,6 +64,7 @@ struct alignas(64) DynamicBlockStats {
   std::uint64_t steals_failed;
   std::uint64_t spilled;
   std::uint64_t failed_attempts;
+  std::uint32_t sm;  // the SM the block ran on (tasks per SM)
 };
 
 enum class DynamicFailure : std::uint32_t { None = 0, SpawnCapacity, IdCapacity, DequeFull, OverflowFull, ListCapacity, BlockingFull };
@@ -153,11 +156,11 @@ __device__ void dynamic_block_loop(const BlockContext& ctx, const Body& body, Dy
 // sharing queue, PCIe, without delaying a block that finds work much.
 inline constexpr unsigned kMinBackoffNs = 32, kMaxBackoffNs = 1024;
 
-template <class T>
-__global__ void fill_sequence_kernel(T* p, std::size_t n) {
+// seq[i] of a Vyukov queue whose first `filled` slots hold tasks: i + 1 for those, i for the rest.
+__global__ inline void init_sequence_kernel(std::uint64_t* seq, std::size_t n, std::size_t filled) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    p[i] = static_cast<T>(i);
+    seq[i] = i < filled ? i + 1 : i;
   }
 }
 
@@ -167,13 +170,24 @@ namespace detail {
 // [SECTION] Host
 // -------------------------------------------------------------------------------------------------
 
-// A Vyukov queue (gpulb/sharing_queue.hpp) in device memory: the work-stealing overflow queue,
-// which only the GPU touches.
+// A Vyukov queue (gpulb/sharing_queue.hpp) in device memory, which only the GPU's blocks touch:
+// the work-stealing overflow and sharing queues. `initial` tasks are in it before any kernel runs
+// (the initial tasks of a run reach the blocks so, without crossing PCIe one by one).
 class DeviceSharingQueue {
  public:
-  explicit DeviceSharingQueue(std::uint32_t capacity) : capacity_(capacity), ctl_(1), seq_(capacity), tasks_(capacity) {
-    // seq[i] = i; on the legacy stream and synchronized, as DeviceBuffer zeroes its memory.
-    fill_sequence_kernel<<<std::min<std::uint32_t>(1024, (capacity + 255) / 256), 256, 0, cudaStreamLegacy>>>(seq_.get(), capacity);
+  explicit DeviceSharingQueue(std::uint32_t capacity, std::span<const Task> initial = {})
+      : capacity_(capacity), ctl_(1), seq_(capacity), tasks_(capacity) {
+    if (initial.size() > capacity) throw std::logic_error("DeviceSharingQueue: more initial tasks than slots");
+    if (!initial.empty()) {
+      tasks_.upload(initial.data(), initial.size());
+      SharingQueueControl c;
+      c.enqueue_pos = initial.size();
+      c.peak = initial.size();
+      ctl_.upload(&c, 1);
+    }
+    // On the legacy stream and synchronized, as DeviceBuffer zeroes its memory.
+    init_sequence_kernel<<<std::min<std::uint32_t>(1024, (capacity + 255) / 256), 256, 0, cudaStreamLegacy>>>(seq_.get(), capacity,
+                                                                                                               initial.size());
     GPULB_CUDA_CHECK_LAUNCH();
     GPULB_CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
   }
@@ -190,27 +204,6 @@ class DeviceSharingQueue {
   cuda::DeviceBuffer<std::uint64_t> seq_;
   cuda::DeviceBuffer<Task> tasks_;
 };
-
-// A Vyukov queue in mapped pinned memory: the work-sharing queue, which the host writes while the
-// kernel runs (Grossman's insert_task) and the blocks read over PCIe with system-scope atomics.
-// Only the host advances enqueue_pos and only the GPU's blocks advance dequeue_pos, so each RMW
-// word has RMWs from one side only (device atomics on mapped memory are atomic for that device,
-// not against the host: CUDA C++ Programming Guide, mapped memory).
-class MappedSharingQueue {
- public:
-  explicit MappedSharingQueue(std::uint32_t capacity) : capacity_(capacity), ctl_(1), seq_(capacity), tasks_(capacity) {
-    for (std::uint32_t i = 0; i < capacity; ++i) seq_.host()[i] = i;
-  }
-  SharingQueueRef host_ref() const { return {ctl_.host(), seq_.host(), tasks_.host(), capacity_}; }
-  SharingQueueRef device_ref() const { return {ctl_.device(), seq_.device(), tasks_.device(), capacity_}; }
-
- private:
-  std::uint32_t capacity_;
-  cuda::MappedBuffer<SharingQueueControl> ctl_;
-  cuda::MappedBuffer<std::uint64_t> seq_;
-  cuda::MappedBuffer<Task> tasks_;
-};
-
 
 // Trace events per block: its share of `per_task` events for every expected task, twice over for
 // an unlucky balance, plus room for idle spells; at most 1 Mi events a block and 4 GiB in all
@@ -318,13 +311,24 @@ class DynamicHost {
     }
   }
 
-  // After the kernel ended: task and spawn counts, and the work-stealing counters, into `out`.
-  void collect(DynamicOutcome& out) {
+  // After the kernel ended: task and spawn counts, and the load per SM of a persistent grid
+  // (per_sm: each block stayed on the SM it recorded), into `out`.
+  void collect(DynamicOutcome& out, bool per_sm_load = true) {
     stats_.download(snapshot_.data(), blocks_);
+    std::map<std::uint32_t, std::uint64_t> per_sm;
     for (const DynamicBlockStats& b : snapshot_) {
       out.tasks_run += b.tasks;
       out.tasks_spawned += b.spawned;
+      per_sm[b.sm] += b.tasks;
     }
+    if (!per_sm_load) return;
+    std::uint64_t most = 0, least = ~std::uint64_t{0};
+    for (const auto& [sm, n] : per_sm) {
+      most = std::max(most, n);
+      least = std::min(least, n);
+    }
+    out.metrics["tasks_per_sm_max"] = most;
+    out.metrics["tasks_per_sm_min"] = per_sm.empty() ? 0 : least;
   }
   const std::vector<DynamicBlockStats>& snapshot() const { return snapshot_; }
 
