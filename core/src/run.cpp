@@ -84,9 +84,8 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   const Policy policy = resolve_policy(config.policy);
   const Backend backend = config.backend.value_or(default_backend(registry));
   check_backend(registry, backend, policy);
-  if (config.block_size == 0 || config.block_size > 1024) {
-    throw ConfigError("block size " + std::to_string(config.block_size) + " is out of range 1..1024");
-  }
+  const std::uint32_t block_size = config.block_size != 0 ? config.block_size : scenario.default_block_size();
+  if (block_size > 1024) throw ConfigError("block size " + std::to_string(block_size) + " is out of range 1..1024");
 
   ParamMap scenario_params;
   const PolicyOptions options = parse_policy_options(config.params, scenario, scenario_params);
@@ -97,7 +96,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   plan.policy = policy;
   plan.backend = backend;
   plan.workers = config.workers;
-  plan.block_size = config.block_size;
+  plan.block_size = block_size;
   plan.gpus = config.gpus;
   plan.trace = config.trace;
   plan.options = options;
@@ -127,7 +126,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   for (const auto& [k, val] : config.params) {
     if (is_policy_param(k)) m.parameters[k] = val;
   }
-  m.parameters["block_size"] = std::to_string(config.block_size);
+  m.parameters["block_size"] = std::to_string(block_size);
   m.workers = out.workers;
   if (m.clock_source.empty()) m.clock_source = "steady_clock";
   m.gpulb_version = gpulb_version();

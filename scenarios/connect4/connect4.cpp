@@ -73,6 +73,8 @@ class Connect4Scenario : public Scenario {
            "task; leaves scored by open two/three sequences; values backed up through per-node child counters.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
+  // A node has at most 7 moves, one per thread: one warp covers them.
+  std::uint32_t default_block_size() const override { return 32; }
   std::unique_ptr<ScenarioInstance> instantiate(const ParamMap& params) const override {
     const int lookahead = static_cast<int>(int_param(params, find_spec(specs(), "lookahead")));
     auto it = params.find("opening");

@@ -35,6 +35,8 @@ class NQueensScenario : public Scenario {
            "spawning a child per safe column, then sequential. Counts all solutions.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
+  // A task's threads split one row's n columns (n <= 20): one warp covers them.
+  std::uint32_t default_block_size() const override { return 32; }
   std::unique_ptr<ScenarioInstance> instantiate(const ParamMap& params) const override {
     const int n = static_cast<int>(int_param(params, find_spec(specs(), "n")));
     const int cutoff = static_cast<int>(int_param(params, find_spec(specs(), "cutoff")));

@@ -91,5 +91,19 @@ TEST(RunConfig, CudaWithoutACudaBuildIsAClearError) {
   expect_config_error(c, "without the CUDA backend");
 }
 
+TEST(RunConfig, BlockSizeZeroTakesTheScenariosDefaultAndTheTraceSaysWhich) {
+  RunConfig c = small_patterns();
+  EXPECT_EQ(run(registry(), c).trace.meta.parameters.at("block_size"), "128");
+  c.scenario = "nqueens";
+  c.policy = "work-stealing";
+  c.params = {{"n", "6"}, {"cutoff", "2"}};
+  EXPECT_EQ(registry().get("nqueens").default_block_size(), 32u);
+  EXPECT_EQ(run(registry(), c).trace.meta.parameters.at("block_size"), "32");
+  c.block_size = 8;  // a named block size wins
+  EXPECT_EQ(run(registry(), c).trace.meta.parameters.at("block_size"), "8");
+  c.block_size = 1025;
+  expect_config_error(c, "block size 1025 is out of range 1..1024");
+}
+
 }  // namespace
 }  // namespace gpulb

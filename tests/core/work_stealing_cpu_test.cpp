@@ -187,6 +187,24 @@ TEST(WorkStealing, EveryTaskRunsOnceUnderHeavyStealing) {
   EXPECT_GT(out.metrics.at("steals"), 0u);
 }
 
+// tasks_per_worker_max/min (the bench's load balance on the CPU) agree with the trace.
+TEST(WorkStealing, TasksPerWorkerMatchTheTrace) {
+  TreeRun run(Policy::WorkStealing, 3, 4, kLevels);
+  run.plan.trace = true;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  std::uint64_t most = 0, least = ~std::uint64_t{0};
+  for (const trace::Track& t : out.trace.tracks) {
+    if (t.role != trace::TrackRole::Worker) continue;
+    const auto n = static_cast<std::uint64_t>(std::count_if(t.events.begin(), t.events.end(),
+                                                            [](const trace::Event& e) { return e.kind == trace::EventKind::TaskBegin; }));
+    most = std::max(most, n);
+    least = std::min(least, n);
+  }
+  EXPECT_EQ(out.metrics.at("tasks_per_worker_max"), most);
+  EXPECT_EQ(out.metrics.at("tasks_per_worker_min"), least);
+}
+
 TEST(WorkStealing, RoundRobinVictimsRunEveryTaskOnce) {
   TreeRun run(Policy::WorkStealing, 4, 3, kLevels);
   run.plan.options.victim = "round-robin";

@@ -184,6 +184,32 @@ TEST_P(GpuSpawning, TraceHasEveryTaskAndAWorkerStartAndEndPerBlock) {
   EXPECT_GT(kinds[trace::EventKind::KernelLaunch], 0u);
 }
 
+// tasks_per_sm_max/min (the bench's load balance) agree with the trace's tasks per SM lane.
+TEST_P(GpuSpawning, TasksPerSmMatchTheTrace) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(GetParam(), 4, 6, 500);  // 5461 tasks
+  run.plan.trace = true;
+  run.plan.options.trace_capacity = 1u << 16;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  if (GetParam() == Policy::StaticList) {
+    EXPECT_EQ(out.metrics.count("tasks_per_sm_max"), 0u) << "a static-list rank moves between SMs: no per-SM figure";
+    return;
+  }
+  std::map<std::uint32_t, std::uint64_t> per_sm;
+  for (const trace::Track& t : out.trace.tracks) {
+    if (t.role != trace::TrackRole::Worker) continue;
+    for (const trace::Event& e : t.events) per_sm[t.sm] += e.kind == trace::EventKind::TaskBegin;
+  }
+  std::uint64_t most = 0, least = ~std::uint64_t{0};
+  for (const auto& [sm, n] : per_sm) {
+    most = std::max(most, n);
+    least = std::min(least, n);
+  }
+  EXPECT_EQ(out.metrics.at("tasks_per_sm_max"), most);
+  EXPECT_EQ(out.metrics.at("tasks_per_sm_min"), least);
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, GpuSpawning, ::testing::Values(Policy::WorkStealing, Policy::StaticList, Policy::BlockingQueue),
                          [](const auto& info) { return policy_name(info.param); });
 

@@ -54,7 +54,7 @@ int cmd_list(bool json) {
       for (const ParamSpec& p : s->params()) {
         params.push_back({{"name", p.name}, {"description", p.description}, {"default", p.default_value}, {"range", p.range}});
       }
-      j["scenarios"].push_back({{"name", s->name()}, {"description", s->description()}, {"parameters", params}});
+      j["scenarios"].push_back({{"name", s->name()}, {"description", s->description()}, {"default_block_size", s->default_block_size()}, {"parameters", params}});
     }
     for (const PolicyInfo& p : all_policies()) {
       nlohmann::json backends = nlohmann::json::array();
@@ -73,7 +73,7 @@ int cmd_list(bool json) {
   }
   std::cout << "Scenarios (set parameters with --param name=value):\n";
   for (const Scenario* s : reg.scenarios()) {
-    std::cout << "  " << s->name() << "\n      " << s->description() << "\n";
+    std::cout << "  " << s->name() << "\n      " << s->description() << "\n      (blocks of " << s->default_block_size() << " threads unless --block-size says otherwise)\n";
     for (const ParamSpec& p : s->params()) {
       std::cout << "      " << p.name << "=" << p.default_value << "  [" << p.range << "]  " << p.description << "\n";
     }
@@ -107,7 +107,7 @@ struct RunArgs {
   std::string policy = "task-queue";
   std::string backend;
   std::uint32_t workers = 0;
-  std::uint32_t block_size = 128;
+  std::uint32_t block_size = 0;  // 0: the scenario's default
   std::uint32_t gpus = 0;
   std::vector<std::string> params;
   std::string output;
@@ -251,7 +251,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "cuda"}));
   run->add_option("-w,--workers", ra.workers, "Workers: CPU threads, or persistent blocks per GPU (default: all the hardware holds)")
       ->check(CLI::Range(1u, 1u << 20));
-  run->add_option("--block-size", ra.block_size, "Threads per worker block")->capture_default_str()->check(CLI::Range(1u, 1024u));
+  run->add_option("--block-size", ra.block_size, "Threads per worker block (default: the scenario's, shown by gpulb list)")->check(CLI::Range(1u, 1024u));
   run->add_option("--gpus", ra.gpus, "CUDA: GPUs to use (default: all)")->check(CLI::Range(1u, 64u));
   run->add_option("--param", ra.params, "Scenario or policy parameter name=value (repeatable)");
   run->add_option("-o,--output", ra.output, "Write the trace to this .gpulb file");

@@ -19,7 +19,7 @@ struct RunConfig {
   std::string policy = "task-queue";
   std::optional<Backend> backend;  // empty: CUDA where a GPU is present, else CPU
   std::uint32_t workers = 0;       // 0: the backend's default
-  std::uint32_t block_size = 128;
+  std::uint32_t block_size = 0;    // threads per worker block; 0: the scenario's default
   std::uint32_t gpus = 0;          // CUDA: 0 = all
   bool trace = true;
   ParamMap params;                 // scenario parameters and policy options (PolicyOptions) alike

@@ -128,6 +128,9 @@ class Scenario {
   virtual const std::vector<ParamSpec>& params() const = 0;
   // Validates every parameter (defaults for the missing ones); throws ConfigError naming the bad one.
   virtual std::unique_ptr<ScenarioInstance> instantiate(const ParamMap& params) const = 0;
+  // Threads per worker block where the user names none (RunConfig::block_size 0, the CLI's
+  // default): what the scenario's tasks can use.
+  virtual std::uint32_t default_block_size() const { return 128; }
 };
 
 // Parameter helpers for scenarios: look up `name` (or its default) and check it against the spec.

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The checks a GPU change needs, on a machine with a CUDA GPU (no viewer, no display needed):
+#   scripts/gpu-check.sh OUTDIR [STAGE...]
+# Stages (default: build test sanitize bench):
+#   build      configure (viewer off, Release) and build the CLI and the GPU tests into build-gpu/
+#   test       ctest -L gpu
+#   sanitize   compute-sanitizer memcheck and racecheck over the spawning-policy GPU tests
+#   bench      gpulb bench uts and nqueens (Markdown + JSON)
+#   traces     small real traces of uts, nqueens and connect4 (work-stealing) into OUTDIR
+# Each stage writes OUTDIR/<stage>.log and the script goes on after a failing stage; the exit code
+# is the number of stages that failed.
+set -u
+out=${1:?usage: scripts/gpu-check.sh OUTDIR [STAGE...]}
+shift
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(build test sanitize bench)
+mkdir -p "$out"
+build=build-gpu
+gpulb=$build/tools/gpulb
+failed=0
+
+stage() {  # stage NAME SECONDS COMMAND...: run with a time limit, log, count failures
+  local name=$1 limit=$2
+  shift 2
+  local t0=$SECONDS
+  echo "== $name" >&2
+  if timeout "$limit" bash -c "$*" >"$out/$name.log" 2>&1; then
+    echo "== $name: ok ($((SECONDS - t0)) s)" >&2
+  else
+    echo "== $name: FAILED (exit $?, $((SECONDS - t0)) s); last lines:" >&2
+    tail -25 "$out/$name.log" >&2
+    failed=$((failed + 1))
+  fi
+}
+
+for s in "${stages[@]}"; do
+  case $s in
+    build)
+      stage build 400 "cmake -S . -B $build -G Ninja -DGPULB_VIEWER=OFF -DCMAKE_BUILD_TYPE=Release && ninja -C $build gpulb gpu_runtime_tests dynamic_gpu_tests" ;;
+    test)
+      stage test 300 "cd $build && ctest -L gpu --output-on-failure" ;;
+    sanitize)
+      # The large trees (T1) take too long under the sanitizers; the small instances cover the same code.
+      filter='GpuSpawning*:GpuStaticList*:GpuBlockingQueue*:GpuWorkStealing*:-*T1*:*Watchdog*'
+      stage memcheck 300 "compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/gpu/dynamic_gpu_tests --gtest_filter='$filter'"
+      stage racecheck 300 "compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/gpu/dynamic_gpu_tests --gtest_filter='GpuSpawning.EverySpawnedTaskRunsExactlyOnce*:GpuSpawningScenarios.Connect4*'" ;;
+    bench)
+      stage bench_uts 420 "$gpulb bench uts --repeats 3 -o $out/bench_uts.md"
+      stage bench_nqueens 200 "$gpulb bench nqueens --repeats 3 -o $out/bench_nqueens.md" ;;
+    traces)
+      stage traces 200 "$gpulb run uts --param tree=T1 --policy work-stealing --backend cuda -o $out/uts-T1-work-stealing-h100.gpulb &&
+        $gpulb run nqueens --param n=12 --param cutoff=4 --policy work-stealing --backend cuda -o $out/nqueens-12-work-stealing-h100.gpulb &&
+        $gpulb run connect4 --param lookahead=5 --policy work-stealing --backend cuda -o $out/connect4-5-work-stealing-h100.gpulb" ;;
+    *) echo "unknown stage '$s' (build, test, sanitize, bench, traces)" >&2; exit 2 ;;
+  esac
+done
+exit $failed
