@@ -48,9 +48,10 @@ for s in "${stages[@]}"; do
       stage bench_uts 420 "$gpulb bench uts --repeats 3 -o $out/bench_uts.md"
       stage bench_nqueens 200 "$gpulb bench nqueens --repeats 3 -o $out/bench_nqueens.md" ;;
     traces)
-      stage traces 200 "$gpulb run uts --param tree=T1 --policy work-stealing --backend cuda -o $out/uts-T1-work-stealing-h100.gpulb &&
-        $gpulb run nqueens --param n=12 --param cutoff=4 --policy work-stealing --backend cuda -o $out/nqueens-12-work-stealing-h100.gpulb &&
-        $gpulb run connect4 --param lookahead=5 --policy work-stealing --backend cuda -o $out/connect4-5-work-stealing-h100.gpulb" ;;
+      stage traces 200 "$gpulb run uts --param tree=custom --param t=1 --param a=3 --param d=7 --param b=4 --param r=19 --policy work-stealing --backend cuda -o $out/uts-geometric-d7-work-stealing.gpulb &&
+        $gpulb run nqueens --param n=10 --param cutoff=4 --policy work-stealing --backend cuda -o $out/nqueens-10-work-stealing.gpulb &&
+        $gpulb run connect4 --param lookahead=4 --policy static-list --backend cuda -o $out/connect4-4-static-list.gpulb &&
+        $gpulb run connect4 --param lookahead=4 --policy work-stealing --backend cuda -o $out/connect4-4-work-stealing.gpulb" ;;
     *) echo "unknown stage '$s' (build, test, sanitize, bench, traces)" >&2; exit 2 ;;
   esac
 done

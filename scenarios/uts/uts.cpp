@@ -153,6 +153,13 @@ UtsInstance::UtsInstance(std::string tree, TreeParams params, const Preset* pres
 
 std::vector<Task> UtsInstance::initial_tasks() const { return {root_task(params_)}; }
 
+std::uint64_t UtsInstance::expected_tasks() const {
+  if (preset_) return preset_->published.nodes;
+  if (!reference_) return 0;
+  if (!reference_counts_) reference_counts_ = sequential_search(params_);
+  return reference_counts_->nodes;
+}
+
 ExecOutput UtsInstance::execute_cpu(const ExecPlan& plan) {
   ExecPlan p = plan;
   p.workers = plan.workers ? plan.workers : cpu::default_workers();

@@ -42,7 +42,9 @@ class UtsInstance : public ScenarioInstance {
   std::vector<Task> initial_tasks() const override;
   ExecOutput execute_cpu(const ExecPlan& plan) override;
   Verification verify() const override;
-  std::uint64_t expected_tasks() const override { return preset_ ? preset_->published.nodes : 0; }
+  // The published count of a preset; for a custom tree the sequential search's (run here, before
+  // the run, when reference is on: the trace buffers are sized from it); else 0, unknown.
+  std::uint64_t expected_tasks() const override;
 
   const TreeParams& params() const { return params_; }
   // For the CUDA executor: per-worker counts sized to its worker count, and the run's outcome.

@@ -12,6 +12,9 @@ constexpr std::uint64_t kReportEveryNs = 50'000'000;
 
 std::uint32_t segment_capacity(const ExecPlan& plan, std::uint32_t workers, std::uint64_t hint) {
   if (plan.options.trace_capacity > 0) return plan.options.trace_capacity;
+  // A spawning run whose scenario cannot tell its size (expected_tasks 0): the hint counts only the
+  // initial tasks, so give every worker the room a small run would get.
+  if (plan.expected_tasks == 0) hint = std::max<std::uint64_t>(hint, std::uint64_t{1} << 18);
   // A worker may run far more than its share (that is what imbalance looks like, and what an
   // unlucky schedule does): small runs give every worker room for every event of the run; large
   // ones 8 x the even share, at least 256 Ki events, at most 4 Mi (64 MiB) a worker.

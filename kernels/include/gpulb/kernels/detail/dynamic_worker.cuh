@@ -213,7 +213,7 @@ inline std::uint32_t dynamic_trace_capacity(const ExecPlan& plan, std::uint32_t 
   if (plan.options.trace_capacity > 0) return plan.options.trace_capacity;
   const std::uint64_t expected = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
   const std::uint64_t b = std::max(1u, blocks);
-  std::uint64_t cap = plan.expected_tasks == 0 ? 4096 : 2 * per_task * expected / b + 4096;  // unknown: 4 Ki
+  std::uint64_t cap = plan.expected_tasks == 0 ? 16384 : 2 * per_task * expected / b + 4096;  // unknown: 16 Ki
   cap = std::min<std::uint64_t>(cap, std::uint64_t{1} << 20);
   cap = std::min<std::uint64_t>(cap, (std::uint64_t{4} << 30) / sizeof(trace::Event) / b);
   return static_cast<std::uint32_t>(std::max<std::uint64_t>(cap, 256));
