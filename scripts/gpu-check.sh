@@ -41,9 +41,9 @@ for s in "${stages[@]}"; do
       stage test 300 "cd $build && ctest -L gpu --output-on-failure" ;;
     sanitize)
       # The large trees (T1) take too long under the sanitizers; the small instances cover the same code.
-      filter='GpuSpawning*:GpuStaticList*:GpuBlockingQueue*:GpuWorkStealing*:-*T1*:*Watchdog*'
+      filter='*GpuSpawning*:*GpuStaticList*:*GpuBlockingQueue*:*GpuWorkStealing*:-*T1*:*Watchdog*'
       stage memcheck 300 "compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/gpu/dynamic_gpu_tests --gtest_filter='$filter'"
-      stage racecheck 300 "compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/gpu/dynamic_gpu_tests --gtest_filter='GpuSpawning.EverySpawnedTaskRunsExactlyOnce*:GpuSpawningScenarios.Connect4*'" ;;
+      stage racecheck 300 "compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/gpu/dynamic_gpu_tests --gtest_filter='*GpuSpawning.EverySpawnedTaskRunsExactlyOnce*:*GpuSpawningScenarios.Connect4*'" ;;
     bench)
       stage bench_uts 420 "$gpulb bench uts --repeats 3 -o $out/bench_uts.md"
       stage bench_nqueens 200 "$gpulb bench nqueens --repeats 3 -o $out/bench_nqueens.md" ;;

@@ -29,17 +29,36 @@ struct Placement {
   }
 };
 
-// Solutions that complete `p` (rows `row`..n-1), sequentially; recursion depth at most n.
-GPULB_HD inline std::uint64_t count_completions(const Placement& p, int row, int n) {
+// Solutions that complete `start` (rows `row`..n-1), sequentially. Iterative, with an explicit
+// stack of at most kMaxN placements: written as a recursion it counted 269,984 of the 365,596
+// solutions of n = 14, cutoff = 5 (9 rows deep) on an H100, with no CUDA error, while n = 10
+// verified; the likely cause is the recursion outgrowing the default per-thread GPU stack.
+GPULB_HD inline std::uint64_t count_completions(const Placement& start, int row, int n) {
   if (row == n) return 1;
   const std::uint32_t full = (1u << n) - 1;
+  const int rows_left = n - row;  // stack level d places row `row + d`
+  Placement stack[kMaxN];
+  std::uint32_t avail[kMaxN];
+  stack[0] = start;
+  avail[0] = ~(start.cols | start.left | start.right) & full;
   std::uint64_t total = 0;
-  std::uint32_t avail = ~(p.cols | p.left | p.right) & full;
-  while (avail != 0) {
-    const std::uint32_t bit = avail & (0u - avail);
-    avail ^= bit;
+  int d = 0;
+  while (d >= 0) {
+    if (avail[d] == 0) {
+      --d;  // every column of this row tried: back to the row above
+      continue;
+    }
+    const std::uint32_t bit = avail[d] & (0u - avail[d]);
+    avail[d] ^= bit;
+    const Placement& p = stack[d];
     const Placement q{p.cols | bit, ((p.left | bit) << 1) & full, (p.right | bit) >> 1};
-    total += count_completions(q, row + 1, n);
+    if (d + 1 == rows_left) {
+      ++total;  // the last row is placed: a solution
+      continue;
+    }
+    ++d;
+    stack[d] = q;
+    avail[d] = ~(q.cols | q.left | q.right) & full;
   }
   return total;
 }

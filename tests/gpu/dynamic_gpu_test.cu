@@ -387,7 +387,10 @@ TEST(GpuStaticList, GenerationBeyondTheListFailsNamingListCapacity) {
 
 TEST(GpuBlockingQueue, FullQueueFailsNamingItsCapacity) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(Policy::BlockingQueue, 10, 3);
+  // The root's 100 children arrive in one enqueue: more than 50 whatever the timing (a deeper tree
+  // of 10 children a task overflowed or not depending on how fast the blocks drained it, and
+  // under compute-sanitizer it did not).
+  GpuTreeRun run(Policy::BlockingQueue, 100, 1);
   run.plan.options.blocking_capacity = 50;
   expect_run_error([&] { run.run(); }, "blocking_capacity=50");
 }
@@ -435,6 +438,14 @@ TEST_P(GpuSpawningScenarios, UtsSmallBinomialTreeWithAWideRootVerifies) {
 TEST_P(GpuSpawningScenarios, NQueensVerifies) {
   SKIP_WITHOUT_GPU();
   const RunResult r = run_cuda("nqueens", GetParam(), {{"n", "10"}, {"cutoff", "4"}});
+  EXPECT_TRUE(r.verified) << r.verification;
+}
+
+// Deep sequential parts (10 rows below the cutoff): n = 14, cutoff = 5 once lost solutions on the
+// GPU without an error (nqueens_body.hpp, count_completions).
+TEST_P(GpuSpawningScenarios, NQueensWithADeepSequentialPartVerifies) {
+  SKIP_WITHOUT_GPU();
+  const RunResult r = run_cuda("nqueens", GetParam(), {{"n", "13"}, {"cutoff", "3"}});
   EXPECT_TRUE(r.verified) << r.verification;
 }
 
