@@ -108,6 +108,7 @@ __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
   VictimPicker picker = VictimPicker::make(w.victim, rank);
   DynamicBlockStats st{};
   st.sm = smid();
+  PendingCredit credit;
   bool idle = false, drained = false;  // drained: every host task is in the sharing queue
   unsigned backoff = kMinBackoffNs;
   const auto owner = static_cast<std::uint16_t>(rank);
@@ -136,6 +137,7 @@ __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
           continue;  // look again at once: the tasks are ours to take as much as anyone's
         }
       }
+      ws.flush_pending(credit);
       if (ws.terminated()) return WorkerAction::Done;
       __nanosleep(backoff);
       backoff = backoff < kMaxBackoffNs ? 2 * backoff : kMaxBackoffNs;
@@ -146,12 +148,12 @@ __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
     a.task_finished(rank, ++st.tasks);
     if (!a.take_children(task, rank, count)) return false;
     if (count == 0) {
-      ws.task_done();
+      ws.task_done(credit);
       return true;
     }
     st.spawned += count;
     ctx.record(EventKind::Spawn, count);
-    const PublishResult p = ws.publish_children(rank, a.slots(rank), count);
+    const PublishResult p = ws.publish_children(rank, a.slots(rank), count, credit);
     if (p.pushed > 0) ctx.record(EventKind::DequeLevel, p.deque_level, owner);
     if (p.spilled > 0) {
       st.spilled += p.spilled;

@@ -89,6 +89,7 @@ ExecOutput run_work_stealing(const ExecPlan& plan, const Body& body) {
     worker_begin(ctx, slot, rank);
     VictimPicker picker = VictimPicker::make(choice, rank);
     IdleTracker idle;
+    PendingCredit credit;
     const auto owner = static_cast<std::uint16_t>(rank);
     Task task;
     while (!rt.stop_requested()) {
@@ -99,6 +100,7 @@ ExecOutput run_work_stealing(const ExecPlan& plan, const Body& body) {
           if (!idle.idle) ctx.record(EventKind::StealFailed, f.victim);
         }
         idle.failed_attempt(ctx, kSharingQueueId);
+        ws.flush_pending(credit);
         if (ws.terminated()) break;
         std::this_thread::yield();  // workers may outnumber cores (CI: 2)
         continue;
@@ -107,10 +109,10 @@ ExecOutput run_work_stealing(const ExecPlan& plan, const Body& body) {
       if (record_found(ctx, ws, f, owner)) ++st.steals;
       if (!run_spawning_task(rt, ctx, slot, body, task, kids, &ids, limit)) break;
       if (kids.count == 0) {
-        ws.task_done();
+        ws.task_done(credit);
         continue;
       }
-      const PublishResult p = ws.publish_children(rank, kids.slots, kids.count);
+      const PublishResult p = ws.publish_children(rank, kids.slots, kids.count, credit);
       if (p.pushed > 0) ctx.record(EventKind::DequeLevel, p.deque_level, owner);
       if (p.spilled > 0) {
         st.spilled += p.spilled;
