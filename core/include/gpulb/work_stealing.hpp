@@ -97,8 +97,9 @@ struct FindResult {
 };
 
 // A worker's unflushed change to `pending` (see the top): <= 0 between calls.
+// No initializer, so that a GPU block can keep it in shared memory: start it at {}.
 struct PendingCredit {
-  std::int64_t units = 0;
+  std::int64_t units;
 };
 
 // What publish_children did.

@@ -89,7 +89,7 @@ ExecOutput run_work_stealing(const ExecPlan& plan, const Body& body) {
     worker_begin(ctx, slot, rank);
     VictimPicker picker = VictimPicker::make(choice, rank);
     IdleTracker idle;
-    PendingCredit credit;
+    PendingCredit credit{};
     const auto owner = static_cast<std::uint16_t>(rank);
     Task task;
     while (!rt.stop_requested()) {
