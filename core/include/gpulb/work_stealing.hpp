@@ -183,10 +183,7 @@ struct WorkStealingRef {
   // host_end: a system-scope load because on the GPU the host writes it (a copy into device
   // memory while the kernel runs).
   GPULB_HD bool terminated() const {
-    const std::uint64_t end = system_atomic_ref<std::uint64_t>(ctl->host_end).load(mo::acquire);
-    if (end == 0) return false;
-    if (device_atomic_ref<std::uint64_t>(ctl->fed).load(mo::acquire) != end - 1) return false;
-    return device_atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0;
+    return host_drained() && device_atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0;
   }
   // Every host task is in the sharing queue (the GPU's feeders stop looking at the host).
   GPULB_HD bool host_drained() const {
