@@ -16,7 +16,7 @@
 #include "gpulb/cuda/memory.hpp"
 #include "gpulb/kernels/execute.cuh"
 #include "gpulb/run.hpp"
-#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/builtin/registry.hpp"
 #include "spawn_test_bodies.hpp"
 #include "test_bodies.hpp"
 
@@ -416,7 +416,7 @@ RunResult run_cuda(const std::string& scenario, Policy policy, ParamMap params, 
   c.workers = workers;
   c.params = std::move(params);
   if (policy == Policy::StaticList && !c.params.count("list_capacity")) c.params["list_capacity"] = std::to_string(1u << 22);
-  return run(tools::builtin_registry(), c);
+  return run(builtin::registry(), c);
 }
 
 class GpuSpawningScenarios : public ::testing::TestWithParam<Policy> {};

@@ -7,7 +7,7 @@
 #include "gpulb/cuda/devices.hpp"
 #include "gpulb/kernels/execute.cuh"
 #include "gpulb/run.hpp"
-#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/builtin/registry.hpp"
 #include "test_bodies.hpp"
 
 namespace gpulb {
@@ -260,7 +260,7 @@ TEST(GpuPatterns, EveryPatternVerifiesUnderEveryGpuPolicy) {
       c.backend = Backend::Cuda;
       c.gpus = 1;
       c.params = {{"pattern", pattern}, {"blocks", "5000"}, {"work", "200"}};
-      const RunResult r = run(tools::builtin_registry(), c);
+      const RunResult r = run(builtin::registry(), c);
       EXPECT_TRUE(r.verified) << policy << " " << pattern << ": " << r.verification;
     }
   }

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "gpulb/run.hpp"
-#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/builtin/registry.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "synthetic.hpp"
 
@@ -107,9 +107,9 @@ class ViewerScreenshots : public ::testing::Test {
     cfg.backend = Backend::Cpu;
     cfg.workers = 2;
     cfg.params = {{"blocks", "512"}, {"work", "200"}};
-    trace::write_trace(dir_ / "cpu.gpulb", gpulb::run(tools::builtin_registry(), cfg).trace);
+    trace::write_trace(dir_ / "cpu.gpulb", gpulb::run(builtin::registry(), cfg).trace);
     cfg.policy = "hardware";
-    trace::write_trace(dir_ / "cpu-hw.gpulb", gpulb::run(tools::builtin_registry(), cfg).trace);
+    trace::write_trace(dir_ / "cpu-hw.gpulb", gpulb::run(builtin::registry(), cfg).trace);
   }
   static void TearDownTestSuite() {
     if (std::getenv("GPULB_KEEP_SCREENSHOTS")) return;  // to look at the pictures after a failure

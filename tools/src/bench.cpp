@@ -15,7 +15,7 @@
 #include "gpulb/cpu/execute.hpp"
 #include "gpulb/empty_body.hpp"
 #include "gpulb/run.hpp"
-#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/builtin/registry.hpp"
 #include "gpulb/tools/format.hpp"
 #ifdef GPULB_HAVE_CUDA_BACKEND
 #include "gpulb/kernels/bench.hpp"
@@ -85,7 +85,7 @@ Table cpu_dispatch(const BenchArgs& a) {
 // ---- tracing overhead (both backends through gpulb::run) -----------------------------------------
 
 Table trace_overhead(const BenchArgs& a, Backend backend) {
-  const Registry& reg = builtin_registry();
+  const Registry& reg = builtin::registry();
   Table t{std::string("trace-overhead: makespan with tracing on vs off, patterns P0, ") + std::string(to_string(backend)) + " backend",
           "Median of " + std::to_string(a.repeats) + " runs each, on and off interleaved; makespan as the runtime measures it (first launch to last end).",
           {"policy", "blocks x work", "off", "on", "on / off"}, {}};
@@ -125,7 +125,7 @@ Table trace_overhead(const BenchArgs& a, Backend backend) {
 // ---- patterns: Chen et al. Figure 7 -------------------------------------------------------------
 
 Table patterns_figure7(const BenchArgs& a, Backend backend) {
-  const Registry& reg = builtin_registry();
+  const Registry& reg = builtin::registry();
   const bool gpu = backend == Backend::Cuda;
   const std::string blocks = gpu ? "100000" : "8000", work = gpu ? "4000" : "400";
   Table t{std::string("patterns: Chen et al. Figure 7, runtime per pattern, ") + std::string(to_string(backend)) + " backend",
@@ -180,7 +180,7 @@ Table patterns_figure7(const BenchArgs& a, Backend backend) {
 
 #ifdef GPULB_HAVE_CUDA_BACKEND
 Table gpu_dispatch(const BenchArgs& a) {
-  const auto gpus = builtin_registry().cuda_devices();
+  const auto gpus = builtin::registry().cuda_devices();
   Table t{"dispatch: empty tasks per second, " + gpus[0].name + " (GPU 0)",
           "Reference: fetch-and-add on one global address by thread 0 of every resident block, measured in the same run. "
           "Times are host-observed, first launch to last kernel end.",
@@ -227,7 +227,7 @@ Table gpu_dispatch(const BenchArgs& a) {
 }
 
 Table gpu_queue(const BenchArgs& a) {
-  Table t{"queue: Chen et al. section 5.2 on " + builtin_registry().cuda_devices()[0].name,
+  Table t{"queue: Chen et al. section 5.2 on " + builtin::registry().cuda_devices()[0].name,
           "Enqueue: a batch of 120 tasks written many times with no kernel running (paper: 114.3 us). "
           "Dequeue: empty tasks from one pre-loaded queue (paper: 0.4 us with 120 blocks of 128 threads).",
           {"measure", "blocks", "paper (2010)", "paper scheme here", "modern variant here", "modern / paper scheme"}, {}};
@@ -253,7 +253,7 @@ Table gpu_queue(const BenchArgs& a) {
 }  // namespace
 
 int cmd_bench(const BenchArgs& a) {
-  const Registry& reg = builtin_registry();
+  const Registry& reg = builtin::registry();
   const bool have_gpu = !reg.cuda_devices().empty();
   const bool want_cpu = a.backend.empty() || a.backend == "cpu";
   const bool want_gpu = (a.backend.empty() && have_gpu) || a.backend == "cuda";

@@ -10,7 +10,7 @@
 
 #include "bench_table.hpp"
 #include "gpulb/run.hpp"
-#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/builtin/registry.hpp"
 #include "gpulb/tools/format.hpp"
 
 namespace gpulb::tools {
@@ -39,7 +39,7 @@ Measured measure(const std::string& scenario, const ParamMap& params, Policy pol
     c.params = params;
     RunResult r;
     try {
-      r = run(builtin_registry(), c);
+      r = run(builtin::registry(), c);
     } catch (const RunError& e) {
       m.error = e.what();
       return m;

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "gpulb/run.hpp"
-#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/builtin/registry.hpp"
 #include "gpulb/tools/format.hpp"
 #include "gpulb/tracing/export.hpp"
 #include "gpulb/tracing/trace_file.hpp"
@@ -45,7 +45,7 @@ const char* kExitCodesHelp =
 // -------------------------------------------------------------------------------------------------
 
 int cmd_list(bool json) {
-  const Registry& reg = builtin_registry();
+  const Registry& reg = builtin::registry();
   const std::vector<trace::Device> gpus = reg.cuda_devices();
   if (json) {
     nlohmann::json j;
@@ -153,7 +153,7 @@ int cmd_run(const RunArgs& a) {
   }
   cfg.progress = progress_line(a.scenario + " / " + a.policy);
 
-  RunResult r = run(builtin_registry(), cfg);
+  RunResult r = run(builtin::registry(), cfg);
   if (cfg.progress) std::fprintf(stderr, "\r%80s\r", "");
   if (!a.output.empty()) trace::write_trace(a.output, r.trace);
 

@@ -9,7 +9,7 @@
 #include <imgui.h>
 
 #include "app.hpp"
-#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/builtin/registry.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "platform.hpp"
 #include "synthetic.hpp"
@@ -94,7 +94,7 @@ int run_bench(const BenchOptions& o) {
   std::printf("load        %.0f ms = decode %.0f ms + model %.0f ms (target <= 2000)\n", load_ms, decode_ms, model_ms);
 
   Platform platform(PlatformOptions{o.width, o.height, false, "gpulb-viewer bench"});
-  App app(tools::builtin_registry());
+  App app(builtin::registry());
   app.add(std::move(doc));
   ViewState& vs = app.view_state();
 

@@ -15,7 +15,7 @@
 
 #include "app.hpp"
 #include "bench.hpp"
-#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/builtin/registry.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "platform.hpp"
 #include "synthetic.hpp"
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
       return 0;
     }
 
-    App app(gpulb::tools::builtin_registry());
+    App app(gpulb::builtin::registry());
     // Files before the window: with --screenshot a bad file must fail fast, with its message.
     for (const std::string& f : a.files) app.open(f);
     if (a.files.empty()) {

@@ -1,13 +1,13 @@
-#include "gpulb/tools/builtin_registry.hpp"
+#include "gpulb/builtin/registry.hpp"
 
 #include "gpulb/scenarios/builtin.hpp"
 #ifdef GPULB_HAVE_CUDA_BACKEND
 #include "gpulb/kernels/register.hpp"
 #endif
 
-namespace gpulb::tools {
+namespace gpulb::builtin {
 
-const Registry& builtin_registry() {
+const Registry& registry() {
   static const Registry registry = [] {
     Registry r;
     scenarios::register_builtin(r);
@@ -19,4 +19,4 @@ const Registry& builtin_registry() {
   return registry;
 }
 
-}  // namespace gpulb::tools
+}  // namespace gpulb::builtin
