@@ -1,6 +1,7 @@
 #include <charconv>
 
-#include "gpulb/scenario.hpp"
+#include "gpulb/errors.hpp"
+#include "gpulb/params.hpp"
 
 namespace gpulb {
 

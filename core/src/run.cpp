@@ -15,31 +15,38 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-bool is_policy_param(const std::string& key) {
-  const auto& specs = policy_param_specs();
-  return std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
+bool takes(const std::vector<const OptionSpec*>& options, const std::string& key) {
+  return std::any_of(options.begin(), options.end(), [&](const OptionSpec* o) { return o->spec.name == key; });
 }
 
-Policy resolve_policy(const std::string& name) {
-  if (auto p = parse_policy(name)) return *p;
-  std::string known;
-  for (const PolicyInfo& info : all_policies()) known += (known.empty() ? "" : ", ") + std::string(info.name);
-  throw ConfigError("unknown policy '" + name + "' (policies: " + known + ")");
-}
-
-void check_backend(const Registry& registry, Backend backend, Policy policy) {
+void check_backend(const Registry& registry, const ScenarioEntry& entry, Backend backend, const PolicyDescriptor& policy) {
   if (backend == Backend::Cuda) {
     if (!registry.cuda_built()) throw ConfigError("this gpulb was built without the CUDA backend; use --backend cpu");
     if (registry.cuda_devices().empty()) throw ConfigError("no CUDA GPU is present; use --backend cpu");
   }
-  if (!backend_supports(backend, policy)) {
+  if (!registry.policy_runs_on(policy, backend)) {
     std::string available;
-    for (const PolicyInfo& info : all_policies()) {
-      if (backend_supports(backend, info.policy)) available += (available.empty() ? "" : ", ") + std::string(info.name);
+    for (const PolicyDescriptor* p : registry.policies()) {
+      if (registry.policy_runs_on(*p, backend)) available += (available.empty() ? "" : ", ") + std::string(p->name);
     }
-    throw ConfigError("policy '" + std::string(to_string(policy)) + "' is not available on the " +
-                      std::string(to_string(backend)) + " backend in this version (available: " + available + ")");
+    throw ConfigError("policy '" + std::string(policy.name) + "' is not available on the " + std::string(to_string(backend)) +
+                      " backend in this version (available: " + available + ")");
   }
+  if (!entry.runs_on(backend)) {
+    throw ConfigError("scenario '" + entry.scenario().name() + "' has no " + std::string(to_string(backend)) +
+                      " implementation in this build");
+  }
+}
+
+void check_spawning(const ScenarioInstance& instance, const std::string& scenario, const Registry& registry,
+                    const PolicyDescriptor& policy) {
+  if (!instance.spawns() || policy.traits.runs_spawned_tasks) return;
+  std::string able;
+  for (const PolicyDescriptor* p : registry.policies()) {
+    if (p->traits.runs_spawned_tasks) able += (able.empty() ? "" : ", ") + std::string(p->name);
+  }
+  throw ConfigError("scenario '" + scenario + "' spawns child tasks, which policy '" + std::string(policy.name) +
+                    "' cannot run; use " + able);
 }
 
 }  // namespace
@@ -50,50 +57,52 @@ Backend default_backend(const Registry& registry) {
   return registry.cuda_built() && !registry.cuda_devices().empty() ? Backend::Cuda : Backend::Cpu;
 }
 
-PolicyOptions parse_policy_options(const ParamMap& params, const Scenario& scenario, ParamMap& scenario_params) {
-  PolicyOptions o;
-  ParamMap policy_params;
+void split_params(const Registry& registry, const ParamMap& params, const Scenario& scenario,
+                  const PolicyDescriptor& policy, ParamMap& scenario_params, ParamMap& policy_params) {
+  const auto& specs = scenario.params();
+  const std::vector<const OptionSpec*> options = options_of(policy);
   for (const auto& [key, value] : params) {
-    const auto& specs = scenario.params();
-    const bool is_scenario = std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
-    if (is_scenario) {
+    if (std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; })) {
       scenario_params[key] = value;
-    } else if (is_policy_param(key)) {
-      policy_params[key] = value;
-    } else {
-      std::string known;
-      for (const ParamSpec& s : specs) known += (known.empty() ? "" : ", ") + s.name;
-      for (const ParamSpec& s : policy_param_specs()) known += ", " + s.name;
-      throw ConfigError("unknown parameter '" + key + "' for scenario '" + scenario.name() + "' (parameters: " + known + ")");
+      continue;
     }
+    if (takes(options, key)) {
+      policy_params[key] = value;
+      continue;
+    }
+    for (const PolicyDescriptor* other : registry.policies()) {
+      if (takes(options_of(*other), key)) {
+        throw ConfigError("parameter '" + key + "' is an option of policy '" + std::string(other->name) +
+                          "', not of '" + std::string(policy.name) + "'");
+      }
+    }
+    std::string known;
+    for (const ParamSpec& s : specs) known += (known.empty() ? "" : ", ") + s.name;
+    for (const OptionSpec* o : options) known += ", " + o->spec.name;
+    throw ConfigError("unknown parameter '" + key + "' for scenario '" + scenario.name() + "' under policy '" +
+                      std::string(policy.name) + "' (parameters: " + known + ")");
   }
-  const auto& ps = policy_param_specs();
-  o.queues = static_cast<std::uint32_t>(int_param(policy_params, find_spec(ps, "queues")));
-  o.queue_capacity = static_cast<std::uint32_t>(int_param(policy_params, find_spec(ps, "queue_capacity")));
-  o.watchdog_ms = static_cast<std::uint32_t>(int_param(policy_params, find_spec(ps, "watchdog_ms")));
-  o.trace_capacity = static_cast<std::uint32_t>(int_param(policy_params, find_spec(ps, "trace_capacity")));
-  o.variant = choice_param(policy_params, find_spec(ps, "variant"));
-  o.chunk = static_cast<std::uint32_t>(int_param(policy_params, find_spec(ps, "chunk")));
-  o.claim = static_cast<std::uint32_t>(int_param(policy_params, find_spec(ps, "claim")));
-  parse_dynamic_task_options(policy_params, o);
-  return o;
 }
 
 RunResult run(const Registry& registry, const RunConfig& config) {
-  const Scenario& scenario = registry.get(config.scenario);
-  const Policy policy = resolve_policy(config.policy);
+  const ScenarioEntry& entry = registry.entry(config.scenario);
+  const Scenario& scenario = entry.scenario();
+  const PolicyDescriptor& policy = registry.policy(config.policy);
   const Backend backend = config.backend.value_or(default_backend(registry));
-  check_backend(registry, backend, policy);
+  check_backend(registry, entry, backend, policy);
   const std::uint32_t block_size = config.block_size != 0 ? config.block_size : scenario.default_block_size();
   if (block_size > 1024) throw ConfigError("block size " + std::to_string(block_size) + " is out of range 1..1024");
 
-  ParamMap scenario_params;
-  const PolicyOptions options = parse_policy_options(config.params, scenario, scenario_params);
-  std::unique_ptr<ScenarioInstance> instance = scenario.instantiate(scenario_params);
-  const std::vector<Task> tasks = instance->initial_tasks();
+  ParamMap scenario_params, policy_params;
+  split_params(registry, config.params, scenario, policy, scenario_params, policy_params);
+  const PolicyOptions options = parse_policy_options(policy, policy_params);
+  std::unique_ptr<BoundRun> bound = entry.bind(scenario_params);
+  ScenarioInstance& instance = bound->instance();
+  check_spawning(instance, scenario.name(), registry, policy);
+  const std::vector<Task> tasks = instance.initial_tasks();
 
   ExecPlan plan;
-  plan.policy = policy;
+  plan.policy = &policy;
   plan.backend = backend;
   plan.workers = config.workers;
   plan.block_size = block_size;
@@ -102,30 +111,24 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   plan.options = options;
   plan.tasks = tasks;
   plan.progress = config.progress;
+  plan.expected_tasks = instance.expected_tasks();
+  plan.spawn_id_base = instance.spawn_id_base();
+  plan.id_capacity = instance.id_capacity();
 
-  ExecOutput out;
-  if (backend == Backend::Cpu) {
-    out = instance->execute_cpu(plan);
-  } else {
-    CudaExecutor exec = registry.cuda_executor(scenario.name());
-    if (!exec) throw ConfigError("scenario '" + scenario.name() + "' has no CUDA implementation in this build");
-    out = exec(*instance, plan);
-  }
-  const Verification v = instance->verify();
+  ExecOutput out = bound->execute(backend, plan);
+  const Verification v = instance.verify();
 
   RunResult r;
   r.trace = std::move(out.trace);
   trace::RunMetadata& m = r.trace.meta;
   m.scenario = scenario.name();
-  m.policy = std::string(to_string(policy));
+  m.policy = std::string(policy.name);
   m.backend = std::string(to_string(backend));
   for (const ParamSpec& s : scenario.params()) {
     auto it = scenario_params.find(s.name);
     m.parameters[s.name] = it == scenario_params.end() ? s.default_value : it->second;
   }
-  for (const auto& [k, val] : config.params) {
-    if (is_policy_param(k)) m.parameters[k] = val;
-  }
+  for (const auto& [k, val] : policy_params) m.parameters[k] = val;
   m.parameters["block_size"] = std::to_string(block_size);
   m.workers = out.workers;
   if (m.clock_source.empty()) m.clock_source = "steady_clock";

@@ -1,9 +1,7 @@
-#include "scenarios/connect4/connect4.hpp"
+#include "connect4/connect4.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-
-#include "gpulb/cpu/execute.hpp"
 
 namespace gpulb::scenarios::connect4 {
 
@@ -65,7 +63,7 @@ std::uint64_t tree_bound(int lookahead) {
   return n;
 }
 
-class Connect4Scenario : public Scenario {
+class Connect4Scenario : public ScenarioOf<Connect4Instance> {
  public:
   std::string name() const override { return "connect4"; }
   std::string description() const override {
@@ -75,7 +73,7 @@ class Connect4Scenario : public Scenario {
   const std::vector<ParamSpec>& params() const override { return specs(); }
   // A node has at most 7 moves, one per thread: one warp covers them.
   std::uint32_t default_block_size() const override { return 32; }
-  std::unique_ptr<ScenarioInstance> instantiate(const ParamMap& params) const override {
+  std::unique_ptr<Connect4Instance> instantiate(const ParamMap& params) const override {
     const int lookahead = static_cast<int>(int_param(params, find_spec(specs(), "lookahead")));
     auto it = params.find("opening");
     return std::make_unique<Connect4Instance>(it == params.end() ? kDefaultOpening : it->second, lookahead);
@@ -124,18 +122,9 @@ std::vector<Task> Connect4Instance::initial_tasks() const {
   return {t};
 }
 
-ExecOutput Connect4Instance::execute_cpu(const ExecPlan& plan) {
-  nodes_.assign(id_capacity_, NodeRecord{});
-  ExecPlan p = plan;
-  p.id_capacity = id_capacity_;
-  p.spawn_id_base = kRootId + 1;
-  p.expected_tasks = reference_.nodes;
-  ExecOutput out = cpu::execute(p, body(nodes_.data()));
-  set_last_run(out);
-  return out;
-}
-
-void Connect4Instance::set_last_run(const ExecOutput& out) {
+void Connect4Instance::collect(std::vector<std::vector<NodeRecord>> per_device, const ExecPlan&, const ExecOutput& out) {
+  // The spawning policies run on one device; the node table of the first is the run's.
+  nodes_ = per_device.empty() ? std::vector<NodeRecord>{} : std::move(per_device.front());
   tasks_run_ = out.tasks_run;
   makespan_ns_ = out.makespan_ns;
   metrics_ = out.metrics;
@@ -178,6 +167,6 @@ Verification Connect4Instance::verify() const {
   return v;
 }
 
-std::unique_ptr<Scenario> make_scenario() { return std::make_unique<Connect4Scenario>(); }
+std::unique_ptr<ScenarioOf<Connect4Instance>> make_scenario() { return std::make_unique<Connect4Scenario>(); }
 
 }  // namespace gpulb::scenarios::connect4

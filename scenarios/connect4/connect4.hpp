@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gpulb/scenario.hpp"
-#include "scenarios/connect4/connect4_body.hpp"
+#include "connect4/connect4_body.hpp"
 
 namespace gpulb::scenarios::connect4 {
 
@@ -29,19 +29,20 @@ struct MinimaxResult {
 Board opening_position(const std::string& opening);
 MinimaxResult sequential_minimax(const Board& root, int lookahead);
 
-class Connect4Instance : public ScenarioInstance {
+// One NodeRecord a task id (the node table the body backs values up through); one device.
+class Connect4Instance : public Workload<Connect4Body, NodeRecord> {
  public:
   Connect4Instance(std::string opening, int lookahead);
+
   std::vector<Task> initial_tasks() const override;
-  ExecOutput execute_cpu(const ExecPlan& plan) override;
   Verification verify() const override;
   std::uint64_t expected_tasks() const override { return reference_.nodes; }
-
-  // For the CUDA executor: the node table (id_capacity entries) and the body over it.
-  std::uint64_t id_capacity() const { return id_capacity_; }
-  std::vector<NodeRecord>& nodes() { return nodes_; }
-  Connect4Body body(NodeRecord* nodes) const { return {root_, lookahead_, nodes}; }
-  void set_last_run(const ExecOutput& out);
+  bool spawns() const override { return true; }
+  std::uint32_t spawn_id_base() const override { return kRootId + 1; }
+  std::uint64_t id_capacity() const override { return id_capacity_; }
+  std::size_t record_count(std::uint32_t) const override { return id_capacity_; }
+  Connect4Body body(NodeRecord* nodes) const override { return {root_, lookahead_, nodes}; }
+  void collect(std::vector<std::vector<NodeRecord>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
 
  private:
   std::string opening_;
@@ -55,6 +56,6 @@ class Connect4Instance : public ScenarioInstance {
   std::map<std::string, std::uint64_t> metrics_;
 };
 
-std::unique_ptr<Scenario> make_scenario();
+std::unique_ptr<ScenarioOf<Connect4Instance>> make_scenario();
 
 }  // namespace gpulb::scenarios::connect4

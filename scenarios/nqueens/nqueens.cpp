@@ -1,8 +1,6 @@
-#include "scenarios/nqueens/nqueens.hpp"
+#include "nqueens/nqueens.hpp"
 
 #include <nlohmann/json.hpp>
-
-#include "gpulb/cpu/execute.hpp"
 
 namespace gpulb::scenarios::nqueens {
 
@@ -27,7 +25,7 @@ std::uint64_t count_partial(const Placement& p, int row, int n, int cutoff) {
   return tasks;
 }
 
-class NQueensScenario : public Scenario {
+class NQueensScenario : public ScenarioOf<NQueensInstance> {
  public:
   std::string name() const override { return "nqueens"; }
   std::string description() const override {
@@ -37,7 +35,7 @@ class NQueensScenario : public Scenario {
   const std::vector<ParamSpec>& params() const override { return specs(); }
   // A task's threads split one row's n columns (n <= 20): one warp covers them.
   std::uint32_t default_block_size() const override { return 32; }
-  std::unique_ptr<ScenarioInstance> instantiate(const ParamMap& params) const override {
+  std::unique_ptr<NQueensInstance> instantiate(const ParamMap& params) const override {
     const int n = static_cast<int>(int_param(params, find_spec(specs(), "n")));
     const int cutoff = static_cast<int>(int_param(params, find_spec(specs(), "cutoff")));
     if (cutoff > n) throw ConfigError("parameter 'cutoff': " + std::to_string(cutoff) + " is more than n=" + std::to_string(n));
@@ -66,17 +64,9 @@ std::vector<Task> NQueensInstance::initial_tasks() const {
   return {root};
 }
 
-ExecOutput NQueensInstance::execute_cpu(const ExecPlan& plan) {
-  ExecPlan p = plan;
-  p.workers = plan.workers ? plan.workers : cpu::default_workers();
-  p.expected_tasks = expected_tasks_;
-  counts_.assign(p.workers, NQueensCounts{});
-  ExecOutput out = cpu::execute(p, body(counts_.data()));
-  set_last_run(out);
-  return out;
-}
-
-void NQueensInstance::set_last_run(const ExecOutput& out) {
+void NQueensInstance::collect(std::vector<std::vector<NQueensCounts>> per_device, const ExecPlan&, const ExecOutput& out) {
+  counts_.clear();
+  for (const auto& device : per_device) counts_.insert(counts_.end(), device.begin(), device.end());
   tasks_run_ = out.tasks_run;
   metrics_ = out.metrics;
 }
@@ -112,6 +102,6 @@ Verification NQueensInstance::verify() const {
   return v;
 }
 
-std::unique_ptr<Scenario> make_scenario() { return std::make_unique<NQueensScenario>(); }
+std::unique_ptr<ScenarioOf<NQueensInstance>> make_scenario() { return std::make_unique<NQueensScenario>(); }
 
 }  // namespace gpulb::scenarios::nqueens

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gpulb/scenario.hpp"
-#include "scenarios/nqueens/nqueens_body.hpp"
+#include "nqueens/nqueens_body.hpp"
 
 namespace gpulb::scenarios::nqueens {
 
@@ -19,17 +19,18 @@ std::uint64_t known_solutions(int n);
 // Partial placements of 0..cutoff queens with no two attacking: the tasks a run executes.
 std::uint64_t task_count(int n, int cutoff);
 
-class NQueensInstance : public ScenarioInstance {
+// One NQueensCounts record a worker, summed by verify().
+class NQueensInstance : public Workload<NQueensBody, NQueensCounts> {
  public:
   NQueensInstance(int n, int cutoff);
+
   std::vector<Task> initial_tasks() const override;
-  ExecOutput execute_cpu(const ExecPlan& plan) override;
   Verification verify() const override;
   std::uint64_t expected_tasks() const override { return expected_tasks_; }
-
-  NQueensBody body(NQueensCounts* counts) const { return {n_, cutoff_, counts}; }
-  std::vector<NQueensCounts>& counts() { return counts_; }
-  void set_last_run(const ExecOutput& out);
+  bool spawns() const override { return true; }
+  std::size_t record_count(std::uint32_t workers) const override { return workers; }
+  NQueensBody body(NQueensCounts* counts) const override { return {n_, cutoff_, counts}; }
+  void collect(std::vector<std::vector<NQueensCounts>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
 
  private:
   int n_;
@@ -40,6 +41,6 @@ class NQueensInstance : public ScenarioInstance {
   std::map<std::string, std::uint64_t> metrics_;
 };
 
-std::unique_ptr<Scenario> make_scenario();
+std::unique_ptr<ScenarioOf<NQueensInstance>> make_scenario();
 
 }  // namespace gpulb::scenarios::nqueens

@@ -1,8 +1,6 @@
-#include "scenarios/patterns/patterns.hpp"
+#include "patterns/patterns.hpp"
 
 #include <nlohmann/json.hpp>
-
-#include "gpulb/cpu/execute.hpp"
 
 namespace gpulb::scenarios::patterns {
 
@@ -43,7 +41,7 @@ std::uint32_t scatter_hash(std::uint32_t x) {
   return x;
 }
 
-class PatternsScenario : public Scenario {
+class PatternsScenario : public ScenarioOf<PatternsInstance> {
  public:
   std::string name() const override { return "patterns"; }
   std::string description() const override {
@@ -51,10 +49,10 @@ class PatternsScenario : public Scenario {
            "Shows whether a scheduler's runtime falls with the work removed.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
-  std::unique_ptr<ScenarioInstance> instantiate(const ParamMap& params) const override {
+  std::unique_ptr<PatternsInstance> instantiate(const ParamMap& params) const override {
     const std::string p = choice_param(params, find_spec(specs(), "pattern"));
     return std::make_unique<PatternsInstance>(p[1] - '0', static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "blocks"))),
-                                              static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "work"))), 128);
+                                              static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "work"))));
   }
 };
 
@@ -70,8 +68,8 @@ bool is_nullified(int pattern, std::uint32_t block, std::uint32_t blocks) {
   }
 }
 
-PatternsInstance::PatternsInstance(int pattern, std::uint32_t blocks, std::uint32_t work, std::uint32_t block_size_hint)
-    : pattern_(pattern), blocks_(blocks), work_(work), block_size_(block_size_hint), run_count_(blocks), checksum_(blocks) {}
+PatternsInstance::PatternsInstance(int pattern, std::uint32_t blocks, std::uint32_t work)
+    : pattern_(pattern), blocks_(blocks), work_(work), records_(blocks) {}
 
 std::vector<Task> PatternsInstance::initial_tasks() const {
   std::vector<Task> tasks(blocks_);
@@ -83,11 +81,15 @@ std::vector<Task> PatternsInstance::initial_tasks() const {
   return tasks;
 }
 
-ExecOutput PatternsInstance::execute_cpu(const ExecPlan& plan) {
-  std::fill(run_count_.begin(), run_count_.end(), 0);
-  std::fill(checksum_.begin(), checksum_.end(), 0);
+void PatternsInstance::collect(std::vector<std::vector<PatternsRecord>> per_device, const ExecPlan& plan, const ExecOutput&) {
+  records_.assign(blocks_, PatternsRecord{});
+  for (const auto& device : per_device) {
+    for (std::size_t i = 0; i < device.size() && i < records_.size(); ++i) {
+      records_[i].run_count += device[i].run_count;
+      records_[i].checksum += device[i].checksum;
+    }
+  }
   block_size_ = plan.block_size;
-  return cpu::execute(plan, PatternsBody{run_count_.data(), checksum_.data(), work_});
 }
 
 Verification PatternsInstance::verify() const {
@@ -98,16 +100,16 @@ Verification PatternsInstance::verify() const {
   for (std::uint32_t i = 0; i < blocks_; ++i) {
     const bool nul = is_nullified(pattern_, i, blocks_);
     nullified += nul;
-    if (run_count_[i] != 1 && problem.empty()) {
-      problem = "block " + std::to_string(i) + " ran " + std::to_string(run_count_[i]) + " times (expected exactly once)";
+    if (records_[i].run_count != 1 && problem.empty()) {
+      problem = "block " + std::to_string(i) + " ran " + std::to_string(records_[i].run_count) + " times (expected exactly once)";
     }
     if (nul) continue;
     std::uint64_t expect = 0;
     for (std::uint32_t t = 0; t < block_size_; ++t) expect += lcg_jump(lcg_seed(i, t), work_);
-    if (checksum_[i] != expect && problem.empty()) {
+    if (records_[i].checksum != expect && problem.empty()) {
       problem = "block " + std::to_string(i) + " computed a wrong result";
     }
-    total += checksum_[i];
+    total += records_[i].checksum;
   }
   v.ok = problem.empty();
   v.message = v.ok ? "every block ran exactly once; every full block's result matches the host reference" : problem;
@@ -121,6 +123,6 @@ Verification PatternsInstance::verify() const {
   return v;
 }
 
-std::unique_ptr<Scenario> make_scenario() { return std::make_unique<PatternsScenario>(); }
+std::unique_ptr<ScenarioOf<PatternsInstance>> make_scenario() { return std::make_unique<PatternsScenario>(); }
 
 }  // namespace gpulb::scenarios::patterns

@@ -15,37 +15,31 @@
 #include <vector>
 
 #include "gpulb/scenario.hpp"
-#include "scenarios/patterns/patterns_body.hpp"
+#include "patterns/patterns_body.hpp"
 
 namespace gpulb::scenarios::patterns {
 
 bool is_nullified(int pattern, std::uint32_t block, std::uint32_t blocks);
 
-class PatternsInstance : public ScenarioInstance {
+// One record a block, on every device that ran some of them (summed: a block runs on one GPU).
+class PatternsInstance : public Workload<PatternsBody, PatternsRecord> {
  public:
-  PatternsInstance(int pattern, std::uint32_t blocks, std::uint32_t work, std::uint32_t block_size_hint);
+  PatternsInstance(int pattern, std::uint32_t blocks, std::uint32_t work);
 
   std::vector<Task> initial_tasks() const override;
-  ExecOutput execute_cpu(const ExecPlan& plan) override;
   Verification verify() const override;
-
-  // For the CUDA executor: the arrays a body writes, copied back after a device run.
-  std::vector<std::uint32_t>& run_count() { return run_count_; }
-  std::vector<std::uint64_t>& checksum() { return checksum_; }
-  std::uint32_t work() const { return work_; }
-  std::uint32_t blocks() const { return blocks_; }
-  // The block size the last execute used (the checksum depends on it).
-  void set_block_size(std::uint32_t b) { block_size_ = b; }
+  std::size_t record_count(std::uint32_t) const override { return blocks_; }
+  PatternsBody body(PatternsRecord* records) const override { return {records, work_}; }
+  void collect(std::vector<std::vector<PatternsRecord>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
 
  private:
   int pattern_;
   std::uint32_t blocks_;
   std::uint32_t work_;
-  std::uint32_t block_size_;
-  std::vector<std::uint32_t> run_count_;
-  std::vector<std::uint64_t> checksum_;
+  std::uint32_t block_size_ = 0;  // of the last run: the checksum depends on it
+  std::vector<PatternsRecord> records_;
 };
 
-std::unique_ptr<Scenario> make_scenario();
+std::unique_ptr<ScenarioOf<PatternsInstance>> make_scenario();
 
 }  // namespace gpulb::scenarios::patterns

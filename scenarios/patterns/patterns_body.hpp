@@ -27,23 +27,28 @@ GPULB_HD inline std::uint64_t lcg_spin(std::uint64_t x, std::uint32_t steps) {
   return x;
 }
 
+// What a block leaves behind, one record a block.
+struct PatternsRecord {
+  std::uint32_t run_count;  // how many times it ran (verification: exactly once)
+  std::uint64_t checksum;   // the sum over its threads
+};
+
 struct PatternsBody {
-  std::uint32_t* run_count;  // per block: how many times it ran (verification: exactly once)
-  std::uint64_t* checksum;   // per block: the sum over its threads
-  std::uint32_t work;        // recurrence steps per thread
+  PatternsRecord* records;  // per block
+  std::uint32_t work;       // recurrence steps per thread
 
   template <class Ctx>
   GPULB_HD void operator()(Ctx& ctx, const Task& task) const {
     if (task.flags & kNullified) {
-      ctx.once([&] { device_atomic_ref<std::uint32_t>(run_count[task.id]).fetch_add(1, mo::relaxed); });
+      ctx.once([&] { device_atomic_ref<std::uint32_t>(records[task.id].run_count).fetch_add(1, mo::relaxed); });
       return;
     }
     const std::uint32_t block = task.id;
     const std::uint32_t steps = work;
     const std::uint64_t sum = ctx.sum_over_threads([&](std::uint32_t t) { return lcg_spin(lcg_seed(block, t), steps); });
     ctx.once([&] {
-      checksum[block] = sum;
-      device_atomic_ref<std::uint32_t>(run_count[block]).fetch_add(1, mo::relaxed);
+      records[block].checksum = sum;
+      device_atomic_ref<std::uint32_t>(records[block].run_count).fetch_add(1, mo::relaxed);
     });
   }
 };

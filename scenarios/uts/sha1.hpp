@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "gpulb/tracing/event.hpp"  // GPULB_HD
+#include "gpulb/hd.hpp"
 
 namespace gpulb::scenarios::uts {
 

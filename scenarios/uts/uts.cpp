@@ -1,10 +1,8 @@
-#include "scenarios/uts/uts.hpp"
+#include "uts/uts.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
-
-#include "gpulb/cpu/execute.hpp"
 
 namespace gpulb::scenarios::uts {
 
@@ -62,7 +60,7 @@ double real_param(const ParamMap& params, const ParamSpec& spec, double lo, doub
   return value;
 }
 
-class UtsScenario : public Scenario {
+class UtsScenario : public ScenarioOf<UtsInstance> {
  public:
   std::string name() const override { return "uts"; }
   std::string description() const override {
@@ -74,7 +72,7 @@ class UtsScenario : public Scenario {
   // warp is plenty, and smaller blocks mean more workers. Measured on an H100 (T1L,
   // work-stealing): 32 threads 499 M nodes/s, 64 threads 290 M/s, 128 threads 173 M/s.
   std::uint32_t default_block_size() const override { return 32; }
-  std::unique_ptr<ScenarioInstance> instantiate(const ParamMap& params) const override {
+  std::unique_ptr<UtsInstance> instantiate(const ParamMap& params) const override {
     const std::string tree = choice_param(params, find_spec(specs(), "tree"));
     const std::string ref = choice_param(params, find_spec(specs(), "reference"));
     const Preset* preset = find_preset(tree);
@@ -160,17 +158,9 @@ std::uint64_t UtsInstance::expected_tasks() const {
   return reference_counts_->nodes;
 }
 
-ExecOutput UtsInstance::execute_cpu(const ExecPlan& plan) {
-  ExecPlan p = plan;
-  p.workers = plan.workers ? plan.workers : cpu::default_workers();
-  p.expected_tasks = expected_tasks();
-  counts_.assign(p.workers, UtsCounts{});
-  ExecOutput out = cpu::execute(p, UtsBody{params_, counts_.data()});
-  set_last_run(out);
-  return out;
-}
-
-void UtsInstance::set_last_run(const ExecOutput& out) {
+void UtsInstance::collect(std::vector<std::vector<UtsCounts>> per_device, const ExecPlan&, const ExecOutput& out) {
+  counts_.clear();
+  for (const auto& device : per_device) counts_.insert(counts_.end(), device.begin(), device.end());
   tasks_run_ = out.tasks_run;
   metrics_ = out.metrics;
 }
@@ -223,6 +213,6 @@ Verification UtsInstance::verify() const {
   return v;
 }
 
-std::unique_ptr<Scenario> make_scenario() { return std::make_unique<UtsScenario>(); }
+std::unique_ptr<ScenarioOf<UtsInstance>> make_scenario() { return std::make_unique<UtsScenario>(); }
 
 }  // namespace gpulb::scenarios::uts

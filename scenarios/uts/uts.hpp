@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gpulb/scenario.hpp"
-#include "scenarios/uts/uts_body.hpp"
+#include "uts/uts_body.hpp"
 
 namespace gpulb::scenarios::uts {
 
@@ -35,21 +35,20 @@ const Preset* find_preset(const std::string& name);
 // Depth-first, iterative (T3L is 17,844 levels deep), one thread.
 TreeCounts sequential_search(const TreeParams& p);
 
-class UtsInstance : public ScenarioInstance {
+// One UtsCounts record a worker, summed by verify().
+class UtsInstance : public Workload<UtsBody, UtsCounts> {
  public:
   UtsInstance(std::string tree, TreeParams params, const Preset* preset, bool reference);
 
   std::vector<Task> initial_tasks() const override;
-  ExecOutput execute_cpu(const ExecPlan& plan) override;
   Verification verify() const override;
   // The published count of a preset; for a custom tree the sequential search's (run here, before
   // the run, when reference is on: the trace buffers are sized from it); else 0, unknown.
   std::uint64_t expected_tasks() const override;
-
-  const TreeParams& params() const { return params_; }
-  // For the CUDA executor: per-worker counts sized to its worker count, and the run's outcome.
-  std::vector<UtsCounts>& counts() { return counts_; }
-  void set_last_run(const ExecOutput& out);
+  bool spawns() const override { return true; }
+  std::size_t record_count(std::uint32_t workers) const override { return workers; }
+  UtsBody body(UtsCounts* counts) const override { return {params_, counts}; }
+  void collect(std::vector<std::vector<UtsCounts>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
 
  private:
   std::string tree_;
@@ -62,6 +61,6 @@ class UtsInstance : public ScenarioInstance {
   mutable std::optional<TreeCounts> reference_counts_;
 };
 
-std::unique_ptr<Scenario> make_scenario();
+std::unique_ptr<ScenarioOf<UtsInstance>> make_scenario();
 
 }  // namespace gpulb::scenarios::uts

@@ -23,7 +23,7 @@
 
 #include "gpulb/atomic.hpp"
 #include "gpulb/task.hpp"
-#include "scenarios/uts/sha1.hpp"
+#include "uts/sha1.hpp"
 
 namespace gpulb::scenarios::uts {
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include <sys/wait.h>
@@ -124,8 +125,36 @@ TEST_F(Cli, ListNamesScenariosPoliciesAndBackends) {
   std::vector<std::string> names;
   for (const auto& s : j.at("scenarios")) names.push_back(s.at("name"));
   EXPECT_NE(std::find(names.begin(), names.end(), "patterns"), names.end()) << o.out;
-  EXPECT_GE(j.at("policies").size(), 6u);
   EXPECT_EQ(j.at("backends").at("cpu"), true);
+  // The policy table lists what this build's backends register, each with its options.
+  std::map<std::string, nlohmann::json> policies;
+  for (const auto& p : j.at("policies")) policies[p.at("name")] = p;
+  for (const char* name : {"task-queue", "hardware", "work-stealing", "static-list", "blocking-queue"}) {
+    ASSERT_TRUE(policies.count(name)) << name << " missing: " << o.out;
+    EXPECT_NE(policies[name].at("backends").dump().find("cpu"), std::string::npos) << name;
+  }
+  EXPECT_EQ(policies.count("chunked"), j.at("backends").at("cuda") == true ? 1u : 0u);
+  auto option_names = [&](const std::string& policy) {
+    std::vector<std::string> out;
+    for (const auto& opt : policies[policy].at("options")) out.push_back(opt.at("name"));
+    return out;
+  };
+  const auto ws = option_names("work-stealing"), tq = option_names("task-queue");
+  EXPECT_NE(std::find(ws.begin(), ws.end(), "deque_capacity"), ws.end());
+  EXPECT_NE(std::find(ws.begin(), ws.end(), "watchdog_ms"), ws.end());
+  EXPECT_EQ(std::find(tq.begin(), tq.end(), "deque_capacity"), tq.end());
+}
+
+TEST_F(Cli, AnOptionOfAnotherPolicyIsRefusedNamingIt) {
+  const Outcome o = gpulb("run patterns --backend cpu --policy task-queue --param deque_capacity=8 --no-trace");
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("option of policy 'work-stealing'"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, ASpawningScenarioUnderANonSpawningPolicyIsABadArgument) {
+  const Outcome o = gpulb("run uts --backend cpu --policy task-queue --no-trace");
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("spawns child tasks"), std::string::npos) << o.out;
 }
 
 }  // namespace

@@ -2,18 +2,13 @@
 #include <gtest/gtest.h>
 
 #include "gpulb/run.hpp"
-#include "gpulb/scenarios/builtin.hpp"
+#include "gpulb/builtin/registry.hpp"
 
 namespace gpulb {
 namespace {
 
 const Registry& registry() {
-  static const Registry r = [] {
-    Registry reg;
-    scenarios::register_builtin(reg);
-    return reg;
-  }();
-  return r;
+  return builtin::registry();
 }
 
 RunConfig small_patterns() {

@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "policy_handles.hpp"
 #include "gpulb/cpu/execute.hpp"
 #include "test_bodies.hpp"
 
@@ -48,7 +49,7 @@ TEST_P(TaskQueueContention, EveryTaskRunsExactlyOnce) {
   const QueueShape s = GetParam();
   const auto tasks = numbered_tasks(s.tasks);
   std::vector<std::uint32_t> counts(s.tasks, 0);
-  ExecPlan plan = plan_for(Policy::TaskQueue, tasks, s.workers);
+  ExecPlan plan = plan_for(&policies::task_queue(), tasks, s.workers);
   plan.options.queues = s.queues;
   plan.options.queue_capacity = s.capacity;
   const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
@@ -70,7 +71,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(TaskQueue, HaltStopsEveryWorkerExactlyOnce) {
   const auto tasks = numbered_tasks(5000);
   std::vector<std::uint32_t> counts(tasks.size(), 0);
-  ExecPlan plan = plan_for(Policy::TaskQueue, tasks, 7);
+  ExecPlan plan = plan_for(&policies::task_queue(), tasks, 7);
   plan.trace = true;
   plan.options.queue_capacity = 5;  // fewer slots than workers: the HALTs take several batches
   const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
@@ -93,7 +94,7 @@ TEST(TaskQueue, HaltStopsEveryWorkerExactlyOnce) {
 TEST(TaskQueue, HostEnqueuesOnItsOwnTrackInBatchesOfTheQueueCapacity) {
   const auto tasks = numbered_tasks(1000);
   std::vector<std::uint32_t> counts(tasks.size(), 0);
-  ExecPlan plan = plan_for(Policy::TaskQueue, tasks, 3);
+  ExecPlan plan = plan_for(&policies::task_queue(), tasks, 3);
   plan.trace = true;
   plan.options.queue_capacity = 64;
   const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
@@ -110,7 +111,7 @@ TEST(TaskQueue, HostEnqueuesOnItsOwnTrackInBatchesOfTheQueueCapacity) {
 
 TEST(TaskQueue, WatchdogStopsARunThatMakesNoProgress) {
   const auto tasks = numbered_tasks(64);
-  ExecPlan plan = plan_for(Policy::TaskQueue, tasks, 2);
+  ExecPlan plan = plan_for(&policies::task_queue(), tasks, 2);
   plan.options.watchdog_ms = 200;
   try {
     cpu::execute(plan, testing::StuckBody{});
@@ -127,7 +128,7 @@ TEST(TaskQueue, WatchdogStopsARunThatMakesNoProgress) {
 TEST(Hardware, EveryBlockRunsExactlyOnce) {
   const auto tasks = numbered_tasks(kContentionTasks);
   std::vector<std::uint32_t> counts(tasks.size(), 0);
-  const ExecOutput out = cpu::execute(plan_for(Policy::Hardware, tasks, 8), CountingBody{counts.data()});
+  const ExecOutput out = cpu::execute(plan_for(&policies::hardware(), tasks, 8), CountingBody{counts.data()});
   EXPECT_EQ(out.tasks_run, tasks.size());
   expect_each_ran_once(counts);
 }
@@ -135,7 +136,7 @@ TEST(Hardware, EveryBlockRunsExactlyOnce) {
 TEST(Tracing, FullSegmentsCountWhatTheyDrop) {
   const auto tasks = numbered_tasks(1000);
   std::vector<std::uint32_t> counts(tasks.size(), 0);
-  ExecPlan plan = plan_for(Policy::Hardware, tasks, 2);
+  ExecPlan plan = plan_for(&policies::hardware(), tasks, 2);
   plan.trace = true;
   plan.options.trace_capacity = 50;
   const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});

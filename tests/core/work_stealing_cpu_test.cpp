@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "policy_handles.hpp"
 #include "gpulb/cpu/execute.hpp"
 #include "gpulb/sharing_queue.hpp"
 #include "gpulb/work_stealing_deque.hpp"
@@ -180,7 +181,7 @@ TEST(SharingQueue, HostProducesWhileConsumersTakeEachTaskOnce) {
 
 TEST(WorkStealing, EveryTaskRunsOnceUnderHeavyStealing) {
   // One root: all work starts on one worker, so the others live by stealing.
-  TreeRun run(Policy::WorkStealing, 6, 4, kLevels, kStealSpin);
+  TreeRun run(&policies::work_stealing(), 6, 4, kLevels, kStealSpin);
   run.plan.options.deque_capacity = 64;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -189,7 +190,7 @@ TEST(WorkStealing, EveryTaskRunsOnceUnderHeavyStealing) {
 
 // tasks_per_worker_max/min (the bench's load balance on the CPU) agree with the trace.
 TEST(WorkStealing, TasksPerWorkerMatchTheTrace) {
-  TreeRun run(Policy::WorkStealing, 3, 4, kLevels);
+  TreeRun run(&policies::work_stealing(), 3, 4, kLevels);
   run.plan.trace = true;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -206,20 +207,20 @@ TEST(WorkStealing, TasksPerWorkerMatchTheTrace) {
 }
 
 TEST(WorkStealing, RoundRobinVictimsRunEveryTaskOnce) {
-  TreeRun run(Policy::WorkStealing, 4, 3, kLevels);
+  TreeRun run(&policies::work_stealing(), 4, 3, kLevels);
   run.plan.options.victim = "round-robin";
   run.expect_each_ran_once(run.run());
 }
 
 TEST(WorkStealing, SingleWorkerNeedsNoThief) {
-  TreeRun run(Policy::WorkStealing, 1, 2, 10);
+  TreeRun run(&policies::work_stealing(), 1, 2, 10);
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_EQ(out.metrics.at("steals"), 0u);
 }
 
 TEST(WorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
-  TreeRun run(Policy::WorkStealing, 3, 8, 4);
+  TreeRun run(&policies::work_stealing(), 3, 8, 4);
   run.plan.options.deque_capacity = 4;  // a task's 8 children never fit
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -227,7 +228,7 @@ TEST(WorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
 }
 
 TEST(WorkStealing, FullDequeFailsTheRunNamingTheCapacityWhenSpillingIsOff) {
-  TreeRun run(Policy::WorkStealing, 2, 8, 4);
+  TreeRun run(&policies::work_stealing(), 2, 8, 4);
   run.plan.options.deque_capacity = 4;
   run.plan.options.deque_overflow = "fail";
   try {
@@ -239,7 +240,7 @@ TEST(WorkStealing, FullDequeFailsTheRunNamingTheCapacityWhenSpillingIsOff) {
 }
 
 TEST(WorkStealing, FullOverflowQueueFailsTheRunNamingItsCapacity) {
-  TreeRun run(Policy::WorkStealing, 2, 8, 5);
+  TreeRun run(&policies::work_stealing(), 2, 8, 5);
   run.plan.options.deque_capacity = 2;
   run.plan.options.overflow_capacity = 4;
   try {
@@ -270,7 +271,7 @@ struct LateBody {
 // outstanding, and must not stop until the host says it is finished.
 TEST(WorkStealing, RunWaitsForLateHostInserts) {
   constexpr std::uint32_t kLate = 300;
-  TreeRun run(Policy::WorkStealing, 3, 2, 3);  // 15 tasks, ids 0..14
+  TreeRun run(&policies::work_stealing(), 3, 2, 3);  // 15 tasks, ids 0..14
   std::vector<std::uint32_t> late_counts(kLate, 0);
   run.plan.spawn_id_base = 1;
   run.plan.host_feed = [&](HostInserter& host) {
@@ -292,7 +293,7 @@ TEST(WorkStealing, InitialTasksBeyondTheSharingQueueAreFedAsItDrains) {
   std::vector<Task> tasks(5000);
   for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
   ExecPlan plan;
-  plan.policy = Policy::WorkStealing;
+  plan.policy = &policies::work_stealing();
   plan.workers = 3;
   plan.block_size = 1;
   plan.tasks = tasks;
@@ -303,7 +304,7 @@ TEST(WorkStealing, InitialTasksBeyondTheSharingQueueAreFedAsItDrains) {
 }
 
 TEST(WorkStealing, TraceShowsStealsSpawnsAndDequeLevels) {
-  TreeRun run(Policy::WorkStealing, 4, 4, 6, 2000);
+  TreeRun run(&policies::work_stealing(), 4, 4, 6, 2000);
   run.plan.trace = true;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -337,15 +338,15 @@ TEST_P(DynamicPolicies, TooManyChildrenFailTheRunNamingSpawnCapacity) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuBackend, DynamicPolicies,
-                         ::testing::Values(Policy::WorkStealing, Policy::StaticList, Policy::BlockingQueue),
+                         ::testing::Values(&policies::work_stealing(), &policies::static_list(), &policies::blocking_queue()),
                          [](const auto& info) {
-                           std::string n(to_string(info.param));
+                           std::string n(info.param->name);
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
 
 TEST(StaticList, ReportsGenerationsAndPeakSlots) {
-  TreeRun run(Policy::StaticList, 3, 3, 6);  // levels 0..6: the widest generation has 3^6 tasks
+  TreeRun run(&policies::static_list(), 3, 3, 6);  // levels 0..6: the widest generation has 3^6 tasks
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_EQ(out.metrics.at("generations"), 7u);
@@ -353,7 +354,7 @@ TEST(StaticList, ReportsGenerationsAndPeakSlots) {
 }
 
 TEST(StaticList, GenerationBeyondTheListFailsNamingListCapacity) {
-  TreeRun run(Policy::StaticList, 2, 4, 5);
+  TreeRun run(&policies::static_list(), 2, 4, 5);
   run.plan.options.list_capacity = 100;
   try {
     run.run();
@@ -364,13 +365,13 @@ TEST(StaticList, GenerationBeyondTheListFailsNamingListCapacity) {
 }
 
 TEST(BlockingQueue, FullQueueFailsNamingItsCapacity) {
-  TreeRun run(Policy::BlockingQueue, 1, 10, 3);
+  TreeRun run(&policies::blocking_queue(), 1, 10, 3);
   run.plan.options.blocking_capacity = 50;
   EXPECT_THROW(run.run(), RunError);
 }
 
 TEST(TaskQueue, SpawningBodyFailsTheRunWithAClearError) {
-  TreeRun run(Policy::TaskQueue, 2, 2, 2);
+  TreeRun run(&policies::task_queue(), 2, 2, 2);
   try {
     run.run();
     FAIL() << "the run should have failed";

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "policy_handles.hpp"
 #include "gpulb/cuda/devices.hpp"
 #include "gpulb/cuda/memory.hpp"
 #include "gpulb/kernels/execute.cuh"
@@ -31,7 +32,7 @@ int gpu_count() { return static_cast<int>(cuda::list_devices().size()); }
   if (gpu_count() == 0) GTEST_SKIP() << "no CUDA GPU present: GPU tests skipped"
 
 std::string policy_name(Policy p) {
-  std::string n(to_string(p));
+  std::string n(p->name);
   std::replace(n.begin(), n.end(), '-', '_');
   return n;
 }
@@ -192,7 +193,7 @@ TEST_P(GpuSpawning, TasksPerSmMatchTheTrace) {
   run.plan.options.trace_capacity = 1u << 16;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
-  if (GetParam() == Policy::StaticList) {
+  if (GetParam() == &policies::static_list()) {
     EXPECT_EQ(out.metrics.count("tasks_per_sm_max"), 0u) << "a static-list rank moves between SMs: no per-SM figure";
     return;
   }
@@ -210,7 +211,7 @@ TEST_P(GpuSpawning, TasksPerSmMatchTheTrace) {
   EXPECT_EQ(out.metrics.at("tasks_per_sm_min"), least);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, GpuSpawning, ::testing::Values(Policy::WorkStealing, Policy::StaticList, Policy::BlockingQueue),
+INSTANTIATE_TEST_SUITE_P(Policies, GpuSpawning, ::testing::Values(&policies::work_stealing(), &policies::static_list(), &policies::blocking_queue()),
                          [](const auto& info) { return policy_name(info.param); });
 
 // ---------------------------------------------------------------------------------------------
@@ -220,7 +221,7 @@ TEST(GpuWorkStealing, EveryTaskRunsOnceUnderHeavyStealing) {
   SKIP_WITHOUT_GPU();
   // One root: all work starts in one block's deque, every other block lives by stealing; small
   // deques so that they also empty, reset (a new ABA tag) and refill all the time.
-  GpuTreeRun run(Policy::WorkStealing, 4, 9, 2000);  // 349525 tasks
+  GpuTreeRun run(&policies::work_stealing(), 4, 9, 2000);  // 349525 tasks
   run.plan.options.deque_capacity = 64;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -229,7 +230,7 @@ TEST(GpuWorkStealing, EveryTaskRunsOnceUnderHeavyStealing) {
 
 TEST(GpuWorkStealing, RoundRobinVictimsOnADeepNarrowTree) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(Policy::WorkStealing, 2, 16, 100);  // 131071 tasks, deques of one or two tasks
+  GpuTreeRun run(&policies::work_stealing(), 2, 16, 100);  // 131071 tasks, deques of one or two tasks
   run.plan.options.victim = "round-robin";
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -238,7 +239,7 @@ TEST(GpuWorkStealing, RoundRobinVictimsOnADeepNarrowTree) {
 
 TEST(GpuWorkStealing, SingleBlockNeedsNoThief) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(Policy::WorkStealing, 2, 10);
+  GpuTreeRun run(&policies::work_stealing(), 2, 10);
   run.plan.workers = 1;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -247,7 +248,7 @@ TEST(GpuWorkStealing, SingleBlockNeedsNoThief) {
 
 TEST(GpuWorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(Policy::WorkStealing, 8, 5);  // 37449 tasks
+  GpuTreeRun run(&policies::work_stealing(), 8, 5);  // 37449 tasks
   run.plan.options.deque_capacity = 4;         // a task's 8 children never fit
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -257,7 +258,7 @@ TEST(GpuWorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
 
 TEST(GpuWorkStealing, FullDequeFailsTheRunNamingTheCapacityWhenSpillingIsOff) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(Policy::WorkStealing, 8, 4);
+  GpuTreeRun run(&policies::work_stealing(), 8, 4);
   run.plan.options.deque_capacity = 4;
   run.plan.options.deque_overflow = "fail";
   expect_run_error([&] { run.run(); }, "deque_capacity=4");
@@ -265,7 +266,7 @@ TEST(GpuWorkStealing, FullDequeFailsTheRunNamingTheCapacityWhenSpillingIsOff) {
 
 TEST(GpuWorkStealing, FullOverflowQueueFailsTheRunNamingItsCapacity) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(Policy::WorkStealing, 8, 5);
+  GpuTreeRun run(&policies::work_stealing(), 8, 5);
   run.plan.options.deque_capacity = 2;
   run.plan.options.overflow_capacity = 4;
   expect_run_error([&] { run.run(); }, "overflow_capacity=4");
@@ -276,7 +277,7 @@ TEST(GpuWorkStealing, InitialTasksBeyondTheSharingQueueAreFedAsItDrains) {
   std::vector<Task> tasks(20000);
   for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
   ExecPlan plan;
-  plan.policy = Policy::WorkStealing;
+  plan.policy = &policies::work_stealing();
   plan.gpus = 1;
   plan.tasks = tasks;
   plan.options.sharing_capacity = 16;
@@ -317,7 +318,7 @@ struct LateBody {
 TEST(GpuWorkStealing, RunWaitsForLateHostInserts) {
   SKIP_WITHOUT_GPU();
   constexpr std::uint32_t kLate = 3000;
-  GpuTreeRun run(Policy::WorkStealing, 2, 3);  // 15 tasks, ids 0..14
+  GpuTreeRun run(&policies::work_stealing(), 2, 3);  // 15 tasks, ids 0..14
   run.plan.spawn_id_base = 1;
   run.plan.host_feed = [&](HostInserter& host) {
     for (std::uint32_t wave = 0; wave < 3; ++wave) {
@@ -341,14 +342,14 @@ TEST(GpuWorkStealing, RunWaitsForLateHostInserts) {
 
 TEST(GpuWorkStealing, HostFeedIsRefusedByTheOtherPolicies) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(Policy::StaticList, 2, 3);
+  GpuTreeRun run(&policies::static_list(), 2, 3);
   run.plan.host_feed = [](HostInserter&) {};
   EXPECT_THROW(run.run(), ConfigError);
 }
 
 TEST(GpuWorkStealing, TraceShowsStealsSpawnsAndDequeLevels) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(Policy::WorkStealing, 4, 7, 2000);  // 21845 tasks
+  GpuTreeRun run(&policies::work_stealing(), 4, 7, 2000);  // 21845 tasks
   run.plan.trace = true;
   run.plan.workers = 264;
   run.plan.options.trace_capacity = 1u << 17;
@@ -371,7 +372,7 @@ TEST(GpuWorkStealing, TraceShowsStealsSpawnsAndDequeLevels) {
 
 TEST(GpuStaticList, ReportsGenerationsAndPeakSlots) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(Policy::StaticList, 3, 6);  // levels 0..6: the widest generation has 3^6 tasks
+  GpuTreeRun run(&policies::static_list(), 3, 6);  // levels 0..6: the widest generation has 3^6 tasks
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_EQ(out.metrics.at("generations"), 7u);
@@ -380,7 +381,7 @@ TEST(GpuStaticList, ReportsGenerationsAndPeakSlots) {
 
 TEST(GpuStaticList, GenerationBeyondTheListFailsNamingListCapacity) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(Policy::StaticList, 4, 5);
+  GpuTreeRun run(&policies::static_list(), 4, 5);
   run.plan.options.list_capacity = 100;
   expect_run_error([&] { run.run(); }, "list_capacity=100");
 }
@@ -390,14 +391,14 @@ TEST(GpuBlockingQueue, FullQueueFailsNamingItsCapacity) {
   // The root's 100 children arrive in one enqueue: more than 50 whatever the timing (a deeper tree
   // of 10 children a task overflowed or not depending on how fast the blocks drained it, and
   // under compute-sanitizer it did not).
-  GpuTreeRun run(Policy::BlockingQueue, 100, 1);
+  GpuTreeRun run(&policies::blocking_queue(), 100, 1);
   run.plan.options.blocking_capacity = 50;
   expect_run_error([&] { run.run(); }, "blocking_capacity=50");
 }
 
 TEST(GpuBlockingQueue, ReportsThePeakOfTheQueue) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(Policy::BlockingQueue, 3, 6);
+  GpuTreeRun run(&policies::blocking_queue(), 3, 6);
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GE(out.metrics.at("peak_task_slots"), 3u);
@@ -410,12 +411,12 @@ TEST(GpuBlockingQueue, ReportsThePeakOfTheQueue) {
 RunResult run_cuda(const std::string& scenario, Policy policy, ParamMap params, std::uint32_t workers = 0) {
   RunConfig c;
   c.scenario = scenario;
-  c.policy = std::string(to_string(policy));
+  c.policy = std::string(policy->name);
   c.backend = Backend::Cuda;
   c.gpus = 1;
   c.workers = workers;
   c.params = std::move(params);
-  if (policy == Policy::StaticList && !c.params.count("list_capacity")) c.params["list_capacity"] = std::to_string(1u << 22);
+  if (policy == &policies::static_list() && !c.params.count("list_capacity")) c.params["list_capacity"] = std::to_string(1u << 22);
   return run(builtin::registry(), c);
 }
 
@@ -461,22 +462,22 @@ TEST_P(GpuSpawningScenarios, Connect4Verifies) {
 TEST_P(GpuSpawningScenarios, UtsT1MatchesThePublishedCounts) {
   SKIP_WITHOUT_GPU();
   // The blocking queue serialises every task through one lock: fewer blocks contend less for it.
-  const std::uint32_t workers = GetParam() == Policy::BlockingQueue ? 264 : 0;
+  const std::uint32_t workers = GetParam() == &policies::blocking_queue() ? 264 : 0;
   const RunResult r = run_cuda("uts", GetParam(), {{"tree", "T1"}, {"watchdog_ms", "60000"}, {"list_capacity", std::to_string(1u << 23)}}, workers);
   EXPECT_TRUE(r.verified) << r.verification;
   EXPECT_EQ(r.tasks, 4130071u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, GpuSpawningScenarios,
-                         ::testing::Values(Policy::WorkStealing, Policy::StaticList, Policy::BlockingQueue),
+                         ::testing::Values(&policies::work_stealing(), &policies::static_list(), &policies::blocking_queue()),
                          [](const auto& info) { return policy_name(info.param); });
 
 TEST(GpuSpawningScenarios, NonSpawningPoliciesAreRefusedWithAClearError) {
   SKIP_WITHOUT_GPU();
-  for (Policy p : {Policy::TaskQueue, Policy::Hardware, Policy::Chunked}) {
+  for (Policy p : {&policies::task_queue(), &policies::hardware(), &policies::chunked()}) {
     try {
       run_cuda("nqueens", p, {{"n", "6"}, {"cutoff", "2"}});
-      FAIL() << to_string(p) << " ran a spawning scenario";
+      FAIL() << p->name << " ran a spawning scenario";
     } catch (const ConfigError& e) {
       EXPECT_NE(std::string(e.what()).find("spawns child tasks"), std::string::npos) << e.what();
     }

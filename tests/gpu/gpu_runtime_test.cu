@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "policy_handles.hpp"
 #include "gpulb/cpu/execute.hpp"
 #include "gpulb/cuda/devices.hpp"
 #include "gpulb/kernels/execute.cuh"
@@ -78,7 +79,7 @@ TEST_P(ExactlyOnce, OnEveryBackendPresent) {
   plan.gpus = 1;
   for (Backend b : {Backend::Cpu, Backend::Cuda}) {
     if (b == Backend::Cuda && gpu_count() == 0) continue;
-    if (b == Backend::Cpu && s.policy == Policy::Chunked) continue;
+    if (b == Backend::Cpu && s.policy == &policies::chunked()) continue;
     plan.workers = b == Backend::Cpu ? 8 : 0;
     SCOPED_TRACE(to_string(b));
     expect_each_ran_once(count_runs(b, plan));
@@ -87,12 +88,12 @@ TEST_P(ExactlyOnce, OnEveryBackendPresent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, ExactlyOnce,
-                         ::testing::Values(Shape{Policy::TaskQueue, 2, 128, 1'000'000}, Shape{Policy::TaskQueue, 8, 4096, 1'000'000},
-                                           Shape{Policy::TaskQueue, 1, 7, 100'000}, Shape{Policy::Hardware, 0, 0, 1'000'000},
-                                           Shape{Policy::Chunked, 0, 0, 200'000}, Shape{Policy::TaskQueue, 2, 4096, 1'000'000, "modern", 8},
-                                           Shape{Policy::TaskQueue, 4, 100, 300'000, "modern", 32}, Shape{Policy::TaskQueue, 1, 3, 30'000, "modern", 1}),
+                         ::testing::Values(Shape{&policies::task_queue(), 2, 128, 1'000'000}, Shape{&policies::task_queue(), 8, 4096, 1'000'000},
+                                           Shape{&policies::task_queue(), 1, 7, 100'000}, Shape{&policies::hardware(), 0, 0, 1'000'000},
+                                           Shape{&policies::chunked(), 0, 0, 200'000}, Shape{&policies::task_queue(), 2, 4096, 1'000'000, "modern", 8},
+                                           Shape{&policies::task_queue(), 4, 100, 300'000, "modern", 32}, Shape{&policies::task_queue(), 1, 3, 30'000, "modern", 1}),
                          [](const auto& info) {
-                           std::string name(to_string(info.param.policy));
+                           std::string name(info.param.policy->name);
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name + "_" + info.param.variant + "_q" + std::to_string(info.param.queues) + "_claim" + std::to_string(info.param.claim) +
                                   "_cap" + std::to_string(info.param.capacity);
@@ -102,7 +103,7 @@ TEST(GpuTaskQueue, HaltStopsEveryBlockExactlyOnce) {
   SKIP_WITHOUT_GPU();
   const auto tasks = numbered_tasks(20000);
   ExecPlan plan;
-  plan.policy = Policy::TaskQueue;
+  plan.policy = &policies::task_queue();
   plan.gpus = 1;
   plan.tasks = tasks;
   plan.options.queue_capacity = 64;  // fewer slots than blocks: HALTs go out in many batches
@@ -124,7 +125,7 @@ TEST(GpuTaskQueue, ModernVariantStopsEveryBlockAndTracesIt) {
   SKIP_WITHOUT_GPU();
   const auto tasks = numbered_tasks(20000);
   ExecPlan plan;
-  plan.policy = Policy::TaskQueue;
+  plan.policy = &policies::task_queue();
   plan.gpus = 1;
   plan.tasks = tasks;
   plan.options.variant = "modern";
@@ -146,7 +147,7 @@ TEST(GpuTaskQueue, OversizedGridIsClampedAndSaysSo) {
   SKIP_WITHOUT_GPU();
   const auto tasks = numbered_tasks(1000);
   ExecPlan plan;
-  plan.policy = Policy::TaskQueue;
+  plan.policy = &policies::task_queue();
   plan.gpus = 1;
   plan.workers = 1'000'000;
   plan.trace = false;
@@ -162,7 +163,7 @@ TEST(GpuTaskQueue, WatchdogStopsAStuckRunWithAClearError) {
   SKIP_WITHOUT_GPU();
   const auto tasks = numbered_tasks(5000);
   ExecPlan plan;
-  plan.policy = Policy::TaskQueue;
+  plan.policy = &policies::task_queue();
   plan.gpus = 1;
   plan.tasks = tasks;
   plan.trace = false;
@@ -186,7 +187,7 @@ TEST(GpuTrace, DrainedCompletelyWithoutOverflowAndCountedWithIt) {
   SKIP_WITHOUT_GPU();
   const auto tasks = numbered_tasks(50000);
   ExecPlan plan;
-  plan.policy = Policy::TaskQueue;
+  plan.policy = &policies::task_queue();
   plan.gpus = 1;
   plan.tasks = tasks;
   ExecOutput out;
@@ -218,7 +219,7 @@ TEST(GpuHardware, BlocksLandOnSmLanes) {
   SKIP_WITHOUT_GPU();
   const auto tasks = numbered_tasks(10000);
   ExecPlan plan;
-  plan.policy = Policy::Hardware;
+  plan.policy = &policies::hardware();
   plan.gpus = 1;
   plan.tasks = tasks;
   ExecOutput out;
@@ -237,7 +238,7 @@ TEST(MultiGpu, TaskQueueSplitsThePoolAcrossEveryGpu) {
   if (gpu_count() < 2) GTEST_SKIP() << "fewer than 2 GPUs: multi-GPU test skipped";
   const auto tasks = numbered_tasks(200000);
   ExecPlan plan;
-  plan.policy = Policy::TaskQueue;
+  plan.policy = &policies::task_queue();
   plan.tasks = tasks;
   plan.gpus = 0;  // all
   ExecOutput out;

@@ -4,20 +4,15 @@
 #include <nlohmann/json.hpp>
 
 #include "gpulb/run.hpp"
-#include "gpulb/scenarios/builtin.hpp"
-#include "scenarios/connect4/connect4.hpp"
-#include "scenarios/nqueens/nqueens.hpp"
+#include "gpulb/builtin/registry.hpp"
+#include "connect4/connect4.hpp"
+#include "nqueens/nqueens.hpp"
 
 namespace gpulb::scenarios {
 namespace {
 
-Registry& registry() {
-  static Registry r = [] {
-    Registry reg;
-    register_builtin(reg);
-    return reg;
-  }();
-  return r;
+const Registry& registry() {
+  return builtin::registry();
 }
 
 RunResult run_on_cpu(const std::string& scenario, const std::string& policy, ParamMap params) {

@@ -2,20 +2,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy_handles.hpp"
+#include "gpulb/cpu/execute.hpp"
 #include "gpulb/run.hpp"
-#include "gpulb/scenarios/builtin.hpp"
-#include "scenarios/patterns/patterns.hpp"
+#include "gpulb/builtin/registry.hpp"
+#include "patterns/patterns.hpp"
 
 namespace gpulb::scenarios::patterns {
 namespace {
 
 const Registry& registry() {
-  static const Registry r = [] {
-    Registry reg;
-    register_builtin(reg);
-    return reg;
-  }();
-  return r;
+  return builtin::registry();
 }
 
 struct Case {
@@ -63,24 +60,53 @@ TEST(Patterns, NullifiedBlocksFollowTheDocumentedRules) {
   EXPECT_NEAR(p3, 5000, 200);
 }
 
+// Through the Workload interface a backend uses: the body writes the records, collect() keeps
+// them; a damaged record must fail verify().
 TEST(Patterns, AWrongResultFailsVerification) {
-  PatternsInstance inst(0, 16, 5, 4);
+  PatternsInstance inst(0, 16, 5);
   ExecPlan plan;
-  plan.policy = Policy::Hardware;
+  plan.policy = &policies::hardware();
   plan.workers = 2;
   plan.block_size = 4;
   plan.trace = false;
   const auto tasks = inst.initial_tasks();
   plan.tasks = tasks;
-  inst.execute_cpu(plan);
+  std::vector<PatternsRecord> records(inst.record_count(plan.workers));
+  const ExecOutput out = cpu::execute(plan, inst.body(records.data()));
+  inst.collect({records}, plan, out);
   EXPECT_TRUE(inst.verify().ok);
-  inst.checksum()[3] ^= 1;
+
+  std::vector<PatternsRecord> wrong_sum = records;
+  wrong_sum[3].checksum ^= 1;
+  inst.collect({wrong_sum}, plan, out);
   EXPECT_FALSE(inst.verify().ok);
-  inst.checksum()[3] ^= 1;
-  inst.run_count()[7] = 2;
+
+  std::vector<PatternsRecord> ran_twice = records;
+  ran_twice[7].run_count = 2;
+  inst.collect({ran_twice}, plan, out);
   const Verification v = inst.verify();
   EXPECT_FALSE(v.ok);
   EXPECT_NE(v.message.find("block 7 ran 2 times"), std::string::npos) << v.message;
+}
+
+// Two GPUs each ran some of the blocks: collect() sums their records.
+TEST(Patterns, RecordsOfSeveralDevicesAreSummed) {
+  PatternsInstance inst(0, 8, 3);
+  ExecPlan plan;
+  plan.policy = &policies::hardware();
+  plan.workers = 2;
+  plan.block_size = 2;
+  plan.trace = false;
+  const auto tasks = inst.initial_tasks();
+  plan.tasks = tasks;
+  std::vector<PatternsRecord> all(8);
+  const ExecOutput out = cpu::execute(plan, inst.body(all.data()));
+  std::vector<PatternsRecord> first(8), second(8);
+  for (std::size_t i = 0; i < 8; ++i) (i < 5 ? first : second)[i] = all[i];
+  inst.collect({first, second}, plan, out);
+  EXPECT_TRUE(inst.verify().ok) << inst.verify().message;
+  inst.collect({first}, plan, out);
+  EXPECT_FALSE(inst.verify().ok);
 }
 
 }  // namespace

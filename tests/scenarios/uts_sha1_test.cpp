@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/uts/sha1.hpp"
+#include "uts/sha1.hpp"
 
 namespace gpulb::scenarios::uts {
 namespace {

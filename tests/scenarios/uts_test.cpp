@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "gpulb/run.hpp"
-#include "gpulb/scenarios/builtin.hpp"
-#include "scenarios/uts/uts.hpp"
+#include "gpulb/builtin/registry.hpp"
+#include "uts/uts.hpp"
 
 namespace gpulb::scenarios::uts {
 namespace {
@@ -39,13 +39,8 @@ TEST(UtsRng, WordPathEqualsTheByteStreamOfTheUtsGenerator) {
   }
 }
 
-Registry& registry() {
-  static Registry r = [] {
-    Registry reg;
-    register_builtin(reg);
-    return reg;
-  }();
-  return r;
+const Registry& registry() {
+  return builtin::registry();
 }
 
 RunResult run_uts(const std::string& policy, ParamMap params, std::uint32_t workers = 2) {

@@ -14,6 +14,9 @@
 #include "gpulb/clock.hpp"
 #include "gpulb/cpu/execute.hpp"
 #include "gpulb/empty_body.hpp"
+#include "gpulb/policies/chunked.hpp"
+#include "gpulb/policies/hardware.hpp"
+#include "gpulb/policies/task_queue.hpp"
 #include "gpulb/run.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tools/format.hpp"
@@ -46,7 +49,7 @@ double cpu_atomic_ceiling_ns(std::uint32_t threads) {
   return static_cast<double>(host_now_ns() - t0) / static_cast<double>(per_thread * threads);
 }
 
-double cpu_empty_seconds(Policy policy, const std::vector<Task>& tasks, std::uint32_t capacity) {
+double cpu_empty_seconds(const PolicyDescriptor* policy, const std::vector<Task>& tasks, std::uint32_t capacity) {
   ExecPlan plan;
   plan.policy = policy;
   plan.trace = false;
@@ -67,11 +70,11 @@ Table cpu_dispatch(const BenchArgs& a) {
   const auto tasks = empty_tasks(a.tasks);
   struct Row {
     const char* name;
-    Policy policy;
+    const PolicyDescriptor* policy;
     std::uint32_t capacity;
   };
-  for (const Row& r : {Row{"hardware", Policy::Hardware, 0}, Row{"task-queue (capacity 128)", Policy::TaskQueue, 128},
-                       Row{"task-queue (capacity 4096)", Policy::TaskQueue, 4096}}) {
+  for (const Row& r : {Row{"hardware", &policies::hardware(), 0}, Row{"task-queue (capacity 128)", &policies::task_queue(), 128},
+                       Row{"task-queue (capacity 4096)", &policies::task_queue(), 4096}}) {
     progress(std::string("cpu ") + r.name);
     std::vector<double> s;
     for (std::uint32_t i = 0; i < a.repeats; ++i) s.push_back(cpu_empty_seconds(r.policy, tasks, r.capacity));
@@ -108,8 +111,11 @@ Table trace_overhead(const BenchArgs& a, Backend backend) {
         c.policy = r.policy;
         c.backend = backend;
         c.trace = trace;
-        c.params = {{"pattern", "P0"}, {"blocks", blocks}, {"work", work}, {"variant", r.variant}};
-        if (backend == Backend::Cuda) c.params["queue_capacity"] = "4096";
+        c.params = {{"pattern", "P0"}, {"blocks", blocks}, {"work", work}};
+        if (c.policy == "task-queue") {  // the options only task-queue takes
+          c.params["variant"] = r.variant;
+          if (backend == Backend::Cuda) c.params["queue_capacity"] = "4096";
+        }
         const RunResult res = run(reg, c);
         if (!res.verified) throw RunError("bench trace-overhead: run did not verify: " + res.verification);
         (trace ? on : off).push_back(static_cast<double>(res.makespan_ns));
@@ -156,7 +162,8 @@ Table patterns_figure7(const BenchArgs& a, Backend backend) {
         c.backend = backend;
         c.trace = false;
         c.gpus = gpu ? 1 : 0;
-        c.params = {{"pattern", pattern}, {"blocks", blocks}, {"work", work}, {"variant", r.variant}, {"queue_capacity", r.capacity}};
+        c.params = {{"pattern", pattern}, {"blocks", blocks}, {"work", work}};
+        if (c.policy == "task-queue") c.params.insert({{"variant", r.variant}, {"queue_capacity", r.capacity}});
         const RunResult res = run(reg, c);
         if (!res.verified) throw RunError(std::string("bench patterns: ") + r.label + " " + pattern + " did not verify");
         ms.push_back(static_cast<double>(res.makespan_ns) / 1e6);
@@ -192,18 +199,18 @@ Table gpu_dispatch(const BenchArgs& a) {
   const auto tasks = empty_tasks(a.tasks);
   struct Row {
     std::string name;
-    Policy policy;
+    const PolicyDescriptor* policy;
     std::string variant;
     std::uint32_t queues, capacity, claim;
   };
   const std::vector<Row> rows = {
-      {"hardware (one launch)", Policy::Hardware, "paper", 0, 0, 0},
-      {"chunked (chunk = resident blocks)", Policy::Chunked, "paper", 0, 0, 0},
-      {"task-queue paper, 2 queues x 128", Policy::TaskQueue, "paper", 2, 128, 1},
-      {"task-queue paper, 8 queues x 4096", Policy::TaskQueue, "paper", 8, 4096, 1},
-      {"task-queue modern, 8 x 4096, claim 1", Policy::TaskQueue, "modern", 8, 4096, 1},
-      {"task-queue modern, 8 x 4096, claim 8", Policy::TaskQueue, "modern", 8, 4096, 8},
-      {"task-queue modern, 8 x 4096, claim 32", Policy::TaskQueue, "modern", 8, 4096, 32},
+      {"hardware (one launch)", &policies::hardware(), "paper", 0, 0, 0},
+      {"chunked (chunk = resident blocks)", &policies::chunked(), "paper", 0, 0, 0},
+      {"task-queue paper, 2 queues x 128", &policies::task_queue(), "paper", 2, 128, 1},
+      {"task-queue paper, 8 queues x 4096", &policies::task_queue(), "paper", 8, 4096, 1},
+      {"task-queue modern, 8 x 4096, claim 1", &policies::task_queue(), "modern", 8, 4096, 1},
+      {"task-queue modern, 8 x 4096, claim 8", &policies::task_queue(), "modern", 8, 4096, 8},
+      {"task-queue modern, 8 x 4096, claim 32", &policies::task_queue(), "modern", 8, 4096, 32},
   };
   for (const Row& r : rows) {
     progress("gpu " + r.name);

@@ -9,6 +9,9 @@
 #include <string>
 
 #include "bench_table.hpp"
+#include "gpulb/policies/blocking_queue.hpp"
+#include "gpulb/policies/static_list.hpp"
+#include "gpulb/policies/work_stealing.hpp"
 #include "gpulb/run.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tools/format.hpp"
@@ -16,7 +19,8 @@
 namespace gpulb::tools {
 namespace {
 
-constexpr Policy kSpawningPolicies[] = {Policy::WorkStealing, Policy::StaticList, Policy::BlockingQueue};
+using Policy = const PolicyDescriptor*;
+const Policy kSpawningPolicies[] = {&policies::work_stealing(), &policies::static_list(), &policies::blocking_queue()};
 
 struct Measured {
   std::string error;  // the run failed (e.g. a capacity): shown in the row, the bench goes on
@@ -26,13 +30,13 @@ struct Measured {
   std::map<std::string, std::uint64_t> metrics;
 };
 
-Measured measure(const std::string& scenario, const ParamMap& params, Policy policy, Backend backend, std::uint32_t repeats) {
+Measured measure(const std::string& scenario, const ParamMap& params, const PolicyDescriptor* policy, Backend backend, std::uint32_t repeats) {
   Measured m;
   std::vector<double> seconds;
   for (std::uint32_t i = 0; i < repeats; ++i) {
     RunConfig c;
     c.scenario = scenario;
-    c.policy = std::string(to_string(policy));
+    c.policy = std::string(policy->name);
     c.backend = backend;
     c.trace = false;
     c.gpus = backend == Backend::Cuda ? 1 : 0;
@@ -79,8 +83,8 @@ Table spawning_table(Table t, const std::string& scenario, const std::string& un
   if (cpu) backends.push_back(Backend::Cpu);
   if (gpu) backends.push_back(Backend::Cuda);
   for (Backend backend : backends) {
-    for (Policy policy : policies) {
-      const std::string label = std::string(to_string(policy));
+    for (const PolicyDescriptor* policy : policies) {
+      const std::string label = std::string(policy->name);
       progress(scenario + " " + label + " on " + std::string(to_string(backend)));
       const Measured m = measure(scenario, params.at(policy), policy, backend, a.repeats);
       nlohmann::json j = {{"backend", to_string(backend)}, {"policy", label}};
@@ -96,7 +100,7 @@ Table spawning_table(Table t, const std::string& scenario, const std::string& un
       const std::string backend_label = std::string(to_string(backend)) + " (" + std::to_string(m.workers) + (backend == Backend::Cuda ? " blocks)" : " threads)");
       t.rows.push_back({backend_label, label, std::to_string(m.tasks), format_ns(m.seconds * 1e9), format_rate(rate), vs_cpu, balance(m, backend),
                         std::to_string(metric(m, "peak_task_slots")),
-                        policy == Policy::WorkStealing ? std::to_string(metric(m, "steals")) : "-"});
+                        policy == &policies::work_stealing() ? std::to_string(metric(m, "steals")) : "-"});
       j["tasks"] = m.tasks;
       j["seconds"] = m.seconds;
       j["workers"] = m.workers;
@@ -116,7 +120,8 @@ std::vector<Table> bench_uts(const BenchArgs& a, bool cpu, bool gpu) {
   auto params_for = [](const std::string& tree) {
     const std::string list = tree.size() > 2 && tree.back() == 'L' ? std::to_string(1u << 27) : std::to_string(1u << 23);
     std::map<Policy, ParamMap> p;
-    for (Policy policy : kSpawningPolicies) p[policy] = {{"tree", tree}, {"watchdog_ms", "120000"}, {"list_capacity", list}};
+    for (const PolicyDescriptor* policy : kSpawningPolicies) p[policy] = {{"tree", tree}, {"watchdog_ms", "120000"}};
+    p[&policies::static_list()]["list_capacity"] = list;  // only static-list takes it
     return p;
   };
   auto title = [&](const std::string& tree) {
@@ -136,14 +141,14 @@ std::vector<Table> bench_uts(const BenchArgs& a, bool cpu, bool gpu) {
   // T1L's 102 M nodes through one lock take minutes a run: the blocking queue sits this one out.
   Table large = title("T1L");
   large.note += " blocking-queue is left out: its one lock makes a 102 M-node run take minutes (see the T1 table).";
-  out.push_back(spawning_table(large, "uts", "nodes", {Policy::WorkStealing, Policy::StaticList}, params_for("T1L"), a, cpu, gpu));
+  out.push_back(spawning_table(large, "uts", "nodes", {&policies::work_stealing(), &policies::static_list()}, params_for("T1L"), a, cpu, gpu));
   return out;
 }
 
 Table bench_nqueens(const BenchArgs& a, bool cpu, bool gpu) {
   const std::string n = std::to_string(a.queens), cutoff = std::to_string(a.cutoff);
   std::map<Policy, ParamMap> params;
-  for (Policy policy : kSpawningPolicies) params[policy] = {{"n", n}, {"cutoff", cutoff}, {"watchdog_ms", "120000"}};
+  for (const PolicyDescriptor* policy : kSpawningPolicies) params[policy] = {{"n", n}, {"cutoff", cutoff}, {"watchdog_ms", "120000"}};
   Table t{"nqueens: BOTS N-Queens, n=" + n + ", cutoff=" + cutoff + ", tasks per second",
           "Median of " + std::to_string(a.repeats) + " runs, each verified against a sequential solver. A task places one queen (rows "
           "below the cutoff) or completes a placement sequentially (at the cutoff), so tasks differ in cost by orders of magnitude.",

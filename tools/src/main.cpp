@@ -44,6 +44,33 @@ const char* kExitCodesHelp =
 // [SECTION] list
 // -------------------------------------------------------------------------------------------------
 
+nlohmann::json param_json(const ParamSpec& p) {
+  return {{"name", p.name}, {"description", p.description}, {"default", p.default_value}, {"range", p.range}};
+}
+
+std::string backends_of(const Registry& reg, const PolicyDescriptor& p) {
+  std::string where;
+  for (Backend b : kBackends) {
+    if (reg.policy_runs_on(p, b)) where += (where.empty() ? "" : " ") + std::string(to_string(b));
+  }
+  return where;
+}
+
+std::string traits_of(const PolicyDescriptor& p) {
+  std::string t;
+  auto add = [&](bool on, const char* what) { if (on) t += (t.empty() ? "" : ", ") + std::string(what); };
+  add(p.traits.persistent, "persistent workers");
+  add(!p.traits.persistent, "a block per task");
+  add(p.traits.host_fed, "host-fed");
+  add(p.traits.runs_spawned_tasks, "runs spawned tasks");
+  add(p.traits.host_inserts, "host inserts during the run");
+  return t;
+}
+
+void print_param(const ParamSpec& p, const char* indent) {
+  std::cout << indent << p.name << "=" << p.default_value << "  [" << p.range << "]  " << p.description << "\n";
+}
+
 int cmd_list(bool json) {
   const Registry& reg = builtin::registry();
   const std::vector<trace::Device> gpus = reg.cuda_devices();
@@ -51,19 +78,19 @@ int cmd_list(bool json) {
     nlohmann::json j;
     for (const Scenario* s : reg.scenarios()) {
       nlohmann::json params = nlohmann::json::array();
-      for (const ParamSpec& p : s->params()) {
-        params.push_back({{"name", p.name}, {"description", p.description}, {"default", p.default_value}, {"range", p.range}});
-      }
+      for (const ParamSpec& p : s->params()) params.push_back(param_json(p));
       j["scenarios"].push_back({{"name", s->name()}, {"description", s->description()}, {"default_block_size", s->default_block_size()}, {"parameters", params}});
     }
-    for (const PolicyInfo& p : all_policies()) {
-      nlohmann::json backends = nlohmann::json::array();
-      if (backend_supports(Backend::Cpu, p.policy)) backends.push_back("cpu");
-      if (reg.cuda_built() && backend_supports(Backend::Cuda, p.policy)) backends.push_back("cuda");
-      j["policies"].push_back({{"name", p.name}, {"source", p.source}, {"summary", p.summary}, {"backends", backends}});
-    }
-    for (const ParamSpec& p : policy_param_specs()) {
-      j["policy_parameters"].push_back({{"name", p.name}, {"description", p.description}, {"default", p.default_value}, {"range", p.range}});
+    for (const PolicyDescriptor* p : reg.policies()) {
+      nlohmann::json backends = nlohmann::json::array(), options = nlohmann::json::array();
+      for (Backend b : kBackends) {
+        if (reg.policy_runs_on(*p, b)) backends.push_back(to_string(b));
+      }
+      for (const OptionSpec* o : options_of(*p)) options.push_back(param_json(o->spec));
+      j["policies"].push_back({{"name", p->name}, {"paper", p->paper}, {"summary", p->summary}, {"backends", backends},
+                               {"traits", {{"persistent", p->traits.persistent}, {"host_fed", p->traits.host_fed},
+                                           {"runs_spawned_tasks", p->traits.runs_spawned_tasks}, {"host_inserts", p->traits.host_inserts}}},
+                               {"options", options}});
     }
     j["backends"] = {{"cpu", true}, {"cuda", reg.cuda_built()}};
     j["gpus"] = nlohmann::json::array();
@@ -74,22 +101,17 @@ int cmd_list(bool json) {
   std::cout << "Scenarios (set parameters with --param name=value):\n";
   for (const Scenario* s : reg.scenarios()) {
     std::cout << "  " << s->name() << "\n      " << s->description() << "\n      (blocks of " << s->default_block_size() << " threads unless --block-size says otherwise)\n";
-    for (const ParamSpec& p : s->params()) {
-      std::cout << "      " << p.name << "=" << p.default_value << "  [" << p.range << "]  " << p.description << "\n";
-    }
+    for (const ParamSpec& p : s->params()) print_param(p, "      ");
   }
-  std::cout << "\nPolicies (--policy):\n";
-  for (const PolicyInfo& p : all_policies()) {
-    std::string where;
-    if (backend_supports(Backend::Cpu, p.policy)) where += "cpu";
-    if (reg.cuda_built() && backend_supports(Backend::Cuda, p.policy)) where += where.empty() ? "cuda" : " cuda";
-    std::cout << "  " << p.name << std::string(16 - std::min<std::size_t>(15, p.name.size()), ' ') << p.summary << "\n"
-              << "                  from " << p.source << "; backends: " << (where.empty() ? "none yet" : where) << "\n";
+  std::cout << "\nPolicies (--policy) and their options (--param name=value):\n";
+  for (const PolicyDescriptor* p : reg.policies()) {
+    const std::string where = backends_of(reg, *p);
+    std::cout << "  " << p->name << std::string(16 - std::min<std::size_t>(15, p->name.size()), ' ') << p->summary << "\n"
+              << "                  from " << p->paper << "; " << traits_of(*p) << "; backends: " << (where.empty() ? "none yet" : where) << "\n";
+    for (const OptionSpec& o : p->options) print_param(o.spec, "                  ");
   }
-  std::cout << "\nPolicy parameters (--param name=value):\n";
-  for (const ParamSpec& p : policy_param_specs()) {
-    std::cout << "  " << p.name << "=" << p.default_value << "  [" << p.range << "]  " << p.description << "\n";
-  }
+  std::cout << "\nOptions of every policy (--param name=value):\n";
+  for (const OptionSpec& o : common_options()) print_param(o.spec, "  ");
   std::cout << "\nBackends (--backend):\n  cpu   host threads as workers (" << std::thread::hardware_concurrency()
             << " hardware threads here)\n  cuda  " << (reg.cuda_built() ? "built" : "not built (no CUDA toolkit at configure time)");
   if (reg.cuda_built()) std::cout << "; " << gpus.size() << " GPU(s) found";

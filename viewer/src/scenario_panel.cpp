@@ -10,9 +10,9 @@ namespace gpulb::viewer {
 ScenarioPanel::ScenarioPanel(const Registry& registry) : registry_(registry), gpus_(registry.cuda_devices()) {
   if (!gpus_.empty()) backend_ = 1;
   // Start on the first policy the chosen backend runs.
-  const auto& policies = all_policies();
+  const auto policies = registry.policies();
   for (int i = 0; i < static_cast<int>(policies.size()); ++i) {
-    if (backend_supports(backend_ == 1 ? Backend::Cuda : Backend::Cpu, policies[static_cast<std::size_t>(i)].policy)) {
+    if (registry.policy_runs_on(*policies[static_cast<std::size_t>(i)], backend_ == 1 ? Backend::Cuda : Backend::Cpu)) {
       policy_ = i;
       break;
     }
@@ -58,12 +58,17 @@ void ScenarioPanel::start_run() {
   const std::vector<const Scenario*> scenarios = registry_.scenarios();
   RunConfig cfg;
   cfg.scenario = scenarios[static_cast<std::size_t>(scenario_)]->name();
-  cfg.policy = std::string(all_policies()[static_cast<std::size_t>(policy_)].name);
+  const PolicyDescriptor& policy = *registry_.policies()[static_cast<std::size_t>(policy_)];
+  cfg.policy = std::string(policy.name);
   cfg.backend = backend_ == 1 ? Backend::Cuda : Backend::Cpu;
   cfg.workers = static_cast<std::uint32_t>(std::max(workers_, 0));
   for (const ParamSpec& p : scenarios[static_cast<std::size_t>(scenario_)]->params()) {
     const auto it = values_.find(p.name);
     if (it != values_.end() && it->second != p.default_value) cfg.params[p.name] = it->second;
+  }
+  for (const OptionSpec* o : options_of(policy)) {
+    const auto it = values_.find(o->spec.name);
+    if (it != values_.end() && it->second != o->spec.default_value) cfg.params[o->spec.name] = it->second;
   }
   done_ = 0;
   expected_ = 0;
@@ -130,27 +135,30 @@ std::optional<ScenarioPanel::Finished> ScenarioPanel::draw() {
     ImGui::EndCombo();
   }
   const Backend backend = backend_ == 1 ? Backend::Cuda : Backend::Cpu;
-  const auto& policies = all_policies();
+  const std::vector<const PolicyDescriptor*> policies = registry_.policies();
+  policy_ = std::clamp(policy_, 0, static_cast<int>(policies.size()) - 1);
   ImGui::SetNextItemWidth(150);
-  if (ImGui::BeginCombo("policy", std::string(policies[static_cast<std::size_t>(policy_)].name).c_str())) {
+  if (ImGui::BeginCombo("policy", std::string(policies[static_cast<std::size_t>(policy_)]->name).c_str())) {
     for (int i = 0; i < static_cast<int>(policies.size()); ++i) {
-      const PolicyInfo& p = policies[static_cast<std::size_t>(i)];
-      const bool ok = backend_supports(backend, p.policy);
+      const PolicyDescriptor& p = *policies[static_cast<std::size_t>(i)];
+      const bool ok = registry_.policy_runs_on(p, backend);
       ImGui::BeginDisabled(!ok);
       const std::string label = std::string(p.name) + (ok ? "" : " (not on this backend yet)");
       if (ImGui::Selectable(label.c_str(), i == policy_)) policy_ = i;
       ImGui::EndDisabled();
       if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-        ImGui::SetTooltip("%s\nfrom %s", std::string(p.summary).c_str(), std::string(p.source).c_str());
+        ImGui::SetTooltip("%s\nfrom %s", std::string(p.summary).c_str(), std::string(p.paper).c_str());
       }
     }
     ImGui::EndCombo();
   }
+  // The chosen policy's options, from its descriptor (the same table --param and `gpulb list` read).
+  for (const OptionSpec* o : options_of(*policies[static_cast<std::size_t>(policy_)])) param_input(o->spec);
   ImGui::SetNextItemWidth(150);
   ImGui::InputInt("workers", &workers_);
   workers_ = std::max(workers_, 0);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("0: the backend's default (hardware threads, or what the occupancy API allows)");
-  const bool supported = backend_supports(backend, policies[static_cast<std::size_t>(policy_)].policy);
+  const bool supported = registry_.policy_runs_on(*policies[static_cast<std::size_t>(policy_)], backend);
   ImGui::BeginDisabled(!supported);
   if (ImGui::Button("Run", ImVec2(150, 0))) start_run();
   ImGui::EndDisabled();

@@ -101,7 +101,7 @@ void Runtime::tick(const std::function<std::string()>& state) {
   if (now - last_progress_ns_ > std::uint64_t{plan_.options.watchdog_ms} * 1'000'000) {
     stop_.store(true, std::memory_order_relaxed);
     join();
-    throw RunError("watchdog: policy '" + std::string(to_string(plan_.policy)) + "' on the cpu backend made no progress for " +
+    throw RunError("watchdog: policy '" + std::string(plan_.policy->name) + "' on the cpu backend made no progress for " +
                    std::to_string(plan_.options.watchdog_ms) + " ms (" + std::to_string(done) +
                    " tasks done; " + state() + "); raise --param watchdog_ms if the tasks are this long");
   }

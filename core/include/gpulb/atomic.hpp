@@ -7,7 +7,7 @@
 //   system_atomic_ref: the GPU and host threads (mapped pinned memory).
 #pragma once
 
-#include "gpulb/tracing/event.hpp"  // GPULB_HD
+#include "gpulb/hd.hpp"
 
 #if defined(__CUDACC__) || defined(GPULB_HAVE_LIBCUDACXX)
 #include <cuda/atomic>

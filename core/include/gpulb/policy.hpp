@@ -1,69 +1,69 @@
-// Policies (how tasks reach workers), backends (where workers run) and the options a policy takes.
+// A policy (how tasks reach workers) as the runtime knows it: one descriptor a policy, found in
+// the registry's policy table; each backend registers a driver for the policies it implements
+// (core/cpu/include/gpulb/cpu/drivers.hpp, kernels/include/gpulb/kernels/drivers.cuh). Nothing
+// switches on a policy: `gpulb list`, --param parsing, the viewer and the docs read descriptors.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
+
+#include "gpulb/params.hpp"
 
 namespace gpulb {
 
-enum class Policy { Hardware, Chunked, StaticList, BlockingQueue, TaskQueue, WorkStealing };
-enum class Backend { Cpu, Cuda };
-
-struct PolicyInfo {
-  Policy policy;
-  std::string_view name;
-  std::string_view source;  // the paper it comes from
-  std::string_view summary;
-};
-
-const std::vector<PolicyInfo>& all_policies();
-std::string_view to_string(Policy);
-std::string_view to_string(Backend);
-std::optional<Policy> parse_policy(std::string_view);
-std::optional<Backend> parse_backend(std::string_view);
-
-// Which policies a backend implements in this build.
-bool backend_supports(Backend, Policy);
-
-// A tunable of a scenario or a policy, as listed by `gpulb list` and the viewer's scenario panel.
-struct ParamSpec {
-  std::string name;
-  std::string description;
-  std::string default_value;
-  std::string range;  // human-readable: "1..1000000", "P0|P1|P2|P3|P4"
-  // Integer bounds where the parameter is an integer (checked by parse_int_param).
-  std::int64_t min = 0;
-  std::int64_t max = 0;
-  std::vector<std::string> choices;  // non-empty for enumerations
-};
-
-// Options of the policies, set with --param like a scenario's parameters.
+// Every policy's options in one plain struct that both backends read (kernels take it by value).
+// Which of them a policy accepts is its descriptor's business (PolicyDescriptor::options).
 struct PolicyOptions {
-  std::uint32_t queues = 2;             // task-queue: queues per device (Chen et al. used 2 per GPU)
-  std::uint32_t queue_capacity = 128;   // task-queue: tasks per queue (one enqueue batch)
   std::uint32_t watchdog_ms = 10000;    // stop a run that makes no progress for this long
   std::uint32_t trace_capacity = 0;     // events per worker segment; 0 = sized from the task count
+  std::uint32_t queues = 2;             // task-queue: queues per device (Chen et al. used 2 per GPU)
+  std::uint32_t queue_capacity = 128;   // task-queue: tasks per queue (one enqueue batch)
   std::string variant = "paper";        // task-queue on CUDA: "paper" or "modern"
-  std::uint32_t chunk = 0;              // chunked: tasks per launch; 0 = workers
   std::uint32_t claim = 8;              // task-queue modern on CUDA: tasks a block claims per fetch-and-add
-
-  // Policies that run spawned tasks (work-stealing, static-list, blocking-queue).
-  std::uint32_t spawn_capacity = 2048;     // children one task may spawn (a worker's spawn buffer)
-  // work-stealing (Grossman; ABP deques)
-  std::uint32_t deque_capacity = 1024;     // tasks per worker deque
-  std::string victim = "random";           // steal victim choice: "random" or "round-robin"
-  std::string deque_overflow = "spill";    // a full deque: "spill" to the overflow queue, or "fail"
-  std::uint32_t overflow_capacity = 1u << 16;  // tasks the shared overflow queue holds
-  std::uint32_t sharing_capacity = 4096;   // tasks the host-written work-sharing queue holds
-  // static-list (Cederman-Tsigas via Mohan & Gopalan)
-  std::uint32_t list_capacity = 1u << 23;  // task slots per array (one generation's children)
-  // blocking-queue (Mohan & Gopalan)
-  std::uint32_t blocking_capacity = 1u << 22;  // tasks the global locked queue holds
+  std::uint32_t chunk = 0;              // chunked: tasks per launch; 0 = workers
+  std::uint32_t spawn_capacity = 2048;  // spawning policies: children one task may spawn
+  std::uint32_t deque_capacity = 1024;  // work-stealing: tasks per worker deque
+  std::string victim = "random";        // work-stealing: "random" or "round-robin"
+  std::string deque_overflow = "spill"; // work-stealing: a full deque "spill"s to the overflow queue, or "fail"s
+  std::uint32_t overflow_capacity = 1u << 16;  // work-stealing: tasks the shared overflow queue holds
+  std::uint32_t sharing_capacity = 4096;       // work-stealing: tasks the host-written sharing queue holds
+  std::uint32_t list_capacity = 1u << 23;      // static-list: task slots per array
+  std::uint32_t blocking_capacity = 1u << 22;  // blocking-queue: tasks the global locked queue holds
 };
 
-const std::vector<ParamSpec>& policy_param_specs();
+// One option: its spec (as --param and `gpulb list` show it) and the field it sets.
+struct OptionSpec {
+  ParamSpec spec;
+  std::variant<std::uint32_t PolicyOptions::*, std::string PolicyOptions::*> field;
+};
+
+struct PolicyTraits {
+  bool runs_spawned_tasks = false;  // task bodies may ctx.spawn children
+  bool host_fed = false;            // the host feeds tasks to running workers
+  bool persistent = false;          // persistent workers, as opposed to a block per task
+  bool host_inserts = false;        // accepts ExecPlan::host_feed (host inserts during the run)
+};
+
+struct PolicyDescriptor {
+  std::string_view name;     // as --policy takes it
+  std::string_view paper;    // the paper and section it comes from
+  std::string_view summary;  // one line: how tasks reach workers
+  PolicyTraits traits;
+  std::vector<OptionSpec> options;  // its own options; every policy also takes common_options()
+};
+
+// Options every policy takes (watchdog_ms, trace_capacity).
+const std::vector<OptionSpec>& common_options();
+// The option the spawning policies share (spawn_capacity).
+const OptionSpec& spawn_capacity_option();
+
+// The options `desc` accepts, common ones first.
+std::vector<const OptionSpec*> options_of(const PolicyDescriptor& desc);
+// Reads the options `desc` accepts from `params` (defaults for the missing ones); ConfigError for
+// a bad value. Keys it does not know are the caller's business.
+PolicyOptions parse_policy_options(const PolicyDescriptor& desc, const ParamMap& params);
 
 }  // namespace gpulb

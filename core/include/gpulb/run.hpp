@@ -8,7 +8,6 @@
 #include <string>
 
 #include "gpulb/registry.hpp"
-#include "gpulb/scenario.hpp"
 #include "gpulb/tracing/statistics.hpp"
 #include "gpulb/tracing/trace.hpp"
 
@@ -45,9 +44,10 @@ RunResult run(const Registry& registry, const RunConfig& config);
 // The backend a config without one gets: CUDA where built and a GPU is present.
 Backend default_backend(const Registry& registry);
 
-// Splits config.params into the policy's options and the scenario's parameters; throws
-// ConfigError for a key that neither knows.
-PolicyOptions parse_policy_options(const ParamMap& params, const Scenario& scenario, ParamMap& scenario_params);
+// Splits `params` into the scenario's parameters and the policy's options; ConfigError for a key
+// that neither takes (naming the policy a key belongs to, where another one takes it).
+void split_params(const Registry& registry, const ParamMap& params, const Scenario& scenario,
+                  const PolicyDescriptor& policy, ParamMap& scenario_params, ParamMap& policy_params);
 
 std::string gpulb_version();
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "gpulb/tracing/event.hpp"  // GPULB_HD
+#include "gpulb/hd.hpp"
 
 namespace gpulb {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gpulb/scenario.hpp"
+#include "gpulb/exec_plan.hpp"
 
 namespace gpulb::kernels {
 

@@ -1,4 +1,5 @@
-// Adds the CUDA backend to a registry: the device lister and one executor per scenario.
+// Adds the CUDA backend to a registry: the device lister and its policy drivers. Scenarios are
+// bound to it by builtin/ (kernels::run_workload).
 #pragma once
 
 #include "gpulb/registry.hpp"

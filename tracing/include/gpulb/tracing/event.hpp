@@ -7,11 +7,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define GPULB_HD __host__ __device__
-#else
-#define GPULB_HD
-#endif
+#include "gpulb/hd.hpp"
 
 namespace gpulb::trace {
 

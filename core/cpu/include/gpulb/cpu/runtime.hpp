@@ -12,7 +12,8 @@
 
 #include "gpulb/atomic.hpp"
 #include "gpulb/clock.hpp"
-#include "gpulb/scenario.hpp"
+#include "gpulb/errors.hpp"
+#include "gpulb/exec_plan.hpp"
 #include "gpulb/tracing/segment.hpp"
 
 namespace gpulb::cpu {
@@ -33,7 +34,7 @@ class Runtime {
   Runtime(const ExecPlan& plan, std::uint64_t events_per_worker_hint);
 
   std::uint32_t workers() const { return workers_; }
-  Policy policy() const { return plan_.policy; }
+  const PolicyDescriptor& policy() const { return *plan_.policy; }
   std::uint64_t origin_ns() const { return origin_ns_; }
   trace::TraceSegment worker_segment(std::uint32_t w);
   trace::TraceSegment host_segment();

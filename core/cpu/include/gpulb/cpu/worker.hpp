@@ -6,7 +6,7 @@
 
 #include "gpulb/cpu/context.hpp"
 #include "gpulb/cpu/runtime.hpp"
-#include "gpulb/scenario.hpp"
+#include "gpulb/exec_plan.hpp"
 #include "gpulb/spawn.hpp"
 
 namespace gpulb::cpu::detail {
@@ -32,7 +32,7 @@ void run_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Bod
   slot.tasks_done.store(slot.tasks_done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (ctx.refused_spawns() != 0) [[unlikely]] {
     rt.fail("task " + std::to_string(task.id) + " spawned child tasks, which policy '" +
-            std::string(to_string(rt.policy())) +
+            std::string(rt.policy().name) +
             "' cannot run; use work-stealing, static-list or blocking-queue");
   }
 }

@@ -35,7 +35,7 @@
 #include "gpulb/kernels/detail/watchdog.hpp"
 #include "gpulb/kernels/device_context.cuh"
 #include "gpulb/kernels/worker_kernels.cuh"
-#include "gpulb/scenario.hpp"
+#include "gpulb/exec_plan.hpp"
 #include "gpulb/sharing_queue.hpp"
 #include "gpulb/spawn.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "gpulb/kernels/detail/gpu_session.hpp"
-#include "gpulb/scenario.hpp"
+#include "gpulb/exec_plan.hpp"
 
 namespace gpulb::kernels::detail {
 

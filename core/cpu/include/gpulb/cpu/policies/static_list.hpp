@@ -18,10 +18,12 @@
 #include "gpulb/cpu/context.hpp"
 #include "gpulb/cpu/runtime.hpp"
 #include "gpulb/cpu/worker.hpp"
-#include "gpulb/scenario.hpp"
+#include "gpulb/exec_plan.hpp"
+#include "gpulb/policies/static_list.hpp"
 #include "gpulb/static_task_list.hpp"
 
-namespace gpulb::cpu::detail {
+namespace gpulb::cpu {
+namespace detail {
 
 template <class Body>
 ExecOutput run_static_list(const ExecPlan& plan, const Body& body) {
@@ -123,4 +125,14 @@ ExecOutput run_static_list(const ExecPlan& plan, const Body& body) {
   return out;
 }
 
-}  // namespace gpulb::cpu::detail
+}  // namespace detail
+
+struct StaticListDriver {
+  static const PolicyDescriptor& descriptor() { return policies::static_list(); }
+  template <class Body>
+  static ExecOutput run(const ExecPlan& plan, const Body& body) {
+    return detail::run_static_list(plan, body);
+  }
+};
+
+}  // namespace gpulb::cpu

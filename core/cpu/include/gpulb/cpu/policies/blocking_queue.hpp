@@ -17,9 +17,11 @@
 #include "gpulb/cpu/context.hpp"
 #include "gpulb/cpu/runtime.hpp"
 #include "gpulb/cpu/worker.hpp"
-#include "gpulb/scenario.hpp"
+#include "gpulb/exec_plan.hpp"
+#include "gpulb/policies/blocking_queue.hpp"
 
-namespace gpulb::cpu::detail {
+namespace gpulb::cpu {
+namespace detail {
 
 template <class Body>
 ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
@@ -97,4 +99,14 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
   return out;
 }
 
-}  // namespace gpulb::cpu::detail
+}  // namespace detail
+
+struct BlockingQueueDriver {
+  static const PolicyDescriptor& descriptor() { return policies::blocking_queue(); }
+  template <class Body>
+  static ExecOutput run(const ExecPlan& plan, const Body& body) {
+    return detail::run_blocking_queue(plan, body);
+  }
+};
+
+}  // namespace gpulb::cpu

@@ -19,10 +19,12 @@
 #include "gpulb/cpu/context.hpp"
 #include "gpulb/cpu/runtime.hpp"
 #include "gpulb/cpu/worker.hpp"
-#include "gpulb/scenario.hpp"
+#include "gpulb/exec_plan.hpp"
+#include "gpulb/policies/work_stealing.hpp"
 #include "gpulb/work_stealing.hpp"
 
-namespace gpulb::cpu::detail {
+namespace gpulb::cpu {
+namespace detail {
 
 
 struct alignas(kHotLine) WsWorkerStats {
@@ -172,4 +174,14 @@ ExecOutput run_work_stealing(const ExecPlan& plan, const Body& body) {
   return out;
 }
 
-}  // namespace gpulb::cpu::detail
+}  // namespace detail
+
+struct WorkStealingDriver {
+  static const PolicyDescriptor& descriptor() { return policies::work_stealing(); }
+  template <class Body>
+  static ExecOutput run(const ExecPlan& plan, const Body& body) {
+    return detail::run_work_stealing(plan, body);
+  }
+};
+
+}  // namespace gpulb::cpu

@@ -1,0 +1,20 @@
+// The CPU backend's policies: one driver a policy (policies/*.hpp), registered here, one line each.
+#pragma once
+
+#include "gpulb/cpu/policies/blocking_queue.hpp"
+#include "gpulb/cpu/policies/hardware.hpp"
+#include "gpulb/cpu/policies/static_list.hpp"
+#include "gpulb/cpu/policies/task_queue.hpp"
+#include "gpulb/cpu/policies/work_stealing.hpp"
+#include "gpulb/driver_list.hpp"
+
+namespace gpulb::cpu {
+
+using Drivers = DriverList<  //
+    TaskQueueDriver,         // Chen et al. Algorithms 2 and 3
+    HardwareDriver,          // Chen et al. Solution 1
+    WorkStealingDriver,      // Grossman / ABP
+    StaticListDriver,        // Cederman & Tsigas via Mohan & Gopalan
+    BlockingQueueDriver>;    // Mohan & Gopalan
+
+}  // namespace gpulb::cpu

@@ -1,0 +1,133 @@
+// The task-queue policy on the CPU backend: Chen et al. 2010, Algorithms 2 and 3 (the queue code
+// of gpulb/task_queue.hpp, the same source the CUDA kernel runs) with one host thread per worker
+// and the producer on the calling thread.
+//
+// Trace: workers QueueLevel (aux: queue, arg: tasks left) per dequeue, DequeueFailed once per idle
+// spell, Halt; host track HostEnqueue + QueueLevel per batch.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpulb/cpu/context.hpp"
+#include "gpulb/cpu/runtime.hpp"
+#include "gpulb/cpu/worker.hpp"
+#include "gpulb/policies/task_queue.hpp"
+#include "gpulb/task_queue.hpp"
+
+namespace gpulb::cpu {
+namespace detail {
+
+// The host's view of the CPU queues: plain memory, so publishing is a copy and two stores.
+struct CpuQueuePublisher {
+  TaskQueueRef ref;
+  bool ready(std::uint32_t q, std::uint32_t h_written) const {
+    return system_atomic_ref<std::uint32_t>(ref.host_consumed[q].value).load(mo::acquire) == h_written;
+  }
+  void publish(std::uint32_t q, const Task* tasks, std::uint32_t n, std::uint32_t new_written) const {
+    std::copy(tasks, tasks + n, ref.tasks + static_cast<std::size_t>(q) * ref.capacity);
+    // d_written_gm before d_n_gm (see the DEPARTURE note in task_queue.hpp); release orders the
+    // slot writes before both. On the CPU this release is the paper's host_write_fence().
+    device_atomic_ref<std::uint32_t>(ref.counters[q].written.value).store(new_written, mo::release);
+    device_atomic_ref<std::int32_t>(ref.counters[q].n.value).store(static_cast<std::int32_t>(n), mo::release);
+  }
+};
+
+// Chen et al.: persistent workers, host-fed queues, HALT tasks.
+template <class Body>
+ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
+  // Per task: a queue level, begin, end, and at most one idle spell before it.
+  Runtime rt(plan, 4 * plan.tasks.size() + 16);
+  const std::uint32_t num_queues = plan.options.queues;
+  const std::uint32_t capacity = plan.options.queue_capacity;
+  std::vector<Task> slots(static_cast<std::size_t>(num_queues) * capacity);
+  std::vector<TaskQueueCounters> counters(num_queues);
+  std::vector<QueueWord> host_consumed(num_queues);
+  const TaskQueueRef queues{slots.data(), counters.data(), host_consumed.data(), num_queues, capacity};
+
+  rt.start([&](std::uint32_t rank) {
+    WorkerSlot& slot = rt.slot(rank);
+    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag());
+    slot.start_ns = ctx.now_ns();
+    ctx.record(EventKind::WorkerStart, rank, trace::kUnknownSm);
+    IdleTracker idle;
+    std::uint32_t cursor = rank % num_queues;
+    Task task;
+    while (!rt.stop_requested()) {
+      const DequeueResult r = queues.try_dequeue(cursor, task);
+      if (!r.got) {
+        idle.failed_attempt(ctx, static_cast<std::uint16_t>(cursor));
+        std::this_thread::yield();  // the producer may share our core
+        continue;
+      }
+      idle.idle = false;
+      ctx.record(EventKind::QueueLevel, static_cast<std::uint32_t>(r.remaining), static_cast<std::uint16_t>(r.queue));
+      if (task.is_halt()) {
+        ctx.record(EventKind::Halt);
+        break;
+      }
+      run_task(rt, ctx, slot, body, task);
+    }
+    slot.end_ns = ctx.now_ns();
+    ctx.record(EventKind::WorkerEnd, idle.failed);
+  });
+
+  // The host producer (Algorithm 2), on this thread and its own trace track.
+  TaskQueueHost<CpuQueuePublisher> host(CpuQueuePublisher{queues}, num_queues, capacity);
+  auto queue_state = [&] {
+    std::string s = "queues h_consumed/h_written:";
+    for (std::uint32_t q = 0; q < num_queues; ++q) {
+      s += " " + std::to_string(system_atomic_ref<std::uint32_t>(host_consumed[q].value).load(mo::relaxed)) + "/" +
+           std::to_string(device_atomic_ref<std::uint32_t>(counters[q].written.value).load(mo::relaxed));
+    }
+    return s;
+  };
+  auto enqueue_all = [&](const Task* tasks, std::size_t n) {
+    std::uint32_t busy_in_a_row = 0;
+    while (n > 0) {
+      std::uint32_t q = 0;
+      const std::uint32_t wrote = host.try_enqueue(tasks, static_cast<std::uint32_t>(std::min<std::size_t>(n, capacity)), q);
+      if (wrote == 0) {
+        if (++busy_in_a_row >= num_queues) {  // every queue busy: let the workers run
+          busy_in_a_row = 0;
+          std::this_thread::yield();
+          rt.tick(queue_state);
+        }
+        continue;
+      }
+      busy_in_a_row = 0;
+      rt.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(q));
+      rt.host_record(EventKind::QueueLevel, wrote, static_cast<std::uint16_t>(q));
+      tasks += wrote;
+      n -= wrote;
+    }
+  };
+  try {
+    enqueue_all(plan.tasks.data(), plan.tasks.size());
+    while (!host.all_empty()) {  // "check whether all queues are empty" before the HALTs
+      std::this_thread::yield();
+      rt.tick(queue_state);
+    }
+    const std::vector<Task> halts(rt.workers(), Task::halt());
+    enqueue_all(halts.data(), halts.size());
+  } catch (...) {
+    rt.join();
+    throw;
+  }
+  return rt.finish("host producer", plan.tasks.size());
+}
+
+}  // namespace detail
+
+struct TaskQueueDriver {
+  static const PolicyDescriptor& descriptor() { return policies::task_queue(); }
+  template <class Body>
+  static ExecOutput run(const ExecPlan& plan, const Body& body) {
+    if (plan.options.queues > TaskQueueHost<detail::CpuQueuePublisher>::kMaxQueues) throw ConfigError("at most 64 queues");
+    return detail::run_task_queue(plan, body);
+  }
+};
+
+}  // namespace gpulb::cpu

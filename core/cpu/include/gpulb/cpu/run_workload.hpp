@@ -1,0 +1,24 @@
+// The CPU backend's half of the scenario glue: one template that runs any Workload (a scenario
+// instance, gpulb/scenario.hpp) on host threads. builtin/ instantiates it once per scenario.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "gpulb/cpu/execute.hpp"
+#include "gpulb/cpu/runtime.hpp"
+
+namespace gpulb::cpu {
+
+template <class Instance>
+ExecOutput run_workload(Instance& instance, const ExecPlan& plan) {
+  ExecPlan p = plan;
+  p.workers = plan.workers ? plan.workers : default_workers();  // records may be per worker
+  std::vector<std::vector<typename Instance::Record>> records(1);
+  records[0].resize(instance.record_count(p.workers));
+  ExecOutput out = execute(p, instance.body(records[0].data()));
+  instance.collect(std::move(records), p, out);
+  return out;
+}
+
+}  // namespace gpulb::cpu

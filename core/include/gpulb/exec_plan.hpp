@@ -1,0 +1,92 @@
+// What a backend is asked to do (ExecPlan) and what it hands back (ExecOutput): the contract
+// between gpulb::run and the policy drivers of each backend.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpulb/backend.hpp"
+#include "gpulb/policy.hpp"
+#include "gpulb/task.hpp"
+#include "gpulb/tracing/trace.hpp"
+
+namespace gpulb {
+
+// Progress of a run, for progress lines and bars: tasks finished so far and the tasks expected
+// (0 where unknown, e.g. while tasks are still being spawned).
+using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t expected)>;
+
+// The host's side of Grossman's insert_task while a run is going on (work-stealing): a feed
+// function receives one and may insert tasks, from the host thread, until it returns; the run ends
+// only after it has returned and every task is done. Inserted tasks keep the ids the caller gave
+// them (keep them apart from spawned ids: see ExecPlan::spawn_id_base).
+class HostInserter {
+ public:
+  virtual ~HostInserter() = default;
+  // Blocks while the sharing queue is full (the workers drain it).
+  virtual void insert(std::span<const Task> tasks) = 0;
+};
+using HostFeed = std::function<void(HostInserter&)>;
+
+// What a backend is asked to do.
+struct ExecPlan {
+  const PolicyDescriptor* policy = nullptr;  // from the registry's policy table
+  Backend backend = Backend::Cpu;
+  std::uint32_t workers = 0;      // 0: hardware threads (CPU) / occupancy bound (CUDA)
+  std::uint32_t block_size = 128; // threads a worker has (CPU: iterations of for_each_thread)
+  std::uint32_t gpus = 0;         // CUDA: 0 = all
+  bool trace = true;
+  PolicyOptions options;
+  std::span<const Task> tasks;    // the initial tasks
+  ProgressFn progress;            // may be empty
+
+  // Spawned tasks (ctx.spawn; see gpulb/spawn.hpp). Spawned ids count up from spawn_id_base
+  // (0: one past the largest initial task id) and must stay below id_capacity (0: no limit but
+  // 2^32) -- the size of any per-task-id table the scenario keeps; passing it fails the run.
+  std::uint32_t spawn_id_base = 0;
+  std::uint64_t id_capacity = 0;
+  // Tasks the run is expected to execute, spawned ones included (0: unknown). Sizes trace
+  // segments and the progress total; scenarios with spawning set it from their own estimate.
+  std::uint64_t expected_tasks = 0;
+  // work-stealing only: more host inserts while the workers run (empty: just `tasks`).
+  HostFeed host_feed;
+};
+
+// Where a plan's spawned ids start (spawn_id_base, or one past the largest initial id) and the
+// bound they must stay below (id_capacity, or 2^32). Both backends use these.
+inline std::uint32_t first_spawn_id(const ExecPlan& plan) {
+  if (plan.spawn_id_base != 0) return plan.spawn_id_base;
+  std::uint32_t next = 0;
+  for (const Task& t : plan.tasks) next = t.id + 1 > next ? t.id + 1 : next;
+  return next;
+}
+inline std::uint64_t id_limit(const ExecPlan& plan) {
+  return plan.id_capacity != 0 ? plan.id_capacity : (std::uint64_t{1} << 32);
+}
+
+// What a backend hands back: the event streams and devices (metadata is filled by gpulb::run).
+struct ExecOutput {
+  trace::Trace trace;
+  std::uint64_t makespan_ns = 0;  // first worker start to last worker end
+  std::uint64_t tasks_run = 0;    // tasks executed, HALT tasks excluded
+  std::uint32_t workers = 0;
+  std::vector<std::string> notes;  // things the user should know (a clamped grid, dropped events)
+  std::uint64_t tasks_spawned = 0;   // tasks created by task bodies (included in tasks_run)
+  // Policy measurements, by name, for results and benchmarks. Policies that run spawned tasks set
+  //   peak_task_slots   task slots the run needed: static-list, the largest generation (each of
+  //                     the two arrays needs that many); work-stealing, workers x the highest
+  //                     deque level + the overflow and sharing queues' peaks (Mohan & Gopalan,
+  //                     Fig. 7: deque memory is per worker); blocking-queue, the queue's peak
+  //   generations       static-list: launches
+  //   steals, steals_failed, spilled   work-stealing
+  //   tasks_per_worker_max / _min      CPU backend: the busiest and idlest worker's tasks
+  //   tasks_per_sm_max / _min          CUDA spawning policies: tasks run by the blocks of the
+  //                                    busiest and the idlest SM (SMs that hosted a block)
+  std::map<std::string, std::uint64_t> metrics;
+};
+
+}  // namespace gpulb

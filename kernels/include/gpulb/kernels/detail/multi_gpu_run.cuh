@@ -1,0 +1,109 @@
+// The frame of the policies fed from one host task pool (Chen et al. section 6.2): one control
+// thread per GPU draws from the pool and feeds or launches its GPU (task-queue, hardware,
+// chunked). This thread reports progress meanwhile, then merges the GPUs' traces and outcomes.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpulb/clock.hpp"
+#include "gpulb/cuda/check.hpp"
+#include "gpulb/exec_plan.hpp"
+#include "gpulb/kernels/detail/gpu_session.hpp"
+#include "gpulb/kernels/detail/host_pool.hpp"
+
+namespace gpulb::kernels::detail {
+
+// What a control thread reports back.
+struct GpuOutcome {
+  std::uint64_t launch_ns = ~std::uint64_t{0};
+  std::uint64_t end_ns = 0;
+  std::uint64_t tasks_run = 0;
+  std::uint32_t workers = 0;
+  std::atomic<std::uint64_t> progress{0};
+  std::vector<std::string> notes;
+};
+
+// How a GPU's blocks become trace tracks: a track per persistent block, or the one-block-per-task
+// launches packed into lanes per SM.
+enum class TrackLayout { PerBlock, SmLanes };
+
+// control(GpuSession&, const ExecPlan& (gpus resolved), HostTaskPool&, std::atomic<bool>& abort_all, GpuOutcome&)
+template <class Control>
+ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Control&& control) {
+  int count = 0;
+  GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
+  if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
+  if (plan.gpus > static_cast<std::uint32_t>(count)) {
+    throw ConfigError("asked for " + std::to_string(plan.gpus) + " GPUs; this host has " + std::to_string(count));
+  }
+  const std::uint32_t gpus = plan.gpus ? plan.gpus : static_cast<std::uint32_t>(count);
+  ExecPlan p = plan;
+  p.gpus = gpus;
+
+  const std::uint64_t origin = host_now_ns();
+  std::vector<std::unique_ptr<GpuSession>> sessions;
+  for (std::uint32_t g = 0; g < gpus; ++g) {
+    GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
+    sessions.push_back(std::make_unique<GpuSession>(static_cast<int>(g), g, origin));
+  }
+
+  HostTaskPool pool(p.tasks);
+  std::atomic<bool> abort_all{false};
+  std::vector<GpuOutcome> outcomes(gpus);
+  std::vector<std::exception_ptr> errors(gpus);
+  std::vector<std::thread> threads;
+  for (std::uint32_t g = 0; g < gpus; ++g) {
+    threads.emplace_back([&, g] {
+      try {
+        control(*sessions[g], p, pool, abort_all, outcomes[g]);
+      } catch (...) {
+        errors[g] = std::current_exception();
+        abort_all.store(true);
+      }
+    });
+  }
+  for (;;) {
+    bool all_done = true;
+    std::uint64_t progress = 0;
+    for (auto& o : outcomes) progress += o.progress.load(std::memory_order_relaxed);
+    for (std::uint32_t g = 0; g < gpus; ++g) all_done = all_done && (outcomes[g].end_ns != 0 || errors[g]);
+    if (p.progress) p.progress(progress, p.tasks.size());
+    if (all_done || abort_all.load()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  for (std::thread& t : threads) t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+
+  ExecOutput out;
+  std::uint64_t first = ~std::uint64_t{0}, last = 0;
+  for (std::uint32_t g = 0; g < gpus; ++g) {
+    GpuOutcome& o = outcomes[g];
+    GpuSession& s = *sessions[g];
+    GPULB_CUDA_TRY(cudaSetDevice(s.device()));
+    first = std::min(first, o.launch_ns);
+    last = std::max(last, o.end_ns);
+    out.tasks_run += o.tasks_run;
+    out.workers += o.workers;
+    s.info().workers = o.workers;
+    out.trace.devices.push_back(s.info());
+    for (auto& n : o.notes) out.notes.push_back(std::move(n));
+    if (p.trace) {
+      if (layout == TrackLayout::PerBlock) s.drain_worker_tracks(out.trace.tracks);
+      else s.drain_sm_lane_tracks(out.trace.tracks);
+      out.trace.tracks.push_back(s.host_track("GPU " + std::to_string(s.device()) + " control thread"));
+    }
+  }
+  out.makespan_ns = last > first ? last - first : 0;
+  out.trace.meta.clock_source = "globaltimer aligned to steady_clock";
+  return out;
+}
+
+}  // namespace gpulb::kernels::detail

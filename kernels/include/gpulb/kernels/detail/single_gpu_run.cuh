@@ -1,0 +1,57 @@
+// The frame of the policies whose workers share one GPU's memory (work-stealing, static-list,
+// blocking-queue): their deques and queues live in one device, so the run uses one GPU (stealing
+// across GPUs would go over peer links; not modelled). With --gpus 0 on a host of several GPUs the
+// run uses GPU 0 and says so. The policy's control function sizes the grid, makes the body,
+// launches and waits; this frame turns its outcome into an ExecOutput.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "gpulb/clock.hpp"
+#include "gpulb/cuda/check.hpp"
+#include "gpulb/exec_plan.hpp"
+#include "gpulb/kernels/detail/dynamic_worker.cuh"
+#include "gpulb/kernels/detail/gpu_session.hpp"
+
+namespace gpulb::kernels::detail {
+
+// control(GpuSession&, std::atomic<bool>& abort_all, DynamicOutcome&)
+template <class Control>
+ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control) {
+  const std::string policy(plan.policy->name);
+  int count = 0;
+  GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
+  if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
+  if (plan.gpus > 1) {
+    throw ConfigError("policy '" + policy +
+                      "' runs on one GPU on the cuda backend (its deques and queues live in one GPU's memory); use --gpus 1");
+  }
+  GPULB_CUDA_TRY(cudaSetDevice(0));
+  GpuSession s(0, 0, host_now_ns());
+  std::atomic<bool> abort_all{false};
+  DynamicOutcome o;
+  control(s, abort_all, o);
+
+  ExecOutput out;
+  out.tasks_run = o.tasks_run;
+  out.tasks_spawned = o.tasks_spawned;
+  out.workers = o.workers;
+  out.metrics = std::move(o.metrics);
+  out.notes = std::move(o.notes);
+  if (plan.gpus == 0 && count > 1) {
+    out.notes.push_back("policy '" + policy + "' runs on one GPU: used GPU 0 of " + std::to_string(count));
+  }
+  out.makespan_ns = o.end_ns > o.launch_ns ? o.end_ns - o.launch_ns : 0;
+  s.info().workers = o.workers;
+  out.trace.devices.push_back(s.info());
+  if (plan.trace) {
+    s.drain_worker_tracks(out.trace.tracks);
+    out.trace.tracks.push_back(s.host_track("GPU " + std::to_string(s.device()) + " control thread"));
+  }
+  out.trace.meta.clock_source = "globaltimer aligned to steady_clock";
+  if (plan.progress) plan.progress(out.tasks_run, plan.expected_tasks);
+  return out;
+}
+
+}  // namespace gpulb::kernels::detail

@@ -1,0 +1,22 @@
+// The CUDA backend's policies: one driver a policy (policies/*.cuh), registered here, one line each.
+#pragma once
+
+#include "gpulb/driver_list.hpp"
+#include "gpulb/kernels/policies/blocking_queue.cuh"
+#include "gpulb/kernels/policies/chunked.cuh"
+#include "gpulb/kernels/policies/hardware.cuh"
+#include "gpulb/kernels/policies/static_list.cuh"
+#include "gpulb/kernels/policies/task_queue.cuh"
+#include "gpulb/kernels/policies/work_stealing.cuh"
+
+namespace gpulb::kernels {
+
+using Drivers = DriverList<  //
+    TaskQueueDriver,         // Chen et al. Algorithms 2 and 3, 1..N GPUs
+    HardwareDriver,          // Chen et al. Solution 1, 1..N GPUs
+    ChunkedDriver,           // Chen et al. Solution 3, 1..N GPUs
+    WorkStealingDriver,      // Grossman / ABP, one GPU
+    StaticListDriver,        // Cederman & Tsigas via Mohan & Gopalan, one GPU
+    BlockingQueueDriver>;    // Mohan & Gopalan, one GPU
+
+}  // namespace gpulb::kernels

@@ -1,0 +1,249 @@
+// The task-queue policy on the CUDA backend: Chen et al. 2010, Algorithms 2 and 3. A persistent
+// kernel per GPU takes tasks from that GPU's queues (task_queue_kernel: the queue code of
+// gpulb/task_queue.hpp; task_queue_modern_kernel: mapped doorbells and batched claims) while the
+// GPU's control thread refills each queue from the host task pool whenever it is empty, then
+// sends the HALTs (paper) or sets the halt flag (modern).
+//
+// [SECTION] Publishers: Algorithm 2's writes, over PCIe (paper) or into mapped memory (modern)
+// [SECTION] The control thread
+// [SECTION] The driver
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpulb/cuda/check.hpp"
+#include "gpulb/cuda/memory.hpp"
+#include "gpulb/kernels/detail/body_factory.hpp"
+#include "gpulb/kernels/detail/gpu_session.hpp"
+#include "gpulb/kernels/detail/multi_gpu_run.cuh"
+#include "gpulb/kernels/detail/watchdog.hpp"
+#include "gpulb/kernels/task_queue_modern.cuh"
+#include "gpulb/kernels/worker_kernels.cuh"
+#include "gpulb/policies/task_queue.hpp"
+#include "gpulb/task_queue.hpp"
+
+namespace gpulb::kernels {
+namespace detail {
+
+using trace::EventKind;
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Publishers
+// -------------------------------------------------------------------------------------------------
+
+// Algorithm 2, lines 9-13, over PCIe: the batch goes through pinned staging memory with
+// cudaMemcpyAsync; d_written_gm, then d_n_gm (see task_queue.hpp's DEPARTURE note) follow in the
+// same stream, so they land after the tasks; an event synchronization is the paper's
+// host_write_fence(). h_consumed is mapped pinned memory the device writes (system scope).
+struct PciePublisher {
+  Task* d_slots;
+  TaskQueueCounters* d_counters;
+  QueueWord* h_consumed;     // host pointer of the mapped array
+  Task* h_staging;           // pinned, num_queues * capacity
+  std::uint32_t* h_words;    // pinned, 2 per queue: written, n
+  std::uint32_t capacity;
+  cudaStream_t stream;
+  cudaEvent_t fence;
+
+  bool ready(std::uint32_t q, std::uint32_t h_written) const {
+    return system_atomic_ref<std::uint32_t>(h_consumed[q].value).load(mo::acquire) == h_written;
+  }
+  void publish(std::uint32_t q, const Task* tasks, std::uint32_t n, std::uint32_t new_written) const {
+    Task* staging = h_staging + static_cast<std::size_t>(q) * capacity;
+    std::memcpy(static_cast<void*>(staging), tasks, n * sizeof(Task));
+    h_words[2 * q] = new_written;
+    h_words[2 * q + 1] = n;
+    GPULB_CUDA_TRY(cudaMemcpyAsync(d_slots + static_cast<std::size_t>(q) * capacity, staging, n * sizeof(Task),
+                                   cudaMemcpyHostToDevice, stream));
+    GPULB_CUDA_TRY(cudaMemcpyAsync(&d_counters[q].written.value, &h_words[2 * q], sizeof(std::uint32_t),
+                                   cudaMemcpyHostToDevice, stream));
+    GPULB_CUDA_TRY(cudaMemcpyAsync(&d_counters[q].n.value, &h_words[2 * q + 1], sizeof(std::uint32_t),
+                                   cudaMemcpyHostToDevice, stream));
+    GPULB_CUDA_TRY(cudaEventRecord(fence, stream));
+    GPULB_CUDA_TRY(cudaEventSynchronize(fence));  // host_write_fence()
+  }
+};
+
+// The modern variant's host side: the batch and the doorbell are plain stores into mapped pinned
+// memory (release at system scope); no CUDA call, no event wait (task_queue_modern.cuh).
+struct MappedPublisher {
+  Doorbell* h_doorbells;
+  Task* h_staging;
+  QueueWord* h_consumed;
+  std::uint32_t capacity;
+
+  bool ready(std::uint32_t q, std::uint32_t h_written) const {
+    return system_atomic_ref<std::uint32_t>(h_consumed[q].value).load(mo::acquire) == h_written;
+  }
+  void publish(std::uint32_t q, const Task* tasks, std::uint32_t n, std::uint32_t new_written) const {
+    std::memcpy(static_cast<void*>(h_staging + static_cast<std::size_t>(q) * capacity), tasks, n * sizeof(Task));
+    system_atomic_ref<std::uint32_t>(h_doorbells[q].n).store(n, mo::relaxed);
+    system_atomic_ref<std::uint32_t>(h_doorbells[q].written).store(new_written, mo::release);
+  }
+};
+
+// Trace segment size for a persistent block: its share of the run's events, with room for an
+// unlucky schedule, bounded so a large run stays within a few GiB of device memory.
+inline std::uint32_t persistent_trace_capacity(const ExecPlan& plan, std::uint64_t tasks, std::uint32_t blocks) {
+  if (!plan.trace) return 0;
+  if (plan.options.trace_capacity > 0) return plan.options.trace_capacity;
+  const std::uint64_t events = 4 * tasks + 16;  // level, begin, end, an idle spell per task
+  const std::uint64_t share = events / std::max(1u, blocks);
+  const std::uint64_t cap = std::min<std::uint64_t>(events + 64, std::max<std::uint64_t>(8 * share + 1024, 4096));
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, std::uint64_t{1} << 20));
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] The control thread
+// -------------------------------------------------------------------------------------------------
+
+// The feeding loop both variants share: batches from the pool whenever a queue is empty
+// (Algorithm 2), then, once every queue is drained, `halt()`.
+template <class Publisher, class WaitStep, class Halt>
+void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& pool, WaitStep&& wait_step, Halt&& halt) {
+  using Batch = typename TaskQueueHost<Publisher>::Batch;
+  while (!pool.empty()) {
+    bool pool_drained = false;
+    std::uint32_t q = 0;
+    const std::uint32_t wrote = host.try_enqueue_from(
+        [&](std::uint32_t most) {
+          const HostTaskPool::Take t = pool.take(most);
+          pool_drained = t.n == 0;
+          return Batch{t.tasks, t.n};
+        },
+        q);
+    if (wrote > 0) {
+      s.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(q));
+      s.host_record(EventKind::QueueLevel, wrote, static_cast<std::uint16_t>(q));
+      s.host_record(EventKind::PoolLevel, static_cast<std::uint32_t>(std::min<std::uint64_t>(pool.level(), 0xFFFFFFFFu)));
+    } else if (!pool_drained) {
+      wait_step("feeding the queues");
+    }
+  }
+  // "The host process has to check whether all queues are empty" before it stops the blocks.
+  while (!host.all_empty()) wait_step("waiting for the queues to drain");
+  halt();
+}
+
+template <class Factory>
+void control_task_queue(GpuSession& s, const ExecPlan& plan, Factory& make_body, HostTaskPool& pool,
+                        std::atomic<bool>& abort_all, GpuOutcome& out) {
+  using Body = body_of<Factory>;
+  GPULB_CUDA_TRY(cudaSetDevice(s.device()));
+  const bool modern = plan.options.variant == "modern";
+  const void* kernel = modern ? reinterpret_cast<const void*>(&task_queue_modern_kernel<Body>)
+                              : reinterpret_cast<const void*>(&task_queue_kernel<Body>);
+  const GridSize grid = persistent_grid(kernel, s.device(), plan.block_size, plan.workers);
+  if (!grid.note.empty()) out.notes.push_back(grid.note);
+  const Body body = make_body(s.slot(), grid.blocks);
+  const std::uint32_t num_queues = plan.options.queues, capacity = plan.options.queue_capacity;
+
+  cuda::DeviceBuffer<Task> slots(static_cast<std::size_t>(num_queues) * capacity);
+  cuda::DeviceBuffer<TaskQueueCounters> counters(num_queues);
+  cuda::MappedBuffer<QueueWord> host_consumed(num_queues);
+  cuda::MappedBuffer<Task> staging(static_cast<std::size_t>(num_queues) * capacity);
+  cuda::DeviceBuffer<std::uint32_t> done(grid.blocks);
+  const std::uint64_t share = pool.size() / std::max<std::size_t>(1, plan.gpus) + grid.blocks;
+  s.allocate_trace(grid.blocks, persistent_trace_capacity(plan, share, grid.blocks));
+  const TaskQueueRef queues{slots.get(), counters.get(), host_consumed.device(), num_queues, capacity};
+
+  Watchdog watchdog(plan, s, abort_all);
+  std::vector<TaskQueueCounters> snapshot(num_queues);
+  std::uint64_t last_poll_ns = 0;
+  // Progress: d_consumed_gm of every queue, read back now and then (it moves with every dequeue).
+  auto wait_step = [&](const char* phase) {
+    const std::uint64_t now = s.now_ns();
+    if (now - last_poll_ns > 20'000'000) {
+      last_poll_ns = now;
+      GPULB_CUDA_TRY(cudaMemcpyAsync(snapshot.data(), counters.get(), num_queues * sizeof(TaskQueueCounters), cudaMemcpyDeviceToHost, s.copy_stream()));
+      GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
+      std::uint64_t consumed = 0;
+      for (const auto& c : snapshot) consumed += c.consumed.value;
+      out.progress.store(consumed, std::memory_order_relaxed);
+      const cudaError_t k = cudaStreamQuery(s.kernel_stream());
+      if (k != cudaSuccess && k != cudaErrorNotReady) GPULB_CUDA_TRY(k);
+      watchdog.check(consumed, [&] {
+        std::string st = std::string("while ") + phase + "; pool holds " + std::to_string(pool.level()) + " tasks; queues d_consumed/d_written/d_n:";
+        for (const auto& c : snapshot) {
+          st += " " + std::to_string(c.consumed.value) + "/" + std::to_string(c.written.value) + "/" + std::to_string(c.n.value);
+        }
+        return st;
+      });
+    }
+    std::this_thread::yield();
+  };
+
+  s.host_record(EventKind::KernelLaunch, grid.blocks);
+  out.launch_ns = s.now_ns();
+  if (modern) {
+    cuda::MappedBuffer<Doorbell> doorbells(num_queues);
+    cuda::MappedBuffer<std::uint32_t> halt(1);
+    cuda::DeviceBuffer<std::uint32_t> published(num_queues), halt_seen(1);
+    cuda::DeviceBuffer<std::uint64_t> last_poll(num_queues);
+    const ModernFeedRef feed{doorbells.device(), staging.device(), published.get(), halt.device(), last_poll.get(),
+                             halt_seen.get(), std::min(kMaxClaim, std::max(1u, plan.options.claim))};
+    task_queue_modern_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, feed, body, s.trace_ref(), s.stop_flag(), done.get());
+    GPULB_CUDA_CHECK_LAUNCH();
+    TaskQueueHost<MappedPublisher> host(MappedPublisher{doorbells.host(), staging.host(), host_consumed.host(), capacity}, num_queues, capacity);
+    feed_queues(s, host, pool, wait_step, [&] {
+      s.host_record(EventKind::Halt);
+      system_atomic_ref<std::uint32_t>(*halt.host()).store(1, mo::release);
+    });
+    while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) wait_step("waiting for the blocks to stop");
+    GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
+  } else {
+    cuda::MappedBuffer<std::uint32_t> words(2 * num_queues);
+    cuda::Event fence;
+    task_queue_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, body, s.trace_ref(), s.stop_flag(), done.get());
+    GPULB_CUDA_CHECK_LAUNCH();
+    TaskQueueHost<PciePublisher> host(
+        PciePublisher{slots.get(), counters.get(), host_consumed.host(), staging.host(), words.host(), capacity, s.copy_stream(), fence.get()},
+        num_queues, capacity);
+    feed_queues(s, host, pool, wait_step, [&] {
+      // One HALT per block (Chen et al.), through the queues like any task.
+      const std::vector<Task> halts(grid.blocks, Task::halt());
+      for (std::size_t sent = 0; sent < halts.size();) {
+        std::uint32_t q = 0;
+        const std::uint32_t wrote = host.try_enqueue(halts.data() + sent, static_cast<std::uint32_t>(halts.size() - sent), q);
+        if (wrote > 0) s.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(q));
+        else wait_step("sending HALT tasks");
+        sent += wrote;
+      }
+    });
+    while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) wait_step("waiting for the blocks to halt");
+    GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
+  }
+  out.end_ns = s.now_ns();
+  s.host_record(EventKind::KernelEnd, grid.blocks);
+
+  std::vector<std::uint32_t> per_block(grid.blocks);
+  done.download(per_block.data(), per_block.size());
+  for (std::uint32_t d : per_block) out.tasks_run += d;
+  out.workers = grid.blocks;
+}
+
+}  // namespace detail
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] The driver
+// -------------------------------------------------------------------------------------------------
+
+struct TaskQueueDriver {
+  static const PolicyDescriptor& descriptor() { return policies::task_queue(); }
+  template <class Factory>
+  static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
+    if (plan.options.queues > TaskQueueHost<detail::PciePublisher>::kMaxQueues) throw ConfigError("at most 64 queues per GPU");
+    return detail::run_on_gpus(plan, detail::TrackLayout::PerBlock,
+                               [&](detail::GpuSession& s, const ExecPlan& p, detail::HostTaskPool& pool,
+                                   std::atomic<bool>& abort_all, detail::GpuOutcome& out) {
+                                 detail::control_task_queue(s, p, make_body, pool, abort_all, out);
+                               });
+  }
+};
+
+}  // namespace gpulb::kernels

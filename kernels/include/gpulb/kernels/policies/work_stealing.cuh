@@ -1,0 +1,22 @@
+// The work-stealing policy on the CUDA backend: Grossman's work stealing with ABP deques per block, a sharing queue fed from the host
+// (mechanism: work_stealing_kernels.cuh), on one GPU.
+#pragma once
+
+#include "gpulb/kernels/work_stealing_kernels.cuh"
+#include "gpulb/kernels/detail/body_factory.hpp"
+#include "gpulb/kernels/detail/single_gpu_run.cuh"
+#include "gpulb/policies/work_stealing.hpp"
+
+namespace gpulb::kernels {
+
+struct WorkStealingDriver {
+  static const PolicyDescriptor& descriptor() { return policies::work_stealing(); }
+  template <class Factory>
+  static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
+    return detail::run_on_one_gpu(plan, [&](detail::GpuSession& s, std::atomic<bool>& abort_all, detail::DynamicOutcome& o) {
+      detail::control_work_stealing<detail::body_of<Factory>>(s, plan, make_body, abort_all, o);
+    });
+  }
+};
+
+}  // namespace gpulb::kernels

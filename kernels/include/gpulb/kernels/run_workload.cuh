@@ -1,0 +1,36 @@
+// The CUDA backend's half of the scenario glue: one template that runs any Workload (a scenario
+// instance, gpulb/scenario.hpp) on the GPUs. Each GPU's body writes its own zeroed record array
+// in device memory; after the run the arrays come back to the host for the instance to collect.
+// builtin/ instantiates it once per scenario.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "gpulb/cuda/devices.hpp"
+#include "gpulb/cuda/memory.hpp"
+#include "gpulb/kernels/execute.cuh"
+
+namespace gpulb::kernels {
+
+template <class Instance>
+ExecOutput run_workload(Instance& instance, const ExecPlan& plan) {
+  using Record = typename Instance::Record;
+  int count = 0;
+  GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
+  std::vector<cuda::DeviceBuffer<Record>> records(static_cast<std::size_t>(count));
+  ExecOutput out = execute(plan, [&](std::uint32_t gpu_slot, std::uint32_t workers) {
+    records.at(gpu_slot) = cuda::DeviceBuffer<Record>(instance.record_count(workers));
+    return instance.body(records[gpu_slot].get());
+  });
+  std::vector<std::vector<Record>> per_device;
+  for (const cuda::DeviceBuffer<Record>& device : records) {
+    if (device.size() == 0) continue;  // a GPU the run did not use
+    per_device.emplace_back(device.size());
+    device.download(per_device.back().data(), device.size());
+  }
+  instance.collect(std::move(per_device), plan, out);
+  return out;
+}
+
+}  // namespace gpulb::kernels
