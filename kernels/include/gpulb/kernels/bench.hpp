@@ -10,7 +10,7 @@
 namespace gpulb::kernels {
 
 // fetch-and-add on one global address by thread 0 of every resident block: the ceiling of any
-// single shared counter (DESIGN.md: 0.73 ns an operation on an H100). Returns ns per operation.
+// single shared counter (docs/architecture.md, Facts: 0.73 ns an operation on an H100). Returns ns per operation.
 double atomic_ceiling_ns(int device);
 
 // Empty tasks through a plan (trace off): host-observed launch-to-end seconds.

@@ -12,7 +12,7 @@
 
 namespace gpulb::kernels {
 
-// %globaltimer: ns, 32 ns steps on an H100 (DESIGN.md). Aligned to the host clock after the run.
+// %globaltimer: ns, 32 ns steps on an H100 (docs/architecture.md, Facts). Aligned to the host clock after the run.
 __device__ inline std::uint64_t globaltimer() {
   std::uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));

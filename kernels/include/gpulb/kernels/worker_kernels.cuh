@@ -13,7 +13,7 @@
 
 namespace gpulb::kernels {
 
-// Per-block trace segments in one device allocation: no shared cursor (DESIGN.md, Tracing).
+// Per-block trace segments in one device allocation: no shared cursor (docs/architecture.md, Facts: 0.02 ns an event against 0.75 ns for a shared atomic cursor).
 struct DeviceTraceRef {
   trace::Event* events = nullptr;  // blocks * capacity, nullptr when tracing is off
   std::uint32_t capacity = 0;

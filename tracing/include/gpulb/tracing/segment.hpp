@@ -2,7 +2,7 @@
 // (the cuCollections owning-object / ref split: TraceBuffer owns the memory, TraceSegment views it).
 //
 // No shared cursor: each worker appends to its own segment, so recording costs a store and an
-// increment of a worker-private count (DESIGN.md: 0.02 ns an event on an H100 against 0.75 ns for
+// increment of a worker-private count (docs/architecture.md, Facts: 0.02 ns an event on an H100 against 0.75 ns for
 // a shared atomic cursor). A full segment keeps counting: count - capacity events were dropped.
 #pragma once
 

@@ -2,6 +2,11 @@
 //   make_body(gpu_slot, workers) -> Body   (or make_body(gpu_slot) where the workers do not matter)
 // A control thread calls it once its grid is sized, with that GPU current, so a body can point at
 // per-worker arrays in that GPU's memory. Control threads of several GPUs call it one at a time.
+//
+// Where a kernel is instantiated on the body type, write the type as
+//   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
+// not through a named alias or member typedef: nvcc's generated kernel stubs spell the type as it
+// was written, and a spelling that names the caller's lambda does not compile there.
 #pragma once
 
 #include <concepts>
@@ -13,24 +18,25 @@ namespace gpulb::kernels::detail {
 
 template <class MakeBody>
 class BodyFactory {
+  static auto call(MakeBody& make, std::uint32_t gpu_slot, std::uint32_t workers) {
+    if constexpr (std::invocable<MakeBody&, std::uint32_t, std::uint32_t>) {
+      return make(gpu_slot, workers);
+    } else {
+      return make(gpu_slot);
+    }
+  }
+
  public:
   explicit BodyFactory(MakeBody& make) : make_(make) {}
 
   auto operator()(std::uint32_t gpu_slot, std::uint32_t workers) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if constexpr (std::invocable<MakeBody&, std::uint32_t, std::uint32_t>) {
-      return make_(gpu_slot, workers);
-    } else {
-      return make_(gpu_slot);
-    }
+    return call(make_, gpu_slot, workers);
   }
 
  private:
   MakeBody& make_;
   std::mutex mutex_;
 };
-
-template <class Factory>
-using body_of = std::decay_t<decltype(std::declval<Factory&>()(std::uint32_t{0}, std::uint32_t{0}))>;
 
 }  // namespace gpulb::kernels::detail

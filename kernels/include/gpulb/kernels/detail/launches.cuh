@@ -31,7 +31,7 @@ struct LaunchPlan {
 template <class Factory>
 void control_launches(GpuSession& s, const ExecPlan& plan, Factory& make_body, HostTaskPool& pool, LaunchPlan how,
                       std::atomic<bool>& abort_all, GpuOutcome& out) {
-  using Body = body_of<Factory>;
+  using Body = std::decay_t<decltype(make_body(0u, 0u))>;
   GPULB_CUDA_TRY(cudaSetDevice(s.device()));
   const std::uint64_t total = plan.tasks.size();
   cuda::DeviceBuffer<Task> tasks(total);

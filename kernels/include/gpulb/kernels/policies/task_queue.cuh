@@ -133,7 +133,7 @@ void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& po
 template <class Factory>
 void control_task_queue(GpuSession& s, const ExecPlan& plan, Factory& make_body, HostTaskPool& pool,
                         std::atomic<bool>& abort_all, GpuOutcome& out) {
-  using Body = body_of<Factory>;
+  using Body = std::decay_t<decltype(make_body(0u, 0u))>;
   GPULB_CUDA_TRY(cudaSetDevice(s.device()));
   const bool modern = plan.options.variant == "modern";
   const void* kernel = modern ? reinterpret_cast<const void*>(&task_queue_modern_kernel<Body>)

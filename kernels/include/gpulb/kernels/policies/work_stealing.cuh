@@ -14,7 +14,7 @@ struct WorkStealingDriver {
   template <class Factory>
   static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
     return detail::run_on_one_gpu(plan, [&](detail::GpuSession& s, std::atomic<bool>& abort_all, detail::DynamicOutcome& o) {
-      detail::control_work_stealing<detail::body_of<Factory>>(s, plan, make_body, abort_all, o);
+      detail::control_work_stealing<std::decay_t<decltype(make_body(0u, 0u))>>(s, plan, make_body, abort_all, o);
     });
   }
 };
