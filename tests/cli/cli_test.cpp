@@ -151,6 +151,22 @@ TEST_F(Cli, AnOptionOfAnotherPolicyIsRefusedNamingIt) {
   EXPECT_NE(o.out.find("option of policy 'work-stealing'"), std::string::npos) << o.out;
 }
 
+// Issue 14's hang: sharing_capacity=1 spun at 100% CPU forever, watchdog included. One slot is now
+// refused before anything runs; two slots (the smallest queue that works) finish and verify.
+TEST_F(Cli, ASharingQueueOfOneSlotIsRefusedAndTwoSlotsFinish) {
+  const Outcome one = gpulb("run patterns --backend cpu --param blocks=64 --param work=10 --policy work-stealing "
+                            "--param sharing_capacity=1 --no-trace");
+  EXPECT_EQ(one.exit_code, 2) << one.out;
+  EXPECT_NE(one.out.find("sharing_capacity"), std::string::npos) << one.out;
+  const Outcome two = gpulb("run patterns --backend cpu --param blocks=64 --param work=10 --policy work-stealing "
+                            "--param sharing_capacity=2 --param watchdog_ms=5000 --no-trace");
+  EXPECT_EQ(two.exit_code, 0) << two.out;
+  const Outcome tiny = gpulb("run uts --backend cpu --param tree=custom --param d=5 --policy work-stealing --param deque_capacity=1 "
+                             "--param overflow_capacity=2 --param watchdog_ms=5000 --no-trace");
+  EXPECT_TRUE(tiny.exit_code == 0 || tiny.exit_code == 1) << tiny.out;  // verified, or full queues named
+  if (tiny.exit_code == 1) EXPECT_NE(tiny.out.find("overflow_capacity=2"), std::string::npos) << tiny.out;
+}
+
 TEST_F(Cli, ASpawningScenarioUnderANonSpawningPolicyIsABadArgument) {
   const Outcome o = gpulb("run uts --backend cpu --policy task-queue --no-trace");
   EXPECT_EQ(o.exit_code, 2) << o.out;

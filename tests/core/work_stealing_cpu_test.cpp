@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -174,6 +175,32 @@ TEST(SharingQueue, HostProducesWhileConsumersTakeEachTaskOnce) {
   for (std::uint32_t i = 0; i < kTasks; ++i) ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
   EXPECT_TRUE(ref.empty());
   EXPECT_LE(q.peak(), 64u);
+}
+
+// One slot cannot tell "holds an unread task" from "free for the next position" (the hang of
+// issue 14: a push overwrote an unread task and consumers spun forever): refused.
+TEST(SharingQueue, FewerThanTwoSlotsAreRefused) {
+  EXPECT_THROW(HostSharingQueue q(1), std::invalid_argument);
+  EXPECT_THROW(HostSharingQueue q(0), std::invalid_argument);
+}
+
+TEST(SharingQueue, TwoSlotsHoldTwoTasksAndNeverOverwriteAnUnreadOne) {
+  HostSharingQueue q(2);
+  const SharingQueueRef ref = q.ref();
+  std::vector<Task> in(3);
+  for (std::uint32_t i = 0; i < 3; ++i) in[i].id = 10 + i;
+  EXPECT_EQ(ref.try_push(in.data(), 3), 2u);  // full after two
+  EXPECT_EQ(ref.try_push(in.data() + 2, 1), 0u);
+  Task t;
+  ASSERT_TRUE(ref.try_pop(t));
+  EXPECT_EQ(t.id, 10u);
+  EXPECT_EQ(ref.try_push(in.data() + 2, 1), 1u);
+  ASSERT_TRUE(ref.try_pop(t));
+  EXPECT_EQ(t.id, 11u);
+  ASSERT_TRUE(ref.try_pop(t));
+  EXPECT_EQ(t.id, 12u);
+  EXPECT_FALSE(ref.try_pop(t));
+  EXPECT_TRUE(ref.empty());
 }
 
 // ---------------------------------------------------------------------------------------------

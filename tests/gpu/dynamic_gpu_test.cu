@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -270,6 +271,23 @@ TEST(GpuWorkStealing, FullOverflowQueueFailsTheRunNamingItsCapacity) {
   run.plan.options.deque_capacity = 2;
   run.plan.options.overflow_capacity = 4;
   expect_run_error([&] { run.run(); }, "overflow_capacity=4");
+}
+
+// Issue 14's hang on the CUDA backend's copy of the queue: one slot is refused; two-slot sharing
+// and overflow queues (the smallest that work) either finish with every task run once or fail
+// naming the full queue -- never spin.
+TEST(GpuWorkStealing, OneSlotQueuesAreRefusedAndTwoSlotQueuesFinish) {
+  SKIP_WITHOUT_GPU();
+  EXPECT_THROW(kernels::detail::DeviceSharingQueue(1), std::invalid_argument);
+  GpuTreeRun run(&policies::work_stealing(), 4, 5);
+  run.plan.options.sharing_capacity = 2;
+  run.plan.options.overflow_capacity = 2;
+  run.plan.options.watchdog_ms = 5000;
+  try {
+    run.expect_each_ran_once(run.run());
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("overflow_capacity=2"), std::string::npos) << e.what();
+  }
 }
 
 TEST(GpuWorkStealing, InitialTasksBeyondTheSharingQueueAreFedAsItDrains) {

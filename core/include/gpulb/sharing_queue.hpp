@@ -12,6 +12,10 @@
 //
 // Per slot i, seq cycles: i (free for the producer at position i) -> i + 1 (holds the task of
 // position i) -> i + capacity (free for position i + capacity) ...
+// Capacity at least 2: with one slot, "holds the task of position i" (seq i + 1) reads as "free for
+// position i + 1", and a push overwrites an unread task (Vyukov's queue assumes two or more slots).
+// Both owners (HostSharingQueue, the CUDA backend's DeviceSharingQueue) refuse fewer, and the
+// options that size the queues start at 2.
 // Memory orders (device scope: on the GPU both queues live in device memory and only blocks touch
 // them; see work_stealing.hpp for how the host's tasks reach the sharing queue there):
 //   - seq loads are acquire, seq stores release: they hand each slot's task between producer and
@@ -30,6 +34,11 @@
 
 #include "gpulb/atomic.hpp"
 #include "gpulb/task.hpp"
+
+#if !defined(__CUDA_ARCH__)
+#include <stdexcept>
+#include <string>
+#endif
 
 namespace gpulb {
 
@@ -73,11 +82,15 @@ struct SharingQueueRef {
     return done;
   }
 
-  // Takes one task; false when the queue is empty.
+  // Takes one task; false when the queue is empty -- or, rarely, after kPopAttempts lost races
+  // (each one another consumer's success): a false is only ever "look again", never a verdict the
+  // termination test relies on (that reads empty() and the pending count), and a bounded loop lets
+  // the caller see its stop flag whatever the queue's state.
+  static constexpr int kPopAttempts = 1024;
   GPULB_HD bool try_pop(Task& out) const {
     device_atomic_ref<std::uint64_t> deq(ctl->dequeue_pos);
     std::uint64_t pos = deq.load(mo::acquire);
-    for (;;) {
+    for (int attempt = 0; attempt < kPopAttempts; ++attempt) {
       const std::uint32_t i = static_cast<std::uint32_t>(pos % capacity);
       const std::uint64_t s = device_atomic_ref<std::uint64_t>(seq[i]).load(mo::acquire);
       const std::int64_t diff = static_cast<std::int64_t>(s - (pos + 1));
@@ -94,6 +107,7 @@ struct SharingQueueRef {
         pos = deq.load(mo::acquire);  // another consumer took pos
       }
     }
+    return false;
   }
 
   // True when the queue certainly holds no unclaimed task at this instant (the next position to
@@ -127,7 +141,7 @@ struct SharingQueueRef {
 class HostSharingQueue {
  public:
   explicit HostSharingQueue(std::uint32_t capacity)
-      : capacity_(capacity), ctl_(new SharingQueueControl), seq_(new std::uint64_t[capacity]) {
+      : capacity_(checked_capacity(capacity)), ctl_(new SharingQueueControl), seq_(new std::uint64_t[capacity]) {
     for (std::uint32_t i = 0; i < capacity; ++i) seq_[i] = i;
     tasks_ = static_cast<Task*>(std::aligned_alloc(64, static_cast<std::size_t>(capacity) * sizeof(Task)));
     if (!tasks_) throw std::bad_alloc();
@@ -143,6 +157,14 @@ class HostSharingQueue {
   SharingQueueRef ref() const { return {ctl_, seq_, tasks_, capacity_}; }
   std::uint64_t peak() const { return ctl_->peak; }
   std::uint64_t pushed() const { return ctl_->enqueue_pos; }
+
+  // Vyukov's queue needs two slots at least (see the top of this file).
+  static std::uint32_t checked_capacity(std::uint32_t capacity) {
+    if (capacity < 2) {
+      throw std::invalid_argument("a sharing queue needs at least 2 slots (asked for " + std::to_string(capacity) + ")");
+    }
+    return capacity;
+  }
 
  private:
   std::uint32_t capacity_;

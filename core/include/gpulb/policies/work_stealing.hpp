@@ -2,6 +2,8 @@
 // Mohan & Gopalan); mechanism: gpulb/work_stealing.hpp.
 #pragma once
 
+#include <string>
+
 #include "gpulb/policy.hpp"
 
 namespace gpulb::policies {
@@ -20,12 +22,25 @@ inline const PolicyDescriptor& work_stealing() {
        {{"deque_overflow", "work-stealing: a full deque spills to the overflow queue, or fails the run", "spill",
          "spill|fail", 0, 0, {"spill", "fail"}},
         &PolicyOptions::deque_overflow},
-       {{"overflow_capacity", "work-stealing: tasks the overflow queue holds", "65536", "1..67108864", 1, 1 << 26, {}},
+       // The two queues need two slots at least (sharing_queue.hpp: one slot overwrites an unread task).
+       {{"overflow_capacity", "work-stealing: tasks the overflow queue holds", "65536", "2..67108864", 2, 1 << 26, {}},
         &PolicyOptions::overflow_capacity},
        {{"sharing_capacity", "work-stealing: tasks the sharing queue holds (CUDA: and the host staging ring)", "4096",
-         "1..16777216", 1, 1 << 24, {}},
+         "2..16777216", 2, 1 << 24, {}},
         &PolicyOptions::sharing_capacity}}};
   return d;
+}
+
+// What a worker (CPU) or block (CUDA) whose children fit neither its deque nor the overflow queue
+// (deque_overflow=spill), or its deque (deque_overflow=fail), tells the user.
+inline std::string work_stealing_full_message(const char* unit, std::uint32_t index, const PolicyOptions& o) {
+  const std::string who = "work-stealing: " + std::string(unit) + " " + std::to_string(index) + "'s deque";
+  if (o.deque_overflow == "spill") {
+    return who + " (deque_capacity=" + std::to_string(o.deque_capacity) + ") and the overflow queue (overflow_capacity=" +
+           std::to_string(o.overflow_capacity) + ") are full; raise --param overflow_capacity or deque_capacity";
+  }
+  return who + " is full (deque_capacity=" + std::to_string(o.deque_capacity) +
+         ") and deque_overflow=fail; raise --param deque_capacity or use deque_overflow=spill";
 }
 
 }  // namespace gpulb::policies

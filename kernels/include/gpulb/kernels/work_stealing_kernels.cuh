@@ -42,6 +42,7 @@
 #include <span>
 
 #include "gpulb/kernels/detail/dynamic_worker.cuh"
+#include "gpulb/policies/work_stealing.hpp"
 #include "gpulb/work_stealing.hpp"
 
 namespace gpulb::kernels {
@@ -222,66 +223,79 @@ class GpuSharingInserter final : public HostInserter {
   std::uint64_t written_ = 0;
 };
 
-template <class Body, class MakeBody>
-void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_body, std::atomic<bool>& abort_all,
-                           DynamicOutcome& out) {
-  using trace::EventKind;
-  const PolicyOptions& o = plan.options;
-  const GridSize grid = persistent_grid(reinterpret_cast<const void*>(&work_stealing_kernel<Body>), s.device(), plan.block_size, plan.workers);
-  if (!grid.note.empty()) out.notes.push_back(grid.note);
-  const std::uint32_t blocks = grid.blocks;
-  const Body body = make_body(s.slot(), blocks);
-
-  check_device_bytes(std::uint64_t{blocks} * o.deque_capacity * sizeof(gpulb::detail::TaskWords),
-                     "the deques (blocks x deque_capacity=" + std::to_string(o.deque_capacity) + "; lower --param deque_capacity)");
-  cuda::DeviceBuffer<WsDequeControl> deque_ctl(blocks);
-  cuda::DeviceBuffer<gpulb::detail::TaskWords> deque_slots(std::size_t{blocks} * o.deque_capacity);
-  DeviceSharingQueue overflow(o.overflow_capacity);
-  // The initial tasks that fit go into the sharing queue before the launch; the rest are staged.
-  const std::span<const Task> prefill = plan.tasks.first(std::min<std::size_t>(plan.tasks.size(), o.sharing_capacity));
-  DeviceSharingQueue sharing(o.sharing_capacity, prefill);
-  cuda::MappedBuffer<HostStaging> staging_ctl(1);
-  cuda::MappedBuffer<Task> staging_ring(o.sharing_capacity);
-  cuda::DeviceBuffer<std::uint32_t> feed_lock(1);
-  cuda::DeviceBuffer<WorkStealingControl> control(1);
-  {
+// The device memory of one run: per-block deques, the overflow and sharing queues, the host's
+// mapped staging ring, the termination control. The initial tasks that fit go into the sharing
+// queue before the launch (`prefill`); the rest are staged while the kernel runs.
+struct WsDeviceState {
+  WsDeviceState(const ExecPlan& plan, std::uint32_t blocks)
+      : o(plan.options),
+        prefill(plan.tasks.first(std::min<std::size_t>(plan.tasks.size(), o.sharing_capacity))),
+        deque_ctl(checked_deque_blocks(o, blocks)),
+        deque_slots(std::size_t{blocks} * o.deque_capacity),
+        overflow(o.overflow_capacity),
+        sharing(o.sharing_capacity, prefill),
+        staging_ctl(1),
+        staging_ring(o.sharing_capacity),
+        feed_lock(1),
+        control(1) {
     WorkStealingControl c;
     c.pending = static_cast<std::int64_t>(prefill.size());
     c.fed = prefill.size();
     control.upload(&c, 1);
   }
-  if (!prefill.empty()) s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(prefill.size()), kSharingQueueId);
-  DynamicHost host(s, plan, blocks, abort_all);
-  // Per task: begin, end, a deque level on pop and on push, a spawn, a steal; plus idle spells.
-  s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 8));
 
-  const bool spill = o.deque_overflow == "spill";
-  const WorkStealingRef dev{{deque_ctl.get(), deque_slots.get(), blocks, o.deque_capacity}, sharing.ref(), overflow.ref(),
-                            control.get(), blocks, spill};
-  const StagingRef device_staging{staging_ctl.device(), staging_ring.device(), o.sharing_capacity, feed_lock.get(), prefill.size()};
-  const StagingRef host_staging{staging_ctl.host(), staging_ring.host(), o.sharing_capacity, nullptr, prefill.size()};
-  const WsKernelArgs args{dev, device_staging, o.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random};
+  // The kernel's view, and the host's view of the staging ring.
+  WsKernelArgs kernel_args(std::uint32_t blocks) const {
+    const WorkStealingRef dev{{deque_ctl.get(), deque_slots.get(), blocks, o.deque_capacity}, sharing.ref(), overflow.ref(),
+                              control.get(), blocks, o.deque_overflow == "spill"};
+    const StagingRef ring{staging_ctl.device(), staging_ring.device(), o.sharing_capacity, feed_lock.get(), prefill.size()};
+    return {dev, ring, o.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random};
+  }
+  StagingRef host_staging() const { return {staging_ctl.host(), staging_ring.host(), o.sharing_capacity, nullptr, prefill.size()}; }
 
-  auto state = [&] {
+  // For the watchdog's message: a snapshot of the control word and the queues' levels.
+  std::string describe(GpuSession& s) const {
     WorkStealingControl c;
     GPULB_CUDA_TRY(cudaMemcpyAsync(&c, control.get(), sizeof c, cudaMemcpyDeviceToHost, s.copy_stream()));
     GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
     auto queued = [](const SharingQueueControl& q) { return q.enqueue_pos > q.dequeue_pos ? q.enqueue_pos - q.dequeue_pos : 0; };
-    const std::uint64_t written = system_atomic_ref<std::uint64_t>(host_staging.ctl->written).load(mo::relaxed);
-    const std::uint64_t consumed = system_atomic_ref<std::uint64_t>(host_staging.ctl->consumed).load(mo::relaxed);
+    const StagingRef h = host_staging();
+    const std::uint64_t written = system_atomic_ref<std::uint64_t>(h.ctl->written).load(mo::relaxed);
+    const std::uint64_t consumed = system_atomic_ref<std::uint64_t>(h.ctl->consumed).load(mo::relaxed);
     return "pending " + std::to_string(c.pending) + ", host " + (c.host_end == 0 ? "inserting" : "done") + ", staged " +
            std::to_string(written - consumed) + ", sharing queue " + std::to_string(queued(sharing.control())) + ", overflow queue " +
            std::to_string(queued(overflow.control()));
-  };
+  }
 
-  s.host_record(EventKind::KernelLaunch, blocks);
-  out.launch_ns = s.now_ns();
-  work_stealing_kernel<Body><<<blocks, plan.block_size, 0, s.kernel_stream()>>>(args, host.args(), body);
-  GPULB_CUDA_CHECK_LAUNCH();
+  const PolicyOptions& o;
+  std::span<const Task> prefill;
+  cuda::DeviceBuffer<WsDequeControl> deque_ctl;
+  cuda::DeviceBuffer<gpulb::detail::TaskWords> deque_slots;
+  DeviceSharingQueue overflow;
+  DeviceSharingQueue sharing;
+  cuda::MappedBuffer<HostStaging> staging_ctl;
+  cuda::MappedBuffer<Task> staging_ring;
+  cuda::DeviceBuffer<std::uint32_t> feed_lock;
+  cuda::DeviceBuffer<WorkStealingControl> control;
 
-  GpuSharingInserter inserter(host_staging, s, host, state);
+ private:
+  static std::uint32_t checked_deque_blocks(const PolicyOptions& o, std::uint32_t blocks) {
+    check_device_bytes(std::uint64_t{blocks} * o.deque_capacity * sizeof(gpulb::detail::TaskWords),
+                       "the deques (blocks x deque_capacity=" + std::to_string(o.deque_capacity) + "; lower --param deque_capacity)");
+    return blocks;
+  }
+};
+
+// The host's part while the kernel runs: the initial tasks beyond the sharing queue, the plan's
+// host feed, then host_end = 1 + every task the host gave -- one aligned 8-byte copy into device
+// memory on the copy stream (as GpuSession::request_stop). The inserts are completed host stores to
+// coherent pinned memory before the copy is issued, and a block reads host_end with a system-scope
+// acquire before it compares `fed` with it.
+inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, WsDeviceState& d, DynamicHost& host,
+                                    const std::function<std::string()>& state) {
+  GpuSharingInserter inserter(d.host_staging(), s, host, state);
   try {
-    inserter.insert(plan.tasks.subspan(prefill.size()));  // initial tasks beyond the sharing queue's capacity
+    inserter.insert(plan.tasks.subspan(d.prefill.size()));
     if (plan.host_feed) plan.host_feed(inserter);
   } catch (const RunError&) {
     throw;  // the watchdog: it has stopped the kernel
@@ -290,39 +304,19 @@ void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_b
     GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
     throw;
   }
-  // host_end = 1 + every task the host gave, after the last insert: one aligned 8-byte copy into
-  // device memory on the copy stream while the kernel runs (as GpuSession::request_stop). The
-  // inserts above are completed host stores to coherent pinned memory before the copy is issued,
-  // and a block reads host_end with a system-scope acquire before it compares `fed` with it.
   cuda::MappedBuffer<std::uint64_t> end(1);
-  *end.host() = 1 + prefill.size() + inserter.inserted();
-  GPULB_CUDA_TRY(cudaMemcpyAsync(&control.get()->host_end, end.host(), sizeof(std::uint64_t), cudaMemcpyHostToDevice, s.copy_stream()));
+  *end.host() = 1 + d.prefill.size() + inserter.inserted();
+  GPULB_CUDA_TRY(cudaMemcpyAsync(&d.control.get()->host_end, end.host(), sizeof(std::uint64_t), cudaMemcpyHostToDevice, s.copy_stream()));
   GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
+  return inserter.inserted();
+}
 
-  host.wait_kernel(state, inserter.inserted());
-  out.end_ns = s.now_ns();
-  s.host_record(EventKind::KernelEnd, blocks);
-
-  const DeviceFailure f = host.failure();
-  if (f.code != 0) {
-    std::string msg = host.common_failure_message(f);
-    if (static_cast<DynamicFailure>(f.code) == DynamicFailure::OverflowFull) {
-      msg = "work-stealing: block " + std::to_string(f.block) + "'s deque (deque_capacity=" + std::to_string(o.deque_capacity) +
-            ") and the overflow queue (overflow_capacity=" + std::to_string(o.overflow_capacity) +
-            ") are full; raise --param overflow_capacity or deque_capacity";
-    } else if (static_cast<DynamicFailure>(f.code) == DynamicFailure::DequeFull) {
-      msg = "work-stealing: block " + std::to_string(f.block) + "'s deque is full (deque_capacity=" + std::to_string(o.deque_capacity) +
-            ") and deque_overflow=fail; raise --param deque_capacity or use deque_overflow=spill";
-    }
-    throw RunError(msg);
-  }
-
-  host.collect(out);
-  out.workers = blocks;
+// Steals, spills, deque peaks and task slots (Mohan & Gopalan, Fig. 7: deque memory is per block).
+inline void work_stealing_metrics(const WsDeviceState& d, const DynamicHost& host, std::uint32_t blocks, DynamicOutcome& out) {
   std::vector<WsDequeControl> deques(blocks);
-  deque_ctl.download(deques.data(), blocks);
+  d.deque_ctl.download(deques.data(), blocks);
   std::uint32_t peak_deque = 0;
-  for (const WsDequeControl& d : deques) peak_deque = std::max(peak_deque, d.peak);
+  for (const WsDequeControl& q : deques) peak_deque = std::max(peak_deque, q.peak);
   std::uint64_t steals = 0, steals_failed = 0, spilled = 0;
   for (const DynamicBlockStats& b : host.snapshot()) {
     steals += b.steals;
@@ -333,11 +327,49 @@ void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_b
   out.metrics["steals_failed"] = steals_failed;
   out.metrics["spilled"] = spilled;
   out.metrics["peak_deque_level"] = peak_deque;
-  out.metrics["peak_task_slots"] = std::uint64_t{blocks} * peak_deque + overflow.control().peak + sharing.control().peak;
+  out.metrics["peak_task_slots"] = std::uint64_t{blocks} * peak_deque + d.overflow.control().peak + d.sharing.control().peak;
   if (spilled > 0) {
     out.notes.push_back(std::to_string(spilled) + " spawned tasks did not fit a deque and went through the overflow queue (deque_capacity=" +
-                        std::to_string(o.deque_capacity) + ")");
+                        std::to_string(d.o.deque_capacity) + ")");
   }
+}
+
+template <class Body, class MakeBody>
+void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_body, std::atomic<bool>& abort_all,
+                           DynamicOutcome& out) {
+  using trace::EventKind;
+  const GridSize grid = persistent_grid(reinterpret_cast<const void*>(&work_stealing_kernel<Body>), s.device(), plan.block_size, plan.workers);
+  if (!grid.note.empty()) out.notes.push_back(grid.note);
+  const std::uint32_t blocks = grid.blocks;
+  const Body body = make_body(s.slot(), blocks);
+
+  WsDeviceState d(plan, blocks);
+  if (!d.prefill.empty()) s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(d.prefill.size()), kSharingQueueId);
+  DynamicHost host(s, plan, blocks, abort_all);
+  // Per task: begin, end, a deque level on pop and on push, a spawn, a steal; plus idle spells.
+  s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 8));
+  const std::function<std::string()> state = [&] { return d.describe(s); };
+
+  s.host_record(EventKind::KernelLaunch, blocks);
+  out.launch_ns = s.now_ns();
+  work_stealing_kernel<Body><<<blocks, plan.block_size, 0, s.kernel_stream()>>>(d.kernel_args(blocks), host.args(), body);
+  GPULB_CUDA_CHECK_LAUNCH();
+  const std::uint64_t inserted = feed_and_close(s, plan, d, host, state);
+  host.wait_kernel(state, inserted);
+  out.end_ns = s.now_ns();
+  s.host_record(EventKind::KernelEnd, blocks);
+
+  const DeviceFailure f = host.failure();
+  if (f.code != 0) {
+    const auto why = static_cast<DynamicFailure>(f.code);
+    if (why == DynamicFailure::OverflowFull || why == DynamicFailure::DequeFull) {
+      throw RunError(policies::work_stealing_full_message("block", f.block, plan.options));
+    }
+    throw RunError(host.common_failure_message(f));
+  }
+  host.collect(out);
+  out.workers = blocks;
+  work_stealing_metrics(d, host, blocks, out);
 }
 
 }  // namespace detail

@@ -176,7 +176,7 @@ namespace detail {
 class DeviceSharingQueue {
  public:
   explicit DeviceSharingQueue(std::uint32_t capacity, std::span<const Task> initial = {})
-      : capacity_(capacity), ctl_(1), seq_(capacity), tasks_(capacity) {
+      : capacity_(HostSharingQueue::checked_capacity(capacity)), ctl_(1), seq_(capacity), tasks_(capacity) {
     if (initial.size() > capacity) throw std::logic_error("DeviceSharingQueue: more initial tasks than slots");
     if (!initial.empty()) {
       tasks_.upload(initial.data(), initial.size());

@@ -26,7 +26,6 @@
 namespace gpulb::cpu {
 namespace detail {
 
-
 struct alignas(kHotLine) WsWorkerStats {
   std::uint64_t steals = 0;
   std::uint64_t steals_failed = 0;
@@ -62,115 +61,144 @@ class CpuSharingInserter final : public HostInserter {
   std::function<std::string()> state_;
 };
 
-template <class Body>
-ExecOutput run_work_stealing(const ExecPlan& plan, const Body& body) {
-  const PolicyOptions& o = plan.options;
-  const std::uint64_t expected = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
-  // Per task: begin, end, a deque level, a spawn and a steal at most, plus idle spells.
-  Runtime rt(plan, 5 * expected + 16);
-  const std::uint32_t workers = rt.workers();
-  HostWorkStealingDeques deques(workers, o.deque_capacity);
-  HostSharingQueue sharing(o.sharing_capacity);
-  HostSharingQueue overflow(o.overflow_capacity);
-  WorkStealingControl control;
-  TaskIdCounter ids;
-  ids.next = first_spawn_id(plan);
-  const std::uint64_t limit = id_limit(plan);
-  SpawnBuffers spawn(workers, o.spawn_capacity);
-  std::vector<WsWorkerStats> stats(workers);
-  std::atomic<std::uint32_t> finished{0};
-  const bool spill = o.deque_overflow == "spill";
-  const WorkStealingRef ws{deques.ref(), sharing.ref(), overflow.ref(), &control, workers, spill};
-  const VictimChoice choice = o.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random;
+// Everything the workers and the host share during one run.
+struct WsRun {
+  explicit WsRun(const ExecPlan& p)
+      : plan(p),
+        // Per task: begin, end, a deque level, a spawn and a steal at most, plus idle spells.
+        rt(p, 5 * std::max<std::uint64_t>(p.expected_tasks, p.tasks.size()) + 16),
+        deques(rt.workers(), p.options.deque_capacity),
+        sharing(p.options.sharing_capacity),
+        overflow(p.options.overflow_capacity),
+        limit(id_limit(p)),
+        spawn(rt.workers(), p.options.spawn_capacity),
+        stats(rt.workers()),
+        ws{deques.ref(), sharing.ref(), overflow.ref(), &control, rt.workers(), p.options.deque_overflow == "spill"},
+        choice(p.options.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random) {
+    ids.next = first_spawn_id(p);
+  }
 
-  rt.start([&](std::uint32_t rank) {
-    WorkerSlot& slot = rt.slot(rank);
-    SpawnBuffer& kids = *spawn.get(rank);
-    WsWorkerStats& st = stats[rank];
-    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag(), &kids);
-    worker_begin(ctx, slot, rank);
-    VictimPicker picker = VictimPicker::make(choice, rank);
-    IdleTracker idle;
-    PendingCredit credit{};
-    const auto owner = static_cast<std::uint16_t>(rank);
-    Task task;
-    while (!rt.stop_requested()) {
-      const FindResult f = ws.find_task(rank, picker, task);
-      if (f.source == TaskSource::None) {
-        if (f.steal_failed) {
-          ++st.steals_failed;
-          if (!idle.idle) ctx.record(EventKind::StealFailed, f.victim);
-        }
-        idle.failed_attempt(ctx, kSharingQueueId);
-        ws.flush_pending(credit);
-        if (ws.terminated()) break;
-        std::this_thread::yield();  // workers may outnumber cores (CI: 2)
-        continue;
-      }
-      idle.idle = false;
-      if (record_found(ctx, ws, f, owner)) ++st.steals;
-      if (!run_spawning_task(rt, ctx, slot, body, task, kids, &ids, limit)) break;
-      if (kids.count == 0) {
-        ws.task_done(credit);
-        continue;
-      }
-      const PublishResult p = ws.publish_children(rank, kids.slots, kids.count, credit);
-      if (p.pushed > 0) ctx.record(EventKind::DequeLevel, p.deque_level, owner);
-      if (p.spilled > 0) {
-        st.spilled += p.spilled;
-        ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);
-      }
-      if (p.failed) {
-        rt.fail(spill ? "work-stealing: worker " + std::to_string(rank) + "'s deque (deque_capacity=" +
-                            std::to_string(o.deque_capacity) + ") and the overflow queue (overflow_capacity=" +
-                            std::to_string(o.overflow_capacity) +
-                            ") are full; raise --param overflow_capacity or deque_capacity"
-                      : "work-stealing: worker " + std::to_string(rank) + "'s deque is full (deque_capacity=" +
-                            std::to_string(o.deque_capacity) +
-                            ") and deque_overflow=fail; raise --param deque_capacity or use deque_overflow=spill");
-        break;
-      }
-    }
-    worker_end(ctx, slot, idle.failed);
-    finished.fetch_add(1, std::memory_order_release);
-  });
-
-  auto state = [&] {
+  // For the watchdog's message.
+  std::string state() const {
     return "pending " + std::to_string(device_atomic_ref<std::int64_t>(control.pending).load(mo::relaxed)) +
-           ", sharing queue " + std::to_string(ws.sharing.size_hint()) + ", overflow queue " +
-           std::to_string(ws.overflow.size_hint());
-  };
-  try {
-    CpuSharingInserter inserter(ws, rt, state);
-    inserter.insert(plan.tasks);  // Grossman: the initial tasks reach the workers through the sharing queue
-    if (plan.host_feed) plan.host_feed(inserter);
-    ws.host_finish();
-    while (finished.load(std::memory_order_acquire) < workers) {
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-      rt.tick(state);
+           ", sharing queue " + std::to_string(ws.sharing.size_hint()) + ", overflow queue " + std::to_string(ws.overflow.size_hint());
+  }
+
+  const ExecPlan& plan;
+  Runtime rt;
+  HostWorkStealingDeques deques;
+  HostSharingQueue sharing;
+  HostSharingQueue overflow;
+  mutable WorkStealingControl control;
+  TaskIdCounter ids;
+  std::uint64_t limit;
+  SpawnBuffers spawn;
+  std::vector<WsWorkerStats> stats;
+  std::atomic<std::uint32_t> finished{0};
+  WorkStealingRef ws;
+  VictimChoice choice;
+};
+
+// Publishes a task's children (deque, else overflow) and traces where they went; false (the run
+// failed with a message) when neither had room.
+inline bool publish_children(WsRun& r, const WorkerContext& ctx, std::uint32_t rank, const SpawnBuffer& kids, PendingCredit& credit) {
+  const auto owner = static_cast<std::uint16_t>(rank);
+  const PublishResult p = r.ws.publish_children(rank, kids.slots, kids.count, credit);
+  if (p.pushed > 0) ctx.record(EventKind::DequeLevel, p.deque_level, owner);
+  if (p.spilled > 0) {
+    r.stats[rank].spilled += p.spilled;
+    ctx.record(EventKind::QueueLevel, r.ws.overflow.size_hint(), kOverflowQueueId);
+  }
+  if (p.failed) r.rt.fail(policies::work_stealing_full_message("worker", rank, r.plan.options));
+  return !p.failed;
+}
+
+// One worker: find a task (own deque, sharing queue, overflow queue, a steal), run it, publish its
+// children; when idle, flush the pending credit and test for termination.
+template <class Body>
+void work_stealing_worker(WsRun& r, const Body& body, std::uint32_t rank) {
+  WorkerSlot& slot = r.rt.slot(rank);
+  SpawnBuffer& kids = *r.spawn.get(rank);
+  WsWorkerStats& st = r.stats[rank];
+  const WorkerContext ctx(rank, r.plan.block_size, r.rt.worker_segment(rank), r.rt.origin_ns(), r.rt.stop_flag(), &kids);
+  worker_begin(ctx, slot, rank);
+  VictimPicker picker = VictimPicker::make(r.choice, rank);
+  IdleTracker idle;
+  PendingCredit credit{};
+  Task task;
+  while (!r.rt.stop_requested()) {
+    const FindResult f = r.ws.find_task(rank, picker, task);
+    if (f.source == TaskSource::None) {
+      if (f.steal_failed) {
+        ++st.steals_failed;
+        if (!idle.idle) ctx.record(EventKind::StealFailed, f.victim);
+      }
+      idle.failed_attempt(ctx, kSharingQueueId);
+      r.ws.flush_pending(credit);
+      if (r.ws.terminated()) break;
+      std::this_thread::yield();  // workers may outnumber cores (CI: 2)
+      continue;
     }
-  } catch (...) {
-    rt.fail("the host side of the run stopped");
-    rt.join();
-    throw;
+    idle.idle = false;
+    if (record_found(ctx, r.ws, f, static_cast<std::uint16_t>(rank))) ++st.steals;
+    if (!run_spawning_task(r.rt, ctx, slot, body, task, kids, &r.ids, r.limit)) break;
+    if (kids.count == 0) {
+      r.ws.task_done(credit);
+      continue;
+    }
+    if (!publish_children(r, ctx, rank, kids, credit)) break;
   }
-  ExecOutput out = rt.finish("host (sharing queue)", 0);
+  worker_end(ctx, slot, idle.failed);
+  r.finished.fetch_add(1, std::memory_order_release);
+}
+
+// The host's side (Grossman's insert_task): the initial tasks through the sharing queue, the
+// plan's host feed, then host_finish and the wait for the workers, ticking the watchdog.
+inline void work_stealing_host(WsRun& r) {
+  const auto state = [&r] { return r.state(); };
+  CpuSharingInserter inserter(r.ws, r.rt, state);
+  inserter.insert(r.plan.tasks);
+  if (r.plan.host_feed) r.plan.host_feed(inserter);
+  r.ws.host_finish();
+  while (r.finished.load(std::memory_order_acquire) < r.rt.workers()) {
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    r.rt.tick(state);
+  }
+}
+
+// Steals, spills, deque peaks and task slots (Mohan & Gopalan, Fig. 7: deque memory is per worker).
+inline void work_stealing_metrics(WsRun& r, ExecOutput& out) {
   std::uint32_t peak_deque = 0;
-  for (std::uint32_t w = 0; w < workers; ++w) {
-    peak_deque = std::max(peak_deque, deques.peak(w));
-    out.metrics["steals"] += stats[w].steals;
-    out.metrics["steals_failed"] += stats[w].steals_failed;
-    out.metrics["spilled"] += stats[w].spilled;
-    out.tasks_spawned += rt.slot(w).tasks_spawned.load(std::memory_order_relaxed);
+  for (std::uint32_t w = 0; w < r.rt.workers(); ++w) {
+    peak_deque = std::max(peak_deque, r.deques.peak(w));
+    out.metrics["steals"] += r.stats[w].steals;
+    out.metrics["steals_failed"] += r.stats[w].steals_failed;
+    out.metrics["spilled"] += r.stats[w].spilled;
+    out.tasks_spawned += r.rt.slot(w).tasks_spawned.load(std::memory_order_relaxed);
   }
-  out.tasks_run = rt.tasks_done();
+  out.tasks_run = r.rt.tasks_done();
   out.metrics["peak_deque_level"] = peak_deque;
-  out.metrics["peak_task_slots"] = std::uint64_t{workers} * peak_deque + overflow.peak() + sharing.peak();
+  out.metrics["peak_task_slots"] = std::uint64_t{r.rt.workers()} * peak_deque + r.overflow.peak() + r.sharing.peak();
   if (out.metrics["spilled"] > 0) {
     out.notes.push_back(std::to_string(out.metrics["spilled"]) +
                         " spawned tasks did not fit a deque and went through the overflow queue (deque_capacity=" +
-                        std::to_string(o.deque_capacity) + ")");
+                        std::to_string(r.plan.options.deque_capacity) + ")");
   }
+}
+
+template <class Body>
+ExecOutput run_work_stealing(const ExecPlan& plan, const Body& body) {
+  WsRun r(plan);
+  r.rt.start([&](std::uint32_t rank) { work_stealing_worker(r, body, rank); });
+  try {
+    work_stealing_host(r);
+  } catch (...) {
+    r.rt.fail("the host side of the run stopped");
+    r.rt.join();
+    throw;
+  }
+  ExecOutput out = r.rt.finish("host (sharing queue)", 0);
+  work_stealing_metrics(r, out);
   return out;
 }
 
