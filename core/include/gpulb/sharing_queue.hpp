@@ -82,15 +82,14 @@ struct SharingQueueRef {
     return done;
   }
 
-  // Takes one task; false when the queue is empty -- or, rarely, after kPopAttempts lost races
-  // (each one another consumer's success): a false is only ever "look again", never a verdict the
-  // termination test relies on (that reads empty() and the pending count), and a bounded loop lets
-  // the caller see its stop flag whatever the queue's state.
-  static constexpr int kPopAttempts = 1024;
+  // Takes one task; false when the queue is empty. The loop retries only when another consumer
+  // claimed the position first (someone made progress), so with two slots or more it cannot spin
+  // forever; with one slot it could (a push overwrote an unread task and the sequence words never
+  // met the position again: issue 14's hang), which is why one slot is refused.
   GPULB_HD bool try_pop(Task& out) const {
     device_atomic_ref<std::uint64_t> deq(ctl->dequeue_pos);
     std::uint64_t pos = deq.load(mo::acquire);
-    for (int attempt = 0; attempt < kPopAttempts; ++attempt) {
+    for (;;) {
       const std::uint32_t i = static_cast<std::uint32_t>(pos % capacity);
       const std::uint64_t s = device_atomic_ref<std::uint64_t>(seq[i]).load(mo::acquire);
       const std::int64_t diff = static_cast<std::int64_t>(s - (pos + 1));
@@ -107,7 +106,6 @@ struct SharingQueueRef {
         pos = deq.load(mo::acquire);  // another consumer took pos
       }
     }
-    return false;
   }
 
   // True when the queue certainly holds no unclaimed task at this instant (the next position to
