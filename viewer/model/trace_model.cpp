@@ -9,27 +9,10 @@
 
 namespace gpulb::viewer {
 
-using trace::EventKind;
 using trace::Track;
 using trace::TrackRole;
 
 namespace {
-
-bool is_marker(EventKind k) {
-  switch (k) {
-    case EventKind::DequeueFailed:
-    case EventKind::Steal:
-    case EventKind::StealFailed:
-    case EventKind::Spawn:
-    case EventKind::Halt:
-    case EventKind::HostEnqueue:
-    case EventKind::KernelLaunch:
-    case EventKind::KernelEnd:
-      return true;
-    default:
-      return false;
-  }
-}
 
 Lane build_lane(const Track& tr, std::uint32_t index) {
   Lane lane;
@@ -55,13 +38,12 @@ Lane build_lane(const Track& tr, std::uint32_t index) {
   bool idle = false;
   std::uint64_t idle_from = 0;
   for (const trace::Event& e : tr.events) {
-    if (is_marker(e.kind)) lane.markers.push_back({e.time_ns, e.arg, e.aux, e.kind});
-    const bool starts_idle = e.kind == EventKind::DequeueFailed || e.kind == EventKind::StealFailed;
-    const bool ends_idle = e.kind == EventKind::TaskBegin || e.kind == EventKind::WorkerEnd || e.kind == EventKind::Halt;
-    if (starts_idle && !idle) {
+    const trace::EventTraits k = trace::event_traits(e.kind);
+    if (k.marker) lane.markers.push_back({e.time_ns, e.arg, e.aux, e.kind});
+    if (k.idle == trace::IdleEdge::Starts && !idle) {
       idle = true;
       idle_from = e.time_ns;
-    } else if (ends_idle && idle) {
+    } else if (k.idle == trace::IdleEdge::Ends && idle) {
       idle = false;
       lane.idle.push_back({idle_from, e.time_ns});
     }
@@ -204,14 +186,11 @@ TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace) : trace_(std::
     std::map<Key, bool> touched;
     for (const trace::Event& e : tr.events) {
       Key key;
-      if (e.kind == EventKind::QueueLevel) {
-        key = {tr.device, static_cast<int>(QueueSeries::Source::Queue), e.aux};
-      } else if (e.kind == EventKind::DequeLevel) {
-        key = {tr.device, static_cast<int>(QueueSeries::Source::Deques), 0};
-      } else if (e.kind == EventKind::PoolLevel) {
-        key = {tr.device, static_cast<int>(QueueSeries::Source::Pool), 0};
-      } else {
-        continue;
+      switch (trace::event_traits(e.kind).level) {
+        case trace::LevelSource::Queue: key = {tr.device, static_cast<int>(QueueSeries::Source::Queue), e.aux}; break;
+        case trace::LevelSource::Deque: key = {tr.device, static_cast<int>(QueueSeries::Source::Deques), 0}; break;
+        case trace::LevelSource::Pool: key = {tr.device, static_cast<int>(QueueSeries::Source::Pool), 0}; break;
+        case trace::LevelSource::None: continue;
       }
       auto& [vec, bounds] = levels[key];
       if (!touched[key]) {

@@ -139,15 +139,14 @@ void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {
     const float x = static_cast<float>(c.axis.x(static_cast<double>(it->time_ns)));
     if (x - last_x < 2.0f) continue;  // one marker a pixel pair is all the eye can take
     last_x = x;
-    switch (it->kind) {
-      case EventKind::DequeueFailed:
-      case EventKind::StealFailed:
+    switch (trace::event_traits(it->kind).category) {
+      case trace::EventCategory::Idle:
         c.dl->AddTriangleFilled(ImVec2(x - 3, y1), ImVec2(x + 3, y1), ImVec2(x, y1 - 5), colours::kFailed);
         break;
-      case EventKind::Steal:
+      case trace::EventCategory::Steal:
         c.dl->AddCircleFilled(ImVec2(x, y0 + 4), 3.0f, colours::kSteal);
         break;
-      case EventKind::Spawn: {
+      case trace::EventCategory::Spawn: {
         c.dl->AddTriangleFilled(ImVec2(x - 3, y0), ImVec2(x + 3, y0), ImVec2(x, y0 + 5), colours::kSpawn);
         if (zoomed && x > label_end) {
           const std::string t = "+" + std::to_string(it->arg);
@@ -156,9 +155,7 @@ void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {
         }
         break;
       }
-      case EventKind::HostEnqueue:
-      case EventKind::KernelLaunch:
-      case EventKind::KernelEnd: {
+      case trace::EventCategory::Host: {
         c.dl->AddLine(ImVec2(x, y0 + 2), ImVec2(x, y1 - 2), colours::kHost, 2.0f);
         if (x > label_end) {  // labels only where they do not overlap the previous one
           char t[48];
