@@ -177,6 +177,37 @@ TEST(TraceModel, QueueLevelsMergeWritersInTimeOrder) {
   EXPECT_EQ(q.value_at(10000), 2);
 }
 
+// One event of every kind on one worker: the lane keeps exactly the kinds the table calls markers,
+// its idle spell follows the table's edges, and each level source gets its own series.
+TEST(TraceModel, MarkersIdleAndLevelsFollowTheEventKindTable) {
+  auto t = std::make_shared<trace::Trace>();
+  t->devices.push_back({trace::DeviceKind::Cpu, 0, "CPU", 1, 1});
+  trace::Track w{trace::TrackRole::Worker, 0, 0, trace::Track::kNoSm, "worker 0", 0, {}};
+  std::uint64_t now = 0;
+  for (int k = 1; k < static_cast<int>(EventKind::Count); ++k) {
+    w.events.push_back(make_event(now += 10, static_cast<EventKind>(k), 1, 0));
+  }
+  t->tracks = {w};
+  const TraceModel m(t);
+  const Lane& lane = m.lanes()[0];
+  std::vector<EventKind> markers, expected;
+  for (const Marker& mk : lane.markers) markers.push_back(mk.kind);
+  for (const trace::Event& e : w.events) {
+    if (trace::event_traits(e.kind).marker) expected.push_back(e.kind);
+  }
+  EXPECT_EQ(markers, expected);
+  // DequeueFailed (kind 5, at 50) starts the spell and Halt (kind 6, at 60) ends it.
+  ASSERT_EQ(lane.idle.size(), 2u);
+  EXPECT_EQ(lane.idle[0].begin_ns, 50u);
+  EXPECT_EQ(lane.idle[0].end_ns, 60u);
+  // StealFailed (at 100) starts the second, which runs to the worker's last event.
+  EXPECT_EQ(lane.idle[1].begin_ns, 100u);
+  EXPECT_EQ(lane.idle[1].end_ns, lane.end_ns);
+  std::vector<std::string> labels;
+  for (const QueueSeries& q : m.queues()) labels.push_back(q.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"CPU queue 0", "CPU deques (sum)", "CPU host pool"}));
+}
+
 TEST(Replay, StateAtThePlayhead) {
   const TraceModel m(small_trace());
   const int w0 = m.worker_lane(0, 0), w1 = m.worker_lane(0, 1);

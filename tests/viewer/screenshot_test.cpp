@@ -7,14 +7,17 @@
 
 #include <stb_image.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -201,6 +204,60 @@ TEST_F(ViewerScreenshots, CompareStacksBothRuns) {
   const Picture p = shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"), "--view compare --view-only", "compare");
   // Two timelines below the summaries, each with its 2 worker rows.
   EXPECT_EQ(zone_rows(p, p.height / 3, p.height), 4);
+}
+
+// The views --help lists (the panel table's --view names, between the braces of CLI11's check).
+std::vector<std::string> views_in_help(const std::string& help) {
+  const std::size_t at = help.find("--view TEXT:{");
+  if (at == std::string::npos) return {};
+  const std::size_t open = help.find('{', at), close = help.find('}', open);
+  std::vector<std::string> names;
+  std::string name;
+  for (const char c : help.substr(open + 1, close - open - 1) + ",") {
+    if (c != ',') {
+      name += c;
+    } else if (!name.empty()) {
+      names.push_back(name);
+      name.clear();
+    }
+  }
+  return names;
+}
+
+// Pixels that differ from the picture's most common colour (its background).
+int drawn_pixels(const Picture& p) {
+  std::map<int, int> counts;
+  for (int y = 0; y < p.height; ++y) {
+    for (int x = 0; x < p.width; ++x) {
+      const Rgb c = p.at(x, y);
+      ++counts[(c.r << 16) | (c.g << 8) | c.b];
+    }
+  }
+  int most = 0;
+  for (const auto& [colour, n] : counts) most = std::max(most, n);
+  return p.width * p.height - most;
+}
+
+TEST_F(ViewerScreenshots, HelpListsEveryViewAndEachRendersByItsName) {
+  std::string help;
+  ASSERT_EQ(viewer("--help", help), 0);
+  const std::vector<std::string> views = views_in_help(help);
+  for (const char* known : {"timeline", "histograms", "occupancy", "compare", "summary"}) {
+    EXPECT_NE(std::find(views.begin(), views.end(), known), views.end()) << known << " missing from --help:\n" << help;
+  }
+  for (const std::string& v : views) {
+    EXPECT_NE(help.find("\n  " + v + " "), std::string::npos) << v << " has no line in the Views block:\n" << help;
+    const Picture p = shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"), "--view " + v + " --view-only", "panel-" + v);
+    ASSERT_GT(p.width, 600) << v;
+    EXPECT_GT(drawn_pixels(p), p.width * p.height / 50) << v << ": the view drew next to nothing";
+  }
+}
+
+TEST_F(ViewerScreenshots, AnUnknownViewIsRefusedWithTheViewsItKnows) {
+  std::string log;
+  EXPECT_NE(viewer(file("cpu.gpulb") + " --view nope --screenshot " + (dir_ / "never.png").string(), log), 0);
+  EXPECT_NE(log.find("timeline"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(dir_ / "never.png"));
 }
 
 TEST_F(ViewerScreenshots, ABadFileFailsWithTheReadersMessage) {

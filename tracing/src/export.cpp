@@ -31,6 +31,17 @@ std::string process_name(const Trace& t, std::uint32_t device) {
   return d.name;
 }
 
+// One counter per queue and per deque (aux names which); the host pool is one counter.
+std::string counter_name(LevelSource source, std::uint16_t aux) {
+  switch (source) {
+    case LevelSource::Queue: return "queue " + std::to_string(aux);
+    case LevelSource::Deque: return "deque " + std::to_string(aux);
+    case LevelSource::Pool: return "host pool";
+    case LevelSource::None: break;
+  }
+  return "level";
+}
+
 // Track i of device d is thread i+1 of process d+1 (0 is reserved in some viewers).
 int pid_of(const Track& tr) { return static_cast<int>(tr.device) + 1; }
 int tid_of(std::size_t track_index) { return static_cast<int>(track_index) + 1; }
@@ -85,33 +96,15 @@ void write_chrome_json(std::ostream& out, const Trace& trace, TimeRange range) {
     }
     for (const Event& e : tr.events) {
       if (!range.contains(e.time_ns)) continue;
-      switch (e.kind) {
-        case EventKind::QueueLevel:
-        case EventKind::PoolLevel:
-        case EventKind::DequeLevel: {
-          sep();
-          const std::string name = e.kind == EventKind::QueueLevel ? "queue " + std::to_string(e.aux)
-                                   : e.kind == EventKind::PoolLevel ? std::string("host pool")
-                                                                    : "deque " + std::to_string(e.aux);
-          out << "{\"ph\":\"C\",\"name\":" << quoted(name) << ",\"pid\":" << pid << ",\"ts\":" << micros(e.time_ns)
-              << ",\"args\":{\"level\":" << e.arg << "}}";
-          break;
-        }
-        case EventKind::DequeueFailed:
-        case EventKind::Steal:
-        case EventKind::StealFailed:
-        case EventKind::Spawn:
-        case EventKind::Halt:
-        case EventKind::HostEnqueue:
-        case EventKind::KernelLaunch:
-        case EventKind::KernelEnd: {
-          sep();
-          out << "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"" << event_kind_name(e.kind) << "\",\"pid\":" << pid
-              << ",\"tid\":" << tid << ",\"ts\":" << micros(e.time_ns) << ",\"args\":{\"arg\":" << e.arg
-              << ",\"aux\":" << e.aux << "}}";
-          break;
-        }
-        default: break;
+      const EventTraits k = event_traits(e.kind);
+      if (k.level != LevelSource::None) {
+        sep();
+        out << "{\"ph\":\"C\",\"name\":" << quoted(counter_name(k.level, e.aux)) << ",\"pid\":" << pid
+            << ",\"ts\":" << micros(e.time_ns) << ",\"args\":{\"level\":" << e.arg << "}}";
+      } else if (k.marker) {
+        sep();
+        out << "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"" << k.name << "\",\"pid\":" << pid << ",\"tid\":" << tid
+            << ",\"ts\":" << micros(e.time_ns) << ",\"args\":{\"arg\":" << e.arg << ",\"aux\":" << e.aux << "}}";
       }
     }
   }

@@ -12,10 +12,11 @@ std::vector<TaskSpan> task_spans(const Track& track) {
   bool open = false;
   TaskSpan current{};
   for (const Event& e : track.events) {
-    if (e.kind == EventKind::TaskBegin) {
+    const ZoneEdge edge = event_traits(e.kind).zone;
+    if (edge == ZoneEdge::Opens) {
       current = TaskSpan{e.time_ns, e.time_ns, e.arg, e.aux};
       open = true;
-    } else if (e.kind == EventKind::TaskEnd && open && e.arg == current.id) {
+    } else if (edge == ZoneEdge::Closes && open && e.arg == current.id) {
       current.end_ns = e.time_ns;
       spans.push_back(current);
       open = false;
@@ -72,6 +73,7 @@ TraceStatistics compute_statistics(const Trace& trace) {
       ++w.tasks;
       w.busy_ns += s.end_ns - s.begin_ns;
     }
+    // Counters read one kind's payload each (which kinds are idle, steals, ... is event_kinds.hpp).
     for (const Event& e : tr.events) {
       switch (e.kind) {
         case EventKind::WorkerEnd: w.failed_dequeues += e.arg; break;

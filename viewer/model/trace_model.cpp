@@ -1,3 +1,8 @@
+// TraceModel: a trace reorganised once for the views (see trace_model.hpp).
+//
+// [SECTION] One lane from one track
+// [SECTION] The pieces of TraceModel's constructor, in the order it runs them
+// [SECTION] TraceModel
 #include "trace_model.hpp"
 
 #include <algorithm>
@@ -9,27 +14,14 @@
 
 namespace gpulb::viewer {
 
-using trace::EventKind;
 using trace::Track;
 using trace::TrackRole;
 
 namespace {
 
-bool is_marker(EventKind k) {
-  switch (k) {
-    case EventKind::DequeueFailed:
-    case EventKind::Steal:
-    case EventKind::StealFailed:
-    case EventKind::Spawn:
-    case EventKind::Halt:
-    case EventKind::HostEnqueue:
-    case EventKind::KernelLaunch:
-    case EventKind::KernelEnd:
-      return true;
-    default:
-      return false;
-  }
-}
+// -------------------------------------------------------------------------------------------------
+// [SECTION] One lane from one track
+// -------------------------------------------------------------------------------------------------
 
 Lane build_lane(const Track& tr, std::uint32_t index) {
   Lane lane;
@@ -55,13 +47,12 @@ Lane build_lane(const Track& tr, std::uint32_t index) {
   bool idle = false;
   std::uint64_t idle_from = 0;
   for (const trace::Event& e : tr.events) {
-    if (is_marker(e.kind)) lane.markers.push_back({e.time_ns, e.arg, e.aux, e.kind});
-    const bool starts_idle = e.kind == EventKind::DequeueFailed || e.kind == EventKind::StealFailed;
-    const bool ends_idle = e.kind == EventKind::TaskBegin || e.kind == EventKind::WorkerEnd || e.kind == EventKind::Halt;
-    if (starts_idle && !idle) {
+    const trace::EventTraits k = trace::event_traits(e.kind);
+    if (k.marker) lane.markers.push_back({e.time_ns, e.arg, e.aux, e.kind});
+    if (k.idle == trace::IdleEdge::Starts && !idle) {
       idle = true;
       idle_from = e.time_ns;
-    } else if (ends_idle && idle) {
+    } else if (k.idle == trace::IdleEdge::Ends && idle) {
       idle = false;
       lane.idle.push_back({idle_from, e.time_ns});
     }
@@ -87,13 +78,13 @@ std::string device_short(const trace::Device& d) {
   return d.kind == trace::DeviceKind::Gpu ? "GPU " + std::to_string(d.index) : std::string("CPU");
 }
 
-}  // namespace
+// -------------------------------------------------------------------------------------------------
+// [SECTION] The pieces of TraceModel's constructor, in the order it runs them
+// -------------------------------------------------------------------------------------------------
 
-TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace) : trace_(std::move(trace)) {
-  const trace::Trace& t = *trace_;
-  stats_ = trace::compute_statistics(t);
-
-  // Lanes in display order: device, host lanes first, then SM, then rank.
+// Lanes in display order (device, host lanes first, then SM, then rank), so that the views walk
+// them top to bottom without sorting per frame.
+std::vector<Lane> build_lanes(const trace::Trace& t) {
   std::vector<std::uint32_t> order(t.tracks.size());
   for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   auto sort_key = [&t](std::uint32_t i) {
@@ -101,40 +92,52 @@ TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace) : trace_(std::
     return std::make_tuple(tr.device, tr.role == TrackRole::Host ? 0 : 1, tr.sm, tr.worker, i);
   };
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return sort_key(a) < sort_key(b); });
-  lanes_.resize(order.size());
-  parallel_for(order.size(), [&](std::size_t i) { lanes_[i] = build_lane(t.tracks[order[i]], order[i]); });
+  std::vector<Lane> lanes(order.size());
+  parallel_for(order.size(), [&](std::size_t i) { lanes[i] = build_lane(t.tracks[order[i]], order[i]); });
+  return lanes;
+}
 
-  // Time range, task durations, kinds.
-  begin_ns_ = std::numeric_limits<std::uint64_t>::max();
-  min_task_ns_ = std::numeric_limits<std::uint64_t>::max();
-  for (const Lane& lane : lanes_) {
+// What the views fit their axes and colour scales to.
+struct LaneTotals {
+  std::uint64_t begin_ns = 0, end_ns = 0, task_count = 0;
+  std::uint64_t min_task_ns = 0, max_task_ns = 0;
+  std::uint16_t max_kind = 0;
+  std::vector<bool> kind_present;
+};
+
+// Time range, task durations and kinds. Empty tracks carry no time: they must not pull begin to 0.
+LaneTotals measure_lanes(const trace::Trace& t, const std::vector<Lane>& lanes) {
+  LaneTotals m;
+  m.begin_ns = std::numeric_limits<std::uint64_t>::max();
+  m.min_task_ns = std::numeric_limits<std::uint64_t>::max();
+  for (const Lane& lane : lanes) {
     if (t.tracks[lane.track].events.empty()) continue;
-    begin_ns_ = std::min(begin_ns_, lane.start_ns);
-    end_ns_ = std::max(end_ns_, lane.end_ns);
-    task_count_ += lane.zones.size();
+    m.begin_ns = std::min(m.begin_ns, lane.start_ns);
+    m.end_ns = std::max(m.end_ns, lane.end_ns);
+    m.task_count += lane.zones.size();
     for (const Zone& z : lane.zones) {
-      min_task_ns_ = std::min(min_task_ns_, z.end_ns - z.begin_ns);
-      max_task_ns_ = std::max(max_task_ns_, z.end_ns - z.begin_ns);
-      if (z.kind >= kind_present_.size()) kind_present_.resize(z.kind + 1u, false);
-      kind_present_[z.kind] = true;
-      max_kind_ = std::max(max_kind_, z.kind);
+      m.min_task_ns = std::min(m.min_task_ns, z.end_ns - z.begin_ns);
+      m.max_task_ns = std::max(m.max_task_ns, z.end_ns - z.begin_ns);
+      if (z.kind >= m.kind_present.size()) m.kind_present.resize(z.kind + 1u, false);
+      m.kind_present[z.kind] = true;
+      m.max_kind = std::max(m.max_kind, z.kind);
     }
   }
-  if (begin_ns_ > end_ns_) begin_ns_ = end_ns_ = 0;
-  if (task_count_ == 0) min_task_ns_ = 0;
+  if (m.begin_ns > m.end_ns) m.begin_ns = m.end_ns = 0;
+  if (m.task_count == 0) m.min_task_ns = 0;
+  return m;
+}
 
-  for (std::uint32_t i = 0; i < lanes_.size(); ++i) {
-    if (lanes_[i].role == TrackRole::Worker) worker_lanes_.emplace(std::make_pair(lanes_[i].device, lanes_[i].worker), i);
-  }
-
-  // Groups: device -> (SM | all workers) -> lanes.
+// Device -> (one group per SM | one group of all workers) -> lanes; host lanes hang off the device.
+std::vector<DeviceGroup> group_lanes(const trace::Trace& t, const std::vector<Lane>& lanes) {
+  std::vector<DeviceGroup> devices;
   for (std::uint32_t d = 0; d < t.devices.size(); ++d) {
     DeviceGroup dev;
     dev.label = device_label(t.devices[d]);
     dev.device = d;
     std::map<std::uint32_t, LaneGroup> groups;
-    for (std::uint32_t i = 0; i < lanes_.size(); ++i) {
-      const Lane& lane = lanes_[i];
+    for (std::uint32_t i = 0; i < lanes.size(); ++i) {
+      const Lane& lane = lanes[i];
       if (lane.device != d) continue;
       if (lane.role == TrackRole::Host) {
         dev.host_lanes.push_back(i);
@@ -150,32 +153,35 @@ TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace) : trace_(std::
       g.label = sm == Track::kNoSm ? device_short(t.devices[d]) + " workers" : "SM " + std::to_string(sm);
       dev.groups.push_back(std::move(g));
     }
-    devices_.push_back(std::move(dev));
+    devices.push_back(std::move(dev));
   }
+  return devices;
+}
 
-  // Busy series: each lane's keys are sorted, so a group's are a merge of runs, and a device's a
-  // merge of its groups'.
+// Busy series: each lane's keys are sorted, so a group's are a merge of runs, and a device's a
+// merge of its groups' (a lone group's series is shared, not rebuilt).
+void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lane>& lanes) {
   struct GroupRef {
     std::uint32_t device, group;
   };
   std::vector<GroupRef> refs;
-  for (std::uint32_t d = 0; d < devices_.size(); ++d) {
-    for (std::uint32_t g = 0; g < devices_[d].groups.size(); ++g) refs.push_back({d, g});
+  for (std::uint32_t d = 0; d < devices.size(); ++d) {
+    for (std::uint32_t g = 0; g < devices[d].groups.size(); ++g) refs.push_back({d, g});
   }
   std::vector<std::vector<std::uint64_t>> group_keys(refs.size());
   parallel_for(refs.size(), [&](std::size_t r) {
-    LaneGroup& g = devices_[refs[r].device].groups[refs[r].group];
+    LaneGroup& g = devices[refs[r].device].groups[refs[r].group];
     std::vector<std::uint64_t>& keys = group_keys[r];
     std::vector<std::size_t> bounds{0};
     for (const std::uint32_t l : g.lanes) {
-      append_busy_keys(lanes_[l], keys);
+      append_busy_keys(lanes[l], keys);
       bounds.push_back(keys.size());
     }
     merge_sorted_runs(keys, bounds, std::less<>{});
     g.busy = std::make_shared<const StepSeries>(busy_series_from_keys(keys));
   });
   std::size_t r = 0;
-  for (DeviceGroup& dev : devices_) {
+  for (DeviceGroup& dev : devices) {
     if (dev.groups.size() == 1) {
       dev.busy = dev.groups[0].busy;
       ++r;
@@ -185,33 +191,35 @@ TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace) : trace_(std::
     std::vector<std::size_t> bounds{0};
     for (std::size_t g = 0; g < dev.groups.size(); ++g, ++r) {
       keys.insert(keys.end(), group_keys[r].begin(), group_keys[r].end());
-      std::vector<std::uint64_t>().swap(group_keys[r]);
+      std::vector<std::uint64_t>().swap(group_keys[r]);  // free as we go: big traces have big keys
       bounds.push_back(keys.size());
     }
     merge_sorted_runs(keys, bounds, std::less<>{});
     dev.busy = std::make_shared<const StepSeries>(busy_series_from_keys(keys));
   }
+}
 
-  // Queue series. Each track's level events are in time order: merge them per queue.
-  struct Level {
-    std::uint64_t time_ns;
-    std::int64_t value;
-    std::uint32_t owner;  // deque owner (DequeLevel)
-  };
-  using Key = std::tuple<std::uint32_t, int, std::uint32_t>;  // device, source, queue
-  std::map<Key, std::pair<std::vector<Level>, std::vector<std::size_t>>> levels;
+struct Level {
+  std::uint64_t time_ns;
+  std::int64_t value;
+  std::uint32_t owner;  // deque owner (DequeLevel)
+};
+using LevelKey = std::tuple<std::uint32_t, int, std::uint32_t>;  // device, source, queue
+// Per series: its levels as sorted runs, one run per track that wrote it, and the runs' bounds.
+using LevelRuns = std::map<LevelKey, std::pair<std::vector<Level>, std::vector<std::size_t>>>;
+
+// Each track's level events are in time order: gather them per series as one run per track.
+LevelRuns collect_levels(const trace::Trace& t) {
+  LevelRuns levels;
   for (const Track& tr : t.tracks) {
-    std::map<Key, bool> touched;
+    std::map<LevelKey, bool> touched;
     for (const trace::Event& e : tr.events) {
-      Key key;
-      if (e.kind == EventKind::QueueLevel) {
-        key = {tr.device, static_cast<int>(QueueSeries::Source::Queue), e.aux};
-      } else if (e.kind == EventKind::DequeLevel) {
-        key = {tr.device, static_cast<int>(QueueSeries::Source::Deques), 0};
-      } else if (e.kind == EventKind::PoolLevel) {
-        key = {tr.device, static_cast<int>(QueueSeries::Source::Pool), 0};
-      } else {
-        continue;
+      LevelKey key;
+      switch (trace::event_traits(e.kind).level) {
+        case trace::LevelSource::Queue: key = {tr.device, static_cast<int>(QueueSeries::Source::Queue), e.aux}; break;
+        case trace::LevelSource::Deque: key = {tr.device, static_cast<int>(QueueSeries::Source::Deques), 0}; break;
+        case trace::LevelSource::Pool: key = {tr.device, static_cast<int>(QueueSeries::Source::Pool), 0}; break;
+        case trace::LevelSource::None: continue;
       }
       auto& [vec, bounds] = levels[key];
       if (!touched[key]) {
@@ -222,35 +230,81 @@ TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace) : trace_(std::
     }
     for (auto& [key, unused] : touched) levels[key].second.push_back(levels[key].first.size());
   }
-  for (auto& [key, entry] : levels) {
+  return levels;
+}
+
+// A device's deques summed: each event replaces its owner's contribution to the total.
+std::vector<StepSeries::Point> sum_of_deques(const std::vector<Level>& levels) {
+  std::vector<StepSeries::Point> points;
+  points.reserve(levels.size());
+  std::map<std::uint32_t, std::int64_t> per_owner;
+  std::int64_t total = 0;
+  for (const Level& l : levels) {
+    std::int64_t& mine = per_owner[l.owner];
+    total += l.value - mine;
+    mine = l.value;
+    points.push_back({l.time_ns, total});
+  }
+  return points;
+}
+
+QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const std::vector<Level>& levels) {
+  QueueSeries q;
+  q.device = std::get<0>(key);
+  q.source = static_cast<QueueSeries::Source>(std::get<1>(key));
+  q.queue = std::get<2>(key);
+  const std::string dev = q.device < t.devices.size() ? device_short(t.devices[q.device]) : "device";
+  std::vector<StepSeries::Point> points;
+  if (q.source == QueueSeries::Source::Deques) {
+    points = sum_of_deques(levels);
+    q.label = dev + " deques (sum)";
+  } else {
+    points.reserve(levels.size());
+    for (const Level& l : levels) points.push_back({l.time_ns, l.value});
+    q.label = q.source == QueueSeries::Source::Pool ? dev + " host pool" : dev + " queue " + std::to_string(q.queue);
+  }
+  q.level = StepSeries(std::move(points));
+  return q;
+}
+
+// One series per queue, per device's deques and per host pool, merged across writers by time.
+std::vector<QueueSeries> build_queue_series(const trace::Trace& t) {
+  std::vector<QueueSeries> queues;
+  for (auto& [key, entry] : collect_levels(t)) {
     auto& [vec, bounds] = entry;
     // Stable by time within a track, merged across tracks by time.
     merge_sorted_runs(vec, bounds, [](const Level& a, const Level& b) { return a.time_ns < b.time_ns; });
-    QueueSeries q;
-    q.device = std::get<0>(key);
-    q.source = static_cast<QueueSeries::Source>(std::get<1>(key));
-    q.queue = std::get<2>(key);
-    const std::string dev = q.device < t.devices.size() ? device_short(t.devices[q.device]) : "device";
-    std::vector<StepSeries::Point> points;
-    points.reserve(vec.size());
-    if (q.source == QueueSeries::Source::Deques) {
-      // A device's deques summed: each event replaces its owner's contribution.
-      std::map<std::uint32_t, std::int64_t> per_owner;
-      std::int64_t total = 0;
-      for (const Level& l : vec) {
-        std::int64_t& mine = per_owner[l.owner];
-        total += l.value - mine;
-        mine = l.value;
-        points.push_back({l.time_ns, total});
-      }
-      q.label = dev + " deques (sum)";
-    } else {
-      for (const Level& l : vec) points.push_back({l.time_ns, l.value});
-      q.label = q.source == QueueSeries::Source::Pool ? dev + " host pool" : dev + " queue " + std::to_string(q.queue);
-    }
-    q.level = StepSeries(std::move(points));
-    queues_.push_back(std::move(q));
+    queues.push_back(make_queue_series(t, key, vec));
   }
+  return queues;
+}
+
+}  // namespace
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] TraceModel
+// -------------------------------------------------------------------------------------------------
+
+TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace) : trace_(std::move(trace)) {
+  const trace::Trace& t = *trace_;
+  stats_ = trace::compute_statistics(t);
+  lanes_ = build_lanes(t);
+
+  const LaneTotals totals = measure_lanes(t, lanes_);
+  begin_ns_ = totals.begin_ns;
+  end_ns_ = totals.end_ns;
+  task_count_ = totals.task_count;
+  min_task_ns_ = totals.min_task_ns;
+  max_task_ns_ = totals.max_task_ns;
+  max_kind_ = totals.max_kind;
+  kind_present_ = totals.kind_present;
+
+  for (std::uint32_t i = 0; i < lanes_.size(); ++i) {
+    if (lanes_[i].role == TrackRole::Worker) worker_lanes_.emplace(std::make_pair(lanes_[i].device, lanes_[i].worker), i);
+  }
+  devices_ = group_lanes(t, lanes_);
+  attach_busy_series(devices_, lanes_);
+  queues_ = build_queue_series(t);
 }
 
 std::vector<std::uint16_t> TraceModel::kinds() const {

@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "gpulb/tracing/trace_file.hpp"
+#include "panels.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
@@ -18,15 +19,6 @@ namespace gpulb::viewer {
 // -------------------------------------------------------------------------------------------------
 // [SECTION] Opening traces
 // -------------------------------------------------------------------------------------------------
-
-std::optional<View> parse_view(const std::string& name) {
-  if (name == "timeline") return View::Timeline;
-  if (name == "histograms") return View::Histograms;
-  if (name == "occupancy") return View::Occupancy;
-  if (name == "compare") return View::Compare;
-  if (name == "summary") return View::Summary;
-  return std::nullopt;
-}
 
 std::vector<std::filesystem::path> example_traces() {
   std::vector<std::filesystem::path> out;
@@ -70,6 +62,12 @@ void App::add(std::unique_ptr<Document> doc) {
   vs_.selection.reset();
   vs_.playhead = Playhead{};
   vs_.timeline = TimelineState{};
+}
+
+bool App::set_view(std::string_view cli_name) {
+  const std::optional<std::size_t> panel = find_panel(cli_name);
+  if (panel) show_panel(*panel);
+  return panel.has_value();
 }
 
 const Document* App::current() const { return current_ >= 0 ? docs_[static_cast<std::size_t>(current_)].get() : nullptr; }
@@ -164,45 +162,17 @@ void App::views(float width, float height) {
   }
   const TraceModel& model = *doc->model;
   const float bar_h = ImGui::GetFrameHeightWithSpacing() + 4;
-  static const struct {
-    View view;
-    const char* name;
-  } kTabs[] = {{View::Timeline, "Timeline"}, {View::Histograms, "Histograms"}, {View::Occupancy, "Occupancy"},
-               {View::Compare, "Compare"}, {View::Summary, "Summary"}};
+  const TraceModel* compare = compare_ >= 0 && compare_ != current_ ? docs_[static_cast<std::size_t>(compare_)]->model.get() : nullptr;
   if (ImGui::BeginTabBar("views")) {
-    for (const auto& tab : kTabs) {
-      const ImGuiTabItemFlags flags = select_tab_ && view_ == tab.view ? ImGuiTabItemFlags_SetSelected : 0;
-      if (!ImGui::BeginTabItem(tab.name, nullptr, flags)) continue;
-      if (!select_tab_) view_ = tab.view;
+    const std::span<const Panel> all = panels();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const ImGuiTabItemFlags flags = select_tab_ && view_ == i ? ImGuiTabItemFlags_SetSelected : 0;
+      if (!ImGui::BeginTabItem(all[i].title, nullptr, flags)) continue;
+      if (!select_tab_) view_ = i;
       const ImVec2 p = ImGui::GetCursorScreenPos();
       const ImVec2 size(ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y - bar_h);
       view_rect_ = ImVec4(p.x, p.y, size.x, size.y);
-      const double playhead = effective_playhead(model, vs_.playhead);
-      switch (tab.view) {
-        case View::Timeline:
-          draw_timeline(model, vs_, vs_.timeline, vs_.axis, size, {});
-          break;
-        case View::Histograms:
-          draw_histograms(model, replay_state_at(model, playhead), size);
-          break;
-        case View::Occupancy:
-          draw_occupancy(model, vs_, replay_state_at(model, playhead), size);
-          break;
-        case View::Compare:
-          if (compare_ >= 0 && compare_ != current_) {
-            draw_compare(model, *docs_[static_cast<std::size_t>(compare_)]->model, vs_, size);
-          } else {
-            ImGui::TextWrapped("Compare shows two traces one above the other on one time scale. Open a second trace "
-                               "(File > Open) or run another policy from the panel, then choose it as B.");
-            ImGui::Dummy(ImVec2(0, size.y - ImGui::GetTextLineHeightWithSpacing() * 2));
-          }
-          break;
-        case View::Summary:
-          ImGui::BeginChild("summary view", size, false);
-          draw_summary(model, false);
-          ImGui::EndChild();
-          break;
-      }
+      all[i].draw(PanelContext{model, compare, vs_, effective_playhead(model, vs_.playhead), size});
       ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + size.y + 4));
       draw_replay_bar(model, vs_.playhead, dt_s_);
       ImGui::EndTabItem();
@@ -246,11 +216,9 @@ void App::menu_bar() {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
-    const std::pair<View, const char*> items[] = {{View::Timeline, "Timeline"}, {View::Histograms, "Histograms"},
-                                                  {View::Occupancy, "Occupancy"}, {View::Compare, "Compare"},
-                                                  {View::Summary, "Summary"}};
-    for (const auto& [v, name] : items) {
-      if (ImGui::MenuItem(name, nullptr, view_ == v)) set_view(v);
+    const std::span<const Panel> all = panels();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (ImGui::MenuItem(all[i].title, nullptr, view_ == i)) show_panel(i);
     }
     ImGui::Separator();
     if (ImGui::MenuItem("Colour by kind", nullptr, vs_.colour == ColourMode::ByKind)) vs_.colour = ColourMode::ByKind;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "document.hpp"
@@ -18,9 +19,6 @@
 #include "view_state.hpp"
 
 namespace gpulb::viewer {
-
-enum class View { Timeline, Histograms, Occupancy, Compare, Summary };
-std::optional<View> parse_view(const std::string& name);
 
 // Where the shipped example traces are (installed, else the source tree); may be empty.
 std::vector<std::filesystem::path> example_traces();
@@ -37,7 +35,8 @@ class App {
   // Opens a trace; a failure is kept in errors() and shown in a popup, never thrown.
   bool open(const std::filesystem::path& path);
   void add(std::unique_ptr<Document> doc);
-  void set_view(View v) { view_ = v; select_tab_ = true; }
+  // Shows the panel `--view NAME` names (panels.hpp); false, and no change, for an unknown name.
+  bool set_view(std::string_view cli_name);
   ViewState& view_state() { return vs_; }
   const std::vector<std::string>& errors() const { return errors_; }
   std::size_t document_count() const { return docs_.size(); }
@@ -59,12 +58,13 @@ class App {
   void views(float width, float height);
   void popups();
   void fail(std::string message);
+  void show_panel(std::size_t index) { view_ = index; select_tab_ = true; }
 
   const Registry& registry_;
   ScenarioPanel scenario_;
   std::vector<std::unique_ptr<Document>> docs_;
   int current_ = -1, compare_ = -1;
-  View view_ = View::Timeline;
+  std::size_t view_ = 0;  // index into panels()
   bool select_tab_ = true;
   ViewState vs_;
   std::vector<std::string> errors_;

@@ -100,20 +100,20 @@ int run_bench(const BenchOptions& o) {
 
   struct Case {
     const char* name;
-    View view;
+    const char* view;  // --view name (panels.hpp)
     double zoom;  // 1: the whole run; 10: a tenth of it, at the middle
     bool expanded;
   };
   const Case cases[] = {
-      {"timeline, whole run, SMs folded", View::Timeline, 1, false},
-      {"timeline, whole run, all lanes", View::Timeline, 1, true},
-      {"timeline, 1/10 of the run", View::Timeline, 10, true},
-      {"timeline, 1/100", View::Timeline, 100, true},
-      {"timeline, 1/10,000 (arrows)", View::Timeline, 1e4, true},
-      {"timeline, 1/1,000,000", View::Timeline, 1e6, true},
-      {"histograms, whole run", View::Histograms, 1, false},
-      {"occupancy, whole run", View::Occupancy, 1, false},
-      {"occupancy, replay mid-run", View::Occupancy, 1, false},
+      {"timeline, whole run, SMs folded", "timeline", 1, false},
+      {"timeline, whole run, all lanes", "timeline", 1, true},
+      {"timeline, 1/10 of the run", "timeline", 10, true},
+      {"timeline, 1/100", "timeline", 100, true},
+      {"timeline, 1/10,000 (arrows)", "timeline", 1e4, true},
+      {"timeline, 1/1,000,000", "timeline", 1e6, true},
+      {"histograms, whole run", "histograms", 1, false},
+      {"occupancy, whole run", "occupancy", 1, false},
+      {"occupancy, replay mid-run", "occupancy", 1, false},
   };
   std::printf("\n%-34s %18s %18s %18s\n", "", "views (CPU)", "GL raster", "frame");
   std::printf("%-34s %9s %8s %9s %8s %9s %8s\n", "time in ms", "mean", "p99", "mean", "p99", "mean", "p99");

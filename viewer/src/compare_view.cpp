@@ -46,4 +46,10 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
   vs.compare_axis.t0_ns -= static_cast<double>(b.begin_ns());
 }
 
+void draw_compare_hint(ImVec2 size) {
+  ImGui::TextWrapped("Compare shows two traces one above the other on one time scale. Open a second trace "
+                     "(File > Open) or run another policy from the panel, then choose it as B.");
+  ImGui::Dummy(ImVec2(0, size.y - ImGui::GetTextLineHeightWithSpacing() * 2));
+}
+
 }  // namespace gpulb::viewer

@@ -17,6 +17,7 @@
 #include "bench.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tracing/trace_file.hpp"
+#include "panels.hpp"
 #include "platform.hpp"
 #include "synthetic.hpp"
 
@@ -97,8 +98,8 @@ int main(int argc, char** argv) {
   CLI::App cli{"gpulb-viewer: see how a scheduler balanced its load (timelines, histograms, queue occupancy, replay)"};
   Args a;
   cli.add_option("files", a.files, "trace files (.gpulb); a second one is shown as B in Compare")->expected(0, 2);
-  cli.add_option("--view", a.view, "view to show: timeline, histograms, occupancy, compare, summary")
-      ->check(CLI::IsMember({"timeline", "histograms", "occupancy", "compare", "summary"}));
+  cli.add_option("--view", a.view, "view to show (see Views below)")->check(CLI::IsMember(panel_cli_names()));
+  cli.footer(panels_help());
   cli.add_option("--range", a.range, "time range to show, from the run's start: START:END, e.g. 1ms:2.5ms");
   cli.add_option("--playhead", a.playhead, "replay position from the run's start, e.g. 40ms (histograms and occupancy show that instant)");
   cli.add_option("--screenshot", a.screenshot, "render without interaction, write this PNG and exit");
@@ -147,7 +148,7 @@ int main(int argc, char** argv) {
       for (const std::string& e : app.errors()) std::cerr << "gpulb-viewer: " << e << "\n";
       return kExitBadInput;
     }
-    app.set_view(*parse_view(a.view));
+    app.set_view(a.view);  // CLI11 checked the name against the panel table
     if (const Document* d = app.current()) {
       const double origin = static_cast<double>(d->model->begin_ns());
       if (range) app.view_state().pending_range = Selection{origin + range->begin_ns, origin + range->end_ns};

@@ -4,6 +4,7 @@
 // [SECTION] Lanes: zones, idle spells, markers (with Tracy-style level of detail)
 // [SECTION] Overlays: ruler, steal arrows, playhead, selection
 // [SECTION] Interaction: zoom at the cursor, pan, select, collapse
+// [SECTION] One frame: toolbar, rows, overlays
 // [SECTION] The view
 #include <algorithm>
 #include <cmath>
@@ -139,15 +140,14 @@ void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {
     const float x = static_cast<float>(c.axis.x(static_cast<double>(it->time_ns)));
     if (x - last_x < 2.0f) continue;  // one marker a pixel pair is all the eye can take
     last_x = x;
-    switch (it->kind) {
-      case EventKind::DequeueFailed:
-      case EventKind::StealFailed:
+    switch (trace::event_traits(it->kind).category) {
+      case trace::EventCategory::Idle:
         c.dl->AddTriangleFilled(ImVec2(x - 3, y1), ImVec2(x + 3, y1), ImVec2(x, y1 - 5), colours::kFailed);
         break;
-      case EventKind::Steal:
+      case trace::EventCategory::Steal:
         c.dl->AddCircleFilled(ImVec2(x, y0 + 4), 3.0f, colours::kSteal);
         break;
-      case EventKind::Spawn: {
+      case trace::EventCategory::Spawn: {
         c.dl->AddTriangleFilled(ImVec2(x - 3, y0), ImVec2(x + 3, y0), ImVec2(x, y0 + 5), colours::kSpawn);
         if (zoomed && x > label_end) {
           const std::string t = "+" + std::to_string(it->arg);
@@ -156,9 +156,7 @@ void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {
         }
         break;
       }
-      case EventKind::HostEnqueue:
-      case EventKind::KernelLaunch:
-      case EventKind::KernelEnd: {
+      case trace::EventCategory::Host: {
         c.dl->AddLine(ImVec2(x, y0 + 2), ImVec2(x, y1 - 2), colours::kHost, 2.0f);
         if (x > label_end) {  // labels only where they do not overlap the previous one
           char t[48];
@@ -371,6 +369,184 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
   }
 }
 
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] One frame: toolbar, rows, overlays
+// -------------------------------------------------------------------------------------------------
+
+void draw_toolbar(const TraceModel& model, ViewState& vs) {
+  if (ImGui::Button("Fit")) vs.fit_pending = true;
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!vs.selection);
+  if (ImGui::Button("Zoom to selection") && vs.selection) vs.pending_range = vs.selection;
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  int mode = vs.colour == ColourMode::ByKind ? 0 : 1;
+  ImGui::SetNextItemWidth(130);
+  if (ImGui::Combo("##colour", &mode, "colour by kind\0colour by duration\0")) {
+    vs.colour = mode == 0 ? ColourMode::ByKind : ColourMode::ByDuration;
+  }
+  ImGui::SameLine(0, 18);
+  draw_legend(model, vs.colour);
+}
+
+// Fits are requested by other views and the menu (they do not know the time area's width), and
+// served here, where that width is known. A 1% margin keeps the first and last zones off the edges.
+void apply_pending_fit(const TraceModel& model, ViewState& vs, TimeAxis& axis, float left, float right) {
+  if (vs.fit_pending) {
+    const double span = static_cast<double>(model.end_ns() - model.begin_ns());
+    axis = TimeAxis::fit(static_cast<double>(model.begin_ns()) - span * 0.01, static_cast<double>(model.end_ns()) + span * 0.01,
+                         left, right - left);
+    vs.fit_pending = false;
+  }
+  if (vs.pending_range) {
+    axis = TimeAxis::fit(vs.pending_range->begin_ns, vs.pending_range->end_ns, left, right - left);
+    vs.pending_range.reset();
+  }
+}
+
+// Where this frame's lanes are on screen; every piece below draws into it.
+struct Frame {
+  const TraceModel& model;
+  const TimeAxis& axis;
+  ImDrawList* dl;
+  float x0, width;    // the whole area, labels included
+  float left, right;  // the time area
+  float top, height;  // the visible lanes
+  float y_base;       // where content y 0 is, after scrolling
+
+  bool visible(float y0, float y1) const { return y1 >= top && y0 <= top + height; }
+};
+
+// A device or group header: its name (click to fold), and when folded, how busy its lanes were.
+void draw_header_row(const Frame& f, const LaneCtx& ctx, TimelineState& ts, const Row& row, float y0, float y1,
+                     bool row_hovered) {
+  const DeviceGroup& dev = f.model.devices()[row.device];
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const bool is_dev = row.kind == RowKind::Device;
+  f.dl->AddRectFilled(ImVec2(f.x0, y0), ImVec2(f.x0 + f.width, y1 - 1), is_dev ? colours::kHeader : IM_COL32(40, 44, 53, 255));
+  std::string label;
+  std::size_t lanes = 0;
+  const StepSeries* busy = nullptr;
+  if (is_dev) {
+    label = std::string(row.collapsed ? "> " : "v ") + dev.label;
+    lanes = dev.workers;
+    busy = dev.busy.get();
+  } else {
+    const LaneGroup& g = dev.groups[static_cast<std::size_t>(row.group)];
+    label = std::string(row.collapsed ? "  > " : "  v ") + g.label + "  (" + std::to_string(g.lanes.size()) + ")";
+    lanes = g.lanes.size();
+    busy = g.busy.get();
+  }
+  f.dl->PushClipRect(ImVec2(f.x0, y0), ImVec2(is_dev ? f.right : f.left - 4, y1), true);
+  f.dl->AddText(ImVec2(f.x0 + 6, y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f), colours::kText, label.c_str());
+  f.dl->PopClipRect();
+  if (row.collapsed && busy) draw_utilisation(ctx, *busy, lanes, y0, y1);
+  if (row_hovered && mouse.x < f.left && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+    ts.collapsed[is_dev ? device_key(row.device) : group_key(row.device, row.group)] = !row.collapsed;
+  }
+  if (row_hovered && row.collapsed && mouse.x >= f.left && busy) {
+    ImGui::SetTooltip("%s: %lld of %zu workers busy here", label.c_str() + 2,
+                      static_cast<long long>(busy->value_at(f.axis.time_at(mouse.x))), lanes);
+  }
+}
+
+// A worker or host lane: striped background, its label (indented under headers), its zones.
+void draw_lane_row(const Frame& f, const LaneCtx& ctx, const Row& row, int lane_index, float y0, float y1,
+                   bool row_hovered) {
+  const DeviceGroup& dev = f.model.devices()[row.device];
+  const Lane& lane = f.model.lanes()[row.lane];
+  const float mouse_x = ImGui::GetIO().MousePos.x;
+  f.dl->AddRectFilled(ImVec2(f.x0, y0), ImVec2(f.x0 + f.width, y1), lane_index % 2 ? colours::kLaneOdd : colours::kLaneEven);
+  f.dl->PushClipRect(ImVec2(f.x0, y0), ImVec2(f.left - 4, y1), true);
+  const bool nested = dev.has_sms || dev.groups.size() > 1;
+  f.dl->AddText(ImVec2(f.x0 + (nested ? 30.0f : 16.0f), y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f),
+                lane.role == trace::TrackRole::Host ? colours::kHost : colours::kDimText, lane.label.c_str());
+  f.dl->PopClipRect();
+  f.dl->PushClipRect(ImVec2(f.left, y0), ImVec2(f.right, y1), true);
+  draw_lane(ctx, lane, y0, y1);
+  f.dl->PopClipRect();
+  if (row_hovered && mouse_x >= f.left && !ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
+    lane_tooltip(f.model, lane, f.axis, mouse_x);
+  }
+}
+
+// Rows off screen are skipped, but still counted, so that a lane keeps its stripe while scrolling.
+void draw_rows(const Frame& f, const LaneCtx& ctx, const Layout& layout, TimelineState& ts) {
+  const float mouse_y = ImGui::GetIO().MousePos.y;
+  const bool hovered = ImGui::IsWindowHovered();
+  int lane_index = 0;
+  for (const Row& row : layout.rows) {
+    const float y0 = f.y_base + row.y, y1 = y0 + row.h;
+    if (row.kind == RowKind::Lane) ++lane_index;
+    if (!f.visible(y0, y1)) continue;
+    const bool row_hovered = hovered && mouse_y >= y0 && mouse_y < y1;
+    if (row.kind == RowKind::Lane) {
+      draw_lane_row(f, ctx, row, lane_index, y0, y1, row_hovered);
+    } else {
+      draw_header_row(f, ctx, ts, row, y0, y1, row_hovered);
+    }
+  }
+}
+
+// Steal arrows, victim -> thief, for steals in view. Lanes a little off screen still count: an
+// arrow from them points into the view. More than kMaxArrows: too dense to read, so none.
+std::vector<Arrow> visible_steal_arrows(const Frame& f, const Layout& layout) {
+  std::vector<Arrow> arrows;
+  const double t0 = f.axis.time_at(f.left), t1 = f.axis.time_at(f.right);
+  for (std::size_t l = 0; l < f.model.lanes().size(); ++l) {
+    const float yc = f.y_base + layout.lane_center[l];
+    if (layout.lane_center[l] < 0 || yc < f.top - 200 || yc > f.top + f.height + 200) continue;
+    const Lane& lane = f.model.lanes()[l];
+    const auto& m = lane.markers;
+    for (auto it = std::partition_point(m.begin(), m.end(), [t0](const Marker& k) { return static_cast<double>(k.time_ns) < t0; });
+         it != m.end() && static_cast<double>(it->time_ns) <= t1; ++it) {
+      if (it->kind != EventKind::Steal) continue;
+      const int victim = f.model.worker_lane(lane.device, it->arg);
+      if (victim < 0 || layout.lane_center[static_cast<std::size_t>(victim)] < 0) continue;
+      if (arrows.size() >= kMaxArrows) return {};
+      arrows.push_back({static_cast<float>(f.axis.x(static_cast<double>(it->time_ns))),
+                        f.y_base + layout.lane_center[static_cast<std::size_t>(victim)], yc});
+    }
+  }
+  return arrows;
+}
+
+// The playhead, and a frame around every task running at that instant.
+void draw_playhead(const Frame& f, const Layout& layout, double t) {
+  const float x = static_cast<float>(f.axis.x(t));
+  for (const Row& row : layout.rows) {
+    if (row.kind != RowKind::Lane) continue;
+    const float y0 = f.y_base + row.y, y1 = y0 + row.h;
+    if (!f.visible(y0, y1)) continue;
+    const Lane& lane = f.model.lanes()[row.lane];
+    const LaneState s = lane_state_at(lane, t);
+    if (s.running < 0) continue;
+    const Zone& z = lane.zones[static_cast<std::size_t>(s.running)];
+    f.dl->AddRect(ImVec2(std::max(static_cast<float>(f.axis.x(static_cast<double>(z.begin_ns))), f.left - 2), y0 + 1),
+                  ImVec2(std::min(static_cast<float>(f.axis.x(static_cast<double>(z.end_ns))), f.right + 2), y1 - 2),
+                  IM_COL32(255, 255, 255, 230), 0.0f, 0, 2.0f);
+  }
+  f.dl->AddLine(ImVec2(x, f.top), ImVec2(x, f.top + f.height), colours::kPlayhead, 2.0f);
+}
+
+void draw_selection(const Frame& f, const Selection& sel) {
+  const float a = static_cast<float>(f.axis.x(sel.begin_ns)), b = static_cast<float>(f.axis.x(sel.end_ns));
+  const float bottom = f.top + f.height;
+  f.dl->AddRectFilled(ImVec2(a, f.top), ImVec2(b, bottom), colours::kSelection);
+  f.dl->AddLine(ImVec2(a, f.top), ImVec2(a, bottom), colours::kHost);
+  f.dl->AddLine(ImVec2(b, f.top), ImVec2(b, bottom), colours::kHost);
+}
+
+// The lanes scroll by drag and Ctrl+wheel, not by an ImGui scrollbar (it would take the wheel
+// from zooming), so a thin indicator on the right edge says where the view is.
+void draw_scroll_indicator(const Frame& f, const Layout& layout, float scroll_y) {
+  if (layout.height <= f.height) return;
+  const float frac = f.height / layout.height, pos = scroll_y / layout.height;
+  f.dl->AddRectFilled(ImVec2(f.right - 4, f.top + pos * f.height), ImVec2(f.right, f.top + (pos + frac) * f.height),
+                      IM_COL32(150, 155, 165, 120), 2.0f);
+}
+
 }  // namespace
 
 // -------------------------------------------------------------------------------------------------
@@ -401,21 +577,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
                    const TimelineOptions& options) {
   ImGui::PushID(options.id);
   const ImVec2 start = ImGui::GetCursorScreenPos();
-  if (options.toolbar) {
-    if (ImGui::Button("Fit")) vs.fit_pending = true;
-    ImGui::SameLine();
-    ImGui::BeginDisabled(!vs.selection);
-    if (ImGui::Button("Zoom to selection") && vs.selection) vs.pending_range = vs.selection;
-    ImGui::EndDisabled();
-    ImGui::SameLine();
-    int mode = vs.colour == ColourMode::ByKind ? 0 : 1;
-    ImGui::SetNextItemWidth(130);
-    if (ImGui::Combo("##colour", &mode, "colour by kind\0colour by duration\0")) {
-      vs.colour = mode == 0 ? ColourMode::ByKind : ColourMode::ByDuration;
-    }
-    ImGui::SameLine(0, 18);
-    draw_legend(model, vs.colour);
-  }
+  if (options.toolbar) draw_toolbar(model, vs);
   if (options.caption) ImGui::TextUnformatted(options.caption);
 
   const float used = ImGui::GetCursorScreenPos().y - start.y;
@@ -424,20 +586,11 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   ImDrawList* outer = ImGui::GetWindowDrawList();
   const float left = p0.x + kLabelWidth, right = p0.x + area.x - 2;
   axis.set_origin(left);
-  if (vs.fit_pending) {
-    const double span = static_cast<double>(model.end_ns() - model.begin_ns());
-    axis = TimeAxis::fit(static_cast<double>(model.begin_ns()) - span * 0.01, static_cast<double>(model.end_ns()) + span * 0.01,
-                         left, right - left);
-    vs.fit_pending = false;
-  }
-  if (vs.pending_range) {
-    axis = TimeAxis::fit(vs.pending_range->begin_ns, vs.pending_range->end_ns, left, right - left);
-    vs.pending_range.reset();
-  }
+  apply_pending_fit(model, vs, axis, left, right);
 
   const float lanes_top = p0.y + kRulerHeight;
   const float view_h = area.y - kRulerHeight;
-  Layout layout = layout_rows(model, ts, view_h);
+  const Layout layout = layout_rows(model, ts, view_h);
   const float max_scroll = std::max(0.0f, layout.height - view_h);
   ts.scroll_y = std::clamp(ts.scroll_y, 0.0f, max_scroll);
 
@@ -446,117 +599,19 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   ImGui::BeginChild("lanes", ImVec2(area.x, view_h), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
   handle_input(model, vs, axis, ts, left, right, max_scroll);
   ImDrawList* dl = ImGui::GetWindowDrawList();
+  const Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y};
   dl->AddRectFilled(ImVec2(p0.x, lanes_top), ImVec2(p0.x + area.x, lanes_top + view_h), colours::kBackground);
 
   std::vector<DrawRun> scratch;
   const LaneCtx ctx{model, axis, vs.colour, left, right, dl, scratch};
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
-  const bool hovered = ImGui::IsWindowHovered();
-  const float y_base = lanes_top - ts.scroll_y;
-  int lane_index = 0;
-  for (const Row& row : layout.rows) {
-    const float y0 = y_base + row.y, y1 = y0 + row.h;
-    if (row.kind == RowKind::Lane) ++lane_index;
-    if (y1 < lanes_top || y0 > lanes_top + view_h) continue;
-    const DeviceGroup& dev = model.devices()[row.device];
-    const bool row_hovered = hovered && mouse.y >= y0 && mouse.y < y1;
-    if (row.kind == RowKind::Device || row.kind == RowKind::Group) {
-      const bool is_dev = row.kind == RowKind::Device;
-      dl->AddRectFilled(ImVec2(p0.x, y0), ImVec2(p0.x + area.x, y1 - 1), is_dev ? colours::kHeader : IM_COL32(40, 44, 53, 255));
-      std::string label;
-      std::size_t lanes = 0;
-      const StepSeries* busy = nullptr;
-      if (is_dev) {
-        label = std::string(row.collapsed ? "> " : "v ") + dev.label;
-        lanes = dev.workers;
-        busy = dev.busy.get();
-      } else {
-        const LaneGroup& g = dev.groups[static_cast<std::size_t>(row.group)];
-        label = std::string(row.collapsed ? "  > " : "  v ") + g.label + "  (" + std::to_string(g.lanes.size()) + ")";
-        lanes = g.lanes.size();
-        busy = g.busy.get();
-      }
-      dl->PushClipRect(ImVec2(p0.x, y0), ImVec2(is_dev ? right : left - 4, y1), true);
-      dl->AddText(ImVec2(p0.x + 6, y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f), colours::kText, label.c_str());
-      dl->PopClipRect();
-      if (row.collapsed && busy) draw_utilisation(ctx, *busy, lanes, y0, y1);
-      if (row_hovered && mouse.x < left && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-        ts.collapsed[is_dev ? device_key(row.device) : group_key(row.device, row.group)] = !row.collapsed;
-      }
-      if (row_hovered && row.collapsed && mouse.x >= left && busy) {
-        ImGui::SetTooltip("%s: %lld of %zu workers busy here", label.c_str() + 2,
-                          static_cast<long long>(busy->value_at(axis.time_at(mouse.x))), lanes);
-      }
-      continue;
-    }
-    const Lane& lane = model.lanes()[row.lane];
-    dl->AddRectFilled(ImVec2(p0.x, y0), ImVec2(p0.x + area.x, y1), lane_index % 2 ? colours::kLaneOdd : colours::kLaneEven);
-    dl->PushClipRect(ImVec2(p0.x, y0), ImVec2(left - 4, y1), true);
-    const bool nested = dev.has_sms || dev.groups.size() > 1;
-    dl->AddText(ImVec2(p0.x + (nested ? 30.0f : 16.0f), y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f),
-                lane.role == trace::TrackRole::Host ? colours::kHost : colours::kDimText, lane.label.c_str());
-    dl->PopClipRect();
-    dl->PushClipRect(ImVec2(left, y0), ImVec2(right, y1), true);
-    draw_lane(ctx, lane, y0, y1);
-    dl->PopClipRect();
-    if (row_hovered && mouse.x >= left && !ImGui::IsMouseDragging(ImGuiMouseButton_Left)) lane_tooltip(model, lane, axis, mouse.x);
-  }
+  draw_rows(f, ctx, layout, ts);
 
-  // Steal arrows, victim -> thief, only where few enough to read.
-  std::vector<Arrow> arrows;
-  const double t0 = axis.time_at(left), t1 = axis.time_at(right);
-  bool too_many = false;
-  for (std::size_t l = 0; l < model.lanes().size() && !too_many; ++l) {
-    const float yc = y_base + layout.lane_center[l];
-    if (layout.lane_center[l] < 0 || yc < lanes_top - 200 || yc > lanes_top + view_h + 200) continue;
-    const Lane& lane = model.lanes()[l];
-    const auto& m = lane.markers;
-    for (auto it = std::partition_point(m.begin(), m.end(), [t0](const Marker& k) { return static_cast<double>(k.time_ns) < t0; });
-         it != m.end() && static_cast<double>(it->time_ns) <= t1; ++it) {
-      if (it->kind != EventKind::Steal) continue;
-      const int victim = model.worker_lane(lane.device, it->arg);
-      if (victim < 0 || layout.lane_center[static_cast<std::size_t>(victim)] < 0) continue;
-      if (arrows.size() >= kMaxArrows) {
-        too_many = true;
-        break;
-      }
-      arrows.push_back({static_cast<float>(axis.x(static_cast<double>(it->time_ns))),
-                        y_base + layout.lane_center[static_cast<std::size_t>(victim)], yc});
-    }
-  }
   dl->PushClipRect(ImVec2(left, lanes_top), ImVec2(right, lanes_top + view_h), true);
-  if (!too_many) for (const Arrow& a : arrows) draw_arrow(dl, a);
-
-  // The playhead, and a frame around every task running at that instant.
-  if (vs.playhead.active) {
-    const double t = vs.playhead.time_ns;
-    const float x = static_cast<float>(axis.x(t));
-    for (const Row& row : layout.rows) {
-      if (row.kind != RowKind::Lane) continue;
-      const float y0 = y_base + row.y, y1 = y0 + row.h;
-      if (y1 < lanes_top || y0 > lanes_top + view_h) continue;
-      const Lane& lane = model.lanes()[row.lane];
-      const LaneState s = lane_state_at(lane, t);
-      if (s.running < 0) continue;
-      const Zone& z = lane.zones[static_cast<std::size_t>(s.running)];
-      dl->AddRect(ImVec2(std::max(static_cast<float>(axis.x(static_cast<double>(z.begin_ns))), left - 2), y0 + 1),
-                  ImVec2(std::min(static_cast<float>(axis.x(static_cast<double>(z.end_ns))), right + 2), y1 - 2),
-                  IM_COL32(255, 255, 255, 230), 0.0f, 0, 2.0f);
-    }
-    dl->AddLine(ImVec2(x, lanes_top), ImVec2(x, lanes_top + view_h), colours::kPlayhead, 2.0f);
-  }
-  if (vs.selection) {
-    const float a = static_cast<float>(axis.x(vs.selection->begin_ns)), b = static_cast<float>(axis.x(vs.selection->end_ns));
-    dl->AddRectFilled(ImVec2(a, lanes_top), ImVec2(b, lanes_top + view_h), colours::kSelection);
-    dl->AddLine(ImVec2(a, lanes_top), ImVec2(a, lanes_top + view_h), colours::kHost);
-    dl->AddLine(ImVec2(b, lanes_top), ImVec2(b, lanes_top + view_h), colours::kHost);
-  }
+  for (const Arrow& a : visible_steal_arrows(f, layout)) draw_arrow(dl, a);
+  if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns);
+  if (vs.selection) draw_selection(f, *vs.selection);
   dl->PopClipRect();
-  if (layout.height > view_h) {  // a thin scroll indicator on the right edge
-    const float frac = view_h / layout.height, pos = ts.scroll_y / layout.height;
-    dl->AddRectFilled(ImVec2(right - 4, lanes_top + pos * view_h), ImVec2(right, lanes_top + (pos + frac) * view_h),
-                      IM_COL32(150, 155, 165, 120), 2.0f);
-  }
+  draw_scroll_indicator(f, layout, ts.scroll_y);
   ImGui::EndChild();
 
   draw_ruler(outer, axis, static_cast<double>(model.begin_ns()), left, right, p0.y, p0.y + kRulerHeight);

@@ -32,6 +32,8 @@ void draw_summary(const TraceModel& model, bool compact);
 
 // compare_view.cpp: two traces one above the other on one time scale, summaries side by side.
 void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec2 size);
+// What Compare shows while there is no trace B: how to get one.
+void draw_compare_hint(ImVec2 size);
 
 // replay_bar.cpp: play/pause, speed and scrubbing. Advances the playhead by dt seconds.
 void draw_replay_bar(const TraceModel& model, Playhead& playhead, float dt_s);

@@ -2,6 +2,7 @@
 //
 // Rule (as Tracy's QueueType): EventKind only grows at its end. A value, once given, keeps its
 // meaning forever; the file format version changes only when the layout of Event changes.
+// What each kind means to readers (name, category, zone and idle edges) is event_kinds.hpp.
 // This header must stay includable from CUDA device code: no standard library beyond <cstdint>.
 #pragma once
 
@@ -46,30 +47,6 @@ inline constexpr std::uint16_t kUnknownSm = 0xFFFF;
 GPULB_HD constexpr Event make_event(std::uint64_t time_ns, EventKind kind, std::uint32_t arg = 0,
                                     std::uint16_t aux = 0) {
   return Event{time_ns, arg, aux, kind, 0};
-}
-
-// Names as written in exports and shown by the viewer.
-constexpr const char* event_kind_name(EventKind k) {
-  switch (k) {
-    case EventKind::None: return "none";
-    case EventKind::WorkerStart: return "worker_start";
-    case EventKind::WorkerEnd: return "worker_end";
-    case EventKind::TaskBegin: return "task_begin";
-    case EventKind::TaskEnd: return "task_end";
-    case EventKind::DequeueFailed: return "dequeue_failed";
-    case EventKind::Halt: return "halt";
-    case EventKind::QueueLevel: return "queue_level";
-    case EventKind::HostEnqueue: return "host_enqueue";
-    case EventKind::Steal: return "steal";
-    case EventKind::StealFailed: return "steal_failed";
-    case EventKind::Spawn: return "spawn";
-    case EventKind::KernelLaunch: return "kernel_launch";
-    case EventKind::KernelEnd: return "kernel_end";
-    case EventKind::PoolLevel: return "pool_level";
-    case EventKind::DequeLevel: return "deque_level";
-    case EventKind::Count: break;
-  }
-  return "unknown";
 }
 
 }  // namespace gpulb::trace

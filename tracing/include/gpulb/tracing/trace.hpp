@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpulb/tracing/event.hpp"
+#include "gpulb/tracing/event_kinds.hpp"
 
 namespace gpulb::trace {
 

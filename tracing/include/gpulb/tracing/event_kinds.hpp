@@ -1,0 +1,86 @@
+// What each event kind means to the readers of a trace: one row per kind, so that the exporters,
+// the statistics and the viewer classify kinds the same way. A new kind gets its row here and
+// nowhere else (the switch has no default, so -Wswitch names a kind without a row).
+//
+// Includable from CUDA device code like event.hpp: plain constexpr, nothing beyond <cstdint>.
+#pragma once
+
+#include <cstdint>
+
+#include "gpulb/tracing/event.hpp"
+
+namespace gpulb::trace {
+
+// What an event is about. Views pick a glyph and exporters a record type by category.
+enum class EventCategory : std::uint8_t {
+  None,     // EventKind::None, and kinds newer than this build
+  Worker,   // a worker's life: start, end
+  Task,     // a task zone's edge
+  Idle,     // a failed attempt to get work (dequeue or steal): an idle spell starts here
+  Steal,    // work taken from another worker
+  Spawn,    // tasks created by a running task
+  Control,  // the worker was told to stop (HALT)
+  Level,    // how many tasks a queue, the deques or the host pool hold
+  Host,     // the host feeding or launching a device
+};
+
+// Task zones are a TaskBegin/TaskEnd pair with the same task id (statistics' task_spans).
+enum class ZoneEdge : std::uint8_t { None, Opens, Closes };
+
+// Idle spells run from a failed attempt to the next event that ends one.
+enum class IdleEdge : std::uint8_t { None, Starts, Ends };
+
+// Whose level a Level event's arg is: one queue (aux: queue id), one deque (aux: owner), the pool.
+enum class LevelSource : std::uint8_t { None, Queue, Deque, Pool };
+
+struct EventTraits {
+  const char* name;  // as written in exports and shown by the viewer
+  EventCategory category;
+  ZoneEdge zone;
+  IdleEdge idle;
+  LevelSource level;
+  bool marker;  // a point event: a tick in the timeline, an instant in Chrome JSON
+};
+
+GPULB_HD constexpr EventTraits event_traits(EventKind k) {
+  using C = EventCategory;
+  using Z = ZoneEdge;
+  using I = IdleEdge;
+  using L = LevelSource;
+  switch (k) {
+    //                                 name              category    zone       idle       level     marker
+    case EventKind::None:         return {"none",           C::None,    Z::None,   I::None,   L::None,  false};
+    case EventKind::WorkerStart:  return {"worker_start",   C::Worker,  Z::None,   I::None,   L::None,  false};
+    case EventKind::WorkerEnd:    return {"worker_end",     C::Worker,  Z::None,   I::Ends,   L::None,  false};
+    case EventKind::TaskBegin:    return {"task_begin",     C::Task,    Z::Opens,  I::Ends,   L::None,  false};
+    case EventKind::TaskEnd:      return {"task_end",       C::Task,    Z::Closes, I::None,   L::None,  false};
+    case EventKind::DequeueFailed:return {"dequeue_failed", C::Idle,    Z::None,   I::Starts, L::None,  true};
+    case EventKind::Halt:         return {"halt",           C::Control, Z::None,   I::Ends,   L::None,  true};
+    case EventKind::QueueLevel:   return {"queue_level",    C::Level,   Z::None,   I::None,   L::Queue, false};
+    case EventKind::HostEnqueue:  return {"host_enqueue",   C::Host,    Z::None,   I::None,   L::None,  true};
+    case EventKind::Steal:        return {"steal",          C::Steal,   Z::None,   I::None,   L::None,  true};
+    case EventKind::StealFailed:  return {"steal_failed",   C::Idle,    Z::None,   I::Starts, L::None,  true};
+    case EventKind::Spawn:        return {"spawn",          C::Spawn,   Z::None,   I::None,   L::None,  true};
+    case EventKind::KernelLaunch: return {"kernel_launch",  C::Host,    Z::None,   I::None,   L::None,  true};
+    case EventKind::KernelEnd:    return {"kernel_end",     C::Host,    Z::None,   I::None,   L::None,  true};
+    case EventKind::PoolLevel:    return {"pool_level",     C::Level,   Z::None,   I::None,   L::Pool,  false};
+    case EventKind::DequeLevel:   return {"deque_level",    C::Level,   Z::None,   I::None,   L::Deque, false};
+    case EventKind::Count: break;
+  }
+  // Kinds newer than this build (a trace from a later gpulb): readers skip them.
+  return {"unknown", C::None, Z::None, I::None, L::None, false};
+}
+
+GPULB_HD constexpr const char* event_kind_name(EventKind k) { return event_traits(k).name; }
+
+namespace detail {
+GPULB_HD constexpr bool every_kind_has_a_row() {
+  for (int k = 1; k < static_cast<int>(EventKind::Count); ++k) {
+    if (event_traits(static_cast<EventKind>(k)).category == EventCategory::None) return false;
+  }
+  return true;
+}
+}  // namespace detail
+static_assert(detail::every_kind_has_a_row(), "every EventKind below Count needs its row in event_traits");
+
+}  // namespace gpulb::trace
