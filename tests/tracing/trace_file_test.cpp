@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "trace_fixtures.hpp"
 
@@ -62,7 +63,7 @@ TEST(TraceFile, WriteThenReadGivesTheSameTraceAndLeavesNoTemporaryFile) {
 
 TEST(TraceFile, WritingIntoAMissingDirectoryFailsWithoutAFile) {
   const auto path = temp_path("no-such-dir") / "t.gpulb";
-  EXPECT_THROW(write_trace(path, make_trace(1, 1, 1)), TraceFileError);
+  EXPECT_THROW(write_trace(path, make_trace(1, 1, 1)), OutputPathError);
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 

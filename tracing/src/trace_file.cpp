@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include <unistd.h>
+#include "gpulb/tracing/safe_write.hpp"
 
 namespace gpulb::trace {
 namespace {
@@ -303,25 +303,9 @@ Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& or
 
 void write_trace(const std::filesystem::path& path, const Trace& trace) {
   const std::vector<std::uint8_t> bytes = encode_trace(trace);
-  std::filesystem::path tmp = path;
-  tmp += ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw TraceFileError(path.string() + ": cannot write (" + std::strerror(errno) + ")");
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw TraceFileError(path.string() + ": write failed (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw TraceFileError(path.string() + ": cannot rename the finished file into place");
-  }
+  AtomicWrite file(path);
+  file.out().write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  file.commit();
 }
 
 Trace read_trace(const std::filesystem::path& path) {

@@ -5,7 +5,8 @@
 //   payload: one zstd frame with a content checksum, holding
 //     metadata JSON length u32 | metadata JSON | per track: column streams (see trace_file.cpp)
 // The frame checksum catches corruption; the payload size catches truncation.
-// Writers write to "<path>.tmp-<pid>" and rename, so no half file ever carries the real name.
+// Writers write to "<path>.tmp-<pid>" and rename (safe_write.hpp), so no half file ever carries
+// the real name.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,7 @@ class TraceFileError : public std::runtime_error {
 std::vector<std::uint8_t> encode_trace(const Trace& trace, int zstd_level = 6);
 Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& origin = "<memory>");
 
+// Throws WriteError, or OutputPathError for a path that must not be written (safe_write.hpp).
 void write_trace(const std::filesystem::path& path, const Trace& trace);
 Trace read_trace(const std::filesystem::path& path);
 
