@@ -16,6 +16,33 @@
 
 namespace {
 
+// A small hand-made trace: two workers, one task each, with the given result.
+gpulb::trace::Trace small_trace(const std::string& result_json) {
+  using namespace gpulb::trace;
+  Trace t;
+  t.meta.scenario = "handmade";
+  t.meta.policy = "task-queue";
+  t.meta.backend = "cpu";
+  t.meta.workers = 2;
+  t.meta.verified = true;
+  t.meta.result_json = result_json;
+  t.devices.push_back({DeviceKind::Cpu, 0, "CPU (test)", 2, 2});
+  for (std::uint32_t w = 0; w < 2; ++w) {
+    Track tr;
+    tr.worker = w;
+    tr.name = "worker " + std::to_string(w);
+    tr.events = {make_event(0, EventKind::WorkerStart, w), make_event(10, EventKind::TaskBegin, w, 1),
+                 make_event(1000, EventKind::TaskEnd, w, 1), make_event(1010, EventKind::WorkerEnd)};
+    t.tracks.push_back(std::move(tr));
+  }
+  return t;
+}
+
+std::string file_text(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 struct Outcome {
   int exit_code;
   std::string out;  // stdout and stderr together
@@ -116,6 +143,74 @@ TEST_F(Cli, OutputIntoAMissingDirectoryIsRefusedBeforeRunning) {
 TEST_F(Cli, UnknownBackendAndFormatAreRefusedByTheParser) {
   EXPECT_NE(gpulb("run patterns --backend tpu").exit_code, 0);
   EXPECT_NE(gpulb("export x.gpulb --format xml -o y").exit_code, 0);
+}
+
+TEST_F(Cli, InfoJsonShowsADeeplyNestedResultAsTextWithANote) {
+  gpulb::trace::write_trace(path("deep.gpulb"), small_trace(std::string(5000, '[') + std::string(5000, ']')));
+  const Outcome o = gpulb("info --json " + path("deep.gpulb"));
+  ASSERT_EQ(o.exit_code, 0) << o.out.substr(0, 2000);
+  ASSERT_LT(o.out.size(), 100000u) << "the nesting was printed";
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_TRUE(j.at("result").is_string());
+  EXPECT_NE(j.at("result_note").get<std::string>().find("nested deeper than 64 levels"), std::string::npos) << o.out;
+  EXPECT_EQ(j.at("tasks"), 2);
+
+  gpulb::trace::write_trace(path("ok.gpulb"), small_trace(R"({"answer":[1,2,3]})"));
+  const Outcome ok = gpulb("info --json " + path("ok.gpulb"));
+  ASSERT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_EQ(nlohmann::json::parse(ok.out).at("result").at("answer").size(), 3u);
+}
+
+TEST_F(Cli, MaxMemoryRefusesATraceOverTheBudget) {
+  gpulb::trace::Trace t = small_trace("{}");
+  for (std::uint64_t i = 0; i < 100000; ++i) t.tracks[0].events.push_back(gpulb::trace::make_event(2000 + i * 7 + i % 5, gpulb::trace::EventKind::DequeueFailed));
+  t.tracks[0].events.push_back(gpulb::trace::make_event(1u << 30, gpulb::trace::EventKind::WorkerEnd));
+  gpulb::trace::write_trace(path("big.gpulb"), t);
+  for (const std::string cmd : {"info " + path("big.gpulb") + " --max-memory 256K",
+                                "export " + path("big.gpulb") + " -f csv -o " + path("big.csv") + " --max-memory 256K"}) {
+    const Outcome o = gpulb(cmd);
+    EXPECT_EQ(o.exit_code, 2) << cmd << "\n" << o.out;
+    EXPECT_NE(o.out.find(path("big.gpulb") + ": refusing to read"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("memory budget of 256 KiB"), std::string::npos) << o.out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("big.csv")));
+  EXPECT_EQ(gpulb("info " + path("big.gpulb") + " --max-memory 64M").exit_code, 0);
+  const Outcome bad = gpulb("info " + path("big.gpulb") + " --max-memory lots");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find("--max-memory 'lots': expected a size such as 512M or 2G"), std::string::npos) << bad.out;
+}
+
+TEST_F(Cli, InfoRefusesATrackWhoseTimeGoesBackwards) {
+  gpulb::trace::Trace t = small_trace("{}");
+  t.tracks[1].events[2].time_ns = 5;  // the task ends before it begins
+  gpulb::trace::write_trace(path("back.gpulb"), t);
+  const Outcome o = gpulb("info " + path("back.gpulb"));
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find(path("back.gpulb") + ": corrupt trace: track 1 (worker 1): event 2's time goes backwards"),
+            std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("efficiency"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, ExportRefusesToOverwriteItsInputADeviceOrADirectory) {
+  gpulb::trace::write_trace(path("in.gpulb"), small_trace("{}"));
+  const std::string before = file_text(path("in.gpulb"));
+  const Outcome same = gpulb("export " + path("in.gpulb") + " -f chrome -o " + path("in.gpulb"));
+  EXPECT_EQ(same.exit_code, 2) << same.out;
+  EXPECT_NE(same.out.find("is the input trace " + path("in.gpulb")), std::string::npos) << same.out;
+  EXPECT_EQ(file_text(path("in.gpulb")), before);
+
+  const Outcome dev = gpulb("export " + path("in.gpulb") + " -f chrome -o /dev/null");
+  EXPECT_EQ(dev.exit_code, 2) << dev.out;
+  EXPECT_NE(dev.out.find("/dev/null: is a character device; refusing to replace it"), std::string::npos) << dev.out;
+  EXPECT_EQ(std::filesystem::status("/dev/null").type(), std::filesystem::file_type::character);
+
+  std::filesystem::create_directory(path("out.json"));
+  const Outcome dir = gpulb("export " + path("in.gpulb") + " -f chrome -o " + path("out.json"));
+  EXPECT_EQ(dir.exit_code, 2) << dir.out;
+  EXPECT_NE(dir.out.find(path("out.json") + ": is a directory"), std::string::npos) << dir.out;
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+  }
 }
 
 TEST_F(Cli, ListNamesScenariosPoliciesAndBackends) {

@@ -21,7 +21,9 @@
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tools/format.hpp"
 #include "gpulb/tracing/export.hpp"
+#include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/trace_file.hpp"
+#include "gpulb/tracing/trace_limits.hpp"
 #include "bench.hpp"
 #include "summary.hpp"
 
@@ -206,11 +208,39 @@ int cmd_run(const RunArgs& a) {
 // [SECTION] info
 // -------------------------------------------------------------------------------------------------
 
-int cmd_info(const std::string& file, bool json) {
-  const trace::Trace t = trace::read_trace(file);
+// --max-memory for the readers: empty means the default budget (a quarter of physical memory).
+trace::ReadLimits read_limits(const std::string& max_memory) {
+  trace::ReadLimits limits;
+  if (max_memory.empty()) return limits;
+  const auto bytes = trace::parse_byte_size(max_memory);
+  if (!bytes) throw ConfigError("--max-memory '" + max_memory + "': expected a size such as 512M or 2G");
+  limits.max_memory = *bytes;
+  return limits;
+}
+
+// A result too large or too deep to parse safely (the file is untrusted) is shown clipped, as text.
+constexpr std::size_t kMaxResultJsonBytes = std::size_t{1} << 20;
+
+void put_result(nlohmann::json& j, const std::string& result_json) {
+  if (result_json.empty()) return;
+  trace::BoundedJson parsed = trace::parse_json_bounded(result_json, kMaxResultJsonBytes);
+  if (parsed.value) {
+    j["result"] = std::move(*parsed.value);
+    return;
+  }
+  j["result"] = trace::clip_for_display(result_json, 1000);
+  j["result_note"] = "result_json not parsed: " + parsed.refusal + "; shown as clipped text";
+}
+
+int cmd_info(const std::string& file, bool json, const std::string& max_memory) {
+  trace::Trace t = trace::read_trace(file, read_limits(max_memory));
   const trace::TraceStatistics st = trace::compute_statistics(t);
   if (json) {
+    // summary_json would parse the untrusted result_json without limits: take it out first.
+    const std::string result_json = std::move(t.meta.result_json);
+    t.meta.result_json.clear();
     nlohmann::json j = summary_json(t, st);
+    put_result(j, result_json);
     j["file"] = file;
     std::cout << j.dump(2) << "\n";
   } else {
@@ -240,10 +270,22 @@ trace::TimeRange parse_range(const std::string& text) {
   return r;
 }
 
-int cmd_export(const std::string& file, const std::string& format, const std::string& output, const std::string& range) {
+int cmd_export(const std::string& file, const std::string& format, const std::string& output, const std::string& range,
+               const std::string& max_memory) {
   const trace::TimeRange tr = parse_range(range);
-  const trace::Trace t = trace::read_trace(file);
-  const auto written = trace::export_trace(t, format == "chrome" ? trace::ExportFormat::Chrome : trace::ExportFormat::Csv, output, tr);
+  const trace::ReadLimits limits = read_limits(max_memory);
+  const trace::ExportFormat fmt = format == "chrome" ? trace::ExportFormat::Chrome : trace::ExportFormat::Csv;
+  // Refuse unusable outputs before reading (a large trace takes a while): the input itself (also
+  // through a link), a directory, a device.
+  for (const auto& p : trace::export_paths(fmt, output)) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(file, p, ec)) {
+      throw ConfigError("-o " + output + ": " + p.string() + " is the input trace " + file + "; name another output file");
+    }
+    trace::resolve_output(p);
+  }
+  const trace::Trace t = trace::read_trace(file, limits);
+  const auto written = trace::export_trace(t, fmt, output, tr);
   for (const auto& p : written) std::cout << "wrote " << p.string() << "\n";
   return 0;
 }
@@ -280,13 +322,14 @@ int main(int argc, char** argv) {
   run->add_flag("--json", ra.json, "Print one JSON object instead of the text summary");
   run->add_flag("--no-trace", ra.no_trace, "Do not record events (to measure tracing overhead)");
 
-  std::string info_file;
+  std::string info_file, info_max_memory;
   bool info_json = false;
   auto* info = app.add_subcommand("info", "Summarize a trace file: makespan, efficiency, imbalance, tasks per worker");
   info->add_option("file", info_file, "A .gpulb trace")->required();
   info->add_flag("--json", info_json, "Print JSON");
+  info->add_option("--max-memory", info_max_memory, "Refuse a trace whose decoding needs more memory than this (512M, 2G; default: a quarter of physical memory)");
 
-  std::string ex_file, ex_format, ex_output, ex_range;
+  std::string ex_file, ex_format, ex_output, ex_range, ex_max_memory;
   auto* ex = app.add_subcommand("export", "Export a trace as Chrome/Perfetto JSON or CSV");
   ex->add_option("file", ex_file, "A .gpulb trace")->required();
   ex->add_option("-f,--format", ex_format, "chrome (Perfetto UI, chrome://tracing) or csv")
@@ -294,6 +337,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"chrome", "csv"}));
   ex->add_option("-o,--output", ex_output, "Output file (csv also writes <name>.workers.csv)")->required();
   ex->add_option("--range", ex_range, "Only events in START:END (ns since the run's start)");
+  ex->add_option("--max-memory", ex_max_memory, "Refuse a trace whose decoding needs more memory than this (512M, 2G; default: a quarter of physical memory)");
 
   BenchArgs ba;
   auto* bench = app.add_subcommand("bench", "Measure dispatch cost, the queue operations, Chen Figure 7 (patterns), tracing overhead and the spawning scenarios (uts, nqueens); print Markdown tables");
@@ -316,8 +360,8 @@ int main(int argc, char** argv) {
   try {
     if (*list) return cmd_list(list_json);
     if (*run) return cmd_run(ra);
-    if (*info) return cmd_info(info_file, info_json);
-    if (*ex) return cmd_export(ex_file, ex_format, ex_output, ex_range);
+    if (*info) return cmd_info(info_file, info_json, info_max_memory);
+    if (*ex) return cmd_export(ex_file, ex_format, ex_output, ex_range, ex_max_memory);
     if (*bench) {
       for (int i = 0; i < argc; ++i) ba.command_line += (i ? " " : "") + std::string(i ? argv[i] : "gpulb");
       return cmd_bench(ba);
@@ -326,6 +370,9 @@ int main(int argc, char** argv) {
     std::cerr << "gpulb: error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const gpulb::trace::TraceFileError& e) {
+    std::cerr << "gpulb: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const gpulb::trace::OutputPathError& e) {  // an output that must not be written: a bad argument
     std::cerr << "gpulb: error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {

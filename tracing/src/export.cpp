@@ -1,14 +1,10 @@
 #include "gpulb/tracing/export.hpp"
 
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 
-#include <unistd.h>
-
+#include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/statistics.hpp"
 
 namespace gpulb::trace {
@@ -45,22 +41,6 @@ std::string counter_name(LevelSource source, std::uint16_t aux) {
 // Track i of device d is thread i+1 of process d+1 (0 is reserved in some viewers).
 int pid_of(const Track& tr) { return static_cast<int>(tr.device) + 1; }
 int tid_of(std::size_t track_index) { return static_cast<int>(track_index) + 1; }
-
-void write_with_rename(const std::filesystem::path& path, const std::function<void(std::ostream&)>& body) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw std::runtime_error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
-    body(out);
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(tmp);
-      throw std::runtime_error(path.string() + ": write failed (disk full?)");
-    }
-  }
-  std::filesystem::rename(tmp, path);
-}
 
 }  // namespace
 
@@ -134,17 +114,29 @@ void write_workers_csv(std::ostream& out, const Trace& trace) {
   }
 }
 
-std::vector<std::filesystem::path> export_trace(const Trace& trace, ExportFormat format,
-                                                const std::filesystem::path& path, TimeRange range) {
-  if (format == ExportFormat::Chrome) {
-    write_with_rename(path, [&](std::ostream& o) { write_chrome_json(o, trace, range); });
-    return {path};
-  }
+std::vector<std::filesystem::path> export_paths(ExportFormat format, const std::filesystem::path& path) {
+  if (format == ExportFormat::Chrome) return {path};
   std::filesystem::path workers = path;
   workers.replace_extension(".workers.csv");
-  write_with_rename(path, [&](std::ostream& o) { write_tasks_csv(o, trace, range); });
-  write_with_rename(workers, [&](std::ostream& o) { write_workers_csv(o, trace); });
   return {path, workers};
+}
+
+std::vector<std::filesystem::path> export_trace(const Trace& trace, ExportFormat format,
+                                                const std::filesystem::path& path, TimeRange range) {
+  const std::vector<std::filesystem::path> paths = export_paths(format, path);
+  // Every output is checked and written to its temporary file before any is renamed into place,
+  // so a refused or failed second CSV leaves neither file behind, complete or half.
+  std::vector<std::unique_ptr<AtomicWrite>> files;
+  for (const auto& p : paths) files.push_back(std::make_unique<AtomicWrite>(p));
+  if (format == ExportFormat::Chrome) {
+    write_chrome_json(files[0]->out(), trace, range);
+  } else {
+    write_tasks_csv(files[0]->out(), trace, range);
+    write_workers_csv(files[1]->out(), trace);
+  }
+  for (auto& f : files) f->finish();
+  for (auto& f : files) f->commit();
+  return paths;
 }
 
 }  // namespace gpulb::trace

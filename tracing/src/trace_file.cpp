@@ -10,20 +10,29 @@
 #include <zstd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include <unistd.h>
+#include "gpulb/tracing/safe_write.hpp"
+#include "gpulb/tracing/trace_limits.hpp"
 
 namespace gpulb::trace {
 namespace {
 
 constexpr char kMagic[8] = {'G', 'P', 'U', 'L', 'B', 'T', 'R', 'C'};
 constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 8;
-// A decoded payload larger than this is refused rather than allocated (a corrupt size field).
-constexpr std::uint64_t kMaxPayload = std::uint64_t{16} << 30;
+// The smallest encoding of one event: kind, flags, aux (4 bytes) and two one-byte varints.
+constexpr std::uint64_t kMinEventBytes = 6;
+// The smallest encoding of one track: role, device, worker, sm, name length, dropped, count.
+constexpr std::uint64_t kMinTrackBytes = 1 + 4 + 4 + 4 + 4 + 8 + 8;
+// Run metadata is a few kilobytes; more is a damaged length. Its JSON DOM may take up to this many
+// times the text (a value per two characters, vectors grown by doubling).
+constexpr std::uint64_t kMaxMetadataBytes = std::uint64_t{16} << 20;
+constexpr std::uint64_t kJsonDomFactor = 16;
 
 // ---------------------------------------------------------------------------------------------
 // Byte streams
@@ -87,6 +96,7 @@ class ByteReader {
     return at;
   }
   bool at_end() const { return p_ == end_; }
+  std::uint64_t remaining() const { return static_cast<std::uint64_t>(end_ - p_); }
   [[noreturn]] void fail(const std::string& what) const {
     throw TraceFileError(origin_ + ": corrupt trace: " + what);
   }
@@ -187,7 +197,7 @@ void encode_track(const Track& tr, ByteWriter& w) {
   }
 }
 
-Track decode_track(ByteReader& r, std::size_t device_count) {
+Track decode_track(ByteReader& r, std::size_t device_count, std::uint32_t index, MemoryBudget& budget) {
   Track tr;
   const std::uint8_t role = r.u8();
   if (role > static_cast<std::uint8_t>(TrackRole::SmLane)) r.fail("unknown track role " + std::to_string(role));
@@ -199,7 +209,12 @@ Track decode_track(ByteReader& r, std::size_t device_count) {
   tr.name = r.str();
   tr.dropped = r.u64();
   const std::uint64_t n = r.u64();
-  // Every event takes at least 6 bytes of columns: a count beyond what is left is a lie.
+  const std::string label = "track " + std::to_string(index) + " (" + clip_for_display(tr.name, 60) + ")";
+  if (n > r.remaining() / kMinEventBytes) {
+    r.fail(label + " claims " + std::to_string(n) + " events, more than the " + std::to_string(r.remaining()) +
+           " bytes left can hold");
+  }
+  budget.charge(n * sizeof(Event), label + "'s " + std::to_string(n) + " events");
   const std::uint8_t* kinds = r.span(n);
   const std::uint8_t* flags = r.span(n);
   const std::uint8_t* aux = r.span(2 * n);
@@ -210,7 +225,16 @@ Track decode_track(ByteReader& r, std::size_t device_count) {
     e.kind = static_cast<EventKind>(kinds[i]);
     e.flags = flags[i];
     std::memcpy(&e.aux, aux + 2 * i, 2);
-    time += static_cast<std::uint64_t>(unzigzag(r.varint()));
+    const std::int64_t delta = unzigzag(r.varint());
+    // Every writer emits a track in time order: one thread per track reading a monotonic clock
+    // (the GPU's %globaltimer, the host's steady_clock), SM lanes built from blocks that do not
+    // overlap, and the CPU backend sorts its tracks. Statistics subtract neighbouring times, so a
+    // backwards step would turn into an absurd duration: it can only mean a damaged file.
+    // (The column stores signed deltas all the same, as format version 1 always has.)
+    if (delta < 0 || time + static_cast<std::uint64_t>(delta) < time) {
+      r.fail(label + ": event " + std::to_string(i) + "'s time goes backwards (the events must be in time order)");
+    }
+    time += static_cast<std::uint64_t>(delta);
     e.time_ns = time;
   }
   std::array<std::uint32_t, 256> prev_arg{};
@@ -254,7 +278,7 @@ std::vector<std::uint8_t> encode_trace(const Trace& trace, int zstd_level) {
   return std::move(out.bytes());
 }
 
-Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& origin) {
+Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& origin, const ReadLimits& limits) {
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
     throw TraceFileError(origin + ": not a gpulb trace (wrong magic; expected a file written by gpulb run)");
   }
@@ -276,61 +300,92 @@ Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& or
   }
   if (frame_size < present) throw TraceFileError(origin + ": corrupt trace: unexpected bytes after the payload");
 
+  MemoryBudget budget(limits.budget(), origin);
+  budget.charge(bytes.size(), "the file");
   const std::uint8_t* frame = bytes.data() + kHeaderSize;
+  const std::size_t frame_bytes = ZSTD_findFrameCompressedSize(frame, frame_size);
+  if (ZSTD_isError(frame_bytes)) {
+    throw TraceFileError(origin + ": corrupt trace: the compressed payload is damaged (" + ZSTD_getErrorName(frame_bytes) + ")");
+  }
+  if (frame_bytes != frame_size) throw TraceFileError(origin + ": corrupt trace: unexpected bytes after the compressed payload");
+  // The frame's content size is a claim: bound it by the ratio and the budget before allocating.
   const unsigned long long raw_size = ZSTD_getFrameContentSize(frame, frame_size);
-  if (raw_size == ZSTD_CONTENTSIZE_ERROR || raw_size == ZSTD_CONTENTSIZE_UNKNOWN || raw_size > kMaxPayload) {
+  if (raw_size == ZSTD_CONTENTSIZE_ERROR || raw_size == ZSTD_CONTENTSIZE_UNKNOWN) {
     throw TraceFileError(origin + ": corrupt trace: the compressed payload's header is damaged");
   }
-  std::vector<std::uint8_t> raw(raw_size);
-  const std::size_t got = ZSTD_decompress(raw.data(), raw.size(), frame, frame_size);
+  if (raw_size > ReadLimits::kRatioFloor && raw_size / limits.max_ratio >= frame_size) {
+    throw TraceFileError(origin + ": corrupt trace: the compressed payload of " + std::to_string(frame_size) +
+                         " bytes claims to expand to " + std::to_string(raw_size) + " (over " +
+                         std::to_string(limits.max_ratio) + ":1): a damaged size field or a decompression bomb");
+  }
+  budget.charge(raw_size, "the decompressed payload");
+  // Not zeroed: every byte is written by the decompression, which must produce exactly raw_size.
+  const auto raw = std::make_unique_for_overwrite<std::uint8_t[]>(raw_size);
+  const std::size_t got = ZSTD_decompress(raw.get(), raw_size, frame, frame_size);
   if (ZSTD_isError(got) || got != raw_size) {
     throw TraceFileError(origin + ": corrupt trace: the compressed payload fails to decode (" +
                          (ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch") + ")");
   }
 
-  ByteReader r(raw.data(), raw.size(), origin);
+  ByteReader r(raw.get(), raw_size, origin);
   Trace trace;
+  const std::uint32_t meta_size = r.u32();
+  if (meta_size > kMaxMetadataBytes || meta_size > r.remaining()) {
+    r.fail("the run metadata claims " + std::to_string(meta_size) + " bytes (at most " +
+           std::to_string(std::min<std::uint64_t>(kMaxMetadataBytes, r.remaining())) + " possible)");
+  }
+  budget.charge(std::uint64_t{meta_size} * kJsonDomFactor, "the run metadata");
+  const std::uint8_t* meta = r.span(meta_size);
+  BoundedJson parsed = parse_json_bounded(std::string(reinterpret_cast<const char*>(meta), meta_size), kMaxMetadataBytes);
+  if (!parsed.value) r.fail("bad run metadata (" + parsed.refusal + ")");
   try {
-    metadata_from_json(nlohmann::json::parse(r.str()), trace);
+    metadata_from_json(*parsed.value, trace);
   } catch (const nlohmann::json::exception& e) {
     r.fail(std::string("bad run metadata (") + e.what() + ")");
   }
   const std::uint32_t track_count = r.u32();
-  for (std::uint32_t i = 0; i < track_count; ++i) trace.tracks.push_back(decode_track(r, trace.devices.size()));
+  if (track_count > r.remaining() / kMinTrackBytes) {
+    r.fail("the file claims " + std::to_string(track_count) + " tracks, more than the " +
+           std::to_string(r.remaining()) + " bytes left can hold");
+  }
+  budget.charge(std::uint64_t{track_count} * sizeof(Track), "the track table");
+  trace.tracks.reserve(track_count);
+  for (std::uint32_t i = 0; i < track_count; ++i) {
+    trace.tracks.push_back(decode_track(r, trace.devices.size(), i, budget));
+  }
   if (!r.at_end()) r.fail("unexpected bytes after the last track");
   return trace;
 }
 
 void write_trace(const std::filesystem::path& path, const Trace& trace) {
   const std::vector<std::uint8_t> bytes = encode_trace(trace);
-  std::filesystem::path tmp = path;
-  tmp += ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw TraceFileError(path.string() + ": cannot write (" + std::strerror(errno) + ")");
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw TraceFileError(path.string() + ": write failed (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw TraceFileError(path.string() + ": cannot rename the finished file into place");
-  }
+  AtomicWrite file(path);
+  file.out().write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  file.commit();
 }
 
-Trace read_trace(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TraceFileError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+Trace read_trace(const std::filesystem::path& path, const ReadLimits& limits) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw TraceFileError(path.string() + ": is a directory, not a trace file");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return decode_trace(bytes, path.string());
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TraceFileError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+  const std::uint64_t budget = limits.budget();
+  std::vector<std::uint8_t> bytes;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && std::filesystem::is_regular_file(path, ec)) {
+    MemoryBudget(budget, path.string()).charge(size, "the file");
+    bytes.resize(size);
+    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
+    bytes.resize(static_cast<std::size_t>(in.gcount()));
+  } else {
+    // A pipe or a device: no size to check up front, so read at most the budget.
+    std::vector<char> chunk(1 << 16);
+    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+      MemoryBudget(budget, path.string()).charge(bytes.size() + static_cast<std::uint64_t>(in.gcount()), "the file");
+      bytes.insert(bytes.end(), chunk.data(), chunk.data() + in.gcount());
+    }
+  }
+  return decode_trace(bytes, path.string(), limits);
 }
 
 }  // namespace gpulb::trace

@@ -29,10 +29,12 @@ void write_tasks_csv(std::ostream& out, const Trace& trace, TimeRange range = {}
 // Workers: "device,worker,sm,name,tasks,busy_ns,failed_dequeues,steals,dropped_events".
 void write_workers_csv(std::ostream& out, const Trace& trace);
 
-// Writes `path` through a temporary file and a rename; throws std::runtime_error naming the path.
 enum class ExportFormat { Chrome, Csv };
-// For CSV, `path` receives the tasks and "<stem>.workers.csv" beside it the per-worker summary.
-// Returns the files written.
+// The files an export to `path` writes. For CSV, `path` receives the tasks and
+// "<stem>.workers.csv" beside it the per-worker summary.
+std::vector<std::filesystem::path> export_paths(ExportFormat format, const std::filesystem::path& path);
+// Writes each file through a temporary file and a rename (safe_write.hpp); throws WriteError, or
+// OutputPathError for a path that must not be written, naming the path. Returns the files written.
 std::vector<std::filesystem::path> export_trace(const Trace& trace, ExportFormat format,
                                                 const std::filesystem::path& path, TimeRange range = {});
 

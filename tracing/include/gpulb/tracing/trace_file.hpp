@@ -5,7 +5,8 @@
 //   payload: one zstd frame with a content checksum, holding
 //     metadata JSON length u32 | metadata JSON | per track: column streams (see trace_file.cpp)
 // The frame checksum catches corruption; the payload size catches truncation.
-// Writers write to "<path>.tmp-<pid>" and rename, so no half file ever carries the real name.
+// Writers write to "<path>.tmp-<pid>" and rename (safe_write.hpp), so no half file ever carries
+// the real name. Readers size every claim in the file before trusting it (trace_limits.hpp).
 #pragma once
 
 #include <cstdint>
@@ -15,21 +16,25 @@
 #include <vector>
 
 #include "gpulb/tracing/trace.hpp"
+#include "gpulb/tracing/trace_limits.hpp"
 
 namespace gpulb::trace {
 
 inline constexpr std::uint32_t kTraceFormatVersion = 1;
 
-// Thrown for every unreadable file; what() names the file and what is wrong with it.
+// Thrown for every unreadable file, and for a file refused by the ReadLimits; what() names the file
+// and what is wrong with it.
 class TraceFileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
 std::vector<std::uint8_t> encode_trace(const Trace& trace, int zstd_level = 6);
-Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& origin = "<memory>");
+Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& origin = "<memory>",
+                   const ReadLimits& limits = {});
 
+// Throws WriteError, or OutputPathError for a path that must not be written (safe_write.hpp).
 void write_trace(const std::filesystem::path& path, const Trace& trace);
-Trace read_trace(const std::filesystem::path& path);
+Trace read_trace(const std::filesystem::path& path, const ReadLimits& limits = {});
 
 }  // namespace gpulb::trace

@@ -1,0 +1,226 @@
+// Atomic output files: see safe_write.hpp.
+//
+// [SECTION] Signal-time cleanup registry
+// [SECTION] Paths
+// [SECTION] AtomicWrite
+#include "gpulb/tracing/safe_write.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <mutex>
+#include <streambuf>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace gpulb::trace {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Signal-time cleanup registry
+// ---------------------------------------------------------------------------------------------
+// Fixed storage, lock-free atomics and unlink/sigaction/raise only: all a signal handler may use.
+// A path that does not fit (too many live files, too long) still gets the RAII cleanup.
+
+constexpr int kSlots = 32;
+constexpr std::size_t kMaxPath = 4096;
+enum SlotState : int { kFree = 0, kFilling = 1, kLive = 2 };
+
+struct Slot {
+  std::atomic<int> state{kFree};
+  char path[kMaxPath];
+};
+Slot g_slots[kSlots];
+
+constexpr int kSignals[] = {SIGINT, SIGTERM};
+struct sigaction g_previous[2];
+std::atomic<bool> g_armed[2];
+std::mutex g_arm_mutex;
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
+
+void on_signal(int sig) {
+  const int saved_errno = errno;
+  for (Slot& s : g_slots) {
+    if (s.state.load(std::memory_order_acquire) == kLive) ::unlink(s.path);
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (kSignals[i] != sig) continue;
+    // The signal is blocked while this runs: raise() leaves it pending, and it is delivered under
+    // the previous disposition (default: terminate) as soon as this handler returns.
+    ::sigaction(sig, &g_previous[i], nullptr);
+    g_armed[i].store(false);
+  }
+  ::raise(sig);
+  errno = saved_errno;
+}
+
+void arm_handlers() {
+  std::lock_guard<std::mutex> lock(g_arm_mutex);
+  for (int i = 0; i < 2; ++i) {
+    if (g_armed[i].load()) continue;
+    struct sigaction current {};
+    ::sigaction(kSignals[i], nullptr, &current);
+    // An ignored signal stays ignored (nohup, background jobs): cleaning up on it would delete a
+    // file the process goes on writing.
+    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) continue;
+    struct sigaction ours {};
+    ours.sa_handler = on_signal;
+    sigemptyset(&ours.sa_mask);
+    ::sigaction(kSignals[i], &ours, &g_previous[i]);
+    g_armed[i].store(true);
+  }
+}
+
+int register_temporary(const std::filesystem::path& path) {
+  const std::string s = std::filesystem::absolute(path).string();
+  if (s.size() >= kMaxPath) return -1;
+  arm_handlers();
+  for (int i = 0; i < kSlots; ++i) {
+    int expected = kFree;
+    if (!g_slots[i].state.compare_exchange_strong(expected, kFilling, std::memory_order_acq_rel)) continue;
+    std::memcpy(g_slots[i].path, s.c_str(), s.size() + 1);
+    g_slots[i].state.store(kLive, std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void unregister_temporary(int slot) {
+  if (slot >= 0) g_slots[slot].state.store(kFree, std::memory_order_release);
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Paths
+// ---------------------------------------------------------------------------------------------
+
+const char* kind_of(std::filesystem::file_type t) {
+  switch (t) {
+    case std::filesystem::file_type::directory: return "a directory";
+    case std::filesystem::file_type::character: return "a character device";
+    case std::filesystem::file_type::block: return "a block device";
+    case std::filesystem::file_type::fifo: return "a FIFO";
+    case std::filesystem::file_type::socket: return "a socket";
+    default: return "not a regular file";
+  }
+}
+
+// An unbuffered-by-the-library stream over a file descriptor: errors keep their errno, so a full
+// disk says so.
+class FdBuf : public std::streambuf {
+ public:
+  explicit FdBuf(int fd) : fd_(fd), buf_(1 << 16) { setp(buf_.data(), buf_.data() + buf_.size()); }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    const char* p = pbase();
+    while (p < pptr() && error_ == 0) {
+      const ssize_t n = ::write(fd_, p, static_cast<std::size_t>(pptr() - p));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) error_ = n < 0 ? errno : EIO;
+      else p += n;
+    }
+    setp(buf_.data(), buf_.data() + buf_.size());
+    return error_ == 0;
+  }
+  int fd_;
+  std::vector<char> buf_;
+  int error_ = 0;
+};
+
+}  // namespace
+
+std::filesystem::path resolve_output(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  // Symbolic links are followed: the file a link points to is replaced and the link kept, as a
+  // shell's `>` does. Renaming onto the link itself would silently turn it into a regular file.
+  fs::path p = path;
+  std::error_code ec;
+  for (int hops = 0; fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+    if (hops == 40) throw OutputPathError(path.string() + ": too many levels of symbolic links");
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) throw OutputPathError(path.string() + ": cannot read the symbolic link (" + ec.message() + ")");
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  const fs::file_status st = fs::status(p, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    throw OutputPathError(path.string() + ": is " + kind_of(st.type()) +
+                          "; refusing to replace it (name a regular file to write)");
+  }
+  const fs::path dir = fs::absolute(p).parent_path();
+  if (!fs::is_directory(dir, ec)) throw OutputPathError(path.string() + ": directory " + dir.string() + " does not exist");
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] AtomicWrite
+// ---------------------------------------------------------------------------------------------
+
+struct AtomicWrite::Impl {
+  explicit Impl(int fd) : fd(fd), buf(fd), stream(&buf) {}
+  int fd;
+  FdBuf buf;
+  std::ostream stream;
+};
+
+AtomicWrite::AtomicWrite(const std::filesystem::path& path) : requested_(path), target_(resolve_output(path)) {
+  tmp_ = target_;
+  tmp_ += ".tmp-" + std::to_string(::getpid());
+  // O_EXCL|O_NOFOLLOW after removing our own stale temporary: never write through a link planted
+  // under the temporary name.
+  ::unlink(tmp_.c_str());
+  const int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) throw WriteError(requested_.string() + ": cannot write (" + std::strerror(errno) + ")");
+  slot_ = register_temporary(tmp_);
+  impl_ = std::make_unique<Impl>(fd);
+}
+
+AtomicWrite::~AtomicWrite() {
+  if (impl_ && impl_->fd >= 0) ::close(impl_->fd);
+  if (!committed_) ::unlink(tmp_.c_str());
+  unregister_temporary(slot_);
+}
+
+std::ostream& AtomicWrite::out() { return impl_->stream; }
+
+void AtomicWrite::finish() {
+  if (impl_->fd < 0) return;
+  impl_->stream.flush();
+  const int err = impl_->buf.error();
+  const int closed = ::close(impl_->fd);
+  const int close_err = closed == 0 ? 0 : errno;
+  impl_->fd = -1;
+  if (err != 0 || close_err != 0 || !impl_->stream) {
+    const int e = err ? err : close_err;
+    throw WriteError(requested_.string() + ": write failed (" + (e ? std::strerror(e) : "stream error") + ")");
+  }
+}
+
+void AtomicWrite::commit() {
+  finish();
+  std::error_code ec;
+  // A replaced file keeps its permissions.
+  const auto st = std::filesystem::status(target_, ec);
+  if (!ec && std::filesystem::exists(st)) std::filesystem::permissions(tmp_, st.permissions(), ec);
+  if (::rename(tmp_.c_str(), target_.c_str()) != 0) {
+    throw WriteError(requested_.string() + ": cannot rename the finished file into place (" + std::strerror(errno) + ")");
+  }
+  committed_ = true;
+}
+
+}  // namespace gpulb::trace
