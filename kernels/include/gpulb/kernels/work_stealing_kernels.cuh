@@ -237,7 +237,8 @@ struct WsDeviceState {
         staging_ctl(1),
         staging_ring(o.sharing_capacity),
         feed_lock(1),
-        control(1) {
+        control(1),
+        host_end(1) {
     WorkStealingControl c;
     c.pending = static_cast<std::int64_t>(prefill.size());
     c.fed = prefill.size();
@@ -277,6 +278,10 @@ struct WsDeviceState {
   cuda::MappedBuffer<Task> staging_ring;
   cuda::DeviceBuffer<std::uint32_t> feed_lock;
   cuda::DeviceBuffer<WorkStealingControl> control;
+  // The staging word of host_end's copy. Allocated here, before the launch, and freed after the
+  // kernel: cudaFreeHost waits for the whole device, so freeing it while the blocks run would wait
+  // on them (a stuck run would then hang before the watchdog could stop it).
+  cuda::MappedBuffer<std::uint64_t> host_end;
 
  private:
   static std::uint32_t checked_deque_blocks(const PolicyOptions& o, std::uint32_t blocks) {
@@ -304,9 +309,9 @@ inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, WsDevic
     GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
     throw;
   }
-  cuda::MappedBuffer<std::uint64_t> end(1);
-  *end.host() = 1 + d.prefill.size() + inserter.inserted();
-  GPULB_CUDA_TRY(cudaMemcpyAsync(&d.control.get()->host_end, end.host(), sizeof(std::uint64_t), cudaMemcpyHostToDevice, s.copy_stream()));
+  *d.host_end.host() = 1 + d.prefill.size() + inserter.inserted();
+  GPULB_CUDA_TRY(cudaMemcpyAsync(&d.control.get()->host_end, d.host_end.host(), sizeof(std::uint64_t), cudaMemcpyHostToDevice,
+                                 s.copy_stream()));
   GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
   return inserter.inserted();
 }
