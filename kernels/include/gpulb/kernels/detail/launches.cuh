@@ -28,10 +28,9 @@ struct LaunchPlan {
   std::uint32_t chunk;
 };
 
-template <class Factory>
-void control_launches(GpuSession& s, const ExecPlan& plan, Factory& make_body, HostTaskPool& pool, LaunchPlan how,
+template <class Body>
+void control_launches(GpuSession& s, const ExecPlan& plan, const Body& body, HostTaskPool& pool, LaunchPlan how,
                       std::atomic<bool>& abort_all, GpuOutcome& out) {
-  using Body = std::decay_t<decltype(make_body(0u, 0u))>;
   GPULB_CUDA_TRY(cudaSetDevice(s.device()));
   const std::uint64_t total = plan.tasks.size();
   cuda::DeviceBuffer<Task> tasks(total);
@@ -40,8 +39,6 @@ void control_launches(GpuSession& s, const ExecPlan& plan, Factory& make_body, H
   const GridSize resident = persistent_grid(reinterpret_cast<const void*>(&launch_kernel<Body>), s.device(), plan.block_size, 0);
   const std::uint32_t chunk = how.one_launch ? static_cast<std::uint32_t>((total + plan.gpus - 1) / plan.gpus)
                                             : (how.chunk ? how.chunk : resident.blocks);
-  // A block's rank is its task's index in the pool: per-worker records need one a task.
-  const Body body = make_body(s.slot(), static_cast<std::uint32_t>(total));
   Watchdog watchdog(plan, s, abort_all);
   std::uint64_t launched = 0;
   for (;;) {
@@ -72,10 +69,14 @@ void control_launches(GpuSession& s, const ExecPlan& plan, Factory& make_body, H
 // The hardware and chunked drivers: the host-pool frame, blocks on SM lanes.
 template <class Factory>
 ExecOutput run_launches(const ExecPlan& plan, Factory& make_body, LaunchPlan how) {
-  return run_on_gpus(plan, TrackLayout::SmLanes,
-                     [&](GpuSession& s, const ExecPlan& p, HostTaskPool& pool, std::atomic<bool>& abort_all, GpuOutcome& out) {
-                       control_launches(s, p, make_body, pool, how, abort_all, out);
-                     });
+  using Body = std::decay_t<decltype(make_body(0u, 0u))>;
+  return run_on_gpus(
+      plan, TrackLayout::SmLanes, make_body,
+      // A block's rank is its task's index in the pool: per-worker records need one a task.
+      [](const GpuSession&, const ExecPlan& p) { return static_cast<std::uint32_t>(p.tasks.size()); },
+      [how](GpuSession& s, const ExecPlan& p, const Body& body, HostTaskPool& pool, std::atomic<bool>& abort_all, GpuOutcome& out) {
+        control_launches(s, p, body, pool, how, abort_all, out);
+      });
 }
 
 }  // namespace gpulb::kernels::detail

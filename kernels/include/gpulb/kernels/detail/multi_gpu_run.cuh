@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "gpulb/clock.hpp"
@@ -33,9 +34,14 @@ struct GpuOutcome {
 // launches packed into lanes per SM.
 enum class TrackLayout { PerBlock, SmLanes };
 
-// control(GpuSession&, const ExecPlan& (gpus resolved), HostTaskPool&, std::atomic<bool>& abort_all, GpuOutcome&)
-template <class Control>
-ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Control&& control) {
+// Every GPU's body is made here, one GPU after the other, before any control thread starts (so the
+// GPUs start together, as they would with no records to allocate):
+//   workers_of(GpuSession&, const ExecPlan&) -> the worker count the body's records need there
+//   control(GpuSession&, const ExecPlan& (gpus resolved), const Body&, HostTaskPool&,
+//           std::atomic<bool>& abort_all, GpuOutcome&)
+template <class Factory, class WorkersOf, class Control>
+ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Factory& make_body, WorkersOf&& workers_of, Control&& control) {
+  using Body = std::decay_t<decltype(make_body(0u, 0u))>;
   int count = 0;
   GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
   if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
@@ -48,9 +54,11 @@ ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Control&& contr
 
   const std::uint64_t origin = host_now_ns();
   std::vector<std::unique_ptr<GpuSession>> sessions;
+  std::vector<Body> bodies;
   for (std::uint32_t g = 0; g < gpus; ++g) {
     GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
     sessions.push_back(std::make_unique<GpuSession>(static_cast<int>(g), g, origin));
+    bodies.push_back(make_body(g, workers_of(*sessions.back(), p)));
   }
 
   HostTaskPool pool(p.tasks);
@@ -61,7 +69,7 @@ ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Control&& contr
   for (std::uint32_t g = 0; g < gpus; ++g) {
     threads.emplace_back([&, g] {
       try {
-        control(*sessions[g], p, pool, abort_all, outcomes[g]);
+        control(*sessions[g], p, bodies[g], pool, abort_all, outcomes[g]);
       } catch (...) {
         errors[g] = std::current_exception();
         abort_all.store(true);

@@ -130,17 +130,22 @@ void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& po
   halt();
 }
 
-template <class Factory>
-void control_task_queue(GpuSession& s, const ExecPlan& plan, Factory& make_body, HostTaskPool& pool,
+// The persistent grid of the variant's kernel on this GPU (the occupancy API; never more blocks
+// than can be resident).
+template <class Body>
+GridSize task_queue_grid(const GpuSession& s, const ExecPlan& plan) {
+  const void* kernel = plan.options.variant == "modern" ? reinterpret_cast<const void*>(&task_queue_modern_kernel<Body>)
+                                                        : reinterpret_cast<const void*>(&task_queue_kernel<Body>);
+  return persistent_grid(kernel, s.device(), plan.block_size, plan.workers);
+}
+
+template <class Body>
+void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, HostTaskPool& pool,
                         std::atomic<bool>& abort_all, GpuOutcome& out) {
-  using Body = std::decay_t<decltype(make_body(0u, 0u))>;
   GPULB_CUDA_TRY(cudaSetDevice(s.device()));
   const bool modern = plan.options.variant == "modern";
-  const void* kernel = modern ? reinterpret_cast<const void*>(&task_queue_modern_kernel<Body>)
-                              : reinterpret_cast<const void*>(&task_queue_kernel<Body>);
-  const GridSize grid = persistent_grid(kernel, s.device(), plan.block_size, plan.workers);
+  const GridSize grid = task_queue_grid<Body>(s, plan);
   if (!grid.note.empty()) out.notes.push_back(grid.note);
-  const Body body = make_body(s.slot(), grid.blocks);
   const std::uint32_t num_queues = plan.options.queues, capacity = plan.options.queue_capacity;
 
   cuda::DeviceBuffer<Task> slots(static_cast<std::size_t>(num_queues) * capacity);
@@ -238,11 +243,12 @@ struct TaskQueueDriver {
   template <class Factory>
   static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
     if (plan.options.queues > TaskQueueHost<detail::PciePublisher>::kMaxQueues) throw ConfigError("at most 64 queues per GPU");
-    return detail::run_on_gpus(plan, detail::TrackLayout::PerBlock,
-                               [&](detail::GpuSession& s, const ExecPlan& p, detail::HostTaskPool& pool,
-                                   std::atomic<bool>& abort_all, detail::GpuOutcome& out) {
-                                 detail::control_task_queue(s, p, make_body, pool, abort_all, out);
-                               });
+    using Body = std::decay_t<decltype(make_body(0u, 0u))>;
+    return detail::run_on_gpus(
+        plan, detail::TrackLayout::PerBlock, make_body,
+        [](const detail::GpuSession& s, const ExecPlan& p) { return detail::task_queue_grid<Body>(s, p).blocks; },
+        [](detail::GpuSession& s, const ExecPlan& p, const Body& body, detail::HostTaskPool& pool, std::atomic<bool>& abort_all,
+           detail::GpuOutcome& out) { detail::control_task_queue(s, p, body, pool, abort_all, out); });
   }
 };
 
