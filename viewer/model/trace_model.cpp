@@ -10,6 +10,7 @@
 #include <map>
 #include <tuple>
 
+#include "display_text.hpp"
 #include "parallel.hpp"
 
 namespace gpulb::viewer {
@@ -30,7 +31,7 @@ Lane build_lane(const Track& tr, std::uint32_t index) {
   lane.device = tr.device;
   lane.sm = tr.sm;
   lane.worker = tr.worker;
-  lane.label = tr.name;
+  lane.label = display_label(tr.name);
   if (!tr.events.empty()) {
     lane.start_ns = tr.events.front().time_ns;
     lane.end_ns = tr.events.back().time_ns;
@@ -70,8 +71,8 @@ void append_busy_keys(const Lane& lane, std::vector<std::uint64_t>& keys) {
 }
 
 std::string device_label(const trace::Device& d) {
-  if (d.kind == trace::DeviceKind::Gpu) return "GPU " + std::to_string(d.index) + ": " + d.name;
-  return d.name.empty() ? std::string("CPU") : d.name;
+  if (d.kind == trace::DeviceKind::Gpu) return "GPU " + std::to_string(d.index) + ": " + display_label(d.name);
+  return d.name.empty() ? std::string("CPU") : display_label(d.name);
 }
 
 std::string device_short(const trace::Device& d) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "display_text.hpp"
 #include "draw.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
@@ -95,7 +96,7 @@ void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& s
   }
   if (model.queues().empty()) {
     ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "This trace records no queue levels (policy %s).",
-                       model.trace().meta.policy.c_str());
+                       display_label(model.trace().meta.policy).c_str());
   }
   for (const DeviceGroup& dev : model.devices()) {
     if (!dev.busy) continue;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "display_text.hpp"
 #include "draw.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
@@ -10,13 +11,15 @@
 namespace gpulb::viewer {
 namespace {
 
+
+// Every value may hold trace strings: clipped before ImGui sees them (display_text.hpp).
 void row(const char* name, const std::string& value, ImVec4 colour = ImVec4(0.86f, 0.87f, 0.9f, 1)) {
   ImGui::TableNextRow();
   ImGui::TableSetColumnIndex(0);
   ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s", name);
   ImGui::TableSetColumnIndex(1);
   ImGui::PushStyleColor(ImGuiCol_Text, colour);
-  ImGui::TextWrapped("%s", value.c_str());
+  ImGui::TextWrapped("%s", display_text(value).c_str());
   ImGui::PopStyleColor();
 }
 

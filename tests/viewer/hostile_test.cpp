@@ -1,0 +1,140 @@
+// The viewer against hostile inputs and faults (issue 14), run as a user would: `gpulb-viewer`
+// on crafted traces and bad arguments, checking exit codes, messages and the bytes on disk.
+//
+// [SECTION] Running the viewer
+// [SECTION] Traces built to hurt: huge strings
+// [SECTION] Screenshots of hostile traces
+//
+// The screenshot tests need an X display: ctest runs this binary under `xvfb-run -a`.
+#include <gtest/gtest.h>
+
+#include <stb_image.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpulb/tracing/trace_file.hpp"
+#include "synthetic.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+namespace fs = std::filesystem;
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Running the viewer
+// -------------------------------------------------------------------------------------------------
+
+struct Result {
+  int rc = -1;
+  std::string output;  // stdout and stderr
+};
+
+// Runs `prefix; exec gpulb-viewer args` in /bin/sh. A viewer that regresses into eating memory
+// or hanging is stopped by an address-space limit and a timeout instead of taking the machine.
+Result run_viewer(const std::string& args, const std::string& prefix = "") {
+  const std::string cmd = "ulimit -v 6000000; " + prefix + (prefix.empty() ? "" : "; ") + "exec timeout 120 " +
+                          std::string(GPULB_VIEWER_EXE) + " " + args + " 2>&1";
+  Result r;
+  FILE* f = ::popen(cmd.c_str(), "r");
+  if (!f) return r;
+  std::array<char, 512> buf;
+  while (std::fgets(buf.data(), buf.size(), f)) r.output += buf.data();
+  const int status = ::pclose(f);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+bool has_display() { return std::getenv("DISPLAY") != nullptr; }
+
+// Pixels of the PNG at `path` that differ from its top-left pixel; -1 where it is unreadable.
+long drawn_pixels(const fs::path& path) {
+  int w = 0, h = 0, channels = 0;
+  unsigned char* data = stbi_load(path.c_str(), &w, &h, &channels, 3);
+  if (data == nullptr) return -1;
+  long n = 0;
+  for (long i = 0; i < static_cast<long>(w) * h; ++i) {
+    n += data[i * 3] != data[0] || data[i * 3 + 1] != data[1] || data[i * 3 + 2] != data[2];
+  }
+  stbi_image_free(data);
+  return n;
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Traces built to hurt: huge strings
+// -------------------------------------------------------------------------------------------------
+
+// 30,000 bytes, multi-byte characters included, so that a cut can fall inside one.
+std::string huge(const std::string& unit) {
+  std::string s;
+  while (s.size() < 30'000) s += unit;
+  return s;
+}
+
+// A small real-looking trace whose every string is huge.
+trace::Trace long_string_trace() {
+  SyntheticSpec spec;
+  spec.sms = 2;
+  spec.workers_per_sm = 2;
+  spec.events = 2000;
+  trace::Trace t = make_synthetic_trace(spec);
+  t.meta.scenario = huge("scenario-\xC3\xA9");
+  t.meta.policy = huge("policy ");
+  t.meta.backend = huge("b");
+  t.meta.parameters = {{"p", huge("v\xE2\x82\xAC")}, {huge("k"), "1"}};
+  t.meta.verification = huge("line\n");  // 6,000 lines
+  t.meta.result_json = "{\"x\":\"" + huge("j") + "\"}";
+  t.meta.clock_source = huge("c");
+  t.meta.created_utc = huge("2026");
+  t.meta.gpulb_version = huge("9");
+  for (trace::Device& d : t.devices) d.name = huge("GPU\xF0\x9F\x98\x80");
+  for (trace::Track& tr : t.tracks) tr.name = huge("block ");
+  return t;
+}
+
+class HostileViewer : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("gpulb-viewer-hostile-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    trace::write_trace(dir_ / "long.gpulb", long_string_trace());
+  }
+  static void TearDownTestSuite() {
+    if (std::getenv("GPULB_KEEP_SCREENSHOTS")) return;
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  void need_display() {
+    if (!has_display()) GTEST_SKIP() << "no X display: run under `xvfb-run -a`";
+  }
+  static std::string file(const char* name) { return (dir_ / name).string(); }
+  static inline fs::path dir_;
+};
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Screenshots of hostile traces
+// -------------------------------------------------------------------------------------------------
+
+// Every view, with the side panel (its compact summary) and without; compare with the trace as B.
+TEST_F(HostileViewer, EveryViewOfA30000CharacterStringTraceRenders) {
+  need_display();
+  for (const char* view : {"timeline", "histograms", "occupancy", "compare", "summary"}) {
+    for (const bool view_only : {false, true}) {
+      const fs::path out = dir_ / (std::string("long-") + view + (view_only ? "-view" : "") + ".png");
+      const Result r = run_viewer(file("long.gpulb") + " " + file("long.gpulb") + " --view " + view +
+                                  (view_only ? " --view-only" : "") + " --size 1280x760 --screenshot " + out.string());
+      EXPECT_EQ(r.rc, 0) << view << ": " << r.output;
+      EXPECT_GT(drawn_pixels(out), 1000) << view << ": no picture at " << out;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpulb::viewer
