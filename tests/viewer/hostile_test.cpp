@@ -2,7 +2,7 @@
 // on crafted traces and bad arguments, checking exit codes, messages and the bytes on disk.
 //
 // [SECTION] Running the viewer
-// [SECTION] Traces built to hurt: huge strings
+// [SECTION] Traces built to hurt: huge strings, huge counts
 // [SECTION] Screenshots of hostile traces
 //
 // The screenshot tests need an X display: ctest runs this binary under `xvfb-run -a`.
@@ -68,7 +68,7 @@ long drawn_pixels(const fs::path& path) {
 }
 
 // -------------------------------------------------------------------------------------------------
-// [SECTION] Traces built to hurt: huge strings
+// [SECTION] Traces built to hurt: huge strings, huge counts
 // -------------------------------------------------------------------------------------------------
 
 // 30,000 bytes, multi-byte characters included, so that a cut can fall inside one.
@@ -99,12 +99,34 @@ trace::Trace long_string_trace() {
   return t;
 }
 
+// 100,000 devices (a few bytes each in the file) and a handful of events on three of them.
+trace::Trace many_device_trace() {
+  using trace::EventKind;
+  trace::Trace t;
+  t.meta.scenario = "many-devices";
+  t.meta.policy = "task-queue";
+  t.meta.backend = "cuda";
+  for (std::uint32_t d = 0; d < 100'000; ++d) t.devices.push_back({trace::DeviceKind::Gpu, d, "G", 1, 1});
+  for (const std::uint32_t d : {0u, 50'000u, 99'999u}) {
+    trace::Track tr;
+    tr.device = d;
+    tr.sm = 0;
+    tr.name = "block 0";
+    tr.events = {trace::make_event(100, EventKind::WorkerStart, 0, 0), trace::make_event(110, EventKind::QueueLevel, 3, 0),
+                 trace::make_event(120, EventKind::TaskBegin, 1, 0), trace::make_event(900, EventKind::TaskEnd, 1, 0),
+                 trace::make_event(950, EventKind::WorkerEnd)};
+    t.tracks.push_back(std::move(tr));
+  }
+  return t;
+}
+
 class HostileViewer : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = fs::temp_directory_path() / ("gpulb-viewer-hostile-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
     trace::write_trace(dir_ / "long.gpulb", long_string_trace());
+    trace::write_trace(dir_ / "devices.gpulb", many_device_trace());
   }
   static void TearDownTestSuite() {
     if (std::getenv("GPULB_KEEP_SCREENSHOTS")) return;
@@ -133,6 +155,17 @@ TEST_F(HostileViewer, EveryViewOfA30000CharacterStringTraceRenders) {
       EXPECT_EQ(r.rc, 0) << view << ": " << r.output;
       EXPECT_GT(drawn_pixels(out), 1000) << view << ": no picture at " << out;
     }
+  }
+}
+
+TEST_F(HostileViewer, OccupancyOfA100000DeviceTraceRendersInBoundedMemory) {
+  need_display();
+  EXPECT_LT(fs::file_size(file("devices.gpulb")), 200'000u) << "the file is small: the counts are the attack";
+  for (const char* view : {"occupancy", "timeline", "histograms", "summary"}) {
+    const fs::path out = dir_ / (std::string("devices-") + view + ".png");
+    const Result r = run_viewer(file("devices.gpulb") + " --view " + view + " --size 1280x760 --screenshot " + out.string());
+    EXPECT_EQ(r.rc, 0) << view << ": " << r.output;
+    EXPECT_GT(drawn_pixels(out), 1000) << view;
   }
 }
 

@@ -17,6 +17,10 @@ namespace {
 void series_plot(const char* title, const StepSeries& s, double capacity, const TimeAxis& timeline_axis, double origin_ns,
                  double playhead_ns, bool show_playhead, ImVec2 size, ImU32 colour) {
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  if (!ImGui::IsRectVisible(size)) {  // scrolled away: draw nothing, so cost follows what is seen
+    ImGui::Dummy(size);
+    return;
+  }
   ImGui::Dummy(size);
   const bool hovered = ImGui::IsItemHovered();
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -85,7 +89,8 @@ void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& s
   const float h = std::clamp((size.y - ImGui::GetTextLineHeightWithSpacing() * 2) / static_cast<float>(std::max<std::size_t>(plots, 1)) -
                                  ImGui::GetStyle().ItemSpacing.y,
                              70.0f, 170.0f);
-  ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "Same time range as the timeline (zoom there); band: max in each pixel, solid: mean.");
+  ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "Same time range as the timeline (zoom there); band: max in each pixel, solid: mean.%s%s",
+                     model.omitted().empty() ? "" : "  ", model.omitted().c_str());
   ImGui::BeginChild("occupancy", ImVec2(size.x, size.y - ImGui::GetTextLineHeightWithSpacing()), false);
   const float w = ImGui::GetContentRegionAvail().x;
   const double playhead = state.time_ns;
