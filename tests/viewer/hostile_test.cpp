@@ -4,6 +4,7 @@
 // [SECTION] Running the viewer
 // [SECTION] Traces built to hurt: huge strings, huge counts
 // [SECTION] Screenshots of hostile traces
+// [SECTION] Writing the PNG: faults leave no file
 //
 // The screenshot tests need an X display: ctest runs this binary under `xvfb-run -a`.
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +33,9 @@ namespace fs = std::filesystem;
 // -------------------------------------------------------------------------------------------------
 // [SECTION] Running the viewer
 // -------------------------------------------------------------------------------------------------
+
+constexpr int kExitWriteFailed = 1;
+constexpr int kExitBadInput = 2;
 
 struct Result {
   int rc = -1;
@@ -65,6 +70,16 @@ long drawn_pixels(const fs::path& path) {
   }
   stbi_image_free(data);
   return n;
+}
+
+// Files in `dir` whose name starts with `stem`: a PNG, or a temporary file left beside it.
+std::vector<std::string> files_named(const fs::path& dir, const std::string& stem) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().filename().string().rfind(stem, 0) == 0) out.push_back(e.path().filename().string());
+  }
+  return out;
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -127,6 +142,11 @@ class HostileViewer : public ::testing::Test {
     fs::create_directories(dir_);
     trace::write_trace(dir_ / "long.gpulb", long_string_trace());
     trace::write_trace(dir_ / "devices.gpulb", many_device_trace());
+    SyntheticSpec small;
+    small.sms = 1;
+    small.workers_per_sm = 2;
+    small.events = 500;
+    trace::write_trace(dir_ / "small.gpulb", make_synthetic_trace(small));
   }
   static void TearDownTestSuite() {
     if (std::getenv("GPULB_KEEP_SCREENSHOTS")) return;
@@ -166,6 +186,45 @@ TEST_F(HostileViewer, OccupancyOfA100000DeviceTraceRendersInBoundedMemory) {
     const Result r = run_viewer(file("devices.gpulb") + " --view " + view + " --size 1280x760 --screenshot " + out.string());
     EXPECT_EQ(r.rc, 0) << view << ": " << r.output;
     EXPECT_GT(drawn_pixels(out), 1000) << view;
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Writing the PNG: faults leave no file
+// -------------------------------------------------------------------------------------------------
+
+// A full disk, simulated with a file size limit (root ignores permissions, not RLIMIT_FSIZE):
+// writes past 2 KiB fail with EFBIG, as they would with ENOSPC.
+TEST_F(HostileViewer, AScreenshotThatCannotBeWrittenFailsAndLeavesNoFile) {
+  need_display();
+  const fs::path out = dir_ / "full-disk.png";
+  const Result r = run_viewer(file("small.gpulb") + " --size 640x480 --screenshot " + out.string(), "trap '' XFSZ; ulimit -f 4");
+  EXPECT_EQ(r.rc, kExitWriteFailed) << r.output;
+  EXPECT_NE(r.output.find(out.string()), std::string::npos) << "names the file: " << r.output;
+  EXPECT_NE(r.output.find("too large"), std::string::npos) << "names the cause (EFBIG): " << r.output;
+  EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
+  EXPECT_TRUE(files_named(dir_, "full-disk").empty()) << "no PNG and no temporary file left";
+}
+
+TEST_F(HostileViewer, AScreenshotIntoAMissingDirectoryIsRefused) {
+  const fs::path out = dir_ / "no-such-dir" / "x.png";
+  const Result r = run_viewer(file("small.gpulb") + " --screenshot " + out.string());
+  EXPECT_EQ(r.rc, kExitBadInput) << r.output;
+  EXPECT_NE(r.output.find(out.string()), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("does not exist"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "no-such-dir"));
+}
+
+// Device nodes are refused, never written or replaced (the tests may run as root).
+TEST_F(HostileViewer, AScreenshotOntoADeviceIsRefused) {
+  for (const char* device : {"/dev/null", "/dev/full"}) {
+    const Result r = run_viewer(file("small.gpulb") + " --screenshot " + device);
+    EXPECT_EQ(r.rc, kExitBadInput) << device << ": " << r.output;
+    EXPECT_NE(r.output.find(device), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
+    struct stat st {};
+    ASSERT_EQ(::stat(device, &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << device << " is still a device";
   }
 }
 

@@ -16,6 +16,7 @@
 #include "app.hpp"
 #include "bench.hpp"
 #include "gpulb/builtin/registry.hpp"
+#include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "panels.hpp"
 #include "platform.hpp"
@@ -25,8 +26,9 @@ namespace {
 
 using namespace gpulb::viewer;
 
-constexpr int kExitError = 1;     // a window, a file or a PNG could not be made
-constexpr int kExitBadInput = 2;  // bad arguments or an unreadable trace
+// As `gpulb` (README): scripts and the tests tell a bad argument from a failed write.
+constexpr int kExitError = 1;     // a window could not be made, a PNG or trace could not be written
+constexpr int kExitBadInput = 2;  // bad arguments, an unreadable trace, an output that must not be written
 
 struct Args {
   std::vector<std::string> files;
@@ -138,6 +140,8 @@ int main(int argc, char** argv) {
       return 0;
     }
 
+    // Before loading and rendering: a screenshot onto /dev/null or into a missing directory fails now.
+    if (!a.screenshot.empty()) gpulb::trace::resolve_output(a.screenshot);
     App app(gpulb::builtin::registry());
     // Files before the window: with --screenshot a bad file must fail fast, with its message.
     for (const std::string& f : a.files) app.open(f);
@@ -161,7 +165,10 @@ int main(int argc, char** argv) {
       return screenshot(platform, app, a.screenshot, view_only);
     }
     return interactive(platform, app);
-  } catch (const std::exception& e) {
+  } catch (const gpulb::trace::OutputPathError& e) {  // a device, a directory: a bad argument
+    std::cerr << "gpulb-viewer: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {  // WriteError (disk full, ...) names the file and the cause
     std::cerr << "gpulb-viewer: " << e.what() << "\n";
     return kExitError;
   }
