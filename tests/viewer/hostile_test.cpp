@@ -5,6 +5,7 @@
 // [SECTION] Traces built to hurt: huge strings, huge counts
 // [SECTION] Screenshots of hostile traces
 // [SECTION] Writing the PNG: faults leave no file
+// [SECTION] Arguments: every error is exit 2 with a message
 //
 // The screenshot tests need an X display: ctest runs this binary under `xvfb-run -a`.
 #include <gtest/gtest.h>
@@ -226,6 +227,53 @@ TEST_F(HostileViewer, AScreenshotOntoADeviceIsRefused) {
     ASSERT_EQ(::stat(device, &st), 0);
     EXPECT_TRUE(S_ISCHR(st.st_mode)) << device << " is still a device";
   }
+}
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] Arguments: every error is exit 2 with a message
+// -------------------------------------------------------------------------------------------------
+
+struct BadArgs {
+  const char* args;
+  const char* says;  // a piece of the message naming the problem
+};
+
+TEST_F(HostileViewer, EveryArgumentErrorExits2NamingTheProblem) {
+  const std::string f = file("small.gpulb");
+  const std::string png = (dir_ / "never.png").string();
+  const BadArgs cases[] = {
+      {"--view nope", "nope"},
+      {"--no-such-option", "--no-such-option"},
+      {"--size 10x10", "--size"},
+      {"--size", "--size"},
+      {"--bench-events lots", "lots"},
+      {"--range 1:2:3", "--range"},
+      {"--range 2ms:1ms", "--range"},
+      {"--range 1ms", "--range"},
+      {"--range :1ms", "--range"},
+      {"--range 1ms:", "--range"},
+      {"--range 0x10:0x20", "--range"},
+      {"--range \" 1:2\"", "--range"},
+      {"--range 1e400:1e401", "--range"},
+      {"--range 1e300s:2e300s", "--range"},
+      {"--range ''", "--range"},
+      {"--playhead soon", "--playhead"},
+      {"--playhead -1ms", "--playhead"},
+      {"a.gpulb b.gpulb c.gpulb", "files"},
+  };
+  for (const BadArgs& c : cases) {
+    fs::remove(png);
+    const Result r = run_viewer(f + " " + c.args + " --screenshot " + png);
+    EXPECT_EQ(r.rc, kExitBadInput) << c.args << ": " << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << ": " << r.output;
+    EXPECT_FALSE(fs::exists(png)) << c.args;
+  }
+}
+
+TEST_F(HostileViewer, HelpStillExitsZero) {
+  const Result r = run_viewer("--help");
+  EXPECT_EQ(r.rc, 0) << r.output;
+  EXPECT_NE(r.output.find("--range"), std::string::npos);
 }
 
 }  // namespace

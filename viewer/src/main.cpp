@@ -42,7 +42,28 @@ struct Args {
 };
 
 bool parse_size(const std::string& s, int& w, int& h) {
-  return std::sscanf(s.c_str(), "%dx%d", &w, &h) == 2 && w >= 320 && h >= 240 && w <= 8192 && h <= 8192;
+  char rest = 0;  // nothing may follow the height
+  return std::sscanf(s.c_str(), "%dx%d%c", &w, &h, &rest) == 2 && w >= 320 && h >= 240 && w <= 8192 && h <= 8192;
+}
+
+// The values CLI11 cannot check, parsed.
+struct Checked {
+  int width = 0, height = 0;
+  std::optional<TimeSpan> range;
+  std::optional<double> playhead;
+};
+
+// An empty string where the arguments are good, else a message naming the option and what it takes.
+// `range_given`: --range was on the command line (an empty value is an error, not "no range").
+std::string check_args(const Args& a, bool range_given, bool playhead_given, Checked& c) {
+  if (!parse_size(a.size, c.width, c.height)) return "--size " + a.size + ": expected WxH between 320x240 and 8192x8192, e.g. 1600x1000";
+  if (range_given && !(c.range = parse_time_span(a.range))) {
+    return "--range '" + a.range + "': expected START:END, two times with START < END, e.g. 1ms:2.5ms";
+  }
+  if (playhead_given && !(c.playhead = parse_time_ns(a.playhead))) {
+    return "--playhead '" + a.playhead + "': expected a time, e.g. 40ms";
+  }
+  return "";
 }
 
 // Renders a few frames (ImGui sizes windows from the previous frame) and keeps the last one.
@@ -112,23 +133,20 @@ int main(int argc, char** argv) {
   cli.add_option("--bench-events", a.bench_events, "events in the --bench-frames (or --make-synthetic) trace")->capture_default_str();
   std::string synthetic_out;
   cli.add_option("--make-synthetic", synthetic_out, "write the generated GPU-shaped trace (--bench-events events) to this file and exit");
-  CLI11_PARSE(cli, argc, argv);
-
-  int width = 0, height = 0;
-  if (!parse_size(a.size, width, height)) {
-    std::cerr << "gpulb-viewer: --size " << a.size << ": expected WxH, e.g. 1600x1000\n";
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints what is wrong; its own exit codes (105, 109, ...) become the documented 2.
+    return cli.exit(e) == 0 ? 0 : kExitBadInput;
+  }
+  Checked c;
+  if (const std::string error = check_args(a, cli.count("--range") > 0, cli.count("--playhead") > 0, c); !error.empty()) {
+    std::cerr << "gpulb-viewer: " << error << "\n";
     return kExitBadInput;
   }
-  std::optional<TimeSpan> range;
-  if (!a.range.empty() && !(range = parse_time_span(a.range))) {
-    std::cerr << "gpulb-viewer: --range " << a.range << ": expected START:END with END > START, e.g. 1ms:2.5ms\n";
-    return kExitBadInput;
-  }
-  std::optional<double> playhead;
-  if (!a.playhead.empty() && !(playhead = parse_time_ns(a.playhead))) {
-    std::cerr << "gpulb-viewer: --playhead " << a.playhead << ": expected a time, e.g. 40ms\n";
-    return kExitBadInput;
-  }
+  const int width = c.width, height = c.height;
+  const std::optional<TimeSpan> range = c.range;
+  const std::optional<double> playhead = c.playhead;
 
   try {
     if (a.bench) return run_bench(BenchOptions{a.bench_events, width, height, 60});
