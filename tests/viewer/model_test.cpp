@@ -324,5 +324,23 @@ TEST(Synthetic, GivesTheEventsAskedForAndSurvivesTheFileFormat) {
   EXPECT_EQ(m.task_count(), m.stats().tasks);
 }
 
+// Typed times (--range, --playhead) are exactly what they look like (issue 14).
+TEST(TimeFormat, TimesAreDecimalsWithAUnitAndNothingElse) {
+  EXPECT_DOUBLE_EQ(*parse_time_ns("1.5ms"), 1.5e6);
+  EXPECT_DOUBLE_EQ(*parse_time_ns(".5us"), 500.0);
+  for (const char* bad : {"", " 1", "1 ", "+1", "-0", "0x10", "1e3", "1e400", "1..2", ".", "1msx", "nan", "inf"}) {
+    EXPECT_FALSE(parse_time_ns(bad)) << "'" << bad << "'";
+  }
+  EXPECT_FALSE(parse_time_ns(std::string(400, '9'))) << "past what a double holds";
+  EXPECT_FALSE(parse_time_ns("1" + std::string(300, '0') + "s")) << "finite, but not in nanoseconds";
+}
+
+TEST(TimeFormat, ARangeIsExactlyStartColonEnd) {
+  ASSERT_TRUE(parse_time_span("1ms:2.5ms"));
+  for (const char* bad : {"1:2:3", "1ms", ":1ms", "1ms:", "2ms:1ms", "1ms:1ms", "1ms::2ms", "0x1:0x2"}) {
+    EXPECT_FALSE(parse_time_span(bad)) << "'" << bad << "'";
+  }
+}
+
 }  // namespace
 }  // namespace gpulb::viewer

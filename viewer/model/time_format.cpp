@@ -1,28 +1,35 @@
 #include "time_format.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace gpulb::viewer {
 
 std::optional<double> parse_time_ns(std::string_view text) {
-  const std::string s(text);
-  if (s.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || !std::isfinite(v) || v < 0) return std::nullopt;
-  const std::string_view unit(end);
-  if (unit.empty() || unit == "ns") return v;
-  if (unit == "us") return v * 1e3;
-  if (unit == "ms") return v * 1e6;
-  if (unit == "s") return v * 1e9;
-  return std::nullopt;
+  // Digits with at most one point, then the unit: strtod alone would also take spaces, a sign,
+  // hexadecimal and exponents (" 1", "0x10", "1e400").
+  std::size_t i = 0, digits = 0, points = 0;
+  for (; i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'); ++i) {
+    (text[i] == '.' ? points : digits) += 1;
+  }
+  if (digits == 0 || points > 1) return std::nullopt;
+  const std::string_view unit = text.substr(i);
+  double scale = 0.0;
+  if (unit.empty() || unit == "ns") scale = 1.0;
+  if (unit == "us") scale = 1e3;
+  if (unit == "ms") scale = 1e6;
+  if (unit == "s") scale = 1e9;
+  const double ns = std::strtod(std::string(text.substr(0, i)).c_str(), nullptr) * scale;
+  if (scale == 0.0 || !std::isfinite(ns)) return std::nullopt;  // an unknown unit; 1e300s overflows
+  return ns;
 }
 
 std::optional<TimeSpan> parse_time_span(std::string_view text) {
   const auto colon = text.find(':');
-  if (colon == std::string_view::npos) return std::nullopt;
+  if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos) return std::nullopt;
   const auto a = parse_time_ns(text.substr(0, colon));
   const auto b = parse_time_ns(text.substr(colon + 1));
   if (!a || !b || *b <= *a) return std::nullopt;

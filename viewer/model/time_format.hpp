@@ -8,13 +8,14 @@
 
 namespace gpulb::viewer {
 
-// Parses a non-negative time with an optional unit (ns, us, ms, s); nullopt when it is not one.
+// Parses a non-negative decimal time with an optional unit (ns, us, ms, s): "1500", "2.5us".
+// nullopt for anything else (a sign, spaces, exponents, hexadecimal, a time past what a double holds).
 std::optional<double> parse_time_ns(std::string_view text);
 
 struct TimeSpan {
   double begin_ns = 0.0, end_ns = 0.0;
 };
-// "START:END" with both parts as parse_time_ns takes them, END > START.
+// "START:END": exactly one colon, both parts as parse_time_ns takes them, END > START.
 std::optional<TimeSpan> parse_time_span(std::string_view text);
 
 // "812 ns", "3.42 us", "1.20 ms", "2.50 s".

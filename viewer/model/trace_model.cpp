@@ -10,6 +10,7 @@
 #include <map>
 #include <tuple>
 
+#include "display_text.hpp"
 #include "parallel.hpp"
 
 namespace gpulb::viewer {
@@ -30,7 +31,7 @@ Lane build_lane(const Track& tr, std::uint32_t index) {
   lane.device = tr.device;
   lane.sm = tr.sm;
   lane.worker = tr.worker;
-  lane.label = tr.name;
+  lane.label = display_label(tr.name);
   if (!tr.events.empty()) {
     lane.start_ns = tr.events.front().time_ns;
     lane.end_ns = tr.events.back().time_ns;
@@ -70,8 +71,8 @@ void append_busy_keys(const Lane& lane, std::vector<std::uint64_t>& keys) {
 }
 
 std::string device_label(const trace::Device& d) {
-  if (d.kind == trace::DeviceKind::Gpu) return "GPU " + std::to_string(d.index) + ": " + d.name;
-  return d.name.empty() ? std::string("CPU") : d.name;
+  if (d.kind == trace::DeviceKind::Gpu) return "GPU " + std::to_string(d.index) + ": " + display_label(d.name);
+  return d.name.empty() ? std::string("CPU") : display_label(d.name);
 }
 
 std::string device_short(const trace::Device& d) {
@@ -82,16 +83,25 @@ std::string device_short(const trace::Device& d) {
 // [SECTION] The pieces of TraceModel's constructor, in the order it runs them
 // -------------------------------------------------------------------------------------------------
 
+// Whether a track gets a lane: not where its device is past the limit. A track naming no listed
+// device keeps its lane (hand-made traces); the lane limit bounds those.
+bool track_shown(const trace::Trace& t, const Track& tr, std::size_t shown_devices) {
+  return tr.device < shown_devices || tr.device >= t.devices.size();
+}
+
 // Lanes in display order (device, host lanes first, then SM, then rank), so that the views walk
-// them top to bottom without sorting per frame.
-std::vector<Lane> build_lanes(const trace::Trace& t) {
-  std::vector<std::uint32_t> order(t.tracks.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+// them top to bottom without sorting per frame; at most max_lanes of them, the first in that order.
+std::vector<Lane> build_lanes(const trace::Trace& t, std::size_t shown_devices, std::size_t max_lanes) {
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t i = 0; i < t.tracks.size(); ++i) {
+    if (track_shown(t, t.tracks[i], shown_devices)) order.push_back(i);
+  }
   auto sort_key = [&t](std::uint32_t i) {
     const Track& tr = t.tracks[i];
     return std::make_tuple(tr.device, tr.role == TrackRole::Host ? 0 : 1, tr.sm, tr.worker, i);
   };
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return sort_key(a) < sort_key(b); });
+  order.resize(std::min(order.size(), max_lanes));
   std::vector<Lane> lanes(order.size());
   parallel_for(order.size(), [&](std::size_t i) { lanes[i] = build_lane(t.tracks[order[i]], order[i]); });
   return lanes;
@@ -129,31 +139,31 @@ LaneTotals measure_lanes(const trace::Trace& t, const std::vector<Lane>& lanes) 
 }
 
 // Device -> (one group per SM | one group of all workers) -> lanes; host lanes hang off the device.
-std::vector<DeviceGroup> group_lanes(const trace::Trace& t, const std::vector<Lane>& lanes) {
-  std::vector<DeviceGroup> devices;
-  for (std::uint32_t d = 0; d < t.devices.size(); ++d) {
-    DeviceGroup dev;
-    dev.label = device_label(t.devices[d]);
-    dev.device = d;
-    std::map<std::uint32_t, LaneGroup> groups;
-    for (std::uint32_t i = 0; i < lanes.size(); ++i) {
-      const Lane& lane = lanes[i];
-      if (lane.device != d) continue;
-      if (lane.role == TrackRole::Host) {
-        dev.host_lanes.push_back(i);
-        continue;
-      }
-      ++dev.workers;
-      LaneGroup& g = groups[lane.sm];
-      g.sm = lane.sm;
-      g.lanes.push_back(i);
-      if (lane.sm != Track::kNoSm) dev.has_sms = true;
+// One pass over the lanes: they are sorted by device, so each device's keep their order.
+std::vector<DeviceGroup> group_lanes(const trace::Trace& t, const std::vector<Lane>& lanes, std::size_t shown_devices) {
+  std::vector<DeviceGroup> devices(shown_devices);
+  std::vector<std::map<std::uint32_t, LaneGroup>> groups(shown_devices);
+  for (std::uint32_t i = 0; i < lanes.size(); ++i) {
+    const Lane& lane = lanes[i];
+    if (lane.device >= shown_devices) continue;
+    DeviceGroup& dev = devices[lane.device];
+    if (lane.role == TrackRole::Host) {
+      dev.host_lanes.push_back(i);
+      continue;
     }
-    for (auto& [sm, g] : groups) {
+    ++dev.workers;
+    LaneGroup& g = groups[lane.device][lane.sm];
+    g.sm = lane.sm;
+    g.lanes.push_back(i);
+    if (lane.sm != Track::kNoSm) dev.has_sms = true;
+  }
+  for (std::uint32_t d = 0; d < shown_devices; ++d) {
+    devices[d].label = device_label(t.devices[d]);
+    devices[d].device = d;
+    for (auto& [sm, g] : groups[d]) {
       g.label = sm == Track::kNoSm ? device_short(t.devices[d]) + " workers" : "SM " + std::to_string(sm);
-      dev.groups.push_back(std::move(g));
+      devices[d].groups.push_back(std::move(g));
     }
-    devices.push_back(std::move(dev));
   }
   return devices;
 }
@@ -208,10 +218,12 @@ using LevelKey = std::tuple<std::uint32_t, int, std::uint32_t>;  // device, sour
 // Per series: its levels as sorted runs, one run per track that wrote it, and the runs' bounds.
 using LevelRuns = std::map<LevelKey, std::pair<std::vector<Level>, std::vector<std::size_t>>>;
 
-// Each track's level events are in time order: gather them per series as one run per track.
-LevelRuns collect_levels(const trace::Trace& t) {
+// Each track's level events are in time order: gather them per series as one run per track. Only
+// for the devices shown, and no new series past max_series (`truncated` says so).
+LevelRuns collect_levels(const trace::Trace& t, std::size_t shown_devices, std::size_t max_series, bool& truncated) {
   LevelRuns levels;
   for (const Track& tr : t.tracks) {
+    if (!track_shown(t, tr, shown_devices)) continue;
     std::map<LevelKey, bool> touched;
     for (const trace::Event& e : tr.events) {
       LevelKey key;
@@ -220,6 +232,10 @@ LevelRuns collect_levels(const trace::Trace& t) {
         case trace::LevelSource::Deque: key = {tr.device, static_cast<int>(QueueSeries::Source::Deques), 0}; break;
         case trace::LevelSource::Pool: key = {tr.device, static_cast<int>(QueueSeries::Source::Pool), 0}; break;
         case trace::LevelSource::None: continue;
+      }
+      if (levels.size() >= max_series && !levels.contains(key)) {
+        truncated = true;
+        continue;
       }
       auto& [vec, bounds] = levels[key];
       if (!touched[key]) {
@@ -268,9 +284,10 @@ QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const 
 }
 
 // One series per queue, per device's deques and per host pool, merged across writers by time.
-std::vector<QueueSeries> build_queue_series(const trace::Trace& t) {
+std::vector<QueueSeries> build_queue_series(const trace::Trace& t, std::size_t shown_devices, std::size_t max_series,
+                                           bool& truncated) {
   std::vector<QueueSeries> queues;
-  for (auto& [key, entry] : collect_levels(t)) {
+  for (auto& [key, entry] : collect_levels(t, shown_devices, max_series, truncated)) {
     auto& [vec, bounds] = entry;
     // Stable by time within a track, merged across tracks by time.
     merge_sorted_runs(vec, bounds, [](const Level& a, const Level& b) { return a.time_ns < b.time_ns; });
@@ -279,16 +296,33 @@ std::vector<QueueSeries> build_queue_series(const trace::Trace& t) {
   return queues;
 }
 
+// What the limits left out, for the views to say. `queue_limit` is 0 where no series was left out.
+std::string omitted_note(const trace::Trace& t, std::size_t shown_devices, std::size_t lanes, std::size_t lane_limit,
+                         std::size_t queue_limit) {
+  std::vector<std::string> parts;
+  if (shown_devices < t.devices.size()) {
+    parts.push_back("the first " + std::to_string(shown_devices) + " of " + std::to_string(t.devices.size()) + " devices");
+  }
+  if (lanes == lane_limit && lanes < t.tracks.size()) {
+    parts.push_back(std::to_string(lanes) + " of " + std::to_string(t.tracks.size()) + " tracks");
+  }
+  if (queue_limit > 0) parts.push_back("the first " + std::to_string(queue_limit) + " queue series");
+  std::string note;
+  for (const std::string& p : parts) note += (note.empty() ? "showing " : ", ") + p;
+  return note;
+}
+
 }  // namespace
 
 // -------------------------------------------------------------------------------------------------
 // [SECTION] TraceModel
 // -------------------------------------------------------------------------------------------------
 
-TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace) : trace_(std::move(trace)) {
+TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace, const ModelLimits& limits) : trace_(std::move(trace)) {
   const trace::Trace& t = *trace_;
   stats_ = trace::compute_statistics(t);
-  lanes_ = build_lanes(t);
+  const std::size_t shown_devices = std::min(t.devices.size(), limits.max_devices);
+  lanes_ = build_lanes(t, shown_devices, limits.max_lanes);
 
   const LaneTotals totals = measure_lanes(t, lanes_);
   begin_ns_ = totals.begin_ns;
@@ -302,9 +336,11 @@ TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace) : trace_(std::
   for (std::uint32_t i = 0; i < lanes_.size(); ++i) {
     if (lanes_[i].role == TrackRole::Worker) worker_lanes_.emplace(std::make_pair(lanes_[i].device, lanes_[i].worker), i);
   }
-  devices_ = group_lanes(t, lanes_);
+  devices_ = group_lanes(t, lanes_, shown_devices);
   attach_busy_series(devices_, lanes_);
-  queues_ = build_queue_series(t);
+  bool queues_truncated = false;
+  queues_ = build_queue_series(t, shown_devices, limits.max_queue_series, queues_truncated);
+  omitted_ = omitted_note(t, shown_devices, lanes_.size(), limits.max_lanes, queues_truncated ? limits.max_queue_series : 0);
 }
 
 std::vector<std::uint16_t> TraceModel::kinds() const {

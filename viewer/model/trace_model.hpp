@@ -7,6 +7,7 @@
 //                            -> lanes: one per worker (block / thread) or SM lane, sorted by rank
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -85,10 +86,19 @@ struct QueueSeries {
   StepSeries level;
 };
 
+// What the model builds at most. A file's device and track counts are claims (CONVENTIONS 16):
+// 100 KB can name 100,000 devices, and a plot per device grew the occupancy view to 7 GB. The
+// model builds lanes, groups and series only for what a view can show, and says what it left out.
+struct ModelLimits {
+  std::size_t max_devices = 64;         // 8-GPU hosts and a CPU, with room to spare
+  std::size_t max_lanes = 65'536;       // 8 GPUs x 132 SMs x 32 resident blocks is 33,792
+  std::size_t max_queue_series = 256;   // plots in the occupancy view
+};
+
 class TraceModel {
  public:
   // Builds everything once (in parallel over tracks where there are many).
-  explicit TraceModel(std::shared_ptr<const trace::Trace> trace);
+  explicit TraceModel(std::shared_ptr<const trace::Trace> trace, const ModelLimits& limits = {});
 
   const trace::Trace& trace() const { return *trace_; }
   std::shared_ptr<const trace::Trace> trace_ptr() const { return trace_; }
@@ -106,6 +116,10 @@ class TraceModel {
   std::uint16_t max_kind() const { return max_kind_; }
   std::vector<std::uint16_t> kinds() const;  // task kinds present, ascending
 
+  // What the limits left out: "" when the model shows everything, else e.g. "showing the first
+  // 64 of 100000 devices" (the views print it).
+  const std::string& omitted() const { return omitted_; }
+
   // The lane of a worker (device, rank), for steal arrows; -1 where there is none.
   int worker_lane(std::uint32_t device, std::uint32_t worker) const;
 
@@ -119,6 +133,7 @@ class TraceModel {
   std::uint64_t min_task_ns_ = 0, max_task_ns_ = 0;
   std::uint16_t max_kind_ = 0;
   std::vector<bool> kind_present_;
+  std::string omitted_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, int> worker_lanes_;  // (device, rank) -> lane
 };
 

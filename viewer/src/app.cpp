@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "display_text.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "panels.hpp"
 #include "views.hpp"
@@ -110,12 +111,12 @@ void App::side_panel(float width, float height) {
   ImGui::BeginChild("side", ImVec2(width, height), true);
   if (!docs_.empty()) {
     auto doc_combo = [this](const char* label, int& index, bool allow_none) {
-      const char* preview = index >= 0 ? docs_[static_cast<std::size_t>(index)]->title.c_str() : "(none)";
+      const std::string preview = index >= 0 ? display_label(docs_[static_cast<std::size_t>(index)]->title) : "(none)";
       ImGui::SetNextItemWidth(-60);
-      if (ImGui::BeginCombo(label, preview)) {
+      if (ImGui::BeginCombo(label, preview.c_str())) {
         if (allow_none && ImGui::Selectable("(none)", index < 0)) index = -1;
         for (int i = 0; i < static_cast<int>(docs_.size()); ++i) {
-          const std::string t = docs_[static_cast<std::size_t>(i)]->title + "##" + std::to_string(i);
+          const std::string t = display_label(docs_[static_cast<std::size_t>(i)]->title) + "##" + std::to_string(i);
           if (ImGui::Selectable(t.c_str(), i == index)) {
             index = i;
             vs_.fit_pending = true;
@@ -141,7 +142,7 @@ void App::side_panel(float width, float height) {
   if (!status_.empty()) {
     ImGui::Separator();
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s", status_.c_str());
+    ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s", display_text(status_).c_str());
     ImGui::PopTextWrapPos();
   }
   ImGui::EndChild();
@@ -310,7 +311,7 @@ void App::popups() {
   ImGui::SetNextWindowPos(center, ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   if (ImGui::BeginPopupModal("Error", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::PushTextWrapPos(560);
-    ImGui::TextColored(ImVec4(1.0f, 0.5f, 0.5f, 1), "%s", popup_error_.c_str());
+    ImGui::TextColored(ImVec4(1.0f, 0.5f, 0.5f, 1), "%s", display_text(popup_error_).c_str());
     ImGui::PopTextWrapPos();
     if (ImGui::Button("OK", ImVec2(120, 0))) ImGui::CloseCurrentPopup();
     ImGui::EndPopup();

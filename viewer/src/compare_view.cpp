@@ -3,22 +3,31 @@
 #include <algorithm>
 #include <string>
 
+#include "display_text.hpp"
 #include "draw.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
+namespace {
+
+// "scenario / policy", "policy on backend": each part clipped, trace strings being untrusted.
+std::string caption(const std::string& a, const char* joint, const std::string& b) {
+  return display_label(a, 60) + joint + display_label(b, 60);
+}
+
+}  // namespace
 
 void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec2 size) {
   const float summary_h = std::min(330.0f, size.y * 0.36f);
   const float w = (size.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
   ImGui::BeginChild("summary a", ImVec2(w, summary_h), true);
-  ImGui::TextColored(ImVec4(0.55f, 0.75f, 1, 1), "A: %s / %s", a.trace().meta.scenario.c_str(), a.trace().meta.policy.c_str());
+  ImGui::TextColored(ImVec4(0.55f, 0.75f, 1, 1), "A: %s", caption(a.trace().meta.scenario, " / ", a.trace().meta.policy).c_str());
   draw_summary(a, true);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("summary b", ImVec2(w, summary_h), true);
-  ImGui::TextColored(ImVec4(1, 0.75f, 0.45f, 1), "B: %s / %s", b.trace().meta.scenario.c_str(), b.trace().meta.policy.c_str());
+  ImGui::TextColored(ImVec4(1, 0.75f, 0.45f, 1), "B: %s", caption(b.trace().meta.scenario, " / ", b.trace().meta.policy).c_str());
   draw_summary(b, true);
   ImGui::EndChild();
 
@@ -34,8 +43,8 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
     vs.compare_axis = TimeAxis::fit(-span * 0.01, span * 1.01, 0, size.x - 152.0f);
     vs.fit_pending = vs.compare_fit_pending = false;
   }
-  const std::string cap_a = "A: " + a.trace().meta.policy + " on " + a.trace().meta.backend;
-  const std::string cap_b = "B: " + b.trace().meta.policy + " on " + b.trace().meta.backend;
+  const std::string cap_a = "A: " + caption(a.trace().meta.policy, " on ", a.trace().meta.backend);
+  const std::string cap_b = "B: " + caption(b.trace().meta.policy, " on ", b.trace().meta.backend);
   TimeAxis axis_a = vs.compare_axis;
   axis_a.t0_ns += static_cast<double>(a.begin_ns());
   draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", true, cap_a.c_str()});

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <string>
+
+#include "gpulb/tracing/safe_write.hpp"
 
 namespace gpulb::viewer {
 
@@ -23,10 +26,19 @@ Image crop(const Image& image, int x, int y, int w, int h) {
 }
 
 void write_png(const std::filesystem::path& path, const Image& image) {
-  if (image.width <= 0 || image.height <= 0) throw std::runtime_error(path.string() + ": nothing to write (empty image)");
-  if (!stbi_write_png(path.c_str(), image.width, image.height, 4, image.rgba.data(), image.width * 4)) {
-    throw std::runtime_error(path.string() + ": cannot write the PNG (" + std::strerror(errno) + ")");
+  if (image.width <= 0 || image.height <= 0) throw trace::WriteError(path.string() + ": nothing to write (empty image)");
+  // Encoded in memory, then written by the tracing layer's safe writer: stbi_write_png's own file
+  // output ignores fwrite's errors, so a full disk left a truncated PNG and reported success.
+  std::string png;
+  auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, image.width, image.height, 4, image.rgba.data(), image.width * 4)) {
+    throw trace::WriteError(path.string() + ": cannot encode the PNG");
   }
+  trace::AtomicWrite file(path);  // refuses devices, directories and missing directories
+  file.out().write(png.data(), static_cast<std::streamsize>(png.size()));
+  file.commit();  // throws WriteError naming the path and the cause; the temporary file is removed
 }
 
 std::vector<std::filesystem::path> export_trace_as(const trace::Trace& trace, trace::ExportFormat format,

@@ -21,7 +21,9 @@ struct Image {
 
 // The part of `image` inside [x, x + w) x [y, y + h), clamped to the image.
 Image crop(const Image& image, int x, int y, int w, int h);
-// Throws std::runtime_error naming the path when the file cannot be written.
+// Writes through trace::AtomicWrite: a complete file or none. Throws trace::OutputPathError for a
+// path that must not be written (a device, a directory, a missing directory) and trace::WriteError
+// for a failed write (disk full); both name the path and the cause.
 void write_png(const std::filesystem::path& path, const Image& image);
 
 // Writes the trace (or the selected range of it); returns the files written.

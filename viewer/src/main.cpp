@@ -16,6 +16,7 @@
 #include "app.hpp"
 #include "bench.hpp"
 #include "gpulb/builtin/registry.hpp"
+#include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "panels.hpp"
 #include "platform.hpp"
@@ -25,8 +26,9 @@ namespace {
 
 using namespace gpulb::viewer;
 
-constexpr int kExitError = 1;     // a window, a file or a PNG could not be made
-constexpr int kExitBadInput = 2;  // bad arguments or an unreadable trace
+// As `gpulb` (README): scripts and the tests tell a bad argument from a failed write.
+constexpr int kExitError = 1;     // a window could not be made, a PNG or trace could not be written
+constexpr int kExitBadInput = 2;  // bad arguments, an unreadable trace, an output that must not be written
 
 struct Args {
   std::vector<std::string> files;
@@ -40,7 +42,28 @@ struct Args {
 };
 
 bool parse_size(const std::string& s, int& w, int& h) {
-  return std::sscanf(s.c_str(), "%dx%d", &w, &h) == 2 && w >= 320 && h >= 240 && w <= 8192 && h <= 8192;
+  char rest = 0;  // nothing may follow the height
+  return std::sscanf(s.c_str(), "%dx%d%c", &w, &h, &rest) == 2 && w >= 320 && h >= 240 && w <= 8192 && h <= 8192;
+}
+
+// The values CLI11 cannot check, parsed.
+struct Checked {
+  int width = 0, height = 0;
+  std::optional<TimeSpan> range;
+  std::optional<double> playhead;
+};
+
+// An empty string where the arguments are good, else a message naming the option and what it takes.
+// `range_given`: --range was on the command line (an empty value is an error, not "no range").
+std::string check_args(const Args& a, bool range_given, bool playhead_given, Checked& c) {
+  if (!parse_size(a.size, c.width, c.height)) return "--size " + a.size + ": expected WxH between 320x240 and 8192x8192, e.g. 1600x1000";
+  if (range_given && !(c.range = parse_time_span(a.range))) {
+    return "--range '" + a.range + "': expected START:END, two times with START < END, e.g. 1ms:2.5ms";
+  }
+  if (playhead_given && !(c.playhead = parse_time_ns(a.playhead))) {
+    return "--playhead '" + a.playhead + "': expected a time, e.g. 40ms";
+  }
+  return "";
 }
 
 // Renders a few frames (ImGui sizes windows from the previous frame) and keeps the last one.
@@ -110,23 +133,20 @@ int main(int argc, char** argv) {
   cli.add_option("--bench-events", a.bench_events, "events in the --bench-frames (or --make-synthetic) trace")->capture_default_str();
   std::string synthetic_out;
   cli.add_option("--make-synthetic", synthetic_out, "write the generated GPU-shaped trace (--bench-events events) to this file and exit");
-  CLI11_PARSE(cli, argc, argv);
-
-  int width = 0, height = 0;
-  if (!parse_size(a.size, width, height)) {
-    std::cerr << "gpulb-viewer: --size " << a.size << ": expected WxH, e.g. 1600x1000\n";
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints what is wrong; its own exit codes (105, 109, ...) become the documented 2.
+    return cli.exit(e) == 0 ? 0 : kExitBadInput;
+  }
+  Checked c;
+  if (const std::string error = check_args(a, cli.count("--range") > 0, cli.count("--playhead") > 0, c); !error.empty()) {
+    std::cerr << "gpulb-viewer: " << error << "\n";
     return kExitBadInput;
   }
-  std::optional<TimeSpan> range;
-  if (!a.range.empty() && !(range = parse_time_span(a.range))) {
-    std::cerr << "gpulb-viewer: --range " << a.range << ": expected START:END with END > START, e.g. 1ms:2.5ms\n";
-    return kExitBadInput;
-  }
-  std::optional<double> playhead;
-  if (!a.playhead.empty() && !(playhead = parse_time_ns(a.playhead))) {
-    std::cerr << "gpulb-viewer: --playhead " << a.playhead << ": expected a time, e.g. 40ms\n";
-    return kExitBadInput;
-  }
+  const int width = c.width, height = c.height;
+  const std::optional<TimeSpan> range = c.range;
+  const std::optional<double> playhead = c.playhead;
 
   try {
     if (a.bench) return run_bench(BenchOptions{a.bench_events, width, height, 60});
@@ -138,6 +158,8 @@ int main(int argc, char** argv) {
       return 0;
     }
 
+    // Before loading and rendering: a screenshot onto /dev/null or into a missing directory fails now.
+    if (!a.screenshot.empty()) gpulb::trace::resolve_output(a.screenshot);
     App app(gpulb::builtin::registry());
     // Files before the window: with --screenshot a bad file must fail fast, with its message.
     for (const std::string& f : a.files) app.open(f);
@@ -161,7 +183,10 @@ int main(int argc, char** argv) {
       return screenshot(platform, app, a.screenshot, view_only);
     }
     return interactive(platform, app);
-  } catch (const std::exception& e) {
+  } catch (const gpulb::trace::OutputPathError& e) {  // a device, a directory: a bad argument
+    std::cerr << "gpulb-viewer: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {  // WriteError (disk full, ...) names the file and the cause
     std::cerr << "gpulb-viewer: " << e.what() << "\n";
     return kExitError;
   }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "display_text.hpp"
 #include "draw.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
@@ -16,6 +17,10 @@ namespace {
 void series_plot(const char* title, const StepSeries& s, double capacity, const TimeAxis& timeline_axis, double origin_ns,
                  double playhead_ns, bool show_playhead, ImVec2 size, ImU32 colour) {
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  if (!ImGui::IsRectVisible(size)) {  // scrolled away: draw nothing, so cost follows what is seen
+    ImGui::Dummy(size);
+    return;
+  }
   ImGui::Dummy(size);
   const bool hovered = ImGui::IsItemHovered();
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -84,7 +89,8 @@ void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& s
   const float h = std::clamp((size.y - ImGui::GetTextLineHeightWithSpacing() * 2) / static_cast<float>(std::max<std::size_t>(plots, 1)) -
                                  ImGui::GetStyle().ItemSpacing.y,
                              70.0f, 170.0f);
-  ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "Same time range as the timeline (zoom there); band: max in each pixel, solid: mean.");
+  ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "Same time range as the timeline (zoom there); band: max in each pixel, solid: mean.%s%s",
+                     model.omitted().empty() ? "" : "  ", model.omitted().c_str());
   ImGui::BeginChild("occupancy", ImVec2(size.x, size.y - ImGui::GetTextLineHeightWithSpacing()), false);
   const float w = ImGui::GetContentRegionAvail().x;
   const double playhead = state.time_ns;
@@ -95,7 +101,7 @@ void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& s
   }
   if (model.queues().empty()) {
     ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "This trace records no queue levels (policy %s).",
-                       model.trace().meta.policy.c_str());
+                       display_label(model.trace().meta.policy).c_str());
   }
   for (const DeviceGroup& dev : model.devices()) {
     if (!dev.busy) continue;

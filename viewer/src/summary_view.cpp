@@ -1,8 +1,10 @@
 // The run's figures: what ran where, how long, how well balanced, and whether the result verified.
 // Every figure comes from trace::compute_statistics, the implementation `gpulb info` prints.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
+#include "display_text.hpp"
 #include "draw.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
@@ -10,13 +12,15 @@
 namespace gpulb::viewer {
 namespace {
 
+
+// Every value may hold trace strings: clipped before ImGui sees them (display_text.hpp).
 void row(const char* name, const std::string& value, ImVec4 colour = ImVec4(0.86f, 0.87f, 0.9f, 1)) {
   ImGui::TableNextRow();
   ImGui::TableSetColumnIndex(0);
   ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s", name);
   ImGui::TableSetColumnIndex(1);
   ImGui::PushStyleColor(ImGuiCol_Text, colour);
-  ImGui::TextWrapped("%s", value.c_str());
+  ImGui::TextWrapped("%s", display_text(value).c_str());
   ImGui::PopStyleColor();
 }
 
@@ -35,14 +39,19 @@ void draw_summary(const TraceModel& model, bool compact) {
   if (!ImGui::BeginTable("summary", 2, ImGuiTableFlags_SizingStretchProp)) return;
   ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, compact ? 86.0f : 130.0f);
   ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
-  std::string params;
-  for (const auto& [k, v] : t.meta.parameters) params += (params.empty() ? "" : " ") + k + "=" + v;
-  row("scenario", t.meta.scenario + (params.empty() ? "" : "  " + params));
+  // Device rows: a file can claim 100,000 devices; the side panel has room for a few.
+  const std::size_t listed = compact ? 8 : 64;
+  std::string params;  // each part clipped first: the row would keep only the first long one
+  for (const auto& [k, v] : t.meta.parameters) params += (params.empty() ? "" : " ") + display_label(k) + "=" + display_label(v);
+  row("scenario", display_label(t.meta.scenario) + (params.empty() ? "" : "  " + params));
   row("policy", t.meta.policy + " on " + t.meta.backend);
-  for (const trace::Device& d : t.devices) {
-    row("device", d.name + " (" + std::to_string(d.workers) + " workers, " + std::to_string(d.sm_count) +
+  for (std::size_t i = 0; i < std::min(t.devices.size(), listed); ++i) {
+    const trace::Device& d = t.devices[i];
+    row("device", display_label(d.name) + " (" + std::to_string(d.workers) + " workers, " + std::to_string(d.sm_count) +
                       (d.kind == trace::DeviceKind::Gpu ? " SMs)" : " hw threads)"));
   }
+  if (t.devices.size() > listed) row("", "(" + std::to_string(t.devices.size() - listed) + " more devices not listed)");
+  if (!model.omitted().empty()) row("shown", model.omitted(), bad);
   row("makespan", format_time(static_cast<double>(st.makespan_ns)) + "   lower bound " + format_time(st.lower_bound_ns));
   row("", "(lower bound = total busy / workers: the makespan of a perfect balance)", ImVec4(0.6f, 0.62f, 0.67f, 1));
   row("efficiency", fmt("%.1f%%", 100.0 * st.efficiency));
@@ -57,7 +66,8 @@ void draw_summary(const TraceModel& model, bool compact) {
   if (!compact) {
     row("clock", t.meta.clock_source);
     row("recorded", t.meta.created_utc + " by gpulb " + t.meta.gpulb_version);
-    for (const trace::GroupStats& g : st.per_device) {
+    for (std::size_t i = 0; i < std::min(st.per_device.size(), listed); ++i) {
+      const trace::GroupStats& g = st.per_device[i];
       row(g.label.c_str(), std::to_string(g.tasks) + " tasks, busy " + format_time(static_cast<double>(g.busy_ns)) + " over " +
                                std::to_string(g.workers) + " workers");
     }

@@ -578,6 +578,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   ImGui::PushID(options.id);
   const ImVec2 start = ImGui::GetCursorScreenPos();
   if (options.toolbar) draw_toolbar(model, vs);
+  if (!model.omitted().empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1), "%s", model.omitted().c_str());
   if (options.caption) ImGui::TextUnformatted(options.caption);
 
   const float used = ImGui::GetCursorScreenPos().y - start.y;
