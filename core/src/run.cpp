@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <ctime>
 
+#include "gpulb/gpu_request.hpp"
+
 namespace gpulb {
 namespace {
 
@@ -19,10 +21,13 @@ bool takes(const std::vector<const OptionSpec*>& options, const std::string& key
   return std::any_of(options.begin(), options.end(), [&](const OptionSpec* o) { return o->spec.name == key; });
 }
 
-void check_backend(const Registry& registry, const ScenarioEntry& entry, Backend backend, const PolicyDescriptor& policy) {
+void check_backend(const Registry& registry, const ScenarioEntry& entry, const RunConfig& config, Backend backend,
+                   const PolicyDescriptor& policy) {
   if (backend == Backend::Cuda) {
     if (!registry.cuda_built()) throw ConfigError("this gpulb was built without the CUDA backend; use --backend cpu");
-    if (registry.cuda_devices().empty()) throw ConfigError("no CUDA GPU is present; use --backend cpu");
+    const std::size_t gpus = registry.cuda_devices().size();
+    if (gpus == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
+    check_gpu_request(config.gpus, gpus);
   }
   if (!registry.policy_runs_on(policy, backend)) {
     std::string available;
@@ -89,7 +94,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   const Scenario& scenario = entry.scenario();
   const PolicyDescriptor& policy = registry.policy(config.policy);
   const Backend backend = config.backend.value_or(default_backend(registry));
-  check_backend(registry, entry, backend, policy);
+  check_backend(registry, entry, config, backend, policy);
   const std::uint32_t block_size = config.block_size != 0 ? config.block_size : scenario.default_block_size();
   if (block_size > 1024) throw ConfigError("block size " + std::to_string(block_size) + " is out of range 1..1024");
 
@@ -108,6 +113,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   plan.block_size = block_size;
   plan.gpus = config.gpus;
   plan.trace = config.trace;
+  plan.trace_budget = config.trace_budget;
   plan.options = options;
   plan.tasks = tasks;
   plan.progress = config.progress;
@@ -134,13 +140,15 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   if (m.clock_source.empty()) m.clock_source = "steady_clock";
   m.gpulb_version = gpulb_version();
   m.created_utc = utc_now_iso8601();
-  m.verified = v.ok;
+  m.verified = v.ok && v.checked;
+  m.checked = v.checked;
   m.verification = v.message;
   m.result_json = v.result_json;
   m.makespan_ns = out.makespan_ns;
 
   r.stats = trace::compute_statistics(r.trace);
-  r.verified = v.ok;
+  r.verified = v.ok && v.checked;
+  r.checked = v.checked;
   r.verification = v.message;
   r.result_json = v.result_json;
   r.makespan_ns = out.makespan_ns;

@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <map>
+#include <string>
 
 #include "gpulb/clock.hpp"
+#include "gpulb/errors.hpp"
 #include "gpulb/kernels/detail/gpu_session.hpp"
 
 namespace gpulb::kernels {
@@ -40,6 +42,15 @@ void GpuSession::allocate_trace(std::uint32_t segments, std::uint32_t capacity) 
   segments_ = segments;
   capacity_ = capacity;
   if (capacity == 0) return;
+  // A clear message naming the numbers before cudaMalloc fails with a bare out-of-memory error.
+  const std::uint64_t bytes = std::uint64_t{segments} * capacity * sizeof(trace::Event);
+  std::size_t free_bytes = 0, total = 0;
+  GPULB_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total));
+  if (bytes > free_bytes) {
+    throw RunError("GPU " + std::to_string(device_) + ": " + std::to_string(segments) + " trace segments of " +
+                   std::to_string(capacity) + " events need " + std::to_string(bytes >> 20) + " MiB of device memory; " +
+                   std::to_string(free_bytes >> 20) + " MiB are free; lower --param trace_capacity or --trace-memory");
+  }
   events_ = cuda::DeviceBuffer<trace::Event>(static_cast<std::size_t>(segments) * capacity);
   counts_ = cuda::DeviceBuffer<std::uint32_t>(segments);
 }

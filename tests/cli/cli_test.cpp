@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include <sys/wait.h>
@@ -48,8 +49,9 @@ struct Outcome {
   std::string out;  // stdout and stderr together
 };
 
-Outcome gpulb(const std::string& args) {
-  const std::string cmd = std::string(GPULB_CLI) + " " + args + " 2>&1";
+// Runs `prefix gpulb args` through the shell (a prefix may set limits or traps first).
+Outcome shell_gpulb(const std::string& prefix, const std::string& args) {
+  const std::string cmd = prefix + std::string(GPULB_CLI) + " " + args + " 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
   Outcome o{-1, ""};
   if (!pipe) return o;
@@ -59,6 +61,8 @@ Outcome gpulb(const std::string& args) {
   o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return o;
 }
+
+Outcome gpulb(const std::string& args) { return shell_gpulb("", args); }
 
 class Cli : public ::testing::Test {
  protected:
@@ -266,6 +270,132 @@ TEST_F(Cli, ASpawningScenarioUnderANonSpawningPolicyIsABadArgument) {
   const Outcome o = gpulb("run uts --backend cpu --policy task-queue --no-trace");
   EXPECT_EQ(o.exit_code, 2) << o.out;
   EXPECT_NE(o.out.find("spawns child tasks"), std::string::npos) << o.out;
+}
+
+// Issue 14: a uts tree with reference=off and no published counts was reported "verified": true
+// with "nothing to compare with". It is "not checked", in the text, in the JSON and in exit code 4.
+TEST_F(Cli, ARunNothingCheckedSaysSoAndExitsFour) {
+  const std::string args = "run uts --backend cpu --policy work-stealing --param tree=custom --param d=4 --param reference=off --workers 2";
+  const Outcome json = gpulb(args + " --json -o " + path("u.gpulb"));
+  EXPECT_EQ(json.exit_code, 4) << json.out;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j.at("verified"), false);
+  EXPECT_EQ(j.at("checked"), false);
+  EXPECT_EQ(j.at("verification").get<std::string>().rfind("not checked: ", 0), 0u) << json.out;
+
+  const Outcome text = gpulb(args);
+  EXPECT_EQ(text.exit_code, 4) << text.out;
+  EXPECT_NE(text.out.find("verified    not checked: "), std::string::npos) << text.out;
+  const Outcome untraced = gpulb(args + " --no-trace");
+  EXPECT_EQ(untraced.exit_code, 4) << untraced.out;
+  EXPECT_NE(untraced.out.find("verified    not checked: "), std::string::npos) << untraced.out;
+
+  const Outcome info = gpulb("info --json " + path("u.gpulb"));  // the trace file keeps the verdict
+  ASSERT_EQ(info.exit_code, 0) << info.out;
+  EXPECT_EQ(nlohmann::json::parse(info.out).at("checked"), false);
+
+  const Outcome checked = gpulb("run uts --backend cpu --policy work-stealing --param tree=custom --param d=4 --param reference=on --workers 2 --json");
+  EXPECT_EQ(checked.exit_code, 0) << checked.out;
+  EXPECT_EQ(nlohmann::json::parse(checked.out).at("checked"), true);
+}
+
+TEST_F(Cli, HelpNamesEveryExitCode) {
+  const Outcome o = gpulb("--help");
+  EXPECT_EQ(o.exit_code, 0) << o.out;
+  EXPECT_NE(o.out.find("4 the run finished but nothing checked its result"), std::string::npos) << o.out;
+}
+
+// Issue 14: --no-trace printed "steals": 0 beside policy_metrics.steals of thousands. Statistics
+// of the trace are null without one; steals come from the policy's own count.
+TEST_F(Cli, WithoutATraceTheJsonHasNoStatisticsOfOne) {
+  const Outcome o = gpulb("run uts --backend cpu --policy work-stealing --param tree=custom --param d=6 --workers 2 --no-trace --json");
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  const auto j = nlohmann::json::parse(o.out);
+  for (const char* key : {"efficiency", "imbalance", "lower_bound_ns", "failed_dequeues", "events", "dropped_events"}) {
+    EXPECT_TRUE(j.at(key).is_null()) << key << " in " << o.out;
+  }
+  ASSERT_TRUE(j.at("result").at("policy_metrics").contains("steals")) << o.out;
+  EXPECT_EQ(j.at("steals"), j.at("result").at("policy_metrics").at("steals")) << o.out;
+  EXPECT_GT(j.at("tasks").get<std::uint64_t>(), 0u);
+  EXPECT_GT(j.at("makespan_ns").get<std::uint64_t>(), 0u);
+
+  const Outcome no_steals = gpulb("run patterns --backend cpu --param blocks=64 --param work=10 --workers 2 --no-trace --json");
+  ASSERT_EQ(no_steals.exit_code, 0) << no_steals.out;
+  EXPECT_TRUE(nlohmann::json::parse(no_steals.out).at("steals").is_null()) << no_steals.out;
+}
+
+// Issue 14: `--param blocks=10 --param blocks=20` silently ran 20 blocks.
+TEST_F(Cli, ARepeatedParameterIsRefusedNamingIt) {
+  const Outcome o = gpulb("run patterns --backend cpu --param blocks=10 --param work=5 --param blocks=20 --no-trace");
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("--param blocks is given twice ('10' and '20')"), std::string::npos) << o.out;
+}
+
+// Issue 14: -o was checked only after the run. An unwritable output is refused (exit 2) before any
+// work: the run asked for here would fail as soon as it started (exit 1, "do not fit").
+TEST_F(Cli, AnUnwritableOutputIsRefusedBeforeTheRun) {
+  const std::string failing_run = "run patterns --backend cpu --policy static-list --param blocks=100 --param list_capacity=10 ";
+  const Outcome runs = gpulb(failing_run + "-o " + path("ok.gpulb"));
+  ASSERT_EQ(runs.exit_code, 1) << runs.out;
+  ASSERT_NE(runs.out.find("do not fit list_capacity=10"), std::string::npos) << runs.out;
+  std::filesystem::create_directory(path("adir"));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {path("adir"), path("adir") + ": is a directory"},
+      {"/dev/null", "/dev/null: is a character device"},
+      {path("missing/t.gpulb"), "does not exist"},
+      {"/proc/t.gpulb", "/proc/t.gpulb: cannot write in /proc"}};
+  for (const auto& [out, message] : cases) {
+    const Outcome o = gpulb(failing_run + "-o " + out);
+    EXPECT_EQ(o.exit_code, 2) << out << ": " << o.out;
+    EXPECT_NE(o.out.find(message), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("do not fit"), std::string::npos) << out << ": the run started: " << o.out;
+  }
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+  }
+}
+
+// README: a write that fails is exit 1, and leaves no file behind. A file size limit of 1 KiB
+// (SIGXFSZ ignored, so write() returns EFBIG) fails the trace's write after a good run.
+TEST_F(Cli, ATraceWriteThatFailsExitsOneAndLeavesNothing) {
+  const Outcome o = shell_gpulb("trap '' XFSZ; ulimit -f 1; ",
+                                "run patterns --backend cpu --param blocks=64 --param work=10 --workers 2 -o " + path("big.gpulb"));
+  EXPECT_EQ(o.exit_code, 1) << o.out;
+  EXPECT_NE(o.out.find(path("big.gpulb") + ": write failed"), std::string::npos) << o.out;
+  EXPECT_FALSE(std::filesystem::exists(path("big.gpulb")));
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+  }
+}
+
+// Issue 14: trace_capacity=67108864 took 3.15 GB for 64 tasks, and 2000 workers ended in a bare
+// std::bad_alloc. Segments cost memory only as they fill, requests are held to a trace memory
+// budget (cut with a note, or refused naming the numbers), and workers to a bound.
+TEST_F(Cli, TraceMemoryStaysWithinItsBudget) {
+  const std::string run = "run patterns --backend cpu --param blocks=64 --param work=10 ";
+  const Outcome cut = gpulb(run + "--workers 2 --param trace_capacity=67108864 --trace-memory 64M --json");
+  ASSERT_EQ(cut.exit_code, 0) << cut.out;
+  const auto j = nlohmann::json::parse(cut.out);
+  ASSERT_EQ(j.at("notes").size(), 1u) << cut.out;
+  EXPECT_NE(j.at("notes")[0].get<std::string>().find("trace_capacity=67108864 for each of 3 trace segments"), std::string::npos) << cut.out;
+  EXPECT_NE(j.at("notes")[0].get<std::string>().find("over the trace memory budget of 64 MiB"), std::string::npos) << cut.out;
+  EXPECT_EQ(j.at("dropped_events"), 0);
+
+  const Outcome tiny = gpulb(run + "--workers 8 --trace-memory 16K");
+  EXPECT_EQ(tiny.exit_code, 2) << tiny.out;
+  EXPECT_NE(tiny.out.find("the trace needs at least 256 events for each of 9 trace segments"), std::string::npos) << tiny.out;
+  EXPECT_NE(tiny.out.find("over the trace memory budget of 16 KiB"), std::string::npos) << tiny.out;
+
+  const std::string too_many = std::to_string(std::max(65u, 16 * std::thread::hardware_concurrency() + 1));
+  const Outcome many = gpulb(run + "--workers " + too_many);
+  EXPECT_EQ(many.exit_code, 2) << many.out;
+  EXPECT_NE(many.out.find("--workers " + too_many + ": the cpu backend runs a thread per worker"), std::string::npos) << many.out;
+  EXPECT_NE(many.out.find("the run's 64 tasks"), std::string::npos) << many.out;
+  EXPECT_EQ(many.out.find("bad_alloc"), std::string::npos) << many.out;
+
+  const Outcome bad = gpulb(run + "--trace-memory lots");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--trace-memory 'lots'"), std::string::npos) << bad.out;
 }
 
 }  // namespace

@@ -1,8 +1,14 @@
 // gpulb::run: configuration errors name the problem; metadata reaches the trace.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
+#include <algorithm>
+
 #include "gpulb/run.hpp"
 #include "gpulb/builtin/registry.hpp"
+#include "gpulb/cpu/runtime.hpp"
+#include "gpulb/gpu_request.hpp"
 
 namespace gpulb {
 namespace {
@@ -98,6 +104,59 @@ TEST(RunConfig, BlockSizeZeroTakesTheScenariosDefaultAndTheTraceSaysWhich) {
   EXPECT_EQ(run(registry(), c).trace.meta.parameters.at("block_size"), "8");
   c.block_size = 1025;
   expect_config_error(c, "block size 1025 is out of range 1..1024");
+}
+
+// Issue 14: trace_capacity=67108864 on 2 workers took 3.15 GB for 64 tasks. Segments cost memory
+// as events fill them, so the run's peak stays near what it wrote.
+TEST(RunConfig, ATraceCapacityFarAboveTheRunCostsOnlyWhatIsWritten) {
+  RunConfig c = small_patterns();
+  c.params["trace_capacity"] = "67108864";
+  const RunResult r = run(registry(), c);
+  EXPECT_TRUE(r.verified) << r.verification;
+  EXPECT_EQ(r.stats.dropped_events, 0u);
+  EXPECT_EQ(r.stats.tasks, 64u);
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  EXPECT_LT(usage.ru_maxrss, 512 * 1024) << "peak resident KiB of this test process";
+}
+
+TEST(RunConfig, TraceSegmentsAreHeldToTheTraceBudget) {
+  RunConfig c = small_patterns();
+  c.params["trace_capacity"] = "1048576";
+  c.trace_budget = std::uint64_t{1} << 20;  // 1 MiB for 3 segments: 21845 events each
+  const RunResult r = run(registry(), c);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("trace_capacity=1048576 for each of 3 trace segments"), std::string::npos) << r.notes[0];
+  EXPECT_NE(r.notes[0].find("each segment holds 21845 events"), std::string::npos) << r.notes[0];
+  EXPECT_EQ(r.stats.tasks, 64u);
+
+  c.params.erase("trace_capacity");
+  c.workers = 4;
+  c.trace_budget = 4096;
+  expect_config_error(c, "the trace needs at least 256 events for each of 5 trace segments");
+  c.trace = false;  // no trace, no budget to fit
+  EXPECT_TRUE(run(registry(), c).verified);
+}
+
+TEST(RunConfig, CpuWorkersFarAboveTheTasksAndTheCoresAreRefused) {
+  RunConfig c = small_patterns();  // 64 tasks
+  const std::uint32_t bound = std::max<std::uint32_t>(64, cpu::kWorkersPerHardwareThread * cpu::default_workers());
+  c.workers = bound + 1;
+  expect_config_error(c, "--workers " + std::to_string(bound + 1) + ": the cpu backend runs a thread per worker");
+  c.workers = 64;
+  EXPECT_TRUE(run(registry(), c).verified);
+}
+
+TEST(GpuRequest, MoreGpusThanPresentAreRefusedNamingBoth) {
+  EXPECT_NO_THROW(check_gpu_request(0, 2));
+  EXPECT_NO_THROW(check_gpu_request(2, 2));
+  try {
+    check_gpu_request(5, 2);
+    FAIL() << "accepted --gpus 5 on 2 GPUs";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "--gpus 5: this host has 2 CUDA GPUs; use --gpus 1..2");
+  }
+  EXPECT_THROW(check_gpu_request(1, 0), ConfigError);
 }
 
 }  // namespace

@@ -87,6 +87,43 @@ TEST_P(ExactlyOnce, OnEveryBackendPresent) {
   SKIP_WITHOUT_GPU();
 }
 
+// Issue 14: --gpus above the GPUs present is a ConfigError naming both numbers under every policy,
+// from the CUDA frames themselves and from gpulb::run (which refuses it from the registry's list).
+TEST(GpuFaults, MoreGpusThanPresentIsAConfigErrorUnderEveryPolicy) {
+  SKIP_WITHOUT_GPU();
+  const auto tasks = numbered_tasks(64);
+  const std::uint32_t asked = static_cast<std::uint32_t>(gpu_count()) + 1;
+  const std::string expected = "--gpus " + std::to_string(asked) + ": this host has " + std::to_string(gpu_count()) + " CUDA GPU";
+  for (Policy p : {&policies::task_queue(), &policies::hardware(), &policies::chunked(), &policies::work_stealing(),
+                   &policies::static_list(), &policies::blocking_queue()}) {
+    SCOPED_TRACE(p->name);
+    ExecPlan plan;
+    plan.policy = p;
+    plan.block_size = 64;
+    plan.trace = false;
+    plan.tasks = tasks;
+    plan.gpus = asked;
+    try {
+      count_runs(Backend::Cuda, plan);
+      ADD_FAILURE() << "ran on " << asked << " GPUs";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+    RunConfig c;
+    c.scenario = "patterns";
+    c.policy = std::string(p->name);
+    c.backend = Backend::Cuda;
+    c.gpus = asked;
+    c.params = {{"blocks", "64"}};
+    try {
+      run(builtin::registry(), c);
+      ADD_FAILURE() << "gpulb::run ran on " << asked << " GPUs";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, ExactlyOnce,
                          ::testing::Values(Shape{&policies::task_queue(), 2, 128, 1'000'000}, Shape{&policies::task_queue(), 8, 4096, 1'000'000},
                                            Shape{&policies::task_queue(), 1, 7, 100'000}, Shape{&policies::hardware(), 0, 0, 1'000'000},

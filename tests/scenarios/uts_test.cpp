@@ -106,6 +106,21 @@ TEST(UtsSampleTrees, T1UnderWorkStealingReportsThePublishedCounts) {
   EXPECT_EQ(j["max_depth"], 10);
 }
 
+// Issue 14: with reference=off a custom tree was "verified" against nothing. It is not checked now,
+// and never reads as verified; the same tree with the reference is checked and verified.
+TEST(UtsCustomTrees, WithoutAReferenceTheResultIsNotChecked) {
+  const RunResult off = run_uts("work-stealing", {{"tree", "custom"}, {"d", "4"}, {"reference", "off"}});
+  EXPECT_FALSE(off.checked);
+  EXPECT_FALSE(off.verified);
+  EXPECT_FALSE(off.trace.meta.checked);
+  EXPECT_FALSE(off.trace.meta.verified);
+  EXPECT_EQ(off.verification.rfind("not checked: ", 0), 0u) << off.verification;
+  EXPECT_NE(off.verification.find("reference=off"), std::string::npos) << off.verification;
+  const RunResult on = run_uts("work-stealing", {{"tree", "custom"}, {"d", "4"}, {"reference", "on"}});
+  EXPECT_TRUE(on.checked);
+  EXPECT_TRUE(on.verified) << on.verification;
+}
+
 TEST(UtsSampleTrees, PresetsRejectCustomParameters) {
   EXPECT_THROW(run_uts("work-stealing", {{"tree", "T1"}, {"b", "3"}}), ConfigError);
 }

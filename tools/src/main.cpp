@@ -37,10 +37,11 @@ namespace {
 constexpr int kExitRunFailed = 1;     // the run or the file operation failed
 constexpr int kExitBadInput = 2;      // bad arguments, scenario, parameter or file
 constexpr int kExitNotVerified = 3;   // the run finished but its result is wrong
+constexpr int kExitNotChecked = 4;    // the run finished but nothing checked its result
 
 const char* kExitCodesHelp =
     "Exit codes: 0 success; 1 a run or a write failed; 2 bad arguments, parameters or input files; "
-    "3 the run finished but its result did not verify.";
+    "3 the run finished but its result did not verify; 4 the run finished but nothing checked its result.";
 
 // -------------------------------------------------------------------------------------------------
 // [SECTION] list
@@ -135,6 +136,7 @@ struct RunArgs {
   std::uint32_t gpus = 0;
   std::vector<std::string> params;
   std::string output;
+  std::string trace_memory;  // empty: the default budget
   bool json = false;
   bool no_trace = false;
 };
@@ -156,6 +158,66 @@ ProgressFn progress_line(const std::string& label) {
   };
 }
 
+// --param name=value, each name once: a repeated name is refused (keeping the last one silently ran
+// a configuration the user did not ask for).
+ParamMap parse_params(const std::vector<std::string>& params) {
+  ParamMap out;
+  for (const std::string& kv : params) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw ConfigError("--param '" + kv + "': expected name=value");
+    const std::string name = kv.substr(0, eq);
+    const auto [it, inserted] = out.emplace(name, kv.substr(eq + 1));
+    if (!inserted) {
+      throw ConfigError("--param " + name + " is given twice ('" + it->second + "' and '" + kv.substr(eq + 1) +
+                        "'); give each parameter once");
+    }
+  }
+  return out;
+}
+
+// -o is checked before the run starts, so a long run is never lost to an unwritable path.
+void check_output(const RunArgs& a) {
+  if (a.output.empty()) return;
+  if (a.no_trace) throw ConfigError("-o needs a trace; drop --no-trace");
+  trace::check_writable(a.output);
+}
+
+// The trace's statistics mean nothing without a trace: null rather than a zero that reads as a
+// measurement, except where the policy counted the same thing itself.
+void drop_trace_statistics(nlohmann::json& j, const RunResult& r) {
+  for (const char* key : {"lower_bound_ns", "efficiency", "imbalance", "failed_dequeues", "events", "dropped_events"}) {
+    j[key] = nullptr;
+  }
+  auto metric = [&](const char* name) {
+    const auto it = r.metrics.find(name);
+    return it == r.metrics.end() ? nlohmann::json(nullptr) : nlohmann::json(it->second);
+  };
+  j["steals"] = metric("steals");
+  j["failed_steals"] = metric("steals_failed");
+}
+
+void print_run_json(const RunArgs& a, const RunResult& r) {
+  nlohmann::json j = summary_json(r.trace, r.stats);
+  j["makespan_ns"] = r.makespan_ns;  // as the runtime measured it, tracing on or off
+  j["tasks"] = r.tasks;
+  j["workers"] = r.workers;
+  j["trace"] = a.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.output);
+  j["notes"] = r.notes;
+  if (a.no_trace) drop_trace_statistics(j, r);
+  j.erase("per_worker");
+  std::cout << j.dump(2) << "\n";
+}
+
+// No events: the figures the runtime measured itself.
+void print_untraced_summary(const RunResult& r) {
+  std::cout << "scenario    " << r.trace.meta.scenario << "\npolicy      " << r.trace.meta.policy << " on " << r.trace.meta.backend
+            << ", " << r.workers << " workers\nmakespan    " << format_ns(static_cast<double>(r.makespan_ns)) << "\ntasks       "
+            << r.tasks << "\n";
+  if (const auto it = r.metrics.find("steals"); it != r.metrics.end()) std::cout << "steals      " << it->second << "\n";
+  std::cout << "verified    " << verdict(r.trace.meta) << "\n";
+  for (const std::string& n : r.notes) std::cout << "note        " << n << "\n";
+}
+
 int cmd_run(const RunArgs& a) {
   RunConfig cfg;
   cfg.scenario = a.scenario;
@@ -165,16 +227,13 @@ int cmd_run(const RunArgs& a) {
   cfg.block_size = a.block_size;
   cfg.gpus = a.gpus;
   cfg.trace = !a.no_trace;
-  for (const std::string& kv : a.params) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) throw ConfigError("--param '" + kv + "': expected name=value");
-    cfg.params[kv.substr(0, eq)] = kv.substr(eq + 1);
+  cfg.params = parse_params(a.params);
+  if (!a.trace_memory.empty()) {
+    const auto bytes = trace::parse_byte_size(a.trace_memory);
+    if (!bytes) throw ConfigError("--trace-memory '" + a.trace_memory + "': expected a size such as 512M or 2G");
+    cfg.trace_budget = *bytes;
   }
-  if (!a.output.empty() && a.no_trace) throw ConfigError("-o needs a trace; drop --no-trace");
-  if (!a.output.empty()) {
-    const std::filesystem::path dir = std::filesystem::absolute(a.output).parent_path();
-    if (!std::filesystem::is_directory(dir)) throw ConfigError("-o " + a.output + ": directory " + dir.string() + " does not exist");
-  }
+  check_output(a);
   cfg.progress = progress_line(a.scenario + " / " + a.policy);
 
   RunResult r = run(builtin::registry(), cfg);
@@ -182,25 +241,15 @@ int cmd_run(const RunArgs& a) {
   if (!a.output.empty()) trace::write_trace(a.output, r.trace);
 
   if (a.json) {
-    nlohmann::json j = summary_json(r.trace, r.stats);
-    j["makespan_ns"] = r.makespan_ns;  // as the runtime measured it, tracing on or off
-    j["tasks"] = r.tasks;
-    j["workers"] = r.workers;
-    j["trace"] = a.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.output);
-    j["notes"] = r.notes;
-    j.erase("per_worker");
-    std::cout << j.dump(2) << "\n";
+    print_run_json(a, r);
   } else if (!cfg.trace) {
-    // No events: the figures the runtime measured itself.
-    std::cout << "scenario    " << r.trace.meta.scenario << "\npolicy      " << r.trace.meta.policy << " on " << r.trace.meta.backend
-              << ", " << r.workers << " workers\nmakespan    " << format_ns(static_cast<double>(r.makespan_ns)) << "\ntasks       "
-              << r.tasks << "\nverified    " << (r.verified ? "yes: " : "NO: ") << r.verification << "\n";
-    for (const std::string& n : r.notes) std::cout << "note        " << n << "\n";
+    print_untraced_summary(r);
   } else {
     print_summary(std::cout, r.trace, r.stats);
     for (const std::string& n : r.notes) std::cout << "note        " << n << "\n";
     std::cout << "trace       " << (a.output.empty() ? "not written (use -o FILE.gpulb)" : a.output) << "\n";
   }
+  if (!r.checked) return kExitNotChecked;
   return r.verified ? 0 : kExitNotVerified;
 }
 
@@ -321,6 +370,7 @@ int main(int argc, char** argv) {
   run->add_option("-o,--output", ra.output, "Write the trace to this .gpulb file");
   run->add_flag("--json", ra.json, "Print one JSON object instead of the text summary");
   run->add_flag("--no-trace", ra.no_trace, "Do not record events (to measure tracing overhead)");
+  run->add_option("--trace-memory", ra.trace_memory, "Most memory the trace segments may take (512M, 2G; default: a quarter of physical memory)");
 
   std::string info_file, info_max_memory;
   bool info_json = false;

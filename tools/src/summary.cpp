@@ -6,6 +6,15 @@
 
 namespace gpulb::tools {
 
+std::string verdict(const trace::RunMetadata& m) {
+  if (!m.checked) {
+    // The scenario's message may already begin with the verdict.
+    const std::string prefix = "not checked: ";
+    return m.verification.rfind(prefix, 0) == 0 ? m.verification : prefix + m.verification;
+  }
+  return (m.verified ? "yes: " : "NO: ") + m.verification;
+}
+
 void print_summary(std::ostream& out, const trace::Trace& t, const trace::TraceStatistics& st) {
   const trace::RunMetadata& m = t.meta;
   out << "scenario    " << m.scenario;
@@ -28,7 +37,7 @@ void print_summary(std::ostream& out, const trace::Trace& t, const trace::TraceS
   out << "idle polls  " << st.failed_dequeues << " failed dequeue attempts\n";
   out << "events      " << st.events << " recorded, " << st.dropped_events << " dropped"
       << (st.dropped_events ? "  (raise --param trace_capacity)" : "") << "\n";
-  out << "verified    " << (m.verified ? "yes" : "NO") << ": " << m.verification << "\n";
+  out << "verified    " << verdict(m) << "\n";
   out << "tasks per worker:\n" << trace::tasks_per_worker_histogram(st);
 }
 
@@ -39,6 +48,7 @@ nlohmann::json summary_json(const trace::Trace& t, const trace::TraceStatistics&
                       {"backend", m.backend},
                       {"parameters", m.parameters},
                       {"verified", m.verified},
+                      {"checked", m.checked},
                       {"verification", m.verification},
                       {"makespan_ns", st.makespan_ns},
                       {"lower_bound_ns", st.lower_bound_ns},

@@ -167,6 +167,27 @@ std::filesystem::path resolve_output(const std::filesystem::path& path) {
   return p;
 }
 
+namespace {
+std::filesystem::path temporary_for(const std::filesystem::path& target) {
+  std::filesystem::path tmp = target;
+  tmp += ".tmp-" + std::to_string(::getpid());
+  return tmp;
+}
+}  // namespace
+
+void check_writable(const std::filesystem::path& path) {
+  const std::filesystem::path tmp = temporary_for(resolve_output(path));
+  // Permission bits do not tell (root ignores them; a read-only mount ignores them): try it.
+  ::unlink(tmp.c_str());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    throw OutputPathError(path.string() + ": cannot write in " + std::filesystem::absolute(tmp).parent_path().string() +
+                          " (" + std::strerror(errno) + ")");
+  }
+  ::close(fd);
+  ::unlink(tmp.c_str());
+}
+
 // ---------------------------------------------------------------------------------------------
 // [SECTION] AtomicWrite
 // ---------------------------------------------------------------------------------------------
@@ -179,8 +200,7 @@ struct AtomicWrite::Impl {
 };
 
 AtomicWrite::AtomicWrite(const std::filesystem::path& path) : requested_(path), target_(resolve_output(path)) {
-  tmp_ = target_;
-  tmp_ += ".tmp-" + std::to_string(::getpid());
+  tmp_ = temporary_for(target_);
   // O_EXCL|O_NOFOLLOW after removing our own stale temporary: never write through a link planted
   // under the temporary name.
   ::unlink(tmp_.c_str());

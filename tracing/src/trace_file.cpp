@@ -131,7 +131,8 @@ nlohmann::json metadata_to_json(const Trace& t) {
                       {"backend", m.backend},           {"parameters", m.parameters},
                       {"workers", m.workers},           {"clock_source", m.clock_source},
                       {"gpulb_version", m.gpulb_version}, {"created_utc", m.created_utc},
-                      {"verified", m.verified},         {"verification", m.verification},
+                      {"verified", m.verified},         {"checked", m.checked},
+                      {"verification", m.verification},
                       {"result_json", m.result_json},   {"makespan_ns", m.makespan_ns}};
   j["devices"] = nlohmann::json::array();
   for (const Device& d : t.devices) {
@@ -155,6 +156,8 @@ void metadata_from_json(const nlohmann::json& j, Trace& t) {
   m.gpulb_version = j.at("gpulb_version").get<std::string>();
   m.created_utc = j.at("created_utc").get<std::string>();
   m.verified = j.at("verified").get<bool>();
+  // Files written before "checked" existed called every finished run checked.
+  m.checked = j.value("checked", true);
   m.verification = j.at("verification").get<std::string>();
   m.result_json = j.at("result_json").get<std::string>();
   m.makespan_ns = j.at("makespan_ns").get<std::uint64_t>();

@@ -1,6 +1,10 @@
 #include "gpulb/cpu/runtime.hpp"
 
 #include <algorithm>
+#include <memory>
+#include <new>
+
+#include "gpulb/trace_budget.hpp"
 
 namespace gpulb::cpu {
 
@@ -10,8 +14,8 @@ namespace {
 // Workers poll the watchdog and report progress this often (host clock).
 constexpr std::uint64_t kReportEveryNs = 50'000'000;
 
-std::uint32_t segment_capacity(const ExecPlan& plan, std::uint32_t workers, std::uint64_t hint) {
-  if (plan.options.trace_capacity > 0) return plan.options.trace_capacity;
+// Events a worker's segment should hold (before the memory budget has its say).
+std::uint64_t segment_estimate(const ExecPlan& plan, std::uint32_t workers, std::uint64_t hint) {
   // A spawning run whose scenario cannot tell its size (expected_tasks 0): the hint counts only the
   // initial tasks, so give every worker the room a small run would get.
   if (plan.expected_tasks == 0) hint = std::max<std::uint64_t>(hint, std::uint64_t{1} << 18);
@@ -21,31 +25,54 @@ std::uint32_t segment_capacity(const ExecPlan& plan, std::uint32_t workers, std:
   constexpr std::uint64_t kAlwaysRoom = std::uint64_t{1} << 18, kMost = std::uint64_t{1} << 22;
   const std::uint64_t share = hint / std::max(1u, workers);
   const std::uint64_t cap = hint <= kAlwaysRoom ? hint + 64 : std::max(kAlwaysRoom, std::min(hint + 64, 8 * share + 4096));
-  return static_cast<std::uint32_t>(std::min(cap, kMost));
+  return std::min(cap, kMost);
+}
+
+// A worker is a thread: past the run's tasks and many times the hardware threads, more of them
+// only cost memory and switches (2000 threads for 64 tasks ended in std::bad_alloc).
+std::uint32_t checked_workers(const ExecPlan& plan) {
+  const std::uint32_t workers = plan.workers ? plan.workers : default_workers();
+  const std::uint64_t tasks = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
+  const std::uint64_t threads_bound = std::uint64_t{kWorkersPerHardwareThread} * default_workers();
+  if (workers <= tasks || workers <= threads_bound) return workers;
+  throw ConfigError("--workers " + std::to_string(workers) + ": the cpu backend runs a thread per worker, and " +
+                    std::to_string(workers) + " is more than both the run's " + std::to_string(tasks) + " tasks and " +
+                    std::to_string(kWorkersPerHardwareThread) + " x the " + std::to_string(default_workers()) +
+                    " hardware threads here; use at most " + std::to_string(std::max(tasks, threads_bound)));
+}
+
+std::unique_ptr<trace::Event[]> allocate_segment(std::uint32_t capacity, std::uint32_t segments) {
+  try {
+    // Left uninitialised: a page costs memory only once a worker writes an event into it.
+    return std::make_unique_for_overwrite<trace::Event[]>(capacity);
+  } catch (const std::bad_alloc&) {
+    throw RunError("could not allocate " + std::to_string(segments) + " trace segments of " + std::to_string(capacity) +
+                   " events; lower --trace-memory or --param trace_capacity, or run with --no-trace");
+  }
 }
 }  // namespace
 
 Runtime::Runtime(const ExecPlan& plan, std::uint64_t events_hint)
-    : plan_(plan),
-      workers_(plan.workers ? plan.workers : default_workers()),
-      origin_ns_(host_now_ns()),
-      capacity_(segment_capacity(plan, plan.workers ? plan.workers : default_workers(), events_hint)),
-      slots_(workers_) {
+    : plan_(plan), workers_(checked_workers(plan)), origin_ns_(host_now_ns()), slots_(workers_) {
   if (plan.trace) {
-    events_.resize(workers_ + 1);
-    for (auto& e : events_) e.resize(capacity_);
+    // A segment per worker and one for the host track.
+    const TraceFit fit = fit_trace_segments(plan, workers_ + 1, segment_estimate(plan, workers_, events_hint));
+    capacity_ = fit.capacity;
+    trace_note_ = fit.note;
+    events_.reserve(workers_ + 1);
+    for (std::uint32_t i = 0; i <= workers_; ++i) events_.push_back(allocate_segment(capacity_, workers_ + 1));
   }
   last_progress_ns_ = origin_ns_;
 }
 
 trace::TraceSegment Runtime::worker_segment(std::uint32_t w) {
   if (!plan_.trace) return {};
-  return {events_[w].data(), capacity_, &slots_[w].trace_count};
+  return {events_[w].get(), capacity_, &slots_[w].trace_count};
 }
 
 trace::TraceSegment Runtime::host_segment() {
   if (!plan_.trace) return {};
-  return {events_[workers_].data(), capacity_, &host_count_};
+  return {events_[workers_].get(), capacity_, &host_count_};
 }
 
 void Runtime::host_record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) {
@@ -135,6 +162,7 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
   cpu.sm_count = std::thread::hardware_concurrency();
   cpu.workers = workers_;
   out.trace.devices.push_back(cpu);
+  if (!trace_note_.empty()) out.notes.push_back(trace_note_);
   if (!plan_.trace) return out;
 
   auto make_track = [&](std::uint32_t index, std::uint32_t count, trace::TrackRole role, std::string name) {
@@ -145,7 +173,7 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
     tr.name = std::move(name);
     const std::uint32_t kept = std::min(count, capacity_);
     tr.dropped = count - kept;
-    tr.events.assign(events_[index].begin(), events_[index].begin() + kept);
+    tr.events.assign(events_[index].get(), events_[index].get() + kept);
     // Events are written in time order by one thread; keep the invariant explicit for readers.
     std::stable_sort(tr.events.begin(), tr.events.end(),
                      [](const trace::Event& a, const trace::Event& b) { return a.time_ns < b.time_ns; });

@@ -40,6 +40,7 @@ struct ExecPlan {
   std::uint32_t block_size = 128; // threads a worker has (CPU: iterations of for_each_thread)
   std::uint32_t gpus = 0;         // CUDA: 0 = all
   bool trace = true;
+  std::uint64_t trace_budget = 0;  // bytes all trace segments may take (0: trace_budget()'s default)
   PolicyOptions options;
   std::span<const Task> tasks;    // the initial tasks
   ProgressFn progress;            // may be empty

@@ -21,6 +21,7 @@ struct RunConfig {
   std::uint32_t block_size = 0;    // threads per worker block; 0: the scenario's default
   std::uint32_t gpus = 0;          // CUDA: 0 = all
   bool trace = true;
+  std::uint64_t trace_budget = 0;  // bytes the trace segments may take; 0: a quarter of physical memory
   ParamMap params;                 // scenario parameters and policy options (PolicyOptions) alike
   ProgressFn progress;
 };
@@ -29,6 +30,7 @@ struct RunResult {
   trace::Trace trace;  // events and metadata, ready to write
   trace::TraceStatistics stats;
   bool verified = false;
+  bool checked = true;  // false: nothing compared the result with a reference (verified is false)
   std::string verification;
   std::string result_json;
   std::uint64_t makespan_ns = 0;

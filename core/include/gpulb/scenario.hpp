@@ -21,7 +21,10 @@ namespace gpulb {
 
 struct Verification {
   bool ok = false;
-  std::string message;      // what was checked, or the first thing that was wrong
+  // False where nothing could be compared with the result (no reference, no published figures):
+  // `ok` is then false too -- an unchecked run is never reported as a verified one.
+  bool checked = true;
+  std::string message;      // what was checked, the first thing that was wrong, or why nothing was
   std::string result_json;  // the scenario's result object
 };
 

@@ -105,7 +105,7 @@ void control_blocking_queue(GpuSession& s, const ExecPlan& plan, MakeBody& make_
   s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(n), 0);
   DynamicHost host(s, plan, blocks, abort_all);
   // Per task: a level on take, begin, end, a spawn, a level on put; plus idle spells.
-  s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 6));
+  s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 6, out.notes));
   const BlockingQueueRef q{ctl.get(), data.get(), o.blocking_capacity};
 
   s.host_record(EventKind::KernelLaunch, blocks);

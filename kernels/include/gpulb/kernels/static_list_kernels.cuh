@@ -86,7 +86,7 @@ void control_static_list(GpuSession& s, const ExecPlan& plan, MakeBody& make_bod
   cuda::DeviceBuffer<GenerationCursor> cursor(1);
   DynamicHost host(s, plan, blocks, abort_all);
   // Per task: begin, end, a spawn; per generation a start and an end (counted in the 4096 spare).
-  s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 3));
+  s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 3, out.notes));
 
   auto n = static_cast<std::uint32_t>(plan.tasks.size());
   int in = 0;

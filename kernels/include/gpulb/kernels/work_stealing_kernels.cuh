@@ -352,7 +352,7 @@ void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_b
   if (!d.prefill.empty()) s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(d.prefill.size()), kSharingQueueId);
   DynamicHost host(s, plan, blocks, abort_all);
   // Per task: begin, end, a deque level on pop and on push, a spawn, a steal; plus idle spells.
-  s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 8));
+  s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 8, out.notes));
   const std::function<std::string()> state = [&] { return d.describe(s); };
 
   s.host_record(EventKind::KernelLaunch, blocks);

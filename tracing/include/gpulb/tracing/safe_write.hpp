@@ -33,6 +33,12 @@ class OutputPathError : public WriteError {
 // `path`) where that is not a regular file or cannot be created.
 std::filesystem::path resolve_output(const std::filesystem::path& path);
 
+// resolve_output, then creates and removes the temporary file a write would use: for checking an
+// output before hours of work go into what it will hold. Throws OutputPathError (naming `path`,
+// the directory and the reason) where the file could not be written: no permission, a read-only
+// file system, a name too long.
+void check_writable(const std::filesystem::path& path);
+
 class AtomicWrite {
  public:
   explicit AtomicWrite(const std::filesystem::path& path);

@@ -51,7 +51,8 @@ struct RunMetadata {
   std::string gpulb_version;
   std::string created_utc;    // ISO 8601
   bool verified = false;
-  std::string verification;   // what was checked, or what failed
+  bool checked = true;        // false: nothing compared the result with a reference (verified is false)
+  std::string verification;   // what was checked, what failed, or why nothing was checked
   std::string result_json;    // the scenario's result object, JSON text
   std::uint64_t makespan_ns = 0;  // first worker start to last worker end, as the runtime measured
 };

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -72,9 +73,10 @@ class Runtime {
   const ExecPlan& plan_;
   std::uint32_t workers_;
   std::uint64_t origin_ns_;
-  std::uint32_t capacity_;
+  std::uint32_t capacity_ = 0;
+  std::string trace_note_;  // where the memory budget cut the segments
   std::vector<WorkerSlot> slots_;
-  std::vector<std::vector<trace::Event>> events_;  // workers_ + 1 (the host track last)
+  std::vector<std::unique_ptr<trace::Event[]>> events_;  // workers_ + 1 (the host track last)
   std::uint32_t host_count_ = 0;
   std::vector<std::thread> threads_;
   std::atomic<bool> stop_{false};
@@ -88,5 +90,7 @@ class Runtime {
 
 // The default worker count: the host's hardware threads.
 std::uint32_t default_workers();
+// Workers above both the run's tasks and this many per hardware thread are refused (ConfigError).
+inline constexpr std::uint32_t kWorkersPerHardwareThread = 16;
 
 }  // namespace gpulb::cpu

@@ -36,6 +36,7 @@
 #include "gpulb/kernels/device_context.cuh"
 #include "gpulb/kernels/worker_kernels.cuh"
 #include "gpulb/exec_plan.hpp"
+#include "gpulb/trace_budget.hpp"
 #include "gpulb/sharing_queue.hpp"
 #include "gpulb/spawn.hpp"
 
@@ -207,16 +208,19 @@ class DeviceSharingQueue {
 
 // Trace events per block: its share of `per_task` events for every expected task, twice over for
 // an unlucky balance, plus room for idle spells; at most 1 Mi events a block and 4 GiB in all
-// (a dropped event is counted and the run says so: raise trace_capacity).
-inline std::uint32_t dynamic_trace_capacity(const ExecPlan& plan, std::uint32_t blocks, std::uint32_t per_task) {
+// (a dropped event is counted and the run says so: raise trace_capacity). The run's trace budget
+// has the last word (the segments come back to host memory): a cut is noted in `notes`.
+inline std::uint32_t dynamic_trace_capacity(const ExecPlan& plan, std::uint32_t blocks, std::uint32_t per_task,
+                                            std::vector<std::string>& notes) {
   if (!plan.trace) return 0;
-  if (plan.options.trace_capacity > 0) return plan.options.trace_capacity;
   const std::uint64_t expected = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
   const std::uint64_t b = std::max(1u, blocks);
   std::uint64_t cap = plan.expected_tasks == 0 ? 16384 : 2 * per_task * expected / b + 4096;  // unknown: 16 Ki
   cap = std::min<std::uint64_t>(cap, std::uint64_t{1} << 20);
   cap = std::min<std::uint64_t>(cap, (std::uint64_t{4} << 30) / sizeof(trace::Event) / b);
-  return static_cast<std::uint32_t>(std::max<std::uint64_t>(cap, 256));
+  const TraceFit fit = fit_trace_segments(plan, b + 1, std::max<std::uint64_t>(cap, 256));  // + the host track
+  if (!fit.note.empty()) notes.push_back(fit.note);
+  return fit.capacity;
 }
 
 // Fails with a message naming the parameter before a large cudaMalloc does with a bare CUDA error.

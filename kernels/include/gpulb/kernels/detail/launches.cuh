@@ -15,6 +15,7 @@
 #include "gpulb/kernels/detail/multi_gpu_run.cuh"
 #include "gpulb/kernels/detail/watchdog.hpp"
 #include "gpulb/kernels/worker_kernels.cuh"
+#include "gpulb/trace_budget.hpp"
 
 namespace gpulb::kernels::detail {
 
@@ -35,7 +36,10 @@ void control_launches(GpuSession& s, const ExecPlan& plan, const Body& body, Hos
   const std::uint64_t total = plan.tasks.size();
   cuda::DeviceBuffer<Task> tasks(total);
   tasks.upload(plan.tasks.data(), total);
-  s.allocate_trace(static_cast<std::uint32_t>(total), plan.trace ? 3 : 0);  // start, begin, end per block
+  // Start, begin, end per block, a segment per task on every GPU: the budget counts all of them.
+  check_trace_bytes(plan, total * plan.gpus * 3 * sizeof(trace::Event),
+                    "the trace's " + std::to_string(total) + " block segments on each of " + std::to_string(plan.gpus) + " GPUs");
+  s.allocate_trace(static_cast<std::uint32_t>(total), plan.trace ? 3 : 0);
   const GridSize resident = persistent_grid(reinterpret_cast<const void*>(&launch_kernel<Body>), s.device(), plan.block_size, 0);
   const std::uint32_t chunk = how.one_launch ? static_cast<std::uint32_t>((total + plan.gpus - 1) / plan.gpus)
                                             : (how.chunk ? how.chunk : resident.blocks);

@@ -15,6 +15,7 @@
 #include "gpulb/clock.hpp"
 #include "gpulb/cuda/check.hpp"
 #include "gpulb/exec_plan.hpp"
+#include "gpulb/gpu_request.hpp"
 #include "gpulb/kernels/detail/gpu_session.hpp"
 #include "gpulb/kernels/detail/host_pool.hpp"
 
@@ -45,9 +46,7 @@ ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Factory& make_b
   int count = 0;
   GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
   if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
-  if (plan.gpus > static_cast<std::uint32_t>(count)) {
-    throw ConfigError("asked for " + std::to_string(plan.gpus) + " GPUs; this host has " + std::to_string(count));
-  }
+  check_gpu_request(plan.gpus, static_cast<std::uint64_t>(count));
   const std::uint32_t gpus = plan.gpus ? plan.gpus : static_cast<std::uint32_t>(count);
   ExecPlan p = plan;
   p.gpus = gpus;

@@ -11,6 +11,7 @@
 #include "gpulb/clock.hpp"
 #include "gpulb/cuda/check.hpp"
 #include "gpulb/exec_plan.hpp"
+#include "gpulb/gpu_request.hpp"
 #include "gpulb/kernels/detail/dynamic_worker.cuh"
 #include "gpulb/kernels/detail/gpu_session.hpp"
 
@@ -23,6 +24,7 @@ ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control) {
   int count = 0;
   GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
   if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
+  check_gpu_request(plan.gpus, static_cast<std::uint64_t>(count));
   if (plan.gpus > 1) {
     throw ConfigError("policy '" + policy +
                       "' runs on one GPU on the cuda backend (its deques and queues live in one GPU's memory); use --gpus 1");

@@ -26,6 +26,7 @@
 #include "gpulb/kernels/worker_kernels.cuh"
 #include "gpulb/policies/task_queue.hpp"
 #include "gpulb/task_queue.hpp"
+#include "gpulb/trace_budget.hpp"
 
 namespace gpulb::kernels {
 namespace detail {
@@ -88,14 +89,18 @@ struct MappedPublisher {
 };
 
 // Trace segment size for a persistent block: its share of the run's events, with room for an
-// unlucky schedule, bounded so a large run stays within a few GiB of device memory.
-inline std::uint32_t persistent_trace_capacity(const ExecPlan& plan, std::uint64_t tasks, std::uint32_t blocks) {
+// unlucky schedule, at most 1 Mi events; then the run's trace budget, shared by every GPU's blocks
+// and host track (the segments come back to host memory). GPU 0 notes a cut for all of them.
+inline std::uint32_t persistent_trace_capacity(const ExecPlan& plan, std::uint64_t tasks, std::uint32_t blocks,
+                                               std::uint32_t gpu_slot, std::vector<std::string>& notes) {
   if (!plan.trace) return 0;
-  if (plan.options.trace_capacity > 0) return plan.options.trace_capacity;
   const std::uint64_t events = 4 * tasks + 16;  // level, begin, end, an idle spell per task
   const std::uint64_t share = events / std::max(1u, blocks);
   const std::uint64_t cap = std::min<std::uint64_t>(events + 64, std::max<std::uint64_t>(8 * share + 1024, 4096));
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, std::uint64_t{1} << 20));
+  const std::uint64_t segments = (std::uint64_t{blocks} + 1) * std::max(1u, plan.gpus);
+  const TraceFit fit = fit_trace_segments(plan, segments, std::min<std::uint64_t>(cap, std::uint64_t{1} << 20));
+  if (!fit.note.empty() && gpu_slot == 0) notes.push_back(fit.note);
+  return fit.capacity;
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -154,7 +159,7 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
   cuda::MappedBuffer<Task> staging(static_cast<std::size_t>(num_queues) * capacity);
   cuda::DeviceBuffer<std::uint32_t> done(grid.blocks);
   const std::uint64_t share = pool.size() / std::max<std::size_t>(1, plan.gpus) + grid.blocks;
-  s.allocate_trace(grid.blocks, persistent_trace_capacity(plan, share, grid.blocks));
+  s.allocate_trace(grid.blocks, persistent_trace_capacity(plan, share, grid.blocks, s.slot(), out.notes));
   const TaskQueueRef queues{slots.get(), counters.get(), host_consumed.device(), num_queues, capacity};
 
   Watchdog watchdog(plan, s, abort_all);
