@@ -62,7 +62,11 @@ void draw_summary(const TraceModel& model, bool compact) {
   row("idle polls", std::to_string(st.failed_dequeues) + " failed dequeues");
   row("events", std::to_string(st.events) + " recorded, " + std::to_string(st.dropped_events) + " dropped",
       st.dropped_events ? bad : ImVec4(0.86f, 0.87f, 0.9f, 1));
-  row("verified", (t.meta.verified ? "yes: " : "NO: ") + t.meta.verification, t.meta.verified ? good : bad);
+  // Three outcomes: verified, failed, or nothing compared the result (meta.checked false).
+  const ImVec4 unchecked(0.95f, 0.75f, 0.3f, 1);
+  // The verification text of an unchecked run already begins "not checked: ".
+  const char* outcome = t.meta.verified ? "yes: " : (t.meta.checked ? "NO: " : "");
+  row("verified", outcome + t.meta.verification, t.meta.verified ? good : (t.meta.checked ? bad : unchecked));
   if (!compact) {
     row("clock", t.meta.clock_source);
     row("recorded", t.meta.created_utc + " by gpulb " + t.meta.gpulb_version);
