@@ -1,6 +1,6 @@
 // Fuzz target (c): bytes -> decode_trace -> the viewer's TraceModel, queried as the views do.
-// Oracles: the model's documented invariants (zones sorted and apart, busy counts within the
-// workers, replay counts within the tasks).
+// Oracles: the model's documented invariants (zones sorted and apart, series sorted in time, busy
+// counts within the workers, replay counts within the tasks).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -40,9 +40,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // What the timeline and occupancy views ask per frame: 64 columns over the whole run.
   const double t0 = static_cast<double>(model.begin_ns());
   const double span = std::max(1.0, static_cast<double>(model.end_ns() - model.begin_ns()));
+  auto sorted_in_time = [](const viewer::StepSeries& series) {
+    const auto p = series.points();
+    for (std::size_t i = 1; i < p.size(); ++i) {
+      if (p[i - 1].time_ns >= p[i].time_ns) return false;
+    }
+    return true;
+  };
   for (const viewer::DeviceGroup& dev : model.devices()) {
     GPULB_FUZZ_CHECK(dev.groups.empty() == !dev.busy);
+    for (const viewer::LaneGroup& g : dev.groups) GPULB_FUZZ_CHECK(g.busy && sorted_in_time(*g.busy));
     if (!dev.busy) continue;
+    GPULB_FUZZ_CHECK(sorted_in_time(*dev.busy));
     GPULB_FUZZ_CHECK(dev.busy->min_value() >= 0);
     GPULB_FUZZ_CHECK(dev.busy->max_value() <= static_cast<std::int64_t>(dev.workers));
     for (const viewer::StepSeries::Column& c : dev.busy->columns(t0, span / 64, 64)) {
@@ -50,6 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   for (const viewer::QueueSeries& q : model.queues()) {
+    GPULB_FUZZ_CHECK(sorted_in_time(q.level));
     (void)q.level.columns(t0, span / 64, 64);
     (void)q.level.integral(t0, t0 + span);
   }
