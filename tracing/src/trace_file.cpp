@@ -159,10 +159,11 @@ struct BadMetadata {
 template <class T>
 T unsigned_field(const nlohmann::json& j, const char* key) {
   const nlohmann::json& v = j.at(key);
-  if (!v.is_number_integer() || (v.is_number_unsigned() ? v.get<std::uint64_t>() > std::numeric_limits<T>::max()
-                                                         : v.get<std::int64_t>() < 0 ||
-                                                               static_cast<std::uint64_t>(v.get<std::int64_t>()) >
-                                                                   std::numeric_limits<T>::max())) {
+  const bool fits = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= std::numeric_limits<T>::max()
+                    : v.is_number_integer() ? v.get<std::int64_t>() >= 0 &&
+                                                  static_cast<std::uint64_t>(v.get<std::int64_t>()) <= std::numeric_limits<T>::max()
+                                            : false;  // a float, a string, ...
+  if (!fits) {
     throw BadMetadata{std::string("\"") + key + "\" is " + clip_for_display(v.dump(), 40) + ", not an integer from 0 to " +
                       std::to_string(std::numeric_limits<T>::max())};
   }
@@ -260,8 +261,8 @@ Track decode_track(ByteReader& r, std::size_t device_count, std::uint32_t index,
       r.fail(label + ": event " + std::to_string(i) + "'s time goes backwards (the events must be in time order)");
     }
     // Readers key a time as 2t or 2t+1 (the viewer's busy series): a time from 2^63 ns on (292
-    // years) wrapped there and put the series out of order (found reviewing for fuzz/; fuzz_model checks the
-    // order).
+    // years) wrapped there and put the series out of order (found reviewing for fuzz/;
+    // fuzz_model checks the order).
     if (static_cast<std::uint64_t>(delta) > kMaxTimeNs - time) {
       r.fail(label + ": event " + std::to_string(i) + "'s time is past 2^63 ns (a damaged time delta)");
     }
