@@ -5,16 +5,22 @@
 #   make test       install what is missing, build, run every test (CI runs this)
 #   make test-tsan  the concurrency tests under ThreadSanitizer
 #   make bench      the benchmarks (GPU figures need a CUDA GPU)
+#   make fuzz       build the libFuzzer targets with clang (build-fuzz/) and run each for
+#                   FUZZ_SECONDS over fuzz/corpus/<target>/ (docs/reliability.md); `make test`
+#                   replays that corpus under ASan+UBSan with any compiler
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 SCENARIO ?= patterns
 PARAMS ?= --param pattern=P4
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= decode export model
+FUZZ_BUILD ?= $(BUILD)-fuzz
 GPULB := $(BUILD)/tools/gpulb
 VIEWER := $(BUILD)/viewer/gpulb-viewer
 
-.PHONY: deps build run test test-tsan bench clean
+.PHONY: deps build run test test-tsan bench fuzz clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -51,5 +57,12 @@ bench: build
 	@mkdir -p out
 	$(GPULB) bench all -o out/bench.md
 
+fuzz:
+	@bash scripts/install-deps.sh --no-viewer --fuzz
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPULB_FUZZ=ON \
+	  -DGPULB_TESTS=OFF -DGPULB_CUDA=OFF -DGPULB_VIEWER=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	bash scripts/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf $(BUILD) $(BUILD)-tsan
+	rm -rf $(BUILD) $(BUILD)-tsan $(BUILD)-fuzz

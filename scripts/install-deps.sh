@@ -4,13 +4,16 @@
 #
 #   scripts/install-deps.sh            build + test dependencies, and the viewer's
 #   scripts/install-deps.sh --no-viewer  without GLFW / ImGui / Xvfb
+#   scripts/install-deps.sh --fuzz       also clang and libFuzzer (make fuzz; opt-in, not for CI)
 set -euo pipefail
 
 want_viewer=1
+want_fuzz=0
 for arg in "$@"; do
   case "$arg" in
     --no-viewer) want_viewer=0 ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    --fuzz) want_fuzz=1 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "install-deps: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -18,6 +21,11 @@ done
 packages=(cmake ninja-build g++ make pkg-config libzstd-dev nlohmann-json3-dev libcli11-dev libgtest-dev libssl-dev)
 if [ "$want_viewer" = 1 ]; then
   packages+=(libglfw3-dev libimgui-dev libstb-dev libgl-dev xvfb xauth fonts-dejavu-core)
+fi
+
+if [ "$want_fuzz" = 1 ]; then
+  # Debian 12: libFuzzer (libclang_rt.fuzzer) is in libclang-rt-14-dev, pulled in by libclang-rt-dev.
+  packages+=(clang libclang-rt-dev)
 fi
 
 missing=()

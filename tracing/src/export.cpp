@@ -18,7 +18,11 @@ std::string micros(std::uint64_t ns) {
   return buf;
 }
 
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+// Names come from the file (a track's name is raw bytes): invalid UTF-8 becomes U+FFFD instead of
+// a json type_error thrown half way through an export (found by fuzz/export_fuzzer.cpp).
+std::string quoted(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 std::string process_name(const Trace& t, std::uint32_t device) {
   if (device >= t.devices.size()) return "device " + std::to_string(device);

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <system_error>
@@ -33,6 +34,8 @@ constexpr std::uint64_t kMinTrackBytes = 1 + 4 + 4 + 4 + 4 + 8 + 8;
 // times the text (a value per two characters, vectors grown by doubling).
 constexpr std::uint64_t kMaxMetadataBytes = std::uint64_t{16} << 20;
 constexpr std::uint64_t kJsonDomFactor = 16;
+// The latest event time a reader accepts: 2^63 - 1 ns, 292 years of a clock.
+constexpr std::uint64_t kMaxTimeNs = (std::uint64_t{1} << 63) - 1;
 
 // ---------------------------------------------------------------------------------------------
 // Byte streams
@@ -145,13 +148,36 @@ nlohmann::json metadata_to_json(const Trace& t) {
   return j;
 }
 
+// A metadata field that is not what the reader expects; decode_trace names it in its refusal.
+struct BadMetadata {
+  std::string what;
+};
+
+// An unsigned integer field, refused unless the JSON holds a non-negative integer that fits:
+// nlohmann's get<unsigned>() casts whatever number it finds, and casting 1e300 or -1.5 to an
+// unsigned type is undefined behaviour (found reviewing the decoder for fuzz/; UBSan reports it on
+// fuzz/corpus/decode/repro-decode-float-metadata.bin).
+template <class T>
+T unsigned_field(const nlohmann::json& j, const char* key) {
+  const nlohmann::json& v = j.at(key);
+  const bool fits = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= std::numeric_limits<T>::max()
+                    : v.is_number_integer() ? v.get<std::int64_t>() >= 0 &&
+                                                  static_cast<std::uint64_t>(v.get<std::int64_t>()) <= std::numeric_limits<T>::max()
+                                            : false;  // a float, a string, ...
+  if (!fits) {
+    throw BadMetadata{std::string("\"") + key + "\" is " + clip_for_display(v.dump(), 40) + ", not an integer from 0 to " +
+                      std::to_string(std::numeric_limits<T>::max())};
+  }
+  return v.is_number_unsigned() ? static_cast<T>(v.get<std::uint64_t>()) : static_cast<T>(v.get<std::int64_t>());
+}
+
 void metadata_from_json(const nlohmann::json& j, Trace& t) {
   RunMetadata& m = t.meta;
   m.scenario = j.at("scenario").get<std::string>();
   m.policy = j.at("policy").get<std::string>();
   m.backend = j.at("backend").get<std::string>();
   m.parameters = j.at("parameters").get<std::map<std::string, std::string>>();
-  m.workers = j.at("workers").get<std::uint32_t>();
+  m.workers = unsigned_field<std::uint32_t>(j, "workers");
   m.clock_source = j.at("clock_source").get<std::string>();
   m.gpulb_version = j.at("gpulb_version").get<std::string>();
   m.created_utc = j.at("created_utc").get<std::string>();
@@ -160,14 +186,14 @@ void metadata_from_json(const nlohmann::json& j, Trace& t) {
   m.checked = j.value("checked", true);
   m.verification = j.at("verification").get<std::string>();
   m.result_json = j.at("result_json").get<std::string>();
-  m.makespan_ns = j.at("makespan_ns").get<std::uint64_t>();
+  m.makespan_ns = unsigned_field<std::uint64_t>(j, "makespan_ns");
   for (const auto& d : j.at("devices")) {
     Device dev;
     dev.kind = d.at("kind").get<std::string>() == "gpu" ? DeviceKind::Gpu : DeviceKind::Cpu;
-    dev.index = d.at("index").get<std::uint32_t>();
+    dev.index = unsigned_field<std::uint32_t>(d, "index");
     dev.name = d.at("name").get<std::string>();
-    dev.sm_count = d.at("sm_count").get<std::uint32_t>();
-    dev.workers = d.at("workers").get<std::uint32_t>();
+    dev.sm_count = unsigned_field<std::uint32_t>(d, "sm_count");
+    dev.workers = unsigned_field<std::uint32_t>(d, "workers");
     t.devices.push_back(std::move(dev));
   }
 }
@@ -237,13 +263,22 @@ Track decode_track(ByteReader& r, std::size_t device_count, std::uint32_t index,
     if (delta < 0 || time + static_cast<std::uint64_t>(delta) < time) {
       r.fail(label + ": event " + std::to_string(i) + "'s time goes backwards (the events must be in time order)");
     }
+    // Readers key a time as 2t or 2t+1 (the viewer's busy series): a time from 2^63 ns on (292
+    // years) wrapped there and put the series out of order (found reviewing for fuzz/;
+    // fuzz_model checks the order).
+    if (static_cast<std::uint64_t>(delta) > kMaxTimeNs - time) {
+      r.fail(label + ": event " + std::to_string(i) + "'s time is past 2^63 ns (a damaged time delta)");
+    }
     time += static_cast<std::uint64_t>(delta);
     e.time_ns = time;
   }
   std::array<std::uint32_t, 256> prev_arg{};
   for (Event& e : tr.events) {
     std::uint32_t& prev = prev_arg[static_cast<std::uint8_t>(e.kind)];
-    prev = static_cast<std::uint32_t>(static_cast<std::int64_t>(prev) + unzigzag(r.varint()));
+    // Modulo 2^32 like the writer's delta, without the signed overflow of adding in int64 (a
+    // damaged delta near 2^63 is undefined there; found reviewing the decoder for fuzz/, UBSan on
+    // fuzz/corpus/decode/repro-decode-arg-overflow.bin).
+    prev += static_cast<std::uint32_t>(static_cast<std::uint64_t>(unzigzag(r.varint())));
     e.arg = prev;
   }
   return tr;
@@ -345,6 +380,8 @@ Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& or
     metadata_from_json(*parsed.value, trace);
   } catch (const nlohmann::json::exception& e) {
     r.fail(std::string("bad run metadata (") + e.what() + ")");
+  } catch (const BadMetadata& e) {
+    r.fail("bad run metadata (" + e.what + ")");
   }
   const std::uint32_t track_count = r.u32();
   if (track_count > r.remaining() / kMinTrackBytes) {

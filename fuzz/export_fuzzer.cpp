@@ -1,0 +1,53 @@
+// Fuzz target (b): bytes -> decode_trace -> Chrome JSON and CSV exports, in memory.
+// Oracles: the Chrome export is valid JSON; the CSVs have one row per task and per worker.
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "fuzz_input.hpp"
+#include "gpulb/tracing/export.hpp"
+#include "gpulb/tracing/statistics.hpp"
+
+namespace {
+
+std::size_t lines(const std::string& s) {
+  std::size_t n = 0;
+  for (const char c : s) n += c == '\n';
+  return n;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace gpulb;
+  const std::optional<trace::Trace> t = fuzz::decode(data, size, std::uint64_t{4} << 20);
+  if (!t) return 0;
+
+  const trace::TraceStatistics stats = trace::compute_statistics(*t);
+  std::uint64_t spans = 0;
+  for (const trace::Track& tr : t->tracks) spans += trace::task_spans(tr).size();
+
+  std::ostringstream chrome;
+  trace::write_chrome_json(chrome, *t);
+  GPULB_FUZZ_CHECK(nlohmann::json::accept(chrome.str()));
+
+  std::ostringstream tasks, workers;
+  trace::write_tasks_csv(tasks, *t);
+  trace::write_workers_csv(workers, *t);
+  GPULB_FUZZ_CHECK(lines(tasks.str()) == 1 + spans);
+  GPULB_FUZZ_CHECK(lines(workers.str()) == 1 + stats.per_worker.size());
+
+  // A time range: the second half of the run.
+  const trace::TimeRange half{stats.begin_ns + stats.makespan_ns / 2, stats.end_ns + 1};
+  std::ostringstream chrome_half, tasks_half;
+  trace::write_chrome_json(chrome_half, *t, half);
+  trace::write_tasks_csv(tasks_half, *t, half);
+  GPULB_FUZZ_CHECK(nlohmann::json::accept(chrome_half.str()));
+  GPULB_FUZZ_CHECK(lines(tasks_half.str()) <= 1 + spans);
+
+  const std::string histogram = trace::tasks_per_worker_histogram(stats, 8, 30);
+  GPULB_FUZZ_CHECK(!histogram.empty());
+  return 0;
+}

@@ -1,0 +1,83 @@
+// Fuzz target (c): bytes -> decode_trace -> the viewer's TraceModel, queried as the views do.
+// Oracles: the model's documented invariants (zones sorted and apart, series sorted in time, busy
+// counts within the workers, replay counts within the tasks).
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "fuzz_input.hpp"
+#include "histogram.hpp"
+#include "replay.hpp"
+#include "trace_model.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace gpulb;
+  std::optional<trace::Trace> t = fuzz::decode(data, size, std::uint64_t{4} << 20);
+  if (!t) return 0;
+  const viewer::TraceModel model(std::make_shared<const trace::Trace>(std::move(*t)));
+
+  GPULB_FUZZ_CHECK(model.begin_ns() <= model.end_ns());
+  GPULB_FUZZ_CHECK(model.lanes().size() == model.trace().tracks.size());
+  std::uint64_t zones = 0;
+  std::vector<double> durations;
+  for (const viewer::Lane& lane : model.lanes()) {
+    GPULB_FUZZ_CHECK(lane.busy_prefix.size() == lane.zones.size() + 1);
+    for (std::size_t i = 0; i < lane.zones.size(); ++i) {
+      const viewer::Zone& z = lane.zones[i];
+      GPULB_FUZZ_CHECK(z.begin_ns <= z.end_ns);
+      GPULB_FUZZ_CHECK(i == 0 || lane.zones[i - 1].end_ns <= z.begin_ns);
+      durations.push_back(static_cast<double>(z.end_ns - z.begin_ns));
+    }
+    for (std::size_t i = 1; i < lane.markers.size(); ++i) GPULB_FUZZ_CHECK(lane.markers[i - 1].time_ns <= lane.markers[i].time_ns);
+    zones += lane.zones.size();
+    if (lane.role == trace::TrackRole::Worker) GPULB_FUZZ_CHECK(model.worker_lane(lane.device, lane.worker) >= 0);
+  }
+  GPULB_FUZZ_CHECK(zones == model.task_count());
+  for (const std::uint16_t k : model.kinds()) GPULB_FUZZ_CHECK(k <= model.max_kind());
+
+  // What the timeline and occupancy views ask per frame: 64 columns over the whole run.
+  const double t0 = static_cast<double>(model.begin_ns());
+  const double span = std::max(1.0, static_cast<double>(model.end_ns() - model.begin_ns()));
+  auto sorted_in_time = [](const viewer::StepSeries& series) {
+    const auto p = series.points();
+    for (std::size_t i = 1; i < p.size(); ++i) {
+      if (p[i - 1].time_ns >= p[i].time_ns) return false;
+    }
+    return true;
+  };
+  for (const viewer::DeviceGroup& dev : model.devices()) {
+    GPULB_FUZZ_CHECK(dev.groups.empty() == !dev.busy);
+    for (const viewer::LaneGroup& g : dev.groups) GPULB_FUZZ_CHECK(g.busy && sorted_in_time(*g.busy));
+    if (!dev.busy) continue;
+    GPULB_FUZZ_CHECK(sorted_in_time(*dev.busy));
+    GPULB_FUZZ_CHECK(dev.busy->min_value() >= 0);
+    GPULB_FUZZ_CHECK(dev.busy->max_value() <= static_cast<std::int64_t>(dev.workers));
+    for (const viewer::StepSeries::Column& c : dev.busy->columns(t0, span / 64, 64)) {
+      GPULB_FUZZ_CHECK(c.min <= c.max);
+    }
+  }
+  for (const viewer::QueueSeries& q : model.queues()) {
+    GPULB_FUZZ_CHECK(sorted_in_time(q.level));
+    (void)q.level.columns(t0, span / 64, 64);
+    (void)q.level.integral(t0, t0 + span);
+  }
+
+  // The replay playhead at the start, the middle and the end.
+  for (const double at : {t0, t0 + span / 2, t0 + span}) {
+    const viewer::ReplayState r = viewer::replay_state_at(model, at);
+    GPULB_FUZZ_CHECK(r.tasks_done <= model.task_count());
+    GPULB_FUZZ_CHECK(r.running <= model.lanes().size());
+  }
+
+  // The histogram views.
+  const viewer::Histogram h = viewer::log_histogram(durations, 32);
+  std::uint64_t counted = 0;
+  for (const std::uint64_t c : h.counts) counted += c;
+  GPULB_FUZZ_CHECK(counted == durations.size());
+  std::vector<double> per_worker;
+  for (const trace::WorkerStats& w : model.stats().per_worker) per_worker.push_back(static_cast<double>(w.tasks));
+  (void)viewer::linear_histogram(per_worker, 16);
+  return 0;
+}
