@@ -266,6 +266,25 @@ TEST_F(Cli, ASharingQueueOfOneSlotIsRefusedAndTwoSlotsFinish) {
   if (tiny.exit_code == 1) EXPECT_NE(tiny.out.find("overflow_capacity=2"), std::string::npos) << tiny.out;
 }
 
+// A fuzz finding (fuzz/corpus/export/repro-export-invalid-utf8-track-name.bin): a valid trace
+// whose track name is not UTF-8 made `info --json` throw nlohmann's type_error.316 (exit 1).
+TEST_F(Cli, InfoJsonOfATrackNameThatIsNotUtf8Works) {
+  gpulb::trace::Trace t;
+  t.meta.scenario = "patterns";
+  t.meta.policy = "hardware";
+  t.devices.push_back({});
+  gpulb::trace::Track track;
+  track.name = "worker \xff\xfe 0";
+  track.events.push_back(gpulb::trace::make_event(10, gpulb::trace::EventKind::TaskBegin, 0, 0));
+  track.events.push_back(gpulb::trace::make_event(20, gpulb::trace::EventKind::TaskEnd, 0, 0));
+  t.tracks.push_back(track);
+  const std::string file = (dir_ / "latin1.gpulb").string();
+  gpulb::trace::write_trace(file, t);
+  const Outcome o = gpulb("info --json " + file);
+  EXPECT_EQ(o.exit_code, 0) << o.out;
+  EXPECT_NO_THROW((void)nlohmann::json::parse(o.out.substr(o.out.find('{')))) << o.out;
+}
+
 TEST_F(Cli, ASpawningScenarioUnderANonSpawningPolicyIsABadArgument) {
   const Outcome o = gpulb("run uts --backend cpu --policy task-queue --no-trace");
   EXPECT_EQ(o.exit_code, 2) << o.out;

@@ -291,7 +291,8 @@ int cmd_info(const std::string& file, bool json, const std::string& max_memory) 
     nlohmann::json j = summary_json(t, st);
     put_result(j, result_json);
     j["file"] = file;
-    std::cout << j.dump(2) << "\n";
+    // Strings from the file may not be UTF-8 (a damaged track name): U+FFFD, not an exception.
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << "file        " << file << " (gpulb " << t.meta.gpulb_version << ", " << t.meta.created_utc << ", clock "
               << t.meta.clock_source << ")\n";

@@ -1,0 +1,10 @@
+# The viewer model's sources (no GL, no ImGui), one list for every target built from them:
+# gpulb_viewer_model (viewer/CMakeLists.txt) and the fuzz targets' own instrumented copies (fuzz/).
+set(GPULB_VIEWER_MODEL_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/trace_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/series.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/replay.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/histogram.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/synthetic.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/time_format.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/display_text.cpp)
