@@ -192,6 +192,7 @@ void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lan
   });
   std::size_t r = 0;
   for (DeviceGroup& dev : devices) {
+    if (dev.groups.empty()) continue;  // no worker lanes (host lanes only): no busy series
     if (dev.groups.size() == 1) {
       dev.busy = dev.groups[0].busy;
       ++r;
