@@ -1,7 +1,9 @@
 // The task body of each GPU comes from a factory the caller passes to kernels::execute:
 //   make_body(gpu_slot, workers) -> Body   (or make_body(gpu_slot) where the workers do not matter)
-// A control thread calls it once its grid is sized, with that GPU current, so a body can point at
-// per-worker arrays in that GPU's memory. Control threads of several GPUs call it one at a time.
+// It is called once per GPU, with that GPU current and its worker count known (the grid sized from
+// the occupancy API), so a body can point at per-worker arrays in that GPU's memory. Calls are one
+// at a time on one thread: the host-pool frame makes every GPU's body before its control threads
+// start, the one-GPU frame on its only thread.
 //
 // Where a kernel is instantiated on the body type, write the type as
 //   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
@@ -11,7 +13,6 @@
 
 #include <concepts>
 #include <cstdint>
-#include <mutex>
 #include <type_traits>
 
 namespace gpulb::kernels::detail {
@@ -29,14 +30,10 @@ class BodyFactory {
  public:
   explicit BodyFactory(MakeBody& make) : make_(make) {}
 
-  auto operator()(std::uint32_t gpu_slot, std::uint32_t workers) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return call(make_, gpu_slot, workers);
-  }
+  auto operator()(std::uint32_t gpu_slot, std::uint32_t workers) { return call(make_, gpu_slot, workers); }
 
  private:
   MakeBody& make_;
-  std::mutex mutex_;
 };
 
 }  // namespace gpulb::kernels::detail
