@@ -9,7 +9,6 @@
 
 #include "gpulb/cuda/devices.hpp"
 #include "gpulb/cuda/memory.hpp"
-#include "gpulb/gpu_request.hpp"
 #include "gpulb/kernels/execute.cuh"
 
 namespace gpulb::kernels {
@@ -19,7 +18,7 @@ ExecOutput run_workload(Instance& instance, const ExecPlan& plan) {
   using Record = typename Instance::Record;
   int count = 0;
   GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
-  check_gpu_request(plan.gpus, static_cast<std::uint64_t>(count));  // before a record array per GPU
+  // One slot per GPU present; the frame checks --gpus against the same count before any body.
   std::vector<cuda::DeviceBuffer<Record>> records(static_cast<std::size_t>(count));
   ExecOutput out = execute(plan, [&](std::uint32_t gpu_slot, std::uint32_t workers) {
     records.at(gpu_slot) = cuda::DeviceBuffer<Record>(instance.record_count(workers));
