@@ -36,13 +36,14 @@ stage() {  # stage NAME SECONDS COMMAND...: run with a time limit, log, count fa
 for s in "${stages[@]}"; do
   case $s in
     build)
-      stage build 400 "cmake -S . -B $build -G Ninja -DGPULB_VIEWER=OFF -DCMAKE_BUILD_TYPE=Release && ninja -C $build gpulb gpu_runtime_tests dynamic_gpu_tests" ;;
+      stage build 400 "cmake -S . -B $build -G Ninja -DGPULB_VIEWER=OFF -DCMAKE_BUILD_TYPE=Release && ninja -C $build gpulb gpu_runtime_tests dynamic_gpu_tests gpu_fault_tests" ;;
     test)
-      stage test 300 "cd $build && ctest -L gpu --output-on-failure" ;;
+      stage test 480 "cd $build && ctest -L gpu --output-on-failure" ;;
     sanitize)
       # The large trees (T1) take too long under the sanitizers; the small instances cover the same code.
       filter='*GpuSpawning*:*GpuStaticList*:*GpuBlockingQueue*:*GpuWorkStealing*:-*T1*:*Watchdog*'
       stage memcheck 300 "compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/gpu/dynamic_gpu_tests --gtest_filter='$filter'"
+      stage memcheck_faults 120 "for p in hardware task-queue work-stealing; do compute-sanitizer --tool memcheck --error-exitcode 9 $gpulb run faults --backend cuda --no-trace --param tasks=300 --param at=7 --policy \$p || exit 1; done"
       stage racecheck 300 "compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/gpu/dynamic_gpu_tests --gtest_filter='*GpuSpawning.EverySpawnedTaskRunsExactlyOnce*:*GpuSpawningScenarios.Connect4*'" ;;
     bench)
       stage bench_uts 420 "$gpulb bench uts --repeats 3 -o $out/bench_uts.md"

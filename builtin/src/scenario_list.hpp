@@ -4,6 +4,7 @@
 #pragma once
 
 #include "connect4/connect4.hpp"
+#include "faults/faults.hpp"
 #include "nqueens/nqueens.hpp"
 #include "patterns/patterns.hpp"
 #include "uts/uts.hpp"
@@ -12,4 +13,5 @@
   X(scenarios::patterns::PatternsInstance, scenarios::patterns::make_scenario) \
   X(scenarios::uts::UtsInstance, scenarios::uts::make_scenario)                \
   X(scenarios::nqueens::NQueensInstance, scenarios::nqueens::make_scenario)    \
-  X(scenarios::connect4::Connect4Instance, scenarios::connect4::make_scenario)
+  X(scenarios::connect4::Connect4Instance, scenarios::connect4::make_scenario)    \
+  X(scenarios::faults::FaultsInstance, scenarios::faults::make_scenario)

@@ -66,7 +66,8 @@ void split_params(const Registry& registry, const ParamMap& params, const Scenar
                   const PolicyDescriptor& policy, ParamMap& scenario_params, ParamMap& policy_params) {
   const auto& specs = scenario.params();
   const std::vector<const OptionSpec*> options = options_of(policy);
-  for (const auto& [key, value] : params) {
+  for (const auto& [name, value] : params) {
+    const std::string& key = name;  // clang before 16 cannot capture a structured binding
     if (std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; })) {
       scenario_params[key] = value;
       continue;
@@ -104,6 +105,9 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   std::unique_ptr<BoundRun> bound = entry.bind(scenario_params);
   ScenarioInstance& instance = bound->instance();
   check_spawning(instance, scenario.name(), registry, policy);
+  if (const std::string why = instance.unsupported_on(backend); !why.empty()) {
+    throw ConfigError("scenario '" + scenario.name() + "' cannot run on the " + std::string(to_string(backend)) + " backend: " + why);
+  }
   const std::vector<Task> tasks = instance.initial_tasks();
 
   ExecPlan plan;

@@ -1,6 +1,7 @@
 #include <chrono>
 #include <thread>
 
+#include "gpulb/cuda/device_health.hpp"
 #include "gpulb/kernels/detail/watchdog.hpp"
 
 namespace gpulb::kernels::detail {
@@ -24,12 +25,22 @@ void Watchdog::fire(const std::string& why) {
   abort_all_.store(true, std::memory_order_relaxed);
   session_.request_stop();
   // Give the workers time to see the flag and the kernel time to end; a body that never returns
-  // and never polls ctx.stop_requested() cannot be stopped from the host.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (cudaStreamQuery(session_.kernel_stream()) == cudaErrorNotReady && std::chrono::steady_clock::now() < deadline) {
+  // and never polls ctx.stop_requested() cannot be stopped from the host: the kernel is then
+  // abandoned, and nothing may wait for it (device_health.hpp).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kStopGraceSeconds);
+  cudaError_t state = cudaErrorNotReady;
+  while ((state = cudaStreamQuery(session_.kernel_stream())) == cudaErrorNotReady && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   cudaGetLastError();
+  if (state == cudaErrorNotReady) {
+    const std::string policy(plan_.policy->name);
+    cuda::mark_kernel_abandoned(session_.device(), "a kernel of policy '" + policy + "' did not stop when the watchdog asked");
+    throw RunError(why + ". The kernel did not stop within " + std::to_string(kStopGraceSeconds) +
+                   " s of the stop request (a task body that never returns and never polls ctx.stop_requested()): it is "
+                   "abandoned, GPU " + std::to_string(session_.device()) +
+                   " cannot be used again by this process, and its memory is left to the process's exit");
+  }
   throw RunError(why);
 }
 

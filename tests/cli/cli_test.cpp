@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,9 +9,9 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_process.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 
 namespace {
@@ -44,25 +43,9 @@ std::string file_text(const std::string& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-struct Outcome {
-  int exit_code;
-  std::string out;  // stdout and stderr together
-};
-
-// Runs `prefix gpulb args` through the shell (a prefix may set limits or traps first).
-Outcome shell_gpulb(const std::string& prefix, const std::string& args) {
-  const std::string cmd = prefix + std::string(GPULB_CLI) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  Outcome o{-1, ""};
-  if (!pipe) return o;
-  std::array<char, 4096> buf;
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) o.out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
-
-Outcome gpulb(const std::string& args) { return shell_gpulb("", args); }
+using gpulb::testing::gpulb;
+using gpulb::testing::Outcome;
+using gpulb::testing::shell_gpulb;
 
 class Cli : public ::testing::Test {
  protected:
@@ -289,6 +272,33 @@ TEST_F(Cli, ASpawningScenarioUnderANonSpawningPolicyIsABadArgument) {
   const Outcome o = gpulb("run uts --backend cpu --policy task-queue --no-trace");
   EXPECT_EQ(o.exit_code, 2) << o.out;
   EXPECT_NE(o.out.find("spawns child tasks"), std::string::npos) << o.out;
+}
+
+// Issue 14, GPU faults on the CPU backend: the faults a CPU thread cannot survive are refused
+// before the run (exit 2, naming why); a task past the watchdog ends the run with exit 1 naming
+// the policy; the same command without the fault verifies.
+TEST_F(Cli, FaultsTheCpuCannotContainAreRefusedBeforeTheRun) {
+  for (const char* fault : {"trap", "out-of-bounds", "hang"}) {
+    const Outcome o = gpulb(std::string("run faults --backend cpu --no-trace --param fault=") + fault);
+    EXPECT_EQ(o.exit_code, 2) << fault << ": " << o.out;
+    EXPECT_NE(o.out.find("cannot run on the cpu backend: fault=" + std::string(fault)), std::string::npos) << o.out;
+  }
+  const Outcome at = gpulb("run faults --backend cpu --no-trace --param tasks=10 --param at=10");
+  EXPECT_EQ(at.exit_code, 2) << at.out;
+  EXPECT_NE(at.out.find("parameter 'at' is 10: there are only 10 tasks"), std::string::npos) << at.out;
+}
+
+TEST_F(Cli, ATaskPastTheWatchdogEndsTheRunNamingThePolicyAndTheNextRunVerifies) {
+  for (const char* policy : {"hardware", "task-queue", "work-stealing"}) {
+    const std::string base = std::string("run faults --backend cpu --workers 2 --no-trace --param tasks=50 --param at=7 --policy ") + policy;
+    const Outcome slow = gpulb(base + " --param fault=slow --param slow_ms=30000 --param watchdog_ms=200");
+    EXPECT_EQ(slow.exit_code, 1) << policy << ": " << slow.out;
+    EXPECT_NE(slow.out.find(std::string("watchdog: policy '") + policy + "' on the cpu backend made no progress for 200 ms"),
+              std::string::npos) << slow.out;
+    const Outcome fine = gpulb(base + " --json");
+    EXPECT_EQ(fine.exit_code, 0) << policy << ": " << fine.out;
+    EXPECT_EQ(nlohmann::json::parse(fine.out).at("verified"), true) << fine.out;
+  }
 }
 
 // Issue 14: a uts tree with reference=off and no published counts was reported "verified": true

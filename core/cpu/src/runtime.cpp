@@ -1,6 +1,7 @@
 #include "gpulb/cpu/runtime.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <new>
 
@@ -81,7 +82,19 @@ void Runtime::host_record(trace::EventKind kind, std::uint32_t arg, std::uint16_
 
 void Runtime::start(const std::function<void(std::uint32_t)>& fn) {
   threads_.reserve(workers_);
-  for (std::uint32_t w = 0; w < workers_; ++w) threads_.emplace_back(fn, w);
+  for (std::uint32_t w = 0; w < workers_; ++w) {
+    threads_.emplace_back([this, fn, w] {
+      fn(w);
+      finished_workers_.fetch_add(1, std::memory_order_release);
+    });
+  }
+}
+
+void Runtime::wait_workers(const std::function<std::string()>& state) {
+  while (finished_workers_.load(std::memory_order_acquire) < workers_) {
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    tick(state);
+  }
 }
 
 void Runtime::join() {

@@ -3,7 +3,7 @@
 namespace gpulb::cuda {
 
 void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
-  throw RunError(std::string("CUDA error ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ") in " + call +
+  throw CudaError(err, std::string("CUDA error ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ") in " + call +
                  " at " + file + ":" + std::to_string(line));
 }
 

@@ -43,6 +43,9 @@ class ScenarioInstance {
   // bound but 2^32): for scenarios that keep a table indexed by task id. See ExecPlan.
   virtual std::uint32_t spawn_id_base() const { return 0; }
   virtual std::uint64_t id_capacity() const { return 0; }
+  // Why this instance cannot run on `backend` (empty: it can). gpulb::run refuses such a run
+  // before it starts (ConfigError), e.g. a fault that only a GPU can survive.
+  virtual std::string unsupported_on(Backend) const { return {}; }
 };
 
 // What a backend needs to run an instance. The body writes Records into an array the backend

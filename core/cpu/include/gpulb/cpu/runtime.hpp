@@ -46,6 +46,9 @@ class Runtime {
   // Start one thread per worker running fn(rank); join() waits for all of them.
   void start(const std::function<void(std::uint32_t)>& fn);
   void join();
+  // Waits until every worker's fn has returned, ticking the watchdog (tick(state)) meanwhile:
+  // the host's wait at the end of a run, so that a task that never ends still trips the watchdog.
+  void wait_workers(const std::function<std::string()>& state);
 
   // Set by the watchdog; workers poll it in their idle loops.
   bool stop_requested() const { return stop_.load(std::memory_order_relaxed); }
@@ -79,6 +82,7 @@ class Runtime {
   std::vector<std::unique_ptr<trace::Event[]>> events_;  // workers_ + 1 (the host track last)
   std::uint32_t host_count_ = 0;
   std::vector<std::thread> threads_;
+  std::atomic<std::uint32_t> finished_workers_{0};
   std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
   std::mutex failure_mutex_;

@@ -1,5 +1,6 @@
 // One CUDA error path (as cuCollections' CUCO_CUDA_TRY): every runtime call and every launch is
-// checked; a failure throws gpulb::RunError with the file, line, call and CUDA's message.
+// checked; a failure throws gpulb::cuda::CudaError (a RunError) with the file, line, call and
+// CUDA's message. The run frames add the policy and the GPU (kernels/detail/gpu_failure.hpp).
 // Configure with -DGPULB_CUDA_DEBUG_SYNC=ON to synchronize and check after every launch.
 #pragma once
 
@@ -7,9 +8,18 @@
 
 #include <string>
 
-#include "gpulb/scenario.hpp"
+#include "gpulb/errors.hpp"
 
 namespace gpulb::cuda {
+
+class CudaError : public RunError {
+ public:
+  CudaError(cudaError_t code, const std::string& what) : RunError(what), code_(code) {}
+  cudaError_t code() const { return code_; }
+
+ private:
+  cudaError_t code_;
+};
 
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line);
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gpulb/cuda/check.hpp"
+#include "gpulb/cuda/device_health.hpp"
 
 namespace gpulb::cuda {
 
@@ -30,8 +31,10 @@ class DeviceBuffer {
     std::swap(n_, o.n_);
     return *this;
   }
+  // After an abandoned kernel cudaFree would wait for it forever: the memory is left to the
+  // process's exit (device_health.hpp).
   ~DeviceBuffer() {
-    if (p_) cudaFree(p_);
+    if (p_ && !kernel_abandoned()) cudaFree(p_);
   }
   T* get() const { return p_; }
   std::size_t size() const { return n_; }
@@ -64,7 +67,7 @@ class MappedBuffer {
     return *this;
   }
   ~MappedBuffer() {
-    if (host_) cudaFreeHost(host_);
+    if (host_ && !kernel_abandoned()) cudaFreeHost(host_);  // as ~DeviceBuffer
   }
   T* host() const { return host_; }
   T* device() const { return device_; }

@@ -14,8 +14,10 @@
 
 #include "gpulb/clock.hpp"
 #include "gpulb/cuda/check.hpp"
+#include "gpulb/cuda/device_health.hpp"
 #include "gpulb/exec_plan.hpp"
 #include "gpulb/gpu_request.hpp"
+#include "gpulb/kernels/detail/gpu_failure.hpp"
 #include "gpulb/kernels/detail/gpu_session.hpp"
 #include "gpulb/kernels/detail/host_pool.hpp"
 
@@ -51,26 +53,39 @@ ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Factory& make_b
   ExecPlan p = plan;
   p.gpus = gpus;
 
+  for (std::uint32_t g = 0; g < gpus; ++g) cuda::check_usable(static_cast<int>(g));
   const std::uint64_t origin = host_now_ns();
   std::vector<std::unique_ptr<GpuSession>> sessions;
   std::vector<Body> bodies;
   for (std::uint32_t g = 0; g < gpus; ++g) {
-    GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
-    sessions.push_back(std::make_unique<GpuSession>(static_cast<int>(g), g, origin));
-    bodies.push_back(make_body(g, workers_of(*sessions.back(), p)));
+    try {
+      GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
+      sessions.push_back(std::make_unique<GpuSession>(static_cast<int>(g), g, origin));
+      bodies.push_back(make_body(g, workers_of(*sessions.back(), p)));
+    } catch (...) {
+      rethrow_gpu_failure(p, static_cast<int>(g));
+    }
   }
 
   HostTaskPool pool(p.tasks);
   std::atomic<bool> abort_all{false};
   std::vector<GpuOutcome> outcomes(gpus);
   std::vector<std::exception_ptr> errors(gpus);
+  // The GPU that failed first: the others stop because of it, and its error is the one reported.
+  std::atomic<int> first_failure{-1};
   std::vector<std::thread> threads;
   for (std::uint32_t g = 0; g < gpus; ++g) {
     threads.emplace_back([&, g] {
       try {
-        control(*sessions[g], p, bodies[g], pool, abort_all, outcomes[g]);
+        try {
+          control(*sessions[g], p, bodies[g], pool, abort_all, outcomes[g]);
+        } catch (...) {
+          rethrow_gpu_failure(p, sessions[g]->device());
+        }
       } catch (...) {
         errors[g] = std::current_exception();
+        int none = -1;
+        first_failure.compare_exchange_strong(none, static_cast<int>(g));
         abort_all.store(true);
       }
     });
@@ -85,9 +100,7 @@ ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Factory& make_b
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   for (std::thread& t : threads) t.join();
-  for (const auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  if (first_failure.load() >= 0) std::rethrow_exception(errors[static_cast<std::size_t>(first_failure.load())]);
 
   ExecOutput out;
   std::uint64_t first = ~std::uint64_t{0}, last = 0;

@@ -10,31 +10,18 @@
 
 #include "gpulb/clock.hpp"
 #include "gpulb/cuda/check.hpp"
+#include "gpulb/cuda/device_health.hpp"
 #include "gpulb/exec_plan.hpp"
 #include "gpulb/gpu_request.hpp"
 #include "gpulb/kernels/detail/dynamic_worker.cuh"
+#include "gpulb/kernels/detail/gpu_failure.hpp"
 #include "gpulb/kernels/detail/gpu_session.hpp"
 
 namespace gpulb::kernels::detail {
 
-// control(GpuSession&, std::atomic<bool>& abort_all, DynamicOutcome&)
-template <class Control>
-ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control) {
+// The ExecOutput of a run on one GPU: counts, notes, the trace drained from the GPU.
+inline ExecOutput one_gpu_output(const ExecPlan& plan, GpuSession& s, DynamicOutcome& o, int count) {
   const std::string policy(plan.policy->name);
-  int count = 0;
-  GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
-  if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
-  check_gpu_request(plan.gpus, static_cast<std::uint64_t>(count));
-  if (plan.gpus > 1) {
-    throw ConfigError("policy '" + policy +
-                      "' runs on one GPU on the cuda backend (its deques and queues live in one GPU's memory); use --gpus 1");
-  }
-  GPULB_CUDA_TRY(cudaSetDevice(0));
-  GpuSession s(0, 0, host_now_ns());
-  std::atomic<bool> abort_all{false};
-  DynamicOutcome o;
-  control(s, abort_all, o);
-
   ExecOutput out;
   out.tasks_run = o.tasks_run;
   out.tasks_spawned = o.tasks_spawned;
@@ -54,6 +41,31 @@ ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control) {
   out.trace.meta.clock_source = "globaltimer aligned to steady_clock";
   if (plan.progress) plan.progress(out.tasks_run, plan.expected_tasks);
   return out;
+}
+
+// control(GpuSession&, std::atomic<bool>& abort_all, DynamicOutcome&)
+template <class Control>
+ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control) {
+  const std::string policy(plan.policy->name);
+  int count = 0;
+  GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
+  if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
+  check_gpu_request(plan.gpus, static_cast<std::uint64_t>(count));
+  if (plan.gpus > 1) {
+    throw ConfigError("policy '" + policy +
+                      "' runs on one GPU on the cuda backend (its deques and queues live in one GPU's memory); use --gpus 1");
+  }
+  cuda::check_usable(0);
+  try {
+    GPULB_CUDA_TRY(cudaSetDevice(0));
+    GpuSession s(0, 0, host_now_ns());
+    std::atomic<bool> abort_all{false};
+    DynamicOutcome o;
+    control(s, abort_all, o);
+    return one_gpu_output(plan, s, o, count);
+  } catch (...) {
+    rethrow_gpu_failure(plan, 0);
+  }
 }
 
 }  // namespace gpulb::kernels::detail

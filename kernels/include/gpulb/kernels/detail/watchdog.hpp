@@ -17,6 +17,9 @@ namespace gpulb::kernels::detail {
 
 class Watchdog {
  public:
+  // How long a fired watchdog waits for the kernel to end before abandoning it.
+  static constexpr int kStopGraceSeconds = 10;
+
   Watchdog(const ExecPlan& plan, GpuSession& session, std::atomic<bool>& abort_all)
       : plan_(plan), session_(session), abort_all_(abort_all), last_change_ns_(session.now_ns()) {}
 

@@ -44,7 +44,6 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
   ids.next = first_spawn_id(plan);
   const std::uint64_t limit = id_limit(plan);
   SpawnBuffers spawn(workers, o.spawn_capacity);
-  std::atomic<std::uint32_t> finished{0};
 
   rt.start([&](std::uint32_t rank) {
     WorkerSlot& slot = rt.slot(rank);
@@ -77,16 +76,10 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
       ctx.record(EventKind::QueueLevel, lvl, 0);
     }
     worker_end(ctx, slot, idle.failed);
-    finished.fetch_add(1, std::memory_order_release);
   });
 
   try {
-    while (finished.load(std::memory_order_acquire) < workers) {
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-      rt.tick([&] {
-        return "pending " + std::to_string(device_atomic_ref<std::int64_t>(q.ctl->pending).load(mo::relaxed));
-      });
-    }
+    rt.wait_workers([&] { return "pending " + std::to_string(device_atomic_ref<std::int64_t>(q.ctl->pending).load(mo::relaxed)); });
   } catch (...) {
     rt.fail("the host side of the run stopped");
     rt.join();

@@ -20,7 +20,6 @@ template <class Body>
 ExecOutput run_hardware(const ExecPlan& plan, const Body& body) {
   Runtime rt(plan, 2 * plan.tasks.size() + 16);
   std::atomic<std::uint64_t> next_block{0};
-  std::atomic<std::uint32_t> finished_workers{0};
   rt.host_record(EventKind::KernelLaunch, static_cast<std::uint32_t>(plan.tasks.size()));
   rt.start([&](std::uint32_t rank) {
     WorkerSlot& slot = rt.slot(rank);
@@ -34,13 +33,9 @@ ExecOutput run_hardware(const ExecPlan& plan, const Body& body) {
     }
     slot.end_ns = ctx.now_ns();
     ctx.record(EventKind::WorkerEnd, 0);
-    finished_workers.fetch_add(1, std::memory_order_release);
   });
   try {
-    while (finished_workers.load(std::memory_order_acquire) < rt.workers()) {
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-      rt.tick([&] { return "next block " + std::to_string(next_block.load()) + " of " + std::to_string(plan.tasks.size()); });
-    }
+    rt.wait_workers([&] { return "next block " + std::to_string(next_block.load()) + " of " + std::to_string(plan.tasks.size()); });
   } catch (...) {
     rt.join();
     throw;

@@ -112,6 +112,7 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
     }
     const std::vector<Task> halts(rt.workers(), Task::halt());
     enqueue_all(halts.data(), halts.size());
+    rt.wait_workers(queue_state);  // a task that never ends must still trip the watchdog
   } catch (...) {
     rt.join();
     throw;

@@ -94,7 +94,6 @@ struct WsRun {
   std::uint64_t limit;
   SpawnBuffers spawn;
   std::vector<WsWorkerStats> stats;
-  std::atomic<std::uint32_t> finished{0};
   WorkStealingRef ws;
   VictimChoice choice;
 };
@@ -149,7 +148,6 @@ void work_stealing_worker(WsRun& r, const Body& body, std::uint32_t rank) {
     if (!publish_children(r, ctx, rank, kids, credit)) break;
   }
   worker_end(ctx, slot, idle.failed);
-  r.finished.fetch_add(1, std::memory_order_release);
 }
 
 // The host's side (Grossman's insert_task): the initial tasks through the sharing queue, the
@@ -160,10 +158,7 @@ inline void work_stealing_host(WsRun& r) {
   inserter.insert(r.plan.tasks);
   if (r.plan.host_feed) r.plan.host_feed(inserter);
   r.ws.host_finish();
-  while (r.finished.load(std::memory_order_acquire) < r.rt.workers()) {
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-    r.rt.tick(state);
-  }
+  r.rt.wait_workers(state);
 }
 
 // Steals, spills, deque peaks and task slots (Mohan & Gopalan, Fig. 7: deque memory is per worker).
