@@ -1,0 +1,167 @@
+// G-Charm's decisions (issue 10): kernel combining, the CPU/GPU split and the device cache table,
+// as pure functions driven by scripted arrivals and a scripted clock (no timing in the tests).
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "gpulb/gcharm/combining.hpp"
+#include "gpulb/gcharm/data_cache.hpp"
+#include "gpulb/gcharm/hybrid_split.hpp"
+
+namespace gpulb::gcharm {
+namespace {
+
+constexpr std::uint64_t us = 1000;
+
+// Feeds arrivals at the given times, checks the list every `tick` ns, launches what the
+// controller says; returns the launches as (time, count, reason).
+struct Launch {
+  std::uint64_t at, count;
+  LaunchReason reason;
+};
+std::vector<Launch> simulate(CombiningController& c, const std::vector<std::uint64_t>& arrivals, std::uint64_t tick, std::uint64_t until) {
+  std::vector<Launch> out;
+  std::uint64_t waiting = 0;
+  std::size_t next = 0;
+  for (std::uint64_t now = 0; now <= until; now += tick) {
+    while (next < arrivals.size() && arrivals[next] <= now) {
+      c.on_arrival(arrivals[next++]);
+      ++waiting;
+    }
+    const bool ended = next == arrivals.size();
+    for (LaunchDecision d; (d = c.next_launch(now, waiting, ended)).count > 0;) {
+      out.push_back({now, d.count, d.reason});
+      waiting -= d.count;
+    }
+  }
+  return out;
+}
+
+TEST(Combining, AdaptiveLaunchesMaxSizeAsSoonAsThatManyWait) {
+  CombiningController c(CombineStrategy::Adaptive, 4, 100);
+  // A burst of 10 arrivals 1 us apart, then silence.
+  std::vector<std::uint64_t> arrivals;
+  for (int i = 0; i < 10; ++i) arrivals.push_back(100 * us + i * us);
+  const auto launches = simulate(c, arrivals, us, 200 * us);
+  ASSERT_GE(launches.size(), 3u);
+  EXPECT_EQ(launches[0].count, 4u);
+  EXPECT_EQ(launches[0].reason, LaunchReason::Full);
+  EXPECT_EQ(launches[0].at, 103 * us);  // the 4th arrival
+  EXPECT_EQ(launches[1].count, 4u);
+  EXPECT_EQ(launches[1].reason, LaunchReason::Full);
+  EXPECT_EQ(c.max_interval_ns(), us);
+  // The last 2 go when the arrivals have ended (all scripted arrivals are in).
+  EXPECT_EQ(launches[2].count, 2u);
+  EXPECT_EQ(launches[2].reason, LaunchReason::Drain);
+}
+
+TEST(Combining, AdaptiveTimesOutAfterTwiceTheLargestGap) {
+  CombiningController c(CombineStrategy::Adaptive, 100, 100);
+  // Gaps of 10 us, then a long pause, then one late arrival (so the arrivals have not ended during the pause).
+  const std::vector<std::uint64_t> arrivals = {0, 10 * us, 20 * us, 30 * us, 500 * us};
+  const auto launches = simulate(c, arrivals, us, 600 * us);
+  ASSERT_GE(launches.size(), 3u);
+  // The first request is alone with maxInterval still 0: any wait times out (the rule as written).
+  EXPECT_EQ(launches[0].reason, LaunchReason::Timeout);
+  EXPECT_EQ(launches[0].count, 1u);
+  EXPECT_EQ(launches[0].at, 1 * us);
+  // Then maxInterval is 10 us: the next 3 wait until the last arrival is more than 20 us ago.
+  EXPECT_EQ(launches[1].reason, LaunchReason::Timeout);
+  EXPECT_EQ(launches[1].count, 3u);
+  EXPECT_EQ(launches[1].at, 51 * us);
+  EXPECT_EQ(c.max_interval_ns(), 470 * us);  // the pause before the late arrival
+  EXPECT_EQ(launches[2].count, 1u);
+}
+
+TEST(Combining, StaticCombinesEveryKArrivalsAndEagerLaunchesEachAlone) {
+  std::vector<std::uint64_t> arrivals(25);
+  std::iota(arrivals.begin(), arrivals.end(), 0);
+  for (auto& a : arrivals) a *= 10 * us;
+  CombiningController s(CombineStrategy::Static, 1000, 10);
+  const auto st = simulate(s, arrivals, us, 300 * us);
+  ASSERT_EQ(st.size(), 3u);
+  EXPECT_EQ(st[0].count, 10u);
+  EXPECT_EQ(st[0].reason, LaunchReason::Static);
+  EXPECT_EQ(st[1].count, 10u);
+  EXPECT_EQ(st[2].count, 5u);
+  EXPECT_EQ(st[2].reason, LaunchReason::Drain);
+
+  CombiningController e(CombineStrategy::Eager, 1000, 10);
+  const auto ea = simulate(e, arrivals, us, 300 * us);
+  ASSERT_EQ(ea.size(), 25u);
+  for (const Launch& l : ea) {
+    EXPECT_EQ(l.count, 1u);
+    EXPECT_EQ(l.reason, LaunchReason::Eager);
+  }
+}
+
+TEST(Combining, EveryRequestIsLaunchedExactlyOnce) {
+  for (CombineStrategy strategy : {CombineStrategy::Adaptive, CombineStrategy::Static, CombineStrategy::Eager}) {
+    CombiningController c(strategy, 7, 13);
+    std::vector<std::uint64_t> arrivals;
+    std::uint64_t t = 0;
+    for (int i = 0; i < 500; ++i) arrivals.push_back(t += (i * 7919) % 50 * us);  // irregular gaps, some 0
+    const auto launches = simulate(c, arrivals, us, t + 10 * us);
+    std::uint64_t launched = 0;
+    for (const Launch& l : launches) launched += l.count;
+    EXPECT_EQ(launched, 500u) << "strategy " << static_cast<int>(strategy);
+  }
+}
+
+TEST(HybridSplit, UncalibratedSplitsInHalfThenFollowsTheMeasuredRatio) {
+  HybridSplitter h(HybridStrategy::Adaptive, 0.0);
+  const std::vector<std::uint32_t> items(10, 100);  // 10 requests of 100 items
+  EXPECT_FALSE(h.calibrated());
+  EXPECT_EQ(h.cpu_requests(items), 5u);
+  // The GPU takes 1 ns an item, the CPU 3 ns: the CPU should get a quarter of the items.
+  h.record(Side::Cpu, 500, 1500);
+  h.record(Side::Gpu, 500, 500);
+  EXPECT_TRUE(h.calibrated());
+  EXPECT_DOUBLE_EQ(h.cpu_fraction(), 0.25);
+  // 1000 items, 250 for the CPU: the scan stops at the request that crosses 250 (the third).
+  EXPECT_EQ(h.cpu_requests(items), 3u);
+}
+
+TEST(HybridSplit, TheCrossingRequestGoesToTheCpuAndUnevenRequestsAreWeighedByTheirItems) {
+  HybridSplitter h(HybridStrategy::Static, 0.5);
+  // 1 + 1 + 1 + 97 items: half is 50, crossed by the fourth request.
+  EXPECT_EQ(h.cpu_requests(std::vector<std::uint32_t>{1, 1, 1, 97}), 4u);
+  // 97 + 1 + 1 + 1: crossed by the first.
+  EXPECT_EQ(h.cpu_requests(std::vector<std::uint32_t>{97, 1, 1, 1}), 1u);
+  HybridSplitter none(HybridStrategy::Static, 0.0), all(HybridStrategy::Static, 1.0);
+  EXPECT_EQ(none.cpu_requests(std::vector<std::uint32_t>{5, 5}), 0u);
+  EXPECT_EQ(all.cpu_requests(std::vector<std::uint32_t>{5, 5}), 2u);
+}
+
+TEST(HybridSplit, RunningAveragesFollowAChangingWorkload) {
+  HybridSplitter h(HybridStrategy::Adaptive, 0.0);
+  h.record(Side::Gpu, 100, 100);  // 1 ns an item
+  h.record(Side::Cpu, 100, 100);  // 1 ns an item
+  EXPECT_DOUBLE_EQ(h.cpu_fraction(), 0.5);
+  h.record(Side::Cpu, 100, 500);  // the CPU slows down: mean (1 + 5) / 2 = 3 ns an item
+  EXPECT_DOUBLE_EQ(h.cpu_ns_per_item(), 3.0);
+  EXPECT_DOUBLE_EQ(h.cpu_fraction(), 0.25);
+}
+
+TEST(DataCacheTable, CopiesOnlyMissingItemsAndReusesResidentOnes) {
+  DataCacheTable t(4);
+  const auto first = t.place(std::vector<std::uint32_t>{10, 11, 10});
+  EXPECT_EQ(first.missing_items, (std::vector<std::uint32_t>{10, 11}));
+  EXPECT_EQ(first.slot_of[0], first.slot_of[2]);
+  const auto second = t.place(std::vector<std::uint32_t>{11, 12});
+  EXPECT_EQ(second.missing_items, (std::vector<std::uint32_t>{12}));
+  EXPECT_EQ(second.slot_of[0], first.slot_of[1]);  // 11 stayed where it was
+}
+
+TEST(DataCacheTable, EvictsTheLeastRecentlyUsedButNeverAnItemOfTheSameRequest) {
+  DataCacheTable t(3);
+  const auto a = t.place(std::vector<std::uint32_t>{1, 2, 3});
+  (void)t.place(std::vector<std::uint32_t>{1});              // 2 is now the least recently used
+  const auto b = t.place(std::vector<std::uint32_t>{4});
+  EXPECT_EQ(b.missing_slots, (std::vector<std::uint32_t>{a.slot_of[1]}));  // 4 took 2's slot
+  EXPECT_THROW((void)t.place(std::vector<std::uint32_t>{5, 6, 7, 8}), std::length_error);
+}
+
+}  // namespace
+}  // namespace gpulb::gcharm
