@@ -7,6 +7,7 @@
 
 #include "display_text.hpp"
 #include "draw.hpp"
+#include "run_span.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
 
@@ -75,9 +76,8 @@ void series_plot(const char* title, const StepSeries& s, double capacity, const 
 
 void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& state, ImVec2 size) {
   if (vs.fit_pending) {  // the timeline has not been shown yet: fit here, with the same margins
-    const double span = static_cast<double>(model.end_ns() - model.begin_ns());
-    vs.axis = TimeAxis::fit(static_cast<double>(model.begin_ns()) - span * 0.01, static_cast<double>(model.end_ns()) + span * 0.01,
-                            ImGui::GetCursorScreenPos().x + 150.0f, size.x - 152.0f);
+    const TimeSpan fit = fit_span(model);
+    vs.axis = TimeAxis::fit(fit.begin_ns, fit.end_ns, ImGui::GetCursorScreenPos().x + 150.0f, size.x - 152.0f);
     vs.fit_pending = false;
   }
   if (vs.pending_range) {
@@ -96,7 +96,7 @@ void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& s
   const double playhead = state.time_ns;
   for (std::size_t i = 0; i < model.queues().size(); ++i) {
     const QueueSeries& q = model.queues()[i];
-    series_plot(q.label.c_str(), q.level, 0.0, vs.axis, static_cast<double>(model.begin_ns()), playhead, vs.playhead.active, ImVec2(w, h),
+    series_plot(q.label.c_str(), q.level, 0.0, vs.axis, run_span(model).begin_ns, playhead, vs.playhead.active, ImVec2(w, h),
                 q.source == QueueSeries::Source::Pool ? colours::kHost : colours::kBar);
   }
   if (model.queues().empty()) {
@@ -106,7 +106,7 @@ void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& s
   for (const DeviceGroup& dev : model.devices()) {
     if (!dev.busy) continue;
     const std::string title = dev.label.substr(0, dev.label.find(':')) + " busy workers";
-    series_plot(title.c_str(), *dev.busy, static_cast<double>(dev.workers), vs.axis, static_cast<double>(model.begin_ns()), playhead, vs.playhead.active, ImVec2(w, h),
+    series_plot(title.c_str(), *dev.busy, static_cast<double>(dev.workers), vs.axis, run_span(model).begin_ns, playhead, vs.playhead.active, ImVec2(w, h),
                 colours::kBusy);
   }
   ImGui::EndChild();

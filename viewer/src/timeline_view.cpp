@@ -14,6 +14,7 @@
 
 #include "draw.hpp"
 #include "lod.hpp"
+#include "run_span.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
 
@@ -304,7 +305,8 @@ void handle_input(const TraceModel& model, ViewState& vs, TimeAxis& axis, Timeli
   }
   const bool selecting = io.KeyShift || ImGui::IsMouseDown(ImGuiMouseButton_Right);
   if (in_time && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-    axis = TimeAxis::fit(static_cast<double>(model.begin_ns()), static_cast<double>(model.end_ns()), left, right - left);
+    const TimeSpan fit = fit_span(model);
+    axis = TimeAxis::fit(fit.begin_ns, fit.end_ns, left, right - left);
   }
   static double select_from = 0.0;
   if (in_time && (ImGui::IsMouseClicked(ImGuiMouseButton_Right) ||
@@ -326,6 +328,9 @@ void handle_input(const TraceModel& model, ViewState& vs, TimeAxis& axis, Timeli
 
 void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axis, float mx) {
   const double t = axis.time_at(mx), tol = axis.ns_per_px * 2;
+  // Host events come before the run's start: measured as doubles, they read as negative times.
+  const double origin = run_span(model).begin_ns;
+  auto since_start = [origin](std::uint64_t ns) { return format_time(static_cast<double>(ns) - origin); };
   const std::span<const Zone> zones(lane.zones);
   const std::size_t i = first_ending_at_or_after(zones, t - tol);
   const std::string where = lane.sm == trace::Track::kNoSm ? lane.label : lane.label + ", SM " + std::to_string(lane.sm);
@@ -335,14 +340,13 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
     ImGui::BeginTooltip();
     if (j - i > 1) {
       ImGui::Text("%zu tasks here (zoom in to see them apart)", j - i);
-      ImGui::Text("%s .. %s", format_time(static_cast<double>(zones[i].begin_ns - model.begin_ns())).c_str(),
-                  format_time(static_cast<double>(zones[j - 1].end_ns - model.begin_ns())).c_str());
+      ImGui::Text("%s .. %s", since_start(zones[i].begin_ns).c_str(), since_start(zones[j - 1].end_ns).c_str());
     } else {
       const Zone& z = zones[i];
       ImGui::Text("task %u", z.id);
       ImGui::Separator();
       ImGui::Text("kind      %u", z.kind);
-      ImGui::Text("start     %s", format_time(static_cast<double>(z.begin_ns - model.begin_ns())).c_str());
+      ImGui::Text("start     %s", since_start(z.begin_ns).c_str());
       ImGui::Text("duration  %s", format_time(static_cast<double>(z.end_ns - z.begin_ns)).c_str());
     }
     ImGui::Text("worker    %s", where.c_str());
@@ -364,7 +368,7 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
     ImGui::BeginTooltip();
     ImGui::Text("%s  arg %u  aux %u", trace::event_kind_name(it->kind), it->arg, it->aux);
     if (it->kind == EventKind::Steal) ImGui::Text("stole from worker %u", it->arg);
-    ImGui::Text("at %s on %s", format_time(static_cast<double>(it->time_ns - model.begin_ns())).c_str(), where.c_str());
+    ImGui::Text("at %s on %s", since_start(it->time_ns).c_str(), where.c_str());
     ImGui::EndTooltip();
   }
 }
@@ -391,12 +395,11 @@ void draw_toolbar(const TraceModel& model, ViewState& vs) {
 }
 
 // Fits are requested by other views and the menu (they do not know the time area's width), and
-// served here, where that width is known. A 1% margin keeps the first and last zones off the edges.
+// served here, where that width is known (fit_span: the run, as the summary's makespan counts it).
 void apply_pending_fit(const TraceModel& model, ViewState& vs, TimeAxis& axis, float left, float right) {
   if (vs.fit_pending) {
-    const double span = static_cast<double>(model.end_ns() - model.begin_ns());
-    axis = TimeAxis::fit(static_cast<double>(model.begin_ns()) - span * 0.01, static_cast<double>(model.end_ns()) + span * 0.01,
-                         left, right - left);
+    const TimeSpan fit = fit_span(model);
+    axis = TimeAxis::fit(fit.begin_ns, fit.end_ns, left, right - left);
     vs.fit_pending = false;
   }
   if (vs.pending_range) {
@@ -615,7 +618,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   draw_scroll_indicator(f, layout, ts.scroll_y);
   ImGui::EndChild();
 
-  draw_ruler(outer, axis, static_cast<double>(model.begin_ns()), left, right, p0.y, p0.y + kRulerHeight);
+  draw_ruler(outer, axis, run_span(model).begin_ns, left, right, p0.y, p0.y + kRulerHeight);
   if (vs.selection) {
     const std::string s = "selection " + format_time(vs.selection->end_ns - vs.selection->begin_ns);
     outer->AddText(ImVec2(right - ImGui::CalcTextSize(s.c_str()).x - 6, p0.y + 3), colours::kHost, s.c_str());
