@@ -46,6 +46,8 @@ void legend_item(ImU32 colour, const char* label) {
   ImGui::SameLine(0, 14);
 }
 
+float text_width(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
+
 std::string format_count(double v) {
   char buf[32];
   if (std::fabs(v) >= 1e6) {

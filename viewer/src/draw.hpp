@@ -44,6 +44,8 @@ void legend_item(ImU32 colour, const char* label);
 
 using ValueFormat = std::function<std::string(double)>;
 std::string format_count(double v);
+// The width ImGui draws a text at: the model's tick layout (ticks.hpp) asks for it.
+float text_width(const std::string& s);
 
 // Bars for `values` filling a frame of `size`: a title, an axis from 0 to the maximum, lines at the
 // minimum, mean and maximum, and "max/mean" in the corner. `hovered_label` names bar i for the

@@ -15,6 +15,7 @@
 #include "draw.hpp"
 #include "lod.hpp"
 #include "run_span.hpp"
+#include "ticks.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
 
@@ -247,27 +248,16 @@ void draw_utilisation(const LaneCtx& c, const StepSeries& busy, std::size_t lane
 // [SECTION] Overlays: ruler, steal arrows, playhead, selection
 // -------------------------------------------------------------------------------------------------
 
-double tick_step(double ns_per_px, double min_px) {
-  const double want = ns_per_px * min_px;
-  double step = std::pow(10.0, std::floor(std::log10(std::max(want, 1e-3))));
-  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (step * m >= want) return step * m;
-  }
-  return step * 10.0;
-}
-
+// Ticks and labels come from the model (ticks.hpp): labels with the digits the step needs, the
+// last one kept inside the ruler.
 void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, float left, float right, float y0,
                 float grid_bottom) {
   dl->AddRectFilled(ImVec2(left - kLabelWidth, y0), ImVec2(right, y0 + kRulerHeight), colours::kHeader);
-  const double step = tick_step(axis.ns_per_px, 110.0);
-  const double t_left = axis.time_at(left) - origin_ns;
-  for (double t = std::ceil(t_left / step) * step;; t += step) {
-    const float x = static_cast<float>(axis.x(t + origin_ns));
-    if (x > right) break;
+  for (const Tick& t : time_ticks(axis, origin_ns, left, right, 110.0, text_width)) {
+    const float x = static_cast<float>(axis.x(t.at));
     dl->AddLine(ImVec2(x, y0 + kRulerHeight - 6), ImVec2(x, y0 + kRulerHeight), colours::kDimText);
     dl->AddLine(ImVec2(x, y0 + kRulerHeight), ImVec2(x, grid_bottom), IM_COL32(60, 65, 78, 90));
-    const std::string text = format_time(t);
-    dl->AddText(ImVec2(x + 3, y0 + 3), colours::kText, text.c_str());
+    if (!t.label.empty()) dl->AddText(ImVec2(static_cast<float>(t.x), y0 + 3), colours::kText, t.label.c_str());
   }
   dl->AddText(ImVec2(left - kLabelWidth + 6, y0 + 3), colours::kDimText, "time from start");
 }
@@ -330,7 +320,9 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
   const double t = axis.time_at(mx), tol = axis.ns_per_px * 2;
   // Host events come before the run's start: measured as doubles, they read as negative times.
   const double origin = run_span(model).begin_ns;
-  auto since_start = [origin](std::uint64_t ns) { return format_time(static_cast<double>(ns) - origin); };
+  // To the pixel: 3 significant digits read "1.1 ms" for every task of a narrow window.
+  const double resolution = tick_step(axis.ns_per_px, 1.0);
+  auto since_start = [origin, resolution](std::uint64_t ns) { return format_time_at_step(static_cast<double>(ns) - origin, resolution); };
   const std::span<const Zone> zones(lane.zones);
   const std::size_t i = first_ending_at_or_after(zones, t - tol);
   const std::string where = lane.sm == trace::Track::kNoSm ? lane.label : lane.label + ", SM " + std::to_string(lane.sm);
