@@ -175,6 +175,7 @@ int main(int argc, char** argv) {
     if (const Document* d = app.current()) {
       const double origin = run_span(*d->model).begin_ns;  // "from the run's start", as the rulers count
       if (range) app.view_state().pending_range = Selection{origin + range->begin_ns, origin + range->end_ns};
+      if (range) app.view_state().compare_range = Selection{range->begin_ns, range->end_ns};
       if (playhead) app.view_state().playhead = Playhead{origin + *playhead, true, false, 1.0f};
     }
 

@@ -250,8 +250,8 @@ void draw_utilisation(const LaneCtx& c, const StepSeries& busy, std::size_t lane
 
 // Ticks and labels come from the model (ticks.hpp): labels with the digits the step needs, the
 // last one kept inside the ruler.
-void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, float left, float right, float y0,
-                float grid_bottom) {
+void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, const char* origin_label, float left, float right,
+                float y0, float grid_bottom) {
   dl->AddRectFilled(ImVec2(left - kLabelWidth, y0), ImVec2(right, y0 + kRulerHeight), colours::kHeader);
   for (const Tick& t : time_ticks(axis, origin_ns, left, right, 110.0, text_width)) {
     const float x = static_cast<float>(axis.x(t.at));
@@ -259,7 +259,7 @@ void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, float le
     dl->AddLine(ImVec2(x, y0 + kRulerHeight), ImVec2(x, grid_bottom), IM_COL32(60, 65, 78, 90));
     if (!t.label.empty()) dl->AddText(ImVec2(static_cast<float>(t.x), y0 + 3), colours::kText, t.label.c_str());
   }
-  dl->AddText(ImVec2(left - kLabelWidth + 6, y0 + 3), colours::kDimText, "time from start");
+  dl->AddText(ImVec2(left - kLabelWidth + 6, y0 + 3), colours::kDimText, origin_label);
 }
 
 struct Arrow {
@@ -610,7 +610,8 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   draw_scroll_indicator(f, layout, ts.scroll_y);
   ImGui::EndChild();
 
-  draw_ruler(outer, axis, run_span(model).begin_ns, left, right, p0.y, p0.y + kRulerHeight);
+  draw_ruler(outer, axis, options.origin_ns.value_or(run_span(model).begin_ns), options.origin_ns ? "time from launch" : "time from start",
+             left, right, p0.y, p0.y + kRulerHeight);
   if (vs.selection) {
     const std::string s = "selection " + format_time(vs.selection->end_ns - vs.selection->begin_ns);
     outer->AddText(ImVec2(right - ImGui::CalcTextSize(s.c_str()).x - 6, p0.y + 3), colours::kHost, s.c_str());
