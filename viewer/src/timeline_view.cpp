@@ -15,6 +15,7 @@
 #include "draw.hpp"
 #include "lod.hpp"
 #include "run_span.hpp"
+#include "steal_arrows.hpp"
 #include "ticks.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
@@ -27,7 +28,6 @@ using trace::EventKind;
 constexpr float kLabelWidth = 150.0f;
 constexpr float kRulerHeight = 24.0f;
 constexpr float kMinZonePx = 3.0f;  // zones narrower than this merge into runs
-constexpr int kMaxArrows = 60;      // more steals than this in view: too dense to read, skip them
 
 // -------------------------------------------------------------------------------------------------
 // [SECTION] Layout: which rows exist and where they are
@@ -485,7 +485,7 @@ void draw_rows(const Frame& f, const LaneCtx& ctx, const Layout& layout, Timelin
 }
 
 // Steal arrows, victim -> thief, for steals in view. Lanes a little off screen still count: an
-// arrow from them points into the view. More than kMaxArrows: too dense to read, so none.
+// arrow from them points into the view. More than kMaxStealArrows: too dense to read, so none (the note says so).
 std::vector<Arrow> visible_steal_arrows(const Frame& f, const Layout& layout) {
   std::vector<Arrow> arrows;
   const double t0 = f.axis.time_at(f.left), t1 = f.axis.time_at(f.right);
@@ -499,7 +499,7 @@ std::vector<Arrow> visible_steal_arrows(const Frame& f, const Layout& layout) {
       if (it->kind != EventKind::Steal) continue;
       const int victim = f.model.worker_lane(lane.device, it->arg);
       if (victim < 0 || layout.lane_center[static_cast<std::size_t>(victim)] < 0) continue;
-      if (arrows.size() >= kMaxArrows) return {};
+      if (arrows.size() >= kMaxStealArrows) return {};  // steals_in_view says so above the lanes
       arrows.push_back({static_cast<float>(f.axis.x(static_cast<double>(it->time_ns))),
                         f.y_base + layout.lane_center[static_cast<std::size_t>(victim)], yc});
     }
@@ -603,7 +603,14 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   draw_rows(f, ctx, layout, ts);
 
   dl->PushClipRect(ImVec2(left, lanes_top), ImVec2(right, lanes_top + view_h), true);
-  for (const Arrow& a : visible_steal_arrows(f, layout)) draw_arrow(dl, a);
+  const StealsInView steals = steals_in_view(model, axis.time_at(left), axis.time_at(right));
+  if (steals.arrows) {
+    for (const Arrow& a : visible_steal_arrows(f, layout)) draw_arrow(dl, a);
+  } else {
+    const ImVec2 at(right - ImGui::CalcTextSize(steals.note.c_str()).x - 10, lanes_top + 4);
+    dl->AddRectFilled(ImVec2(at.x - 4, at.y - 2), ImVec2(right - 6, at.y + ImGui::GetTextLineHeight() + 2), IM_COL32(24, 26, 31, 220), 3.0f);
+    dl->AddText(at, colours::kSteal, steals.note.c_str());
+  }
   if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns);
   if (vs.selection) draw_selection(f, *vs.selection);
   dl->PopClipRect();
