@@ -4,6 +4,13 @@ set(GPULB_VIEWER_MODEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/trace_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/series.cpp
   ${CMAKE_CURRENT_LIST_DIR}/replay.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_span.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ticks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/occupancy.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/loads.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compare_span.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/device_names.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/steal_arrows.cpp
   ${CMAKE_CURRENT_LIST_DIR}/histogram.cpp
   ${CMAKE_CURRENT_LIST_DIR}/synthetic.cpp
   ${CMAKE_CURRENT_LIST_DIR}/time_format.cpp

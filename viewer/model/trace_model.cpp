@@ -210,23 +210,64 @@ void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lan
   }
 }
 
+// A deque's level is recorded only by its owner (DequeLevel after a push or pop). Other events
+// change it or prove it empty: a steal takes one task from the victim's top, and a worker that
+// fails a dequeue, tries a steal or ends has just found its own deque empty (Grossman's lookup
+// tries the own deque first). Without them a sum of the owners' last levels stays high after a
+// run whose tasks were all stolen (uts: ~1,700 after the end).
+enum class LevelOp : std::uint8_t { Set, TakeOne };
+
 struct Level {
   std::uint64_t time_ns;
   std::int64_t value;
-  std::uint32_t owner;  // deque owner (DequeLevel)
+  std::uint32_t owner;  // deque owner (DequeLevel, deque edits)
+  LevelOp op = LevelOp::Set;
 };
 using LevelKey = std::tuple<std::uint32_t, int, std::uint32_t>;  // device, source, queue
-// Per series: its levels as sorted runs, one run per track that wrote it, and the runs' bounds.
-using LevelRuns = std::map<LevelKey, std::pair<std::vector<Level>, std::vector<std::size_t>>>;
+// Levels as sorted runs, one run per track that wrote them, and the runs' bounds.
+using Runs = std::pair<std::vector<Level>, std::vector<std::size_t>>;
+struct CollectedLevels {
+  std::map<LevelKey, Runs> series;
+  std::map<std::uint32_t, Runs> deque_edits;  // per device; used where the device has deque levels
+};
+
+// The edits a worker's event makes to deques (see LevelOp); false where it makes none.
+bool deque_edits(const Track& tr, const trace::Event& e, std::vector<Level>& out) {
+  const std::uint32_t self = tr.worker & 0xFFFFu;  // DequeLevel's owner is the rank's low 16 bits
+  switch (e.kind) {
+    case trace::EventKind::Steal:
+      out.push_back({e.time_ns, 0, e.arg & 0xFFFFu, LevelOp::TakeOne});
+      [[fallthrough]];
+    case trace::EventKind::StealFailed:
+    case trace::EventKind::DequeueFailed:
+    case trace::EventKind::WorkerEnd:
+      out.push_back({e.time_ns, 0, self, LevelOp::Set});
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Appends one run (a track's) to `runs`, when it added anything.
+void close_run(Runs& runs, std::size_t start) {
+  auto& [vec, bounds] = runs;
+  if (vec.size() == start) return;
+  if (bounds.empty()) bounds.push_back(start);
+  bounds.push_back(vec.size());
+}
 
 // Each track's level events are in time order: gather them per series as one run per track. Only
 // for the devices shown, and no new series past max_series (`truncated` says so).
-LevelRuns collect_levels(const trace::Trace& t, std::size_t shown_devices, std::size_t max_series, bool& truncated) {
-  LevelRuns levels;
+CollectedLevels collect_levels(const trace::Trace& t, std::size_t shown_devices, std::size_t max_series, bool& truncated) {
+  CollectedLevels out;
+  auto& levels = out.series;
   for (const Track& tr : t.tracks) {
     if (!track_shown(t, tr, shown_devices)) continue;
     std::map<LevelKey, bool> touched;
+    Runs* edits = tr.role == TrackRole::Worker ? &out.deque_edits[tr.device] : nullptr;
+    const std::size_t edits_start = edits ? edits->first.size() : 0;
     for (const trace::Event& e : tr.events) {
+      if (edits && deque_edits(tr, e, edits->first)) continue;
       LevelKey key;
       switch (trace::event_traits(e.kind).level) {
         case trace::LevelSource::Queue: key = {tr.device, static_cast<int>(QueueSeries::Source::Queue), e.aux}; break;
@@ -246,11 +287,12 @@ LevelRuns collect_levels(const trace::Trace& t, std::size_t shown_devices, std::
       vec.push_back({e.time_ns, static_cast<std::int64_t>(e.arg), e.aux});
     }
     for (auto& [key, unused] : touched) levels[key].second.push_back(levels[key].first.size());
+    if (edits) close_run(*edits, edits_start);
   }
-  return levels;
+  return out;
 }
 
-// A device's deques summed: each event replaces its owner's contribution to the total.
+// A device's deques summed: each event sets its owner's level or takes one task from it.
 std::vector<StepSeries::Point> sum_of_deques(const std::vector<Level>& levels) {
   std::vector<StepSeries::Point> points;
   points.reserve(levels.size());
@@ -258,8 +300,9 @@ std::vector<StepSeries::Point> sum_of_deques(const std::vector<Level>& levels) {
   std::int64_t total = 0;
   for (const Level& l : levels) {
     std::int64_t& mine = per_owner[l.owner];
-    total += l.value - mine;
-    mine = l.value;
+    const std::int64_t next = l.op == LevelOp::Set ? l.value : std::max<std::int64_t>(mine - 1, 0);
+    total += next - mine;
+    mine = next;
     points.push_back({l.time_ns, total});
   }
   return points;
@@ -288,8 +331,16 @@ QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const 
 std::vector<QueueSeries> build_queue_series(const trace::Trace& t, std::size_t shown_devices, std::size_t max_series,
                                            bool& truncated) {
   std::vector<QueueSeries> queues;
-  for (auto& [key, entry] : collect_levels(t, shown_devices, max_series, truncated)) {
+  CollectedLevels collected = collect_levels(t, shown_devices, max_series, truncated);
+  for (auto& [key, entry] : collected.series) {
     auto& [vec, bounds] = entry;
+    const auto edits = collected.deque_edits.find(std::get<0>(key));
+    if (std::get<1>(key) == static_cast<int>(QueueSeries::Source::Deques) && edits != collected.deque_edits.end()) {
+      auto& [edit_vec, edit_bounds] = edits->second;
+      const std::size_t offset = vec.size();
+      vec.insert(vec.end(), edit_vec.begin(), edit_vec.end());
+      for (std::size_t i = 1; i < edit_bounds.size(); ++i) bounds.push_back(offset + edit_bounds[i]);
+    }
     // Stable by time within a track, merged across tracks by time.
     merge_sorted_runs(vec, bounds, [](const Level& a, const Level& b) { return a.time_ns < b.time_ns; });
     queues.push_back(make_queue_series(t, key, vec));

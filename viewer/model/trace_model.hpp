@@ -107,7 +107,8 @@ class TraceModel {
   std::span<const DeviceGroup> devices() const { return devices_; }
   std::span<const QueueSeries> queues() const { return queues_; }
 
-  // The time range the views fit to: every event of every track.
+  // Every event of every track, host events around the run included. The views fit to and count
+  // from the run instead (run_span.hpp).
   std::uint64_t begin_ns() const { return begin_ns_; }
   std::uint64_t end_ns() const { return end_ns_; }
   std::uint64_t task_count() const { return task_count_; }

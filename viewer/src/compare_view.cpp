@@ -1,8 +1,9 @@
-// Compare: two traces one above the other on one time scale (both from their own start), with
-// their summaries side by side. The usual lesson: same input, two policies, see why one wins.
+// Compare: two traces one above the other on one time scale (both from their own first kernel
+// launch, compare_span.hpp), with their summaries side by side. The usual lesson: same input, two policies, see why one wins.
 #include <algorithm>
 #include <string>
 
+#include "compare_span.hpp"
 #include "display_text.hpp"
 #include "draw.hpp"
 #include "time_format.hpp"
@@ -34,25 +35,26 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
   // One scale: both runs measured from their own start, over the longer of the two.
   const double ms_a = static_cast<double>(a.stats().makespan_ns), ms_b = static_cast<double>(b.stats().makespan_ns);
   const double ratio = ms_a > 0 ? ms_b / ms_a : 0.0;
-  ImGui::Text("Makespan A %s, B %s: B takes %.2fx the time of A.", format_time(ms_a).c_str(), format_time(ms_b).c_str(), ratio);
+  ImGui::Text("Makespan A %s, B %s: B takes %.2fx the time of A. Both from their first kernel launch.", format_time(ms_a).c_str(),
+              format_time(ms_b).c_str(), ratio);
   const float lanes_h = (ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y) * 0.5f;
-  // The shared axis counts time since each run's own start; each timeline gets it shifted to its
+  // The shared axis counts time since each run's first launch; each timeline gets it shifted to its
   // trace's clock, and whatever the user does to one (zoom, pan) carries over to the other.
-  if (vs.fit_pending || vs.compare_fit_pending) {
-    const double span = std::max(ms_a, ms_b);
-    vs.compare_axis = TimeAxis::fit(-span * 0.01, span * 1.01, 0, size.x - 152.0f);
+  std::optional<TimeSpan> range;
+  if (vs.compare_range) range = TimeSpan{vs.compare_range->begin_ns, vs.compare_range->end_ns};
+  const CompareSpan span = compare_span(a, b, range);
+  if (vs.fit_pending || vs.compare_fit_pending || vs.compare_range) {
+    vs.compare_axis = TimeAxis::fit(span.shown.begin_ns, span.shown.end_ns, 0, size.x - 152.0f);
     vs.fit_pending = vs.compare_fit_pending = false;
+    vs.compare_range.reset();  // --range applies once; Fit shows both runs again
   }
   const std::string cap_a = "A: " + caption(a.trace().meta.policy, " on ", a.trace().meta.backend);
   const std::string cap_b = "B: " + caption(b.trace().meta.policy, " on ", b.trace().meta.backend);
-  TimeAxis axis_a = vs.compare_axis;
-  axis_a.t0_ns += static_cast<double>(a.begin_ns());
-  draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", true, cap_a.c_str()});
-  TimeAxis axis_b = axis_a;
-  axis_b.t0_ns += static_cast<double>(b.begin_ns()) - static_cast<double>(a.begin_ns());
-  draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str()});
-  vs.compare_axis = axis_b;
-  vs.compare_axis.t0_ns -= static_cast<double>(b.begin_ns());
+  TimeAxis axis_a = panel_axis(vs.compare_axis, span.origin_a);
+  draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", true, cap_a.c_str(), span.origin_a});
+  TimeAxis axis_b = panel_axis(axis_a, span.origin_b - span.origin_a);
+  draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str(), span.origin_b});
+  vs.compare_axis = panel_axis(axis_b, -span.origin_b);
 }
 
 void draw_compare_hint(ImVec2 size) {

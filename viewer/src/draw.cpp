@@ -46,6 +46,8 @@ void legend_item(ImU32 colour, const char* label) {
   ImGui::SameLine(0, 14);
 }
 
+float text_width(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
+
 std::string format_count(double v) {
   char buf[32];
   if (std::fabs(v) >= 1e6) {
@@ -72,7 +74,7 @@ struct Frame {
 };
 
 // Reserves the widget's space and draws its background and title; leaves room for axis labels.
-Frame begin_chart(const char* title, ImVec2 size, float left_margin) {
+Frame begin_chart(const char* title, ImVec2 size, float left_margin, int bottom_lines = 1) {
   Frame f;
   f.outer0 = ImGui::GetCursorScreenPos();
   f.outer1 = ImVec2(f.outer0.x + size.x, f.outer0.y + size.y);
@@ -82,15 +84,15 @@ Frame begin_chart(const char* title, ImVec2 size, float left_margin) {
   const float line = ImGui::GetTextLineHeight();
   chart_title(dl, ImVec2(f.outer0.x + 8, f.outer0.y + 4), title);
   f.p0 = ImVec2(f.outer0.x + left_margin, f.outer0.y + line + 12);
-  f.p1 = ImVec2(f.outer1.x - 10, f.outer1.y - line - 8);
+  f.p1 = ImVec2(f.outer1.x - 10, f.outer1.y - static_cast<float>(bottom_lines) * (line + 2) - 6);
   return f;
 }
 
 }  // namespace
 
-int bar_chart(const char* title, std::span<const double> values, ImVec2 size, const ValueFormat& fmt,
-              const std::function<std::string(int)>& bar_label, ImU32 colour) {
-  const Frame f = begin_chart(title, size, 64.0f);
+int bar_chart(const char* title, std::span<const double> values, std::span<const Tick> axis, ImVec2 size,
+              const ValueFormat& fmt, const std::function<std::string(int)>& bar_label, ImU32 colour) {
+  const Frame f = begin_chart(title, size, 64.0f, 2);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (values.empty()) {
     dl->AddText(ImVec2(f.p0.x, f.p0.y + 10), colours::kDimText, "(nothing to show)");
@@ -121,14 +123,25 @@ int bar_chart(const char* title, std::span<const double> values, ImVec2 size, co
       dl->AddRectFilled(ImVec2(x0 + gap * 0.5f, y_of(values[i])), ImVec2(x0 + bw - gap * 0.5f, f.p1.y), colour);
     }
   } else {
-    const int cols = static_cast<int>(w);
-    for (int c = 0; c < cols; ++c) {
-      const std::size_t a = n * static_cast<std::size_t>(c) / static_cast<std::size_t>(cols);
-      const std::size_t b = std::max(a + 1, n * static_cast<std::size_t>(c + 1) / static_cast<std::size_t>(cols));
-      const double v = *std::max_element(values.begin() + static_cast<std::ptrdiff_t>(a),
-                                         values.begin() + static_cast<std::ptrdiff_t>(std::min(b, n)));
-      dl->AddRectFilled(ImVec2(f.p0.x + static_cast<float>(c), y_of(v)), ImVec2(f.p0.x + static_cast<float>(c + 1), f.p1.y), colour);
+    // More bars than pixels: each column is a bucket of bars, its range as a band, its mean as
+    // the fill (bar_buckets), so the fill averages to the mean line as the bars do.
+    const ImU32 band = (colour & 0x00FFFFFFu) | (80u << 24);
+    const std::vector<Bucket> buckets = bar_buckets(values, static_cast<int>(w));
+    for (std::size_t c = 0; c < buckets.size(); ++c) {
+      const float x0 = f.p0.x + static_cast<float>(c);
+      dl->AddRectFilled(ImVec2(x0, y_of(buckets[c].max)), ImVec2(x0 + 1, y_of(buckets[c].min)), band);
+      dl->AddRectFilled(ImVec2(x0, y_of(buckets[c].mean)), ImVec2(x0 + 1, f.p1.y), colour);
     }
+  }
+  // x labels: devices and a few SMs (Tick::at is a bar index), the later of two that would touch left out.
+  float label_end = -1e9f;
+  for (const Tick& t : axis) {
+    const float x = f.p0.x + bw * static_cast<float>(t.at);
+    dl->AddLine(ImVec2(x, f.p1.y), ImVec2(x, f.p1.y + 4), colours::kDimText);
+    const float tw = ImGui::CalcTextSize(t.label.c_str()).x;
+    if (x < label_end || x + tw > f.outer1.x - 2) continue;
+    dl->AddText(ImVec2(x + 2, f.p1.y + 2), colours::kDimText, t.label.c_str());
+    label_end = x + tw + 8;
   }
 
   // Min, mean and max lines, and the imbalance figure.
@@ -141,7 +154,7 @@ int bar_chart(const char* title, std::span<const double> values, ImVec2 size, co
   char stats[160];
   std::snprintf(stats, sizeof stats, "min %s   mean %s   max %s   max/mean %.3f", fmt(lo).c_str(), fmt(mean).c_str(),
                 fmt(hi).c_str(), mean > 0 ? hi / mean : 1.0);
-  dl->AddText(ImVec2(f.p0.x, f.p1.y + 4), colours::kDimText, stats);
+  dl->AddText(ImVec2(f.p0.x, f.p1.y + ImGui::GetTextLineHeight() + 4), colours::kDimText, stats);
 
   int hovered = -1;
   const ImVec2 m = ImGui::GetIO().MousePos;

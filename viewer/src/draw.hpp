@@ -10,6 +10,8 @@
 #include <string>
 
 #include "histogram.hpp"
+#include "loads.hpp"
+#include "ticks.hpp"
 
 namespace gpulb::viewer {
 
@@ -44,12 +46,14 @@ void legend_item(ImU32 colour, const char* label);
 
 using ValueFormat = std::function<std::string(double)>;
 std::string format_count(double v);
+// The width ImGui draws a text at: the model's tick layout (ticks.hpp) asks for it.
+float text_width(const std::string& s);
 
-// Bars for `values` filling a frame of `size`: a title, an axis from 0 to the maximum, lines at the
-// minimum, mean and maximum, and "max/mean" in the corner. `hovered_label` names bar i for the
-// tooltip. Returns the index of the hovered bar, or -1.
-int bar_chart(const char* title, std::span<const double> values, ImVec2 size, const ValueFormat& fmt,
-              const std::function<std::string(int)>& bar_label, ImU32 colour = colours::kBar);
+// Bars for `values` filling a frame of `size`: a title, an axis from 0 to the maximum, x labels
+// at `axis` (bar indices), lines at the minimum, mean and maximum, and "max/mean" below.
+// `bar_label` names bar i for the tooltip. Returns the index of the hovered bar, or -1.
+int bar_chart(const char* title, std::span<const double> values, std::span<const Tick> axis, ImVec2 size,
+              const ValueFormat& fmt, const std::function<std::string(int)>& bar_label, ImU32 colour = colours::kBar);
 
 // A histogram of counts; a log-scale histogram labels its edges as times.
 void histogram_chart(const char* title, const Histogram& h, ImVec2 size, const ValueFormat& edge_fmt);

@@ -5,52 +5,12 @@
 #include <vector>
 
 #include "draw.hpp"
+#include "loads.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
 namespace {
-
-struct Loads {
-  std::vector<double> tasks, busy;
-  std::vector<std::string> labels;
-};
-
-Loads per_worker(const TraceModel& model, const ReplayState& state) {
-  Loads l;
-  for (std::size_t i = 0; i < model.lanes().size(); ++i) {
-    const Lane& lane = model.lanes()[i];
-    if (lane.role == trace::TrackRole::Host) continue;
-    l.tasks.push_back(static_cast<double>(state.lanes[i].tasks_done));
-    l.busy.push_back(static_cast<double>(state.lanes[i].busy_ns));
-    l.labels.push_back(lane.sm == trace::Track::kNoSm ? lane.label : lane.label + " (SM " + std::to_string(lane.sm) + ")");
-  }
-  return l;
-}
-
-// One bar per SM where SM ids are known, else one per device.
-Loads per_group(const TraceModel& model, const ReplayState& state, bool devices) {
-  Loads l;
-  for (const DeviceGroup& dev : model.devices()) {
-    if (devices) {
-      l.labels.push_back(dev.label);
-      l.tasks.push_back(0);
-      l.busy.push_back(0);
-    }
-    for (const LaneGroup& g : dev.groups) {
-      if (!devices) {
-        l.labels.push_back(g.label);
-        l.tasks.push_back(0);
-        l.busy.push_back(0);
-      }
-      for (const std::uint32_t i : g.lanes) {
-        l.tasks.back() += static_cast<double>(state.lanes[i].tasks_done);
-        l.busy.back() += static_cast<double>(state.lanes[i].busy_ns);
-      }
-    }
-  }
-  return l;
-}
 
 // Durations of the tasks finished by the playhead; recomputed only when the playhead moves.
 const Histogram& duration_histogram(const TraceModel& model, const ReplayState& state) {
@@ -86,19 +46,15 @@ const Histogram& duration_histogram(const TraceModel& model, const ReplayState& 
 void draw_histograms(const TraceModel& model, const ReplayState& state, ImVec2 size) {
   const ValueFormat count = format_count;
   const ValueFormat time = [](double v) { return format_time(v); };
-  const Loads w = per_worker(model, state);
+  const Loads w = worker_loads(model, state);
   bool any_sms = false;
   for (const DeviceGroup& d : model.devices()) any_sms = any_sms || d.has_sms;
-  const Loads g = per_group(model, state, false);
-  const Loads d = per_group(model, state, true);
-
-  // Idle time so far: the part of each worker's life up to the playhead not spent in tasks.
-  std::vector<double> idle;
-  for (std::size_t i = 0, k = 0; i < model.lanes().size(); ++i) {
-    const Lane& lane = model.lanes()[i];
-    if (lane.role == trace::TrackRole::Host) continue;
-    const double lived = std::min(state.time_ns, static_cast<double>(lane.end_ns)) - static_cast<double>(lane.start_ns);
-    idle.push_back(std::max(0.0, lived - w.busy[k++]));
+  const Loads g = group_loads(model, state, false);
+  const Loads d = group_loads(model, state, true);
+  if (w.silent > 0) {
+    ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%zu worker tracks recorded no event: not counted, as in the summary (%zu workers).",
+                       w.silent, w.busy.size());
+    size.y -= ImGui::GetTextLineHeightWithSpacing();
   }
 
   // The charts that say something for this trace, two a row.
@@ -119,7 +75,7 @@ void draw_histograms(const TraceModel& model, const ReplayState& state, ImVec2 s
     charts.push_back({"Tasks per device", &d, &d.tasks, &count, colours::kBar});
     charts.push_back({"Busy time per device", &d, &d.busy, &time, colours::kBusy});
   }
-  charts.push_back({"Idle time per worker (alive, not in a task)", &w, &idle, &time, colours::kIdle});
+  charts.push_back({"Idle time per worker (alive, not in a task)", &w, &w.idle, &time, colours::kIdle});
   const int cells = static_cast<int>(charts.size()) + 1;  // + the duration histogram
   const int rows = (cells + 1) / 2;
   const float gap = ImGui::GetStyle().ItemSpacing.x;
@@ -128,7 +84,8 @@ void draw_histograms(const TraceModel& model, const ReplayState& state, ImVec2 s
     const Chart& c = charts[i];
     const Loads* loads = c.loads;
     ImGui::PushID(static_cast<int>(i));
-    bar_chart(c.title, *c.values, cell, *c.fmt, [loads](int k) { return loads->labels[static_cast<std::size_t>(k)]; }, c.colour);
+    bar_chart(c.title, *c.values, loads->axis, cell, *c.fmt, [loads](int k) { return loads->labels[static_cast<std::size_t>(k)]; },
+              c.colour);
     ImGui::PopID();
     if (i % 2 == 0) ImGui::SameLine();
   }

@@ -15,6 +15,7 @@
 
 #include "app.hpp"
 #include "bench.hpp"
+#include "run_span.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/trace_file.hpp"
@@ -172,8 +173,9 @@ int main(int argc, char** argv) {
     }
     app.set_view(a.view);  // CLI11 checked the name against the panel table
     if (const Document* d = app.current()) {
-      const double origin = static_cast<double>(d->model->begin_ns());
+      const double origin = run_span(*d->model).begin_ns;  // "from the run's start", as the rulers count
       if (range) app.view_state().pending_range = Selection{origin + range->begin_ns, origin + range->end_ns};
+      if (range) app.view_state().compare_range = Selection{range->begin_ns, range->end_ns};
       if (playhead) app.view_state().playhead = Playhead{origin + *playhead, true, false, 1.0f};
     }
 

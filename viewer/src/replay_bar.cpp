@@ -4,17 +4,20 @@
 #include <string>
 
 #include "draw.hpp"
+#include "run_span.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
 
 double effective_playhead(const TraceModel& model, const Playhead& p) {
-  return p.active ? p.time_ns : static_cast<double>(model.end_ns());
+  return p.active ? p.time_ns : run_span(model).end_ns;
 }
 
 void draw_replay_bar(const TraceModel& model, Playhead& p, float dt_s) {
-  const double begin = static_cast<double>(model.begin_ns()), end = static_cast<double>(model.end_ns());
+  // The run as the summary counts it: the bar's "of 858 us" is the makespan the summary states.
+  const TimeSpan run = run_span(model);
+  const double begin = run.begin_ns, end = run.end_ns;
   if (p.playing) {
     // At speed 1 the whole run plays in 10 s, whatever its length: runs last from microseconds to
     // seconds, and a class wants to watch any of them.

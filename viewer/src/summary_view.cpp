@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "device_names.hpp"
 #include "display_text.hpp"
 #include "draw.hpp"
 #include "time_format.hpp"
@@ -46,9 +47,7 @@ void draw_summary(const TraceModel& model, bool compact) {
   row("scenario", display_label(t.meta.scenario) + (params.empty() ? "" : "  " + params));
   row("policy", t.meta.policy + " on " + t.meta.backend);
   for (std::size_t i = 0; i < std::min(t.devices.size(), listed); ++i) {
-    const trace::Device& d = t.devices[i];
-    row("device", display_label(d.name) + " (" + std::to_string(d.workers) + " workers, " + std::to_string(d.sm_count) +
-                      (d.kind == trace::DeviceKind::Gpu ? " SMs)" : " hw threads)"));
+    row("device", device_line(t.devices[i]));
   }
   if (t.devices.size() > listed) row("", "(" + std::to_string(t.devices.size() - listed) + " more devices not listed)");
   if (!model.omitted().empty()) row("shown", model.omitted(), bad);

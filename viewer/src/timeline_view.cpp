@@ -14,6 +14,9 @@
 
 #include "draw.hpp"
 #include "lod.hpp"
+#include "run_span.hpp"
+#include "steal_arrows.hpp"
+#include "ticks.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
 
@@ -25,7 +28,6 @@ using trace::EventKind;
 constexpr float kLabelWidth = 150.0f;
 constexpr float kRulerHeight = 24.0f;
 constexpr float kMinZonePx = 3.0f;  // zones narrower than this merge into runs
-constexpr int kMaxArrows = 60;      // more steals than this in view: too dense to read, skip them
 
 // -------------------------------------------------------------------------------------------------
 // [SECTION] Layout: which rows exist and where they are
@@ -246,29 +248,18 @@ void draw_utilisation(const LaneCtx& c, const StepSeries& busy, std::size_t lane
 // [SECTION] Overlays: ruler, steal arrows, playhead, selection
 // -------------------------------------------------------------------------------------------------
 
-double tick_step(double ns_per_px, double min_px) {
-  const double want = ns_per_px * min_px;
-  double step = std::pow(10.0, std::floor(std::log10(std::max(want, 1e-3))));
-  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (step * m >= want) return step * m;
-  }
-  return step * 10.0;
-}
-
-void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, float left, float right, float y0,
-                float grid_bottom) {
+// Ticks and labels come from the model (ticks.hpp): labels with the digits the step needs, the
+// last one kept inside the ruler.
+void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, const char* origin_label, float left, float right,
+                float y0, float grid_bottom) {
   dl->AddRectFilled(ImVec2(left - kLabelWidth, y0), ImVec2(right, y0 + kRulerHeight), colours::kHeader);
-  const double step = tick_step(axis.ns_per_px, 110.0);
-  const double t_left = axis.time_at(left) - origin_ns;
-  for (double t = std::ceil(t_left / step) * step;; t += step) {
-    const float x = static_cast<float>(axis.x(t + origin_ns));
-    if (x > right) break;
+  for (const Tick& t : time_ticks(axis, origin_ns, left, right, 110.0, text_width)) {
+    const float x = static_cast<float>(axis.x(t.at));
     dl->AddLine(ImVec2(x, y0 + kRulerHeight - 6), ImVec2(x, y0 + kRulerHeight), colours::kDimText);
     dl->AddLine(ImVec2(x, y0 + kRulerHeight), ImVec2(x, grid_bottom), IM_COL32(60, 65, 78, 90));
-    const std::string text = format_time(t);
-    dl->AddText(ImVec2(x + 3, y0 + 3), colours::kText, text.c_str());
+    if (!t.label.empty()) dl->AddText(ImVec2(static_cast<float>(t.x), y0 + 3), colours::kText, t.label.c_str());
   }
-  dl->AddText(ImVec2(left - kLabelWidth + 6, y0 + 3), colours::kDimText, "time from start");
+  dl->AddText(ImVec2(left - kLabelWidth + 6, y0 + 3), colours::kDimText, origin_label);
 }
 
 struct Arrow {
@@ -304,7 +295,8 @@ void handle_input(const TraceModel& model, ViewState& vs, TimeAxis& axis, Timeli
   }
   const bool selecting = io.KeyShift || ImGui::IsMouseDown(ImGuiMouseButton_Right);
   if (in_time && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-    axis = TimeAxis::fit(static_cast<double>(model.begin_ns()), static_cast<double>(model.end_ns()), left, right - left);
+    const TimeSpan fit = fit_span(model);
+    axis = TimeAxis::fit(fit.begin_ns, fit.end_ns, left, right - left);
   }
   static double select_from = 0.0;
   if (in_time && (ImGui::IsMouseClicked(ImGuiMouseButton_Right) ||
@@ -326,6 +318,11 @@ void handle_input(const TraceModel& model, ViewState& vs, TimeAxis& axis, Timeli
 
 void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axis, float mx) {
   const double t = axis.time_at(mx), tol = axis.ns_per_px * 2;
+  // Host events come before the run's start: measured as doubles, they read as negative times.
+  const double origin = run_span(model).begin_ns;
+  // To the pixel: 3 significant digits read "1.1 ms" for every task of a narrow window.
+  const double resolution = tick_step(axis.ns_per_px, 1.0);
+  auto since_start = [origin, resolution](std::uint64_t ns) { return format_time_at_step(static_cast<double>(ns) - origin, resolution); };
   const std::span<const Zone> zones(lane.zones);
   const std::size_t i = first_ending_at_or_after(zones, t - tol);
   const std::string where = lane.sm == trace::Track::kNoSm ? lane.label : lane.label + ", SM " + std::to_string(lane.sm);
@@ -335,14 +332,13 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
     ImGui::BeginTooltip();
     if (j - i > 1) {
       ImGui::Text("%zu tasks here (zoom in to see them apart)", j - i);
-      ImGui::Text("%s .. %s", format_time(static_cast<double>(zones[i].begin_ns - model.begin_ns())).c_str(),
-                  format_time(static_cast<double>(zones[j - 1].end_ns - model.begin_ns())).c_str());
+      ImGui::Text("%s .. %s", since_start(zones[i].begin_ns).c_str(), since_start(zones[j - 1].end_ns).c_str());
     } else {
       const Zone& z = zones[i];
       ImGui::Text("task %u", z.id);
       ImGui::Separator();
       ImGui::Text("kind      %u", z.kind);
-      ImGui::Text("start     %s", format_time(static_cast<double>(z.begin_ns - model.begin_ns())).c_str());
+      ImGui::Text("start     %s", since_start(z.begin_ns).c_str());
       ImGui::Text("duration  %s", format_time(static_cast<double>(z.end_ns - z.begin_ns)).c_str());
     }
     ImGui::Text("worker    %s", where.c_str());
@@ -364,7 +360,7 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
     ImGui::BeginTooltip();
     ImGui::Text("%s  arg %u  aux %u", trace::event_kind_name(it->kind), it->arg, it->aux);
     if (it->kind == EventKind::Steal) ImGui::Text("stole from worker %u", it->arg);
-    ImGui::Text("at %s on %s", format_time(static_cast<double>(it->time_ns - model.begin_ns())).c_str(), where.c_str());
+    ImGui::Text("at %s on %s", since_start(it->time_ns).c_str(), where.c_str());
     ImGui::EndTooltip();
   }
 }
@@ -391,12 +387,11 @@ void draw_toolbar(const TraceModel& model, ViewState& vs) {
 }
 
 // Fits are requested by other views and the menu (they do not know the time area's width), and
-// served here, where that width is known. A 1% margin keeps the first and last zones off the edges.
+// served here, where that width is known (fit_span: the run, as the summary's makespan counts it).
 void apply_pending_fit(const TraceModel& model, ViewState& vs, TimeAxis& axis, float left, float right) {
   if (vs.fit_pending) {
-    const double span = static_cast<double>(model.end_ns() - model.begin_ns());
-    axis = TimeAxis::fit(static_cast<double>(model.begin_ns()) - span * 0.01, static_cast<double>(model.end_ns()) + span * 0.01,
-                         left, right - left);
+    const TimeSpan fit = fit_span(model);
+    axis = TimeAxis::fit(fit.begin_ns, fit.end_ns, left, right - left);
     vs.fit_pending = false;
   }
   if (vs.pending_range) {
@@ -490,7 +485,7 @@ void draw_rows(const Frame& f, const LaneCtx& ctx, const Layout& layout, Timelin
 }
 
 // Steal arrows, victim -> thief, for steals in view. Lanes a little off screen still count: an
-// arrow from them points into the view. More than kMaxArrows: too dense to read, so none.
+// arrow from them points into the view. More than kMaxStealArrows: too dense to read, so none (the note says so).
 std::vector<Arrow> visible_steal_arrows(const Frame& f, const Layout& layout) {
   std::vector<Arrow> arrows;
   const double t0 = f.axis.time_at(f.left), t1 = f.axis.time_at(f.right);
@@ -504,7 +499,7 @@ std::vector<Arrow> visible_steal_arrows(const Frame& f, const Layout& layout) {
       if (it->kind != EventKind::Steal) continue;
       const int victim = f.model.worker_lane(lane.device, it->arg);
       if (victim < 0 || layout.lane_center[static_cast<std::size_t>(victim)] < 0) continue;
-      if (arrows.size() >= kMaxArrows) return {};
+      if (arrows.size() >= kMaxStealArrows) return {};  // steals_in_view says so above the lanes
       arrows.push_back({static_cast<float>(f.axis.x(static_cast<double>(it->time_ns))),
                         f.y_base + layout.lane_center[static_cast<std::size_t>(victim)], yc});
     }
@@ -608,14 +603,22 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   draw_rows(f, ctx, layout, ts);
 
   dl->PushClipRect(ImVec2(left, lanes_top), ImVec2(right, lanes_top + view_h), true);
-  for (const Arrow& a : visible_steal_arrows(f, layout)) draw_arrow(dl, a);
+  const StealsInView steals = steals_in_view(model, axis.time_at(left), axis.time_at(right));
+  if (steals.arrows) {
+    for (const Arrow& a : visible_steal_arrows(f, layout)) draw_arrow(dl, a);
+  } else {
+    const ImVec2 at(right - ImGui::CalcTextSize(steals.note.c_str()).x - 10, lanes_top + 4);
+    dl->AddRectFilled(ImVec2(at.x - 4, at.y - 2), ImVec2(right - 6, at.y + ImGui::GetTextLineHeight() + 2), IM_COL32(24, 26, 31, 220), 3.0f);
+    dl->AddText(at, colours::kSteal, steals.note.c_str());
+  }
   if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns);
   if (vs.selection) draw_selection(f, *vs.selection);
   dl->PopClipRect();
   draw_scroll_indicator(f, layout, ts.scroll_y);
   ImGui::EndChild();
 
-  draw_ruler(outer, axis, static_cast<double>(model.begin_ns()), left, right, p0.y, p0.y + kRulerHeight);
+  draw_ruler(outer, axis, options.origin_ns.value_or(run_span(model).begin_ns), options.origin_ns ? "time from launch" : "time from start",
+             left, right, p0.y, p0.y + kRulerHeight);
   if (vs.selection) {
     const std::string s = "selection " + format_time(vs.selection->end_ns - vs.selection->begin_ns);
     outer->AddText(ImVec2(right - ImGui::CalcTextSize(s.c_str()).x - 6, p0.y + 3), colours::kHost, s.c_str());

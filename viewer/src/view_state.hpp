@@ -38,7 +38,8 @@ struct ViewState {
   ColourMode colour = ColourMode::ByKind;
   std::optional<Selection> selection;
   TimelineState timeline, compare_a, compare_b;
-  TimeAxis compare_axis;  // compare: time since each run's own start
+  TimeAxis compare_axis;  // compare: time since each run's first kernel launch
+  std::optional<Selection> compare_range;  // --range in compare (times since the launches), applied once
   bool compare_fit_pending = true;
   Playhead playhead;
 };

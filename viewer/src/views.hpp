@@ -4,6 +4,8 @@
 
 #include <imgui.h>
 
+#include <optional>
+
 #include "replay.hpp"
 #include "trace_model.hpp"
 #include "view_state.hpp"
@@ -15,6 +17,7 @@ struct TimelineOptions {
   const char* id = "timeline";
   bool toolbar = true;  // fit / colour / legend row
   const char* caption = nullptr;  // a title above the lanes (compare)
+  std::optional<double> origin_ns;  // where the ruler counts from (compare: the launch); else the run's start
 };
 void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, TimeAxis& axis, ImVec2 size,
                    const TimelineOptions& options);

@@ -1,0 +1,31 @@
+// The real GPU traces shipped in scenarios/traces (H100 and 2xH200 runs), loaded once per test
+// binary: the viewer's defects of issue 13 showed on them, so their tests read them.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "gpulb/tracing/trace_file.hpp"
+#include "trace_model.hpp"
+
+namespace gpulb::viewer::testing {
+
+inline const TraceModel& shipped(const std::string& file) {
+  static std::map<std::string, std::unique_ptr<TraceModel>> cache;
+  auto& m = cache[file];
+  if (!m) {
+    auto t = std::make_shared<const trace::Trace>(trace::read_trace(std::string(GPULB_SHIPPED_TRACES) + "/" + file));
+    m = std::make_unique<TraceModel>(std::move(t));
+  }
+  return *m;
+}
+
+inline constexpr const char* kUts = "uts-geometric-d7-work-stealing-h100.gpulb";
+inline constexpr const char* kP4Queue = "patterns-P4-task-queue-h100.gpulb";
+inline constexpr const char* kConnect4Static = "connect4-4-static-list-h100.gpulb";
+inline constexpr const char* kConnect4Stealing = "connect4-4-work-stealing-h100.gpulb";
+inline constexpr const char* kP3Paper2Gpu = "patterns-P3-task-queue-paper-2xh200.gpulb";
+inline constexpr const char* kP3Modern2Gpu = "patterns-P3-task-queue-modern-2xh200.gpulb";
+
+}  // namespace gpulb::viewer::testing

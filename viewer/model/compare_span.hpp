@@ -1,0 +1,31 @@
+// Compare's shared time scale: both runs measured from their own first kernel launch, over the
+// longer of the two, or over the --range the user gave.
+//
+// Each run used to start at its first event, a host enqueue: connect4 work-stealing enqueues
+// 467 us before its launch, so all of its tasks fell off the right edge and B looked empty.
+#pragma once
+
+#include <optional>
+
+#include "run_span.hpp"
+#include "time_axis.hpp"
+#include "trace_model.hpp"
+
+namespace gpulb::viewer {
+
+struct CompareSpan {
+  double origin_a = 0.0, origin_b = 0.0;  // each run's 0 on its own clock
+  TimeSpan shown;                         // times since the origins that the panels fit to
+};
+
+// `range`: times since the origins (--range), shown as given.
+CompareSpan compare_span(const TraceModel& a, const TraceModel& b, const std::optional<TimeSpan>& range = std::nullopt);
+
+// A panel's axis on its trace's clock, from the shared axis that counts time since the origin.
+inline TimeAxis panel_axis(const TimeAxis& shared, double origin_ns) {
+  TimeAxis axis = shared;
+  axis.t0_ns += origin_ns;
+  return axis;
+}
+
+}  // namespace gpulb::viewer
