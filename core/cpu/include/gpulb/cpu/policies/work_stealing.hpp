@@ -1,9 +1,26 @@
-// The work-stealing policy on the CPU backend: the scheduling steps of gpulb/work_stealing.hpp
-// (the same source the CUDA kernel's thread 0 runs) driven by one host thread per worker, and
-// the host inserting tasks into the work-sharing queue while they run (Grossman's insert_task).
+// The work-stealing policy on the CPU backend: the shared state and steps of gpulb/work_stealing.hpp
+// (the deques, queues, pending count and termination test the CUDA kernel's thread 0 uses)
+// driven by one host thread per worker, and the host inserting tasks into the work-sharing queue
+// while they run (Grossman's insert_task).
+//
+// Two departures from the GPU's loop, for a CPU thread that runs a UTS node in ~100 ns (where an
+// atomic RMW is ~20 cycles and a contended line ~100 ns); docs/papers.md gives the measurements:
+//   - a private stack below the deque (the official UTS's uts_shm splits each thread's stack
+//     the same way): a task's children go there, counted in `pending` first, and the worker runs
+//     its youngest task from there without touching its deque. It releases its oldest
+//     steal_chunk tasks to the deque whenever it holds 2 x steal_chunk, and half of them whenever
+//     its deque is empty and it holds two or more, so thieves see work as soon as there is some.
+//     The deque stays ABP's, ordered oldest at the top; private tasks are younger than all of it.
+//   - chunked steals: a thief takes half the victim's deque, at most steal_chunk tasks (20, as
+//     uts_shm), with one CAS (work_stealing_deque.hpp, "Chunked steals"); it runs the youngest
+//     and keeps the rest on its private stack. steal_chunk=1 gives ABP's one-task steals and
+//     keeps a single private task.
+// Children get ids from per-worker blocks of the run-wide counter where the scenario indexes no
+// table by id (WorkerIds, cpu/worker.hpp).
 //
 // Trace: TaskBegin/TaskEnd; Spawn (arg: children); DequeLevel (aux: owner, arg: tasks in its
-// deque) after each pop from and push onto a worker's own deque; Steal (arg: victim) for every
+// deque) after each pop from and release onto a worker's own deque (private-stack moves are not
+// traced); Steal (arg: victim) for every
 // successful steal; StealFailed (arg: victim) and DequeueFailed once at the start of each idle
 // spell (every failed attempt is counted in WorkerEnd's arg); QueueLevel for the sharing queue
 // (aux 0) and the overflow queue (aux 1). Host track: HostEnqueue + QueueLevel per insert batch.
