@@ -160,14 +160,12 @@ struct UtsBody {
     // Every thread derives the count itself (cheap: no hash), so no broadcast is needed.
     const int n = num_children(params, task.flags, depth, s);
     const auto type = static_cast<std::uint16_t>(child_type(params, depth));
-    ctx.for_each_thread([&](std::uint32_t t) {
-      for (int i = static_cast<int>(t); i < n; i += static_cast<int>(ctx.block_size())) {
-        Task child;
-        child.kind = kUtsTaskKind;
-        child.flags = type;
-        store_state(child, rng_spawn(s, i));
-        ctx.spawn(child);
-      }
+    ctx.for_each_index(n, [&](int i) {  // device: thread t hashes children t, t + block_size, ...
+      Task child;
+      child.kind = kUtsTaskKind;
+      child.flags = type;
+      store_state(child, rng_spawn(s, i));
+      ctx.spawn(child);
     });
     ctx.once([&] {
       UtsCounts& c = counts[ctx.rank()];

@@ -144,6 +144,55 @@ TEST(WorkStealingDeque, StealIsAbaSafeUnderContention) {
   EXPECT_GT(stolen.load(), 0u) << "the thieves never won a race: the test did not exercise stealing";
 }
 
+// Chunked steals (work_stealing_deque.hpp): thieves take up to kChunk tasks with one CAS while the
+// owner pushes batches and pops them, often within kChunk of the top (where it must CAS) and down
+// to the reset: every task is taken exactly once, and some steals take more than one task.
+TEST(WorkStealingDeque, ChunkedStealsTakeEachTaskOnceUnderContention) {
+#if defined(GPULB_TSAN_BUILD) || defined(__SANITIZE_THREAD__)
+  constexpr std::uint32_t kRounds = 3000;
+#else
+  constexpr std::uint32_t kRounds = 100000;
+#endif
+  constexpr std::uint32_t kMaxRounds = 20 * kRounds, kMinMultiSteals = 20;
+  constexpr std::uint32_t kBatch = 7, kChunk = 3, kThieves = 2;
+  HostWorkStealingDeques deques(1, 16);
+  const WorkStealingDequeRef d = deques.ref().deque(0);
+  std::vector<std::atomic<std::uint32_t>> taken(kMaxRounds * kBatch);
+  std::atomic<bool> done{false};
+  std::vector<std::thread> thieves;
+  std::atomic<std::uint64_t> multi{0};
+  std::atomic<std::uint32_t> started{0};
+  for (std::uint32_t i = 0; i < kThieves; ++i) {
+    thieves.emplace_back([&] {
+      Task loot[kChunk];
+      std::uint32_t misses = 0;
+      started.fetch_add(1, std::memory_order_release);
+      while (!done.load(std::memory_order_acquire)) {
+        StealResult r = StealResult::Empty;
+        const std::uint32_t k = d.pop_top_chunk(loot, kChunk, r);
+        EXPECT_LE(k, kChunk);
+        for (std::uint32_t j = 0; j < k; ++j) taken[loot[j].id].fetch_add(1, std::memory_order_relaxed);
+        if (k > 1) multi.fetch_add(1, std::memory_order_relaxed);
+        if (k == 0 && ++misses % 64 == 0) std::this_thread::yield();
+      }
+    });
+  }
+  Task batch[kBatch];
+  std::uint32_t level = 0;
+  while (started.load(std::memory_order_acquire) < kThieves) std::this_thread::yield();
+  std::uint32_t rounds = 0;
+  for (; rounds < kMaxRounds && (rounds < kRounds || multi.load(std::memory_order_relaxed) < kMinMultiSteals); ++rounds) {
+    for (std::uint32_t i = 0; i < kBatch; ++i) batch[i].id = rounds * kBatch + i;
+    ASSERT_EQ(d.push_bottom(batch, kBatch, level), kBatch);  // fits: the deque is reset every round
+    Task t;
+    while (d.pop_bottom_chunked(t, level, kChunk)) taken[t.id].fetch_add(1, std::memory_order_relaxed);
+  }
+  done.store(true, std::memory_order_release);
+  for (auto& th : thieves) th.join();
+  for (std::uint32_t i = 0; i < rounds * kBatch; ++i) ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
+  EXPECT_GE(multi.load(), kMinMultiSteals) << "no steal took more than one task: the test did not exercise chunks";
+}
+
 TEST(SharingQueue, HostProducesWhileConsumersTakeEachTaskOnce) {
 #if defined(GPULB_TSAN_BUILD) || defined(__SANITIZE_THREAD__)
   constexpr std::uint32_t kTasks = 3000, kConsumers = 2;
@@ -249,6 +298,7 @@ TEST(WorkStealing, SingleWorkerNeedsNoThief) {
 TEST(WorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
   TreeRun run(&policies::work_stealing(), 3, 8, 4);
   run.plan.options.deque_capacity = 4;  // a task's 8 children never fit
+  run.plan.options.steal_chunk = 1;     // a worker keeps one child private, the rest go to its deque
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GT(out.metrics.at("spilled"), 0u);
@@ -257,6 +307,7 @@ TEST(WorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
 TEST(WorkStealing, FullDequeFailsTheRunNamingTheCapacityWhenSpillingIsOff) {
   TreeRun run(&policies::work_stealing(), 2, 8, 4);
   run.plan.options.deque_capacity = 4;
+  run.plan.options.steal_chunk = 1;
   run.plan.options.deque_overflow = "fail";
   try {
     run.run();

@@ -16,6 +16,7 @@ struct BenchArgs {
   std::string tree;          // uts: one sample tree for every policy (empty: T1, then T1L)
   std::uint32_t queens = 14; // nqueens: board size
   std::uint32_t cutoff = 5;  // nqueens: rows placed by tasks
+  std::string peer_uts;      // uts: the official UTS's run script (empty: $GPULB_PEER_UTS, else ../shared/peers/run-uts-peer.sh)
   std::string command_line;
 };
 

@@ -5,7 +5,12 @@
 // Columns: throughput (tasks/s), its ratio to the CPU backend under the same policy, the load
 // balance (tasks run by the busiest SM over the idlest; on the CPU, per worker thread), the peak
 // task slots the policy needed (Mohan & Gopalan's memory comparison) and the steals.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
 #include <map>
+#include <thread>
 #include <string>
 
 #include "bench_table.hpp"
@@ -30,10 +35,13 @@ struct Measured {
   std::map<std::string, std::uint64_t> metrics;
 };
 
-Measured measure(const std::string& scenario, const ParamMap& params, const PolicyDescriptor* policy, Backend backend, std::uint32_t repeats) {
+// `before_each` runs before every repeat (the peer, interleaved with the CPU backend's runs).
+Measured measure(const std::string& scenario, const ParamMap& params, const PolicyDescriptor* policy, Backend backend, std::uint32_t repeats,
+                 const std::function<void()>& before_each = {}) {
   Measured m;
   std::vector<double> seconds;
   for (std::uint32_t i = 0; i < repeats; ++i) {
+    if (before_each) before_each();
     RunConfig c;
     c.scenario = scenario;
     c.policy = std::string(policy->name);
@@ -72,12 +80,120 @@ std::string balance(const Measured& m, Backend backend) {
 
 std::uint64_t metric(const Measured& m, const char* key) { return m.metrics.count(key) ? m.metrics.at(key) : 0; }
 
+// --- The CPU peer: the official UTS 2.1 (uts_shm, OpenMP), built and run by its script, which
+// prints "PEER impl=uts_shm-omp tree=T1L threads=16 nodes=102181082 s=1.93 nodes_per_s=53261701".
+struct Peer {
+  std::string script;   // empty: not run, `why` says why
+  std::string why;
+  std::string tree;
+  std::uint32_t threads = 0;
+  std::vector<double> seconds;
+  std::uint64_t nodes = 0;
+  std::string error;    // the last run failed
+
+  bool ran() const { return !seconds.empty(); }
+  double rate() const { return ran() ? static_cast<double>(nodes) / median(seconds) : 0.0; }
+
+  void run_once() {
+    if (script.empty() || !error.empty()) return;
+    std::string quoted = "'";
+    for (char c : script) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    const std::string cmd = quoted + "' " + std::to_string(threads) + " " + tree + " 2>&1";
+    std::string out;
+    if (FILE* f = popen(cmd.c_str(), "r")) {
+      char buf[512];
+      while (fgets(buf, sizeof buf, f)) out += buf;
+      if (pclose(f) != 0) error = "the peer script failed: " + out.substr(0, 300);
+    } else {
+      error = "could not start " + script;
+    }
+    if (!error.empty()) return;
+    const auto field = [&](const std::string& key) -> std::string {
+      const std::size_t at = out.find(" " + key + "=");
+      if (at == std::string::npos) return {};
+      const std::size_t from = at + key.size() + 2;
+      return out.substr(from, out.find_first_of(" \n", from) - from);
+    };
+    try {
+      const std::uint64_t n = std::stoull(field("nodes"));
+      const double secs = std::stod(field("s"));
+      if (secs <= 0) throw std::invalid_argument("time");
+      nodes = n;
+      seconds.push_back(secs);
+    } catch (const std::exception&) {
+      error = "no PEER line with nodes= and s= in the script's output: " + out.substr(0, 300);
+    }
+  }
+};
+
+Peer make_peer(const BenchArgs& a, const std::string& tree) {
+  Peer p;
+  p.tree = tree;
+  p.threads = std::max(1u, std::thread::hardware_concurrency());  // the CPU backend's default workers
+  std::string script = a.peer_uts;
+  std::string from = "--peer-uts";
+  if (script.empty()) {
+    if (const char* env = std::getenv("GPULB_PEER_UTS"); env && *env) {
+      script = env;
+      from = "GPULB_PEER_UTS";
+    }
+  }
+  if (script.empty()) {
+    if (std::filesystem::exists("../shared/peers/run-uts-peer.sh")) {
+      script = std::filesystem::absolute("../shared/peers/run-uts-peer.sh").string();
+    } else {
+      p.why = "peer not run: no script (give --peer-uts PATH or set GPULB_PEER_UTS to run-uts-peer.sh)";
+      return p;
+    }
+  } else if (!std::filesystem::exists(script)) {
+    p.why = "peer not run: " + script + " (" + from + ") does not exist";
+    return p;
+  }
+  p.script = script;
+  return p;
+}
+
+std::vector<std::string> peer_row(const Peer& p, std::size_t columns) {
+  std::vector<std::string> row(columns, "-");
+  row[0] = "cpu peer (" + std::to_string(p.threads) + " threads)";
+  row[1] = "official UTS 2.1 (uts_shm, OpenMP)";
+  if (!p.error.empty()) {
+    row[columns - 1] = "failed: " + p.error;
+  } else if (!p.ran()) {
+    row[columns - 1] = p.why.empty() ? "peer not run" : p.why;
+  } else {
+    row[2] = std::to_string(p.nodes);
+    row[3] = format_ns(median(p.seconds) * 1e9);
+    row[4] = format_rate(p.rate());
+  }
+  return row;
+}
+
 // One table: every policy in `policies`, on each backend wanted; "x CPU" compares a GPU row with
-// the CPU row of the same policy from this run.
+// the better of the CPU row of the same policy and the peer (when there is one), from this run.
+// The peer's runs are interleaved with the CPU backend's work-stealing runs (or run on their own
+// where the CPU backend is not measured).
 Table spawning_table(Table t, const std::string& scenario, const std::string& unit, const std::vector<Policy>& policies,
-                     const std::map<Policy, ParamMap>& params, const BenchArgs& a, bool cpu, bool gpu) {
-  t.header = {"backend", "policy", unit, "time", unit + "/s", "x CPU (same policy)", "load max/min (per SM; CPU: per thread)",
-              "peak task slots", "steals"};
+                     const std::map<Policy, ParamMap>& params, const BenchArgs& a, bool cpu, bool gpu, Peer* peer = nullptr) {
+  t.header = {"backend", "policy", unit, "time", unit + "/s", peer ? "x CPU (better of same policy, peer)" : "x CPU (same policy)",
+              "load max/min (per SM; CPU: per thread)", "peak task slots", "steals"};
+  const auto add_peer_row = [&] {
+    t.rows.push_back(peer_row(*peer, t.header.size()));
+    nlohmann::json j = {{"backend", "cpu"}, {"policy", "peer: uts_shm (OpenMP)"}, {"threads", peer->threads}};
+    if (peer->ran() && peer->error.empty()) {
+      j["tasks"] = peer->nodes;
+      j["seconds"] = median(peer->seconds);
+      j["tasks_per_second"] = peer->rate();
+    } else {
+      j["error"] = peer->error.empty() ? peer->why : peer->error;
+    }
+    t.json.push_back(j);
+  };
+  if (peer && !cpu) {
+    progress(scenario + " peer (official UTS)");
+    for (std::uint32_t i = 0; i < a.repeats; ++i) peer->run_once();
+    add_peer_row();
+  }
   std::map<Policy, double> cpu_rate;
   std::vector<Backend> backends;
   if (cpu) backends.push_back(Backend::Cpu);
@@ -86,17 +202,22 @@ Table spawning_table(Table t, const std::string& scenario, const std::string& un
     for (const PolicyDescriptor* policy : policies) {
       const std::string label = std::string(policy->name);
       progress(scenario + " " + label + " on " + std::string(to_string(backend)));
-      const Measured m = measure(scenario, params.at(policy), policy, backend, a.repeats);
+      const bool with_peer = peer && backend == Backend::Cpu && policy == &policies::work_stealing();
+      const Measured m = measure(scenario, params.at(policy), policy, backend, a.repeats,
+                                 with_peer ? std::function<void()>([peer] { peer->run_once(); }) : std::function<void()>());
       nlohmann::json j = {{"backend", to_string(backend)}, {"policy", label}};
       if (!m.error.empty()) {
         t.rows.push_back({std::string(to_string(backend)), label, "-", "-", "-", "-", "-", "-", "failed: " + m.error});
         j["error"] = m.error;
         t.json.push_back(j);
+        if (with_peer) add_peer_row();
         continue;
       }
       const double rate = static_cast<double>(m.tasks) / m.seconds;
       if (backend == Backend::Cpu) cpu_rate[policy] = rate;
-      const std::string vs_cpu = backend == Backend::Cuda && cpu_rate.count(policy) ? fixed(rate / cpu_rate[policy], 1) + "x" : "-";
+      double cpu_best = cpu_rate.count(policy) ? cpu_rate[policy] : 0.0;
+      if (peer && peer->ran() && peer->error.empty()) cpu_best = std::max(cpu_best, peer->rate());
+      const std::string vs_cpu = backend == Backend::Cuda && cpu_best > 0 ? fixed(rate / cpu_best, 1) + "x" : "-";
       const std::string backend_label = std::string(to_string(backend)) + " (" + std::to_string(m.workers) + (backend == Backend::Cuda ? " blocks)" : " threads)");
       t.rows.push_back({backend_label, label, std::to_string(m.tasks), format_ns(m.seconds * 1e9), format_rate(rate), vs_cpu, balance(m, backend),
                         std::to_string(metric(m, "peak_task_slots")),
@@ -107,6 +228,7 @@ Table spawning_table(Table t, const std::string& scenario, const std::string& un
       j["tasks_per_second"] = rate;
       j["metrics"] = m.metrics;
       t.json.push_back(j);
+      if (with_peer) add_peer_row();
     }
   }
   return t;
@@ -128,20 +250,27 @@ std::vector<Table> bench_uts(const BenchArgs& a, bool cpu, bool gpu) {
     return Table{"uts: Unbalanced Tree Search, sample tree " + tree + ", nodes per second",
                  "Median of " + std::to_string(a.repeats) + " runs, each verified against the published node, leaf and depth counts; "
                  "time is the makespan (first worker start to last worker end). A node is a task. "
-                 "Targets (issue 4, one H100): work-stealing on T1L >= 500 M nodes/s, >= 10x the CPU backend, load max/min <= 1.2.",
+                 "The peer is the official UTS 2.1 (uts_shm, OpenMP, its own wall-clock figure) on the same threads, its runs "
+                 "interleaved with the CPU backend's work-stealing runs; x CPU divides by the better of the CPU backend under the "
+                 "same policy and the peer. "
+                 "Targets (issue 12, one H100): work-stealing on T1L >= 1 G nodes/s and T3L >= 450 M nodes/s; the CPU backend at "
+                 "least the peer's rate; load max/min <= 1.2.",
                  {}, {}};
   };
   std::vector<Table> out;
   const std::vector<Policy> all(std::begin(kSpawningPolicies), std::end(kSpawningPolicies));
   if (!a.tree.empty()) {
-    out.push_back(spawning_table(title(a.tree), "uts", "nodes", all, params_for(a.tree), a, cpu, gpu));
+    Peer peer = make_peer(a, a.tree);
+    out.push_back(spawning_table(title(a.tree), "uts", "nodes", all, params_for(a.tree), a, cpu, gpu, &peer));
     return out;
   }
-  out.push_back(spawning_table(title("T1"), "uts", "nodes", all, params_for("T1"), a, cpu, gpu));
+  Peer peer_t1 = make_peer(a, "T1"), peer_t1l = make_peer(a, "T1L");
+  out.push_back(spawning_table(title("T1"), "uts", "nodes", all, params_for("T1"), a, cpu, gpu, &peer_t1));
   // T1L's 102 M nodes through one lock take minutes a run: the blocking queue sits this one out.
   Table large = title("T1L");
   large.note += " blocking-queue is left out: its one lock makes a 102 M-node run take minutes (see the T1 table).";
-  out.push_back(spawning_table(large, "uts", "nodes", {&policies::work_stealing(), &policies::static_list()}, params_for("T1L"), a, cpu, gpu));
+  out.push_back(spawning_table(large, "uts", "nodes", {&policies::work_stealing(), &policies::static_list()}, params_for("T1L"), a, cpu, gpu,
+                               &peer_t1l));
   return out;
 }
 

@@ -149,15 +149,7 @@ struct WorkStealingRef {
   GPULB_HD PublishResult publish_children(std::uint32_t self, const Task* kids, std::uint32_t k, PendingCredit& credit) const {
     PublishResult r;
     if (k == 0) return r;
-    // k - 1 more units: the finishing task's own unit passes to its first child (see the top).
-    // Counted before any child is visible, on the shared word unless the credit absorbs them.
-    const std::int64_t need = static_cast<std::int64_t>(k) - 1;
-    if (credit.units + need > 0) {
-      device_atomic_ref<std::int64_t>(ctl->pending).fetch_add(credit.units + need, mo::acq_rel);
-      credit.units = 0;
-    } else {
-      credit.units += need;
-    }
+    count_children(k, credit);
     r.pushed = deques.deque(self).push_bottom(kids, k, r.deque_level);
     std::uint32_t rest = k - r.pushed;
     if (rest == 0) return r;
@@ -168,6 +160,20 @@ struct WorkStealingRef {
     r.spilled = overflow.try_push(kids + r.pushed, rest);
     r.failed = r.spilled < rest;
     return r;
+  }
+
+  // k > 0 children of a finishing task: k - 1 more units (its own unit passes to its first child,
+  // see the top), counted before any child is visible, on the shared word unless the credit
+  // absorbs them. publish_children calls it; the CPU driver, which keeps the youngest children
+  // private for a while (cpu/policies/work_stealing.hpp), calls it before it stores them.
+  GPULB_HD void count_children(std::uint32_t k, PendingCredit& credit) const {
+    const std::int64_t need = static_cast<std::int64_t>(k) - 1;
+    if (credit.units + need > 0) {
+      device_atomic_ref<std::int64_t>(ctl->pending).fetch_add(credit.units + need, mo::acq_rel);
+      credit.units = 0;
+    } else {
+      credit.units += need;
+    }
   }
 
   // After a task that spawned nothing: its unit leaves the worker's credit.

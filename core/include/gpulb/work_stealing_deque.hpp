@@ -125,6 +125,83 @@ struct WorkStealingDequeRef {
     return StealResult::Abort;
   }
 
+  // --- Chunked steals (gpulb's extension; the CPU backend's driver uses these, the CUDA kernels
+  // do not yet). A thief takes up to `chunk` tasks from the top with the one CAS on age: half of
+  // what it sees, at most `chunk` (the official UTS steals chunks of 20 nodes; one node of a
+  // binomial UTS tree is most often a leaf, so single-task steals feed an idle worker one leaf at
+  // a time). ABP's owner takes slot b without a CAS when b > top, which is only safe for one-task
+  // steals: a thief's `bottom` may be stale, so a k-task steal decided on it can reach slot b.
+  // What still holds: a thief that succeeds with the age value the owner read claims
+  // [top, top + k) with k <= chunk. So the owner pops without a CAS only while b >= top + chunk;
+  // nearer the top it bumps the tag with a CAS (same top), which fails every thief that read the
+  // old age, and a thief that reads the new age also reads bottom = b (seq_cst, the Dekker pair)
+  // and so takes at most half of [top, b). Both sides must use the chunked pair on a deque (and
+  // the same chunk); chunk = 1 is ABP exactly, except for the tag bumps.
+  // (The tag is 32 bits: a thief would have to sleep between its age load and its CAS through
+  // 2^32 of the owner's near-top pops to see a repeated age.)
+
+  // Owner only: popBottom for a deque whose thieves use pop_top_chunk(chunk).
+  GPULB_HD bool pop_bottom_chunked(Task& out, std::uint32_t& level, std::uint32_t chunk) const {
+    device_atomic_ref<std::uint32_t> bottom(ctl->bottom);
+    device_atomic_ref<std::uint64_t> age(ctl->age);
+    std::uint32_t b = bottom.load(mo::relaxed);
+    level = 0;
+    if (b == 0) return false;
+    --b;
+    bottom.store(b, mo::seq_cst);  // the owner side of the Dekker pair, as in pop_bottom
+    out = detail::load_task_relaxed(slots[b]);
+    std::uint64_t old_age = age.load(mo::seq_cst);
+    for (;;) {
+      const std::uint32_t top = ws_age_top(old_age);
+      if (b >= top && b - top >= chunk) {
+        level = b - top;
+        return true;  // no thief holding this age can reach slot b
+      }
+      const std::uint64_t reset_age = ws_make_age(ws_age_tag(old_age) + 1, 0);
+      if (b < top) {  // thieves took slot b: empty, restart at 0 (as in pop_bottom)
+        bottom.store(0, mo::relaxed);
+        age.store(reset_age, mo::seq_cst);
+        return false;
+      }
+      if (b == top) {  // the last task: ABP's race, won by the CAS that also resets the deque
+        bottom.store(0, mo::relaxed);
+        std::uint64_t expected = old_age;
+        if (age.compare_exchange_strong(expected, reset_age, mo::seq_cst, mo::seq_cst)) return true;
+        age.store(reset_age, mo::seq_cst);  // a thief took it (only thieves move top, only past b)
+        return false;
+      }
+      // top < b < top + chunk: fence off thieves that read old_age; on failure one of them moved
+      // top, so look again with the age it wrote.
+      if (age.compare_exchange_strong(old_age, ws_make_age(ws_age_tag(old_age) + 1, top), mo::seq_cst, mo::seq_cst)) {
+        level = b - top;
+        return true;
+      }
+    }
+  }
+
+  // Any worker other than the owner: takes up to `chunk` tasks (half of those it sees, rounded
+  // up) from the top into out[0..k), oldest first; returns k, 0 with `result` Empty or Abort.
+  GPULB_HD std::uint32_t pop_top_chunk(Task* out, std::uint32_t chunk, StealResult& result) const {
+    device_atomic_ref<std::uint64_t> age(ctl->age);
+    const std::uint64_t old_age = age.load(mo::seq_cst);
+    const std::uint32_t b = device_atomic_ref<std::uint32_t>(ctl->bottom).load(mo::seq_cst);
+    const std::uint32_t top = ws_age_top(old_age);
+    if (b <= top) {
+      result = StealResult::Empty;
+      return 0;
+    }
+    const std::uint32_t half = (b - top + 1) / 2;
+    const std::uint32_t k = half < chunk ? half : chunk;
+    for (std::uint32_t i = 0; i < k; ++i) out[i] = detail::load_task_relaxed(slots[top + i]);  // torn copies are discarded below
+    std::uint64_t expected = old_age;
+    if (age.compare_exchange_strong(expected, ws_make_age(ws_age_tag(old_age), top + k), mo::seq_cst, mo::relaxed)) {
+      result = StealResult::Got;
+      return k;
+    }
+    result = StealResult::Abort;
+    return 0;
+  }
+
   // Approximate number of tasks (any thread): for traces and idle heuristics only.
   GPULB_HD std::uint32_t size_hint() const {
     const std::uint32_t top = ws_age_top(device_atomic_ref<std::uint64_t>(ctl->age).load(mo::relaxed));

@@ -19,6 +19,10 @@ inline const PolicyDescriptor& work_stealing() {
        {{"victim", "work-stealing: how a thief picks its victim", "random", "random|round-robin", 0, 0,
          {"random", "round-robin"}},
         &PolicyOptions::victim},
+       // The official UTS (uts_shm) steals chunks of 20 nodes; gpulb/work_stealing_deque.hpp, "Chunked steals".
+       {{"steal_chunk", "work-stealing (cpu): most tasks one steal takes, half the victim's deque up to this; 1 is ABP's one-task steal",
+         "20", "1..4096", 1, 4096, {}},
+        &PolicyOptions::steal_chunk},
        {{"deque_overflow", "work-stealing: a full deque spills to the overflow queue, or fails the run", "spill",
          "spill|fail", 0, 0, {"spill", "fail"}},
         &PolicyOptions::deque_overflow},

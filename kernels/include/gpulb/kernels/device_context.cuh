@@ -54,6 +54,13 @@ class BlockContext {
     fn(threadIdx.x);
   }
 
+  // fn(i) once for each i in [0, n), the block's threads striding over it (thread t: t,
+  // t + blockDim.x, ...). The CPU context runs the plain loop instead.
+  template <class F>
+  __device__ void for_each_index(int n, F&& fn) const {
+    for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) fn(i);
+  }
+
   // fn(thread) summed over the block; every thread gets the sum. Contains barriers: call it from
   // every thread of the block.
   template <class F>

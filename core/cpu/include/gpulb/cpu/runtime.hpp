@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -83,6 +84,8 @@ class Runtime {
   std::uint32_t host_count_ = 0;
   std::vector<std::thread> threads_;
   std::atomic<std::uint32_t> finished_workers_{0};
+  std::mutex finished_mutex_;  // with finished_cv_: wait_workers sleeps until the last one is done
+  std::condition_variable finished_cv_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
   std::mutex failure_mutex_;

@@ -1,9 +1,26 @@
-// The work-stealing policy on the CPU backend: the scheduling steps of gpulb/work_stealing.hpp
-// (the same source the CUDA kernel's thread 0 runs) driven by one host thread per worker, and
-// the host inserting tasks into the work-sharing queue while they run (Grossman's insert_task).
+// The work-stealing policy on the CPU backend: the shared state and steps of gpulb/work_stealing.hpp
+// (the deques, queues, pending count and termination test the CUDA kernel's thread 0 uses)
+// driven by one host thread per worker, and the host inserting tasks into the work-sharing queue
+// while they run (Grossman's insert_task).
+//
+// Two departures from the GPU's loop, for a CPU thread that runs a UTS node in ~100 ns (where an
+// atomic RMW is ~20 cycles and a contended line ~100 ns); docs/papers.md gives the measurements:
+//   - a private stack below the deque (the official UTS's uts_shm splits each thread's stack
+//     the same way): a task's children go there, counted in `pending` first, and the worker runs
+//     its youngest task from there without touching its deque. It releases its oldest
+//     steal_chunk tasks to the deque whenever it holds 2 x steal_chunk, and half of them whenever
+//     its deque is empty and it holds two or more, so thieves see work as soon as there is some.
+//     The deque stays ABP's, ordered oldest at the top; private tasks are younger than all of it.
+//   - chunked steals: a thief takes half the victim's deque, at most steal_chunk tasks (20, as
+//     uts_shm), with one CAS (work_stealing_deque.hpp, "Chunked steals"); it runs the youngest
+//     and keeps the rest on its private stack. steal_chunk=1 gives ABP's one-task steals and
+//     keeps a single private task.
+// Children get ids from per-worker blocks of the run-wide counter where the scenario indexes no
+// table by id (WorkerIds, cpu/worker.hpp).
 //
 // Trace: TaskBegin/TaskEnd; Spawn (arg: children); DequeLevel (aux: owner, arg: tasks in its
-// deque) after each pop from and push onto a worker's own deque; Steal (arg: victim) for every
+// deque) after each pop from and release onto a worker's own deque (private-stack moves are not
+// traced); Steal (arg: victim) for every
 // successful steal; StealFailed (arg: victim) and DequeueFailed once at the start of each idle
 // spell (every failed attempt is counted in WorkerEnd's arg); QueueLevel for the sharing queue
 // (aux 0) and the overflow queue (aux 1). Host track: HostEnqueue + QueueLevel per insert batch.
@@ -30,6 +47,7 @@ struct alignas(kHotLine) WsWorkerStats {
   std::uint64_t steals = 0;
   std::uint64_t steals_failed = 0;
   std::uint64_t spilled = 0;
+  std::uint32_t peak_private = 0;  // the most tasks its private stack held
 };
 
 // Host inserts into the sharing queue; blocks (ticking the watchdog) while it is full.
@@ -70,8 +88,6 @@ struct WsRun {
         deques(rt.workers(), p.options.deque_capacity),
         sharing(p.options.sharing_capacity),
         overflow(p.options.overflow_capacity),
-        limit(id_limit(p)),
-        spawn(rt.workers(), p.options.spawn_capacity),
         stats(rt.workers()),
         ws{deques.ref(), sharing.ref(), overflow.ref(), &control, rt.workers(), p.options.deque_overflow == "spill"},
         choice(p.options.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random) {
@@ -91,62 +107,141 @@ struct WsRun {
   HostSharingQueue overflow;
   mutable WorkStealingControl control;
   TaskIdCounter ids;
-  std::uint64_t limit;
-  SpawnBuffers spawn;
   std::vector<WsWorkerStats> stats;
   WorkStealingRef ws;
   VictimChoice choice;
 };
 
-// Publishes a task's children (deque, else overflow) and traces where they went; false (the run
-// failed with a message) when neither had room.
-inline bool publish_children(WsRun& r, const WorkerContext& ctx, std::uint32_t rank, const SpawnBuffer& kids, PendingCredit& credit) {
-  const auto owner = static_cast<std::uint16_t>(rank);
-  const PublishResult p = r.ws.publish_children(rank, kids.slots, kids.count, credit);
-  if (p.pushed > 0) ctx.record(EventKind::DequeLevel, p.deque_level, owner);
-  if (p.spilled > 0) {
-    r.stats[rank].spilled += p.spilled;
-    ctx.record(EventKind::QueueLevel, r.ws.overflow.size_hint(), kOverflowQueueId);
+// A worker's private stack: the bottom end of its deque, which thieves cannot reach yet (see the
+// top). [0, size) holds tasks oldest first, all younger than any task in the worker's deque; the
+// spawn buffer of the running task is the free space above them, so children are written once.
+struct PrivateStack {
+  PrivateStack(std::uint32_t chunk, std::uint32_t spawn_capacity)
+      : slots(2 * std::size_t{chunk} + std::max(spawn_capacity, chunk)), spawn_capacity(spawn_capacity) {}
+  std::vector<Task> slots;
+  std::uint32_t spawn_capacity;
+  std::uint32_t size = 0;
+  std::uint32_t peak = 0;
+};
+
+// Grossman's lookup (WorkStealingRef::find_task's order) for a worker whose private stack is
+// empty, with chunked steals (work_stealing_deque.hpp): own deque, the sharing queue, the overflow
+// queue, then one steal of up to steal_chunk tasks into the private stack. The thief runs the
+// youngest of its loot; the rest stay on its private stack, and publish_private hands them on.
+inline FindResult find_task_chunked(WsRun& r, std::uint32_t rank, VictimPicker& picker, PrivateStack& mine, Task& out) {
+  FindResult f;
+  const WorkStealingRef& ws = r.ws;
+  const std::uint32_t chunk = r.plan.options.steal_chunk;
+  if (ws.deques.deque(rank).pop_bottom_chunked(out, f.deque_level, chunk)) {
+    f.source = TaskSource::Own;
+    return f;
   }
-  if (p.failed) r.rt.fail(policies::work_stealing_full_message("worker", rank, r.plan.options));
-  return !p.failed;
+  if (!ws.sharing.empty() && ws.sharing.try_pop(out)) {
+    f.source = TaskSource::Sharing;
+    return f;
+  }
+  if (!ws.overflow.empty() && ws.overflow.try_pop(out)) {
+    f.source = TaskSource::Overflow;
+    return f;
+  }
+  if (ws.workers < 2) return f;
+  f.victim = picker.next(rank, ws.workers);
+  StealResult res = StealResult::Empty;
+  // Already counted in `pending` (the victim published them): only their place changes.
+  const std::uint32_t k = ws.deques.deque(f.victim).pop_top_chunk(mine.slots.data(), chunk, res);
+  if (k == 0) {
+    f.steal_failed = true;
+    return f;
+  }
+  f.source = TaskSource::Stolen;
+  out = mine.slots[k - 1];
+  mine.size = k - 1;
+  return f;
 }
 
-// One worker: find a task (own deque, sharing queue, overflow queue, a steal), run it, publish its
-// children; when idle, flush the pending credit and test for termination.
+// Moves the oldest m private tasks to the bottom of the worker's deque, where thieves see them
+// (what does not fit spills to the overflow queue); false (the run failed) when neither had room.
+inline bool release_private(WsRun& r, const WorkerContext& ctx, std::uint32_t rank, PrivateStack& mine, std::uint32_t m) {
+  const WorkStealingRef& ws = r.ws;
+  Task* const p = mine.slots.data();
+  std::uint32_t level = 0;
+  const std::uint32_t pushed = ws.deques.deque(rank).push_bottom(p, m, level);
+  if (pushed > 0) ctx.record(EventKind::DequeLevel, level, static_cast<std::uint16_t>(rank));
+  if (pushed < m) {
+    const std::uint32_t rest = m - pushed;
+    const std::uint32_t spilled = ws.spill ? ws.overflow.try_push(p + pushed, rest) : 0;
+    r.stats[rank].spilled += spilled;
+    if (spilled > 0) ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);
+    if (spilled < rest) {
+      r.rt.fail(policies::work_stealing_full_message("worker", rank, r.plan.options));
+      return false;
+    }
+  }
+  std::copy(p + m, p + mine.size, p);
+  mine.size -= m;
+  return true;
+}
+
+// After a task's children joined the private stack: keep it below 2 x steal_chunk by releasing
+// its oldest chunk (the official UTS's rule), and keep the deque from running dry while the stack
+// holds two tasks or more (release half), so that a thief finds work as soon as there is some.
+inline bool publish_private(WsRun& r, const WorkerContext& ctx, std::uint32_t rank, PrivateStack& mine) {
+  const std::uint32_t chunk = r.plan.options.steal_chunk;
+  while (mine.size >= 2 * chunk) {
+    if (!release_private(r, ctx, rank, mine, chunk)) return false;
+  }
+  if (mine.size >= 2 && r.ws.deques.deque(rank).size_hint() == 0) return release_private(r, ctx, rank, mine, mine.size / 2);
+  return true;
+}
+
+// One worker: take a task (its private stack, else the lookup above), run it with its children
+// written onto the private stack, count them and publish some; when idle, flush the pending
+// credit and test for termination.
 template <class Body>
 void work_stealing_worker(WsRun& r, const Body& body, std::uint32_t rank) {
   WorkerSlot& slot = r.rt.slot(rank);
-  SpawnBuffer& kids = *r.spawn.get(rank);
+  SpawnBuffer kids{};  // its slots: the private stack's free space, set before each task
   WsWorkerStats& st = r.stats[rank];
   const WorkerContext ctx(rank, r.plan.block_size, r.rt.worker_segment(rank), r.rt.origin_ns(), r.rt.stop_flag(), &kids);
   worker_begin(ctx, slot, rank);
   VictimPicker picker = VictimPicker::make(r.choice, rank);
   IdleTracker idle;
   PendingCredit credit{};
+  WorkerIds ids = WorkerIds::for_plan(&r.ids, r.plan);
+  PrivateStack mine(r.plan.options.steal_chunk, r.plan.options.spawn_capacity);
   Task task;
   while (!r.rt.stop_requested()) {
-    const FindResult f = r.ws.find_task(rank, picker, task);
-    if (f.source == TaskSource::None) {
-      if (f.steal_failed) {
-        ++st.steals_failed;
-        if (!idle.idle) ctx.record(EventKind::StealFailed, f.victim);
+    if (mine.size > 0) {
+      task = mine.slots[--mine.size];
+    } else {
+      const FindResult f = find_task_chunked(r, rank, picker, mine, task);
+      if (f.source == TaskSource::None) {
+        if (f.steal_failed) {
+          ++st.steals_failed;
+          if (!idle.idle) ctx.record(EventKind::StealFailed, f.victim);
+        }
+        idle.failed_attempt(ctx, kSharingQueueId);
+        r.ws.flush_pending(credit);
+        if (r.ws.terminated()) break;
+        std::this_thread::yield();  // workers may outnumber cores (CI: 2)
+        continue;
       }
-      idle.failed_attempt(ctx, kSharingQueueId);
-      r.ws.flush_pending(credit);
-      if (r.ws.terminated()) break;
-      std::this_thread::yield();  // workers may outnumber cores (CI: 2)
-      continue;
+      idle.idle = false;
+      if (record_found(ctx, r.ws, f, static_cast<std::uint16_t>(rank))) ++st.steals;
     }
-    idle.idle = false;
-    if (record_found(ctx, r.ws, f, static_cast<std::uint16_t>(rank))) ++st.steals;
-    if (!run_spawning_task(r.rt, ctx, slot, body, task, kids, &r.ids, r.limit)) break;
+    kids.slots = mine.slots.data() + mine.size;  // the children land on the private stack
+    kids.capacity = mine.spawn_capacity;
+    if (!run_spawning_task(r.rt, ctx, slot, body, task, kids, ids)) break;
     if (kids.count == 0) {
       r.ws.task_done(credit);
       continue;
     }
-    if (!publish_children(r, ctx, rank, kids, credit)) break;
+    r.ws.count_children(kids.count, credit);  // before any of them can be seen by a thief
+    mine.size += kids.count;
+    mine.peak = std::max(mine.peak, mine.size);
+    if (!publish_private(r, ctx, rank, mine)) break;
   }
+  st.peak_private = mine.peak;
   worker_end(ctx, slot, idle.failed);
 }
 
@@ -173,7 +268,11 @@ inline void work_stealing_metrics(WsRun& r, ExecOutput& out) {
   }
   out.tasks_run = r.rt.tasks_done();
   out.metrics["peak_deque_level"] = peak_deque;
-  out.metrics["peak_task_slots"] = std::uint64_t{r.rt.workers()} * peak_deque + r.overflow.peak() + r.sharing.peak();
+  std::uint64_t peak_private = 0;
+  for (std::uint32_t w = 0; w < r.rt.workers(); ++w) peak_private = std::max<std::uint64_t>(peak_private, r.stats[w].peak_private);
+  out.metrics["peak_private"] = peak_private;
+  out.metrics["peak_task_slots"] =
+      std::uint64_t{r.rt.workers()} * (peak_deque + peak_private) + r.overflow.peak() + r.sharing.peak();
   if (out.metrics["spilled"] > 0) {
     out.notes.push_back(std::to_string(out.metrics["spilled"]) +
                         " spawned tasks did not fit a deque and went through the overflow queue (deque_capacity=" +
