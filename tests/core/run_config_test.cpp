@@ -147,6 +147,26 @@ TEST(RunConfig, CpuWorkersFarAboveTheTasksAndTheCoresAreRefused) {
   EXPECT_TRUE(run(registry(), c).verified);
 }
 
+// CPU events carry raw clock ticks mapped to ns at the run's end (cpu/event_clock.hpp): the
+// traced span of the tasks must agree with the makespan the host clock measured. A mapping that
+// calibrated over a too-short baseline put the span 23% off in a 3 s run.
+TEST(RunConfig, CpuEventTimesAgreeWithTheHostClock) {
+  RunConfig c = small_patterns();
+  c.params = {{"blocks", "400"}, {"work", "30000"}};  // about a second on 2 workers
+  const RunResult r = run(registry(), c);
+  ASSERT_TRUE(r.verified) << r.verification;
+  std::uint64_t first = ~std::uint64_t{0}, last = 0;
+  for (const trace::Track& t : r.trace.tracks) {
+    for (const trace::Event& e : t.events) {
+      if (e.kind == trace::EventKind::TaskBegin) first = std::min(first, e.time_ns);
+      if (e.kind == trace::EventKind::TaskEnd) last = std::max(last, e.time_ns);
+    }
+  }
+  ASSERT_LT(first, last);
+  const double span = double(last - first), makespan = double(r.makespan_ns);
+  EXPECT_NEAR(span / makespan, 1.0, 0.02) << "tasks span " << span << " ns, makespan " << makespan << " ns";
+}
+
 TEST(GpuRequest, MoreGpusThanPresentAreRefusedNamingBoth) {
   EXPECT_NO_THROW(check_gpu_request(0, 2));
   EXPECT_NO_THROW(check_gpu_request(2, 2));

@@ -54,7 +54,7 @@ std::unique_ptr<trace::Event[]> allocate_segment(std::uint32_t capacity, std::ui
 }  // namespace
 
 Runtime::Runtime(const ExecPlan& plan, std::uint64_t events_hint)
-    : plan_(plan), workers_(checked_workers(plan)), origin_ns_(host_now_ns()), slots_(workers_) {
+    : plan_(plan), workers_(checked_workers(plan)), origin_ns_(host_now_ns()), ticks_(kEventTicksAreTsc, event_ticks()), slots_(workers_) {
   if (plan.trace) {
     // A segment per worker and one for the host track.
     const TraceFit fit = fit_trace_segments(plan, workers_ + 1, segment_estimate(plan, workers_, events_hint));
@@ -77,7 +77,7 @@ trace::TraceSegment Runtime::host_segment() {
 }
 
 void Runtime::host_record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) {
-  if (plan_.trace) host_segment().record(trace::make_event(now_ns(), kind, arg, aux));
+  if (plan_.trace) host_segment().record(trace::make_event(event_ticks(), kind, arg, aux));
 }
 
 void Runtime::start(const std::function<void(std::uint32_t)>& fn) {
@@ -186,6 +186,7 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
   out.trace.devices.push_back(cpu);
   if (!trace_note_.empty()) out.notes.push_back(trace_note_);
   if (!plan_.trace) return out;
+  ticks_.calibrate();
 
   auto make_track = [&](std::uint32_t index, std::uint32_t count, trace::TrackRole role, std::string name) {
     trace::Track tr;
@@ -196,6 +197,7 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
     const std::uint32_t kept = std::min(count, capacity_);
     tr.dropped = count - kept;
     tr.events.assign(events_[index].get(), events_[index].get() + kept);
+    for (trace::Event& e : tr.events) e.time_ns = ticks_.to_origin_ns(e.time_ns);
     // Events are written in time order by one thread; keep the invariant explicit for readers.
     std::stable_sort(tr.events.begin(), tr.events.end(),
                      [](const trace::Event& a, const trace::Event& b) { return a.time_ns < b.time_ns; });

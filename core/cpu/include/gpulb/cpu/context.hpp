@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "gpulb/clock.hpp"
+#include "gpulb/cpu/event_clock.hpp"
 #include "gpulb/spawn.hpp"
 #include "gpulb/task.hpp"
 #include "gpulb/tracing/segment.hpp"
@@ -68,7 +69,8 @@ class WorkerContext {
 
   std::uint64_t now_ns() const { return host_now_ns() - origin_ns_; }
   void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
-    if (segment_.enabled()) segment_.record(trace::make_event(now_ns(), kind, arg, aux));
+    // Raw ticks: the runtime maps them to ns at the run's end (event_clock.hpp).
+    if (segment_.enabled()) segment_.record(trace::make_event(event_ticks(), kind, arg, aux));
   }
 
  private:

@@ -14,6 +14,7 @@
 
 #include "gpulb/atomic.hpp"
 #include "gpulb/clock.hpp"
+#include "gpulb/cpu/event_clock.hpp"
 #include "gpulb/errors.hpp"
 #include "gpulb/exec_plan.hpp"
 #include "gpulb/tracing/segment.hpp"
@@ -77,6 +78,7 @@ class Runtime {
   const ExecPlan& plan_;
   std::uint32_t workers_;
   std::uint64_t origin_ns_;
+  TickScale ticks_;  // events carry raw ticks; finish() maps them to ns since origin_ns_
   std::uint32_t capacity_ = 0;
   std::string trace_note_;  // where the memory budget cut the segments
   std::vector<WorkerSlot> slots_;
