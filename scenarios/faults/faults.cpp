@@ -13,7 +13,7 @@ const std::vector<ParamSpec>& specs() {
       {"fault", "what task `at` does: none; trap (a trap instruction); out-of-bounds (reads 1 TiB past its buffer); "
                 "hang (never returns, ignores the stop flag); slow (runs slow_ms, stops when the watchdog asks). "
                 "trap, out-of-bounds and hang need the cuda backend",
-       "none", "none|trap|out-of-bounds|hang|slow", 0, 0, {"none", "trap", "out-of-bounds", "hang", "slow"}},
+       "none", "none|trap|out-of-bounds|hang|slow", 0, 0, {std::begin(kFaultNames), std::end(kFaultNames)}},
       {"tasks", "number of tasks", "1000", "1..1048576", 1, 1 << 20, {}},
       {"at", "the id of the task that misbehaves (below tasks)", "500", "0..1048575", 0, (1 << 20) - 1, {}},
       {"work", "arithmetic steps per thread of a task", "1000", "0..1000000", 0, 1'000'000, {}},

@@ -18,16 +18,13 @@
 
 namespace gpulb::cpu {
 
-// Whether event ticks are TSC ticks on this machine (decided once per process).
+// Whether this machine's TSC is invariant (CPUID; kEventTicksAreTsc keeps the answer).
 inline bool tsc_is_invariant() {
 #ifdef GPULB_HAVE_TSC
-  static const bool invariant = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return false;
-    __get_cpuid(0x80000007u, &a, &b, &c, &d);
-    return (d & (1u << 8)) != 0;
-  }();
-  return invariant;
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return false;
+  __get_cpuid(0x80000007u, &a, &b, &c, &d);
+  return (d & (1u << 8)) != 0;
 #else
   return false;
 #endif
