@@ -1,4 +1,5 @@
 #include <charconv>
+#include <cmath>
 
 #include "gpulb/errors.hpp"
 #include "gpulb/params.hpp"
@@ -30,6 +31,18 @@ std::int64_t int_param(const ParamMap& params, const ParamSpec& spec) {
   if (value < spec.min || value > spec.max) {
     throw ConfigError("parameter '" + spec.name + "': " + text + " is out of range " + spec.range);
   }
+  return value;
+}
+
+double real_param(const ParamMap& params, const ParamSpec& spec, double lo, double hi) {
+  const std::string& text = value_or_default(params, spec);
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || text.empty() || !std::isfinite(value)) {
+    throw ConfigError("parameter '" + spec.name + "': '" + text + "' is not a number (range " + spec.range + ")");
+  }
+  if (value < lo || value > hi) throw ConfigError("parameter '" + spec.name + "': " + text + " is out of range " + spec.range);
   return value;
 }
 

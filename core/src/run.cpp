@@ -54,6 +54,25 @@ void check_spawning(const ScenarioInstance& instance, const std::string& scenari
                     "' cannot run; use " + able);
 }
 
+// Work requests (G-Charm) need a policy that runs them, and such a policy needs them.
+void check_requests(ScenarioInstance& instance, const Scenario& scenario, const Registry& registry, const PolicyDescriptor& policy) {
+  const bool makes = instance.request_stream() != nullptr;
+  if (makes == policy.traits.runs_requests) return;
+  std::string names;
+  if (makes) {
+    for (const PolicyDescriptor* p : registry.policies()) {
+      if (p->traits.runs_requests) names += (names.empty() ? "" : ", ") + std::string(p->name);
+    }
+    throw ConfigError("scenario '" + scenario.name() + "' makes work requests as it runs, which policy '" + std::string(policy.name) +
+                      "' cannot take; use " + names);
+  }
+  for (const Scenario* s : registry.scenarios()) {
+    if (s->makes_requests()) names += (names.empty() ? "" : ", ") + s->name();
+  }
+  throw ConfigError("policy '" + std::string(policy.name) + "' runs work requests, which scenario '" + scenario.name() +
+                    "' does not make; use " + (names.empty() ? std::string("a scenario that makes them") : names));
+}
+
 }  // namespace
 
 std::string gpulb_version() { return "0.1.0"; }
@@ -105,6 +124,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   std::unique_ptr<BoundRun> bound = entry.bind(scenario_params);
   ScenarioInstance& instance = bound->instance();
   check_spawning(instance, scenario.name(), registry, policy);
+  check_requests(instance, scenario, registry, policy);
   if (const std::string why = instance.unsupported_on(backend); !why.empty()) {
     throw ConfigError("scenario '" + scenario.name() + "' cannot run on the " + std::string(to_string(backend)) + " backend: " + why);
   }
@@ -124,6 +144,8 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   plan.expected_tasks = instance.expected_tasks();
   plan.spawn_id_base = instance.spawn_id_base();
   plan.id_capacity = instance.id_capacity();
+  plan.requests = instance.request_stream();
+  if (plan.requests != nullptr) plan.expected_tasks = plan.requests->expected_requests;
 
   ExecOutput out = bound->execute(backend, plan);
   const Verification v = instance.verify();

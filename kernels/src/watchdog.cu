@@ -29,8 +29,13 @@ void Watchdog::fire(const std::string& why) {
   // abandoned, and nothing may wait for it (device_health.hpp).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kStopGraceSeconds);
   cudaError_t state = cudaErrorNotReady;
-  while ((state = cudaStreamQuery(session_.kernel_stream())) == cudaErrorNotReady && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::vector<cudaStream_t> streams = streams_;
+  streams.push_back(session_.kernel_stream());
+  for (cudaStream_t stream : streams) {
+    while ((state = cudaStreamQuery(stream)) == cudaErrorNotReady && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (state == cudaErrorNotReady) break;
   }
   cudaGetLastError();
   if (state == cudaErrorNotReady) {

@@ -48,18 +48,6 @@ const std::vector<ParamSpec>& specs() {
   return s;
 }
 
-double real_param(const ParamMap& params, const ParamSpec& spec, double lo, double hi) {
-  auto it = params.find(spec.name);
-  const std::string& text = it == params.end() ? spec.default_value : it->second;
-  double value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr != end || text.empty() || !(value >= lo && value <= hi)) {
-    throw ConfigError("parameter '" + spec.name + "': '" + text + "' is not a number in " + spec.range);
-  }
-  return value;
-}
-
 class UtsScenario : public ScenarioOf<UtsInstance> {
  public:
   std::string name() const override { return "uts"; }

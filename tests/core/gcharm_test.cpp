@@ -2,10 +2,15 @@
 // as pure functions driven by scripted arrivals and a scripted clock (no timing in the tests).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <numeric>
 #include <vector>
 
+#include "gpulb/policies/combining.hpp"
+
+#include "gpulb/gcharm/combined_request.hpp"
 #include "gpulb/gcharm/combining.hpp"
+#include "gpulb/gcharm/combining_loop.hpp"
 #include "gpulb/gcharm/data_cache.hpp"
 #include "gpulb/gcharm/hybrid_split.hpp"
 
@@ -161,6 +166,143 @@ TEST(DataCacheTable, EvictsTheLeastRecentlyUsedButNeverAnItemOfTheSameRequest) {
   const auto b = t.place(std::vector<std::uint32_t>{4});
   EXPECT_EQ(b.missing_slots, (std::vector<std::uint32_t>{a.slot_of[1]}));  // 4 took 2's slot
   EXPECT_THROW((void)t.place(std::vector<std::uint32_t>{5, 6, 7, 8}), std::length_error);
+}
+
+
+// ---- the combined request and the host loop, with a fake device that runs requests at once ----
+
+std::vector<PendingRequest> requests_reading(const std::vector<std::vector<std::uint32_t>>& lists, std::uint32_t ordered) {
+  std::vector<PendingRequest> out;
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    PendingRequest p;
+    p.task.id = static_cast<std::uint32_t>(i);
+    p.items = lists[i];
+    p.ordered_items = ordered;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+TEST(CombinedRequest, RedundantCopiesEveryItemInItsRequestsOrder) {
+  const std::vector<std::uint32_t> table = {100, 101, 102, 103, 104};
+  const auto bytes = std::as_bytes(std::span<const std::uint32_t>(table));
+  CombinedRequest c = assemble(requests_reading({{4, 1}, {1, 1, 0}}, 0), TransferMode::Redundant, nullptr, bytes, 4);
+  std::vector<std::uint32_t> copied(c.upload_items.size() / 4);
+  std::memcpy(copied.data(), c.upload_items.data(), c.upload_items.size());
+  EXPECT_EQ(copied, (std::vector<std::uint32_t>{104, 101, 101, 101, 100}));
+  EXPECT_TRUE(c.slot_lists.empty());
+  bind(c, 4, {.cache = 0, .items = 1000, .slot_lists = 0, .outputs = 0});
+  EXPECT_EQ(c.tasks[1].payload[2], 1000u + 2 * 4);  // the second request's items start after the first's two
+  EXPECT_EQ(c.tasks[1].payload[0], 0u);             // no index buffer: contiguous
+  EXPECT_EQ(c.tasks[1].payload[1], 3u);
+}
+
+TEST(CombinedRequest, ReuseSortedSortsEachRequestPastItsOrderedPrefixOnly) {
+  std::vector<std::uint32_t> table(64);
+  std::iota(table.begin(), table.end(), 0u);
+  const auto bytes = std::as_bytes(std::span<const std::uint32_t>(table));
+  DataCacheTable cache(64);
+  (void)cache.place(std::vector<std::uint32_t>{9, 8, 7, 6, 5});  // slots 0..4 hold 9..5: reversed
+  CombinedRequest c = assemble(requests_reading({{5, 6, 9, 8, 7}}, 2), TransferMode::ReuseSorted, &cache, bytes, 4);
+  // Items 5 and 6 (slots 4 and 3) keep their order; 9, 8, 7 (slots 0, 1, 2) are sorted by slot.
+  EXPECT_EQ(c.slot_lists, (std::vector<std::uint32_t>{4, 3, 0, 1, 2}));
+  EXPECT_TRUE(c.upload_items.empty());  // all resident: nothing to copy
+}
+
+// A device that runs each combined request at once on the host: the body adds up its items.
+struct FakeDevice {
+  std::vector<std::uint32_t> cache = std::vector<std::uint32_t>(4096), items, slot_lists;
+  std::vector<std::uint64_t> outputs;
+  std::uint64_t now = 0;
+  std::uint64_t launches = 0;
+  std::vector<bool> busy = std::vector<bool>(2);
+
+  std::uint32_t launch_slots() const { return 2; }
+  std::uint32_t resident_blocks() const { return 4; }
+  void reset_cache(std::uint32_t) {}
+  DeviceAreas prepare(std::uint32_t, const CombinedRequest& c) {
+    items.resize(c.upload_items.size() / 4);
+    slot_lists = c.slot_lists;
+    outputs.assign(c.output_bytes / 8, 0);
+    return {reinterpret_cast<std::uintptr_t>(cache.data()), reinterpret_cast<std::uintptr_t>(items.data()),
+            reinterpret_cast<std::uintptr_t>(slot_lists.data()), reinterpret_cast<std::uintptr_t>(outputs.data())};
+  }
+  void submit(std::uint32_t k, CombinedRequest& c) {
+    if (c.mode == TransferMode::Redundant) {
+      std::memcpy(items.data(), c.upload_items.data(), c.upload_items.size());
+    } else {
+      for (std::size_t i = 0; i < c.upload_slots.size(); ++i) std::memcpy(&cache[c.upload_slots[i]], c.upload_items.data() + 4 * i, 4);
+    }
+    for (const Task& t : c.tasks) {
+      std::uint64_t sum = 0;
+      for (std::uint32_t i = 0; i < request_item_count(t); ++i) sum += request_item<std::uint32_t>(t, i);
+      *request_output<std::uint64_t>(t) += sum;
+    }
+    busy[k] = true;
+    ++launches;
+  }
+  bool done(std::uint32_t) { return true; }
+  LaunchTimes finish(std::uint32_t k, CombinedRequest& c) {
+    for (std::size_t i = 0; i < c.requests.size(); ++i) std::memcpy(c.requests[i].output.data(), &outputs[c.output_offset[i] / 8], 8);
+    busy[k] = false;
+    return {};
+  }
+  void record(trace::EventKind, std::uint32_t, std::uint16_t) {}
+  std::uint64_t now_ns() { return now += 1000; }
+  template <class State>
+  void tick(std::uint64_t, State&&) {}
+  void stop_kernels() {}
+};
+
+TEST(CombiningLoop, EveryRequestRunsOnceOverTheItemsOfItsOwnTableUnderEveryStrategyAndTransfer) {
+  for (const char* strategy : {"adaptive", "static", "eager"}) {
+    for (const char* transfer : {"redundant", "reuse", "reuse-sorted"}) {
+      // Two generations of tables (two steps); each request reads 1..20 items.
+      std::vector<std::vector<std::uint32_t>> tables = {std::vector<std::uint32_t>(300), std::vector<std::uint32_t>(200)};
+      for (std::size_t g = 0; g < 2; ++g) {
+        for (std::size_t i = 0; i < tables[g].size(); ++i) tables[g][i] = static_cast<std::uint32_t>((g + 1) * 1000 + i);
+      }
+      std::vector<std::uint64_t> outputs(2 * 150), expected(2 * 150);
+      RequestStream stream;
+      stream.item_bytes = 4;
+      stream.produce = [&](RequestSink& sink) {
+        for (std::size_t g = 0; g < 2; ++g) {
+          sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(tables[g])));
+          std::vector<std::uint32_t> items;
+          for (std::uint32_t r = 0; r < 150; ++r) {
+            items.clear();
+            std::uint64_t sum = 0;
+            for (std::uint32_t i = 0; i < 1 + (r * 7) % 20; ++i) {
+              items.push_back((r * 31 + i * 17) % tables[g].size());
+              sum += tables[g][items.back()];
+            }
+            const std::size_t slot = g * 150 + r;
+            expected[slot] = sum;
+            Request q;
+            q.task.id = static_cast<std::uint32_t>(slot);
+            q.items = items;
+            q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[slot], 1));
+            sink.emit(q);
+          }
+          sink.wait_all();
+        }
+      };
+      ExecPlan plan;
+      plan.policy = &policies::combining();
+      plan.options.strategy = strategy;
+      plan.options.transfer = transfer;
+      plan.options.static_k = 16;
+      plan.options.cache_items = 4096;
+      plan.requests = &stream;
+      FakeDevice dev;
+      const CombiningTotals t = run_combining(plan, dev);
+      EXPECT_EQ(t.requests, 300u) << strategy << " " << transfer;
+      EXPECT_EQ(outputs, expected) << strategy << " " << transfer;
+      if (std::string(strategy) == "eager") EXPECT_EQ(t.launches, 300u);
+      if (std::string(transfer) == "redundant") EXPECT_EQ(t.items_copied, t.items_read);
+      else EXPECT_LE(t.items_copied, 500u) << transfer;  // at most each table's items once
+    }
+  }
 }
 
 }  // namespace

@@ -203,9 +203,19 @@ void print_run_json(const RunArgs& a, const RunResult& r) {
   j["workers"] = r.workers;
   j["trace"] = a.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.output);
   j["notes"] = r.notes;
+  j["metrics"] = r.metrics;
   if (a.no_trace) drop_trace_statistics(j, r);
   j.erase("per_worker");
   std::cout << j.dump(2) << "\n";
+}
+
+// What the policy measured itself (ExecOutput::metrics), one line: e.g. combining's launches by
+// reason and its kernel and transfer times.
+void print_metrics(const RunResult& r) {
+  if (r.metrics.empty()) return;
+  std::cout << "measured   ";
+  for (const auto& [name, value] : r.metrics) std::cout << " " << name << "=" << value;
+  std::cout << "\n";
 }
 
 // No events: the figures the runtime measured itself.
@@ -215,6 +225,7 @@ void print_untraced_summary(const RunResult& r) {
             << r.tasks << "\n";
   if (const auto it = r.metrics.find("steals"); it != r.metrics.end()) std::cout << "steals      " << it->second << "\n";
   std::cout << "verified    " << verdict(r.trace.meta) << "\n";
+  print_metrics(r);
   for (const std::string& n : r.notes) std::cout << "note        " << n << "\n";
 }
 
@@ -246,6 +257,7 @@ int cmd_run(const RunArgs& a) {
     print_untraced_summary(r);
   } else {
     print_summary(std::cout, r.trace, r.stats);
+    print_metrics(r);
     for (const std::string& n : r.notes) std::cout << "note        " << n << "\n";
     std::cout << "trace       " << (a.output.empty() ? "not written (use -o FILE.gpulb)" : a.output) << "\n";
   }

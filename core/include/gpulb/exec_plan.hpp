@@ -11,6 +11,7 @@
 
 #include "gpulb/backend.hpp"
 #include "gpulb/policy.hpp"
+#include "gpulb/requests.hpp"
 #include "gpulb/task.hpp"
 #include "gpulb/tracing/trace.hpp"
 
@@ -55,6 +56,9 @@ struct ExecPlan {
   std::uint64_t expected_tasks = 0;
   // work-stealing only: more host inserts while the workers run (empty: just `tasks`).
   HostFeed host_feed;
+  // Policies that run work requests (traits.runs_requests): the scenario's request stream, which
+  // produces the run's work as it goes (G-Charm; gpulb/requests.hpp). `tasks` is then empty.
+  const RequestStream* requests = nullptr;
 };
 
 // Where a plan's spawned ids start (spawn_id_base, or one past the largest initial id) and the

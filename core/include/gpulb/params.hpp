@@ -27,6 +27,8 @@ struct ParamSpec {
 // ConfigError names the parameter and its range.
 std::int64_t int_param(const ParamMap& params, const ParamSpec& spec);
 std::string choice_param(const ParamMap& params, const ParamSpec& spec);
+// A decimal number in [lo, hi] (spec.range says so to the user).
+double real_param(const ParamMap& params, const ParamSpec& spec, double lo, double hi);
 const ParamSpec& find_spec(const std::vector<ParamSpec>& specs, const std::string& name);
 
 }  // namespace gpulb

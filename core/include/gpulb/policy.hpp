@@ -33,6 +33,12 @@ struct PolicyOptions {
   std::uint32_t sharing_capacity = 4096;       // work-stealing: tasks the host-written sharing queue holds
   std::uint32_t list_capacity = 1u << 23;      // static-list: task slots per array
   std::uint32_t blocking_capacity = 1u << 22;  // blocking-queue: tasks the global locked queue holds
+  std::string strategy = "adaptive";        // combining: adaptive|static|eager; hybrid: adaptive|static
+  std::string transfer = "reuse-sorted";    // combining, hybrid: redundant|reuse|reuse-sorted
+  std::uint32_t static_k = 100;             // combining static: arrivals per launch (the paper's K)
+  std::uint32_t max_size = 0;               // combining adaptive: requests a launch; 0 = resident blocks
+  std::uint32_t cache_items = 1u << 21;     // combining, hybrid: data items the device cache holds
+  std::uint32_t in_flight = 2;              // combining, hybrid: combined requests running at once
 };
 
 // One option: its spec (as --param and `gpulb list` show it) and the field it sets.
@@ -46,6 +52,7 @@ struct PolicyTraits {
   bool host_fed = false;            // the host feeds tasks to running workers
   bool persistent = false;          // persistent workers, as opposed to a block per task
   bool host_inserts = false;        // accepts ExecPlan::host_feed (host inserts during the run)
+  bool runs_requests = false;       // runs a scenario's work requests (ExecPlan::requests), and only those
 };
 
 struct PolicyDescriptor {

@@ -46,6 +46,9 @@ class ScenarioInstance {
   // Why this instance cannot run on `backend` (empty: it can). gpulb::run refuses such a run
   // before it starts (ConfigError), e.g. a fault that only a GPU can survive.
   virtual std::string unsupported_on(Backend) const { return {}; }
+  // Scenarios whose work arrives as G-Charm work requests (gpulb/requests.hpp) return their
+  // stream (valid while the instance lives); only policies with traits.runs_requests run them.
+  virtual const RequestStream* request_stream() { return nullptr; }
 };
 
 // What a backend needs to run an instance. The body writes Records into an array the backend
@@ -75,6 +78,8 @@ class Scenario {
   // Threads per worker block where the user names none (RunConfig::block_size 0): what the
   // scenario's tasks can use.
   virtual std::uint32_t default_block_size() const { return 128; }
+  // Whether its instances make work requests (ScenarioInstance::request_stream).
+  virtual bool makes_requests() const { return false; }
 };
 
 // A scenario that makes instances of one type. instantiate() validates every parameter (defaults

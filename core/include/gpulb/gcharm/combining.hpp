@@ -8,7 +8,7 @@
 //   - maxInterval: a running maximum of the gaps between arrivals;
 //   - launch maxSize requests as soon as that many wait ("full"); otherwise launch what waits once
 //     the last arrival is more than 2 x maxInterval ago ("timeout").
-// The paper's baseline, static, combines what waits after every K arrivals (K = 100 there); eager
+// The paper's baseline, static, combines K requests at a time (K = 100 there); eager
 // launches every request alone (the naive baseline).
 //
 // Pure logic with the clock passed in: the policy drivers call it with the host clock, the tests
@@ -50,7 +50,6 @@ class CombiningController {
     if (arrivals_ > 0) max_interval_ns_ = std::max(max_interval_ns_, now_ns - last_arrival_ns_);
     last_arrival_ns_ = now_ns;
     ++arrivals_;
-    ++arrivals_since_launch_;
   }
 
   // The periodic check of the work group list, which holds `waiting` requests; `arrivals_ended`:
@@ -62,10 +61,9 @@ class CombiningController {
       case CombineStrategy::Eager:
         return {1, LaunchReason::Eager};
       case CombineStrategy::Static:
-        if (arrivals_since_launch_ >= static_k_) {
-          arrivals_since_launch_ = 0;
-          return {waiting, LaunchReason::Static};
-        }
+        // K requests a launch, as soon as K wait (the requests are combined K at a time even
+        // when more arrived while the previous launch ran).
+        if (waiting >= static_k_) return {static_k_, LaunchReason::Static};
         break;
       case CombineStrategy::Adaptive:
         if (waiting >= max_size_) return {max_size_, LaunchReason::Full};
@@ -91,7 +89,6 @@ class CombiningController {
   std::uint64_t max_interval_ns_ = 0;
   std::uint64_t last_arrival_ns_ = 0;
   std::uint64_t arrivals_ = 0;
-  std::uint64_t arrivals_since_launch_ = 0;
 };
 
 inline const char* to_string(LaunchReason reason) {

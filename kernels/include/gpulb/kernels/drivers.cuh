@@ -4,6 +4,7 @@
 #include "gpulb/driver_list.hpp"
 #include "gpulb/kernels/policies/blocking_queue.cuh"
 #include "gpulb/kernels/policies/chunked.cuh"
+#include "gpulb/kernels/policies/combining.cuh"
 #include "gpulb/kernels/policies/hardware.cuh"
 #include "gpulb/kernels/policies/static_list.cuh"
 #include "gpulb/kernels/policies/task_queue.cuh"
@@ -17,6 +18,7 @@ using Drivers = DriverList<  //
     ChunkedDriver,           // Chen et al. Solution 3, 1..N GPUs
     WorkStealingDriver,      // Grossman / ABP, one GPU
     StaticListDriver,        // Cederman & Tsigas via Mohan & Gopalan, one GPU
-    BlockingQueueDriver>;    // Mohan & Gopalan, one GPU
+    BlockingQueueDriver,     // Mohan & Gopalan, one GPU
+    CombiningDriver>;        // Rengasamy & Vadhiyar (G-Charm), one GPU
 
 }  // namespace gpulb::kernels

@@ -25,10 +25,11 @@ enum class EventKind : std::uint8_t {
   Steal = 9,          // arg: victim worker
   StealFailed = 10,   // arg: victim worker
   Spawn = 11,         // arg: number of tasks created by one task
-  KernelLaunch = 12,  // arg: blocks in the launch (host tracks)
-  KernelEnd = 13,     // arg: blocks in the launch (host tracks)
+  KernelLaunch = 12,  // arg: blocks in the launch; aux: why (combining's LaunchReason, else 0) (host tracks)
+  KernelEnd = 13,     // arg: blocks in the launch; aux: as its launch (host tracks)
   PoolLevel = 14,     // arg: tasks left in the host task pool (host tracks)
   DequeLevel = 15,    // aux: owner worker (low 16 bits), arg: tasks in the deque after the push/pop
+  Transfer = 16,      // aux: 0 to the device, 1 to the host; arg: bytes (saturating) (host tracks)
   Count               // keep last: the number of kinds this build knows
 };
 

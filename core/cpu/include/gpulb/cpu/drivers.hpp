@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gpulb/cpu/policies/blocking_queue.hpp"
+#include "gpulb/cpu/policies/combining.hpp"
 #include "gpulb/cpu/policies/hardware.hpp"
 #include "gpulb/cpu/policies/static_list.hpp"
 #include "gpulb/cpu/policies/task_queue.hpp"
@@ -15,6 +16,7 @@ using Drivers = DriverList<  //
     HardwareDriver,          // Chen et al. Solution 1
     WorkStealingDriver,      // Grossman / ABP
     StaticListDriver,        // Cederman & Tsigas via Mohan & Gopalan
-    BlockingQueueDriver>;    // Mohan & Gopalan
+    BlockingQueueDriver,     // Mohan & Gopalan
+    CombiningDriver>;        // Rengasamy & Vadhiyar (G-Charm)
 
 }  // namespace gpulb::cpu

@@ -13,6 +13,10 @@
 
 namespace gpulb::kernels::detail {
 
+// How a GPU's blocks become trace tracks: a track per persistent block, or the one-block-per-task
+// launches packed into lanes per SM.
+enum class TrackLayout { PerBlock, SmLanes };
+
 class GpuSession {
  public:
   GpuSession(int device, std::uint32_t slot, std::uint64_t origin_ns);

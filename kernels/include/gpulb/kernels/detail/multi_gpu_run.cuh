@@ -33,10 +33,6 @@ struct GpuOutcome {
   std::vector<std::string> notes;
 };
 
-// How a GPU's blocks become trace tracks: a track per persistent block, or the one-block-per-task
-// launches packed into lanes per SM.
-enum class TrackLayout { PerBlock, SmLanes };
-
 // Every GPU's body is made here, one GPU after the other, before any control thread starts (so the
 // GPUs start together, as they would with no records to allocate):
 //   workers_of(GpuSession&, const ExecPlan&) -> the worker count the body's records need there

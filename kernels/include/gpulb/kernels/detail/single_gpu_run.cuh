@@ -20,7 +20,7 @@
 namespace gpulb::kernels::detail {
 
 // The ExecOutput of a run on one GPU: counts, notes, the trace drained from the GPU.
-inline ExecOutput one_gpu_output(const ExecPlan& plan, GpuSession& s, DynamicOutcome& o, int count) {
+inline ExecOutput one_gpu_output(const ExecPlan& plan, GpuSession& s, DynamicOutcome& o, int count, TrackLayout layout) {
   const std::string policy(plan.policy->name);
   ExecOutput out;
   out.tasks_run = o.tasks_run;
@@ -35,7 +35,8 @@ inline ExecOutput one_gpu_output(const ExecPlan& plan, GpuSession& s, DynamicOut
   s.info().workers = o.workers;
   out.trace.devices.push_back(s.info());
   if (plan.trace) {
-    s.drain_worker_tracks(out.trace.tracks);
+    if (layout == TrackLayout::PerBlock) s.drain_worker_tracks(out.trace.tracks);
+    else s.drain_sm_lane_tracks(out.trace.tracks);
     out.trace.tracks.push_back(s.host_track("GPU " + std::to_string(s.device()) + " control thread"));
   }
   out.trace.meta.clock_source = "globaltimer aligned to steady_clock";
@@ -43,17 +44,18 @@ inline ExecOutput one_gpu_output(const ExecPlan& plan, GpuSession& s, DynamicOut
   return out;
 }
 
-// control(GpuSession&, std::atomic<bool>& abort_all, DynamicOutcome&)
+// control(GpuSession&, std::atomic<bool>& abort_all, DynamicOutcome&). `why_one`: why the policy
+// runs on one GPU, for the refusal of --gpus N.
 template <class Control>
-ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control) {
+ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control, TrackLayout layout = TrackLayout::PerBlock,
+                          const char* why_one = "its deques and queues live in one GPU's memory") {
   const std::string policy(plan.policy->name);
   int count = 0;
   GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
   if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
   check_gpu_request(plan.gpus, static_cast<std::uint64_t>(count));
   if (plan.gpus > 1) {
-    throw ConfigError("policy '" + policy +
-                      "' runs on one GPU on the cuda backend (its deques and queues live in one GPU's memory); use --gpus 1");
+    throw ConfigError("policy '" + policy + "' runs on one GPU on the cuda backend (" + why_one + "); use --gpus 1");
   }
   cuda::check_usable(0);
   try {
@@ -62,7 +64,7 @@ ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control) {
     std::atomic<bool> abort_all{false};
     DynamicOutcome o;
     control(s, abort_all, o);
-    return one_gpu_output(plan, s, o, count);
+    return one_gpu_output(plan, s, o, count, layout);
   } catch (...) {
     rethrow_gpu_failure(plan, 0);
   }

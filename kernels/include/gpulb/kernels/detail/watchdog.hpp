@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "gpulb/kernels/detail/gpu_session.hpp"
 #include "gpulb/exec_plan.hpp"
@@ -25,6 +26,9 @@ class Watchdog {
 
   // `progress` must grow while the GPU works; `state` describes the scheduler for the message.
   void check(std::uint64_t progress, const std::function<std::string()>& state);
+  // Kernels also run on `stream` (besides the session's kernel stream): a fired watchdog waits
+  // for it too before it calls them stopped.
+  void watch(cudaStream_t stream) { streams_.push_back(stream); }
 
  private:
   [[noreturn]] void fire(const std::string& why);
@@ -34,6 +38,7 @@ class Watchdog {
   std::atomic<bool>& abort_all_;
   std::uint64_t last_progress_ = ~std::uint64_t{0};
   std::uint64_t last_change_ns_;
+  std::vector<cudaStream_t> streams_;
 };
 
 }  // namespace gpulb::kernels::detail

@@ -1,0 +1,141 @@
+// What one combined request moves to the device (Rengasamy & Vadhiyar, section 3.2): the requests
+// of one launch, the item bytes to copy and the index buffer their blocks read through.
+//   redundant:    every request's items, copied contiguously in its own order (no index buffer;
+//                 neighbouring threads read neighbouring addresses, nothing is reused);
+//   reuse:        the device keeps a cache of items in slots (DataCacheTable); only the items no
+//                 earlier launch left there are copied (then scattered to their slots), plus the
+//                 index buffer of every request's slots;
+//   reuse-sorted: as reuse, and each request's slots (past its ordered prefix) are sorted, so that
+//                 neighbouring threads read neighbouring slots.
+// Departure from the paper: G-Charm keeps one sorted index array per combined request, inserting
+// each index by binary search as requests arrive. Here a block runs one request, so what decides
+// which addresses neighbouring threads read is the order within a request: each request's list
+// is sorted once, at the launch (O(n log n) per request, on the host loop's thread).
+//
+// Pure host logic: assemble() with offsets, then bind() with the addresses of the buffers the
+// backend sized from them.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpulb/errors.hpp"
+#include "gpulb/gcharm/data_cache.hpp"
+#include "gpulb/gcharm/work_group_list.hpp"
+#include "gpulb/requests.hpp"
+
+namespace gpulb::gcharm {
+
+enum class TransferMode : std::uint8_t { Redundant, Reuse, ReuseSorted };
+
+inline TransferMode parse_transfer_mode(const std::string& s) {
+  if (s == "redundant") return TransferMode::Redundant;
+  if (s == "reuse") return TransferMode::Reuse;
+  if (s == "reuse-sorted") return TransferMode::ReuseSorted;
+  throw ConfigError("transfer '" + s + "' is not one of redundant|reuse|reuse-sorted");
+}
+
+inline constexpr std::size_t kOutputAlign = 16;
+
+struct CombinedRequest {
+  std::vector<PendingRequest> requests;
+  std::vector<Task> tasks;                  // payload[0..3] set by bind()
+  std::vector<std::byte> upload_items;      // the item bytes to copy
+  std::vector<std::uint32_t> upload_slots;  // reuse: the slot of each copied item
+  std::vector<std::uint32_t> slot_lists;    // reuse: every request's slots, one after the other
+  std::vector<std::uint64_t> first_item;    // per request: its first entry in slot_lists / upload_items
+  std::vector<std::uint64_t> output_offset; // per request, bytes into the output area
+  std::uint64_t output_bytes = 0;
+  std::uint64_t items_read = 0;             // items the requests read, repeats included
+  TransferMode mode = TransferMode::Redundant;
+
+  // The bytes the host sends for this launch: items, index buffer and tasks.
+  std::uint64_t bytes_to_device() const {
+    return upload_items.size() + upload_slots.size() * 4 + slot_lists.size() * 4 + tasks.size() * sizeof(Task);
+  }
+};
+
+// `cache`: the device cache's table under reuse (nullptr for redundant). Throws RunError when a
+// combined request needs more distinct items than the cache has slots.
+inline CombinedRequest assemble(std::vector<PendingRequest> requests, TransferMode mode, DataCacheTable* cache,
+                                std::span<const std::byte> table, std::uint32_t item_bytes) {
+  CombinedRequest c;
+  c.mode = mode;
+  c.requests = std::move(requests);
+  c.tasks.reserve(c.requests.size());
+  std::uint64_t items = 0;
+  for (const PendingRequest& r : c.requests) items += r.items.size();
+  c.items_read = items;
+  std::vector<std::uint32_t> all_items;
+  if (mode == TransferMode::Redundant) {
+    c.upload_items.resize(items * item_bytes);
+  } else {
+    all_items.reserve(items);
+    for (const PendingRequest& r : c.requests) all_items.insert(all_items.end(), r.items.begin(), r.items.end());
+  }
+  DataCacheTable::Placement placement;
+  if (mode != TransferMode::Redundant) {
+    try {
+      placement = cache->place(all_items);
+    } catch (const std::length_error& e) {
+      throw RunError(std::string(e.what()) + "; raise --param cache_items");
+    }
+    c.slot_lists = std::move(placement.slot_of);
+    c.upload_slots = std::move(placement.missing_slots);
+    c.upload_items.resize(placement.missing_items.size() * item_bytes);
+    for (std::size_t k = 0; k < placement.missing_items.size(); ++k) {
+      std::memcpy(c.upload_items.data() + k * item_bytes, table.data() + std::size_t{placement.missing_items[k]} * item_bytes, item_bytes);
+    }
+  }
+  std::uint64_t next_item = 0, next_output = 0;
+  for (const PendingRequest& r : c.requests) {
+    c.first_item.push_back(next_item);
+    if (mode == TransferMode::Redundant) {
+      for (std::size_t i = 0; i < r.items.size(); ++i) {
+        std::memcpy(c.upload_items.data() + (next_item + i) * item_bytes, table.data() + std::size_t{r.items[i]} * item_bytes, item_bytes);
+      }
+    } else if (mode == TransferMode::ReuseSorted) {
+      auto first = c.slot_lists.begin() + static_cast<std::ptrdiff_t>(next_item);
+      std::sort(first + r.ordered_items, first + static_cast<std::ptrdiff_t>(r.items.size()));
+    }
+    next_item += r.items.size();
+    c.output_offset.push_back(next_output);
+    next_output += (r.output.size() + kOutputAlign - 1) / kOutputAlign * kOutputAlign;
+    c.tasks.push_back(r.task);
+  }
+  c.output_bytes = next_output;
+  return c;
+}
+
+// Device addresses of the launch's buffers (any address space the body can read: device memory
+// on the GPU, host memory on the CPU backend).
+struct DeviceAreas {
+  std::uintptr_t cache = 0;       // reuse: slot 0 of the cache
+  std::uintptr_t items = 0;       // redundant: the copied items
+  std::uintptr_t slot_lists = 0;  // reuse: the index buffer
+  std::uintptr_t outputs = 0;
+};
+
+// Writes payload[0..3] of every task (gpulb/requests.hpp).
+inline void bind(CombinedRequest& c, std::uint32_t item_bytes, const DeviceAreas& areas) {
+  for (std::size_t i = 0; i < c.tasks.size(); ++i) {
+    Task& t = c.tasks[i];
+    const std::uint64_t first = c.first_item[i];
+    if (c.mode == TransferMode::Redundant) {
+      t.payload[0] = 0;
+      t.payload[2] = areas.items + first * item_bytes;
+    } else {
+      t.payload[0] = areas.slot_lists + first * sizeof(std::uint32_t);
+      t.payload[2] = areas.cache;
+    }
+    t.payload[1] = c.requests[i].items.size();
+    t.payload[3] = areas.outputs + c.output_offset[i];
+  }
+}
+
+}  // namespace gpulb::gcharm

@@ -1,0 +1,44 @@
+// `combining`: G-Charm's adaptive kernel combining (Rengasamy & Vadhiyar 2016, sections 3.1 and 3.2).
+// Mechanism: gpulb/gcharm/ (the launch decision, the work group list, the device cache, the
+// combined request), the loop in gpulb/gcharm/combining_loop.hpp.
+#pragma once
+
+#include "gpulb/policy.hpp"
+
+namespace gpulb::policies {
+
+// The options combining and hybrid share: how data reaches the device.
+inline std::vector<OptionSpec> request_transfer_options() {
+  return {{{"transfer", "combining, hybrid: copy every request's items (redundant), only the items the device cache lacks (reuse), "
+                        "or that with each request's slots sorted (reuse-sorted)",
+            "reuse-sorted", "redundant|reuse|reuse-sorted", 0, 0, {"redundant", "reuse", "reuse-sorted"}},
+           &PolicyOptions::transfer},
+          {{"cache_items", "combining, hybrid: data items the device cache holds (reuse)", "2097152", "1024..268435456", 1024, 1 << 28, {}},
+           &PolicyOptions::cache_items},
+          {{"in_flight", "combining, hybrid: combined requests running at once (copies of one overlap the kernel of another)", "2",
+            "1..8", 1, 8, {}},
+           &PolicyOptions::in_flight}};
+}
+
+inline const PolicyDescriptor& combining() {
+  static const PolicyDescriptor d = [] {
+    PolicyDescriptor p{"combining", "Rengasamy & Vadhiyar 2016 (G-Charm), sections 3.1-3.2",
+                       "the host combines arriving work requests into launches of a block per request; "
+                       "adaptive launches when the resident blocks are filled or arrivals pause",
+                       {.host_fed = true, .runs_requests = true},
+                       {{{"strategy", "combining: launch when the GPU is filled or arrivals pause (adaptive), every static_k arrivals "
+                                      "(static), or each request alone (eager)",
+                          "adaptive", "adaptive|static|eager", 0, 0, {"adaptive", "static", "eager"}},
+                         &PolicyOptions::strategy},
+                        {{"static_k", "combining static: arrivals per launch (the paper's K)", "100", "1..1048576", 1, 1 << 20, {}},
+                         &PolicyOptions::static_k},
+                        {{"max_size", "combining adaptive: requests in a full launch; 0 = the kernel's resident blocks (occupancy API)",
+                          "0", "0..1048576", 0, 1 << 20, {}},
+                         &PolicyOptions::max_size}}};
+    for (OptionSpec& o : request_transfer_options()) p.options.push_back(std::move(o));
+    return p;
+  }();
+  return d;
+}
+
+}  // namespace gpulb::policies

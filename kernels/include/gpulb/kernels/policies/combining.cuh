@@ -1,0 +1,220 @@
+// The combining policy on the CUDA backend (G-Charm sections 3.1-3.2), on one GPU: the host loop of
+// gpulb/gcharm/combining_loop.hpp with this GPU as its device. Each launch slot is a stream with
+// its own buffers, so the copies of one combined request overlap the kernel of another:
+//   one copy in (tasks, index buffer, cache slots, items: packed in pinned memory, one memcpy),
+//   reuse: a scatter of the new items into their cache slots,
+//   the outputs zeroed, request_kernel (a block per request), one copy of the outputs back.
+// Events around each stage time the transfers and the kernel apart.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpulb/cuda/check.hpp"
+#include "gpulb/cuda/memory.hpp"
+#include "gpulb/gcharm/combining_loop.hpp"
+#include "gpulb/kernels/detail/single_gpu_run.cuh"
+#include "gpulb/kernels/detail/watchdog.hpp"
+#include "gpulb/kernels/request_kernels.cuh"
+#include "gpulb/policies/combining.hpp"
+#include "gpulb/trace_budget.hpp"
+
+namespace gpulb::kernels {
+namespace detail {
+
+// A timing event (cudaEventCreate with timing, unlike cuda::Event).
+class TimingEvent {
+ public:
+  TimingEvent() { GPULB_CUDA_TRY(cudaEventCreate(&e_)); }
+  TimingEvent(const TimingEvent&) = delete;
+  TimingEvent& operator=(const TimingEvent&) = delete;
+  ~TimingEvent() { cudaEventDestroy(e_); }
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+inline std::uint64_t elapsed_ns(const TimingEvent& from, const TimingEvent& to) {
+  float ms = 0;
+  GPULB_CUDA_TRY(cudaEventElapsedTime(&ms, from.get(), to.get()));
+  return static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
+}
+
+template <class Body>
+class CombiningGpu {
+ public:
+  CombiningGpu(GpuSession& s, const ExecPlan& plan, const Body& body, Watchdog& watchdog, std::uint32_t segments)
+      : s_(s), plan_(plan), body_(body), watchdog_(watchdog), item_bytes_(plan.requests->item_bytes), segments_(segments) {
+    resident_ = persistent_grid(reinterpret_cast<const void*>(&request_kernel<Body>), s.device(), plan.block_size, 0).blocks;
+    for (std::uint32_t k = 0; k < plan.options.in_flight; ++k) {
+      slots_.push_back(std::make_unique<Slot>());
+      watchdog_.watch(slots_.back()->stream.get());
+    }
+  }
+
+  std::uint32_t launch_slots() const { return static_cast<std::uint32_t>(slots_.size()); }
+  std::uint32_t resident_blocks() const { return resident_; }
+  void reset_cache(std::uint32_t) {}  // the host table forgot every item; the slots get overwritten
+
+  gcharm::DeviceAreas prepare(std::uint32_t k, const gcharm::CombinedRequest& c) {
+    Slot& slot = *slots_[k];
+    // Layout of the one copy in: tasks | index buffer | item slots | items (16-byte aligned).
+    slot.tasks_at = 0;
+    slot.slot_lists_at = c.tasks.size() * sizeof(Task);
+    slot.upload_slots_at = slot.slot_lists_at + c.slot_lists.size() * 4;
+    slot.items_at = (slot.upload_slots_at + c.upload_slots.size() * 4 + 15) / 16 * 16;
+    slot.bytes_in = slot.items_at + c.upload_items.size();
+    grow(slot.staging, slot.bytes_in);
+    grow(slot.in, slot.bytes_in);
+    grow(slot.out, c.output_bytes);
+    grow(slot.out_host, c.output_bytes);
+    if (c.mode != gcharm::TransferMode::Redundant && cache_.size() == 0) {
+      cache_ = cuda::DeviceBuffer<std::byte>(std::size_t{plan_.options.cache_items} * item_bytes_);
+    }
+    const auto base = reinterpret_cast<std::uintptr_t>(slot.in.get());
+    return {reinterpret_cast<std::uintptr_t>(cache_.get()), base + slot.items_at, base + slot.slot_lists_at,
+            reinterpret_cast<std::uintptr_t>(slot.out.get())};
+  }
+
+  void submit(std::uint32_t k, gcharm::CombinedRequest& c) {
+    Slot& slot = *slots_[k];
+    std::byte* staging = slot.staging.host();
+    std::memcpy(staging + slot.tasks_at, c.tasks.data(), c.tasks.size() * sizeof(Task));
+    std::memcpy(staging + slot.slot_lists_at, c.slot_lists.data(), c.slot_lists.size() * 4);
+    std::memcpy(staging + slot.upload_slots_at, c.upload_slots.data(), c.upload_slots.size() * 4);
+    std::memcpy(staging + slot.items_at, c.upload_items.data(), c.upload_items.size());
+    cudaStream_t stream = slot.stream.get();
+    GPULB_CUDA_TRY(cudaEventRecord(slot.started.get(), stream));
+    GPULB_CUDA_TRY(cudaMemcpyAsync(slot.in.get(), staging, slot.bytes_in, cudaMemcpyHostToDevice, stream));
+    if (c.mode != gcharm::TransferMode::Redundant) {
+      scatter_items(reinterpret_cast<const std::uint32_t*>(slot.in.get() + slot.items_at),
+                    reinterpret_cast<const std::uint32_t*>(slot.in.get() + slot.upload_slots_at), c.upload_slots.size(), item_bytes_ / 4,
+                    reinterpret_cast<std::uint32_t*>(cache_.get()), stream);
+    }
+    if (c.output_bytes) GPULB_CUDA_TRY(cudaMemsetAsync(slot.out.get(), 0, c.output_bytes, stream));
+    GPULB_CUDA_TRY(cudaEventRecord(slot.copied.get(), stream));
+    const auto n = static_cast<std::uint32_t>(c.tasks.size());
+    request_kernel<Body><<<n, plan_.block_size, 0, stream>>>(reinterpret_cast<const Task*>(slot.in.get() + slot.tasks_at), next_segment_,
+                                                             segments_, body_, s_.trace_ref(), s_.stop_flag());
+    GPULB_CUDA_CHECK_LAUNCH();
+    next_segment_ += n;
+    GPULB_CUDA_TRY(cudaEventRecord(slot.ran.get(), stream));
+    if (c.output_bytes) GPULB_CUDA_TRY(cudaMemcpyAsync(slot.out_host.host(), slot.out.get(), c.output_bytes, cudaMemcpyDeviceToHost, stream));
+    GPULB_CUDA_TRY(cudaEventRecord(slot.done.get(), stream));
+  }
+
+  bool done(std::uint32_t k) {
+    const cudaError_t e = cudaEventQuery(slots_[k]->done.get());
+    if (e == cudaErrorNotReady) return false;
+    GPULB_CUDA_TRY(e);
+    return true;
+  }
+
+  gcharm::LaunchTimes finish(std::uint32_t k, gcharm::CombinedRequest& c) {
+    Slot& slot = *slots_[k];
+    gcharm::LaunchTimes t{elapsed_ns(slot.started, slot.copied), elapsed_ns(slot.copied, slot.ran), elapsed_ns(slot.ran, slot.done)};
+    for (std::size_t i = 0; i < c.requests.size(); ++i) {
+      std::span<std::byte> out = c.requests[i].output;
+      if (!out.empty()) std::memcpy(out.data(), slot.out_host.host() + c.output_offset[i], out.size());
+    }
+    tasks_run_ += c.tasks.size();
+    return t;
+  }
+
+  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) { s_.host_record(kind, arg, aux); }
+  std::uint64_t now_ns() const { return s_.now_ns(); }
+  template <class State>
+  void tick(std::uint64_t progress, State&& state) {
+    watchdog_.check(progress, state);
+  }
+  void stop_kernels() { s_.request_stop(); }
+
+  std::uint64_t tasks_run() const { return tasks_run_; }
+  std::uint64_t untraced() const { return next_segment_ > segments_ ? next_segment_ - segments_ : 0; }
+
+  // Waits for every slot's work (the end of the run, or a failure before the buffers go).
+  void synchronize() {
+    for (auto& slot : slots_) cudaStreamSynchronize(slot->stream.get());
+  }
+
+ private:
+  struct Slot {
+    cuda::Stream stream;
+    cuda::MappedBuffer<std::byte> staging, out_host;  // pinned: the copies are asynchronous
+    cuda::DeviceBuffer<std::byte> in, out;
+    TimingEvent started, copied, ran, done;
+    std::uint64_t tasks_at = 0, slot_lists_at = 0, upload_slots_at = 0, items_at = 0, bytes_in = 0;
+  };
+
+  // Grows a buffer to at least `bytes` (by half again, so that growing is rare: cudaFree and
+  // cudaFreeHost wait for the whole device).
+  template <class Buffer>
+  static void grow(Buffer& b, std::size_t bytes) {
+    if (b.size() >= bytes) return;
+    b = Buffer(std::max<std::size_t>(bytes, b.size() + b.size() / 2));
+  }
+
+  GpuSession& s_;
+  const ExecPlan& plan_;
+  const Body& body_;
+  Watchdog& watchdog_;
+  std::uint32_t item_bytes_;
+  std::uint32_t segments_;
+  std::uint32_t resident_ = 0;
+  std::uint32_t next_segment_ = 0;
+  std::uint64_t tasks_run_ = 0;
+  cuda::DeviceBuffer<std::byte> cache_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+};
+
+template <class Factory>
+void control_combining(GpuSession& s, const ExecPlan& plan, Factory& make_body, std::atomic<bool>& abort_all, DynamicOutcome& o) {
+  using Body = std::decay_t<decltype(make_body(0u, 0u))>;
+  if (plan.requests == nullptr) throw ConfigError("policy 'combining' runs work requests; this scenario makes none");
+  // A segment of 3 events (start, task begin, task end) per request, while the budget lasts.
+  const std::uint64_t per_segment = 3 * sizeof(trace::Event);
+  const std::uint64_t segments =
+      plan.trace ? std::min<std::uint64_t>(plan.requests->expected_requests, trace_budget(plan) / per_segment) : 0;
+  s.allocate_trace(static_cast<std::uint32_t>(segments), plan.trace ? 3 : 0);
+  const Body body = make_body(0u, 0u);
+  Watchdog watchdog(plan, s, abort_all);
+  CombiningGpu<Body> gpu(s, plan, body, watchdog, static_cast<std::uint32_t>(segments));
+  o.launch_ns = s.now_ns();
+  gcharm::CombiningTotals totals;
+  try {
+    totals = gcharm::run_combining(plan, gpu);
+  } catch (...) {
+    gpu.synchronize();
+    throw;
+  }
+  gpu.synchronize();
+  o.end_ns = s.now_ns();
+  o.tasks_run = gpu.tasks_run();
+  o.workers = gpu.resident_blocks();
+  totals.to_metrics(o.metrics);
+  if (gpu.untraced() > 0) {
+    o.notes.push_back(std::to_string(gpu.untraced()) + " requests past the trace's " + std::to_string(segments) +
+                      " block segments ran untraced; raise --trace-memory");
+  }
+}
+
+}  // namespace detail
+
+struct CombiningDriver {
+  static const PolicyDescriptor& descriptor() { return policies::combining(); }
+  template <class Factory>
+  static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
+    return detail::run_on_one_gpu(
+        plan,
+        [&](detail::GpuSession& s, std::atomic<bool>& abort_all, detail::DynamicOutcome& o) {
+          detail::control_combining(s, plan, make_body, abort_all, o);
+        },
+        detail::TrackLayout::SmLanes, "its device cache of data items lives in one GPU's memory");
+  }
+};
+
+}  // namespace gpulb::kernels
