@@ -5,8 +5,8 @@
 #   build      configure (viewer off, Release) and build the CLI and the GPU tests into build-gpu/
 #   test       ctest -L gpu
 #   sanitize   compute-sanitizer memcheck and racecheck over the spawning-policy GPU tests
-#   bench      gpulb bench uts and nqueens (Markdown + JSON)
-#   traces     small real traces of uts, nqueens and connect4 (work-stealing) into OUTDIR
+#   bench      gpulb bench uts, nqueens and combining (Markdown + JSON)
+#   traces     small real traces of uts, nqueens, connect4 and nbody into OUTDIR
 # Each stage writes OUTDIR/<stage>.log and the script goes on after a failing stage; the exit code
 # is the number of stages that failed.
 set -u
@@ -36,7 +36,7 @@ stage() {  # stage NAME SECONDS COMMAND...: run with a time limit, log, count fa
 for s in "${stages[@]}"; do
   case $s in
     build)
-      stage build 400 "cmake -S . -B $build -G Ninja -DGPULB_VIEWER=OFF -DCMAKE_BUILD_TYPE=Release && ninja -C $build gpulb gpu_runtime_tests dynamic_gpu_tests gpu_fault_tests" ;;
+      stage build 400 "cmake -S . -B $build -G Ninja -DGPULB_VIEWER=OFF -DCMAKE_BUILD_TYPE=Release && ninja -C $build gpulb gpu_runtime_tests dynamic_gpu_tests gpu_fault_tests gcharm_gpu_tests" ;;
     test)
       stage test 480 "cd $build && ctest -L gpu --output-on-failure" ;;
     sanitize)
@@ -44,15 +44,20 @@ for s in "${stages[@]}"; do
       filter='*GpuSpawning*:*GpuStaticList*:*GpuBlockingQueue*:*GpuWorkStealing*:-*T1*:*Watchdog*'
       stage memcheck 300 "compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/gpu/dynamic_gpu_tests --gtest_filter='$filter'"
       stage memcheck_faults 120 "for p in hardware task-queue work-stealing; do compute-sanitizer --tool memcheck --error-exitcode 9 $gpulb run faults --backend cuda --no-trace --param tasks=300 --param at=7 --policy \$p || exit 1; done"
+      stage memcheck_gcharm 300 "compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/gpu/gcharm_gpu_tests --gtest_filter='*adaptive_reuse_sorted*:*adaptive_redundant*:*LaunchesCarry*'"
+      stage racecheck_gcharm 300 "compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/gpu/gcharm_gpu_tests --gtest_filter='*adaptive_reuse_sorted*'"
       stage racecheck 300 "compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/gpu/dynamic_gpu_tests --gtest_filter='*GpuSpawning.EverySpawnedTaskRunsExactlyOnce*:*GpuSpawningScenarios.Connect4*'" ;;
     bench)
       stage bench_uts 420 "$gpulb bench uts --repeats 3 -o $out/bench_uts.md"
-      stage bench_nqueens 200 "$gpulb bench nqueens --repeats 3 -o $out/bench_nqueens.md" ;;
+      stage bench_nqueens 200 "$gpulb bench nqueens --repeats 3 -o $out/bench_nqueens.md"
+      stage bench_combining 300 "$gpulb bench combining --backend cuda --repeats 3 -o $out/bench_combining.md" ;;
     traces)
       stage traces 200 "$gpulb run uts --param tree=custom --param t=1 --param a=3 --param d=7 --param b=4 --param r=19 --policy work-stealing --backend cuda -o $out/uts-geometric-d7-work-stealing.gpulb &&
         $gpulb run nqueens --param n=10 --param cutoff=4 --policy work-stealing --backend cuda -o $out/nqueens-10-work-stealing.gpulb &&
         $gpulb run connect4 --param lookahead=4 --policy static-list --backend cuda -o $out/connect4-4-static-list.gpulb &&
-        $gpulb run connect4 --param lookahead=4 --policy work-stealing --backend cuda -o $out/connect4-4-work-stealing.gpulb" ;;
+        $gpulb run connect4 --param lookahead=4 --policy work-stealing --backend cuda -o $out/connect4-4-work-stealing.gpulb &&
+        $gpulb run nbody --param particles=20000 --param steps=2 --policy combining --param strategy=adaptive --backend cuda -o $out/nbody-20k-combining-adaptive.gpulb &&
+        $gpulb run nbody --param particles=20000 --param steps=2 --policy combining --param strategy=static --backend cuda -o $out/nbody-20k-combining-static.gpulb" ;;
     *) echo "unknown stage '$s' (build, test, sanitize, bench, traces)" >&2; exit 2 ;;
   esac
 done

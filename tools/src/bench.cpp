@@ -289,6 +289,9 @@ int cmd_bench(const BenchArgs& a) {
     for (Table& t : bench_uts(a, want_cpu, want_gpu)) tables.push_back(std::move(t));
   }
   if (all || a.what == "nqueens") tables.push_back(bench_nqueens(a, want_cpu, want_gpu));
+  if (all || a.what == "combining") {
+    for (Table& t : bench_combining(a, want_cpu, want_gpu)) tables.push_back(std::move(t));
+  }
 
   const std::time_t now = std::time(nullptr);
   char date[32];

@@ -54,5 +54,7 @@ inline std::string markdown(const Table& t) {
 // bench_spawning.cpp: the spawning scenarios, every spawning policy, GPU next to the CPU backend.
 std::vector<Table> bench_uts(const BenchArgs& a, bool cpu, bool gpu);
 Table bench_nqueens(const BenchArgs& a, bool cpu, bool gpu);
+// bench_gcharm.cpp: G-Charm's figures on nbody (combining strategies, transfer modes).
+std::vector<Table> bench_combining(const BenchArgs& a, bool cpu, bool gpu);
 
 }  // namespace gpulb::tools

@@ -7,8 +7,10 @@
 // by the same combined request.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,7 +19,9 @@ namespace gpulb::gcharm {
 
 // The table is on the host loop's path for every item of every launch (millions a second), so it
 // is arrays, not node-based maps: item -> slot is a vector indexed by item (items are indices into
-// the published table), and the LRU order is a doubly-linked list threaded through the slots.
+// the published table), and "recently used" is the last combined request (epoch) that used a
+// slot, one store per use. Evictions, rare when the cache holds a whole table, take the slots in
+// order of their epochs (least recently used first, ties by slot) from a list sorted when needed.
 class DataCacheTable {
  public:
   explicit DataCacheTable(std::uint32_t slots) : slots_(slots) {}
@@ -33,26 +37,32 @@ class DataCacheTable {
   // Places the items of one combined request (an item may repeat). Throws std::length_error when
   // it needs more distinct items than there are slots.
   Placement place(std::span<const std::uint32_t> items) {
-    ++epoch_;
     Placement p;
-    p.slot_of.reserve(items.size());
-    for (std::uint32_t item : items) {
+    begin_request();
+    p.slot_of.resize(items.size());
+    place_into(items, p.slot_of.data(), p.missing_items, p.missing_slots);
+    return p;
+  }
+
+  // The same, one request at a time into the caller's buffers: begin_request() once per combined
+  // request, then place_into() for each of its requests.
+  void begin_request() { ++epoch_; }
+  void place_into(std::span<const std::uint32_t> items, std::uint32_t* slot_of, std::vector<std::uint32_t>& missing_items,
+                  std::vector<std::uint32_t>& missing_slots) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const std::uint32_t item = items[i];
       if (item >= slot_of_item_.size()) slot_of_item_.resize(std::size_t{item} + 1 + slot_of_item_.size() / 2, kNone);
       std::uint32_t slot = slot_of_item_[item];
-      if (slot != kNone) {
-        touch(slot);
-      } else {
+      if (slot == kNone) {
         slot = take_slot(items.size());
         slot_of_item_[item] = slot;
         item_of_slot_[slot] = item;
-        append(slot);
-        p.missing_items.push_back(item);
-        p.missing_slots.push_back(slot);
+        missing_items.push_back(item);
+        missing_slots.push_back(slot);
       }
       epoch_of_slot_[slot] = epoch_;
-      p.slot_of.push_back(slot);
+      slot_of[i] = slot;
     }
-    return p;
   }
 
   std::uint32_t slots() const { return slots_; }
@@ -65,37 +75,25 @@ class DataCacheTable {
   // request uses it (then the request cannot fit).
   std::uint32_t take_slot(std::size_t request_items) {
     if (used_ < slots_) {
-      const std::uint32_t slot = used_++;
       item_of_slot_.push_back(kNone);
       epoch_of_slot_.push_back(0);
-      prev_.push_back(kNone);
-      next_.push_back(kNone);
-      return slot;
+      return used_++;
     }
-    const std::uint32_t oldest = head_;
-    if (epoch_of_slot_[oldest] == epoch_) {
-      throw std::length_error("a combined request of " + std::to_string(request_items) + " data items needs more than the " +
-                              std::to_string(slots_) + " slots of the device cache");
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      while (next_victim_ < victims_.size()) {
+        const auto [epoch, slot] = victims_[next_victim_++];
+        // Skip a slot used since the list was sorted (it is more recent now) or by this request.
+        if (epoch_of_slot_[slot] != epoch || epoch == epoch_) continue;
+        slot_of_item_[item_of_slot_[slot]] = kNone;
+        return slot;
+      }
+      victims_.clear();
+      for (std::uint32_t s = 0; s < used_; ++s) victims_.emplace_back(epoch_of_slot_[s], s);
+      std::sort(victims_.begin(), victims_.end());
+      next_victim_ = 0;
     }
-    unlink(oldest);
-    slot_of_item_[item_of_slot_[oldest]] = kNone;
-    return oldest;
-  }
-  void unlink(std::uint32_t s) {
-    (prev_[s] == kNone ? head_ : next_[prev_[s]]) = next_[s];
-    (next_[s] == kNone ? tail_ : prev_[next_[s]]) = prev_[s];
-    prev_[s] = next_[s] = kNone;
-  }
-  void append(std::uint32_t s) {  // most recently used
-    prev_[s] = tail_;
-    next_[s] = kNone;
-    (tail_ == kNone ? head_ : next_[tail_]) = s;
-    tail_ = s;
-  }
-  void touch(std::uint32_t s) {
-    if (tail_ == s) return;
-    unlink(s);
-    append(s);
+    throw std::length_error("a combined request of " + std::to_string(request_items) + " data items needs more than the " +
+                            std::to_string(slots_) + " slots of the device cache");
   }
 
   std::uint32_t slots_;
@@ -104,8 +102,8 @@ class DataCacheTable {
   std::vector<std::uint32_t> slot_of_item_;   // kNone: not resident
   std::vector<std::uint32_t> item_of_slot_;
   std::vector<std::uint64_t> epoch_of_slot_;  // the last combined request that used the slot
-  std::vector<std::uint32_t> prev_, next_;    // the LRU list over slots
-  std::uint32_t head_ = kNone, tail_ = kNone; // least and most recently used
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> victims_;  // (epoch, slot), sorted
+  std::size_t next_victim_ = 0;
 };
 
 }  // namespace gpulb::gcharm
