@@ -5,6 +5,7 @@
 
 #include "connect4/connect4.hpp"
 #include "faults/faults.hpp"
+#include "md/md.hpp"
 #include "nqueens/nqueens.hpp"
 #include "patterns/patterns.hpp"
 #include "uts/uts.hpp"
@@ -14,4 +15,5 @@
   X(scenarios::uts::UtsInstance, scenarios::uts::make_scenario)                \
   X(scenarios::nqueens::NQueensInstance, scenarios::nqueens::make_scenario)    \
   X(scenarios::connect4::Connect4Instance, scenarios::connect4::make_scenario)    \
-  X(scenarios::faults::FaultsInstance, scenarios::faults::make_scenario)
+  X(scenarios::faults::FaultsInstance, scenarios::faults::make_scenario)       \
+  X(scenarios::md::MdInstance, scenarios::md::make_scenario)
