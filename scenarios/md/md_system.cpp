@@ -88,7 +88,7 @@ std::vector<Atom> make_system(const SystemSpec& spec) {
   const double s = std::cbrt(n / (std::pow(2 * std::numbers::pi, 1.5) * spec.peak_density));
   const double half = 4 * s;
   const double lo[3] = {-half, -half, -half}, hi[3] = {half, half, half};
-  CellGrid grid(lo, hi, std::max(spec.min_distance, 1.0), n);
+  CellGrid grid(lo, hi, std::max(spec.min_distance, 2.5), n);  // cells of 2.5: 28 MB of heads at 1M atoms
   std::mt19937_64 rng(spec.seed);
   std::normal_distribution<double> gauss(0.0, s);
   std::bernoulli_distribution sign(0.5);
@@ -112,7 +112,7 @@ std::vector<Atom> make_system(const SystemSpec& spec) {
   return atoms;
 }
 
-std::vector<std::uint32_t> decomposition_order(const std::vector<Atom>& atoms, double cutoff) {
+std::vector<std::uint32_t> box_of_atoms(const std::vector<Atom>& atoms, double cutoff) {
   double lo[3] = {atoms[0].x, atoms[0].y, atoms[0].z}, hi[3] = {lo[0], lo[1], lo[2]};
   for (const Atom& a : atoms) {
     const double p[3] = {a.x, a.y, a.z};
@@ -121,13 +121,19 @@ std::vector<std::uint32_t> decomposition_order(const std::vector<Atom>& atoms, d
       hi[d] = std::max(hi[d], p[d]);
     }
   }
-  CellGrid grid(lo, hi, cutoff, 0);
+  const CellGrid grid(lo, hi, cutoff, 0);
   std::vector<std::uint32_t> box(atoms.size());
-  std::vector<std::uint32_t> count(grid.head.size(), 0);
   for (std::size_t i = 0; i < atoms.size(); ++i) {
     box[i] = static_cast<std::uint32_t>(grid.index(grid.coord(atoms[i].x, 0), grid.coord(atoms[i].y, 1), grid.coord(atoms[i].z, 2)));
-    ++count[box[i]];
   }
+  return box;
+}
+
+std::vector<std::uint32_t> decomposition_order(const std::vector<Atom>& atoms, double cutoff) {
+  const std::vector<std::uint32_t> box = box_of_atoms(atoms, cutoff);
+  const std::uint32_t boxes_total = box.empty() ? 0 : *std::max_element(box.begin(), box.end()) + 1;
+  std::vector<std::uint32_t> count(boxes_total, 0);
+  for (std::uint32_t b : box) ++count[b];
   std::vector<std::uint32_t> boxes;
   for (std::uint32_t b = 0; b < count.size(); ++b) {
     if (count[b] != 0) boxes.push_back(b);

@@ -28,6 +28,8 @@ std::vector<Atom> make_system(const SystemSpec& spec);
 // The decomposition sort (Solutions 1, 3 and the task queue): atoms grouped by cutoff-sized boxes
 // (a counting sort), the densest box first; within a box, by id. Returns A: original ids in order.
 std::vector<std::uint32_t> decomposition_order(const std::vector<Atom>& atoms, double cutoff);
+// The cutoff-sized box of each atom (a grid over the atoms' bounding box): what the sort groups by.
+std::vector<std::uint32_t> box_of_atoms(const std::vector<Atom>& atoms, double cutoff);
 // Solution 2: a random permutation of the ids.
 std::vector<std::uint32_t> random_order(std::uint32_t n, std::uint64_t seed);
 
