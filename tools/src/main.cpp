@@ -391,8 +391,8 @@ int main(int argc, char** argv) {
   ex->add_option("--max-memory", ex_max_memory, "Refuse a trace whose decoding needs more memory than this (512M, 2G; default: a quarter of physical memory)");
 
   BenchArgs ba;
-  auto* bench = app.add_subcommand("bench", "Measure dispatch cost, the queue operations, Chen Figure 7 (patterns), tracing overhead and the spawning scenarios (uts, nqueens); print Markdown tables");
-  bench->add_option("what", ba.what, "dispatch, queue, patterns, trace-overhead, uts, nqueens or all")->check(CLI::IsMember({"dispatch", "queue", "patterns", "trace-overhead", "uts", "nqueens", "all"}))->capture_default_str();
+  auto* bench = app.add_subcommand("bench", "Measure dispatch cost, the queue operations, Chen Figure 7 (patterns), tracing overhead and the spawning scenarios (uts, nqueens), and Chen section 6 (md, on request); print Markdown tables");
+  bench->add_option("what", ba.what, "dispatch, queue, patterns, trace-overhead, uts, nqueens or all; md (Chen Figures 5, 8-10; not in all)")->check(CLI::IsMember({"dispatch", "queue", "patterns", "trace-overhead", "uts", "nqueens", "all", "md"}))->capture_default_str();
   bench->add_option("-b,--backend", ba.backend, "cpu or cuda (default: both where present)")->check(CLI::IsMember({"cpu", "cuda"}));
   bench->add_option("--tasks", ba.tasks, "Empty tasks per dispatch measurement")->check(CLI::Range(1000ull, 100'000'000ull))->capture_default_str();
   bench->add_option("--repeats", ba.repeats, "Runs per figure (the median is reported)")->check(CLI::Range(1u, 100u))->capture_default_str();
@@ -402,6 +402,9 @@ int main(int argc, char** argv) {
   bench->add_option("--peer-uts", ba.peer_uts, "uts: the official UTS's run script, run beside the CPU backend (default: $GPULB_PEER_UTS, else ../shared/peers/run-uts-peer.sh if present)");
   bench->add_option("--queens", ba.queens, "nqueens: board size")->check(CLI::Range(4u, 18u))->capture_default_str();
   bench->add_option("--cutoff", ba.cutoff, "nqueens: rows placed by tasks, the rest sequentially within a task")->check(CLI::Range(0u, 18u))->capture_default_str();
+
+  bench->add_option("--md-sizes", ba.md_sizes, "md: atoms for Figures 5 and 8, comma-separated (default: 4096,8192,16384 on the CPU; 32768 to 1048576 on GPUs)");
+  bench->add_option("--md-atoms", ba.md_atoms, "md: atoms for Figures 9 and 10")->check(CLI::Range(128u, 1u << 22))->capture_default_str();
 
   try {
     app.parse(argc, argv);
