@@ -47,9 +47,9 @@ struct MdBody {
   ForceField<float> ff;
 
   // The force on atom i, summed over j in original order; returns the warp sample counts packed
-  // (lanes << 32 | active) on the device, 0 on the CPU.
-  template <class Ctx>
-  GPULB_HD std::uint64_t atom_force(const Ctx&, std::uint32_t i) const {
+  // (lanes << 32 | active) on the device, 0 on the CPU. `present`: the warp's lanes that run this
+  // loop with it (the same j at the same time), the mask of the sampling ballot.
+  GPULB_HD std::uint64_t atom_force(std::uint32_t i, [[maybe_unused]] unsigned present) const {
     const Atom a = atoms[i];
     float fx = 0.f, fy = 0.f, fz = 0.f;
     std::uint32_t neighbours = 0;
@@ -61,7 +61,6 @@ struct MdBody {
       const bool inside = r2 < ff.rc2 && j != i;
 #ifdef __CUDA_ARCH__
       if (j % kWarpSampleStride == 0) {
-        const unsigned present = __activemask();
         const unsigned taken = __ballot_sync(present, inside);
         if (taken != 0 && (threadIdx.x % kWarpLanes) == static_cast<unsigned>(__ffs(present) - 1)) {
           warp += (std::uint64_t{static_cast<unsigned>(__popc(present))} << 32) + static_cast<unsigned>(__popc(taken));
@@ -114,7 +113,18 @@ struct MdBody {
     const std::uint32_t block = ctx.block_size();
     std::uint64_t warp = ctx.sum_over_threads([&](std::uint32_t t) {
       std::uint64_t w = 0;
-      for (std::uint32_t slot = t; slot < kTaskAtoms && first + slot < n; slot += block) w += atom_force(ctx, order[first + slot]);
+      // Every thread makes the same rounds (blocks are whole warps: sum_over_threads needs that
+      // too), so the ballot of the lanes with an atom this round is taken by the full warp.
+      for (std::uint32_t round = 0; round < kTaskAtoms; round += block) {
+        const std::uint32_t slot = round + t;
+        const bool valid = slot < kTaskAtoms && first + slot < n;
+#ifdef __CUDA_ARCH__
+        const unsigned present = __ballot_sync(0xFFFFFFFFu, valid);
+#else
+        const unsigned present = 0;
+#endif
+        if (valid) w += atom_force(order[first + slot], present);
+      }
       return w;
     });
 #ifndef __CUDA_ARCH__
