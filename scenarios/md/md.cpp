@@ -129,9 +129,17 @@ ParamMap MdInstance::policy_defaults(const PolicyDescriptor&) const {
   // blocks of 128 threads resident, so a queue holds 256 tasks (two queues: 512 a GPU) -- enough
   // that blocks rarely wait for a refill, few enough that a multi-GPU pool still balances at the
   // end. The paper's setting: --workers 120 --param queue_capacity=20.
-  if (config_.solution == Solution::Chunked3) return {{"chunk", "120"}};
-  if (config_.solution == Solution::TaskQueue) return {{"queue_capacity", "256"}};
-  return {};
+  //
+  // The watchdog stops a run that shows no progress for watchdog_ms; under `hardware` a GPU shows
+  // progress only when its one launch ends, which at 1M atoms (10^12 pair tests) is seconds on an
+  // H100. So the watchdog waits at least for N^2 pair tests at 10^10 a second (a pessimistic GPU),
+  // and never less than its usual 10 s.
+  const double n = static_cast<double>(atoms_.size());
+  const std::uint64_t watchdog = std::min<std::uint64_t>(3'600'000, std::max<std::uint64_t>(10'000, static_cast<std::uint64_t>(n * n * 1e-7)));
+  ParamMap d = {{"watchdog_ms", std::to_string(watchdog)}};
+  if (config_.solution == Solution::Chunked3) d["chunk"] = "120";
+  if (config_.solution == Solution::TaskQueue) d["queue_capacity"] = "256";
+  return d;
 }
 
 MdBody MdInstance::body_on(MdRecord* records, const std::byte* input) const {

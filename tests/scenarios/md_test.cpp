@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpulb/builtin/registry.hpp"
+#include "gpulb/policies/hardware.hpp"
 #include "gpulb/run.hpp"
 #include "md/md.hpp"
 
@@ -108,6 +109,12 @@ TEST(Md, SolutionsSetThePapersPolicyDefaultsAndTheUserWins) {
   const RunResult tq = run_md(kSolutions[3], {{"queue_capacity", "20"}});
   EXPECT_EQ(tq.trace.meta.parameters.at("queue_capacity"), "20");
   EXPECT_EQ(run_md(kSolutions[3]).trace.meta.parameters.at("queue_capacity"), "256");
+  // One launch of 10^12 pair tests shows no progress for seconds: the watchdog waits longer.
+  EXPECT_EQ(chunked.trace.meta.parameters.at("watchdog_ms"), "10000");
+  MdConfig big;
+  big.system.atoms = 400000;  // 1.6e11 pair tests: 16 s at 10^10 a second
+  big.solution = Solution::Sorted1;
+  EXPECT_EQ(MdInstance(big).policy_defaults(policies::hardware()).at("watchdog_ms"), "16000");
 }
 
 TEST(Md, BadParametersAreRefusedByName) {
