@@ -162,6 +162,7 @@ void MdInstance::collect(std::vector<std::vector<MdRecord>> per_device, const Ex
       r.warp_active += device[i].warp_active;
       r.warp_lanes += device[i].warp_lanes;
       r.runs += device[i].runs;
+      r.warp_divergent += device[i].warp_divergent;
     }
   }
   on_gpu_ = plan.backend == Backend::Cuda;
@@ -171,7 +172,7 @@ Verification MdInstance::verify() const {
   Verification v;
   const std::uint32_t n = static_cast<std::uint32_t>(atoms_.size());
   std::string problem;
-  std::uint64_t active = 0, lanes = 0;
+  std::uint64_t active = 0, lanes = 0, divergent = 0;
   for (std::uint32_t k = 0; k < tasks(); ++k) {
     const MdRecord& r = records_[n + k];
     if (r.runs != 1 && problem.empty()) {
@@ -179,6 +180,7 @@ Verification MdInstance::verify() const {
     }
     active += r.warp_active;
     lanes += r.warp_lanes;
+    divergent += r.warp_divergent;
   }
 
   // Sampled forces against the all-pairs double reference.
@@ -246,6 +248,7 @@ Verification MdInstance::verify() const {
       {"neighbours_mean", n ? double(neighbours) / n : 0.0},
       {"task_neighbours_max_over_mean", mean_task > 0 ? double(task_max) / mean_task : 0.0},
       {"warp_efficiency", lanes ? double(active) / double(lanes) : 0.0},
+      {"divergent_samples", divergent},
       {"warp_efficiency_source", on_gpu_ ? "GPU: __ballot_sync every 32nd atom of the force loop"
                                          : "CPU: 32-lane warps emulated, every 32nd atom of the force loop"}};
   v.result_json = result.dump();

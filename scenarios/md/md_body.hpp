@@ -11,7 +11,9 @@
 //
 // Warp efficiency (the paper's explanation of Solution 2's slowness): every kWarpSampleStride-th
 // j, the lanes of a warp that take the force branch are counted (active) against the lanes present
-// (lanes), over the samples where any lane takes it. On the GPU a __ballot_sync in the loop; on the
+// (lanes), over the samples where any lane takes it; and the divergent samples, where some lanes
+// take it and others not (the nearest thing to the profiler's divergent-branch count that the
+// paper quotes: "49% more thread divergences"). On the GPU a __ballot_sync in the loop; on the
 // CPU the same count is made by emulating 32-lane warps over the block's threads (after the loop,
 // so the CPU's own loop stays a plain loop).
 #pragma once
@@ -36,7 +38,7 @@ struct MdRecord {
   std::uint32_t warp_active;  // task records: sampled lanes that took the force branch
   std::uint32_t warp_lanes;   // task records: lanes present in those samples
   std::uint32_t runs;         // task records: times the task ran (verification: once)
-  std::uint32_t pad;
+  std::uint32_t warp_divergent;  // task records: samples where some lanes took it and some not
 };
 
 struct MdBody {
@@ -47,9 +49,11 @@ struct MdBody {
   ForceField<float> ff;
 
   // The force on atom i, summed over j in original order; returns the warp sample counts packed
-  // (lanes << 32 | active) on the device, 0 on the CPU. `present`: the warp's lanes that run this
-  // loop with it (the same j at the same time), the mask of the sampling ballot.
-  GPULB_HD std::uint64_t atom_force(std::uint32_t i, [[maybe_unused]] unsigned present) const {
+  // (lanes << 32 | active) on the device, 0 on the CPU, and adds the divergent samples to
+  // `divergent` (the warp's leader lane only). `present`: the warp's lanes that run this loop with
+  // it (the same j at the same time), the mask of the sampling ballot.
+  GPULB_HD std::uint64_t atom_force(std::uint32_t i, [[maybe_unused]] unsigned present,
+                                    [[maybe_unused]] std::uint32_t& divergent) const {
     const Atom a = atoms[i];
     float fx = 0.f, fy = 0.f, fz = 0.f;
     std::uint32_t neighbours = 0;
@@ -64,6 +68,7 @@ struct MdBody {
         const unsigned taken = __ballot_sync(present, inside);
         if (taken != 0 && (threadIdx.x % kWarpLanes) == static_cast<unsigned>(__ffs(present) - 1)) {
           warp += (std::uint64_t{static_cast<unsigned>(__popc(present))} << 32) + static_cast<unsigned>(__popc(taken));
+          divergent += taken != present ? 1u : 0u;
         }
       }
 #endif
@@ -85,7 +90,7 @@ struct MdBody {
 
   // CPU: the warp samples of one task, 32 consecutive threads of the block a warp, as the GPU's
   // ballot counts them (thread t owns slots t, t + block, ...; one warp per 32 threads a round).
-  GPULB_HD std::uint64_t emulate_warps(std::uint32_t first, std::uint32_t block) const {
+  GPULB_HD std::uint64_t emulate_warps(std::uint32_t first, std::uint32_t block, std::uint32_t& divergent) const {
     std::uint64_t warp = 0;
     for (std::uint32_t round = 0; round < kTaskAtoms; round += block) {
       for (std::uint32_t w = 0; w < block; w += kWarpLanes) {
@@ -101,6 +106,7 @@ struct MdBody {
             taken += (dx * dx + dy * dy + dz * dz < ff.rc2 && j != i) ? 1 : 0;
           }
           if (taken != 0) warp += (std::uint64_t{present} << 32) + taken;
+          divergent += (taken != 0 && taken != present) ? 1u : 0u;
         }
       }
     }
@@ -111,6 +117,7 @@ struct MdBody {
   GPULB_HD void operator()(Ctx& ctx, const Task& task) const {
     const std::uint32_t first = task.id * kTaskAtoms;
     const std::uint32_t block = ctx.block_size();
+    std::uint32_t divergent = 0;  // this thread's (device) or the whole task's (CPU)
     std::uint64_t warp = ctx.sum_over_threads([&](std::uint32_t t) {
       std::uint64_t w = 0;
       // Every thread makes the same rounds (blocks are whole warps: sum_over_threads needs that
@@ -123,17 +130,21 @@ struct MdBody {
 #else
         const unsigned present = 0;
 #endif
-        if (valid) w += atom_force(order[first + slot], present);
+        if (valid) w += atom_force(order[first + slot], present, divergent);
       }
       return w;
     });
-#ifndef __CUDA_ARCH__
-    warp = emulate_warps(first, block);
+#ifdef __CUDA_ARCH__
+    const std::uint64_t divergent_samples = ctx.sum_over_threads([&](std::uint32_t) { return std::uint64_t{divergent}; });
+#else
+    warp = emulate_warps(first, block, divergent);
+    const std::uint64_t divergent_samples = divergent;
 #endif
     ctx.once([&] {
       MdRecord& r = records[n + task.id];
       r.warp_active = static_cast<std::uint32_t>(warp & 0xFFFFFFFFu);
       r.warp_lanes = static_cast<std::uint32_t>(warp >> 32);
+      r.warp_divergent = static_cast<std::uint32_t>(divergent_samples);
       device_atomic_ref<std::uint32_t>(r.runs).fetch_add(1, mo::relaxed);
     });
   }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <utility>
 #include <string>
 #include <nlohmann/json.hpp>
 
@@ -80,14 +81,18 @@ TEST(MdGpu, EverySolutionVerifiesOnEveryGpuWithTheOneGpuForces) {
 
 TEST(MdGpu, WarpSamplesMatchTheCpuEmulationAndThePermutationLowersThem) {
   SKIP_WITHOUT_GPU();
-  const double gpu1 = result_of(run_md(kSolutions[0], Backend::Cuda, 16384)).at("warp_efficiency").get<double>();
-  const double gpu2 = result_of(run_md(kSolutions[1], Backend::Cuda, 16384)).at("warp_efficiency").get<double>();
-  const double cpu1 = result_of(run_md(kSolutions[0], Backend::Cpu, 16384)).at("warp_efficiency").get<double>();
-  const double cpu2 = result_of(run_md(kSolutions[1], Backend::Cpu, 16384)).at("warp_efficiency").get<double>();
+  const auto g1 = result_of(run_md(kSolutions[0], Backend::Cuda, 16384)), g2 = result_of(run_md(kSolutions[1], Backend::Cuda, 16384));
+  const auto c1 = result_of(run_md(kSolutions[0], Backend::Cpu, 16384)), c2 = result_of(run_md(kSolutions[1], Backend::Cpu, 16384));
+  const double gpu1 = g1.at("warp_efficiency").get<double>(), gpu2 = g2.at("warp_efficiency").get<double>();
+  const double cpu1 = c1.at("warp_efficiency").get<double>(), cpu2 = c2.at("warp_efficiency").get<double>();
   // Equal but for pairs at the cutoff itself, where a fused multiply-add may round r^2 otherwise.
   EXPECT_NEAR(gpu1, cpu1, 1e-3 * cpu1);
   EXPECT_NEAR(gpu2, cpu2, 1e-3 * cpu2);
   EXPECT_GT(gpu1, 1.2 * gpu2) << "sorted " << gpu1 << ", permuted " << gpu2;
+  for (const auto& [gpu, cpu] : {std::pair{g1, c1}, std::pair{g2, c2}}) {
+    const double d_gpu = gpu.at("divergent_samples").get<double>(), d_cpu = cpu.at("divergent_samples").get<double>();
+    EXPECT_NEAR(d_gpu, d_cpu, 1e-3 * d_cpu);
+  }
 }
 
 TEST(MdGpu, AMillionAtomsVerifyUnderTheTaskQueue) {
