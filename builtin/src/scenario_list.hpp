@@ -6,6 +6,7 @@
 #include "connect4/connect4.hpp"
 #include "faults/faults.hpp"
 #include "nbody/nbody.hpp"
+#include "md/md.hpp"
 #include "nqueens/nqueens.hpp"
 #include "patterns/patterns.hpp"
 #include "uts/uts.hpp"
@@ -16,4 +17,5 @@
   X(scenarios::nqueens::NQueensInstance, scenarios::nqueens::make_scenario)    \
   X(scenarios::connect4::Connect4Instance, scenarios::connect4::make_scenario)    \
   X(scenarios::faults::FaultsInstance, scenarios::faults::make_scenario)        \
-  X(scenarios::nbody::NBodyInstance, scenarios::nbody::make_scenario)
+  X(scenarios::nbody::NBodyInstance, scenarios::nbody::make_scenario)          \
+  X(scenarios::md::MdInstance, scenarios::md::make_scenario)

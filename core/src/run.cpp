@@ -120,7 +120,6 @@ RunResult run(const Registry& registry, const RunConfig& config) {
 
   ParamMap scenario_params, policy_params;
   split_params(registry, config.params, scenario, policy, scenario_params, policy_params);
-  const PolicyOptions options = parse_policy_options(policy, policy_params);
   std::unique_ptr<BoundRun> bound = entry.bind(scenario_params);
   ScenarioInstance& instance = bound->instance();
   check_spawning(instance, scenario.name(), registry, policy);
@@ -128,6 +127,14 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   if (const std::string why = instance.unsupported_on(backend); !why.empty()) {
     throw ConfigError("scenario '" + scenario.name() + "' cannot run on the " + std::string(to_string(backend)) + " backend: " + why);
   }
+  if (const std::string why = instance.unsupported_under(policy); !why.empty()) {
+    throw ConfigError("scenario '" + scenario.name() + "' cannot run under policy '" + std::string(policy.name) + "': " + why);
+  }
+  const std::vector<const OptionSpec*> accepted = options_of(policy);
+  for (const auto& [key, value] : instance.policy_defaults(policy)) {
+    if (takes(accepted, key)) policy_params.emplace(key, value);  // the user's value wins
+  }
+  const PolicyOptions options = parse_policy_options(policy, policy_params);
   const std::vector<Task> tasks = instance.initial_tasks();
 
   ExecPlan plan;

@@ -133,6 +133,50 @@ TEST(Hardware, EveryBlockRunsExactlyOnce) {
   expect_each_ran_once(counts);
 }
 
+// Chen et al. Solution 3 on host threads: launches of `chunk` tasks, each ending before the next
+// starts (a barrier), every task once, one KernelLaunch/KernelEnd pair a chunk on the host track.
+TEST(Chunked, EveryTaskRunsOnceInLaunchesOfTheChunkSize) {
+  const auto tasks = numbered_tasks(1000);
+  std::vector<std::uint32_t> counts(tasks.size(), 0);
+  ExecPlan plan = plan_for(&policies::chunked(), tasks, 4);
+  plan.trace = true;
+  plan.options.chunk = 120;
+  const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
+  EXPECT_EQ(out.tasks_run, tasks.size());
+  expect_each_ran_once(counts);
+  const trace::Track& host = out.trace.tracks.back();
+  ASSERT_EQ(host.role, trace::TrackRole::Host);
+  std::vector<std::uint32_t> launches, ends;
+  for (const trace::Event& e : host.events) {
+    if (e.kind == trace::EventKind::KernelLaunch) launches.push_back(e.arg);
+    if (e.kind == trace::EventKind::KernelEnd) ends.push_back(e.arg);
+  }
+  const std::vector<std::uint32_t> expected = {120, 120, 120, 120, 120, 120, 120, 120, 40};
+  EXPECT_EQ(launches, expected);
+  EXPECT_EQ(ends, expected);
+  // No task of a launch begins before the previous launch's last task has ended.
+  std::vector<std::uint64_t> begin(tasks.size()), end(tasks.size());
+  for (const trace::Track& t : out.trace.tracks) {
+    for (const trace::Event& e : t.events) {
+      if (e.kind == trace::EventKind::TaskBegin) begin[e.arg] = e.time_ns;
+      if (e.kind == trace::EventKind::TaskEnd) end[e.arg] = e.time_ns;
+    }
+  }
+  for (std::uint32_t c = 1; c * 120 < tasks.size(); ++c) {
+    const std::uint64_t last_end = *std::max_element(end.begin() + (c - 1) * 120, end.begin() + c * 120);
+    const std::uint64_t first_begin = *std::min_element(begin.begin() + c * 120, begin.begin() + std::min<std::size_t>(tasks.size(), (c + 1) * 120));
+    EXPECT_LE(last_end, first_begin) << "launch " << c;
+  }
+}
+
+TEST(Chunked, EveryTaskRunsOnceUnderContention) {
+  const auto tasks = numbered_tasks(kContentionTasks / 10);
+  std::vector<std::uint32_t> counts(tasks.size(), 0);
+  const ExecOutput out = cpu::execute(plan_for(&policies::chunked(), tasks, 8), CountingBody{counts.data()});
+  EXPECT_EQ(out.tasks_run, tasks.size());
+  expect_each_ran_once(counts);
+}
+
 TEST(Tracing, FullSegmentsCountWhatTheyDrop) {
   const auto tasks = numbered_tasks(1000);
   std::vector<std::uint32_t> counts(tasks.size(), 0);

@@ -79,7 +79,6 @@ TEST_P(ExactlyOnce, OnEveryBackendPresent) {
   plan.gpus = 1;
   for (Backend b : {Backend::Cpu, Backend::Cuda}) {
     if (b == Backend::Cuda && gpu_count() == 0) continue;
-    if (b == Backend::Cpu && s.policy == &policies::chunked()) continue;
     plan.workers = b == Backend::Cpu ? 8 : 0;
     SCOPED_TRACE(to_string(b));
     expect_each_ran_once(count_runs(b, plan));

@@ -7,14 +7,17 @@
 // knows a scenario by name.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "gpulb/errors.hpp"
 #include "gpulb/exec_plan.hpp"
 #include "gpulb/params.hpp"
+#include "gpulb/policy.hpp"
 #include "gpulb/task.hpp"
 
 namespace gpulb {
@@ -49,6 +52,12 @@ class ScenarioInstance {
   // Scenarios whose work arrives as G-Charm work requests (gpulb/requests.hpp) return their
   // stream (valid while the instance lives); only policies with traits.runs_requests run them.
   virtual const RequestStream* request_stream() { return nullptr; }
+  // Why this instance cannot run under `policy` (empty: it can). gpulb::run refuses such a run
+  // (ConfigError naming the scenario and the policy), e.g. an md solution bound to one policy.
+  virtual std::string unsupported_under(const PolicyDescriptor&) const { return {}; }
+  // Option values this instance prefers under `policy` where the user gave none (e.g. the paper's
+  // chunk size); gpulb::run applies only those the policy takes, and records them in the trace.
+  virtual ParamMap policy_defaults(const PolicyDescriptor&) const { return {}; }
 };
 
 // What a backend needs to run an instance. The body writes Records into an array the backend
@@ -63,6 +72,11 @@ class Workload : public ScenarioInstance {
   virtual std::size_t record_count(std::uint32_t workers) const = 0;
   // The body over `records` (record_count(workers) of them, zeroed).
   virtual Body body(Record* records) const = 0;
+  // Read-only input the body reads (e.g. atom positions): the CUDA backend copies these bytes to
+  // each GPU before the run (not timed) and hands body_on the copy; the CPU backend hands it the
+  // host bytes themselves. Empty (the default): no input, body_on is body.
+  virtual std::span<const std::byte> input() const { return {}; }
+  virtual Body body_on(Record* records, const std::byte* /*input copy*/) const { return body(records); }
   // After the run: the records of each device that ran (one array on the CPU; one per GPU), the
   // plan as the backend ran it and its output, kept for verify().
   virtual void collect(std::vector<std::vector<Record>> per_device, const ExecPlan& plan, const ExecOutput& out) = 0;

@@ -4,6 +4,8 @@
 // builtin/ instantiates it once per scenario.
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -20,9 +22,15 @@ ExecOutput run_workload(Instance& instance, const ExecPlan& plan) {
   GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
   // One slot per GPU present; the frame checks --gpus against the same count before any body.
   std::vector<cuda::DeviceBuffer<Record>> records(static_cast<std::size_t>(count));
+  // The instance's read-only input, one copy a GPU, made before the GPU's run starts (untimed).
+  const std::span<const std::byte> input = instance.input();
+  std::vector<cuda::DeviceBuffer<std::byte>> inputs(static_cast<std::size_t>(count));
   ExecOutput out = execute(plan, [&](std::uint32_t gpu_slot, std::uint32_t workers) {
     records.at(gpu_slot) = cuda::DeviceBuffer<Record>(instance.record_count(workers));
-    return instance.body(records[gpu_slot].get());
+    if (input.empty()) return instance.body(records[gpu_slot].get());
+    inputs.at(gpu_slot) = cuda::DeviceBuffer<std::byte>(input.size());
+    inputs[gpu_slot].upload(input.data(), input.size());
+    return instance.body_on(records[gpu_slot].get(), inputs[gpu_slot].get());
   });
   std::vector<std::vector<Record>> per_device;
   for (const cuda::DeviceBuffer<Record>& device : records) {

@@ -3,6 +3,7 @@
 
 #include "gpulb/cpu/policies/blocking_queue.hpp"
 #include "gpulb/cpu/policies/combining.hpp"
+#include "gpulb/cpu/policies/chunked.hpp"
 #include "gpulb/cpu/policies/hardware.hpp"
 #include "gpulb/cpu/policies/static_list.hpp"
 #include "gpulb/cpu/policies/task_queue.hpp"
@@ -14,6 +15,7 @@ namespace gpulb::cpu {
 using Drivers = DriverList<  //
     TaskQueueDriver,         // Chen et al. Algorithms 2 and 3
     HardwareDriver,          // Chen et al. Solution 1
+    ChunkedDriver,           // Chen et al. Solution 3
     WorkStealingDriver,      // Grossman / ABP
     StaticListDriver,        // Cederman & Tsigas via Mohan & Gopalan
     BlockingQueueDriver,     // Mohan & Gopalan

@@ -16,7 +16,7 @@ ExecOutput run_workload(Instance& instance, const ExecPlan& plan) {
   p.workers = plan.workers ? plan.workers : default_workers();  // records may be per worker
   std::vector<std::vector<typename Instance::Record>> records(1);
   records[0].resize(instance.record_count(p.workers));
-  ExecOutput out = execute(p, instance.body(records[0].data()));
+  ExecOutput out = execute(p, instance.body_on(records[0].data(), instance.input().data()));
   instance.collect(std::move(records), p, out);
   return out;
 }
