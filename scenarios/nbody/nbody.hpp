@@ -84,6 +84,7 @@ class NBodyInstance : public Workload<NBodyBody, NoRecord> {
   std::string first_wrong_;
   double rms_error_ = -1, max_error_ = -1;  // force error against the direct sum (sample)
   double drift_ = -1;
+  std::uint64_t build_ns_ = 0, walk_ns_ = 0, tail_ns_ = 0;  // the producer's time, by phase
 };
 
 std::unique_ptr<ScenarioOf<NBodyInstance>> make_scenario();
