@@ -144,9 +144,9 @@ CombiningTotals run_combining(const ExecPlan& plan, Device& dev) {
       }
       if (producer_error) std::rethrow_exception(producer_error);
       arrivals.clear();
-      list.take_arrivals(arrivals);
+      const WorkGroupList::State state = list.take_arrivals(arrivals);
       for (std::uint64_t t : arrivals) controller.on_arrival(t);
-      const std::uint64_t waiting = list.waiting();
+      const std::uint64_t waiting = state.waiting;
       if (!arrivals.empty()) dev.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(waiting), kWorkGroupQueue);
 
       std::optional<std::uint32_t> free_slot;
@@ -156,7 +156,7 @@ CombiningTotals run_combining(const ExecPlan& plan, Device& dev) {
       // A decision is asked for only when it can be carried out: a launch waits for a free slot
       // (the requests keep arriving meanwhile, and the next decision sees them).
       if (free_slot && waiting > 0) {
-        const LaunchDecision d = controller.next_launch(dev.now_ns(), waiting, list.arrivals_paused());
+        const LaunchDecision d = controller.next_launch(dev.now_ns(), waiting, state.arrivals_paused);
         if (d.count > 0) {
           const std::uint64_t t0 = dev.now_ns();
           std::vector<PendingRequest> taken = list.take_front(d.count);
@@ -195,7 +195,7 @@ CombiningTotals run_combining(const ExecPlan& plan, Device& dev) {
           totals.first_launch_ns = std::min(totals.first_launch_ns, dev.now_ns());
           dev.record(trace::EventKind::Transfer, static_cast<std::uint32_t>(std::min<std::uint64_t>(c.bytes_to_device(), 0xFFFFFFFFu)), kToDevice);
           dev.record(trace::EventKind::KernelLaunch, n, static_cast<std::uint16_t>(d.reason));
-          dev.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(list.waiting()), kWorkGroupQueue);
+          dev.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(waiting - n), kWorkGroupQueue);
           InFlight& s = slots[*free_slot];
           s.busy = true;
           s.reason = d.reason;
@@ -204,11 +204,11 @@ CombiningTotals run_combining(const ExecPlan& plan, Device& dev) {
           moved = true;
         }
       }
-      if (busy_slots() == 0 && list.all_done()) break;
+      if (busy_slots() == 0 && state.all_done) break;
       if (!moved) {
-        dev.tick(list.completed_count(), [&] {
-          return std::to_string(list.completed_count()) + " of " + std::to_string(list.emitted()) + " requests done, " +
-                 std::to_string(list.waiting()) + " waiting, " + std::to_string(busy_slots()) + " launches running";
+        dev.tick(state.completed, [&] {
+          return std::to_string(state.completed) + " of " + std::to_string(state.emitted) + " requests done, " +
+                 std::to_string(state.waiting) + " waiting, " + std::to_string(busy_slots()) + " launches running";
         });
         // The periodic check of the work group list: often enough that a timeout of
         // 2 x maxInterval is seen within a few microseconds.

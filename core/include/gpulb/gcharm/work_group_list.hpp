@@ -48,10 +48,12 @@ class WorkGroupList : public RequestSink {
   }
 
   void emit(const Request& r) override {
+    // The table does not change while requests are emitted (publish_items waits for quiet).
+    const std::uint64_t table_items = table_size() / stream_.item_bytes;
     for (std::uint32_t item : r.items) {
-      if (static_cast<std::uint64_t>(item) * stream_.item_bytes >= table_size()) {
+      if (item >= table_items) {
         throw std::out_of_range("request " + std::to_string(r.task.id) + " names item " + std::to_string(item) +
-                                " past the published table of " + std::to_string(table_size() / stream_.item_bytes) + " items");
+                                " past the published table of " + std::to_string(table_items) + " items");
       }
     }
     if (stream_.max_items_per_request != 0 && r.items.size() > stream_.max_items_per_request) {
@@ -74,12 +76,20 @@ class WorkGroupList : public RequestSink {
   }
 
   // ---- the driver's side ----
-  // Arrival times of requests emitted since the last call, in order.
-  void take_arrivals(std::vector<std::uint64_t>& out) {
+  // What the driver's periodic check reads, under one lock (the producers contend for it).
+  struct State {
+    std::uint64_t waiting = 0;    // requests in the list
+    bool arrivals_paused = false; // see arrivals_paused()
+    bool all_done = false;        // see all_done()
+    std::uint64_t emitted = 0, completed = 0;
+  };
+  // Arrival times of requests emitted since the last call, in order, and the list's state.
+  State take_arrivals(std::vector<std::uint64_t>& out) {
     std::lock_guard lock(mutex_);
     const std::uint64_t in_list_new = std::min<std::uint64_t>(emitted_ - announced_, list_.size());
     for (std::size_t i = list_.size() - in_list_new; i < list_.size(); ++i) out.push_back(list_[i].arrival_ns);
     announced_ = emitted_;
+    return {list_.size(), quiet_waiters_ > 0 || producer_done_, producer_done_ && completed_ == emitted_, emitted_, completed_};
   }
   std::uint64_t waiting() const {
     std::lock_guard lock(mutex_);
