@@ -34,6 +34,8 @@ PolicyOptions parse_policy_options(const PolicyDescriptor& desc, const ParamMap&
   for (const OptionSpec* option : options_of(desc)) {
     if (auto* number = std::get_if<std::uint32_t PolicyOptions::*>(&option->field)) {
       o.**number = static_cast<std::uint32_t>(int_param(params, option->spec));
+    } else if (auto* real = std::get_if<double PolicyOptions::*>(&option->field)) {
+      o.**real = real_param(params, option->spec, static_cast<double>(option->spec.min), static_cast<double>(option->spec.max));
     } else {
       o.*std::get<std::string PolicyOptions::*>(option->field) = choice_param(params, option->spec);
     }

@@ -45,6 +45,7 @@ TEST(EventKinds, EveryKnownKindHasItsOwnName) {
   EXPECT_STREQ(event_kind_name(EventKind::TaskBegin), "task_begin");
   EXPECT_STREQ(event_kind_name(EventKind::DequeLevel), "deque_level");
   EXPECT_STREQ(event_kind_name(EventKind::Transfer), "transfer");
+  EXPECT_STREQ(event_kind_name(EventKind::RequestSplit), "request_split");
 }
 
 TEST(EventKinds, KindsNewerThanThisBuildAreUnknownAndIgnored) {
@@ -99,7 +100,8 @@ TEST(EventKinds, MarkersArePointEventsOfWorkAndHostCategories) {
     EXPECT_EQ(t.marker, point.count(t.category) == 1) << t.name;
   }
   EXPECT_EQ(kinds_where([](const EventTraits& t) { return t.category == EventCategory::Host; }),
-            (std::set<EventKind>{EventKind::HostEnqueue, EventKind::KernelLaunch, EventKind::KernelEnd, EventKind::Transfer}));
+            (std::set<EventKind>{EventKind::HostEnqueue, EventKind::KernelLaunch, EventKind::KernelEnd, EventKind::Transfer,
+                                  EventKind::RequestSplit}));
 }
 
 // One event of every kind on one worker track: the export writes exactly the markers as instants

@@ -39,12 +39,14 @@ struct PolicyOptions {
   std::uint32_t max_size = 0;               // combining adaptive: requests a launch; 0 = resident blocks
   std::uint32_t cache_items = 1u << 21;     // combining, hybrid: data items the device cache holds
   std::uint32_t in_flight = 2;              // combining, hybrid: combined requests running at once
+  double cpu_share = 0.5;                   // hybrid static: the CPU's fraction of each batch's data items
 };
 
 // One option: its spec (as --param and `gpulb list` show it) and the field it sets.
 struct OptionSpec {
   ParamSpec spec;
-  std::variant<std::uint32_t PolicyOptions::*, std::string PolicyOptions::*> field;
+  // A decimal option's bounds are the spec's min and max.
+  std::variant<std::uint32_t PolicyOptions::*, std::string PolicyOptions::*, double PolicyOptions::*> field;
 };
 
 struct PolicyTraits {

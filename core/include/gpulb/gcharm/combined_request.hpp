@@ -31,7 +31,9 @@
 
 namespace gpulb::gcharm {
 
-enum class TransferMode : std::uint8_t { Redundant, Reuse, ReuseSorted };
+// InPlace is not a G-Charm mode: it is how host threads run requests (hybrid's CPU side), reading
+// the published table where it lies, through each request's own item list; nothing is copied.
+enum class TransferMode : std::uint8_t { Redundant, Reuse, ReuseSorted, InPlace };
 
 inline TransferMode parse_transfer_mode(const std::string& s) {
   if (s == "redundant") return TransferMode::Redundant;
@@ -39,6 +41,9 @@ inline TransferMode parse_transfer_mode(const std::string& s) {
   if (s == "reuse-sorted") return TransferMode::ReuseSorted;
   throw ConfigError("transfer '" + s + "' is not one of redundant|reuse|reuse-sorted");
 }
+
+// Whether the device keeps a cache of items (a DataCacheTable on the host).
+inline bool uses_cache(TransferMode m) { return m == TransferMode::Reuse || m == TransferMode::ReuseSorted; }
 
 inline constexpr std::size_t kOutputAlign = 16;
 
@@ -53,6 +58,7 @@ struct CombinedRequest {
   std::uint64_t output_bytes = 0;
   std::uint64_t items_read = 0;             // items the requests read, repeats included
   TransferMode mode = TransferMode::Redundant;
+  std::span<const std::byte> table;         // the published item table the requests index
 
   // The bytes the host sends for this launch: items, index buffer and tasks.
   std::uint64_t bytes_to_device() const {
@@ -92,8 +98,11 @@ inline CombinedRequest assemble(std::vector<PendingRequest> requests, TransferMo
   std::uint64_t items = 0;
   for (const PendingRequest& r : c.requests) items += r.items.size();
   c.items_read = items;
+  c.table = table;
   std::vector<std::uint32_t> missing_items, scratch;
-  if (mode == TransferMode::Redundant) {
+  if (mode == TransferMode::InPlace) {
+    c.slot_lists.reserve(items);
+  } else if (mode == TransferMode::Redundant) {
     c.upload_items.resize(items * item_bytes);
   } else {
     c.slot_lists.resize(items);
@@ -102,7 +111,9 @@ inline CombinedRequest assemble(std::vector<PendingRequest> requests, TransferMo
   std::uint64_t next_item = 0, next_output = 0;
   for (const PendingRequest& r : c.requests) {
     c.first_item.push_back(next_item);
-    if (mode == TransferMode::Redundant) {
+    if (mode == TransferMode::InPlace) {
+      c.slot_lists.insert(c.slot_lists.end(), r.items.begin(), r.items.end());
+    } else if (mode == TransferMode::Redundant) {
       for (std::size_t i = 0; i < r.items.size(); ++i) {
         std::memcpy(c.upload_items.data() + (next_item + i) * item_bytes, table.data() + std::size_t{r.items[i]} * item_bytes, item_bytes);
       }
@@ -120,7 +131,7 @@ inline CombinedRequest assemble(std::vector<PendingRequest> requests, TransferMo
     next_output += (r.output.size() + kOutputAlign - 1) / kOutputAlign * kOutputAlign;
     c.tasks.push_back(r.task);
   }
-  if (mode != TransferMode::Redundant) {
+  if (mode == TransferMode::Reuse || mode == TransferMode::ReuseSorted) {
     c.upload_items.resize(missing_items.size() * item_bytes);
     for (std::size_t k = 0; k < missing_items.size(); ++k) {
       std::memcpy(c.upload_items.data() + k * item_bytes, table.data() + std::size_t{missing_items[k]} * item_bytes, item_bytes);
@@ -133,7 +144,7 @@ inline CombinedRequest assemble(std::vector<PendingRequest> requests, TransferMo
 // Device addresses of the launch's buffers (any address space the body can read: device memory
 // on the GPU, host memory on the CPU backend).
 struct DeviceAreas {
-  std::uintptr_t cache = 0;       // reuse: slot 0 of the cache
+  std::uintptr_t cache = 0;       // reuse: slot 0 of the cache; in place: the table
   std::uintptr_t items = 0;       // redundant: the copied items
   std::uintptr_t slot_lists = 0;  // reuse: the index buffer
   std::uintptr_t outputs = 0;

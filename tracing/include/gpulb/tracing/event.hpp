@@ -30,6 +30,7 @@ enum class EventKind : std::uint8_t {
   PoolLevel = 14,     // arg: tasks left in the host task pool (host tracks)
   DequeLevel = 15,    // aux: owner worker (low 16 bits), arg: tasks in the deque after the push/pop
   Transfer = 16,      // aux: 0 to the device, 1 to the host; arg: bytes (saturating) (host tracks)
+  RequestSplit = 17,  // hybrid: arg: requests of the batch sent to the CPU; aux: the CPU's share of its items, per mille
   Count               // keep last: the number of kinds this build knows
 };
 

@@ -66,6 +66,7 @@ GPULB_HD constexpr EventTraits event_traits(EventKind k) {
     case EventKind::PoolLevel:    return {"pool_level",     C::Level,   Z::None,   I::None,   L::Pool,  false};
     case EventKind::DequeLevel:   return {"deque_level",    C::Level,   Z::None,   I::None,   L::Deque, false};
     case EventKind::Transfer:     return {"transfer",       C::Host,    Z::None,   I::None,   L::None,  true};
+    case EventKind::RequestSplit: return {"request_split",  C::Host,    Z::None,   I::None,   L::None,  true};
     case EventKind::Count: break;
   }
   // Kinds newer than this build (a trace from a later gpulb): readers skip them.

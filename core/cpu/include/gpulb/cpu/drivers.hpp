@@ -5,6 +5,7 @@
 #include "gpulb/cpu/policies/combining.hpp"
 #include "gpulb/cpu/policies/chunked.hpp"
 #include "gpulb/cpu/policies/hardware.hpp"
+#include "gpulb/cpu/policies/hybrid.hpp"
 #include "gpulb/cpu/policies/static_list.hpp"
 #include "gpulb/cpu/policies/task_queue.hpp"
 #include "gpulb/cpu/policies/work_stealing.hpp"
@@ -19,6 +20,7 @@ using Drivers = DriverList<  //
     WorkStealingDriver,      // Grossman / ABP
     StaticListDriver,        // Cederman & Tsigas via Mohan & Gopalan
     BlockingQueueDriver,     // Mohan & Gopalan
-    CombiningDriver>;        // Rengasamy & Vadhiyar (G-Charm)
+    CombiningDriver,         // Rengasamy & Vadhiyar (G-Charm), section 3.1-3.2
+    HybridDriver>;           // Rengasamy & Vadhiyar (G-Charm), section 3.3
 
 }  // namespace gpulb::cpu

@@ -1,5 +1,5 @@
 // The combining policy on the CUDA backend (G-Charm sections 3.1-3.2), on one GPU: the host loop of
-// gpulb/gcharm/combining_loop.hpp with this GPU as its device. Each launch slot is a stream with
+// gpulb/gcharm/request_loop.hpp with this GPU as its device. Each launch slot is a stream with
 // its own buffers, so the copies of one combined request overlap the kernel of another:
 //   one copy in (tasks, index buffer, cache slots, items: packed in pinned memory, one memcpy),
 //   reuse: a scatter of the new items into their cache slots,
@@ -15,7 +15,7 @@
 
 #include "gpulb/cuda/check.hpp"
 #include "gpulb/cuda/memory.hpp"
-#include "gpulb/gcharm/combining_loop.hpp"
+#include "gpulb/gcharm/request_loop.hpp"
 #include "gpulb/kernels/detail/single_gpu_run.cuh"
 #include "gpulb/kernels/detail/watchdog.hpp"
 #include "gpulb/kernels/request_kernels.cuh"
@@ -44,8 +44,21 @@ inline std::uint64_t elapsed_ns(const TimingEvent& from, const TimingEvent& to) 
   return static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
 }
 
+// The session's host track, clock and watchdog, for the request loop.
+class SessionHost : public gcharm::RequestHost {
+ public:
+  SessionHost(GpuSession& s, Watchdog& watchdog) : s_(s), watchdog_(watchdog) {}
+  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override { s_.host_record(kind, arg, aux); }
+  std::uint64_t now_ns() const override { return s_.now_ns(); }
+  void tick(std::uint64_t progress, const std::function<std::string()>& state) override { watchdog_.check(progress, state); }
+
+ private:
+  GpuSession& s_;
+  Watchdog& watchdog_;
+};
+
 template <class Body>
-class CombiningGpu {
+class CombiningGpu : public gcharm::RequestDevice {
  public:
   CombiningGpu(GpuSession& s, const ExecPlan& plan, const Body& body, Watchdog& watchdog, std::uint32_t segments)
       : s_(s), plan_(plan), body_(body), watchdog_(watchdog), item_bytes_(plan.requests->item_bytes), segments_(segments) {
@@ -56,11 +69,10 @@ class CombiningGpu {
     }
   }
 
-  std::uint32_t launch_slots() const { return static_cast<std::uint32_t>(slots_.size()); }
-  std::uint32_t resident_blocks() const { return resident_; }
-  void reset_cache(std::uint32_t) {}  // the host table forgot every item; the slots get overwritten
+  std::uint32_t launch_slots() const override { return static_cast<std::uint32_t>(slots_.size()); }
+  std::uint32_t resident_blocks() const override { return resident_; }
 
-  gcharm::DeviceAreas prepare(std::uint32_t k, const gcharm::CombinedRequest& c) {
+  gcharm::DeviceAreas prepare(std::uint32_t k, const gcharm::CombinedRequest& c) override {
     Slot& slot = *slots_[k];
     // Layout of the one copy in: tasks | index buffer | item slots | items (16-byte aligned).
     slot.tasks_at = 0;
@@ -72,7 +84,7 @@ class CombiningGpu {
     grow(slot.in, slot.bytes_in);
     grow(slot.out, c.output_bytes);
     grow(slot.out_host, c.output_bytes);
-    if (c.mode != gcharm::TransferMode::Redundant && cache_.size() == 0) {
+    if (gcharm::uses_cache(c.mode) && cache_.size() == 0) {
       cache_ = cuda::DeviceBuffer<std::byte>(std::size_t{plan_.options.cache_items} * item_bytes_);
     }
     const auto base = reinterpret_cast<std::uintptr_t>(slot.in.get());
@@ -80,7 +92,7 @@ class CombiningGpu {
             reinterpret_cast<std::uintptr_t>(slot.out.get())};
   }
 
-  void submit(std::uint32_t k, gcharm::CombinedRequest& c) {
+  void submit(std::uint32_t k, gcharm::CombinedRequest& c) override {
     Slot& slot = *slots_[k];
     std::byte* staging = slot.staging.host();
     std::memcpy(staging + slot.tasks_at, c.tasks.data(), c.tasks.size() * sizeof(Task));
@@ -90,7 +102,7 @@ class CombiningGpu {
     cudaStream_t stream = slot.stream.get();
     GPULB_CUDA_TRY(cudaEventRecord(slot.started.get(), stream));
     GPULB_CUDA_TRY(cudaMemcpyAsync(slot.in.get(), staging, slot.bytes_in, cudaMemcpyHostToDevice, stream));
-    if (c.mode != gcharm::TransferMode::Redundant) {
+    if (gcharm::uses_cache(c.mode)) {
       scatter_items(reinterpret_cast<const std::uint32_t*>(slot.in.get() + slot.items_at),
                     reinterpret_cast<const std::uint32_t*>(slot.in.get() + slot.upload_slots_at), c.upload_slots.size(), item_bytes_ / 4,
                     reinterpret_cast<std::uint32_t*>(cache_.get()), stream);
@@ -107,14 +119,14 @@ class CombiningGpu {
     GPULB_CUDA_TRY(cudaEventRecord(slot.done.get(), stream));
   }
 
-  bool done(std::uint32_t k) {
+  bool done(std::uint32_t k) override {
     const cudaError_t e = cudaEventQuery(slots_[k]->done.get());
     if (e == cudaErrorNotReady) return false;
     GPULB_CUDA_TRY(e);
     return true;
   }
 
-  gcharm::LaunchTimes finish(std::uint32_t k, gcharm::CombinedRequest& c) {
+  gcharm::LaunchTimes finish(std::uint32_t k, gcharm::CombinedRequest& c) override {
     Slot& slot = *slots_[k];
     gcharm::LaunchTimes t{elapsed_ns(slot.started, slot.copied), elapsed_ns(slot.copied, slot.ran), elapsed_ns(slot.ran, slot.done)};
     for (std::size_t i = 0; i < c.requests.size(); ++i) {
@@ -125,13 +137,7 @@ class CombiningGpu {
     return t;
   }
 
-  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) { s_.host_record(kind, arg, aux); }
-  std::uint64_t now_ns() const { return s_.now_ns(); }
-  template <class State>
-  void tick(std::uint64_t progress, State&& state) {
-    watchdog_.check(progress, state);
-  }
-  void stop_kernels() { s_.request_stop(); }
+  void stop_kernels() override { s_.request_stop(); }
 
   std::uint64_t tasks_run() const { return tasks_run_; }
   std::uint64_t untraced() const { return next_segment_ > segments_ ? next_segment_ - segments_ : 0; }
@@ -183,10 +189,12 @@ void control_combining(GpuSession& s, const ExecPlan& plan, Factory& make_body, 
   const Body body = make_body(0u, 0u);
   Watchdog watchdog(plan, s, abort_all);
   CombiningGpu<Body> gpu(s, plan, body, watchdog, static_cast<std::uint32_t>(segments));
+  SessionHost host(s, watchdog);
   o.launch_ns = s.now_ns();
-  gcharm::CombiningTotals totals;
+  gcharm::RequestTotals totals;
+  std::vector<gcharm::DeviceLane> lanes;
   try {
-    totals = gcharm::run_combining(plan, gpu);
+    totals = gcharm::run_combining(plan, host, gpu, lanes);
   } catch (...) {
     gpu.synchronize();
     throw;
@@ -195,7 +203,7 @@ void control_combining(GpuSession& s, const ExecPlan& plan, Factory& make_body, 
   o.end_ns = s.now_ns();
   o.tasks_run = gpu.tasks_run();
   o.workers = gpu.resident_blocks();
-  totals.to_metrics(o.metrics);
+  totals.to_metrics(o.metrics, lanes);
   if (gpu.untraced() > 0) {
     o.notes.push_back(std::to_string(gpu.untraced()) + " requests past the trace's " + std::to_string(segments) +
                       " block segments ran untraced; raise --trace-memory");

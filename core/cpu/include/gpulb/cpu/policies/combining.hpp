@@ -1,4 +1,4 @@
-// The combining policy on the CPU backend: the host loop of gpulb/gcharm/combining_loop.hpp with
+// The combining policy on the CPU backend: the host loop of gpulb/gcharm/request_loop.hpp with
 // host threads as the "device". A combined request is a launch of one block per request, run by
 // the worker threads in launch order (as the hardware policy runs its launch); the device's memory
 // is host memory, so "copies" are memcpy into the cache, the index buffer and the outputs. One
@@ -15,35 +15,51 @@
 #include "gpulb/cpu/context.hpp"
 #include "gpulb/cpu/runtime.hpp"
 #include "gpulb/cpu/worker.hpp"
-#include "gpulb/gcharm/combining_loop.hpp"
+#include "gpulb/gcharm/request_loop.hpp"
 #include "gpulb/policies/combining.hpp"
 
 namespace gpulb::cpu {
 namespace detail {
 
-// The worker threads as one device with a single launch slot.
-template <class Body>
-class CombiningHost {
+// The run's host track, clock and watchdog, for the request loop.
+class RuntimeHost : public gcharm::RequestHost {
  public:
-  CombiningHost(Runtime& rt, const ExecPlan& plan, const Body& body, std::uint32_t item_bytes)
-      : rt_(rt), plan_(plan), body_(body), item_bytes_(item_bytes) {}
+  explicit RuntimeHost(Runtime& rt) : rt_(rt) {}
+  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override { rt_.host_record(kind, arg, aux); }
+  std::uint64_t now_ns() const override { return rt_.now_ns(); }
+  void tick(std::uint64_t, const std::function<std::string()>& state) override { rt_.tick(state); }
 
-  std::uint32_t launch_slots() const { return 1; }
-  std::uint32_t resident_blocks() const { return rt_.workers(); }
-  void reset_cache(std::uint32_t) { cache_.clear(); }
+ private:
+  Runtime& rt_;
+};
 
-  gcharm::DeviceAreas prepare(std::uint32_t, const gcharm::CombinedRequest& c) {
+// Worker threads [first, first + count) of a Runtime as one device with a single launch slot.
+// Under TransferMode::InPlace the blocks read the published table itself (nothing is copied):
+// hybrid's CPU side.
+template <class Body>
+class CombiningHost : public gcharm::RequestDevice {
+ public:
+  CombiningHost(Runtime& rt, const ExecPlan& plan, const Body& body, std::uint32_t item_bytes, std::uint32_t first, std::uint32_t count)
+      : rt_(rt), plan_(plan), body_(body), item_bytes_(item_bytes), first_(first), count_workers_(count) {}
+
+  std::uint32_t launch_slots() const override { return 1; }
+  std::uint32_t resident_blocks() const override { return count_workers_; }
+  std::uint32_t first_worker() const { return first_; }
+  std::uint32_t workers() const { return count_workers_; }
+
+  gcharm::DeviceAreas prepare(std::uint32_t, const gcharm::CombinedRequest& c) override {
     items_.resize(c.mode == gcharm::TransferMode::Redundant ? c.upload_items.size() : 0);
     slot_lists_.resize(c.slot_lists.size());
     outputs_.assign(c.output_bytes, std::byte{0});
     std::uint64_t top = 0;
     for (std::uint32_t s : c.upload_slots) top = std::max<std::uint64_t>(top, s + 1);
     if (top * item_bytes_ > cache_.size()) cache_.resize(top * item_bytes_);
-    return {reinterpret_cast<std::uintptr_t>(cache_.data()), reinterpret_cast<std::uintptr_t>(items_.data()),
+    const std::byte* cache = c.mode == gcharm::TransferMode::InPlace ? c.table.data() : cache_.data();
+    return {reinterpret_cast<std::uintptr_t>(cache), reinterpret_cast<std::uintptr_t>(items_.data()),
             reinterpret_cast<std::uintptr_t>(slot_lists_.data()), reinterpret_cast<std::uintptr_t>(outputs_.data())};
   }
 
-  void submit(std::uint32_t, gcharm::CombinedRequest& c) {
+  void submit(std::uint32_t, gcharm::CombinedRequest& c) override {
     const std::uint64_t t0 = host_now_ns();
     if (c.mode == gcharm::TransferMode::Redundant) {
       std::memcpy(items_.data(), c.upload_items.data(), c.upload_items.size());
@@ -67,9 +83,9 @@ class CombiningHost {
     wake_.notify_all();
   }
 
-  bool done(std::uint32_t) const { return finished_.load(std::memory_order_acquire) == count_; }
+  bool done(std::uint32_t) override { return finished_.load(std::memory_order_acquire) == count_; }
 
-  gcharm::LaunchTimes finish(std::uint32_t, gcharm::CombinedRequest& c) {
+  gcharm::LaunchTimes finish(std::uint32_t, gcharm::CombinedRequest& c) override {
     times_.kernel_ns = host_now_ns() - launch_start_ns_;
     const std::uint64_t t0 = host_now_ns();
     for (std::size_t i = 0; i < c.requests.size(); ++i) {
@@ -80,11 +96,7 @@ class CombiningHost {
     return times_;
   }
 
-  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) { rt_.host_record(kind, arg, aux); }
-  std::uint64_t now_ns() const { return rt_.now_ns(); }
-  template <class State>
-  void tick(std::uint64_t, State&& state) { rt_.tick(state); }
-  void stop_kernels() { quit(); }
+  void stop_kernels() override { quit(); }
 
   // Ends the workers' loops (after the last launch, or on a failure).
   void quit() {
@@ -126,6 +138,7 @@ class CombiningHost {
   const ExecPlan& plan_;
   const Body& body_;
   std::uint32_t item_bytes_;
+  std::uint32_t first_, count_workers_;
   std::vector<std::byte> cache_, items_, outputs_;
   std::vector<std::uint32_t> slot_lists_;
   gcharm::LaunchTimes times_;
@@ -152,19 +165,21 @@ struct CombiningDriver {
     const std::uint64_t expected = plan.requests->expected_requests;
     // Segments are sized alike: the host track's is the largest, up to 8 events a request (eager).
     Runtime rt(plan, 8 * expected + 64);
-    detail::CombiningHost<Body> host(rt, plan, body, plan.requests->item_bytes);
-    rt.start([&](std::uint32_t rank) { host.work(rank); });
-    gcharm::CombiningTotals totals;
+    detail::RuntimeHost host(rt);
+    detail::CombiningHost<Body> device(rt, plan, body, plan.requests->item_bytes, 0, rt.workers());
+    rt.start([&](std::uint32_t rank) { device.work(rank); });
+    std::vector<gcharm::DeviceLane> lanes;
+    gcharm::RequestTotals totals;
     try {
-      totals = gcharm::run_combining(plan, host);
+      totals = gcharm::run_combining(plan, host, device, lanes);
     } catch (...) {
-      host.quit();
+      device.quit();
       rt.join();
       throw;
     }
-    host.quit();
+    device.quit();
     ExecOutput out = rt.finish("host: work group list", totals.requests);
-    totals.to_metrics(out.metrics);
+    totals.to_metrics(out.metrics, lanes);
     return out;
   }
 };

@@ -1,0 +1,342 @@
+// The host loop of the work-request policies (G-Charm, Rengasamy & Vadhiyar, sections 3.1-3.3),
+// the same on both backends: a producer thread runs the scenario's RequestStream into the work
+// group list; this loop periodically checks the list, asks the CombiningController whether a
+// batch is due, routes the batch to the devices (combining: all to one; hybrid: split between the
+// CPU and the GPU by HybridSplitter), assembles each part's combined request (what to copy under
+// its transfer mode), and hands it to its device, which copies, runs one block per request and
+// brings the outputs back.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpulb/errors.hpp"
+#include "gpulb/exec_plan.hpp"
+#include "gpulb/gcharm/combined_request.hpp"
+#include "gpulb/gcharm/combining.hpp"
+#include "gpulb/gcharm/data_cache.hpp"
+#include "gpulb/gcharm/hybrid_split.hpp"
+#include "gpulb/gcharm/work_group_list.hpp"
+#include "gpulb/tracing/event.hpp"
+
+namespace gpulb::gcharm {
+
+// The trace's queue id of the work group list (QueueLevel events on the host track).
+inline constexpr std::uint16_t kWorkGroupQueue = 0;
+// Transfer events' aux: direction.
+inline constexpr std::uint16_t kToDevice = 0, kToHost = 1;
+// KernelLaunch/KernelEnd aux: the launch reason, plus the device lane times this (hybrid: 0 the
+// CPU, 1 the GPU).
+inline constexpr std::uint16_t kLaneShift = 8;
+
+inline CombineStrategy parse_combine_strategy(const std::string& s) {
+  if (s == "adaptive") return CombineStrategy::Adaptive;
+  if (s == "static") return CombineStrategy::Static;
+  if (s == "eager") return CombineStrategy::Eager;
+  throw ConfigError("strategy '" + s + "' is not one of adaptive|static|eager");
+}
+
+// What a combined request cost, measured by the device.
+struct LaunchTimes {
+  std::uint64_t to_device_ns = 0;  // copies to the device (items, scatter, index buffer, tasks)
+  std::uint64_t kernel_ns = 0;
+  std::uint64_t to_host_ns = 0;    // the outputs' copy back
+  std::uint64_t total() const { return to_device_ns + kernel_ns + to_host_ns; }
+};
+
+// A device that runs combined requests: the GPU (kernels::CombiningGpu) or host threads
+// (cpu::CombiningHost). Slots are launches that may run at once.
+class RequestDevice {
+ public:
+  virtual ~RequestDevice() = default;
+  virtual std::uint32_t launch_slots() const = 0;
+  virtual std::uint32_t resident_blocks() const = 0;  // maxSize: blocks resident at once
+  // Sizes slot `slot`'s buffers for `c` and says where they are (the addresses bind() writes).
+  virtual DeviceAreas prepare(std::uint32_t slot, const CombinedRequest& c) = 0;
+  virtual void submit(std::uint32_t slot, CombinedRequest& c) = 0;  // copy in, launch, copy out
+  virtual bool done(std::uint32_t slot) = 0;
+  virtual LaunchTimes finish(std::uint32_t slot, CombinedRequest& c) = 0;  // outputs into the requests' spans
+  virtual void stop_kernels() = 0;  // after a failure: ask running kernels to stop
+};
+
+// The host side of a run: its trace track, its clock, its watchdog.
+class RequestHost {
+ public:
+  virtual ~RequestHost() = default;
+  virtual void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) = 0;
+  virtual std::uint64_t now_ns() const = 0;
+  // Throws when `progress` has not moved for the watchdog's time.
+  virtual void tick(std::uint64_t progress, const std::function<std::string()>& state) = 0;
+};
+
+// One device with its transfer mode, its cache table and what it has measured.
+struct DeviceLane {
+  RequestDevice* device = nullptr;
+  TransferMode mode = TransferMode::ReuseSorted;
+  std::string name;  // metrics prefix ("" for a single device, "cpu_", "gpu_")
+};
+
+struct LaneTotals {
+  std::uint64_t requests = 0, launches = 0, items_read = 0, items_copied = 0, bytes_to_device = 0, bytes_to_host = 0;
+  LaunchTimes times;
+};
+
+struct RequestTotals {
+  std::uint64_t requests = 0;
+  std::uint64_t batches = 0;
+  std::uint64_t batches_by_reason[6] = {};  // index: LaunchReason
+  std::uint64_t assemble_ns = 0;            // host time to assemble combined requests
+  std::uint64_t max_size = 0;
+  std::vector<LaneTotals> lanes;
+
+  void to_metrics(std::map<std::string, std::uint64_t>& m, std::span<const DeviceLane> names) const {
+    m["requests"] = requests;
+    m["launches"] = batches;  // batches: with one device, the launches
+    for (int r = 1; r < 6; ++r) m[std::string("launches_") + to_string(static_cast<LaunchReason>(r))] = batches_by_reason[r];
+    m["assemble_ns"] = assemble_ns;
+    m["max_size"] = max_size;
+    for (std::size_t l = 0; l < lanes.size(); ++l) {
+      const std::string p = names[l].name;
+      const LaneTotals& t = lanes[l];
+      if (!p.empty()) m[p + "requests"] = t.requests, m[p + "launches"] = t.launches;
+      m[p + "items_read"] = t.items_read;
+      m[p + "items_copied"] = t.items_copied;
+      m[p + "bytes_to_device"] = t.bytes_to_device;
+      m[p + "bytes_to_host"] = t.bytes_to_host;
+      m[p + "transfer_ns"] = t.times.to_device_ns + t.times.to_host_ns;
+      m[p + "kernel_ns"] = t.times.kernel_ns;
+    }
+  }
+};
+
+// How a due batch is shared: the number of requests from its front that go to lane 0 (the rest
+// go to lane 1). Combining's router sends everything to lane 0. `finished(lane, items, times)`
+// reports each part's measured cost.
+struct BatchRouter {
+  std::function<std::size_t(std::span<const PendingRequest>)> split;
+  std::function<void(std::size_t lane, std::uint64_t items, const LaunchTimes&)> finished;
+};
+
+inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::span<const DeviceLane> lanes, CombiningController& controller,
+                                  const BatchRouter& router) {
+  const RequestStream& stream = *plan.requests;
+  const PolicyOptions& o = plan.options;
+  RequestTotals totals;
+  totals.max_size = controller.max_size();
+  totals.lanes.resize(lanes.size());
+
+  struct InFlight {
+    bool busy = false;
+    LaunchReason reason = LaunchReason::None;
+    CombinedRequest request;
+  };
+  struct LaneState {
+    std::vector<InFlight> slots;
+    DataCacheTable cache;
+    std::uint64_t cache_generation = 0;
+  };
+  std::vector<LaneState> state;
+  for (const DeviceLane& l : lanes) state.push_back({std::vector<InFlight>(l.device->launch_slots()), DataCacheTable(o.cache_items), 0});
+
+  WorkGroupList list(stream, [&] { return host.now_ns(); });
+  std::exception_ptr producer_error;
+  std::thread producer([&] {
+    try {
+      stream.produce(list);
+    } catch (...) {
+      producer_error = std::current_exception();
+    }
+    list.producer_done();
+  });
+
+  auto busy_slots = [&] {
+    std::uint32_t n = 0;
+    for (const LaneState& s : state) {
+      for (const InFlight& f : s.slots) n += f.busy;
+    }
+    return n;
+  };
+  auto free_slot = [&](std::size_t lane) -> std::optional<std::uint32_t> {
+    for (std::uint32_t k = 0; k < state[lane].slots.size(); ++k) {
+      if (!state[lane].slots[k].busy) return k;
+    }
+    return std::nullopt;
+  };
+  auto finish_slot = [&](std::size_t lane, std::uint32_t k) {
+    InFlight& s = state[lane].slots[k];
+    const LaunchTimes t = lanes[lane].device->finish(k, s.request);
+    const auto n = static_cast<std::uint32_t>(s.request.tasks.size());
+    const auto aux = static_cast<std::uint16_t>(static_cast<unsigned>(s.reason) | (lane << kLaneShift));
+    host.record(trace::EventKind::KernelEnd, n, aux);
+    host.record(trace::EventKind::Transfer, static_cast<std::uint32_t>(std::min<std::uint64_t>(s.request.output_bytes, 0xFFFFFFFFu)), kToHost);
+    LaneTotals& lt = totals.lanes[lane];
+    lt.times.to_device_ns += t.to_device_ns;
+    lt.times.kernel_ns += t.kernel_ns;
+    lt.times.to_host_ns += t.to_host_ns;
+    lt.bytes_to_host += s.request.output_bytes;
+    if (router.finished) router.finished(lane, s.request.items_read, t);
+    s.busy = false;
+    s.request = {};
+    list.completed(n);
+  };
+  auto finish_all = [&](std::size_t lane) {
+    for (std::uint32_t k = 0; k < state[lane].slots.size(); ++k) {
+      while (state[lane].slots[k].busy && !lanes[lane].device->done(k)) {
+        host.tick(list.completed_count(), [] { return std::string("waiting for a launch before evicting cached items"); });
+        std::this_thread::yield();
+      }
+      if (state[lane].slots[k].busy) finish_slot(lane, k);
+    }
+  };
+  // Sends requests to `lane`'s free slot `k` as one combined request.
+  auto launch = [&](std::size_t lane, std::uint32_t k, std::vector<PendingRequest> part, LaunchReason reason, std::span<const std::byte> table) {
+    LaneState& ls = state[lane];
+    const TransferMode mode = lanes[lane].mode;
+    if (uses_cache(mode)) {
+      // A new item table (publish_items waited until nothing ran): the cache is stale.
+      if (part.front().generation != ls.cache_generation) {
+        ls.cache = DataCacheTable(o.cache_items);
+        ls.cache_generation = part.front().generation;
+      }
+      // Evicting an item a running launch still reads would corrupt it: when this launch may
+      // evict, let the lane's running launches finish first.
+      std::uint64_t need = 0;
+      for (const PendingRequest& r : part) need += r.items.size();
+      if (ls.cache.resident() + need > ls.cache.slots()) finish_all(lane);
+    }
+    CombinedRequest c = assemble(std::move(part), mode, uses_cache(mode) ? &ls.cache : nullptr, table, stream.item_bytes);
+    const DeviceAreas areas = lanes[lane].device->prepare(k, c);
+    bind(c, stream.item_bytes, areas);
+    const auto n = static_cast<std::uint32_t>(c.tasks.size());
+    LaneTotals& lt = totals.lanes[lane];
+    lt.requests += n;
+    ++lt.launches;
+    lt.items_read += c.items_read;
+    lt.items_copied += c.upload_items.size() / stream.item_bytes;
+    lt.bytes_to_device += c.bytes_to_device();
+    host.record(trace::EventKind::Transfer, static_cast<std::uint32_t>(std::min<std::uint64_t>(c.bytes_to_device(), 0xFFFFFFFFu)), kToDevice);
+    host.record(trace::EventKind::KernelLaunch, n, static_cast<std::uint16_t>(static_cast<unsigned>(reason) | (lane << kLaneShift)));
+    InFlight& s = ls.slots[k];
+    s.busy = true;
+    s.reason = reason;
+    s.request = std::move(c);
+    lanes[lane].device->submit(k, s.request);
+  };
+
+  std::vector<std::uint64_t> arrivals;
+  try {
+    for (;;) {
+      bool moved = false;
+      for (std::size_t l = 0; l < lanes.size(); ++l) {
+        for (std::uint32_t k = 0; k < state[l].slots.size(); ++k) {
+          if (state[l].slots[k].busy && lanes[l].device->done(k)) {
+            finish_slot(l, k);
+            moved = true;
+          }
+        }
+      }
+      if (producer_error) std::rethrow_exception(producer_error);
+      arrivals.clear();
+      const WorkGroupList::State st = list.take_arrivals(arrivals);
+      for (std::uint64_t t : arrivals) controller.on_arrival(t);
+      if (!arrivals.empty()) host.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(st.waiting), kWorkGroupQueue);
+
+      // A decision is asked for only when it can be carried out: every lane has a free slot (the
+      // requests keep arriving meanwhile, and the next decision sees them).
+      std::vector<std::optional<std::uint32_t>> free(lanes.size());
+      bool all_free = true;
+      for (std::size_t l = 0; l < lanes.size(); ++l) all_free = all_free && (free[l] = free_slot(l)).has_value();
+      if (all_free && st.waiting > 0) {
+        const LaunchDecision d = controller.next_launch(host.now_ns(), st.waiting, st.arrivals_paused);
+        if (d.count > 0) {
+          const std::uint64_t t0 = host.now_ns();
+          std::vector<PendingRequest> batch = list.take_front(d.count);
+          const std::span<const std::byte> table = list.table();
+          const std::size_t first_part = lanes.size() == 1 ? batch.size() : std::min(router.split(batch), batch.size());
+          ++totals.batches;
+          ++totals.batches_by_reason[static_cast<int>(d.reason)];
+          totals.requests += batch.size();
+          std::vector<PendingRequest> rest(std::make_move_iterator(batch.begin() + static_cast<std::ptrdiff_t>(first_part)),
+                                           std::make_move_iterator(batch.end()));
+          batch.resize(first_part);
+          if (!batch.empty()) launch(0, *free[0], std::move(batch), d.reason, table);
+          if (!rest.empty()) launch(1, *free[1], std::move(rest), d.reason, table);
+          totals.assemble_ns += host.now_ns() - t0;
+          host.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(st.waiting - d.count), kWorkGroupQueue);
+          moved = true;
+        }
+      }
+      if (busy_slots() == 0 && st.all_done) break;
+      if (!moved) {
+        host.tick(st.completed, [&] {
+          return std::to_string(st.completed) + " of " + std::to_string(st.emitted) + " requests done, " + std::to_string(st.waiting) +
+                 " waiting, " + std::to_string(busy_slots()) + " launches running";
+        });
+        // The periodic check of the work group list: often enough that a timeout of
+        // 2 x maxInterval is seen within a few microseconds.
+        std::this_thread::yield();
+      }
+    }
+  } catch (...) {
+    list.abort();
+    for (const DeviceLane& l : lanes) l.device->stop_kernels();
+    producer.join();
+    throw;
+  }
+  producer.join();
+  if (producer_error) std::rethrow_exception(producer_error);
+  return totals;
+}
+
+// The combining policy's loop: one device, every batch to it.
+inline RequestTotals run_combining(const ExecPlan& plan, RequestHost& host, RequestDevice& device, std::vector<DeviceLane>& lanes_out) {
+  const PolicyOptions& o = plan.options;
+  lanes_out = {{&device, parse_transfer_mode(o.transfer), ""}};
+  CombiningController controller(parse_combine_strategy(o.strategy), o.max_size != 0 ? o.max_size : device.resident_blocks(), o.static_k);
+  return run_requests(plan, host, lanes_out, controller, {});
+}
+
+// The hybrid policy's loop: batches as adaptive combining forms them for both devices together
+// (maxSize: the CPU's workers plus the GPU's resident blocks), each split by HybridSplitter: the
+// requests from the front whose items make up the CPU's share go to lane 0 (the CPU), the rest to
+// lane 1 (the GPU); each part's measured time per item updates that side's running average. The
+// split is a host event (RequestSplit).
+inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, RequestDevice& cpu, TransferMode cpu_mode, RequestDevice& gpu,
+                                std::vector<DeviceLane>& lanes_out, HybridSplitter& splitter) {
+  const PolicyOptions& o = plan.options;
+  lanes_out = {{&cpu, cpu_mode, "cpu_"}, {&gpu, parse_transfer_mode(o.transfer), "gpu_"}};
+  CombiningController controller(CombineStrategy::Adaptive, cpu.resident_blocks() + gpu.resident_blocks(), o.static_k);
+  std::vector<std::uint32_t> items;
+  BatchRouter router;
+  router.split = [&](std::span<const PendingRequest> batch) {
+    items.clear();
+    std::uint64_t total = 0, to_cpu = 0;
+    for (const PendingRequest& r : batch) items.push_back(static_cast<std::uint32_t>(r.items.size())), total += r.items.size();
+    const std::size_t n = splitter.cpu_requests(items);
+    for (std::size_t i = 0; i < n; ++i) to_cpu += items[i];
+    host.record(trace::EventKind::RequestSplit, static_cast<std::uint32_t>(n),
+                static_cast<std::uint16_t>(total ? (1000 * to_cpu + total / 2) / total : 0));
+    return n;
+  };
+  router.finished = [&](std::size_t lane, std::uint64_t read, const LaunchTimes& t) {
+    splitter.record(lane == 0 ? Side::Cpu : Side::Gpu, read, t.total());
+  };
+  return run_requests(plan, host, lanes_out, controller, router);
+}
+
+inline HybridStrategy parse_hybrid_strategy(const std::string& s) {
+  if (s == "adaptive") return HybridStrategy::Adaptive;
+  if (s == "static") return HybridStrategy::Static;
+  throw ConfigError("strategy '" + s + "' is not one of adaptive|static");
+}
+
+}  // namespace gpulb::gcharm

@@ -1,0 +1,27 @@
+// `hybrid`: G-Charm's dynamic CPU+GPU scheduling (Rengasamy & Vadhiyar 2016, section 3.3).
+// Mechanism: gpulb/gcharm/hybrid_split.hpp (the split), the loop in gpulb/gcharm/request_loop.hpp.
+#pragma once
+
+#include "gpulb/policies/combining.hpp"
+#include "gpulb/policy.hpp"
+
+namespace gpulb::policies {
+
+inline const PolicyDescriptor& hybrid() {
+  static const PolicyDescriptor d = [] {
+    PolicyDescriptor p{"hybrid", "Rengasamy & Vadhiyar 2016 (G-Charm), section 3.3",
+                       "each batch of work requests is split between CPU threads and the GPU by the data items they read, at the "
+                       "ratio of the measured time per item on each (adaptive) or at a fixed share (static)",
+                       {.host_fed = true, .runs_requests = true},
+                       {{{"strategy", "hybrid: split at the measured speed ratio (adaptive) or at cpu_share (static)", "adaptive",
+                          "adaptive|static", 0, 0, {"adaptive", "static"}},
+                         &PolicyOptions::strategy},
+                        {{"cpu_share", "hybrid static: the CPU's fraction of each batch's data items", "0.5", "0..1", 0, 1, {}},
+                         &PolicyOptions::cpu_share}}};
+    for (OptionSpec& o : request_transfer_options()) p.options.push_back(std::move(o));
+    return p;
+  }();
+  return d;
+}
+
+}  // namespace gpulb::policies
