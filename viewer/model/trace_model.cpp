@@ -62,9 +62,10 @@ Lane build_lane(const Track& tr, std::uint32_t index) {
   return lane;
 }
 
-// Sorted +1/-1 keys of one lane's zones (see busy_series_from_keys).
-void append_busy_keys(const Lane& lane, std::vector<std::uint64_t>& keys) {
-  for (const Zone& z : lane.zones) {
+// Sorted +1/-1 keys of one lane's zones or idle spells (see busy_series_from_keys).
+template <class Interval>
+void append_busy_keys(const std::vector<Interval>& spans, std::vector<std::uint64_t>& keys) {
+  for (const Interval& z : spans) {
     keys.push_back(z.begin_ns * 2 + 1);
     keys.push_back(z.end_ns * 2);
   }
@@ -184,11 +185,19 @@ void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lan
     std::vector<std::uint64_t>& keys = group_keys[r];
     std::vector<std::size_t> bounds{0};
     for (const std::uint32_t l : g.lanes) {
-      append_busy_keys(lanes[l], keys);
+      append_busy_keys(lanes[l].zones, keys);
       bounds.push_back(keys.size());
     }
     merge_sorted_runs(keys, bounds, std::less<>{});
     g.busy = std::make_shared<const StepSeries>(busy_series_from_keys(keys));
+    std::vector<std::uint64_t> idle_keys;
+    std::vector<std::size_t> idle_bounds{0};
+    for (const std::uint32_t l : g.lanes) {
+      append_busy_keys(lanes[l].idle, idle_keys);
+      idle_bounds.push_back(idle_keys.size());
+    }
+    merge_sorted_runs(idle_keys, idle_bounds, std::less<>{});
+    g.idle = std::make_shared<const StepSeries>(busy_series_from_keys(idle_keys));
   });
   std::size_t r = 0;
   for (DeviceGroup& dev : devices) {

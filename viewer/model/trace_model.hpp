@@ -63,6 +63,7 @@ struct LaneGroup {
   std::uint32_t sm = trace::Track::kNoSm;
   std::vector<std::uint32_t> lanes;         // indices into TraceModel::lanes()
   std::shared_ptr<const StepSeries> busy;  // lanes running a task
+  std::shared_ptr<const StepSeries> idle;  // lanes in an idle spell (the folded row's heat map)
 };
 
 struct DeviceGroup {

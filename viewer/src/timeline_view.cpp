@@ -13,11 +13,14 @@
 #include <vector>
 
 #include "draw.hpp"
+#include "heat_scale.hpp"
+#include "labels.hpp"
 #include "lod.hpp"
 #include "run_span.hpp"
 #include "steal_arrows.hpp"
 #include "ticks.hpp"
 #include "time_format.hpp"
+#include "timeline_layout.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
@@ -25,7 +28,6 @@ namespace {
 
 using trace::EventKind;
 
-constexpr float kLabelWidth = 150.0f;
 constexpr float kRulerHeight = 24.0f;
 constexpr float kMinZonePx = 3.0f;  // zones narrower than this merge into runs
 
@@ -33,84 +35,15 @@ constexpr float kMinZonePx = 3.0f;  // zones narrower than this merge into runs
 // [SECTION] Layout: which rows exist and where they are
 // -------------------------------------------------------------------------------------------------
 
-enum class RowKind { Device, Group, Lane };
-
-struct Row {
-  RowKind kind;
-  float y, h;  // within the scrolled content
-  std::uint32_t device;
-  int group;          // Group rows (and their lanes): index into DeviceGroup::groups; -1 otherwise
-  std::uint32_t lane; // Lane rows
-  bool collapsed;     // Device and Group rows
-};
-
-std::uint64_t device_key(std::uint32_t d) { return (std::uint64_t{d} << 32) | 0xFFFFFFFFu; }
-std::uint64_t group_key(std::uint32_t d, int g) { return (std::uint64_t{d} << 32) | static_cast<std::uint32_t>(g); }
-
-struct Layout {
-  std::vector<Row> rows;
-  std::vector<float> lane_center;  // per lane: the y of its row, or of the collapsed row hiding it
-  float height = 0.0f;
-  float lane_h = 18.0f;
-};
+using Row = TimelineRow;
+using Layout = TimelineLayout;
 
 Layout layout_rows(const TraceModel& model, TimelineState& ts, float view_h) {
-  Layout l;
-  const std::size_t lanes = model.lanes().size();
-  // Few lanes get tall rows (a class reads them from the back of the room); many get thin ones.
-  l.lane_h = std::clamp(view_h / static_cast<float>(std::max<std::size_t>(lanes + model.devices().size(), 1)) * 0.8f, 13.0f, 36.0f);
-  l.lane_center.assign(lanes, -1.0f);
   if (!ts.defaults_set) {
-    // Many workers: start with SM groups collapsed into utilisation rows, one per SM.
-    for (std::uint32_t d = 0; d < model.devices().size(); ++d) {
-      const DeviceGroup& dev = model.devices()[d];
-      for (std::size_t g = 0; g < dev.groups.size(); ++g) {
-        ts.collapsed[group_key(d, static_cast<int>(g))] = dev.has_sms && dev.workers > 64;
-      }
-    }
+    ts.collapsed = default_folds(model, ts.unfold);
     ts.defaults_set = true;
   }
-  float y = 0.0f;
-  auto add = [&](Row r) {
-    r.y = y;
-    y += r.h;
-    l.rows.push_back(r);
-    return l.rows.back();
-  };
-  for (std::uint32_t d = 0; d < model.devices().size(); ++d) {
-    const DeviceGroup& dev = model.devices()[d];
-    const Row drow = add({RowKind::Device, 0, 24.0f, d, -1, 0, ts.collapsed[device_key(d)]});
-    if (drow.collapsed) {
-      for (const LaneGroup& g : dev.groups) for (const auto i : g.lanes) l.lane_center[i] = drow.y + drow.h * 0.5f;
-      for (const auto i : dev.host_lanes) l.lane_center[i] = drow.y + drow.h * 0.5f;
-      continue;
-    }
-    for (const auto i : dev.host_lanes) {
-      const Row r = add({RowKind::Lane, 0, l.lane_h, d, -1, i, false});
-      l.lane_center[i] = r.y + r.h * 0.5f;
-    }
-    const bool headers = dev.groups.size() > 1 || dev.has_sms;
-    for (int g = 0; g < static_cast<int>(dev.groups.size()); ++g) {
-      const LaneGroup& grp = dev.groups[static_cast<std::size_t>(g)];
-      bool collapsed = false;
-      float hidden_y = 0.0f;
-      if (headers) {
-        collapsed = ts.collapsed[group_key(d, g)];
-        const Row r = add({RowKind::Group, 0, collapsed ? l.lane_h : 18.0f, d, g, 0, collapsed});
-        hidden_y = r.y + r.h * 0.5f;
-      }
-      for (const auto i : grp.lanes) {
-        if (collapsed) {
-          l.lane_center[i] = hidden_y;
-          continue;
-        }
-        const Row r = add({RowKind::Lane, 0, l.lane_h, d, g, i, false});
-        l.lane_center[i] = r.y + r.h * 0.5f;
-      }
-    }
-  }
-  l.height = y;
-  return l;
+  return layout_timeline(model, ts.collapsed, view_h, ImGui::GetTextLineHeight());
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -124,6 +57,7 @@ struct LaneCtx {
   float left, right;  // the time area on screen
   ImDrawList* dl;
   std::vector<DrawRun>& runs;  // reused scratch
+  std::vector<double>& xs;     // reused scratch: marker positions
 };
 
 ImU32 zone_colour(const LaneCtx& c, const Zone& z) {
@@ -132,49 +66,67 @@ ImU32 zone_colour(const LaneCtx& c, const Zone& z) {
                          static_cast<double>(c.model.max_task_ns()));
 }
 
+// A marker's text, where its kind has one: spawns (when zoomed in enough to read them) and host
+// events. Empty for none.
+std::string marker_text(const Marker& m, bool zoomed) {
+  char t[48] = "";
+  switch (trace::event_traits(m.kind).category) {
+    case trace::EventCategory::Spawn:
+      if (zoomed) std::snprintf(t, sizeof t, "+%u", m.arg);
+      break;
+    case trace::EventCategory::Host:
+      if (m.kind == EventKind::HostEnqueue) {
+        std::snprintf(t, sizeof t, "+%u q%u", m.arg, m.aux);
+      } else {
+        std::snprintf(t, sizeof t, "%s %u", m.kind == EventKind::KernelLaunch ? "launch" : "end", m.arg);
+      }
+      break;
+    default:
+      break;
+  }
+  return t;
+}
+
+// Markers in view, thinned and labelled by layout_markers (labels.hpp): a label shows only where
+// it ends before the next marker's line.
 void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {
   const auto& m = lane.markers;
   const double t0 = c.axis.time_at(c.left), t1 = c.axis.time_at(c.right);
-  auto it = std::partition_point(m.begin(), m.end(), [t0](const Marker& k) { return static_cast<double>(k.time_ns) < t0; });
-  float last_x = -1e9f, label_end = -1e9f;
-  const bool zoomed = c.axis.ns_per_px < 50.0;  // room for a text label per marker
-  for (; it != m.end() && static_cast<double>(it->time_ns) <= t1; ++it) {
-    const float x = static_cast<float>(c.axis.x(static_cast<double>(it->time_ns)));
-    if (x - last_x < 2.0f) continue;  // one marker a pixel pair is all the eye can take
-    last_x = x;
-    switch (trace::event_traits(it->kind).category) {
+  const auto first = std::partition_point(m.begin(), m.end(), [t0](const Marker& k) { return static_cast<double>(k.time_ns) < t0; });
+  const auto last = std::partition_point(first, m.end(), [t1](const Marker& k) { return static_cast<double>(k.time_ns) <= t1; });
+  const std::span<const Marker> shown(first, last);
+  c.xs.clear();
+  for (const Marker& k : shown) c.xs.push_back(c.axis.x(static_cast<double>(k.time_ns)));
+  const bool zoomed = c.axis.ns_per_px < 50.0;  // room for a text label per spawn
+  const MarkerLayout layout = layout_markers(c.xs, c.right, [&](std::size_t i) {
+    const std::string t = marker_text(shown[i], zoomed);
+    return t.empty() ? -1.0f : ImGui::CalcTextSize(t.c_str()).x;
+  });
+  for (std::size_t k = 0; k < layout.drawn.size(); ++k) {
+    const Marker& mk = shown[layout.drawn[k]];
+    const float x = static_cast<float>(c.xs[layout.drawn[k]]);
+    const trace::EventCategory category = trace::event_traits(mk.kind).category;
+    switch (category) {
       case trace::EventCategory::Idle:
         c.dl->AddTriangleFilled(ImVec2(x - 3, y1), ImVec2(x + 3, y1), ImVec2(x, y1 - 5), colours::kFailed);
         break;
       case trace::EventCategory::Steal:
         c.dl->AddCircleFilled(ImVec2(x, y0 + 4), 3.0f, colours::kSteal);
         break;
-      case trace::EventCategory::Spawn: {
+      case trace::EventCategory::Spawn:
         c.dl->AddTriangleFilled(ImVec2(x - 3, y0), ImVec2(x + 3, y0), ImVec2(x, y0 + 5), colours::kSpawn);
-        if (zoomed && x > label_end) {
-          const std::string t = "+" + std::to_string(it->arg);
-          c.dl->AddText(ImVec2(x + 4, y0 - 1), colours::kSpawn, t.c_str());
-          label_end = x + 4 + ImGui::CalcTextSize(t.c_str()).x + 4;
-        }
         break;
-      }
-      case trace::EventCategory::Host: {
+      case trace::EventCategory::Host:
         c.dl->AddLine(ImVec2(x, y0 + 2), ImVec2(x, y1 - 2), colours::kHost, 2.0f);
-        if (x > label_end) {  // labels only where they do not overlap the previous one
-          char t[48];
-          if (it->kind == EventKind::HostEnqueue) {
-            std::snprintf(t, sizeof t, "+%u q%u", it->arg, it->aux);
-          } else {
-            std::snprintf(t, sizeof t, "%s %u", it->kind == EventKind::KernelLaunch ? "launch" : "end", it->arg);
-          }
-          c.dl->AddText(ImVec2(x + 3, y0 + 1), colours::kHost, t);
-          label_end = x + 3 + ImGui::CalcTextSize(t).x + 6;
-        }
         break;
-      }
       default:
         c.dl->AddLine(ImVec2(x, y0 + 3), ImVec2(x, y1 - 3), colours::kDimText);
         break;
+    }
+    if (layout.labelled[k]) {
+      const bool host = category == trace::EventCategory::Host;
+      c.dl->AddText(ImVec2(x + kMarkerLabelGapPx, y0 + (host ? 1.0f : -1.0f)), host ? colours::kHost : colours::kSpawn,
+                    marker_text(mk, zoomed).c_str());
     }
   }
 }
@@ -219,26 +171,29 @@ void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1) {
   draw_markers(c, lane, y0, y1);
 }
 
-// A collapsed group: how many of its lanes were busy, as an area over time. Neighbouring columns
-// of the same height are drawn as one rectangle: a busy stretch costs one quad, not hundreds.
-void draw_utilisation(const LaneCtx& c, const StepSeries& busy, std::size_t lanes, float y0, float y1) {
+// A folded group as a heat map (heat_scale.hpp): per 3 px column, the share of its lanes busy
+// (grey to white) and idle (red). Neighbouring columns of one colour are drawn as one rectangle,
+// so a steady stretch costs one quad, not hundreds.
+void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* idle, std::size_t lanes, float y0, float y1) {
   if (busy.empty() || lanes == 0) return;
   constexpr float kCol = 3.0f;
   const int cols = static_cast<int>((c.right - c.left) / kCol);
-  const auto summary = busy.columns(c.axis.time_at(c.left), c.axis.ns_per_px * kCol, cols, false);
-  const float h = y1 - y0 - 3;
-  auto height_of = [&](int i) {
-    const double frac = std::min(summary[static_cast<std::size_t>(i)].mean / static_cast<double>(lanes), 1.0);
-    return frac <= 0.002 ? 0 : std::max(1, static_cast<int>(std::lround(frac * h)));
+  const double t0 = c.axis.time_at(c.left), col_ns = c.axis.ns_per_px * kCol;
+  const auto busy_cols = busy.columns(t0, col_ns, cols, false);
+  const auto idle_cols = idle && !idle->empty() ? idle->columns(t0, col_ns, cols, false) : std::vector<StepSeries::Column>{};
+  const double n = static_cast<double>(lanes);
+  auto levels = [&](int i) {
+    const auto k = static_cast<std::size_t>(i);
+    return std::pair{heat_level(busy_cols[k].mean / n), idle_cols.empty() ? 0 : heat_level(idle_cols[k].mean / n)};
   };
   for (int i = 0; i < cols;) {
-    const int px = height_of(i);
+    const auto level = levels(i);
     int j = i + 1;
-    while (j < cols && height_of(j) == px) ++j;
-    if (px > 0) {
-      const float frac = static_cast<float>(px) / h;
-      c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y1 - 1 - static_cast<float>(px)),
-                          ImVec2(c.left + kCol * static_cast<float>(j), y1 - 1), scale_colour(colours::kBusy, 0.55f + 0.45f * frac));
+    while (j < cols && levels(j) == level) ++j;
+    if (level != std::pair{0, 0}) {
+      const Rgb8 rgb = heat_colour(level.first / static_cast<double>(kHeatLevels), level.second / static_cast<double>(kHeatLevels));
+      c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y0), ImVec2(c.left + kCol * static_cast<float>(j), y1),
+                          IM_COL32(rgb.r, rgb.g, rgb.b, 255));
     }
     i = j;
   }
@@ -250,16 +205,16 @@ void draw_utilisation(const LaneCtx& c, const StepSeries& busy, std::size_t lane
 
 // Ticks and labels come from the model (ticks.hpp): labels with the digits the step needs, the
 // last one kept inside the ruler.
-void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, const char* origin_label, float left, float right,
-                float y0, float grid_bottom) {
-  dl->AddRectFilled(ImVec2(left - kLabelWidth, y0), ImVec2(right, y0 + kRulerHeight), colours::kHeader);
+void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, const char* origin_label, float label_w, float left,
+                float right, float y0, float grid_bottom) {
+  dl->AddRectFilled(ImVec2(left - label_w, y0), ImVec2(right, y0 + kRulerHeight), colours::kHeader);
   for (const Tick& t : time_ticks(axis, origin_ns, left, right, 110.0, text_width)) {
     const float x = static_cast<float>(axis.x(t.at));
     dl->AddLine(ImVec2(x, y0 + kRulerHeight - 6), ImVec2(x, y0 + kRulerHeight), colours::kDimText);
     dl->AddLine(ImVec2(x, y0 + kRulerHeight), ImVec2(x, grid_bottom), IM_COL32(60, 65, 78, 90));
     if (!t.label.empty()) dl->AddText(ImVec2(static_cast<float>(t.x), y0 + 3), colours::kText, t.label.c_str());
   }
-  dl->AddText(ImVec2(left - kLabelWidth + 6, y0 + 3), colours::kDimText, origin_label);
+  dl->AddText(ImVec2(left - label_w + 6, y0 + 3), colours::kDimText, origin_label);
 }
 
 struct Arrow {
@@ -413,50 +368,68 @@ struct Frame {
   bool visible(float y0, float y1) const { return y1 >= top && y0 <= top + height; }
 };
 
-// A device or group header: its name (click to fold), and when folded, how busy its lanes were.
+// A device or group header: its name (click to fold), and when folded, its heat map. Thin
+// folded rows (the compact layout) carry a label only where the layout gave them one.
 void draw_header_row(const Frame& f, const LaneCtx& ctx, TimelineState& ts, const Row& row, float y0, float y1,
                      bool row_hovered) {
   const DeviceGroup& dev = f.model.devices()[row.device];
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const bool is_dev = row.kind == RowKind::Device;
-  f.dl->AddRectFilled(ImVec2(f.x0, y0), ImVec2(f.x0 + f.width, y1 - 1), is_dev ? colours::kHeader : IM_COL32(40, 44, 53, 255));
+  const float gap = row.h >= 6.0f ? 1.0f : 0.0f;  // thin rows touch: the heat map reads as one picture
+  // A thin row's label runs down over the unlabelled rows below it: they leave the label column
+  // unpainted so as not to cover it.
+  const bool thin = row.h < ImGui::GetTextLineHeight();
+  f.dl->AddRectFilled(ImVec2(thin ? f.left : f.x0, y0), ImVec2(f.x0 + f.width, y1 - gap), is_dev ? colours::kHeader : IM_COL32(40, 44, 53, 255));
   std::string label;
   std::size_t lanes = 0;
   const StepSeries* busy = nullptr;
+  const StepSeries* idle = nullptr;
   if (is_dev) {
-    label = std::string(row.collapsed ? "> " : "v ") + dev.label;
+    label = std::string(row.folded ? "> " : "v ") + dev.label;
     lanes = dev.workers;
     busy = dev.busy.get();
   } else {
     const LaneGroup& g = dev.groups[static_cast<std::size_t>(row.group)];
-    label = std::string(row.collapsed ? "  > " : "  v ") + g.label + "  (" + std::to_string(g.lanes.size()) + ")";
+    label = std::string(row.folded ? "  > " : "  v ") + g.label + "  (" + std::to_string(g.lanes.size()) + ")";
     lanes = g.lanes.size();
     busy = g.busy.get();
+    idle = g.idle.get();
   }
-  f.dl->PushClipRect(ImVec2(f.x0, y0), ImVec2(is_dev ? f.right : f.left - 4, y1), true);
-  f.dl->AddText(ImVec2(f.x0 + 6, y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f), colours::kText, label.c_str());
-  f.dl->PopClipRect();
-  if (row.collapsed && busy) draw_utilisation(ctx, *busy, lanes, y0, y1);
+  if (row.label) {
+    const float text_h = ImGui::GetTextLineHeight();
+    const float ty = row.h >= text_h ? y0 + (row.h - text_h) * 0.5f : y0;
+    f.dl->PushClipRect(ImVec2(f.x0, ty), ImVec2(is_dev ? f.right : f.left - 4, std::max(y1, ty + text_h)), true);
+    f.dl->AddText(ImVec2(f.x0 + 6, ty), row.h >= text_h || is_dev ? colours::kText : colours::kDimText, label.c_str());
+    f.dl->PopClipRect();
+  }
+  if (row.folded && busy && !is_dev) {
+    f.dl->PushClipRect(ImVec2(f.left, y0), ImVec2(f.right, y1 - gap), true);
+    draw_heat_row(ctx, *busy, idle, lanes, y0, y1 - gap);
+    f.dl->PopClipRect();
+  } else if (row.folded && busy) {
+    draw_heat_row(ctx, *busy, nullptr, lanes, y0 + 2, y1 - 2);
+  }
   if (row_hovered && mouse.x < f.left && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-    ts.collapsed[is_dev ? device_key(row.device) : group_key(row.device, row.group)] = !row.collapsed;
+    ts.collapsed[is_dev ? device_fold_key(row.device) : group_fold_key(row.device, row.group)] = !row.folded;
   }
-  if (row_hovered && row.collapsed && mouse.x >= f.left && busy) {
-    ImGui::SetTooltip("%s: %lld of %zu workers busy here", label.c_str() + 2,
-                      static_cast<long long>(busy->value_at(f.axis.time_at(mouse.x))), lanes);
+  if (row_hovered && row.folded && mouse.x >= f.left && busy) {
+    const double t = f.axis.time_at(mouse.x);
+    ImGui::SetTooltip("%s: %lld of %zu workers busy here, %lld idle", label.c_str() + (is_dev ? 2 : 4),
+                      static_cast<long long>(busy->value_at(t)), lanes, static_cast<long long>(idle ? idle->value_at(t) : 0));
   }
 }
 
 // A worker or host lane: striped background, its label (indented under headers), its zones.
 void draw_lane_row(const Frame& f, const LaneCtx& ctx, const Row& row, int lane_index, float y0, float y1,
                    bool row_hovered) {
-  const DeviceGroup& dev = f.model.devices()[row.device];
   const Lane& lane = f.model.lanes()[row.lane];
   const float mouse_x = ImGui::GetIO().MousePos.x;
   f.dl->AddRectFilled(ImVec2(f.x0, y0), ImVec2(f.x0 + f.width, y1), lane_index % 2 ? colours::kLaneOdd : colours::kLaneEven);
   f.dl->PushClipRect(ImVec2(f.x0, y0), ImVec2(f.left - 4, y1), true);
-  const bool nested = dev.has_sms || dev.groups.size() > 1;
-  f.dl->AddText(ImVec2(f.x0 + (nested ? 30.0f : 16.0f), y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f),
-                lane.role == trace::TrackRole::Host ? colours::kHost : colours::kDimText, lane.label.c_str());
+  const float indent = lane_label_indent(f.model, lane);
+  const std::string name = fit_text(lane.label, f.left - 4 - (f.x0 + indent), text_width);
+  f.dl->AddText(ImVec2(f.x0 + indent, y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f),
+                lane.role == trace::TrackRole::Host ? colours::kHost : colours::kDimText, name.c_str());
   f.dl->PopClipRect();
   f.dl->PushClipRect(ImVec2(f.left, y0), ImVec2(f.right, y1), true);
   draw_lane(ctx, lane, y0, y1);
@@ -580,7 +553,12 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   const ImVec2 area(size.x, std::max(size.y - used, 60.0f));
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImDrawList* outer = ImGui::GetWindowDrawList();
-  const float left = p0.x + kLabelWidth, right = p0.x + area.x - 2;
+  if (ts.label_w_model != &model) {  // measured once per trace: it walks every group's name
+    ts.label_w = label_column_width(model, text_width);
+    ts.label_w_model = &model;
+  }
+  const float label_w = options.label_width > 0 ? options.label_width : ts.label_w;
+  const float left = p0.x + label_w, right = p0.x + area.x - 2;
   axis.set_origin(left);
   apply_pending_fit(model, vs, axis, left, right);
 
@@ -599,7 +577,8 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   dl->AddRectFilled(ImVec2(p0.x, lanes_top), ImVec2(p0.x + area.x, lanes_top + view_h), colours::kBackground);
 
   std::vector<DrawRun> scratch;
-  const LaneCtx ctx{model, axis, vs.colour, left, right, dl, scratch};
+  std::vector<double> xs;
+  const LaneCtx ctx{model, axis, vs.colour, left, right, dl, scratch, xs};
   draw_rows(f, ctx, layout, ts);
 
   dl->PushClipRect(ImVec2(left, lanes_top), ImVec2(right, lanes_top + view_h), true);
@@ -618,7 +597,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   ImGui::EndChild();
 
   draw_ruler(outer, axis, options.origin_ns.value_or(run_span(model).begin_ns), options.origin_ns ? "time from launch" : "time from start",
-             left, right, p0.y, p0.y + kRulerHeight);
+             label_w, left, right, p0.y, p0.y + kRulerHeight);
   if (vs.selection) {
     const std::string s = "selection " + format_time(vs.selection->end_ns - vs.selection->begin_ns);
     outer->AddText(ImVec2(right - ImGui::CalcTextSize(s.c_str()).x - 6, p0.y + 3), colours::kHost, s.c_str());

@@ -18,7 +18,10 @@ struct Selection {
 
 // One timeline's own state; compare draws two of them against one shared TimeAxis.
 struct TimelineState {
-  std::map<std::uint64_t, bool> collapsed;  // group key -> collapsed (see timeline_view.cpp)
+  std::map<std::uint64_t, bool> collapsed;  // fold key -> folded (timeline_layout.hpp)
+  bool unfold = false;  // --unfold: open with every SM group unfolded
+  float label_w = 150.0f;  // label_column_width of the trace it was measured for
+  const void* label_w_model = nullptr;
   float scroll_y = 0.0f;
   bool defaults_set = false;
 };

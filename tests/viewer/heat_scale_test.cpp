@@ -1,0 +1,42 @@
+// The folded rows' heat map (issue 13, item 2): its own colour scale, apart from the task kinds'.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdlib>
+
+#include "heat_scale.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+int lightness(Rgb8 c) { return c.r + c.g + c.b; }
+int distance(Rgb8 a, Rgb8 b) { return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b); }
+
+TEST(HeatScale, BusierIsLighterAndAnyWorkShows) {
+  EXPECT_LT(lightness(heat_colour(0, 0)), 3 * 40) << "an idle-free, empty column is near the background";
+  EXPECT_GE(heat_level(1e-6), 1) << "one task in a column must not read as nothing";
+  int last = -1;
+  for (int i = 0; i <= 20; ++i) {
+    const int l = lightness(heat_colour(i / 20.0, 0));
+    EXPECT_GE(l, last) << i;
+    last = l;
+  }
+  EXPECT_GT(lightness(heat_colour(1, 0)), 3 * 220);
+}
+
+TEST(HeatScale, IdleTurnsRed) {
+  const Rgb8 c = heat_colour(0.2, 0.8);
+  EXPECT_GT(c.r, c.g + 100);
+  EXPECT_GT(c.r, c.b + 100);
+}
+
+TEST(HeatScale, NoLevelReadsAsATaskKind) {
+  // The first kinds' colours (viewer/src/draw.cpp kind_colour).
+  const std::array<Rgb8, 4> kinds = {{{76, 145, 232}, {238, 150, 60}, {92, 190, 110}, {205, 95, 200}}};
+  for (int b = 0; b <= kHeatLevels; ++b) {
+    for (const Rgb8 k : kinds) EXPECT_GT(distance(heat_colour(b / double(kHeatLevels), 0), k), 90) << b;
+  }
+}
+
+}  // namespace
+}  // namespace gpulb::viewer

@@ -1,0 +1,25 @@
+#include "heat_scale.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpulb::viewer {
+
+int heat_level(double fraction) {
+  const double f = std::clamp(std::isfinite(fraction) ? fraction : 0.0, 0.0, 1.0);
+  // Any work at all gets level 1: a row that ran one task in a column must not read as empty.
+  return f <= 0.0 ? 0 : std::max(1, static_cast<int>(std::lround(f * kHeatLevels)));
+}
+
+Rgb8 heat_colour(double busy, double idle) {
+  const double b = heat_level(busy) / static_cast<double>(kHeatLevels);
+  const double i = heat_level(idle) / static_cast<double>(kHeatLevels);
+  // From the lane background (34 grey) to near white; idle pulls green and blue down, red up.
+  const double light = 34.0 + 206.0 * b;
+  const double red = std::min(255.0, light + 190.0 * i);
+  const double cool = light * (1.0 - 0.75 * i);
+  auto u8 = [](double v) { return static_cast<std::uint8_t>(std::clamp(std::lround(v), 0L, 255L)); };
+  return {u8(red), u8(cool), u8(cool * 1.04 > 255 ? 255 : cool * 1.04)};
+}
+
+}  // namespace gpulb::viewer

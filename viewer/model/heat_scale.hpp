@@ -1,0 +1,22 @@
+// The colour scale of folded timeline rows (one per SM): how busy its workers were, and how many
+// sat idle, per pixel column. Grey to white for busy, so that it never reads as a task kind (the
+// kinds are saturated hues); red mixed in for the share of workers in an idle spell.
+#pragma once
+
+#include <cstdint>
+
+namespace gpulb::viewer {
+
+struct Rgb8 {
+  std::uint8_t r = 0, g = 0, b = 0;
+};
+
+// busy, idle: fractions of the row's workers in [0, 1] (clamped). Lightness grows with busy; idle
+// turns it red. Quantised to kHeatLevels steps a channel input so that neighbouring columns of
+// about the same load share a colour (and one quad).
+inline constexpr int kHeatLevels = 24;
+Rgb8 heat_colour(double busy, double idle);
+// The quantised level of a fraction (0 .. kHeatLevels): what neighbouring columns are merged by.
+int heat_level(double fraction);
+
+}  // namespace gpulb::viewer
