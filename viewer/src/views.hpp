@@ -33,6 +33,7 @@ void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& s
 
 // summary_view.cpp: the run's figures. Compact for the side panel, full for the Summary tab.
 void draw_summary(const TraceModel& model, bool compact);
+float summary_name_width(bool compact);  // the table's name column
 
 // compare_view.cpp: two traces one above the other on one time scale, summaries side by side.
 void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec2 size);
