@@ -110,5 +110,29 @@ TEST(TimelineLayout, UnfoldOpensEveryGroupAndFoldAllFoldsThemAgain) {
   }
 }
 
+TEST(TimelineLayout, ZoomedInFarEnoughToSeeTasksTheGroupsOpen) {
+  const TraceModel& m = testing::shipped(testing::kP3Paper2Gpu);
+  ASSERT_GT(m.mean_task_ns(), 0.0);
+  const double run = static_cast<double>(m.stats().makespan_ns);
+  const double fit_ns_per_px = run / 1200.0;
+  EXPECT_FALSE(tasks_visible_at(m, fit_ns_per_px, run)) << "the whole run: the heat map is the overview";
+  const double close = run / 8 / 1200;  // an eighth of the run: P3's mean task is some 160 px wide
+  EXPECT_TRUE(tasks_visible_at(m, close, close * 1200));
+  EXPECT_FALSE(tasks_visible_at(m, m.mean_task_ns(), run / 8)) << "zoomed in, but a mean task is a pixel wide";
+
+  const Folds user = default_folds(m);
+  const TimelineLayout far = layout_timeline(m, effective_folds(m, user, true, fit_ns_per_px, run), kViewH, kTextH);
+  const TimelineLayout near = layout_timeline(m, effective_folds(m, user, true, close, close * 1200), kViewH, kTextH);
+  auto lanes_shown = [](const TimelineLayout& l) {
+    std::size_t n = 0;
+    for (const TimelineRow& r : l.rows) n += r.kind == RowKind::Lane;
+    return n;
+  };
+  EXPECT_LT(lanes_shown(far), 10u);
+  EXPECT_EQ(lanes_shown(near), m.lanes().size()) << "every block's lane once the tasks can be seen";
+  const TimelineLayout by_hand = layout_timeline(m, effective_folds(m, user, false, close, close * 1200), kViewH, kTextH);
+  EXPECT_EQ(lanes_shown(by_hand), lanes_shown(far)) << "folded by hand: the zoom leaves the folds alone";
+}
+
 }  // namespace
 }  // namespace gpulb::viewer

@@ -59,6 +59,21 @@ void set_all_folds(const TraceModel& model, Folds& folds, bool fold) {
   }
 }
 
+bool tasks_visible_at(const TraceModel& model, double ns_per_px, double shown_ns) {
+  const double run = static_cast<double>(model.stats().makespan_ns);
+  return model.mean_task_ns() > 0 && ns_per_px > 0 && model.mean_task_ns() / ns_per_px >= kAutoUnfoldPx &&
+         shown_ns * kAutoUnfoldZoom <= run;
+}
+
+Folds effective_folds(const TraceModel& model, const Folds& user, bool automatic, double ns_per_px, double shown_ns) {
+  if (!automatic || !tasks_visible_at(model, ns_per_px, shown_ns)) return user;
+  Folds open = user;  // device folds stay the user's
+  for (std::uint32_t d = 0; d < model.devices().size(); ++d) {
+    for (std::size_t g = 0; g < model.devices()[d].groups.size(); ++g) open[group_fold_key(d, static_cast<int>(g))] = false;
+  }
+  return open;
+}
+
 TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, float view_h, float text_h) {
   TimelineLayout l;
   const std::size_t lanes = model.lanes().size();

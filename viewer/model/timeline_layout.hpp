@@ -50,6 +50,18 @@ Folds default_folds(const TraceModel& model, bool unfold = false);
 // Fold or open every group of every device (devices stay open, so the folded rows show).
 void set_all_folds(const TraceModel& model, Folds& folds, bool folded);
 
+// Automatic unfolding: zoomed in (to a quarter of the run or less) far enough that a task of the
+// trace's mean duration spans kAutoUnfoldPx, a folded row's heat map says less than the tasks
+// would, so every group opens (until the user folds or unfolds by hand: then their choice holds).
+// Zoomed in, not merely wide tasks: P3's mean task is 20 px wide at Fit, and the overview of its
+// 4,224 blocks is the heat map.
+inline constexpr double kAutoUnfoldPx = 6.0;
+inline constexpr double kAutoUnfoldZoom = 4.0;
+bool tasks_visible_at(const TraceModel& model, double ns_per_px, double shown_ns);
+// The folds to lay out: `user`'s where `automatic` is off or the tasks are too small to see, all
+// groups open where they are visible.
+Folds effective_folds(const TraceModel& model, const Folds& user, bool automatic, double ns_per_px, double shown_ns);
+
 // Rows for a view `view_h` px tall whose text is `text_h` px tall.
 TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, float view_h, float text_h);
 

@@ -111,7 +111,7 @@ std::vector<Lane> build_lanes(const trace::Trace& t, std::size_t shown_devices, 
 // What the views fit their axes and colour scales to.
 struct LaneTotals {
   std::uint64_t begin_ns = 0, end_ns = 0, task_count = 0;
-  std::uint64_t min_task_ns = 0, max_task_ns = 0;
+  std::uint64_t min_task_ns = 0, max_task_ns = 0, busy_ns = 0;
   std::uint16_t max_kind = 0;
   std::vector<bool> kind_present;
 };
@@ -126,6 +126,7 @@ LaneTotals measure_lanes(const trace::Trace& t, const std::vector<Lane>& lanes) 
     m.begin_ns = std::min(m.begin_ns, lane.start_ns);
     m.end_ns = std::max(m.end_ns, lane.end_ns);
     m.task_count += lane.zones.size();
+    m.busy_ns += lane.busy_prefix.back();
     for (const Zone& z : lane.zones) {
       m.min_task_ns = std::min(m.min_task_ns, z.end_ns - z.begin_ns);
       m.max_task_ns = std::max(m.max_task_ns, z.end_ns - z.begin_ns);
@@ -391,6 +392,7 @@ TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace, const ModelLim
   task_count_ = totals.task_count;
   min_task_ns_ = totals.min_task_ns;
   max_task_ns_ = totals.max_task_ns;
+  mean_task_ns_ = totals.task_count ? static_cast<double>(totals.busy_ns) / static_cast<double>(totals.task_count) : 0.0;
   max_kind_ = totals.max_kind;
   kind_present_ = totals.kind_present;
 

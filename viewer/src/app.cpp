@@ -62,7 +62,7 @@ void App::add(std::unique_ptr<Document> doc) {
   vs_.fit_pending = vs_.compare_fit_pending = true;
   vs_.selection.reset();
   vs_.playhead = Playhead{};
-  vs_.timeline = TimelineState{};
+  vs_.timeline = TimelineState{{}, vs_.timeline.unfold};  // --unfold holds for every trace
 }
 
 bool App::set_view(std::string_view cli_name) {
@@ -120,7 +120,7 @@ void App::side_panel(float width, float height) {
           if (ImGui::Selectable(t.c_str(), i == index)) {
             index = i;
             vs_.fit_pending = true;
-            vs_.timeline = TimelineState{};
+            vs_.timeline = TimelineState{{}, vs_.timeline.unfold};
           }
         }
         ImGui::EndCombo();

@@ -1,6 +1,6 @@
 // gpulb-viewer: timelines, load histograms, queue occupancy, replay, live runs, compare, export.
 //
-//   gpulb-viewer [FILE [FILE2]] [--view V] [--range START:END] [--playhead T]
+//   gpulb-viewer [FILE [FILE2]] [--view V] [--range START:END] [--playhead T] [--unfold]
 //                [--screenshot OUT.png] [--size WxH] [--bench-frames]
 //
 // With no file it opens the shipped example traces and the scenario panel. --screenshot renders
@@ -128,6 +128,8 @@ int main(int argc, char** argv) {
   cli.add_option("--playhead", a.playhead, "replay position from the run's start, e.g. 40ms (histograms and occupancy show that instant)");
   cli.add_option("--screenshot", a.screenshot, "render without interaction, write this PNG and exit");
   bool view_only = false;
+  bool unfold = false;
+  cli.add_flag("--unfold", unfold, "open the timeline with every SM group unfolded (a lane per block)");
   cli.add_flag("--view-only", view_only, "with --screenshot: crop to the view, without the side panel");
   cli.add_option("--size", a.size, "window size WxH")->capture_default_str();
   cli.add_flag("--bench-frames", a.bench, "measure load and frame times on a generated 10-million-event trace");
@@ -172,6 +174,7 @@ int main(int argc, char** argv) {
       return kExitBadInput;
     }
     app.set_view(a.view);  // CLI11 checked the name against the panel table
+    if (unfold) app.view_state().timeline.unfold = app.view_state().compare_a.unfold = app.view_state().compare_b.unfold = true;
     if (const Document* d = app.current()) {
       const double origin = run_span(*d->model).begin_ns;  // "from the run's start", as the rulers count
       if (range) app.view_state().pending_range = Selection{origin + range->begin_ns, origin + range->end_ns};

@@ -38,12 +38,14 @@ constexpr float kMinZonePx = 3.0f;  // zones narrower than this merge into runs
 using Row = TimelineRow;
 using Layout = TimelineLayout;
 
-Layout layout_rows(const TraceModel& model, TimelineState& ts, float view_h) {
+Layout layout_rows(const TraceModel& model, TimelineState& ts, const TimeAxis& axis, float view_h) {
   if (!ts.defaults_set) {
     ts.collapsed = default_folds(model, ts.unfold);
     ts.defaults_set = true;
   }
-  return layout_timeline(model, ts.collapsed, view_h, ImGui::GetTextLineHeight());
+  if (!ts.auto_fold) return layout_timeline(model, ts.collapsed, view_h, ImGui::GetTextLineHeight());
+  const double shown = axis.ns_per_px * static_cast<double>(ImGui::GetContentRegionAvail().x);
+  return layout_timeline(model, effective_folds(model, ts.collapsed, true, axis.ns_per_px, shown), view_h, ImGui::GetTextLineHeight());
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -325,8 +327,18 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
 // [SECTION] One frame: toolbar, rows, overlays
 // -------------------------------------------------------------------------------------------------
 
-void draw_toolbar(const TraceModel& model, ViewState& vs) {
+void draw_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts) {
   if (ImGui::Button("Fit")) vs.fit_pending = true;
+  ImGui::SameLine();
+  // Folding by hand ends the automatic unfolding of a zoom (timeline_layout.hpp).
+  for (const auto& [label, fold] : {std::pair{"Fold SMs", true}, std::pair{"Unfold SMs", false}}) {
+    if (ImGui::Button(label)) {
+      set_all_folds(model, ts.collapsed, fold);
+      ts.defaults_set = true;
+      ts.auto_fold = false;
+    }
+    ImGui::SameLine();
+  }
   ImGui::SameLine();
   ImGui::BeginDisabled(!vs.selection);
   if (ImGui::Button("Zoom to selection") && vs.selection) vs.pending_range = vs.selection;
@@ -410,6 +422,10 @@ void draw_header_row(const Frame& f, const LaneCtx& ctx, TimelineState& ts, cons
     draw_heat_row(ctx, *busy, nullptr, lanes, y0 + 2, y1 - 2);
   }
   if (row_hovered && mouse.x < f.left && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+    if (ts.auto_fold) {  // a fold by hand: from now on the user's folds hold, starting from what shows
+      ts.collapsed = effective_folds(f.model, ts.collapsed, true, f.axis.ns_per_px, f.axis.ns_per_px * (f.right - f.left));
+      ts.auto_fold = false;
+    }
     ts.collapsed[is_dev ? device_fold_key(row.device) : group_fold_key(row.device, row.group)] = !row.folded;
   }
   if (row_hovered && row.folded && mouse.x >= f.left && busy) {
@@ -545,7 +561,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
                    const TimelineOptions& options) {
   ImGui::PushID(options.id);
   const ImVec2 start = ImGui::GetCursorScreenPos();
-  if (options.toolbar) draw_toolbar(model, vs);
+  if (options.toolbar) draw_toolbar(model, vs, ts);
   if (!model.omitted().empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1), "%s", model.omitted().c_str());
   if (options.caption) ImGui::TextUnformatted(options.caption);
 
@@ -564,7 +580,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
 
   const float lanes_top = p0.y + kRulerHeight;
   const float view_h = area.y - kRulerHeight;
-  const Layout layout = layout_rows(model, ts, view_h);
+  const Layout layout = layout_rows(model, ts, axis, view_h);
   const float max_scroll = std::max(0.0f, layout.height - view_h);
   ts.scroll_y = std::clamp(ts.scroll_y, 0.0f, max_scroll);
 
