@@ -5,6 +5,10 @@
 #include <cstdlib>
 
 #include "heat_scale.hpp"
+#include "shipped_traces.hpp"
+
+#include <algorithm>
+#include <vector>
 
 namespace gpulb::viewer {
 namespace {
@@ -36,6 +40,33 @@ TEST(HeatScale, NoLevelReadsAsATaskKind) {
   for (int b = 0; b <= kHeatLevels; ++b) {
     for (const Rgb8 k : kinds) EXPECT_GT(distance(heat_colour(b / double(kHeatLevels), 0), k), 90) << b;
   }
+}
+
+}  // namespace
+}  // namespace gpulb::viewer
+
+namespace gpulb::viewer {
+namespace {
+
+TEST(HeatScale, StealsAreCountedPerColumn) {
+  const std::vector<std::uint64_t> t = {5, 10, 10, 19, 20, 45, 100};
+  // Columns [0,10) [10,20) [20,30) [30,40) [40,50).
+  EXPECT_EQ(counts_per_column(t, 0, 10, 5), (std::vector<std::uint32_t>{1, 3, 1, 0, 1}));
+  EXPECT_EQ(counts_per_column({}, 0, 10, 2), (std::vector<std::uint32_t>{0, 0}));
+}
+
+TEST(HeatScale, EachFoldedSmKnowsItsSteals) {
+  // uts on an H100: 25,196 steals in all (the summary's count), each under its thief's SM.
+  const TraceModel& m = testing::shipped(testing::kUts);
+  std::size_t steals = 0;
+  for (const DeviceGroup& d : m.devices()) {
+    for (const LaneGroup& g : d.groups) {
+      EXPECT_TRUE(std::is_sorted(g.steals.begin(), g.steals.end()));
+      steals += g.steals.size();
+    }
+  }
+  EXPECT_EQ(steals, m.stats().steals);
+  EXPECT_GT(steals, 0u);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <vector>
 
 namespace gpulb::viewer {
 
@@ -18,5 +20,9 @@ inline constexpr int kHeatLevels = 24;
 Rgb8 heat_colour(double busy, double idle);
 // The quantised level of a fraction (0 .. kHeatLevels): what neighbouring columns are merged by.
 int heat_level(double fraction);
+
+// How many of `times` (sorted) fall in each of `columns` columns of col_ns from t0: the steal
+// density a folded row marks. O(columns x log n).
+std::vector<std::uint32_t> counts_per_column(std::span<const std::uint64_t> times, double t0_ns, double col_ns, int columns);
 
 }  // namespace gpulb::viewer

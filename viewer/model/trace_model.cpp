@@ -199,6 +199,14 @@ void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lan
     }
     merge_sorted_runs(idle_keys, idle_bounds, std::less<>{});
     g.idle = std::make_shared<const StepSeries>(busy_series_from_keys(idle_keys));
+    std::vector<std::size_t> steal_bounds{0};
+    for (const std::uint32_t l : g.lanes) {
+      for (const Marker& m : lanes[l].markers) {
+        if (m.kind == trace::EventKind::Steal) g.steals.push_back(m.time_ns);
+      }
+      steal_bounds.push_back(g.steals.size());
+    }
+    merge_sorted_runs(g.steals, steal_bounds, std::less<>{});
   });
   std::size_t r = 0;
   for (DeviceGroup& dev : devices) {

@@ -64,6 +64,7 @@ struct LaneGroup {
   std::vector<std::uint32_t> lanes;         // indices into TraceModel::lanes()
   std::shared_ptr<const StepSeries> busy;  // lanes running a task
   std::shared_ptr<const StepSeries> idle;  // lanes in an idle spell (the folded row's heat map)
+  std::vector<std::uint64_t> steals;       // times of its lanes' steals, sorted (the heat map's marks)
 };
 
 struct DeviceGroup {

@@ -176,7 +176,8 @@ void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1) {
 // A folded group as a heat map (heat_scale.hpp): per 3 px column, the share of its lanes busy
 // (grey to white) and idle (red). Neighbouring columns of one colour are drawn as one rectangle,
 // so a steady stretch costs one quad, not hundreds.
-void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* idle, std::size_t lanes, float y0, float y1) {
+void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals,
+                   std::size_t lanes, float y0, float y1) {
   if (busy.empty() || lanes == 0) return;
   constexpr float kCol = 3.0f;
   const int cols = static_cast<int>((c.right - c.left) / kCol);
@@ -198,6 +199,17 @@ void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* i
                           IM_COL32(rgb.r, rgb.g, rgb.b, 255));
     }
     i = j;
+  }
+  // Steals: a mark atop each column that holds any, the more opaque the more steals a worker.
+  if (steals.empty()) return;
+  const std::vector<std::uint32_t> counts = counts_per_column(steals, t0, col_ns, cols);
+  const float mark_h = std::max(1.0f, (y1 - y0) * 0.35f);
+  for (int i = 0; i < cols; ++i) {
+    const std::uint32_t k = counts[static_cast<std::size_t>(i)];
+    if (k == 0) continue;
+    const float alpha = std::min(1.0f, 0.45f + static_cast<float>(k) / static_cast<float>(lanes));
+    c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y0), ImVec2(c.left + kCol * static_cast<float>(i + 1), y0 + mark_h),
+                        IM_COL32(255, 200, 60, static_cast<int>(alpha * 255)));
   }
 }
 
@@ -416,10 +428,10 @@ void draw_header_row(const Frame& f, const LaneCtx& ctx, TimelineState& ts, cons
   }
   if (row.folded && busy && !is_dev) {
     f.dl->PushClipRect(ImVec2(f.left, y0), ImVec2(f.right, y1 - gap), true);
-    draw_heat_row(ctx, *busy, idle, lanes, y0, y1 - gap);
+    draw_heat_row(ctx, *busy, idle, dev.groups[static_cast<std::size_t>(row.group)].steals, lanes, y0, y1 - gap);
     f.dl->PopClipRect();
   } else if (row.folded && busy) {
-    draw_heat_row(ctx, *busy, nullptr, lanes, y0 + 2, y1 - 2);
+    draw_heat_row(ctx, *busy, nullptr, {}, lanes, y0 + 2, y1 - 2);
   }
   if (row_hovered && mouse.x < f.left && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
     if (ts.auto_fold) {  // a fold by hand: from now on the user's folds hold, starting from what shows
@@ -554,6 +566,19 @@ void draw_legend(const TraceModel& model, ColourMode mode) {
   legend_item(colours::kFailed, "failed dequeue");
   legend_item(colours::kSteal, "steal");
   legend_item(colours::kSpawn, "spawn");
+  const bool sms = std::any_of(model.devices().begin(), model.devices().end(), [](const DeviceGroup& d) { return d.has_sms; });
+  if (sms) {
+    // The folded rows' heat map has its own scale (heat_scale.hpp).
+    auto heat = [](double busy, double idle) {
+      const Rgb8 c = heat_colour(busy, idle);
+      return IM_COL32(c.r, c.g, c.b, 255);
+    };
+    ImGui::TextDisabled("SM rows:");
+    ImGui::SameLine();
+    legend_item(heat(0.3, 0), "");
+    legend_item(heat(1, 0), "busy");
+    legend_item(heat(0.1, 0.9), "idle");
+  }
   ImGui::NewLine();
 }
 
