@@ -103,6 +103,12 @@ class ViewerScreenshots : public ::testing::Test {
     spec.events = 6000;
     spec.idle = false;
     trace::write_trace(dir_ / "gpu.gpulb", make_synthetic_trace(spec));
+    // 8 SMs x 16 blocks: more than 64 workers, so the SM groups open folded (a heat map each).
+    spec.sms = 8;
+    spec.workers_per_sm = 16;
+    spec.events = 40000;
+    spec.idle = true;
+    trace::write_trace(dir_ / "gpu-many.gpulb", make_synthetic_trace(spec));
     // A real run on the CPU backend: 2 workers and the host producer.
     RunConfig cfg;
     cfg.scenario = "patterns";
@@ -204,6 +210,34 @@ TEST_F(ViewerScreenshots, CompareStacksBothRuns) {
   const Picture p = shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"), "--view compare --view-only", "compare");
   // Two timelines below the summaries, each with its 2 worker rows.
   EXPECT_EQ(zone_rows(p, p.height / 3, p.height), 4);
+}
+
+TEST_F(ViewerScreenshots, TimelineDrawsCounterTracksUnderTheLanes) {
+  const Picture p = shoot(file("cpu.gpulb"), "--view timeline --view-only", "timeline-counters");
+  const int strip = p.height * 2 / 3;  // the strip takes at most a third
+  EXPECT_GT(count_colour(p, kBar, strip, p.height), 500) << "the queue's level";
+  EXPECT_GT(count_colour(p, kBusy, strip, p.height), 500) << "busy workers";
+  EXPECT_LT(count_colour(p, kBusy, 60, strip), 50) << "above the strip: lanes, not counters";
+}
+
+// A grey pixel of the heat map (heat_scale.hpp): unsaturated, lighter than any background.
+int heat_pixels(const Picture& p, int y0, int y1) {
+  int n = 0;
+  for (int y = y0; y < y1; ++y) {
+    for (int x = 0; x < p.width; ++x) {
+      const Rgb c = p.at(x, y);
+      n += !saturated(c) && c.r > 90 && std::abs(c.r - c.g) < 30 && std::abs(c.g - c.b) < 30;
+    }
+  }
+  return n;
+}
+
+TEST_F(ViewerScreenshots, FoldedSmsDrawAHeatMapAndUnfoldOpensThem) {
+  const Picture folded = shoot(file("gpu-many.gpulb"), "--view timeline --view-only", "timeline-folded");
+  EXPECT_EQ(zone_rows(folded, 60, folded.height), 0) << "folded: no task zones, a heat map";
+  EXPECT_GT(heat_pixels(folded, 60, folded.height * 2 / 3), 20000) << "busy SMs drawn grey to white";
+  const Picture open = shoot(file("gpu-many.gpulb"), "--view timeline --view-only --unfold", "timeline-unfold");
+  EXPECT_GT(zone_rows(open, 60, open.height), 20) << "--unfold: a lane per block";
 }
 
 // The views --help lists (the panel table's --view names, between the braces of CLI11's check).

@@ -16,6 +16,7 @@ set(GPULB_VIEWER_MODEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/labels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/summary_rows.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compare_layout.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/counter_tracks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/histogram.cpp
   ${CMAKE_CURRENT_LIST_DIR}/synthetic.cpp
   ${CMAKE_CURRENT_LIST_DIR}/time_format.cpp

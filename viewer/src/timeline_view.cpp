@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "counter_strip.hpp"
 #include "draw.hpp"
 #include "heat_scale.hpp"
 #include "labels.hpp"
@@ -356,6 +357,8 @@ void draw_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts) {
   if (ImGui::Button("Zoom to selection") && vs.selection) vs.pending_range = vs.selection;
   ImGui::EndDisabled();
   ImGui::SameLine();
+  ImGui::Checkbox("counters", &ts.counters);
+  ImGui::SameLine();
   int mode = vs.colour == ColourMode::ByKind ? 0 : 1;
   ImGui::SetNextItemWidth(130);
   if (ImGui::Combo("##colour", &mode, "colour by kind\0colour by duration\0")) {
@@ -604,7 +607,10 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   apply_pending_fit(model, vs, axis, left, right);
 
   const float lanes_top = p0.y + kRulerHeight;
-  const float view_h = area.y - kRulerHeight;
+  // Counter tracks take the bottom of the area; the lanes what is left.
+  const OccupancyPlots counters = options.counters && ts.counters ? occupancy_plots(model) : OccupancyPlots{};
+  const CounterLayout strip = counter_layout(counters.plots.size(), area.y - kRulerHeight);
+  const float view_h = area.y - kRulerHeight - strip.height;
   const Layout layout = layout_rows(model, ts, axis, view_h);
   const float max_scroll = std::max(0.0f, layout.height - view_h);
   ts.scroll_y = std::clamp(ts.scroll_y, 0.0f, max_scroll);
@@ -637,7 +643,14 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   draw_scroll_indicator(f, layout, ts.scroll_y);
   ImGui::EndChild();
 
-  draw_ruler(outer, axis, options.origin_ns.value_or(run_span(model).begin_ns), options.origin_ns ? "time from launch" : "time from start",
+  const double origin = options.origin_ns.value_or(run_span(model).begin_ns);
+  if (strip.shown > 0) {
+    const float y0 = lanes_top + view_h;
+    const bool hovered = !(ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NoMouse) && ImGui::IsMouseHoveringRect(ImVec2(p0.x, y0), ImVec2(p0.x + area.x, y0 + strip.height));
+    const std::optional<double> playhead = vs.playhead.active ? std::optional<double>(vs.playhead.time_ns) : std::nullopt;
+    draw_counter_strip(CounterStrip{outer, axis, origin, p0.x, left, right, y0, hovered, playhead}, counters, strip);
+  }
+  draw_ruler(outer, axis, origin, options.origin_ns ? "time from launch" : "time from start",
              label_w, left, right, p0.y, p0.y + kRulerHeight);
   if (vs.selection) {
     const std::string s = "selection " + format_time(vs.selection->end_ns - vs.selection->begin_ns);

@@ -21,6 +21,7 @@ struct TimelineState {
   std::map<std::uint64_t, bool> collapsed;  // fold key -> folded (timeline_layout.hpp)
   bool unfold = false;     // --unfold: open with every SM group unfolded
   bool auto_fold = true;   // groups open when zoomed in to see tasks, until folded by hand
+  bool counters = true;    // counter tracks under the lanes
   float label_w = 150.0f;  // label_column_width of the trace it was measured for
   const void* label_w_model = nullptr;
   float scroll_y = 0.0f;
