@@ -272,6 +272,17 @@ int drawn_pixels(const Picture& p) {
   return p.width * p.height - most;
 }
 
+TEST_F(ViewerScreenshots, SelectionTabTabulatesTheSelectedRange) {
+  const Picture p = shoot(file("gpu-many.gpulb"), "--view selection --view-only --select 0:20us", "selection");
+  // A table: a row per SM (8) under the run and the GPU, with busy-share bars.
+  EXPECT_GT(drawn_pixels(p), p.width * p.height / 40);
+  EXPECT_GT(count_colour(p, Rgb{60, 104, 83}, 0, -1, 30), 100) << "busy-share bars";
+  std::string log;
+  EXPECT_EQ(viewer(file("cpu.gpulb") + " --select 5us:1us --screenshot " + (dir_ / "never-select.png").string(), log), 2) << log;
+  EXPECT_NE(log.find("--select"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(dir_ / "never-select.png"));
+}
+
 TEST_F(ViewerScreenshots, HelpListsEveryViewAndEachRendersByItsName) {
   std::string help;
   ASSERT_EQ(viewer("--help", help), 0);

@@ -16,7 +16,7 @@ struct Rgb8 {
 // busy, idle: fractions of the row's workers in [0, 1] (clamped). Lightness grows with busy; idle
 // turns it red. Quantised to kHeatLevels steps a channel input so that neighbouring columns of
 // about the same load share a colour (and one quad).
-inline constexpr int kHeatLevels = 24;
+inline constexpr int kHeatLevels = 12;  // 24 doubled the quads of a whole-run frame for no visible gain
 Rgb8 heat_colour(double busy, double idle);
 // The quantised level of a fraction (0 .. kHeatLevels): what neighbouring columns are merged by.
 int heat_level(double fraction);

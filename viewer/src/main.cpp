@@ -36,6 +36,7 @@ struct Args {
   std::string view = "timeline";
   std::string range;
   std::string playhead;
+  std::string select;
   std::string screenshot;
   std::string size = "1600x1000";
   bool bench = false;
@@ -52,14 +53,18 @@ struct Checked {
   int width = 0, height = 0;
   std::optional<TimeSpan> range;
   std::optional<double> playhead;
+  std::optional<TimeSpan> select;
 };
 
 // An empty string where the arguments are good, else a message naming the option and what it takes.
 // `range_given`: --range was on the command line (an empty value is an error, not "no range").
-std::string check_args(const Args& a, bool range_given, bool playhead_given, Checked& c) {
+std::string check_args(const Args& a, bool range_given, bool playhead_given, bool select_given, Checked& c) {
   if (!parse_size(a.size, c.width, c.height)) return "--size " + a.size + ": expected WxH between 320x240 and 8192x8192, e.g. 1600x1000";
   if (range_given && !(c.range = parse_time_span(a.range))) {
     return "--range '" + a.range + "': expected START:END, two times with START < END, e.g. 1ms:2.5ms";
+  }
+  if (select_given && !(c.select = parse_time_span(a.select))) {
+    return "--select '" + a.select + "': expected START:END, two times with START < END, e.g. 1ms:2.5ms";
   }
   if (playhead_given && !(c.playhead = parse_time_ns(a.playhead))) {
     return "--playhead '" + a.playhead + "': expected a time, e.g. 40ms";
@@ -125,6 +130,7 @@ int main(int argc, char** argv) {
   cli.add_option("--view", a.view, "view to show (see Views below)")->check(CLI::IsMember(panel_cli_names()));
   cli.footer(panels_help());
   cli.add_option("--range", a.range, "time range to show, from the run's start: START:END, e.g. 1ms:2.5ms");
+  cli.add_option("--select", a.select, "select a time range from the run's start, START:END (the Selection tab's statistics)");
   cli.add_option("--playhead", a.playhead, "replay position from the run's start, e.g. 40ms (histograms and occupancy show that instant)");
   cli.add_option("--screenshot", a.screenshot, "render without interaction, write this PNG and exit");
   bool view_only = false;
@@ -143,7 +149,7 @@ int main(int argc, char** argv) {
     return cli.exit(e) == 0 ? 0 : kExitBadInput;
   }
   Checked c;
-  if (const std::string error = check_args(a, cli.count("--range") > 0, cli.count("--playhead") > 0, c); !error.empty()) {
+  if (const std::string error = check_args(a, cli.count("--range") > 0, cli.count("--playhead") > 0, cli.count("--select") > 0, c); !error.empty()) {
     std::cerr << "gpulb-viewer: " << error << "\n";
     return kExitBadInput;
   }
@@ -179,6 +185,7 @@ int main(int argc, char** argv) {
       const double origin = run_span(*d->model).begin_ns;  // "from the run's start", as the rulers count
       if (range) app.view_state().pending_range = Selection{origin + range->begin_ns, origin + range->end_ns};
       if (range) app.view_state().compare_range = Selection{range->begin_ns, range->end_ns};
+      if (c.select) app.view_state().selection = Selection{origin + c.select->begin_ns, origin + c.select->end_ns};
       if (playhead) app.view_state().playhead = Playhead{origin + *playhead, true, false, 1.0f};
     }
 

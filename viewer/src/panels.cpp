@@ -17,6 +17,8 @@ const Panel kPanels[] = {
      [](const PanelContext& c) { draw_histograms(c.model, replay_state_at(c.model, c.playhead_ns), c.size); }},
     {"Occupancy", "occupancy", "queue levels and busy workers over time",
      [](const PanelContext& c) { draw_occupancy(c.model, c.vs, replay_state_at(c.model, c.playhead_ns), c.size); }},
+    {"Selection", "selection", "the selected time range: busy/idle share, tasks, steals per GPU and SM (a table to copy)",
+     [](const PanelContext& c) { draw_selection_stats(c.model, c.vs, c.size); }},
     {"Compare", "compare", "two traces one above the other on one time scale",
      [](const PanelContext& c) {
        if (c.compare) {

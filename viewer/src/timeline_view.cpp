@@ -205,12 +205,20 @@ void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* i
   if (steals.empty()) return;
   const std::vector<std::uint32_t> counts = counts_per_column(steals, t0, col_ns, cols);
   const float mark_h = std::max(1.0f, (y1 - y0) * 0.35f);
-  for (int i = 0; i < cols; ++i) {
+  // Neighbouring columns of one opacity step share a quad.
+  auto step = [&](int i) {
     const std::uint32_t k = counts[static_cast<std::size_t>(i)];
-    if (k == 0) continue;
-    const float alpha = std::min(1.0f, 0.45f + static_cast<float>(k) / static_cast<float>(lanes));
-    c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y0), ImVec2(c.left + kCol * static_cast<float>(i + 1), y0 + mark_h),
-                        IM_COL32(255, 200, 60, static_cast<int>(alpha * 255)));
+    return k == 0 ? 0 : 1 + std::min(3, static_cast<int>(4 * k / std::max<std::size_t>(lanes, 1)));
+  };
+  for (int i = 0; i < cols;) {
+    const int st = step(i);
+    int j = i + 1;
+    while (j < cols && step(j) == st) ++j;
+    if (st > 0) {
+      c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y0), ImVec2(c.left + kCol * static_cast<float>(j), y0 + mark_h),
+                          IM_COL32(255, 200, 60, 110 + 36 * st));
+    }
+    i = j;
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "time_axis.hpp"
@@ -10,6 +11,14 @@
 namespace gpulb::viewer {
 
 enum class ColourMode { ByKind, ByDuration };
+
+struct RangeStats;  // range_stats.hpp
+// The selection's statistics, kept until the selection or the trace changes (selection_view.cpp).
+struct RangeStatsCache {
+  const void* model = nullptr;
+  double begin_ns = 0.0, end_ns = 0.0;
+  std::shared_ptr<const RangeStats> stats;
+};
 
 // A time interval chosen by the user: zoom to it, export it.
 struct Selection {
@@ -47,6 +56,7 @@ struct ViewState {
   std::optional<Selection> compare_range;  // --range in compare (times since the launches), applied once
   bool compare_fit_pending = true;
   Playhead playhead;
+  RangeStatsCache range_cache;
 };
 
 }  // namespace gpulb::viewer

@@ -36,6 +36,9 @@ void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& s
 void draw_summary(const TraceModel& model, bool compact);
 float summary_name_width(bool compact);  // the table's name column
 
+// selection_view.cpp: statistics of the selected range per GPU and SM, a table to copy.
+void draw_selection_stats(const TraceModel& model, ViewState& vs, ImVec2 size);
+
 // compare_view.cpp: two traces one above the other on one time scale, summaries side by side.
 void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec2 size);
 // What Compare shows while there is no trace B: how to get one.
