@@ -272,6 +272,18 @@ int drawn_pixels(const Picture& p) {
   return p.width * p.height - most;
 }
 
+TEST_F(ViewerScreenshots, FindShowsTheTaskFramedInItsLane) {
+  const Picture before = shoot(file("gpu-many.gpulb"), "--view timeline --view-only", "find-none");
+  const Picture p = shoot(file("gpu-many.gpulb"), "--view timeline --view-only --find 100", "find");
+  const Rgb white{255, 255, 255};
+  EXPECT_GT(count_colour(p, white, 60, p.height, 4), count_colour(before, white, 60, before.height, 4) + 40)
+      << "the picked task's white frame";
+  EXPECT_GT(zone_rows(p, 60, p.height), 0) << "zoomed in to it: its group's lanes open";
+  std::string log;
+  EXPECT_EQ(viewer(file("cpu.gpulb") + " --find k --screenshot " + (dir_ / "never-find.png").string(), log), 2) << log;
+  EXPECT_NE(log.find("--find"), std::string::npos) << log;
+}
+
 TEST_F(ViewerScreenshots, SelectionTabTabulatesTheSelectedRange) {
   const Picture p = shoot(file("gpu-many.gpulb"), "--view selection --view-only --select 0:20us", "selection");
   // A table: a row per SM (8) under the run and the GPU, with busy-share bars.

@@ -69,9 +69,9 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
   const std::string cap_a = "A: " + caption(a.trace().meta.policy, " on ", a.trace().meta.backend);
   const std::string cap_b = "B: " + caption(b.trace().meta.policy, " on ", b.trace().meta.backend);
   TimeAxis axis_a = panel_axis(vs.compare_axis, span.origin_a);
-  draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", true, cap_a.c_str(), span.origin_a, label_w, false});
+  draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", true, cap_a.c_str(), span.origin_a, label_w, false, false});
   TimeAxis axis_b = panel_axis(axis_a, span.origin_b - span.origin_a);
-  draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str(), span.origin_b, label_w, false});
+  draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str(), span.origin_b, label_w, false, false});
   vs.compare_axis = panel_axis(axis_b, -span.origin_b);
 }
 

@@ -1,6 +1,7 @@
 // gpulb-viewer: timelines, load histograms, queue occupancy, replay, live runs, compare, export.
 //
-//   gpulb-viewer [FILE [FILE2]] [--view V] [--range START:END] [--playhead T] [--unfold]
+//   gpulb-viewer [FILE [FILE2]] [--view V] [--range START:END] [--select START:END] [--find Q]
+//                [--playhead T] [--unfold]
 //                [--screenshot OUT.png] [--size WxH] [--bench-frames]
 //
 // With no file it opens the shipped example traces and the scenario panel. --screenshot renders
@@ -22,6 +23,8 @@
 #include "panels.hpp"
 #include "platform.hpp"
 #include "synthetic.hpp"
+#include "task_details.hpp"
+#include "timeline_tools.hpp"
 
 namespace {
 
@@ -37,6 +40,7 @@ struct Args {
   std::string range;
   std::string playhead;
   std::string select;
+  std::string find;
   std::string screenshot;
   std::string size = "1600x1000";
   bool bench = false;
@@ -131,6 +135,7 @@ int main(int argc, char** argv) {
   cli.footer(panels_help());
   cli.add_option("--range", a.range, "time range to show, from the run's start: START:END, e.g. 1ms:2.5ms");
   cli.add_option("--select", a.select, "select a time range from the run's start, START:END (the Selection tab's statistics)");
+  cli.add_option("--find", a.find, "find a task and show it: its id, k<kind>, or both (\"1234\", \"k2\"); as Ctrl+F does");
   cli.add_option("--playhead", a.playhead, "replay position from the run's start, e.g. 40ms (histograms and occupancy show that instant)");
   cli.add_option("--screenshot", a.screenshot, "render without interaction, write this PNG and exit");
   bool view_only = false;
@@ -186,6 +191,15 @@ int main(int argc, char** argv) {
       if (range) app.view_state().pending_range = Selection{origin + range->begin_ns, origin + range->end_ns};
       if (range) app.view_state().compare_range = Selection{range->begin_ns, range->end_ns};
       if (c.select) app.view_state().selection = Selection{origin + c.select->begin_ns, origin + c.select->end_ns};
+      if (!a.find.empty()) {
+        if (!parse_task_query(a.find)) {
+          std::cerr << "gpulb-viewer: --find '" << a.find << "': expected a task id, k<kind>, or both, e.g. 1234 or k2\n";
+          return kExitBadInput;
+        }
+        TimelineState& ts = app.view_state().timeline;
+        std::snprintf(ts.search, sizeof ts.search, "%s", a.find.c_str());
+        search_tasks(*d->model, app.view_state(), ts);
+      }
       if (playhead) app.view_state().playhead = Playhead{origin + *playhead, true, false, 1.0f};
     }
 

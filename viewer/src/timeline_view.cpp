@@ -22,6 +22,7 @@
 #include "ticks.hpp"
 #include "time_format.hpp"
 #include "timeline_layout.hpp"
+#include "timeline_tools.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
@@ -351,6 +352,8 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
 void draw_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts) {
   if (ImGui::Button("Fit")) vs.fit_pending = true;
   ImGui::SameLine();
+  draw_search_bar(model, vs, ts);
+  ImGui::SameLine();
   // Folding by hand ends the automatic unfolding of a zoom (timeline_layout.hpp).
   for (const auto& [label, fold] : {std::pair{"Fold SMs", true}, std::pair{"Unfold SMs", false}}) {
     if (ImGui::Button(label)) {
@@ -399,6 +402,7 @@ struct Frame {
   float left, right;  // the time area
   float top, height;  // the visible lanes
   float y_base;       // where content y 0 is, after scrolling
+  ViewState& vs;
 
   bool visible(float y0, float y1) const { return y1 >= top && y0 <= top + height; }
 };
@@ -475,6 +479,11 @@ void draw_lane_row(const Frame& f, const LaneCtx& ctx, const Row& row, int lane_
   f.dl->PopClipRect();
   if (row_hovered && mouse_x >= f.left && !ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
     lane_tooltip(f.model, lane, f.axis, mouse_x);
+    // A click (a press and release without a drag, which pans) picks the task under it.
+    const ImGuiIO& io = ImGui::GetIO();
+    if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) && !io.KeyShift && io.MouseDragMaxDistanceSqr[0] < 16.0f) {
+      if (const auto hit = task_at(f.model, row.lane, f.axis.time_at(mouse_x), f.axis.ns_per_px * 2)) f.vs.picked = hit;
+    }
   }
 }
 
@@ -584,6 +593,7 @@ void draw_legend(const TraceModel& model, ColourMode mode) {
       const Rgb8 c = heat_colour(busy, idle);
       return IM_COL32(c.r, c.g, c.b, 255);
     };
+    if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("SM rows: busy idle").x + 5 * ImGui::GetTextLineHeight()) ImGui::NewLine();
     ImGui::TextDisabled("SM rows:");
     ImGui::SameLine();
     legend_item(heat(0.3, 0), "");
@@ -613,6 +623,8 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   const float left = p0.x + label_w, right = p0.x + area.x - 2;
   axis.set_origin(left);
   apply_pending_fit(model, vs, axis, left, right);
+  if (options.keys) timeline_keys(vs, ts, axis, left, right);
+  begin_reveal(model, ts, axis, left, right);
 
   const float lanes_top = p0.y + kRulerHeight;
   // Counter tracks take the bottom of the area; the lanes what is left.
@@ -620,6 +632,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   const CounterLayout strip = counter_layout(counters.plots.size(), area.y - kRulerHeight);
   const float view_h = area.y - kRulerHeight - strip.height;
   const Layout layout = layout_rows(model, ts, axis, view_h);
+  scroll_to_revealed(ts, layout, view_h);
   const float max_scroll = std::max(0.0f, layout.height - view_h);
   ts.scroll_y = std::clamp(ts.scroll_y, 0.0f, max_scroll);
 
@@ -628,7 +641,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   ImGui::BeginChild("lanes", ImVec2(area.x, view_h), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
   handle_input(model, vs, axis, ts, left, right, max_scroll);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y};
+  const Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y, vs};
   dl->AddRectFilled(ImVec2(p0.x, lanes_top), ImVec2(p0.x + area.x, lanes_top + view_h), colours::kBackground);
 
   std::vector<DrawRun> scratch;
@@ -645,7 +658,9 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
     dl->AddRectFilled(ImVec2(at.x - 4, at.y - 2), ImVec2(right - 6, at.y + ImGui::GetTextLineHeight() + 2), IM_COL32(24, 26, 31, 220), 3.0f);
     dl->AddText(at, colours::kSteal, steals.note.c_str());
   }
+  draw_picked(dl, model, vs, layout, axis, f.y_base, left, right);
   if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns);
+  draw_marks(dl, vs, axis, left, right, lanes_top, lanes_top + view_h);
   if (vs.selection) draw_selection(f, *vs.selection);
   dl->PopClipRect();
   draw_scroll_indicator(f, layout, ts.scroll_y);

@@ -5,7 +5,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "task_details.hpp"
 #include "time_axis.hpp"
 
 namespace gpulb::viewer {
@@ -35,6 +38,14 @@ struct TimelineState {
   const void* label_w_model = nullptr;
   float scroll_y = 0.0f;
   bool defaults_set = false;
+  // Search (timeline_tools.cpp): the query as typed, what it found, which one is shown.
+  char search[48] = "";
+  std::string searched;  // the query `found` answers
+  std::vector<TaskRef> found;
+  int found_at = -1;
+  std::string search_note;
+  bool focus_search = false;        // Ctrl+F: put the cursor in the search field
+  std::optional<TaskRef> reveal;    // zoom and scroll to this task on the next frame
 };
 
 // The replay playhead, shared by every view.
@@ -57,6 +68,8 @@ struct ViewState {
   bool compare_fit_pending = true;
   Playhead playhead;
   RangeStatsCache range_cache;
+  std::optional<TaskRef> picked;  // the task clicked: its details in the side panel
+  std::vector<double> marks;      // times marked with M (trace clock)
 };
 
 }  // namespace gpulb::viewer
