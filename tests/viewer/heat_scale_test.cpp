@@ -5,7 +5,11 @@
 #include <cstdlib>
 
 #include "heat_scale.hpp"
+#include "series.hpp"
 #include "shipped_traces.hpp"
+
+#include <cmath>
+#include <tuple>
 
 #include <algorithm>
 #include <vector>
@@ -67,6 +71,32 @@ TEST(HeatScale, EachFoldedSmKnowsItsSteals) {
   }
   EXPECT_EQ(steals, m.stats().steals);
   EXPECT_GT(steals, 0u);
+}
+
+}  // namespace
+}  // namespace gpulb::viewer
+
+namespace gpulb::viewer {
+namespace {
+
+// The means a heat map row asks for (columns without extremes) go through the series' time
+// buckets: they must agree with the sweep that also finds the extremes, at any zoom.
+TEST(HeatScale, BucketedColumnMeansAgreeWithTheSweep) {
+  std::vector<StepSeries::Point> p;
+  std::uint64_t t = 1000;
+  for (int i = 0; i < 5000; ++i) {
+    t += 1 + static_cast<std::uint64_t>((i * 7919) % 97) * (i % 13 == 0 ? 40 : 1);
+    p.push_back({t, (i * 31) % 17 - 3});
+  }
+  const StepSeries s(p);
+  for (const auto [t0, col, n] : {std::tuple{0.0, 500.0, 400}, std::tuple{1500.0, 3.0, 300}, std::tuple{20000.0, 77.7, 100},
+                                  std::tuple{static_cast<double>(t) - 100, 50.0, 10}}) {
+    const auto fast = s.columns(t0, col, n, false), full = s.columns(t0, col, n, true);
+    for (int c = 0; c < n; ++c) {
+      EXPECT_NEAR(fast[static_cast<std::size_t>(c)].mean, full[static_cast<std::size_t>(c)].mean, 1e-6 * (1 + std::abs(full[static_cast<std::size_t>(c)].mean)))
+          << "column " << c << " of " << col << " ns from " << t0;
+    }
+  }
 }
 
 }  // namespace
