@@ -132,7 +132,10 @@ int main(int argc, char** argv) {
   Args a;
   cli.add_option("files", a.files, "trace files (.gpulb); a second one is shown as B in Compare")->expected(0, 2);
   cli.add_option("--view", a.view, "view to show (see Views below)")->check(CLI::IsMember(panel_cli_names()));
-  cli.footer(panels_help());
+  cli.footer(panels_help() +
+             "\nTimeline keys: W/S zoom, A/D pan, M mark the time under the cursor, Ctrl+F find a task,\n"
+             "N/Shift+N next/previous match, Esc clear the selection, the picked task and the search.\n"
+             "Click a task for its details; Shift+drag or right-drag selects a range (the Selection tab).\n");
   cli.add_option("--range", a.range, "time range to show, from the run's start: START:END, e.g. 1ms:2.5ms");
   cli.add_option("--select", a.select, "select a time range from the run's start, START:END (the Selection tab's statistics)");
   cli.add_option("--find", a.find, "find a task and show it: its id, k<kind>, or both (\"1234\", \"k2\"); as Ctrl+F does");

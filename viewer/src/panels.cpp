@@ -11,7 +11,7 @@ namespace {
 // Each row adapts the panel context to its view's own signature; the views stay callable on their
 // own (compare draws two timelines, the side panel a compact summary).
 const Panel kPanels[] = {
-    {"Timeline", "timeline", "a lane per worker under its SM and device, tasks as zones, steals as arrows",
+    {"Timeline", "timeline", "a lane per worker under its SM and device (folded SMs as heat maps), tasks as zones, steals as arrows, counter tracks",
      [](const PanelContext& c) { draw_timeline(c.model, c.vs, c.vs.timeline, c.vs.axis, c.size, {}); }},
     {"Histograms", "histograms", "tasks and busy time per worker, SM and device; task durations",
      [](const PanelContext& c) { draw_histograms(c.model, replay_state_at(c.model, c.playhead_ns), c.size); }},
