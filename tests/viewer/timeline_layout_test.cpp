@@ -73,7 +73,10 @@ TEST(TimelineLayout, ThinRowLabelsNeverOverlap) {
   float last_label_end = -1e9f;
   std::size_t labels = 0;
   for (const TimelineRow& r : l.rows) {
-    if (r.kind == RowKind::Device) last_label_end = r.y + r.h;
+    if (r.kind == RowKind::Device) {
+      EXPECT_GE(r.y, last_label_end - 0.01f) << "the last SM label of a device runs into the next device's header";
+      last_label_end = r.y + r.h;
+    }
     if (r.kind != RowKind::Group || !r.label) continue;
     EXPECT_GE(r.y, last_label_end - 0.01f) << "a label over the one above it";
     last_label_end = r.y + kTextH;

@@ -113,12 +113,16 @@ TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, floa
     }
     const bool headers = has_headers(dev);
     int folded_index = 0;  // folded rows of this device so far: labels every stride-th
+    int folded_total = 0;  // and in all: a thin label must end before the next device's header
+    for (int g = 0; headers && g < static_cast<int>(dev.groups.size()); ++g) folded_total += folded(folds, group_fold_key(d, g));
     for (int g = 0; g < static_cast<int>(dev.groups.size()); ++g) {
       const LaneGroup& grp = dev.groups[static_cast<std::size_t>(g)];
       const bool fold = headers && folded(folds, group_fold_key(d, g));
       float hidden_y = 0.0f;
       if (headers) {
-        const bool label = !fold || folded_index++ % stride == 0;
+        const bool room_below = l.folded_h >= text_h || static_cast<float>(folded_total - folded_index) * l.folded_h >= text_h;
+        const bool label = !fold || (folded_index % stride == 0 && room_below);
+        folded_index += fold;
         const TimelineRow& r = add({RowKind::Group, 0, fold ? l.folded_h : kGroupHeaderPx, d, g, 0, fold, label});
         hidden_y = r.y + r.h * 0.5f;
       }
