@@ -89,6 +89,7 @@ void draw_search_bar(const TraceModel& model, ViewState& vs, TimelineState& ts) 
 void begin_reveal(const TraceModel& model, TimelineState& ts, TimeAxis& axis, float left, float right) {
   if (!ts.reveal || ts.reveal->lane >= model.lanes().size()) return;
   const Lane& lane = model.lanes()[ts.reveal->lane];
+  if (ts.reveal->zone >= lane.zones.size()) return;
   const Zone& z = lane.zones[ts.reveal->zone];
   const double a = static_cast<double>(z.begin_ns), b = static_cast<double>(z.end_ns);
   const bool on_screen = axis.x(a) >= left && axis.x(b) <= right;
@@ -97,7 +98,11 @@ void begin_reveal(const TraceModel& model, TimelineState& ts, TimeAxis& axis, fl
     axis = TimeAxis::fit(mid - span / 2, mid + span / 2, left, right - left);
   }
   // Open what hides its lane; the other folds stay as they are.
-  if (ts.defaults_set) {
+  if (!ts.defaults_set) {
+    ts.collapsed = default_folds(model, ts.unfold);
+    ts.defaults_set = true;
+  }
+  if (lane.device < model.devices().size()) {
     ts.collapsed[device_fold_key(lane.device)] = false;
     const DeviceGroup& dev = model.devices()[lane.device];
     for (std::size_t g = 0; g < dev.groups.size(); ++g) {

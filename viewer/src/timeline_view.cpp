@@ -39,13 +39,13 @@ constexpr float kRulerHeight = 24.0f;
 using Row = TimelineRow;
 using Layout = TimelineLayout;
 
-Layout layout_rows(const TraceModel& model, TimelineState& ts, const TimeAxis& axis, float view_h) {
+Layout layout_rows(const TraceModel& model, TimelineState& ts, const TimeAxis& axis, float width, float view_h) {
   if (!ts.defaults_set) {
     ts.collapsed = default_folds(model, ts.unfold);
     ts.defaults_set = true;
   }
   if (!ts.auto_fold) return layout_timeline(model, ts.collapsed, view_h, ImGui::GetTextLineHeight());
-  const double shown = axis.ns_per_px * static_cast<double>(ImGui::GetContentRegionAvail().x);
+  const double shown = axis.ns_per_px * static_cast<double>(width);
   return layout_timeline(model, effective_folds(model, ts.collapsed, true, axis.ns_per_px, shown), view_h, ImGui::GetTextLineHeight());
 }
 
@@ -229,6 +229,7 @@ struct Frame {
   float top, height;  // the visible lanes
   float y_base;       // where content y 0 is, after scrolling
   ViewState& vs;
+  bool picking;  // the main timeline: clicks pick tasks of the current trace (compare's B would name another's lanes)
 
   bool visible(float y0, float y1) const { return y1 >= top && y0 <= top + height; }
 };
@@ -307,7 +308,7 @@ void draw_lane_row(const Frame& f, const LaneCtx& ctx, const Row& row, int lane_
     lane_tooltip(f.model, lane, f.axis, mouse_x);
     // A click (a press and release without a drag, which pans) picks the task under it.
     const ImGuiIO& io = ImGui::GetIO();
-    if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) && !io.KeyShift && io.MouseDragMaxDistanceSqr[0] < 16.0f) {
+    if (f.picking && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && !io.KeyShift && io.MouseDragMaxDistanceSqr[0] < 16.0f) {
       if (const auto hit = task_at(f.model, row.lane, f.axis.time_at(mouse_x), f.axis.ns_per_px * 2)) f.vs.picked = hit;
     }
   }
@@ -457,7 +458,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   const OccupancyPlots counters = options.counters && ts.counters ? occupancy_plots(model) : OccupancyPlots{};
   const CounterLayout strip = counter_layout(counters.plots.size(), area.y - kRulerHeight);
   const float view_h = area.y - kRulerHeight - strip.height;
-  const Layout layout = layout_rows(model, ts, axis, view_h);
+  const Layout layout = layout_rows(model, ts, axis, right - left, view_h);
   scroll_to_revealed(ts, layout, view_h);
   const float max_scroll = std::max(0.0f, layout.height - view_h);
   ts.scroll_y = std::clamp(ts.scroll_y, 0.0f, max_scroll);
@@ -467,7 +468,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   ImGui::BeginChild("lanes", ImVec2(area.x, view_h), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
   handle_input(model, vs, axis, ts, left, right, max_scroll);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y, vs};
+  const Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y, vs, options.keys};
   dl->AddRectFilled(ImVec2(p0.x, lanes_top), ImVec2(p0.x + area.x, lanes_top + view_h), colours::kBackground);
 
   std::vector<DrawRun> scratch;
@@ -484,7 +485,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
     dl->AddRectFilled(ImVec2(at.x - 4, at.y - 2), ImVec2(right - 6, at.y + ImGui::GetTextLineHeight() + 2), IM_COL32(24, 26, 31, 220), 3.0f);
     dl->AddText(at, colours::kSteal, steals.note.c_str());
   }
-  draw_picked(dl, model, vs, layout, axis, f.y_base, left, right);
+  if (f.picking) draw_picked(dl, model, vs, layout, axis, f.y_base, left, right);
   if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns);
   draw_marks(dl, vs, axis, left, right, lanes_top, lanes_top + view_h);
   if (vs.selection) draw_selection(f, *vs.selection);

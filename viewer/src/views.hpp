@@ -20,7 +20,7 @@ struct TimelineOptions {
   std::optional<double> origin_ns;  // where the ruler counts from (compare: the launch); else the run's start
   float label_width = 0.0f;
   bool counters = true;      // counter tracks under the lanes (compare: off, for room)
-  bool keys = true;          // W/A/S/D, M, N, Ctrl+F, Esc (compare: off; both panels would take them)  // the label column; 0: label_column_width of the model (compare: both panels' widest)
+  bool keys = true;          // W/A/S/D, M, N, Ctrl+F, Esc and picking a task (compare: off; both panels would take them)  // the label column; 0: label_column_width of the model (compare: both panels' widest)
 };
 void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, TimeAxis& axis, ImVec2 size,
                    const TimelineOptions& options);
