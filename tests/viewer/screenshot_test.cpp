@@ -240,6 +240,26 @@ TEST_F(ViewerScreenshots, FoldedSmsDrawAHeatMapAndUnfoldOpensThem) {
   EXPECT_GT(zone_rows(open, 60, open.height), 20) << "--unfold: a lane per block";
 }
 
+// Pixels of colour c within the rectangle [x0, x1) x [y0, y1).
+int count_in(const Picture& p, Rgb c, int x0, int x1, int y0, int y1, int tolerance) {
+  int n = 0;
+  for (int y = std::max(y0, 0); y < std::min(y1, p.height); ++y) {
+    for (int x = std::max(x0, 0); x < std::min(x1, p.width); ++x) n += distance(p.at(x, y), c) <= tolerance;
+  }
+  return n;
+}
+
+TEST_F(ViewerScreenshots, CompareKeepsTheReplayBarAndBothVerifiedLines) {
+  // The whole window: the replay bar is below the view (issue 13, defect 1c: B's lanes covered it).
+  const Picture p = shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"), "--view compare", "compare-window");
+  const Rgb grab{61, 133, 224};  // Dear ImGui's dark slider grab: the replay bar's scrubber
+  const int side = 420;          // right of the side panel
+  EXPECT_GT(count_in(p, grab, side, p.width, p.height - 40, p.height, 6), 40) << "the replay bar at the bottom";
+  const int mid = side + (p.width - side) / 2;
+  EXPECT_GT(count_in(p, kVerified, side, mid, 0, p.height / 2, 30), 100) << "A's summary shows its verified line";
+  EXPECT_GT(count_in(p, kVerified, mid, p.width, 0, p.height / 2, 30), 100) << "B's summary shows its verified line";
+}
+
 // The views --help lists (the panel table's --view names, between the braces of CLI11's check).
 std::vector<std::string> views_in_help(const std::string& help) {
   const std::size_t at = help.find("--view TEXT:{");

@@ -32,9 +32,11 @@ static float summary_need(const TraceModel& m, float w) {
 
 void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec2 size) {
   const ImGuiStyle& style = ImGui::GetStyle();
+  const ImVec2 start = ImGui::GetCursorScreenPos();
   const float w = (size.x - style.ItemSpacing.x) * 0.5f;
-  // Between the parts: the figures line and three item spacings.
-  const CompareLayout layout = compare_layout(size.y, ImGui::GetTextLineHeightWithSpacing() + 3 * style.ItemSpacing.y,
+  // Between the parts: the figures line, the toolbar (a second line where its legend wraps) and
+  // the item spacings.
+  const CompareLayout layout = compare_layout(size.y, ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetFrameHeightWithSpacing() + 3 * style.ItemSpacing.y,
                                               std::max(summary_need(a, w), summary_need(b, w)));
   const float summary_h = layout.summary_h;
   ImGui::BeginChild("summary a", ImVec2(w, summary_h), true);
@@ -52,8 +54,11 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
   const double ratio = ms_a > 0 ? ms_b / ms_a : 0.0;
   ImGui::Text("Makespan A %s, B %s: B takes %.2fx the time of A. Both from their first kernel launch.", format_time(ms_a).c_str(),
               format_time(ms_b).c_str(), ratio);
-  // From the layout, not from ImGui's remaining region: that includes the replay bar's room.
-  const float lanes_h = layout.timeline_h;
+  // One toolbar for both panels (their lanes then get the same height); what is left of the
+  // view's own height, not ImGui's remaining region, which includes the replay bar's room.
+  draw_timeline_toolbar(a, vs, vs.compare_a, false);
+  const float used = ImGui::GetCursorScreenPos().y - start.y;
+  const float lanes_h = std::max((size.y - used - style.ItemSpacing.y) * 0.5f, 60.0f);
   // The shared axis counts time since each run's first launch; each timeline gets it shifted to its
   // trace's clock, and whatever the user does to one (zoom, pan) carries over to the other.
   std::optional<TimeSpan> range;
@@ -69,7 +74,7 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
   const std::string cap_a = "A: " + caption(a.trace().meta.policy, " on ", a.trace().meta.backend);
   const std::string cap_b = "B: " + caption(b.trace().meta.policy, " on ", b.trace().meta.backend);
   TimeAxis axis_a = panel_axis(vs.compare_axis, span.origin_a);
-  draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", true, cap_a.c_str(), span.origin_a, label_w, false, false});
+  draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", false, cap_a.c_str(), span.origin_a, label_w, false, false});
   TimeAxis axis_b = panel_axis(axis_a, span.origin_b - span.origin_a);
   draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str(), span.origin_b, label_w, false, false});
   vs.compare_axis = panel_axis(axis_b, -span.origin_b);

@@ -175,35 +175,6 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
 // [SECTION] One frame: toolbar, rows, overlays
 // -------------------------------------------------------------------------------------------------
 
-void draw_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts) {
-  if (ImGui::Button("Fit")) vs.fit_pending = true;
-  ImGui::SameLine();
-  draw_search_bar(model, vs, ts);
-  ImGui::SameLine();
-  // Folding by hand ends the automatic unfolding of a zoom (timeline_layout.hpp).
-  for (const auto& [label, fold] : {std::pair{"Fold SMs", true}, std::pair{"Unfold SMs", false}}) {
-    if (ImGui::Button(label)) {
-      set_all_folds(model, ts.collapsed, fold);
-      ts.defaults_set = true;
-      ts.auto_fold = false;
-    }
-    ImGui::SameLine();
-  }
-  ImGui::SameLine();
-  ImGui::BeginDisabled(!vs.selection);
-  if (ImGui::Button("Zoom to selection") && vs.selection) vs.pending_range = vs.selection;
-  ImGui::EndDisabled();
-  ImGui::SameLine();
-  ImGui::Checkbox("counters", &ts.counters);
-  ImGui::SameLine();
-  int mode = vs.colour == ColourMode::ByKind ? 0 : 1;
-  ImGui::SetNextItemWidth(130);
-  if (ImGui::Combo("##colour", &mode, "colour by kind\0colour by duration\0")) {
-    vs.colour = mode == 0 ? ColourMode::ByKind : ColourMode::ByDuration;
-  }
-  ImGui::SameLine(0, 18);
-  draw_legend(model, vs.colour);
-}
 
 // Fits are requested by other views and the menu (they do not know the time area's width), and
 // served here, where that width is known (fit_span: the run, as the summary's makespan counts it).
@@ -396,6 +367,38 @@ void draw_scroll_indicator(const Frame& f, const Layout& layout, float scroll_y)
 // [SECTION] The view
 // -------------------------------------------------------------------------------------------------
 
+void draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters) {
+  if (ImGui::Button("Fit")) vs.fit_pending = true;
+  ImGui::SameLine();
+  draw_search_bar(model, vs, ts);
+  ImGui::SameLine();
+  // Folding by hand ends the automatic unfolding of a zoom (timeline_layout.hpp). Only SMs fold.
+  const bool sms = std::any_of(model.devices().begin(), model.devices().end(), [](const DeviceGroup& d) { return d.has_sms; });
+  for (const auto& [label, fold] : {std::pair{"Fold SMs", true}, std::pair{"Unfold SMs", false}}) {
+    if (sms && ImGui::Button(label)) {
+      set_all_folds(model, ts.collapsed, fold);
+      ts.defaults_set = true;
+      ts.auto_fold = false;
+    }
+    if (sms) ImGui::SameLine();
+  }
+  ImGui::BeginDisabled(!vs.selection);
+  if (ImGui::Button("Zoom to selection") && vs.selection) vs.pending_range = vs.selection;
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (counters) {
+    ImGui::Checkbox("counters", &ts.counters);
+    ImGui::SameLine();
+  }
+  int mode = vs.colour == ColourMode::ByKind ? 0 : 1;
+  ImGui::SetNextItemWidth(130);
+  if (ImGui::Combo("##colour", &mode, "colour by kind\0colour by duration\0")) {
+    vs.colour = mode == 0 ? ColourMode::ByKind : ColourMode::ByDuration;
+  }
+  ImGui::SameLine(0, 18);
+  draw_legend(model, vs.colour);
+}
+
 void draw_legend(const TraceModel& model, ColourMode mode) {
   if (mode == ColourMode::ByKind) {
     for (const std::uint16_t k : model.kinds()) {
@@ -434,7 +437,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
                    const TimelineOptions& options) {
   ImGui::PushID(options.id);
   const ImVec2 start = ImGui::GetCursorScreenPos();
-  if (options.toolbar) draw_toolbar(model, vs, ts);
+  if (options.toolbar) draw_timeline_toolbar(model, vs, ts, options.counters);
   if (!model.omitted().empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1), "%s", model.omitted().c_str());
   if (options.caption) ImGui::TextUnformatted(options.caption);
 
