@@ -85,6 +85,23 @@ TEST(TimelineLayout, ThinRowLabelsNeverOverlap) {
   EXPECT_GE(labels, 4u * 4u) << "each device still names some of its SMs";
 }
 
+TEST(TimelineLayout, AClickOnAThinRowsLabelFoldsThatRow) {
+  const TraceModel m = many_gpus(2);
+  const TimelineLayout l = layout_timeline(m, default_folds(m), kViewH, kTextH);
+  ASSERT_LT(l.folded_h, kTextH);
+  for (std::size_t i = 0; i < l.rows.size(); ++i) {
+    const TimelineRow& r = l.rows[i];
+    if (r.kind != RowKind::Group || !r.label) continue;
+    // Anywhere on the label's text, below the row itself included, means this row.
+    for (const float dy : {0.0f, kTextH * 0.5f, kTextH - 0.5f}) {
+      EXPECT_EQ(row_for_label_click(l, r.y + dy, kTextH), static_cast<int>(i)) << "SM row " << r.group << " +" << dy;
+    }
+  }
+  // A header row is itself.
+  EXPECT_EQ(row_for_label_click(l, l.rows[0].y + 1, kTextH), 0);
+  EXPECT_EQ(row_for_label_click(l, l.height + 5, kTextH), -1);
+}
+
 TEST(TimelineLayout, FewRowsKeepTheirFullHeight) {
   const TraceModel& m = testing::shipped(testing::kP3Paper2Gpu);
   Folds folds = default_folds(m);

@@ -74,6 +74,23 @@ Folds effective_folds(const TraceModel& model, const Folds& user, bool automatic
   return open;
 }
 
+int row_for_label_click(const TimelineLayout& layout, float y, float text_h) {
+  const auto& rows = layout.rows;
+  // The row under y: rows are in y order.
+  const auto it = std::upper_bound(rows.begin(), rows.end(), y, [](float v, const TimelineRow& r) { return v < r.y; });
+  if (it == rows.begin()) return -1;
+  int under = static_cast<int>(it - rows.begin()) - 1;
+  if (y >= rows[static_cast<std::size_t>(under)].y + rows[static_cast<std::size_t>(under)].h) return -1;
+  // Up through thin unlabelled group rows to the label drawn over y.
+  for (int i = under; i >= 0; --i) {
+    const TimelineRow& r = rows[static_cast<std::size_t>(i)];
+    if (r.kind != RowKind::Group || r.h >= text_h) return under;
+    if (y >= r.y + text_h) break;
+    if (r.label) return i;
+  }
+  return under;
+}
+
 TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, float view_h, float text_h) {
   TimelineLayout l;
   const std::size_t lanes = model.lanes().size();

@@ -62,6 +62,11 @@ bool tasks_visible_at(const TraceModel& model, double ns_per_px, double shown_ns
 // groups open where they are visible.
 Folds effective_folds(const TraceModel& model, const Folds& user, bool automatic, double ns_per_px, double shown_ns);
 
+// The row a click at content y in the label column means: a thin folded row's label runs down
+// over the unlabelled rows below it, so a click on the label is the labelled row's; elsewhere,
+// the row under y. -1 where there is none.
+int row_for_label_click(const TimelineLayout& layout, float y, float text_h);
+
 // Rows for a view `view_h` px tall whose text is `text_h` px tall.
 TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, float view_h, float text_h);
 

@@ -207,7 +207,7 @@ struct Frame {
 
 // A device or group header: its name (click to fold), and when folded, its heat map. Thin
 // folded rows (the compact layout) carry a label only where the layout gave them one.
-void draw_header_row(const Frame& f, const LaneCtx& ctx, TimelineState& ts, const Row& row, float y0, float y1,
+void draw_header_row(const Frame& f, const LaneCtx& ctx, const Row& row, float y0, float y1,
                      bool row_hovered) {
   const DeviceGroup& dev = f.model.devices()[row.device];
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -246,13 +246,6 @@ void draw_header_row(const Frame& f, const LaneCtx& ctx, TimelineState& ts, cons
   } else if (row.folded && busy) {
     draw_heat_row(ctx, *busy, nullptr, {}, lanes, y0 + 2, y1 - 2);
   }
-  if (row_hovered && mouse.x < f.left && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-    if (ts.auto_fold) {  // a fold by hand: from now on the user's folds hold, starting from what shows
-      ts.collapsed = effective_folds(f.model, ts.collapsed, true, f.axis.ns_per_px, f.axis.ns_per_px * (f.right - f.left));
-      ts.auto_fold = false;
-    }
-    ts.collapsed[is_dev ? device_fold_key(row.device) : group_fold_key(row.device, row.group)] = !row.folded;
-  }
   if (row_hovered && row.folded && mouse.x >= f.left && busy) {
     const double t = f.axis.time_at(mouse.x);
     ImGui::SetTooltip("%s: %lld of %zu workers busy here, %lld idle", label.c_str() + (is_dev ? 2 : 4),
@@ -286,9 +279,26 @@ void draw_lane_row(const Frame& f, const LaneCtx& ctx, const Row& row, int lane_
 }
 
 // Rows off screen are skipped, but still counted, so that a lane keeps its stripe while scrolling.
+// A click on a device's or group's name folds or opens it (row_for_label_click: a thin row's
+// label covers the rows below it).
+void fold_on_click(const Frame& f, const Layout& layout, TimelineState& ts) {
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (!ImGui::IsWindowHovered() || mouse.x >= f.left || !ImGui::IsMouseClicked(ImGuiMouseButton_Left)) return;
+  const int i = row_for_label_click(layout, mouse.y - f.y_base, ImGui::GetTextLineHeight());
+  if (i < 0) return;
+  const Row& row = layout.rows[static_cast<std::size_t>(i)];
+  if (row.kind == RowKind::Lane) return;
+  if (ts.auto_fold) {  // a fold by hand: from now on the user's folds hold, starting from what shows
+    ts.collapsed = effective_folds(f.model, ts.collapsed, true, f.axis.ns_per_px, f.axis.ns_per_px * (f.right - f.left));
+    ts.auto_fold = false;
+  }
+  ts.collapsed[row.kind == RowKind::Device ? device_fold_key(row.device) : group_fold_key(row.device, row.group)] = !row.folded;
+}
+
 void draw_rows(const Frame& f, const LaneCtx& ctx, const Layout& layout, TimelineState& ts) {
   const float mouse_y = ImGui::GetIO().MousePos.y;
   const bool hovered = ImGui::IsWindowHovered();
+  fold_on_click(f, layout, ts);
   int lane_index = 0;
   for (const Row& row : layout.rows) {
     const float y0 = f.y_base + row.y, y1 = y0 + row.h;
@@ -298,7 +308,7 @@ void draw_rows(const Frame& f, const LaneCtx& ctx, const Layout& layout, Timelin
     if (row.kind == RowKind::Lane) {
       draw_lane_row(f, ctx, row, lane_index, y0, y1, row_hovered);
     } else {
-      draw_header_row(f, ctx, ts, row, y0, y1, row_hovered);
+      draw_header_row(f, ctx, row, y0, y1, row_hovered);
     }
   }
 }
