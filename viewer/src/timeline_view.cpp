@@ -1,4 +1,6 @@
-// The timeline: one row per worker lane, grouped device -> SM -> lane, tasks as zones.
+// The timeline: one row per worker lane, grouped device -> SM -> lane, tasks as zones. Where the
+// rows go is the model's (timeline_layout.hpp); what is inside a row is timeline_lanes.cpp's;
+// keys, search, marks and the picked task are timeline_tools.cpp's; counter tracks counter_strip.cpp's.
 //
 // [SECTION] Layout: which rows exist and where they are
 // [SECTION] Overlays: ruler, steal arrows, playhead, selection
