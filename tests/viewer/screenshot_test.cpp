@@ -260,6 +260,29 @@ TEST_F(ViewerScreenshots, CompareKeepsTheReplayBarAndBothVerifiedLines) {
   EXPECT_GT(count_in(p, kVerified, mid, p.width, 0, p.height / 2, 30), 100) << "B's summary shows its verified line";
 }
 
+// Bands of pixel rows drawn in the header colour across most of the width: the ruler with GPU 0's
+// header right under it, then each further device's header row.
+int header_bands(const Picture& p) {
+  const Rgb header{48, 52, 62};
+  int bands = 0;
+  bool in_band = false;
+  for (int y = 0; y < p.height; ++y) {
+    int n = 0;
+    for (int x = 0; x < p.width; ++x) n += distance(p.at(x, y), header) <= 4;
+    const bool band = n > p.width * 3 / 5;
+    if (band && !in_band) ++bands;
+    in_band = band;
+  }
+  return bands;
+}
+
+TEST_F(ViewerScreenshots, BothGpusOfA2xH200TraceShowOnTheFirstScreen) {
+  // Issue 13, defect 1a: GPU 1's rows started some 1,700 px down.
+  const std::string trace = std::string(GPULB_SHIPPED_TRACES) + "/patterns-P3-task-queue-paper-2xh200.gpulb";
+  const Picture p = shoot(trace, "--view timeline --view-only", "timeline-2gpu");
+  EXPECT_EQ(header_bands(p), 2) << "the ruler and GPU 0's header, then GPU 1's";
+}
+
 // The views --help lists (the panel table's --view names, between the braces of CLI11's check).
 std::vector<std::string> views_in_help(const std::string& help) {
   const std::size_t at = help.find("--view TEXT:{");
