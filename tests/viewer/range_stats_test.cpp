@@ -73,5 +73,19 @@ TEST(RangeStats, TheTableHasAHeaderAndALinePerRow) {
   EXPECT_NE(t.find("\nGPU 1 SM 131\t16\t"), std::string::npos) << t.substr(0, 400);
 }
 
+TEST(RangeStats, RowsSortByAnyColumn) {
+  const TraceModel& m = testing::shipped(testing::kUts);
+  const RangeStats s = range_stats(m, static_cast<double>(m.begin_ns()), static_cast<double>(m.end_ns()) + 1);
+  const std::vector<std::size_t> by_busy = range_order(s.groups, RangeColumn::Busy, true);
+  ASSERT_EQ(by_busy.size(), s.groups.size());
+  for (std::size_t i = 1; i < by_busy.size(); ++i) {
+    EXPECT_LE(s.groups[by_busy[i - 1]].busy_pct(), s.groups[by_busy[i]].busy_pct());
+  }
+  const std::vector<std::size_t> by_steals = range_order(s.groups, RangeColumn::Steals, false);
+  for (std::size_t i = 1; i < by_steals.size(); ++i) EXPECT_GE(s.groups[by_steals[i - 1]].steals, s.groups[by_steals[i]].steals);
+  const std::vector<std::size_t> where = range_order(s.groups, RangeColumn::Where, true);
+  for (std::size_t i = 0; i < where.size(); ++i) EXPECT_EQ(where[i], i) << "the SMs in their own order";
+}
+
 }  // namespace
 }  // namespace gpulb::viewer

@@ -85,6 +85,32 @@ RangeStats range_stats(const TraceModel& model, double begin_ns, double end_ns) 
   return s;
 }
 
+std::vector<std::size_t> range_order(const std::vector<RangeRow>& rows, RangeColumn by, bool ascending) {
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto key = [by](const RangeRow& r) -> double {
+    switch (by) {
+      case RangeColumn::Workers: return r.workers;
+      case RangeColumn::Busy: return r.busy_pct();
+      case RangeColumn::Idle: return r.idle_pct();
+      case RangeColumn::Tasks: return static_cast<double>(r.tasks);
+      case RangeColumn::Steals: return static_cast<double>(r.steals);
+      case RangeColumn::FailedSteals: return static_cast<double>(r.failed_steals);
+      case RangeColumn::FailedDequeues: return static_cast<double>(r.failed_dequeues);
+      case RangeColumn::Where: break;
+    }
+    return 0.0;
+  };
+  if (by == RangeColumn::Where) {  // the rows' own order is by device then SM
+    if (!ascending) std::reverse(order.begin(), order.end());
+    return order;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return ascending ? key(rows[a]) < key(rows[b]) : key(rows[a]) > key(rows[b]);
+  });
+  return order;
+}
+
 std::string range_stats_table(const RangeStats& stats, double origin_ns) {
   std::string out;
   char line[320];

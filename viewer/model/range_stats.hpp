@@ -35,6 +35,11 @@ struct RangeStats {
 
 RangeStats range_stats(const TraceModel& model, double begin_ns, double end_ns);
 
+// The table's columns, and the order of `rows` by one of them (stable: ties keep SM order), for
+// the Selection tab's sortable table: sorted by busy %, the SMs that idled come first.
+enum class RangeColumn { Where, Workers, Busy, Idle, Tasks, Steals, FailedSteals, FailedDequeues };
+std::vector<std::size_t> range_order(const std::vector<RangeRow>& rows, RangeColumn by, bool ascending);
+
 // The statistics as tab-separated text with a header line (to paste into a spreadsheet); times in
 // microseconds since `origin_ns`.
 std::string range_stats_table(const RangeStats& stats, double origin_ns);

@@ -17,6 +17,7 @@ const RangeStats& stats_for(const TraceModel& model, ViewState& vs, const Select
   RangeStatsCache& c = vs.range_cache;
   if (!c.stats || c.model != &model || c.begin_ns != sel.begin_ns || c.end_ns != sel.end_ns) {
     c.stats = std::make_shared<const RangeStats>(range_stats(model, sel.begin_ns, sel.end_ns));
+    c.order.clear();
     c.model = &model;
     c.begin_ns = sel.begin_ns;
     c.end_ns = sel.end_ns;
@@ -76,19 +77,31 @@ void draw_selection_stats(const TraceModel& model, ViewState& vs, ImVec2 size) {
                      "busy/idle: share of the workers' time alive within the range; tasks: begun within it; idle spells: failed\n"
                      "dequeues that began one (a worker records the first failure of a spell, not every poll).");
   constexpr ImGuiTableFlags kFlags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
-                                     ImGuiTableFlags_SizingStretchProp;
+                                     ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_Sortable;
   if (ImGui::BeginTable("range", 8, kFlags, ImGui::GetContentRegionAvail())) {
     ImGui::TableSetupScrollFreeze(0, 1);
     for (const char* c : {"where", "workers", "busy %", "idle %", "tasks", "steals", "failed steals", "idle spells"}) {
       ImGui::TableSetupColumn(c);
     }
     ImGui::TableHeadersRow();
+    // The SM rows sort by the clicked column (the run's and the devices' stay on top); the order
+    // is kept until the sort or the selection changes.
+    RangeStatsCache& c = vs.range_cache;
+    if (ImGuiTableSortSpecs* spec = ImGui::TableGetSortSpecs(); spec && (spec->SpecsDirty || c.order.size() != s.groups.size())) {
+      const bool any = spec->SpecsCount > 0;
+      const auto column = any ? static_cast<RangeColumn>(spec->Specs[0].ColumnIndex) : RangeColumn::Where;
+      c.order = range_order(s.groups, column, !any || spec->Specs[0].SortDirection == ImGuiSortDirection_Ascending);
+      spec->SpecsDirty = false;
+    }
     stats_row(s.all, true);
     for (const RangeRow& r : s.devices) stats_row(r, true);
     ImGuiListClipper clip;  // 264 SM rows on 2 GPUs: draw the visible ones
     clip.Begin(static_cast<int>(s.groups.size()));
     while (clip.Step()) {
-      for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) stats_row(s.groups[static_cast<std::size_t>(i)], false);
+      for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+        const std::size_t k = i < static_cast<int>(c.order.size()) ? c.order[static_cast<std::size_t>(i)] : static_cast<std::size_t>(i);
+        stats_row(s.groups[k], false);
+      }
     }
     ImGui::EndTable();
   }

@@ -124,8 +124,13 @@ void draw_marks(ImDrawList* dl, const ViewState& vs, const TimeAxis& axis, float
     const float x = static_cast<float>(axis.x(vs.marks[i]));
     if (x < left || x > right) continue;
     for (float y = top; y < bottom; y += 8) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 4, bottom)), colours::kSpawn, 1.5f);
-    char t[16];
-    std::snprintf(t, sizeof t, "M%zu", i + 1);
+    // From the second mark on, its distance from the one before: what a class measures with them.
+    char t[48];
+    if (i == 0) {
+      std::snprintf(t, sizeof t, "M1");
+    } else {
+      std::snprintf(t, sizeof t, "M%zu  +%s", i + 1, format_time(vs.marks[i] - vs.marks[i - 1]).c_str());
+    }
     dl->AddRectFilled(ImVec2(x + 2, top + 2), ImVec2(x + 6 + text_width(t), top + 4 + ImGui::GetTextLineHeight()), IM_COL32(24, 26, 31, 220));
     dl->AddText(ImVec2(x + 4, top + 3), colours::kSpawn, t);
   }

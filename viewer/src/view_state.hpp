@@ -21,6 +21,7 @@ struct RangeStatsCache {
   const void* model = nullptr;
   double begin_ns = 0.0, end_ns = 0.0;
   std::shared_ptr<const RangeStats> stats;
+  std::vector<std::size_t> order;  // of its SM rows, by the table's sort column
 };
 
 // A time interval chosen by the user: zoom to it, export it.
