@@ -8,6 +8,7 @@
 #include "display_text.hpp"
 #include "draw.hpp"
 #include "labels.hpp"
+#include "timeline_layout.hpp"
 #include "summary_rows.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
@@ -56,7 +57,11 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
               format_time(ms_b).c_str(), ratio);
   // One toolbar for both panels (their lanes then get the same height); what is left of the
   // view's own height, not ImGui's remaining region, which includes the replay bar's room.
-  draw_timeline_toolbar(a, vs, vs.compare_a, false);
+  if (const std::optional<bool> fold = draw_timeline_toolbar(a, vs, vs.compare_a, false)) {
+    set_all_folds(b, vs.compare_b.collapsed, *fold);
+    vs.compare_b.defaults_set = true;
+    vs.compare_b.auto_fold = false;
+  }
   const float used = ImGui::GetCursorScreenPos().y - start.y;
   const float lanes_h = std::max((size.y - used - style.ItemSpacing.y) * 0.5f, 60.0f);
   // The shared axis counts time since each run's first launch; each timeline gets it shifted to its

@@ -379,7 +379,8 @@ void draw_scroll_indicator(const Frame& f, const Layout& layout, float scroll_y)
 // [SECTION] The view
 // -------------------------------------------------------------------------------------------------
 
-void draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters) {
+std::optional<bool> draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters) {
+  std::optional<bool> folded_all;
   if (ImGui::Button("Fit")) vs.fit_pending = true;
   ImGui::SameLine();
   draw_search_bar(model, vs, ts);
@@ -388,6 +389,7 @@ void draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState
   const bool sms = std::any_of(model.devices().begin(), model.devices().end(), [](const DeviceGroup& d) { return d.has_sms; });
   for (const auto& [label, fold] : {std::pair{"Fold SMs", true}, std::pair{"Unfold SMs", false}}) {
     if (sms && ImGui::Button(label)) {
+      folded_all = fold;
       set_all_folds(model, ts.collapsed, fold);
       ts.defaults_set = true;
       ts.auto_fold = false;
@@ -409,6 +411,7 @@ void draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState
   }
   ImGui::SameLine(0, 18);
   draw_legend(model, vs.colour);
+  return folded_all;
 }
 
 void draw_legend(const TraceModel& model, ColourMode mode) {

@@ -25,8 +25,9 @@ struct TimelineOptions {
 void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, TimeAxis& axis, ImVec2 size,
                    const TimelineOptions& options);
 // Fit, find, fold, zoom to selection, (counters,) colour mode and legend: what draw_timeline puts
-// above its lanes with `toolbar`; compare draws it once above both panels.
-void draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters);
+// above its lanes with `toolbar`; compare draws it once above both panels. Returns true or false
+// where Fold SMs or Unfold SMs was pressed (compare folds B as well).
+std::optional<bool> draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters);
 // The legend for the current colour mode (kinds present, or the duration scale).
 void draw_legend(const TraceModel& model, ColourMode mode);
 
