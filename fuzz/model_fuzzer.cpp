@@ -8,8 +8,16 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
+#include "counter_tracks.hpp"
+#include "heat_scale.hpp"
 #include "histogram.hpp"
+#include "labels.hpp"
+#include "occupancy.hpp"
+#include "range_stats.hpp"
 #include "replay.hpp"
+#include "summary_rows.hpp"
+#include "task_details.hpp"
+#include "timeline_layout.hpp"
 #include "trace_model.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -79,5 +87,43 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<double> per_worker;
   for (const trace::WorkerStats& w : model.stats().per_worker) per_worker.push_back(static_cast<double>(w.tasks));
   (void)viewer::linear_histogram(per_worker, 16);
+
+  // The timeline's layout: rows top to bottom, the compact one within the view where it can be.
+  const viewer::TextWidth width7 = [](const std::string& s) { return 7.0f * static_cast<float>(s.size()); };
+  for (const bool unfold : {false, true}) {
+    const viewer::TimelineLayout l = viewer::layout_timeline(model, viewer::default_folds(model, unfold), 900.0f, 13.0f);
+    float y = 0.0f;
+    for (const viewer::TimelineRow& r : l.rows) {
+      GPULB_FUZZ_CHECK(r.y >= y - 1e-3f && r.h > 0.0f);
+      y = r.y + r.h;
+    }
+    GPULB_FUZZ_CHECK(l.lane_center.size() == model.lanes().size());
+  }
+  (void)viewer::label_column_width(model, width7);
+  for (const viewer::DeviceGroup& dev : model.devices()) {
+    for (const viewer::LaneGroup& g : dev.groups) {
+      GPULB_FUZZ_CHECK(std::is_sorted(g.steals.begin(), g.steals.end()));
+      GPULB_FUZZ_CHECK(g.idle && sorted_in_time(*g.idle));
+      const auto counts = viewer::counts_per_column(g.steals, t0, span / 64, 64);
+      std::uint64_t n = 0;
+      for (const std::uint32_t c : counts) n += c;
+      GPULB_FUZZ_CHECK(n <= g.steals.size());
+    }
+  }
+
+  // The selection's statistics over the whole trace, and a task's details (the first of each lane).
+  const viewer::RangeStats rs = viewer::range_stats(model, t0, t0 + span + 1);
+  GPULB_FUZZ_CHECK(rs.all.tasks <= model.task_count());
+  GPULB_FUZZ_CHECK(rs.all.busy_ns <= rs.all.alive_ns + 1.0);
+  (void)viewer::range_stats_table(rs, t0);
+  for (std::uint32_t l = 0; l < model.lanes().size() && l < 256; ++l) {
+    if (model.lanes()[l].zones.empty()) continue;
+    const viewer::TaskDetails d = viewer::task_details(model, {l, 0});
+    GPULB_FUZZ_CHECK(d.begin_ns <= d.end_ns && !d.source.empty());
+  }
+  const auto occupancy = viewer::occupancy_plots(model);
+  GPULB_FUZZ_CHECK(viewer::counter_layout(occupancy.plots.size(), 900.0f).height <= 900.0f);
+  for (const viewer::SummaryRow& r : viewer::summary_rows(model, true)) (void)viewer::wrapped_lines(r.value, 300.0f, width7);
+  if (!model.lanes().empty()) (void)viewer::parse_task_query(model.lanes().front().label);
   return 0;
 }

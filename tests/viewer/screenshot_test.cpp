@@ -103,6 +103,12 @@ class ViewerScreenshots : public ::testing::Test {
     spec.events = 6000;
     spec.idle = false;
     trace::write_trace(dir_ / "gpu.gpulb", make_synthetic_trace(spec));
+    // 8 SMs x 16 blocks: more than 64 workers, so the SM groups open folded (a heat map each).
+    spec.sms = 8;
+    spec.workers_per_sm = 16;
+    spec.events = 40000;
+    spec.idle = true;
+    trace::write_trace(dir_ / "gpu-many.gpulb", make_synthetic_trace(spec));
     // A real run on the CPU backend: 2 workers and the host producer.
     RunConfig cfg;
     cfg.scenario = "patterns";
@@ -206,6 +212,77 @@ TEST_F(ViewerScreenshots, CompareStacksBothRuns) {
   EXPECT_EQ(zone_rows(p, p.height / 3, p.height), 4);
 }
 
+TEST_F(ViewerScreenshots, TimelineDrawsCounterTracksUnderTheLanes) {
+  const Picture p = shoot(file("cpu.gpulb"), "--view timeline --view-only", "timeline-counters");
+  const int strip = p.height * 2 / 3;  // the strip takes at most a third
+  EXPECT_GT(count_colour(p, kBar, strip, p.height), 500) << "the queue's level";
+  EXPECT_GT(count_colour(p, kBusy, strip, p.height), 500) << "busy workers";
+  EXPECT_LT(count_colour(p, kBusy, 60, strip), 50) << "above the strip: lanes, not counters";
+}
+
+// A grey pixel of the heat map (heat_scale.hpp): unsaturated, lighter than any background.
+int heat_pixels(const Picture& p, int y0, int y1) {
+  int n = 0;
+  for (int y = y0; y < y1; ++y) {
+    for (int x = 0; x < p.width; ++x) {
+      const Rgb c = p.at(x, y);
+      n += !saturated(c) && c.r > 90 && std::abs(c.r - c.g) < 30 && std::abs(c.g - c.b) < 30;
+    }
+  }
+  return n;
+}
+
+TEST_F(ViewerScreenshots, FoldedSmsDrawAHeatMapAndUnfoldOpensThem) {
+  const Picture folded = shoot(file("gpu-many.gpulb"), "--view timeline --view-only", "timeline-folded");
+  EXPECT_EQ(zone_rows(folded, 60, folded.height), 0) << "folded: no task zones, a heat map";
+  EXPECT_GT(heat_pixels(folded, 60, folded.height * 2 / 3), 20000) << "busy SMs drawn grey to white";
+  const Picture open = shoot(file("gpu-many.gpulb"), "--view timeline --view-only --unfold", "timeline-unfold");
+  EXPECT_GT(zone_rows(open, 60, open.height), 20) << "--unfold: a lane per block";
+}
+
+// Pixels of colour c within the rectangle [x0, x1) x [y0, y1).
+int count_in(const Picture& p, Rgb c, int x0, int x1, int y0, int y1, int tolerance) {
+  int n = 0;
+  for (int y = std::max(y0, 0); y < std::min(y1, p.height); ++y) {
+    for (int x = std::max(x0, 0); x < std::min(x1, p.width); ++x) n += distance(p.at(x, y), c) <= tolerance;
+  }
+  return n;
+}
+
+TEST_F(ViewerScreenshots, CompareKeepsTheReplayBarAndBothVerifiedLines) {
+  // The whole window: the replay bar is below the view (issue 13, defect 1c: B's lanes covered it).
+  const Picture p = shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"), "--view compare", "compare-window");
+  const Rgb grab{61, 133, 224};  // Dear ImGui's dark slider grab: the replay bar's scrubber
+  const int side = 420;          // right of the side panel
+  EXPECT_GT(count_in(p, grab, side, p.width, p.height - 40, p.height, 6), 40) << "the replay bar at the bottom";
+  const int mid = side + (p.width - side) / 2;
+  EXPECT_GT(count_in(p, kVerified, side, mid, 0, p.height / 2, 30), 100) << "A's summary shows its verified line";
+  EXPECT_GT(count_in(p, kVerified, mid, p.width, 0, p.height / 2, 30), 100) << "B's summary shows its verified line";
+}
+
+// Bands of pixel rows drawn in the header colour across most of the width: the ruler with GPU 0's
+// header right under it, then each further device's header row.
+int header_bands(const Picture& p) {
+  const Rgb header{48, 52, 62};
+  int bands = 0;
+  bool in_band = false;
+  for (int y = 0; y < p.height; ++y) {
+    int n = 0;
+    for (int x = 0; x < p.width; ++x) n += distance(p.at(x, y), header) <= 4;
+    const bool band = n > p.width * 3 / 5;
+    if (band && !in_band) ++bands;
+    in_band = band;
+  }
+  return bands;
+}
+
+TEST_F(ViewerScreenshots, BothGpusOfA2xH200TraceShowOnTheFirstScreen) {
+  // Issue 13, defect 1a: GPU 1's rows started some 1,700 px down.
+  const std::string trace = std::string(GPULB_SHIPPED_TRACES) + "/patterns-P3-task-queue-paper-2xh200.gpulb";
+  const Picture p = shoot(trace, "--view timeline --view-only", "timeline-2gpu");
+  EXPECT_EQ(header_bands(p), 2) << "the ruler and GPU 0's header, then GPU 1's";
+}
+
 // The views --help lists (the panel table's --view names, between the braces of CLI11's check).
 std::vector<std::string> views_in_help(const std::string& help) {
   const std::size_t at = help.find("--view TEXT:{");
@@ -236,6 +313,29 @@ int drawn_pixels(const Picture& p) {
   int most = 0;
   for (const auto& [colour, n] : counts) most = std::max(most, n);
   return p.width * p.height - most;
+}
+
+TEST_F(ViewerScreenshots, FindShowsTheTaskFramedInItsLane) {
+  const Picture before = shoot(file("gpu-many.gpulb"), "--view timeline --view-only", "find-none");
+  const Picture p = shoot(file("gpu-many.gpulb"), "--view timeline --view-only --find 100", "find");
+  const Rgb white{255, 255, 255};
+  EXPECT_GT(count_colour(p, white, 60, p.height, 4), count_colour(before, white, 60, before.height, 4) + 40)
+      << "the picked task's white frame";
+  EXPECT_GT(zone_rows(p, 60, p.height), 0) << "zoomed in to it: its group's lanes open";
+  std::string log;
+  EXPECT_EQ(viewer(file("cpu.gpulb") + " --find k --screenshot " + (dir_ / "never-find.png").string(), log), 2) << log;
+  EXPECT_NE(log.find("--find"), std::string::npos) << log;
+}
+
+TEST_F(ViewerScreenshots, SelectionTabTabulatesTheSelectedRange) {
+  const Picture p = shoot(file("gpu-many.gpulb"), "--view selection --view-only --select 0:20us", "selection");
+  // A table: a row per SM (8) under the run and the GPU, with busy-share bars.
+  EXPECT_GT(drawn_pixels(p), p.width * p.height / 40);
+  EXPECT_GT(count_colour(p, Rgb{60, 104, 83}, 0, -1, 30), 100) << "busy-share bars";
+  std::string log;
+  EXPECT_EQ(viewer(file("cpu.gpulb") + " --select 5us:1us --screenshot " + (dir_ / "never-select.png").string(), log), 2) << log;
+  EXPECT_NE(log.find("--select"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(dir_ / "never-select.png"));
 }
 
 TEST_F(ViewerScreenshots, HelpListsEveryViewAndEachRendersByItsName) {

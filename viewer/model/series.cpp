@@ -33,6 +33,18 @@ StepSeries::StepSeries(std::vector<Point> points) {
     min_ = std::min<std::int64_t>(0, *std::min_element(block_min_.begin(), block_min_.end()));
     max_ = *std::max_element(block_max_.begin(), block_max_.end());
   }
+  const std::size_t buckets = points_.size() / kBucketPoints;
+  const double span = points_.empty() ? 0.0 : static_cast<double>(points_.back().time_ns - points_.front().time_ns);
+  if (buckets >= 2 && points_.size() < std::numeric_limits<std::uint32_t>::max() && span > 0) {
+    bucket_ns_ = span / static_cast<double>(buckets);
+    bucket_first_.resize(buckets + 2);
+    std::size_t i = 0;
+    for (std::size_t k = 0; k < bucket_first_.size(); ++k) {
+      const double start = static_cast<double>(points_.front().time_ns) + static_cast<double>(k) * bucket_ns_;
+      while (i < points_.size() && static_cast<double>(points_[i].time_ns) < start) ++i;
+      bucket_first_[k] = static_cast<std::uint32_t>(i);
+    }
+  }
 }
 
 namespace {
@@ -82,7 +94,42 @@ std::int64_t StepSeries::max_in(std::size_t from, std::size_t to) const {
   return m;
 }
 
+std::ptrdiff_t StepSeries::last_at_or_before_bucketed(double t) const {
+  const double first = static_cast<double>(points_.front().time_ns);
+  const std::size_t buckets = bucket_first_.size() - 2;
+  if (!(t >= first)) return -1;
+  if (t >= static_cast<double>(points_.back().time_ns)) return static_cast<std::ptrdiff_t>(points_.size()) - 1;
+  // The bucket [start_k, start_k+1) holding t, with the starts computed as the constructor did.
+  std::size_t k = std::min(static_cast<std::size_t>((t - first) / bucket_ns_), buckets);
+  auto start = [&](std::size_t j) { return first + static_cast<double>(j) * bucket_ns_; };
+  while (k > 0 && start(k) > t) --k;
+  while (k < buckets && start(k + 1) <= t) ++k;
+  // Points before bucket_first_[k] are earlier than start_k <= t; from bucket_first_[k+1] on they
+  // are at or after start_k+1 > t: the first point after t lies in between.
+  const auto lo = points_.begin() + bucket_first_[k], hi = points_.begin() + bucket_first_[k + 1];
+  const auto after = std::partition_point(lo, hi, [t](const Point& q) { return static_cast<double>(q.time_ns) <= t; });
+  return (after - points_.begin()) - 1;
+}
+
+std::vector<StepSeries::Column> StepSeries::mean_columns(double t0_ns, double col_ns, int count) const {
+  std::vector<Column> out(static_cast<std::size_t>(std::max(count, 0)));
+  auto integral_to = [this](std::ptrdiff_t i, double t) {
+    if (i < 0) return 0.0;
+    const Point& p = points_[static_cast<std::size_t>(i)];
+    return cumulative_[static_cast<std::size_t>(i)] + static_cast<double>(p.value) * (t - static_cast<double>(p.time_ns));
+  };
+  double at_a = integral_to(last_at_or_before_bucketed(t0_ns), t0_ns);
+  for (int c = 0; c < count; ++c) {
+    const double b = t0_ns + (c + 1) * col_ns;
+    const double at_b = integral_to(last_at_or_before_bucketed(b), b);
+    out[static_cast<std::size_t>(c)].mean = (at_b - at_a) / col_ns;
+    at_a = at_b;
+  }
+  return out;
+}
+
 std::vector<StepSeries::Column> StepSeries::columns(double t0_ns, double col_ns, int count, bool extremes) const {
+  if (!extremes && !bucket_first_.empty() && count > 0) return mean_columns(t0_ns, col_ns, count);
   std::vector<Column> out(static_cast<std::size_t>(std::max(count, 0)));
   if (points_.empty() || count <= 0) return out;
   const std::size_t n = points_.size();

@@ -48,6 +48,18 @@ class StepSeries {
  private:
   std::int64_t min_in(std::size_t from, std::size_t to) const;  // over points [from, to)
   std::int64_t max_in(std::size_t from, std::size_t to) const;
+  // Index of the last point at or before t (-1: none), through the time buckets: a binary search
+  // over a bucket's few points instead of the whole series.
+  std::ptrdiff_t last_at_or_before_bucketed(double t) const;
+  std::vector<Column> mean_columns(double t0_ns, double col_ns, int count) const;
+
+  // Time buckets of equal length over [first point, last point], kBucketPoints points each on
+  // average: bucket_first_[k] is the first point at or after the bucket's start. A frame of
+  // heat-map rows asks 140,000 column means of 264 series; galloping through the points cache
+  // line by cache line cost most of it (the whole-run folded bench frame went from 7.7 to 18 ms).
+  static constexpr std::size_t kBucketPoints = 16;
+  double bucket_ns_ = 0.0;
+  std::vector<std::uint32_t> bucket_first_;
 
   static constexpr std::size_t kBlock = 64;
   std::vector<Point> points_;

@@ -11,6 +11,14 @@ set(GPULB_VIEWER_MODEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compare_span.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_names.cpp
   ${CMAKE_CURRENT_LIST_DIR}/steal_arrows.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_layout.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/heat_scale.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/labels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/summary_rows.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compare_layout.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/counter_tracks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/range_stats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/task_details.cpp
   ${CMAKE_CURRENT_LIST_DIR}/histogram.cpp
   ${CMAKE_CURRENT_LIST_DIR}/synthetic.cpp
   ${CMAKE_CURRENT_LIST_DIR}/time_format.cpp

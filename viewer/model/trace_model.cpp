@@ -62,9 +62,10 @@ Lane build_lane(const Track& tr, std::uint32_t index) {
   return lane;
 }
 
-// Sorted +1/-1 keys of one lane's zones (see busy_series_from_keys).
-void append_busy_keys(const Lane& lane, std::vector<std::uint64_t>& keys) {
-  for (const Zone& z : lane.zones) {
+// Sorted +1/-1 keys of one lane's zones or idle spells (see busy_series_from_keys).
+template <class Interval>
+void append_busy_keys(const std::vector<Interval>& spans, std::vector<std::uint64_t>& keys) {
+  for (const Interval& z : spans) {
     keys.push_back(z.begin_ns * 2 + 1);
     keys.push_back(z.end_ns * 2);
   }
@@ -110,7 +111,7 @@ std::vector<Lane> build_lanes(const trace::Trace& t, std::size_t shown_devices, 
 // What the views fit their axes and colour scales to.
 struct LaneTotals {
   std::uint64_t begin_ns = 0, end_ns = 0, task_count = 0;
-  std::uint64_t min_task_ns = 0, max_task_ns = 0;
+  std::uint64_t min_task_ns = 0, max_task_ns = 0, busy_ns = 0;
   std::uint16_t max_kind = 0;
   std::vector<bool> kind_present;
 };
@@ -125,6 +126,7 @@ LaneTotals measure_lanes(const trace::Trace& t, const std::vector<Lane>& lanes) 
     m.begin_ns = std::min(m.begin_ns, lane.start_ns);
     m.end_ns = std::max(m.end_ns, lane.end_ns);
     m.task_count += lane.zones.size();
+    m.busy_ns += lane.busy_prefix.back();
     for (const Zone& z : lane.zones) {
       m.min_task_ns = std::min(m.min_task_ns, z.end_ns - z.begin_ns);
       m.max_task_ns = std::max(m.max_task_ns, z.end_ns - z.begin_ns);
@@ -184,11 +186,27 @@ void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lan
     std::vector<std::uint64_t>& keys = group_keys[r];
     std::vector<std::size_t> bounds{0};
     for (const std::uint32_t l : g.lanes) {
-      append_busy_keys(lanes[l], keys);
+      append_busy_keys(lanes[l].zones, keys);
       bounds.push_back(keys.size());
     }
     merge_sorted_runs(keys, bounds, std::less<>{});
     g.busy = std::make_shared<const StepSeries>(busy_series_from_keys(keys));
+    std::vector<std::uint64_t> idle_keys;
+    std::vector<std::size_t> idle_bounds{0};
+    for (const std::uint32_t l : g.lanes) {
+      append_busy_keys(lanes[l].idle, idle_keys);
+      idle_bounds.push_back(idle_keys.size());
+    }
+    merge_sorted_runs(idle_keys, idle_bounds, std::less<>{});
+    g.idle = std::make_shared<const StepSeries>(busy_series_from_keys(idle_keys));
+    std::vector<std::size_t> steal_bounds{0};
+    for (const std::uint32_t l : g.lanes) {
+      for (const Marker& m : lanes[l].markers) {
+        if (m.kind == trace::EventKind::Steal) g.steals.push_back(m.time_ns);
+      }
+      steal_bounds.push_back(g.steals.size());
+    }
+    merge_sorted_runs(g.steals, steal_bounds, std::less<>{});
   });
   std::size_t r = 0;
   for (DeviceGroup& dev : devices) {
@@ -382,6 +400,7 @@ TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace, const ModelLim
   task_count_ = totals.task_count;
   min_task_ns_ = totals.min_task_ns;
   max_task_ns_ = totals.max_task_ns;
+  mean_task_ns_ = totals.task_count ? static_cast<double>(totals.busy_ns) / static_cast<double>(totals.task_count) : 0.0;
   max_kind_ = totals.max_kind;
   kind_present_ = totals.kind_present;
 

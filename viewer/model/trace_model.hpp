@@ -63,6 +63,8 @@ struct LaneGroup {
   std::uint32_t sm = trace::Track::kNoSm;
   std::vector<std::uint32_t> lanes;         // indices into TraceModel::lanes()
   std::shared_ptr<const StepSeries> busy;  // lanes running a task
+  std::shared_ptr<const StepSeries> idle;  // lanes in an idle spell (the folded row's heat map)
+  std::vector<std::uint64_t> steals;       // times of its lanes' steals, sorted (the heat map's marks)
 };
 
 struct DeviceGroup {
@@ -114,6 +116,7 @@ class TraceModel {
   std::uint64_t task_count() const { return task_count_; }
   std::uint64_t min_task_ns() const { return min_task_ns_; }
   std::uint64_t max_task_ns() const { return max_task_ns_; }
+  double mean_task_ns() const { return mean_task_ns_; }
   std::uint16_t max_kind() const { return max_kind_; }
   std::vector<std::uint16_t> kinds() const;  // task kinds present, ascending
 
@@ -132,6 +135,7 @@ class TraceModel {
   std::vector<QueueSeries> queues_;
   std::uint64_t begin_ns_ = 0, end_ns_ = 0, task_count_ = 0;
   std::uint64_t min_task_ns_ = 0, max_task_ns_ = 0;
+  double mean_task_ns_ = 0.0;
   std::uint16_t max_kind_ = 0;
   std::vector<bool> kind_present_;
   std::string omitted_;

@@ -13,6 +13,7 @@
 #include "display_text.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "panels.hpp"
+#include "timeline_tools.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
@@ -62,7 +63,17 @@ void App::add(std::unique_ptr<Document> doc) {
   vs_.fit_pending = vs_.compare_fit_pending = true;
   vs_.selection.reset();
   vs_.playhead = Playhead{};
+  reset_timeline();
+}
+
+// A trace's own timeline state: folds, search, the picked task and marks (lanes of another trace).
+// --unfold holds for every trace.
+void App::reset_timeline() {
+  const bool unfold = vs_.timeline.unfold;
   vs_.timeline = TimelineState{};
+  vs_.timeline.unfold = unfold;
+  vs_.picked.reset();
+  vs_.marks.clear();
 }
 
 bool App::set_view(std::string_view cli_name) {
@@ -120,7 +131,7 @@ void App::side_panel(float width, float height) {
           if (ImGui::Selectable(t.c_str(), i == index)) {
             index = i;
             vs_.fit_pending = true;
-            vs_.timeline = TimelineState{};
+            reset_timeline();
           }
         }
         ImGui::EndCombo();
@@ -130,6 +141,7 @@ void App::side_panel(float width, float height) {
     doc_combo("B", compare_, true);
   }
   if (const Document* d = current()) {
+    if (vs_.picked && ImGui::CollapsingHeader("Task", ImGuiTreeNodeFlags_DefaultOpen)) draw_task_details(*d->model, vs_);
     if (ImGui::CollapsingHeader("Summary", ImGuiTreeNodeFlags_DefaultOpen)) draw_summary(*d->model, true);
   }
   if (ImGui::CollapsingHeader("Run a scenario", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -226,12 +238,17 @@ void App::menu_bar() {
     if (ImGui::MenuItem("Colour by duration", nullptr, vs_.colour == ColourMode::ByDuration)) vs_.colour = ColourMode::ByDuration;
     if (ImGui::MenuItem("Fit the whole run")) vs_.fit_pending = true;
     if (ImGui::MenuItem("Clear the selection", nullptr, false, vs_.selection.has_value())) vs_.selection.reset();
+    if (ImGui::MenuItem("Clear the marks", nullptr, false, !vs_.marks.empty())) vs_.marks.clear();
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
     ImGui::TextUnformatted("Timeline: wheel zooms at the cursor, drag pans (and scrolls),\n"
-                           "Ctrl+wheel scrolls, Shift+drag or right-drag selects a range,\n"
-                           "double-click fits, click a group's name to fold or unfold it.\n"
+                           "Ctrl+wheel scrolls, Shift+drag or right-drag selects a range\n"
+                           "(its figures: the Selection tab), double-click fits, click a\n"
+                           "group's name to fold or unfold it, click a task for its details.\n"
+                           "Keys: W/S zoom, A/D pan, M marks the time under the cursor,\n"
+                           "Ctrl+F finds a task (id, k<kind>), N/Shift+N next/previous,\n"
+                           "Esc clears the selection, the picked task and the search.\n"
                            "Replay: Play, or drag the bar at the bottom; histograms and\n"
                            "occupancy then show the state at the playhead.");
     ImGui::EndMenu();

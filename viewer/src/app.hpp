@@ -58,6 +58,7 @@ class App {
   void views(float width, float height);
   void popups();
   void fail(std::string message);
+  void reset_timeline();
   void show_panel(std::size_t index) { view_ = index; select_tab_ = true; }
 
   const Registry& registry_;

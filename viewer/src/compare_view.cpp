@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <string>
 
+#include "compare_layout.hpp"
 #include "compare_span.hpp"
 #include "display_text.hpp"
 #include "draw.hpp"
+#include "labels.hpp"
+#include "timeline_layout.hpp"
+#include "summary_rows.hpp"
 #include "time_format.hpp"
 #include "views.hpp"
 
@@ -19,9 +23,23 @@ std::string caption(const std::string& a, const char* joint, const std::string& 
 
 }  // namespace
 
+// The height a compact summary box needs at width w: its caption line and its rows, wrapped.
+static float summary_need(const TraceModel& m, float w) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float value_w = w - summary_name_width(true) - 2 * st.WindowPadding.x - 4 * st.CellPadding.x - st.ScrollbarSize;
+  return ImGui::GetTextLineHeightWithSpacing() + 2 * st.WindowPadding.y + 2 +
+         summary_height(summary_rows(m, true), value_w, ImGui::GetTextLineHeight(), 2 * st.CellPadding.y, text_width);
+}
+
 void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec2 size) {
-  const float summary_h = std::min(330.0f, size.y * 0.36f);
-  const float w = (size.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const ImVec2 start = ImGui::GetCursorScreenPos();
+  const float w = (size.x - style.ItemSpacing.x) * 0.5f;
+  // Between the parts: the figures line, the toolbar (a second line where its legend wraps) and
+  // the item spacings.
+  const CompareLayout layout = compare_layout(size.y, ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetFrameHeightWithSpacing() + 3 * style.ItemSpacing.y,
+                                              std::max(summary_need(a, w), summary_need(b, w)));
+  const float summary_h = layout.summary_h;
   ImGui::BeginChild("summary a", ImVec2(w, summary_h), true);
   ImGui::TextColored(ImVec4(0.55f, 0.75f, 1, 1), "A: %s", caption(a.trace().meta.scenario, " / ", a.trace().meta.policy).c_str());
   draw_summary(a, true);
@@ -37,23 +55,33 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
   const double ratio = ms_a > 0 ? ms_b / ms_a : 0.0;
   ImGui::Text("Makespan A %s, B %s: B takes %.2fx the time of A. Both from their first kernel launch.", format_time(ms_a).c_str(),
               format_time(ms_b).c_str(), ratio);
-  const float lanes_h = (ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y) * 0.5f;
+  // One toolbar for both panels (their lanes then get the same height); what is left of the
+  // view's own height, not ImGui's remaining region, which includes the replay bar's room.
+  if (const std::optional<bool> fold = draw_timeline_toolbar(a, vs, vs.compare_a, false)) {
+    set_all_folds(b, vs.compare_b.collapsed, *fold);
+    vs.compare_b.defaults_set = true;
+    vs.compare_b.auto_fold = false;
+  }
+  const float used = ImGui::GetCursorScreenPos().y - start.y;
+  const float lanes_h = std::max((size.y - used - style.ItemSpacing.y) * 0.5f, 60.0f);
   // The shared axis counts time since each run's first launch; each timeline gets it shifted to its
   // trace's clock, and whatever the user does to one (zoom, pan) carries over to the other.
   std::optional<TimeSpan> range;
   if (vs.compare_range) range = TimeSpan{vs.compare_range->begin_ns, vs.compare_range->end_ns};
   const CompareSpan span = compare_span(a, b, range);
+  // One label column for both, so that one time sits at one x in both panels.
+  const float label_w = std::max(label_column_width(a, text_width), label_column_width(b, text_width));
   if (vs.fit_pending || vs.compare_fit_pending || vs.compare_range) {
-    vs.compare_axis = TimeAxis::fit(span.shown.begin_ns, span.shown.end_ns, 0, size.x - 152.0f);
+    vs.compare_axis = TimeAxis::fit(span.shown.begin_ns, span.shown.end_ns, 0, size.x - label_w - 2.0f);
     vs.fit_pending = vs.compare_fit_pending = false;
     vs.compare_range.reset();  // --range applies once; Fit shows both runs again
   }
   const std::string cap_a = "A: " + caption(a.trace().meta.policy, " on ", a.trace().meta.backend);
   const std::string cap_b = "B: " + caption(b.trace().meta.policy, " on ", b.trace().meta.backend);
   TimeAxis axis_a = panel_axis(vs.compare_axis, span.origin_a);
-  draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", true, cap_a.c_str(), span.origin_a});
+  draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", false, cap_a.c_str(), span.origin_a, label_w, false, false});
   TimeAxis axis_b = panel_axis(axis_a, span.origin_b - span.origin_a);
-  draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str(), span.origin_b});
+  draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str(), span.origin_b, label_w, false, false});
   vs.compare_axis = panel_axis(axis_b, -span.origin_b);
 }
 

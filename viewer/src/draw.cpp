@@ -38,6 +38,8 @@ ImU32 scale_colour(ImU32 c, float factor) {
 
 void legend_item(ImU32 colour, const char* label) {
   const float h = ImGui::GetTextLineHeight();
+  // A legend wider than its row goes on below, rather than past the window's edge.
+  if (ImGui::GetContentRegionAvail().x < h + 4 + ImGui::CalcTextSize(label).x) ImGui::NewLine();
   const ImVec2 p = ImGui::GetCursorScreenPos();
   ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + h, p.y + h - 2), colour, 2.0f);
   ImGui::Dummy(ImVec2(h + 2, h));

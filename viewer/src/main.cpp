@@ -1,6 +1,7 @@
 // gpulb-viewer: timelines, load histograms, queue occupancy, replay, live runs, compare, export.
 //
-//   gpulb-viewer [FILE [FILE2]] [--view V] [--range START:END] [--playhead T]
+//   gpulb-viewer [FILE [FILE2]] [--view V] [--range START:END] [--select START:END] [--find Q]
+//                [--playhead T] [--unfold]
 //                [--screenshot OUT.png] [--size WxH] [--bench-frames]
 //
 // With no file it opens the shipped example traces and the scenario panel. --screenshot renders
@@ -22,6 +23,8 @@
 #include "panels.hpp"
 #include "platform.hpp"
 #include "synthetic.hpp"
+#include "task_details.hpp"
+#include "timeline_tools.hpp"
 
 namespace {
 
@@ -36,6 +39,8 @@ struct Args {
   std::string view = "timeline";
   std::string range;
   std::string playhead;
+  std::string select;
+  std::string find;
   std::string screenshot;
   std::string size = "1600x1000";
   bool bench = false;
@@ -52,14 +57,18 @@ struct Checked {
   int width = 0, height = 0;
   std::optional<TimeSpan> range;
   std::optional<double> playhead;
+  std::optional<TimeSpan> select;
 };
 
 // An empty string where the arguments are good, else a message naming the option and what it takes.
 // `range_given`: --range was on the command line (an empty value is an error, not "no range").
-std::string check_args(const Args& a, bool range_given, bool playhead_given, Checked& c) {
+std::string check_args(const Args& a, bool range_given, bool playhead_given, bool select_given, Checked& c) {
   if (!parse_size(a.size, c.width, c.height)) return "--size " + a.size + ": expected WxH between 320x240 and 8192x8192, e.g. 1600x1000";
   if (range_given && !(c.range = parse_time_span(a.range))) {
     return "--range '" + a.range + "': expected START:END, two times with START < END, e.g. 1ms:2.5ms";
+  }
+  if (select_given && !(c.select = parse_time_span(a.select))) {
+    return "--select '" + a.select + "': expected START:END, two times with START < END, e.g. 1ms:2.5ms";
   }
   if (playhead_given && !(c.playhead = parse_time_ns(a.playhead))) {
     return "--playhead '" + a.playhead + "': expected a time, e.g. 40ms";
@@ -123,11 +132,18 @@ int main(int argc, char** argv) {
   Args a;
   cli.add_option("files", a.files, "trace files (.gpulb); a second one is shown as B in Compare")->expected(0, 2);
   cli.add_option("--view", a.view, "view to show (see Views below)")->check(CLI::IsMember(panel_cli_names()));
-  cli.footer(panels_help());
+  cli.footer(panels_help() +
+             "\nTimeline keys: W/S zoom, A/D pan, M mark the time under the cursor, Ctrl+F find a task,\n"
+             "N/Shift+N next/previous match, Esc clear the selection, the picked task and the search.\n"
+             "Click a task for its details; Shift+drag or right-drag selects a range (the Selection tab).\n");
   cli.add_option("--range", a.range, "time range to show, from the run's start: START:END, e.g. 1ms:2.5ms");
+  cli.add_option("--select", a.select, "select a time range from the run's start, START:END (the Selection tab's statistics)");
+  cli.add_option("--find", a.find, "find a task and show it: its id, k<kind>, or both (\"1234\", \"k2\"); as Ctrl+F does");
   cli.add_option("--playhead", a.playhead, "replay position from the run's start, e.g. 40ms (histograms and occupancy show that instant)");
   cli.add_option("--screenshot", a.screenshot, "render without interaction, write this PNG and exit");
   bool view_only = false;
+  bool unfold = false;
+  cli.add_flag("--unfold", unfold, "open the timeline with every SM group unfolded (a lane per block)");
   cli.add_flag("--view-only", view_only, "with --screenshot: crop to the view, without the side panel");
   cli.add_option("--size", a.size, "window size WxH")->capture_default_str();
   cli.add_flag("--bench-frames", a.bench, "measure load and frame times on a generated 10-million-event trace");
@@ -141,7 +157,7 @@ int main(int argc, char** argv) {
     return cli.exit(e) == 0 ? 0 : kExitBadInput;
   }
   Checked c;
-  if (const std::string error = check_args(a, cli.count("--range") > 0, cli.count("--playhead") > 0, c); !error.empty()) {
+  if (const std::string error = check_args(a, cli.count("--range") > 0, cli.count("--playhead") > 0, cli.count("--select") > 0, c); !error.empty()) {
     std::cerr << "gpulb-viewer: " << error << "\n";
     return kExitBadInput;
   }
@@ -172,10 +188,21 @@ int main(int argc, char** argv) {
       return kExitBadInput;
     }
     app.set_view(a.view);  // CLI11 checked the name against the panel table
+    if (unfold) app.view_state().timeline.unfold = app.view_state().compare_a.unfold = app.view_state().compare_b.unfold = true;
     if (const Document* d = app.current()) {
       const double origin = run_span(*d->model).begin_ns;  // "from the run's start", as the rulers count
       if (range) app.view_state().pending_range = Selection{origin + range->begin_ns, origin + range->end_ns};
       if (range) app.view_state().compare_range = Selection{range->begin_ns, range->end_ns};
+      if (c.select) app.view_state().selection = Selection{origin + c.select->begin_ns, origin + c.select->end_ns};
+      if (!a.find.empty()) {
+        if (!parse_task_query(a.find)) {
+          std::cerr << "gpulb-viewer: --find '" << a.find << "': expected a task id, k<kind>, or both, e.g. 1234 or k2\n";
+          return kExitBadInput;
+        }
+        TimelineState& ts = app.view_state().timeline;
+        std::snprintf(ts.search, sizeof ts.search, "%s", a.find.c_str());
+        search_tasks(*d->model, app.view_state(), ts);
+      }
       if (playhead) app.view_state().playhead = Playhead{origin + *playhead, true, false, 1.0f};
     }
 

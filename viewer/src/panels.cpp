@@ -11,12 +11,14 @@ namespace {
 // Each row adapts the panel context to its view's own signature; the views stay callable on their
 // own (compare draws two timelines, the side panel a compact summary).
 const Panel kPanels[] = {
-    {"Timeline", "timeline", "a lane per worker under its SM and device, tasks as zones, steals as arrows",
+    {"Timeline", "timeline", "a lane per worker under its SM and device (folded SMs as heat maps), tasks as zones, steals as arrows, counter tracks",
      [](const PanelContext& c) { draw_timeline(c.model, c.vs, c.vs.timeline, c.vs.axis, c.size, {}); }},
     {"Histograms", "histograms", "tasks and busy time per worker, SM and device; task durations",
      [](const PanelContext& c) { draw_histograms(c.model, replay_state_at(c.model, c.playhead_ns), c.size); }},
     {"Occupancy", "occupancy", "queue levels and busy workers over time",
      [](const PanelContext& c) { draw_occupancy(c.model, c.vs, replay_state_at(c.model, c.playhead_ns), c.size); }},
+    {"Selection", "selection", "the selected time range: busy/idle share, tasks, steals per GPU and SM (a table to copy)",
+     [](const PanelContext& c) { draw_selection_stats(c.model, c.vs, c.size); }},
     {"Compare", "compare", "two traces one above the other on one time scale",
      [](const PanelContext& c) {
        if (c.compare) {

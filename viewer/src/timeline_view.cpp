@@ -1,7 +1,8 @@
-// The timeline: one row per worker lane, grouped device -> SM -> lane, tasks as zones.
+// The timeline: one row per worker lane, grouped device -> SM -> lane, tasks as zones. Where the
+// rows go is the model's (timeline_layout.hpp); what is inside a row is timeline_lanes.cpp's;
+// keys, search, marks and the picked task are timeline_tools.cpp's; counter tracks counter_strip.cpp's.
 //
 // [SECTION] Layout: which rows exist and where they are
-// [SECTION] Lanes: zones, idle spells, markers (with Tracy-style level of detail)
 // [SECTION] Overlays: ruler, steal arrows, playhead, selection
 // [SECTION] Interaction: zoom at the cursor, pan, select, collapse
 // [SECTION] One frame: toolbar, rows, overlays
@@ -12,12 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "counter_strip.hpp"
 #include "draw.hpp"
+#include "heat_scale.hpp"
+#include "labels.hpp"
 #include "lod.hpp"
 #include "run_span.hpp"
 #include "steal_arrows.hpp"
 #include "ticks.hpp"
 #include "time_format.hpp"
+#include "timeline_lanes.hpp"
+#include "timeline_layout.hpp"
+#include "timeline_tools.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
@@ -25,223 +32,23 @@ namespace {
 
 using trace::EventKind;
 
-constexpr float kLabelWidth = 150.0f;
 constexpr float kRulerHeight = 24.0f;
-constexpr float kMinZonePx = 3.0f;  // zones narrower than this merge into runs
 
 // -------------------------------------------------------------------------------------------------
 // [SECTION] Layout: which rows exist and where they are
 // -------------------------------------------------------------------------------------------------
 
-enum class RowKind { Device, Group, Lane };
+using Row = TimelineRow;
+using Layout = TimelineLayout;
 
-struct Row {
-  RowKind kind;
-  float y, h;  // within the scrolled content
-  std::uint32_t device;
-  int group;          // Group rows (and their lanes): index into DeviceGroup::groups; -1 otherwise
-  std::uint32_t lane; // Lane rows
-  bool collapsed;     // Device and Group rows
-};
-
-std::uint64_t device_key(std::uint32_t d) { return (std::uint64_t{d} << 32) | 0xFFFFFFFFu; }
-std::uint64_t group_key(std::uint32_t d, int g) { return (std::uint64_t{d} << 32) | static_cast<std::uint32_t>(g); }
-
-struct Layout {
-  std::vector<Row> rows;
-  std::vector<float> lane_center;  // per lane: the y of its row, or of the collapsed row hiding it
-  float height = 0.0f;
-  float lane_h = 18.0f;
-};
-
-Layout layout_rows(const TraceModel& model, TimelineState& ts, float view_h) {
-  Layout l;
-  const std::size_t lanes = model.lanes().size();
-  // Few lanes get tall rows (a class reads them from the back of the room); many get thin ones.
-  l.lane_h = std::clamp(view_h / static_cast<float>(std::max<std::size_t>(lanes + model.devices().size(), 1)) * 0.8f, 13.0f, 36.0f);
-  l.lane_center.assign(lanes, -1.0f);
+Layout layout_rows(const TraceModel& model, TimelineState& ts, const TimeAxis& axis, float width, float view_h) {
   if (!ts.defaults_set) {
-    // Many workers: start with SM groups collapsed into utilisation rows, one per SM.
-    for (std::uint32_t d = 0; d < model.devices().size(); ++d) {
-      const DeviceGroup& dev = model.devices()[d];
-      for (std::size_t g = 0; g < dev.groups.size(); ++g) {
-        ts.collapsed[group_key(d, static_cast<int>(g))] = dev.has_sms && dev.workers > 64;
-      }
-    }
+    ts.collapsed = default_folds(model, ts.unfold);
     ts.defaults_set = true;
   }
-  float y = 0.0f;
-  auto add = [&](Row r) {
-    r.y = y;
-    y += r.h;
-    l.rows.push_back(r);
-    return l.rows.back();
-  };
-  for (std::uint32_t d = 0; d < model.devices().size(); ++d) {
-    const DeviceGroup& dev = model.devices()[d];
-    const Row drow = add({RowKind::Device, 0, 24.0f, d, -1, 0, ts.collapsed[device_key(d)]});
-    if (drow.collapsed) {
-      for (const LaneGroup& g : dev.groups) for (const auto i : g.lanes) l.lane_center[i] = drow.y + drow.h * 0.5f;
-      for (const auto i : dev.host_lanes) l.lane_center[i] = drow.y + drow.h * 0.5f;
-      continue;
-    }
-    for (const auto i : dev.host_lanes) {
-      const Row r = add({RowKind::Lane, 0, l.lane_h, d, -1, i, false});
-      l.lane_center[i] = r.y + r.h * 0.5f;
-    }
-    const bool headers = dev.groups.size() > 1 || dev.has_sms;
-    for (int g = 0; g < static_cast<int>(dev.groups.size()); ++g) {
-      const LaneGroup& grp = dev.groups[static_cast<std::size_t>(g)];
-      bool collapsed = false;
-      float hidden_y = 0.0f;
-      if (headers) {
-        collapsed = ts.collapsed[group_key(d, g)];
-        const Row r = add({RowKind::Group, 0, collapsed ? l.lane_h : 18.0f, d, g, 0, collapsed});
-        hidden_y = r.y + r.h * 0.5f;
-      }
-      for (const auto i : grp.lanes) {
-        if (collapsed) {
-          l.lane_center[i] = hidden_y;
-          continue;
-        }
-        const Row r = add({RowKind::Lane, 0, l.lane_h, d, g, i, false});
-        l.lane_center[i] = r.y + r.h * 0.5f;
-      }
-    }
-  }
-  l.height = y;
-  return l;
-}
-
-// -------------------------------------------------------------------------------------------------
-// [SECTION] Lanes: zones, idle spells, markers (with Tracy-style level of detail)
-// -------------------------------------------------------------------------------------------------
-
-struct LaneCtx {
-  const TraceModel& model;
-  const TimeAxis& axis;
-  ColourMode colour;
-  float left, right;  // the time area on screen
-  ImDrawList* dl;
-  std::vector<DrawRun>& runs;  // reused scratch
-};
-
-ImU32 zone_colour(const LaneCtx& c, const Zone& z) {
-  if (c.colour == ColourMode::ByKind) return kind_colour(z.kind);
-  return duration_colour(static_cast<double>(z.end_ns - z.begin_ns), static_cast<double>(c.model.min_task_ns()),
-                         static_cast<double>(c.model.max_task_ns()));
-}
-
-void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {
-  const auto& m = lane.markers;
-  const double t0 = c.axis.time_at(c.left), t1 = c.axis.time_at(c.right);
-  auto it = std::partition_point(m.begin(), m.end(), [t0](const Marker& k) { return static_cast<double>(k.time_ns) < t0; });
-  float last_x = -1e9f, label_end = -1e9f;
-  const bool zoomed = c.axis.ns_per_px < 50.0;  // room for a text label per marker
-  for (; it != m.end() && static_cast<double>(it->time_ns) <= t1; ++it) {
-    const float x = static_cast<float>(c.axis.x(static_cast<double>(it->time_ns)));
-    if (x - last_x < 2.0f) continue;  // one marker a pixel pair is all the eye can take
-    last_x = x;
-    switch (trace::event_traits(it->kind).category) {
-      case trace::EventCategory::Idle:
-        c.dl->AddTriangleFilled(ImVec2(x - 3, y1), ImVec2(x + 3, y1), ImVec2(x, y1 - 5), colours::kFailed);
-        break;
-      case trace::EventCategory::Steal:
-        c.dl->AddCircleFilled(ImVec2(x, y0 + 4), 3.0f, colours::kSteal);
-        break;
-      case trace::EventCategory::Spawn: {
-        c.dl->AddTriangleFilled(ImVec2(x - 3, y0), ImVec2(x + 3, y0), ImVec2(x, y0 + 5), colours::kSpawn);
-        if (zoomed && x > label_end) {
-          const std::string t = "+" + std::to_string(it->arg);
-          c.dl->AddText(ImVec2(x + 4, y0 - 1), colours::kSpawn, t.c_str());
-          label_end = x + 4 + ImGui::CalcTextSize(t.c_str()).x + 4;
-        }
-        break;
-      }
-      case trace::EventCategory::Host: {
-        c.dl->AddLine(ImVec2(x, y0 + 2), ImVec2(x, y1 - 2), colours::kHost, 2.0f);
-        if (x > label_end) {  // labels only where they do not overlap the previous one
-          char t[48];
-          if (it->kind == EventKind::HostEnqueue) {
-            std::snprintf(t, sizeof t, "+%u q%u", it->arg, it->aux);
-          } else {
-            std::snprintf(t, sizeof t, "%s %u", it->kind == EventKind::KernelLaunch ? "launch" : "end", it->arg);
-          }
-          c.dl->AddText(ImVec2(x + 3, y0 + 1), colours::kHost, t);
-          label_end = x + 3 + ImGui::CalcTextSize(t).x + 6;
-        }
-        break;
-      }
-      default:
-        c.dl->AddLine(ImVec2(x, y0 + 3), ImVec2(x, y1 - 3), colours::kDimText);
-        break;
-    }
-  }
-}
-
-void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1) {
-  // The worker's life as a thin line: gaps between zones on it are time it was not running a task.
-  const float mid = (y0 + y1) * 0.5f;
-  const float life0 = std::max(c.left, static_cast<float>(c.axis.x(static_cast<double>(lane.start_ns))));
-  const float life1 = std::min(c.right, static_cast<float>(c.axis.x(static_cast<double>(lane.end_ns))));
-  if (life1 > life0) c.dl->AddLine(ImVec2(life0, mid), ImVec2(life1, mid), colours::kGrid);
-
-  c.runs.clear();
-  lod_runs<IdleSpan>(lane.idle, c.axis, c.left, c.right, 1.0, c.runs);
-  for (const DrawRun& r : c.runs) {
-    c.dl->AddRectFilled(ImVec2(std::max(static_cast<float>(r.x0), c.left), y1 - 4),
-                        ImVec2(std::min(static_cast<float>(r.x1) + 1, c.right), y1 - 1), colours::kIdle);
-  }
-
-  c.runs.clear();
-  lod_runs<Zone>(lane.zones, c.axis, c.left, c.right, kMinZonePx, c.runs);
-  const float zy0 = y0 + 2, zy1 = y1 - 3;
-  for (const DrawRun& r : c.runs) {
-    const Zone& z = lane.zones[r.first];
-    const float x0 = std::max(static_cast<float>(r.x0), c.left - 1);
-    const float x1 = std::min(std::max(static_cast<float>(r.x1), x0 + 1.0f), c.right + 1);
-    if (r.count == 1) {
-      const ImU32 col = zone_colour(c, z);
-      c.dl->AddRectFilled(ImVec2(x0, zy0), ImVec2(x1, zy1), col);
-      if (x1 - x0 > 6) c.dl->AddRect(ImVec2(x0, zy0), ImVec2(x1, zy1), scale_colour(col, 0.6f));
-      if (x1 - x0 > 48 && zy1 - zy0 >= ImGui::GetTextLineHeight() - 2) {
-        char t[24];
-        std::snprintf(t, sizeof t, "#%u", z.id);
-        c.dl->PushClipRect(ImVec2(x0, zy0), ImVec2(x1, zy1), true);
-        c.dl->AddText(ImVec2(x0 + 4, zy0 + (zy1 - zy0 - ImGui::GetTextLineHeight()) * 0.5f), IM_COL32(20, 20, 25, 255), t);
-        c.dl->PopClipRect();
-      }
-    } else {
-      // Merged: the first zone's colour, darker, so dense stretches read as busy but not as one task.
-      c.dl->AddRectFilled(ImVec2(x0, zy0 + 1), ImVec2(x1, zy1 - 1), scale_colour(zone_colour(c, z), 0.72f));
-    }
-  }
-  draw_markers(c, lane, y0, y1);
-}
-
-// A collapsed group: how many of its lanes were busy, as an area over time. Neighbouring columns
-// of the same height are drawn as one rectangle: a busy stretch costs one quad, not hundreds.
-void draw_utilisation(const LaneCtx& c, const StepSeries& busy, std::size_t lanes, float y0, float y1) {
-  if (busy.empty() || lanes == 0) return;
-  constexpr float kCol = 3.0f;
-  const int cols = static_cast<int>((c.right - c.left) / kCol);
-  const auto summary = busy.columns(c.axis.time_at(c.left), c.axis.ns_per_px * kCol, cols, false);
-  const float h = y1 - y0 - 3;
-  auto height_of = [&](int i) {
-    const double frac = std::min(summary[static_cast<std::size_t>(i)].mean / static_cast<double>(lanes), 1.0);
-    return frac <= 0.002 ? 0 : std::max(1, static_cast<int>(std::lround(frac * h)));
-  };
-  for (int i = 0; i < cols;) {
-    const int px = height_of(i);
-    int j = i + 1;
-    while (j < cols && height_of(j) == px) ++j;
-    if (px > 0) {
-      const float frac = static_cast<float>(px) / h;
-      c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y1 - 1 - static_cast<float>(px)),
-                          ImVec2(c.left + kCol * static_cast<float>(j), y1 - 1), scale_colour(colours::kBusy, 0.55f + 0.45f * frac));
-    }
-    i = j;
-  }
+  if (!ts.auto_fold) return layout_timeline(model, ts.collapsed, view_h, ImGui::GetTextLineHeight());
+  const double shown = axis.ns_per_px * static_cast<double>(width);
+  return layout_timeline(model, effective_folds(model, ts.collapsed, true, axis.ns_per_px, shown), view_h, ImGui::GetTextLineHeight());
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -250,16 +57,16 @@ void draw_utilisation(const LaneCtx& c, const StepSeries& busy, std::size_t lane
 
 // Ticks and labels come from the model (ticks.hpp): labels with the digits the step needs, the
 // last one kept inside the ruler.
-void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, const char* origin_label, float left, float right,
-                float y0, float grid_bottom) {
-  dl->AddRectFilled(ImVec2(left - kLabelWidth, y0), ImVec2(right, y0 + kRulerHeight), colours::kHeader);
+void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, const char* origin_label, float label_w, float left,
+                float right, float y0, float grid_bottom) {
+  dl->AddRectFilled(ImVec2(left - label_w, y0), ImVec2(right, y0 + kRulerHeight), colours::kHeader);
   for (const Tick& t : time_ticks(axis, origin_ns, left, right, 110.0, text_width)) {
     const float x = static_cast<float>(axis.x(t.at));
     dl->AddLine(ImVec2(x, y0 + kRulerHeight - 6), ImVec2(x, y0 + kRulerHeight), colours::kDimText);
     dl->AddLine(ImVec2(x, y0 + kRulerHeight), ImVec2(x, grid_bottom), IM_COL32(60, 65, 78, 90));
     if (!t.label.empty()) dl->AddText(ImVec2(static_cast<float>(t.x), y0 + 3), colours::kText, t.label.c_str());
   }
-  dl->AddText(ImVec2(left - kLabelWidth + 6, y0 + 3), colours::kDimText, origin_label);
+  dl->AddText(ImVec2(left - label_w + 6, y0 + 3), colours::kDimText, origin_label);
 }
 
 struct Arrow {
@@ -370,21 +177,6 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
 // [SECTION] One frame: toolbar, rows, overlays
 // -------------------------------------------------------------------------------------------------
 
-void draw_toolbar(const TraceModel& model, ViewState& vs) {
-  if (ImGui::Button("Fit")) vs.fit_pending = true;
-  ImGui::SameLine();
-  ImGui::BeginDisabled(!vs.selection);
-  if (ImGui::Button("Zoom to selection") && vs.selection) vs.pending_range = vs.selection;
-  ImGui::EndDisabled();
-  ImGui::SameLine();
-  int mode = vs.colour == ColourMode::ByKind ? 0 : 1;
-  ImGui::SetNextItemWidth(130);
-  if (ImGui::Combo("##colour", &mode, "colour by kind\0colour by duration\0")) {
-    vs.colour = mode == 0 ? ColourMode::ByKind : ColourMode::ByDuration;
-  }
-  ImGui::SameLine(0, 18);
-  draw_legend(model, vs.colour);
-}
 
 // Fits are requested by other views and the menu (they do not know the time area's width), and
 // served here, where that width is known (fit_span: the run, as the summary's makespan counts it).
@@ -409,67 +201,106 @@ struct Frame {
   float left, right;  // the time area
   float top, height;  // the visible lanes
   float y_base;       // where content y 0 is, after scrolling
+  ViewState& vs;
+  bool picking;  // the main timeline: clicks pick tasks of the current trace (compare's B would name another's lanes)
 
   bool visible(float y0, float y1) const { return y1 >= top && y0 <= top + height; }
 };
 
-// A device or group header: its name (click to fold), and when folded, how busy its lanes were.
-void draw_header_row(const Frame& f, const LaneCtx& ctx, TimelineState& ts, const Row& row, float y0, float y1,
+// A device or group header: its name (click to fold), and when folded, its heat map. Thin
+// folded rows (the compact layout) carry a label only where the layout gave them one.
+void draw_header_row(const Frame& f, const LaneCtx& ctx, const Row& row, float y0, float y1,
                      bool row_hovered) {
   const DeviceGroup& dev = f.model.devices()[row.device];
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const bool is_dev = row.kind == RowKind::Device;
-  f.dl->AddRectFilled(ImVec2(f.x0, y0), ImVec2(f.x0 + f.width, y1 - 1), is_dev ? colours::kHeader : IM_COL32(40, 44, 53, 255));
+  const float gap = row.h >= 6.0f ? 1.0f : 0.0f;  // thin rows touch: the heat map reads as one picture
+  // A thin row's label runs down over the unlabelled rows below it: they leave the label column
+  // unpainted so as not to cover it.
+  const bool thin = row.h < ImGui::GetTextLineHeight();
+  f.dl->AddRectFilled(ImVec2(thin ? f.left : f.x0, y0), ImVec2(f.x0 + f.width, y1 - gap), is_dev ? colours::kHeader : IM_COL32(40, 44, 53, 255));
   std::string label;
   std::size_t lanes = 0;
   const StepSeries* busy = nullptr;
+  const StepSeries* idle = nullptr;
   if (is_dev) {
-    label = std::string(row.collapsed ? "> " : "v ") + dev.label;
+    label = std::string(row.folded ? "> " : "v ") + dev.label;
     lanes = dev.workers;
     busy = dev.busy.get();
   } else {
     const LaneGroup& g = dev.groups[static_cast<std::size_t>(row.group)];
-    label = std::string(row.collapsed ? "  > " : "  v ") + g.label + "  (" + std::to_string(g.lanes.size()) + ")";
+    label = std::string(row.folded ? "  > " : "  v ") + g.label + "  (" + std::to_string(g.lanes.size()) + ")";
     lanes = g.lanes.size();
     busy = g.busy.get();
+    idle = g.idle.get();
   }
-  f.dl->PushClipRect(ImVec2(f.x0, y0), ImVec2(is_dev ? f.right : f.left - 4, y1), true);
-  f.dl->AddText(ImVec2(f.x0 + 6, y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f), colours::kText, label.c_str());
-  f.dl->PopClipRect();
-  if (row.collapsed && busy) draw_utilisation(ctx, *busy, lanes, y0, y1);
-  if (row_hovered && mouse.x < f.left && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-    ts.collapsed[is_dev ? device_key(row.device) : group_key(row.device, row.group)] = !row.collapsed;
+  if (row.label) {
+    const float text_h = ImGui::GetTextLineHeight();
+    const float ty = row.h >= text_h ? y0 + (row.h - text_h) * 0.5f : y0;
+    f.dl->PushClipRect(ImVec2(f.x0, ty), ImVec2(is_dev ? f.right : f.left - 4, std::max(y1, ty + text_h)), true);
+    f.dl->AddText(ImVec2(f.x0 + 6, ty), row.h >= text_h || is_dev ? colours::kText : colours::kDimText, label.c_str());
+    f.dl->PopClipRect();
   }
-  if (row_hovered && row.collapsed && mouse.x >= f.left && busy) {
-    ImGui::SetTooltip("%s: %lld of %zu workers busy here", label.c_str() + 2,
-                      static_cast<long long>(busy->value_at(f.axis.time_at(mouse.x))), lanes);
+  if (row.folded && busy && !is_dev) {
+    f.dl->PushClipRect(ImVec2(f.left, y0), ImVec2(f.right, y1 - gap), true);
+    draw_heat_row(ctx, *busy, idle, dev.groups[static_cast<std::size_t>(row.group)].steals, lanes, y0, y1 - gap);
+    f.dl->PopClipRect();
+  } else if (row.folded && busy) {
+    draw_heat_row(ctx, *busy, nullptr, {}, lanes, y0 + 2, y1 - 2);
+  }
+  if (row_hovered && row.folded && mouse.x >= f.left && busy) {
+    const double t = f.axis.time_at(mouse.x);
+    ImGui::SetTooltip("%s: %lld of %zu workers busy here, %lld idle", label.c_str() + (is_dev ? 2 : 4),
+                      static_cast<long long>(busy->value_at(t)), lanes, static_cast<long long>(idle ? idle->value_at(t) : 0));
   }
 }
 
 // A worker or host lane: striped background, its label (indented under headers), its zones.
 void draw_lane_row(const Frame& f, const LaneCtx& ctx, const Row& row, int lane_index, float y0, float y1,
                    bool row_hovered) {
-  const DeviceGroup& dev = f.model.devices()[row.device];
   const Lane& lane = f.model.lanes()[row.lane];
   const float mouse_x = ImGui::GetIO().MousePos.x;
   f.dl->AddRectFilled(ImVec2(f.x0, y0), ImVec2(f.x0 + f.width, y1), lane_index % 2 ? colours::kLaneOdd : colours::kLaneEven);
   f.dl->PushClipRect(ImVec2(f.x0, y0), ImVec2(f.left - 4, y1), true);
-  const bool nested = dev.has_sms || dev.groups.size() > 1;
-  f.dl->AddText(ImVec2(f.x0 + (nested ? 30.0f : 16.0f), y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f),
-                lane.role == trace::TrackRole::Host ? colours::kHost : colours::kDimText, lane.label.c_str());
+  const float indent = lane_label_indent(f.model, lane);
+  const std::string name = fit_text(lane.label, f.left - 4 - (f.x0 + indent), text_width);
+  f.dl->AddText(ImVec2(f.x0 + indent, y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f),
+                lane.role == trace::TrackRole::Host ? colours::kHost : colours::kDimText, name.c_str());
   f.dl->PopClipRect();
   f.dl->PushClipRect(ImVec2(f.left, y0), ImVec2(f.right, y1), true);
   draw_lane(ctx, lane, y0, y1);
   f.dl->PopClipRect();
   if (row_hovered && mouse_x >= f.left && !ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
     lane_tooltip(f.model, lane, f.axis, mouse_x);
+    // A click (a press and release without a drag, which pans) picks the task under it.
+    const ImGuiIO& io = ImGui::GetIO();
+    if (f.picking && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && !io.KeyShift && io.MouseDragMaxDistanceSqr[0] < 16.0f) {
+      if (const auto hit = task_at(f.model, row.lane, f.axis.time_at(mouse_x), f.axis.ns_per_px * 2)) f.vs.picked = hit;
+    }
   }
 }
 
 // Rows off screen are skipped, but still counted, so that a lane keeps its stripe while scrolling.
+// A click on a device's or group's name folds or opens it (row_for_label_click: a thin row's
+// label covers the rows below it).
+void fold_on_click(const Frame& f, const Layout& layout, TimelineState& ts) {
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (!ImGui::IsWindowHovered() || mouse.x >= f.left || !ImGui::IsMouseClicked(ImGuiMouseButton_Left)) return;
+  const int i = row_for_label_click(layout, mouse.y - f.y_base, ImGui::GetTextLineHeight());
+  if (i < 0) return;
+  const Row& row = layout.rows[static_cast<std::size_t>(i)];
+  if (row.kind == RowKind::Lane) return;
+  if (ts.auto_fold) {  // a fold by hand: from now on the user's folds hold, starting from what shows
+    ts.collapsed = effective_folds(f.model, ts.collapsed, true, f.axis.ns_per_px, f.axis.ns_per_px * (f.right - f.left));
+    ts.auto_fold = false;
+  }
+  ts.collapsed[row.kind == RowKind::Device ? device_fold_key(row.device) : group_fold_key(row.device, row.group)] = !row.folded;
+}
+
 void draw_rows(const Frame& f, const LaneCtx& ctx, const Layout& layout, TimelineState& ts) {
   const float mouse_y = ImGui::GetIO().MousePos.y;
   const bool hovered = ImGui::IsWindowHovered();
+  fold_on_click(f, layout, ts);
   int lane_index = 0;
   for (const Row& row : layout.rows) {
     const float y0 = f.y_base + row.y, y1 = y0 + row.h;
@@ -479,7 +310,7 @@ void draw_rows(const Frame& f, const LaneCtx& ctx, const Layout& layout, Timelin
     if (row.kind == RowKind::Lane) {
       draw_lane_row(f, ctx, row, lane_index, y0, y1, row_hovered);
     } else {
-      draw_header_row(f, ctx, ts, row, y0, y1, row_hovered);
+      draw_header_row(f, ctx, row, y0, y1, row_hovered);
     }
   }
 }
@@ -548,6 +379,41 @@ void draw_scroll_indicator(const Frame& f, const Layout& layout, float scroll_y)
 // [SECTION] The view
 // -------------------------------------------------------------------------------------------------
 
+std::optional<bool> draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters) {
+  std::optional<bool> folded_all;
+  if (ImGui::Button("Fit")) vs.fit_pending = true;
+  ImGui::SameLine();
+  draw_search_bar(model, vs, ts);
+  ImGui::SameLine();
+  // Folding by hand ends the automatic unfolding of a zoom (timeline_layout.hpp). Only SMs fold.
+  const bool sms = std::any_of(model.devices().begin(), model.devices().end(), [](const DeviceGroup& d) { return d.has_sms; });
+  for (const auto& [label, fold] : {std::pair{"Fold SMs", true}, std::pair{"Unfold SMs", false}}) {
+    if (sms && ImGui::Button(label)) {
+      folded_all = fold;
+      set_all_folds(model, ts.collapsed, fold);
+      ts.defaults_set = true;
+      ts.auto_fold = false;
+    }
+    if (sms) ImGui::SameLine();
+  }
+  ImGui::BeginDisabled(!vs.selection);
+  if (ImGui::Button("Zoom to selection") && vs.selection) vs.pending_range = vs.selection;
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (counters) {
+    ImGui::Checkbox("counters", &ts.counters);
+    ImGui::SameLine();
+  }
+  int mode = vs.colour == ColourMode::ByKind ? 0 : 1;
+  ImGui::SetNextItemWidth(130);
+  if (ImGui::Combo("##colour", &mode, "colour by kind\0colour by duration\0")) {
+    vs.colour = mode == 0 ? ColourMode::ByKind : ColourMode::ByDuration;
+  }
+  ImGui::SameLine(0, 18);
+  draw_legend(model, vs.colour);
+  return folded_all;
+}
+
 void draw_legend(const TraceModel& model, ColourMode mode) {
   if (mode == ColourMode::ByKind) {
     for (const std::uint16_t k : model.kinds()) {
@@ -565,6 +431,20 @@ void draw_legend(const TraceModel& model, ColourMode mode) {
   legend_item(colours::kFailed, "failed dequeue");
   legend_item(colours::kSteal, "steal");
   legend_item(colours::kSpawn, "spawn");
+  const bool sms = std::any_of(model.devices().begin(), model.devices().end(), [](const DeviceGroup& d) { return d.has_sms; });
+  if (sms) {
+    // The folded rows' heat map has its own scale (heat_scale.hpp).
+    auto heat = [](double busy, double idle) {
+      const Rgb8 c = heat_colour(busy, idle);
+      return IM_COL32(c.r, c.g, c.b, 255);
+    };
+    if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("SM rows: busy idle").x + 5 * ImGui::GetTextLineHeight()) ImGui::NewLine();
+    ImGui::TextDisabled("SM rows:");
+    ImGui::SameLine();
+    legend_item(heat(0.3, 0), "");
+    legend_item(heat(1, 0), "busy");
+    legend_item(heat(0.1, 0.9), "idle");
+  }
   ImGui::NewLine();
 }
 
@@ -572,7 +452,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
                    const TimelineOptions& options) {
   ImGui::PushID(options.id);
   const ImVec2 start = ImGui::GetCursorScreenPos();
-  if (options.toolbar) draw_toolbar(model, vs);
+  if (options.toolbar) draw_timeline_toolbar(model, vs, ts, options.counters);
   if (!model.omitted().empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1), "%s", model.omitted().c_str());
   if (options.caption) ImGui::TextUnformatted(options.caption);
 
@@ -580,13 +460,24 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   const ImVec2 area(size.x, std::max(size.y - used, 60.0f));
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImDrawList* outer = ImGui::GetWindowDrawList();
-  const float left = p0.x + kLabelWidth, right = p0.x + area.x - 2;
+  if (ts.label_w_model != &model) {  // measured once per trace: it walks every group's name
+    ts.label_w = label_column_width(model, text_width);
+    ts.label_w_model = &model;
+  }
+  const float label_w = options.label_width > 0 ? options.label_width : ts.label_w;
+  const float left = p0.x + label_w, right = p0.x + area.x - 2;
   axis.set_origin(left);
   apply_pending_fit(model, vs, axis, left, right);
+  if (options.keys) timeline_keys(vs, ts, axis, left, right);
+  begin_reveal(model, ts, axis, left, right);
 
   const float lanes_top = p0.y + kRulerHeight;
-  const float view_h = area.y - kRulerHeight;
-  const Layout layout = layout_rows(model, ts, view_h);
+  // Counter tracks take the bottom of the area; the lanes what is left.
+  const OccupancyPlots counters = options.counters && ts.counters ? occupancy_plots(model) : OccupancyPlots{};
+  const CounterLayout strip = counter_layout(counters.plots.size(), area.y - kRulerHeight);
+  const float view_h = area.y - kRulerHeight - strip.height;
+  const Layout layout = layout_rows(model, ts, axis, right - left, view_h);
+  scroll_to_revealed(ts, layout, view_h);
   const float max_scroll = std::max(0.0f, layout.height - view_h);
   ts.scroll_y = std::clamp(ts.scroll_y, 0.0f, max_scroll);
 
@@ -595,11 +486,12 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   ImGui::BeginChild("lanes", ImVec2(area.x, view_h), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
   handle_input(model, vs, axis, ts, left, right, max_scroll);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y};
+  const Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y, vs, options.keys};
   dl->AddRectFilled(ImVec2(p0.x, lanes_top), ImVec2(p0.x + area.x, lanes_top + view_h), colours::kBackground);
 
   std::vector<DrawRun> scratch;
-  const LaneCtx ctx{model, axis, vs.colour, left, right, dl, scratch};
+  std::vector<double> xs;
+  const LaneCtx ctx{model, axis, vs.colour, left, right, dl, scratch, xs};
   draw_rows(f, ctx, layout, ts);
 
   dl->PushClipRect(ImVec2(left, lanes_top), ImVec2(right, lanes_top + view_h), true);
@@ -611,14 +503,23 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
     dl->AddRectFilled(ImVec2(at.x - 4, at.y - 2), ImVec2(right - 6, at.y + ImGui::GetTextLineHeight() + 2), IM_COL32(24, 26, 31, 220), 3.0f);
     dl->AddText(at, colours::kSteal, steals.note.c_str());
   }
+  if (f.picking) draw_picked(dl, model, vs, layout, axis, f.y_base, left, right);
   if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns);
+  draw_marks(dl, vs, axis, left, right, lanes_top, lanes_top + view_h);
   if (vs.selection) draw_selection(f, *vs.selection);
   dl->PopClipRect();
   draw_scroll_indicator(f, layout, ts.scroll_y);
   ImGui::EndChild();
 
-  draw_ruler(outer, axis, options.origin_ns.value_or(run_span(model).begin_ns), options.origin_ns ? "time from launch" : "time from start",
-             left, right, p0.y, p0.y + kRulerHeight);
+  const double origin = options.origin_ns.value_or(run_span(model).begin_ns);
+  if (strip.shown > 0) {
+    const float y0 = lanes_top + view_h;
+    const bool hovered = !(ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NoMouse) && ImGui::IsMouseHoveringRect(ImVec2(p0.x, y0), ImVec2(p0.x + area.x, y0 + strip.height));
+    const std::optional<double> playhead = vs.playhead.active ? std::optional<double>(vs.playhead.time_ns) : std::nullopt;
+    draw_counter_strip(CounterStrip{outer, axis, origin, p0.x, left, right, y0, hovered, playhead}, counters, strip);
+  }
+  draw_ruler(outer, axis, origin, options.origin_ns ? "time from launch" : "time from start",
+             label_w, left, right, p0.y, p0.y + kRulerHeight);
   if (vs.selection) {
     const std::string s = "selection " + format_time(vs.selection->end_ns - vs.selection->begin_ns);
     outer->AddText(ImVec2(right - ImGui::CalcTextSize(s.c_str()).x - 6, p0.y + 3), colours::kHost, s.c_str());

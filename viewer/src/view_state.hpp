@@ -3,13 +3,26 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "task_details.hpp"
 #include "time_axis.hpp"
 
 namespace gpulb::viewer {
 
 enum class ColourMode { ByKind, ByDuration };
+
+struct RangeStats;  // range_stats.hpp
+// The selection's statistics, kept until the selection or the trace changes (selection_view.cpp).
+struct RangeStatsCache {
+  const void* model = nullptr;
+  double begin_ns = 0.0, end_ns = 0.0;
+  std::shared_ptr<const RangeStats> stats;
+  std::vector<std::size_t> order;  // of its SM rows, by the table's sort column
+};
 
 // A time interval chosen by the user: zoom to it, export it.
 struct Selection {
@@ -18,9 +31,22 @@ struct Selection {
 
 // One timeline's own state; compare draws two of them against one shared TimeAxis.
 struct TimelineState {
-  std::map<std::uint64_t, bool> collapsed;  // group key -> collapsed (see timeline_view.cpp)
+  std::map<std::uint64_t, bool> collapsed;  // fold key -> folded (timeline_layout.hpp)
+  bool unfold = false;     // --unfold: open with every SM group unfolded
+  bool auto_fold = true;   // groups open when zoomed in to see tasks, until folded by hand
+  bool counters = true;    // counter tracks under the lanes
+  float label_w = 150.0f;  // label_column_width of the trace it was measured for
+  const void* label_w_model = nullptr;
   float scroll_y = 0.0f;
   bool defaults_set = false;
+  // Search (timeline_tools.cpp): the query as typed, what it found, which one is shown.
+  char search[48] = "";
+  std::string searched;  // the query `found` answers
+  std::vector<TaskRef> found;
+  int found_at = -1;
+  std::string search_note;
+  bool focus_search = false;        // Ctrl+F: put the cursor in the search field
+  std::optional<TaskRef> reveal;    // zoom and scroll to this task on the next frame
 };
 
 // The replay playhead, shared by every view.
@@ -42,6 +68,9 @@ struct ViewState {
   std::optional<Selection> compare_range;  // --range in compare (times since the launches), applied once
   bool compare_fit_pending = true;
   Playhead playhead;
+  RangeStatsCache range_cache;
+  std::optional<TaskRef> picked;  // the task clicked: its details in the side panel
+  std::vector<double> marks;      // times marked with M (trace clock)
 };
 
 }  // namespace gpulb::viewer

@@ -18,9 +18,16 @@ struct TimelineOptions {
   bool toolbar = true;  // fit / colour / legend row
   const char* caption = nullptr;  // a title above the lanes (compare)
   std::optional<double> origin_ns;  // where the ruler counts from (compare: the launch); else the run's start
+  float label_width = 0.0f;
+  bool counters = true;      // counter tracks under the lanes (compare: off, for room)
+  bool keys = true;          // W/A/S/D, M, N, Ctrl+F, Esc and picking a task (compare: off; both panels would take them)  // the label column; 0: label_column_width of the model (compare: both panels' widest)
 };
 void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, TimeAxis& axis, ImVec2 size,
                    const TimelineOptions& options);
+// Fit, find, fold, zoom to selection, (counters,) colour mode and legend: what draw_timeline puts
+// above its lanes with `toolbar`; compare draws it once above both panels. Returns true or false
+// where Fold SMs or Unfold SMs was pressed (compare folds B as well).
+std::optional<bool> draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters);
 // The legend for the current colour mode (kinds present, or the duration scale).
 void draw_legend(const TraceModel& model, ColourMode mode);
 
@@ -32,6 +39,10 @@ void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& s
 
 // summary_view.cpp: the run's figures. Compact for the side panel, full for the Summary tab.
 void draw_summary(const TraceModel& model, bool compact);
+float summary_name_width(bool compact);  // the table's name column
+
+// selection_view.cpp: statistics of the selected range per GPU and SM, a table to copy.
+void draw_selection_stats(const TraceModel& model, ViewState& vs, ImVec2 size);
 
 // compare_view.cpp: two traces one above the other on one time scale, summaries side by side.
 void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec2 size);

@@ -1,0 +1,103 @@
+// The folded rows' heat map (issue 13, item 2): its own colour scale, apart from the task kinds'.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdlib>
+
+#include "heat_scale.hpp"
+#include "series.hpp"
+#include "shipped_traces.hpp"
+
+#include <cmath>
+#include <tuple>
+
+#include <algorithm>
+#include <vector>
+
+namespace gpulb::viewer {
+namespace {
+
+int lightness(Rgb8 c) { return c.r + c.g + c.b; }
+int distance(Rgb8 a, Rgb8 b) { return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b); }
+
+TEST(HeatScale, BusierIsLighterAndAnyWorkShows) {
+  EXPECT_LT(lightness(heat_colour(0, 0)), 3 * 40) << "an idle-free, empty column is near the background";
+  EXPECT_GE(heat_level(1e-6), 1) << "one task in a column must not read as nothing";
+  int last = -1;
+  for (int i = 0; i <= 20; ++i) {
+    const int l = lightness(heat_colour(i / 20.0, 0));
+    EXPECT_GE(l, last) << i;
+    last = l;
+  }
+  EXPECT_GT(lightness(heat_colour(1, 0)), 3 * 220);
+}
+
+TEST(HeatScale, IdleTurnsRed) {
+  const Rgb8 c = heat_colour(0.2, 0.8);
+  EXPECT_GT(c.r, c.g + 100);
+  EXPECT_GT(c.r, c.b + 100);
+}
+
+TEST(HeatScale, NoLevelReadsAsATaskKind) {
+  // The first kinds' colours (viewer/src/draw.cpp kind_colour).
+  const std::array<Rgb8, 4> kinds = {{{76, 145, 232}, {238, 150, 60}, {92, 190, 110}, {205, 95, 200}}};
+  for (int b = 0; b <= kHeatLevels; ++b) {
+    for (const Rgb8 k : kinds) EXPECT_GT(distance(heat_colour(b / double(kHeatLevels), 0), k), 90) << b;
+  }
+}
+
+}  // namespace
+}  // namespace gpulb::viewer
+
+namespace gpulb::viewer {
+namespace {
+
+TEST(HeatScale, StealsAreCountedPerColumn) {
+  const std::vector<std::uint64_t> t = {5, 10, 10, 19, 20, 45, 100};
+  // Columns [0,10) [10,20) [20,30) [30,40) [40,50).
+  EXPECT_EQ(counts_per_column(t, 0, 10, 5), (std::vector<std::uint32_t>{1, 3, 1, 0, 1}));
+  EXPECT_EQ(counts_per_column({}, 0, 10, 2), (std::vector<std::uint32_t>{0, 0}));
+}
+
+TEST(HeatScale, EachFoldedSmKnowsItsSteals) {
+  // uts on an H100: 25,196 steals in all (the summary's count), each under its thief's SM.
+  const TraceModel& m = testing::shipped(testing::kUts);
+  std::size_t steals = 0;
+  for (const DeviceGroup& d : m.devices()) {
+    for (const LaneGroup& g : d.groups) {
+      EXPECT_TRUE(std::is_sorted(g.steals.begin(), g.steals.end()));
+      steals += g.steals.size();
+    }
+  }
+  EXPECT_EQ(steals, m.stats().steals);
+  EXPECT_GT(steals, 0u);
+}
+
+}  // namespace
+}  // namespace gpulb::viewer
+
+namespace gpulb::viewer {
+namespace {
+
+// The means a heat map row asks for (columns without extremes) go through the series' time
+// buckets: they must agree with the sweep that also finds the extremes, at any zoom.
+TEST(HeatScale, BucketedColumnMeansAgreeWithTheSweep) {
+  std::vector<StepSeries::Point> p;
+  std::uint64_t t = 1000;
+  for (int i = 0; i < 5000; ++i) {
+    t += 1 + static_cast<std::uint64_t>((i * 7919) % 97) * (i % 13 == 0 ? 40 : 1);
+    p.push_back({t, (i * 31) % 17 - 3});
+  }
+  const StepSeries s(p);
+  for (const auto [t0, col, n] : {std::tuple{0.0, 500.0, 400}, std::tuple{1500.0, 3.0, 300}, std::tuple{20000.0, 77.7, 100},
+                                  std::tuple{static_cast<double>(t) - 100, 50.0, 10}}) {
+    const auto fast = s.columns(t0, col, n, false), full = s.columns(t0, col, n, true);
+    for (int c = 0; c < n; ++c) {
+      EXPECT_NEAR(fast[static_cast<std::size_t>(c)].mean, full[static_cast<std::size_t>(c)].mean, 1e-6 * (1 + std::abs(full[static_cast<std::size_t>(c)].mean)))
+          << "column " << c << " of " << col << " ns from " << t0;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpulb::viewer

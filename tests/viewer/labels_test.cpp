@@ -1,0 +1,85 @@
+// Timeline texts that covered each other (issue 13, defect 1b): host labels ("+1024 q1") crossed
+// by the next marker's line, "GPU 0 control thre" cut by the label column.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "labels.hpp"
+#include "run_span.hpp"
+#include "shipped_traces.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+float width7(const std::string& s) { return 7.0f * static_cast<float>(s.size()); }  // about ImGui's default font
+
+TEST(LabelColumn, EveryHostLaneNameFitsWhole) {
+  for (const char* file : {testing::kP3Paper2Gpu, testing::kP4Queue, testing::kUts}) {
+    const TraceModel& m = testing::shipped(file);
+    const float column = label_column_width(m, width7);
+    for (const DeviceGroup& dev : m.devices()) {
+      for (const std::uint32_t i : dev.host_lanes) {
+        const Lane& lane = m.lanes()[i];
+        const float room = column - 4 - lane_label_indent(m, lane);
+        EXPECT_EQ(fit_text(lane.label, room, width7), lane.label) << file << ": \"" << lane.label << "\" in " << column << " px";
+      }
+    }
+  }
+}
+
+TEST(LabelColumn, ANameTooLongIsElidedWithinItsRoom) {
+  const std::string name = "GPU 0 control thread";
+  const std::string fitted = fit_text(name, 100.0f, width7);
+  EXPECT_LE(width7(fitted), 100.0f);
+  EXPECT_EQ(fitted.substr(fitted.size() - 3), "...");
+  EXPECT_EQ(name.rfind(fitted.substr(0, fitted.size() - 3), 0), 0u) << "a prefix of the name";
+  EXPECT_EQ(fit_text("ü ü ü ü ü", 30.0f, width7).find('\xc3' + std::string("...")), std::string::npos) << "never half a character";
+}
+
+// The host lane's markers of a shipped trace at Fit across `width` px.
+void expect_labels_clear(const TraceModel& m, double width) {
+  const TimeSpan fit = fit_span(m);
+  const double left = 200.0, right = left + width;
+  const TimeAxis axis = TimeAxis::fit(fit.begin_ns, fit.end_ns, left, width);
+  std::size_t labelled = 0;
+  for (const DeviceGroup& dev : m.devices()) {
+    for (const std::uint32_t i : dev.host_lanes) {
+      std::vector<double> xs;
+      std::vector<std::string> texts;
+      for (const Marker& k : m.lanes()[i].markers) {
+        const double x = axis.x(static_cast<double>(k.time_ns));
+        if (x < left || x > right) continue;
+        xs.push_back(x);
+        texts.push_back("+" + std::to_string(k.arg) + " q" + std::to_string(k.aux));
+      }
+      const MarkerLayout l = layout_markers(xs, right, [&](std::size_t j) { return width7(texts[j]); });
+      for (std::size_t k = 0; k < l.drawn.size(); ++k) {
+        if (k > 0) EXPECT_GE(xs[l.drawn[k]] - xs[l.drawn[k - 1]], kMarkerMinGapPx);
+        if (!l.labelled[k]) continue;
+        ++labelled;
+        const double end = xs[l.drawn[k]] + kMarkerLabelGapPx + width7(texts[l.drawn[k]]);
+        EXPECT_LE(end, right);
+        if (k + 1 < l.drawn.size()) EXPECT_LT(end, xs[l.drawn[k + 1]]) << "the next marker's line crosses \"" << texts[l.drawn[k]] << "\"";
+      }
+    }
+  }
+  EXPECT_GT(labelled, 0u) << "some labels still show";
+}
+
+TEST(MarkerLabels, NoLabelIsCrossedByTheNextMarker) {
+  expect_labels_clear(testing::shipped(testing::kP3Paper2Gpu), 1200);
+  expect_labels_clear(testing::shipped(testing::kP3Modern2Gpu), 1200);
+  expect_labels_clear(testing::shipped(testing::kP4Queue), 1200);
+}
+
+TEST(MarkerLabels, LabelsOnlyWhereThereIsRoom) {
+  const std::vector<double> xs = {10, 11, 20, 100, 130};  // 11 is under 2 px from 10: not drawn
+  const MarkerLayout l = layout_markers(xs, 200, [](std::size_t i) { return i == 3 ? -1.0f : 40.0f; });
+  EXPECT_EQ(l.drawn, (std::vector<std::uint32_t>{0, 2, 3, 4}));
+  // 10: the next line at 20; 20: fits before 100; 100: no label; 130: ends at 173 <= 200.
+  EXPECT_EQ(l.labelled, (std::vector<bool>{false, true, false, true}));
+}
+
+}  // namespace
+}  // namespace gpulb::viewer

@@ -1,0 +1,100 @@
+// Clicking a task and searching for one (issue 13, item 4): where a task came from, as its
+// worker recorded it, and finding tasks by id and kind.
+#include <gtest/gtest.h>
+
+#include "shipped_traces.hpp"
+#include "task_details.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+TEST(TaskDetails, StolenTasksNameTheirVictim) {
+  const TraceModel& m = testing::shipped(testing::kUts);
+  std::uint64_t stolen = 0, tasks = 0;
+  for (std::uint32_t l = 0; l < m.lanes().size(); ++l) {
+    for (std::uint32_t z = 0; z < m.lanes()[l].zones.size(); ++z) {
+      const TaskDetails d = task_details(m, {l, z});
+      ++tasks;
+      if (!d.stolen_from) continue;
+      ++stolen;
+      EXPECT_GE(m.worker_lane(m.lanes()[l].device, *d.stolen_from), 0) << "the victim is a worker of the trace";
+      EXPECT_EQ(d.source, "stolen from worker " + std::to_string(*d.stolen_from));
+    }
+  }
+  EXPECT_EQ(tasks, m.stats().tasks);
+  // Every successful steal hands its thief the next task it runs.
+  EXPECT_EQ(stolen, m.stats().steals);
+}
+
+TEST(TaskDetails, QueueTasksNameTheirQueue) {
+  const TraceModel& m = testing::shipped(testing::kP4Queue);
+  std::uint64_t from_queue = 0, tasks = 0;
+  for (std::uint32_t l = 0; l < m.lanes().size(); ++l) {
+    for (std::uint32_t z = 0; z < m.lanes()[l].zones.size(); ++z, ++tasks) {
+      const TaskDetails d = task_details(m, {l, z});
+      from_queue += d.queue.has_value();
+      if (d.queue) EXPECT_GE(*d.queue_left, 0);
+    }
+  }
+  EXPECT_GT(from_queue, tasks * 9 / 10) << "task-queue workers record each dequeue's queue";
+}
+
+TEST(TaskDetails, SpawningTasksCountTheirChildren) {
+  const TraceModel& m = testing::shipped(testing::kUts);
+  std::uint64_t children = 0;
+  for (std::uint32_t l = 0; l < m.lanes().size(); ++l) {
+    for (std::uint32_t z = 0; z < m.lanes()[l].zones.size(); ++z) children += task_details(m, {l, z}).spawned;
+  }
+  // Every node but the root was spawned by another.
+  EXPECT_EQ(children + 1, m.stats().tasks);
+}
+
+TEST(TaskSearch, FindsATaskByIdAndTasksByKind) {
+  const TraceModel& m = testing::shipped(testing::kP4Queue);
+  const Lane& some = m.lanes()[m.lanes().size() / 2];
+  ASSERT_FALSE(some.zones.empty());
+  const Zone& z = some.zones[some.zones.size() / 2];
+  const std::vector<TaskRef> found = find_tasks(m, z.id, std::nullopt);
+  ASSERT_EQ(found.size(), 1u) << "task ids are unique in a run";
+  EXPECT_EQ(&m.lanes()[found[0].lane].zones[found[0].zone], &z);
+  EXPECT_EQ(task_details(m, found[0]).id, z.id);
+  const std::vector<TaskRef> by_kind = find_tasks(m, std::nullopt, z.kind, 50);
+  EXPECT_EQ(by_kind.size(), 50u) << "capped";
+  for (const TaskRef& r : by_kind) EXPECT_EQ(m.lanes()[r.lane].zones[r.zone].kind, z.kind);
+  EXPECT_TRUE(find_tasks(m, 0xFFFFFFF0u, std::nullopt).empty());
+  EXPECT_TRUE(find_tasks(m, std::nullopt, std::nullopt).empty());
+}
+
+TEST(TaskSearch, TheTaskUnderTheCursor) {
+  const TraceModel& m = testing::shipped(testing::kP4Queue);
+  const std::uint32_t l = static_cast<std::uint32_t>(m.lanes().size() / 2);
+  const Zone& z = m.lanes()[l].zones[3];
+  const double mid = (static_cast<double>(z.begin_ns) + static_cast<double>(z.end_ns)) / 2;
+  EXPECT_EQ(task_at(m, l, mid, 1.0), (TaskRef{l, 3}));
+  EXPECT_FALSE(task_at(m, l, static_cast<double>(m.end_ns()) + 1e6, 1.0).has_value());
+}
+
+}  // namespace
+}  // namespace gpulb::viewer
+
+namespace gpulb::viewer {
+namespace {
+
+TEST(TaskSearch, QueriesReadAnIdAKindOrBoth) {
+  EXPECT_EQ(parse_task_query("1234")->id, 1234u);
+  EXPECT_FALSE(parse_task_query("1234")->kind);
+  EXPECT_EQ(parse_task_query("#77")->id, 77u);
+  EXPECT_EQ(parse_task_query("k2")->kind, 2);
+  EXPECT_EQ(parse_task_query("kind 3")->kind, 3);
+  EXPECT_EQ(parse_task_query(" kind:4 ")->kind, 4);
+  const auto both = parse_task_query("12 k1");
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->id, 12u);
+  EXPECT_EQ(both->kind, 1);
+  for (const char* bad : {"", "  ", "abc", "k", "12 13", "k1 k2", "99999999999", "kind 70000", "12x"}) {
+    EXPECT_FALSE(parse_task_query(bad)) << "\"" << bad << "\"";
+  }
+}
+
+}  // namespace
+}  // namespace gpulb::viewer

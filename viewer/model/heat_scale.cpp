@@ -1,0 +1,39 @@
+#include "heat_scale.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpulb::viewer {
+
+int heat_level(double fraction) {
+  const double f = std::clamp(std::isfinite(fraction) ? fraction : 0.0, 0.0, 1.0);
+  // Any work at all gets level 1: a row that ran one task in a column must not read as empty.
+  return f <= 0.0 ? 0 : std::max(1, static_cast<int>(std::lround(f * kHeatLevels)));
+}
+
+Rgb8 heat_colour(double busy, double idle) {
+  const double b = heat_level(busy) / static_cast<double>(kHeatLevels);
+  const double i = heat_level(idle) / static_cast<double>(kHeatLevels);
+  // From the lane background (34 grey) to near white; idle pulls green and blue down, red up.
+  const double light = 34.0 + 206.0 * b;
+  const double red = std::min(255.0, light + 130.0 * i);
+  const double cool = light * (1.0 - 0.6 * i);
+  auto u8 = [](double v) { return static_cast<std::uint8_t>(std::clamp(std::lround(v), 0L, 255L)); };
+  return {u8(red), u8(cool), u8(cool * 1.04 > 255 ? 255 : cool * 1.04)};
+}
+
+std::vector<std::uint32_t> counts_per_column(std::span<const std::uint64_t> times, double t0_ns, double col_ns, int columns) {
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(std::max(columns, 0)), 0);
+  auto at_or_after = [&](double t) {
+    return std::partition_point(times.begin(), times.end(), [t](std::uint64_t v) { return static_cast<double>(v) < t; });
+  };
+  auto from = at_or_after(t0_ns);
+  for (std::size_t c = 0; c < out.size() && from != times.end(); ++c) {
+    const auto to = at_or_after(t0_ns + col_ns * static_cast<double>(c + 1));
+    out[c] = static_cast<std::uint32_t>(to - from);
+    from = to;
+  }
+  return out;
+}
+
+}  // namespace gpulb::viewer

@@ -1,0 +1,69 @@
+#include "labels.hpp"
+
+#include <algorithm>
+
+namespace gpulb::viewer {
+
+float lane_label_indent(const TraceModel& model, const Lane& lane) {
+  if (lane.device >= model.devices().size()) return 16.0f;
+  const DeviceGroup& dev = model.devices()[lane.device];
+  return dev.has_sms || dev.groups.size() > 1 ? 30.0f : 16.0f;
+}
+
+float label_column_width(const TraceModel& model, const TextWidth& width) {
+  float widest = 0.0f;
+  for (const DeviceGroup& dev : model.devices()) {
+    for (const std::uint32_t i : dev.host_lanes) {
+      const Lane& lane = model.lanes()[i];
+      widest = std::max(widest, lane_label_indent(model, lane) + width(lane.label));
+    }
+    // Group headers: "  v SM 131  (16)" at 6 px.
+    for (const LaneGroup& g : dev.groups) {
+      widest = std::max(widest, 6.0f + width("  v " + g.label + "  (" + std::to_string(g.lanes.size()) + ")"));
+    }
+  }
+  // Worker lanes: their names are alike ("block 2111"); the last one stands for them all.
+  if (!model.lanes().empty()) {
+    const Lane& last = model.lanes().back();
+    widest = std::max(widest, lane_label_indent(model, last) + width(last.label));
+  }
+  return std::clamp(widest + 8.0f, kMinLabelColumnPx, kMaxLabelColumnPx);
+}
+
+std::string fit_text(const std::string& text, float max_px, const TextWidth& width) {
+  if (width(text) <= max_px) return text;
+  // Binary search on the prefix length; cut on a UTF-8 character boundary.
+  std::size_t lo = 0, hi = text.size();
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi + 1) / 2;
+    if (width(text.substr(0, mid) + "...") <= max_px) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  while (lo > 0 && (static_cast<unsigned char>(text[lo]) & 0xC0) == 0x80) --lo;
+  return text.substr(0, lo) + "...";
+}
+
+MarkerLayout layout_markers(std::span<const double> xs, double right, const std::function<float(std::size_t)>& label_width) {
+  MarkerLayout out;
+  double last_x = -1e300;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    if (xs[i] - last_x < kMarkerMinGapPx) continue;
+    last_x = xs[i];
+    out.drawn.push_back(static_cast<std::uint32_t>(i));
+  }
+  out.labelled.assign(out.drawn.size(), false);
+  for (std::size_t k = 0; k < out.drawn.size(); ++k) {
+    const std::size_t i = out.drawn[k];
+    const float w = label_width(i);
+    if (w < 0) continue;
+    // The next drawn marker's line, or the edge, bounds it; a label past both would be cut.
+    const double limit = std::min(right, k + 1 < out.drawn.size() ? xs[out.drawn[k + 1]] - 1.0 : right);
+    out.labelled[k] = xs[i] + kMarkerLabelGapPx + w <= limit;
+  }
+  return out;
+}
+
+}  // namespace gpulb::viewer

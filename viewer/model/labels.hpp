@@ -1,0 +1,48 @@
+// Where the timeline's texts go so that none covers another: the label column's width and the
+// lane names clipped to it, and which point markers of a lane carry their text ("+1024 q1",
+// "launch 2112").
+//
+// Host lanes showed "+1024 q1" cut by the next enqueue's line and "GPU 0 control thre" cut by
+// the column edge: a label was drawn wherever it started after the previous label's end, and
+// the next marker's line then crossed it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ticks.hpp"
+#include "trace_model.hpp"
+
+namespace gpulb::viewer {
+
+inline constexpr float kMinLabelColumnPx = 150.0f;
+inline constexpr float kMaxLabelColumnPx = 260.0f;
+inline constexpr float kMarkerMinGapPx = 2.0f;  // closer markers than this: only the first is drawn
+inline constexpr float kMarkerLabelGapPx = 3.0f;
+
+// Where a lane's name starts in the label column: indented under its SM or group header.
+float lane_label_indent(const TraceModel& model, const Lane& lane);
+
+// Wide enough for every host lane's and group's name at its indent (worker lanes' names are
+// short), within [kMinLabelColumnPx, kMaxLabelColumnPx].
+float label_column_width(const TraceModel& model, const TextWidth& width);
+
+// `text` where it fits in max_px, else its longest prefix that fits with "..." after it.
+std::string fit_text(const std::string& text, float max_px, const TextWidth& width);
+
+// Which markers of a lane are drawn and which carry their label. `xs`: the markers in view, in
+// time order, as screen x. A marker is drawn where it lies kMarkerMinGapPx or more right of the
+// last one drawn. A drawn marker's label starts kMarkerLabelGapPx right of it and shows only where
+// it ends before the next drawn marker (whose line would cross it) and before `right`.
+// `label_width(i)`: the width of marker i's label, or a negative number for a marker without one.
+struct MarkerLayout {
+  std::vector<std::uint32_t> drawn;  // indices into xs
+  std::vector<bool> labelled;        // parallel to drawn
+};
+MarkerLayout layout_markers(std::span<const double> xs, double right, const std::function<float(std::size_t)>& label_width);
+
+}  // namespace gpulb::viewer

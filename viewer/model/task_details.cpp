@@ -1,0 +1,130 @@
+#include "task_details.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include "lod.hpp"
+
+namespace gpulb::viewer {
+
+TaskDetails task_details(const TraceModel& model, TaskRef ref) {
+  TaskDetails d;
+  if (ref.lane >= model.lanes().size() || ref.zone >= model.lanes()[ref.lane].zones.size()) return d;
+  const Lane& lane = model.lanes()[ref.lane];
+  const Zone& z = lane.zones[ref.zone];
+  d.id = z.id;
+  d.kind = z.kind;
+  d.begin_ns = z.begin_ns;
+  d.end_ns = z.end_ns;
+  d.worker = lane.sm == trace::Track::kNoSm ? lane.label : lane.label + ", SM " + std::to_string(lane.sm);
+
+  const std::vector<trace::Event>& ev = model.trace().tracks[lane.track].events;
+  // The TaskBegin of this zone: the first event at its begin time of that kind and id.
+  auto it = std::partition_point(ev.begin(), ev.end(), [&](const trace::Event& e) { return e.time_ns < z.begin_ns; });
+  while (it != ev.end() && it->time_ns == z.begin_ns && !(it->kind == trace::EventKind::TaskBegin && it->arg == z.id)) ++it;
+  // Back to the previous task's end (or the worker's start, or the previous task's Spawn, after
+  // which it publishes its children: a push's DequeLevel, a spill's QueueLevel) for where this
+  // one came from. A steal wins (a thief may push what it stole and pop it); otherwise the
+  // nearest dequeue or pop.
+  bool nearest_taken = false;
+  for (auto back = it; back != ev.begin();) {
+    --back;
+    const trace::EventKind k = back->kind;
+    if (k == trace::EventKind::TaskEnd || k == trace::EventKind::WorkerStart || k == trace::EventKind::Spawn) break;
+    if (k == trace::EventKind::Steal && !d.stolen_from) d.stolen_from = back->arg;
+    if (nearest_taken) continue;
+    if (k == trace::EventKind::QueueLevel) {
+      d.queue = back->aux;
+      d.queue_left = back->arg;
+      nearest_taken = true;
+    } else if (k == trace::EventKind::DequeLevel && back->aux == (lane.worker & 0xFFFFu)) {
+      d.deque_left = back->arg;
+      nearest_taken = true;
+    }
+  }
+  // Its children: the Spawn it records when it publishes them, after its end and before the next task.
+  for (auto fwd = it == ev.end() ? it : std::next(it); fwd != ev.end() && fwd->kind != trace::EventKind::TaskBegin; ++fwd) {
+    if (fwd->kind == trace::EventKind::Spawn) d.spawned += fwd->arg;
+  }
+  if (d.stolen_from) {
+    d.source = "stolen from worker " + std::to_string(*d.stolen_from);
+  } else if (d.queue) {
+    d.source = "dequeued from queue " + std::to_string(*d.queue) + " (" + std::to_string(*d.queue_left) + " left)";
+  } else if (d.deque_left) {
+    d.source = "popped from its own deque (" + std::to_string(*d.deque_left) + " left)";
+  } else {
+    d.source = "not recorded (this policy traces no dequeue)";
+  }
+  return d;
+}
+
+std::optional<TaskRef> task_at(const TraceModel& model, std::uint32_t lane_index, double t_ns, double tol_ns) {
+  if (lane_index >= model.lanes().size()) return std::nullopt;
+  const std::span<const Zone> zones(model.lanes()[lane_index].zones);
+  std::size_t i = first_ending_at_or_after(zones, t_ns - tol_ns);
+  if (i >= zones.size() || static_cast<double>(zones[i].begin_ns) > t_ns + tol_ns) return std::nullopt;
+  // Of the zones within reach, the one under t, else the nearest.
+  const std::size_t j = first_beginning_at_or_after(zones, i, t_ns + tol_ns);
+  std::size_t best = i;
+  double best_d = 1e300;
+  for (std::size_t k = i; k < j; ++k) {
+    const double a = static_cast<double>(zones[k].begin_ns), b = static_cast<double>(zones[k].end_ns);
+    const double dist = t_ns < a ? a - t_ns : (t_ns > b ? t_ns - b : 0.0);
+    if (dist < best_d) {
+      best_d = dist;
+      best = k;
+    }
+  }
+  return TaskRef{lane_index, static_cast<std::uint32_t>(best)};
+}
+
+std::vector<TaskRef> find_tasks(const TraceModel& model, std::optional<std::uint32_t> id, std::optional<std::uint16_t> kind,
+                                std::size_t max) {
+  std::vector<TaskRef> out;
+  if (!id && !kind) return out;
+  for (std::uint32_t l = 0; l < model.lanes().size() && out.size() < max; ++l) {
+    const std::vector<Zone>& zones = model.lanes()[l].zones;
+    for (std::uint32_t z = 0; z < zones.size() && out.size() < max; ++z) {
+      if ((!id || zones[z].id == *id) && (!kind || zones[z].kind == *kind)) out.push_back({l, z});
+    }
+  }
+  return out;
+}
+
+std::optional<TaskQuery> parse_task_query(const std::string& text) {
+  TaskQuery q;
+  std::size_t i = 0;
+  auto skip_spaces = [&] {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == ',')) ++i;
+  };
+  auto number = [&](std::uint64_t limit) -> std::optional<std::uint64_t> {
+    std::uint64_t v = 0;
+    const std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      v = v * 10 + static_cast<std::uint64_t>(text[i++] - '0');
+      if (v > limit) return std::nullopt;
+    }
+    return i > start ? std::optional<std::uint64_t>(v) : std::nullopt;
+  };
+  skip_spaces();
+  while (i < text.size()) {
+    if (text[i] == 'k' || text[i] == 'K') {
+      ++i;
+      if (text.compare(i, 3, "ind") == 0) i += 3;
+      while (i < text.size() && (text[i] == ' ' || text[i] == ':' || text[i] == '=')) ++i;
+      const auto k = number(0xFFFF);
+      if (!k || q.kind) return std::nullopt;
+      q.kind = static_cast<std::uint16_t>(*k);
+    } else {
+      if (text[i] == '#') ++i;
+      const auto v = number(0xFFFFFFFFu);
+      if (!v || q.id) return std::nullopt;
+      q.id = static_cast<std::uint32_t>(*v);
+    }
+    skip_spaces();
+  }
+  if (!q.id && !q.kind) return std::nullopt;
+  return q;
+}
+
+}  // namespace gpulb::viewer

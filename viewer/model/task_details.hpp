@@ -1,0 +1,54 @@
+// One task as the user clicks it, and the tasks a search finds. What the trace says about where a
+// task came from is what its worker recorded between its previous task's end and this task's
+// begin: a Steal (victim), a QueueLevel (the queue it dequeued from and what was left), a
+// DequeLevel (a pop from its own deque). The trace records no payload and no parent id, so the
+// details say so rather than guess; Spawn events inside the task give the children it created.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trace_model.hpp"
+
+namespace gpulb::viewer {
+
+struct TaskRef {
+  std::uint32_t lane = 0;  // index into TraceModel::lanes()
+  std::uint32_t zone = 0;  // index into Lane::zones
+  bool operator==(const TaskRef&) const = default;
+};
+
+struct TaskDetails {
+  std::uint32_t id = 0;
+  std::uint16_t kind = 0;
+  std::uint64_t begin_ns = 0, end_ns = 0;
+  std::string worker;  // "GPU 0 block 12, SM 3"
+  std::optional<std::uint32_t> stolen_from;  // the victim's worker rank
+  std::optional<std::uint16_t> queue;        // the queue it was dequeued from
+  std::optional<std::int64_t> queue_left;    // tasks left in that queue after the dequeue
+  std::optional<std::int64_t> deque_left;    // popped from its own deque: tasks left there
+  std::uint32_t spawned = 0;                 // children created while it ran (Spawn events)
+  std::string source;  // one line: "stolen from worker 12", "queue 1 (1,023 left)", "not recorded"
+};
+
+TaskDetails task_details(const TraceModel& model, TaskRef task);
+
+// The task drawn at time t on a lane (within tol_ns of its edges), if any.
+std::optional<TaskRef> task_at(const TraceModel& model, std::uint32_t lane, double t_ns, double tol_ns);
+
+// Tasks with this id and/or kind (none given: none found), in lane order then time, at most `max`.
+std::vector<TaskRef> find_tasks(const TraceModel& model, std::optional<std::uint32_t> id, std::optional<std::uint16_t> kind,
+                                std::size_t max = 10'000);
+
+// A search as typed: "1234" (a task id), "k2" / "kind 2" (a kind), or both ("1234 k2").
+// nullopt where it is neither.
+struct TaskQuery {
+  std::optional<std::uint32_t> id;
+  std::optional<std::uint16_t> kind;
+};
+std::optional<TaskQuery> parse_task_query(const std::string& text);
+
+}  // namespace gpulb::viewer

@@ -1,0 +1,36 @@
+// The inside of the timeline's rows: a lane's zones (with Tracy-style level of detail), idle
+// spells and markers, and a folded group's heat map. timeline_view.cpp lays the rows out and
+// calls these for the ones on screen.
+#pragma once
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "lod.hpp"
+#include "trace_model.hpp"
+#include "view_state.hpp"
+
+namespace gpulb::viewer {
+
+inline constexpr float kMinZonePx = 3.0f;  // zones narrower than this merge into runs
+
+// What drawing the inside of a row needs, the same for every row of a frame.
+struct LaneCtx {
+  const TraceModel& model;
+  const TimeAxis& axis;
+  ColourMode colour;
+  float left, right;  // the time area on screen
+  ImDrawList* dl;
+  std::vector<DrawRun>& runs;  // reused scratch
+  std::vector<double>& xs;     // reused scratch: marker positions
+};
+
+void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1);
+// A folded group: the share of its `lanes` busy and idle per column, and its steals.
+void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals,
+                   std::size_t lanes, float y0, float y1);
+
+}  // namespace gpulb::viewer
