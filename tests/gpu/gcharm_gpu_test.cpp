@@ -94,5 +94,36 @@ TEST(GpuCombiningTrace, SeveralGpusAreRefusedWithTheReason) {
   }
 }
 
+// The hybrid policy: CPU threads and the GPU in one run, one trace, one time axis.
+TEST(GpuHybrid, TheCpuAndTheGpuShareEveryRequestExactlyOnceInOneTrace) {
+  SKIP_WITHOUT_GPU();
+  for (const char* strategy : {"adaptive", "static"}) {
+    RunConfig c;
+    c.scenario = "nbody";
+    c.policy = "hybrid";
+    c.backend = Backend::Cuda;
+    c.gpus = 1;
+    c.workers = 4;
+    c.params = {{"particles", "20000"}, {"steps", "2"}, {"sample", "64"}, {"strategy", strategy}, {"cpu_share", "0.2"}};
+    const RunResult r = run(builtin::registry(), c);
+    ASSERT_TRUE(r.verified) << strategy << ": " << r.verification;
+    EXPECT_EQ(r.metrics.at("cpu_requests") + r.metrics.at("gpu_requests"), r.tasks) << strategy;
+    EXPECT_GT(r.metrics.at("gpu_requests"), 0u) << strategy;
+    ASSERT_EQ(r.trace.devices.size(), 2u);
+    EXPECT_EQ(r.trace.devices[0].kind, trace::DeviceKind::Cpu);
+    EXPECT_EQ(r.trace.devices[1].kind, trace::DeviceKind::Gpu);
+    std::uint64_t cpu_tasks = 0, gpu_tasks = 0, splits = 0;
+    for (const trace::Track& t : r.trace.tracks) {
+      for (const trace::Event& e : t.events) {
+        if (e.kind == trace::EventKind::TaskBegin) (t.device == 0 ? cpu_tasks : gpu_tasks)++;
+        if (e.kind == trace::EventKind::RequestSplit) ++splits;
+      }
+    }
+    EXPECT_EQ(cpu_tasks, r.metrics.at("cpu_requests")) << strategy;
+    EXPECT_EQ(gpu_tasks, r.metrics.at("gpu_requests")) << strategy;
+    EXPECT_EQ(splits, r.metrics.at("launches")) << strategy;
+  }
+}
+
 }  // namespace
 }  // namespace gpulb

@@ -142,3 +142,52 @@ TEST(NBody, ACacheTooSmallForOneCombinedRequestFailsNamingTheOption) {
 
 }  // namespace
 }  // namespace gpulb
+
+namespace gpulb {
+namespace {
+
+RunResult run_nbody_hybrid(const std::string& strategy, ParamMap extra = {}) {
+  RunConfig c;
+  c.scenario = "nbody";
+  c.policy = "hybrid";
+  c.backend = Backend::Cpu;
+  c.workers = 4;
+  c.params = {{"particles", "3000"}, {"steps", "2"}, {"walkers", "2"}, {"sample", "64"}, {"strategy", strategy}, {"max_size", "16"}};
+  for (auto& [k, v] : extra) c.params[k] = v;
+  return run(builtin::registry(), c);
+}
+
+// Issue 10, item 7: the hybrid policy's CPU and GPU shares sum to every request exactly once.
+TEST(NBodyHybrid, TheTwoSidesShareEveryRequestExactlyOnce) {
+  for (const char* strategy : {"adaptive", "static"}) {
+    const RunResult r = run_nbody_hybrid(strategy);
+    ASSERT_TRUE(r.verified) << strategy << ": " << r.verification;
+    EXPECT_EQ(r.metrics.at("cpu_requests") + r.metrics.at("gpu_requests"), r.tasks) << strategy;
+    EXPECT_EQ(r.metrics.at("requests"), r.tasks);
+    EXPECT_EQ(r.metrics.at("cpu_items_copied"), 0u);  // the CPU side reads the table in place
+    // Every split is a host event; its CPU requests add up to the CPU side's.
+    std::uint64_t splits = 0, to_cpu = 0;
+    for (const trace::Track& t : r.trace.tracks) {
+      for (const trace::Event& e : t.events) {
+        if (e.kind == trace::EventKind::RequestSplit) ++splits, to_cpu += e.arg;
+      }
+    }
+    EXPECT_EQ(splits, r.metrics.at("launches")) << strategy;
+    EXPECT_EQ(to_cpu, r.metrics.at("cpu_requests")) << strategy;
+  }
+}
+
+TEST(NBodyHybrid, StaticSharesFollowCpuShare) {
+  const RunResult none = run_nbody_hybrid("static", {{"cpu_share", "0"}});
+  ASSERT_TRUE(none.verified) << none.verification;
+  EXPECT_EQ(none.metrics.at("cpu_requests"), 0u);
+  EXPECT_EQ(none.metrics.at("gpu_requests"), none.tasks);
+  const RunResult all = run_nbody_hybrid("static", {{"cpu_share", "1"}});
+  ASSERT_TRUE(all.verified) << all.verification;
+  EXPECT_EQ(all.metrics.at("cpu_requests"), all.tasks);
+  EXPECT_THROW((void)run_nbody_hybrid("static", {{"cpu_share", "1.5"}}), ConfigError);
+  EXPECT_THROW((void)run_nbody_hybrid("eager"), ConfigError);  // combining's strategy, not hybrid's
+}
+
+}  // namespace
+}  // namespace gpulb

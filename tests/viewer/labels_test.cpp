@@ -81,5 +81,23 @@ TEST(MarkerLabels, LabelsOnlyWhereThereIsRoom) {
   EXPECT_EQ(l.labelled, (std::vector<bool>{false, true, false, true}));
 }
 
+// Issue 10: the viewer shows the combining decisions and a hybrid run's splits as host labels.
+TEST(MarkerText, LaunchesNameTheirReasonAndSideTransfersTheirBytesSplitsTheirShare) {
+  using trace::EventKind;
+  EXPECT_EQ(marker_text({0, 1024, 1, EventKind::HostEnqueue}, false), "+1024 q1");
+  EXPECT_EQ(marker_text({0, 2112, 0, EventKind::KernelLaunch}, false), "launch 2112");         // hardware, chunked
+  EXPECT_EQ(marker_text({0, 1584, 1, EventKind::KernelLaunch}, false), "launch 1584 full");    // combining adaptive
+  EXPECT_EQ(marker_text({0, 37, 2, EventKind::KernelEnd}, false), "end 37 timeout");
+  EXPECT_EQ(marker_text({0, 100, 3, EventKind::KernelLaunch}, false), "launch 100 static");
+  EXPECT_EQ(marker_text({0, 12, 1 | (1 << 8), EventKind::KernelLaunch}, false), "cpu launch 12 full");  // hybrid's sides
+  EXPECT_EQ(marker_text({0, 1580, 1 | (2 << 8), EventKind::KernelLaunch}, false), "gpu launch 1580 full");
+  EXPECT_EQ(marker_text({0, 12'345'678, 0, EventKind::Transfer}, false), "to device 12.3 MB");
+  EXPECT_EQ(marker_text({0, 640, 1, EventKind::Transfer}, false), "to host 640 B");
+  EXPECT_EQ(marker_text({0, 12, 45, EventKind::RequestSplit}, false), "split: cpu 12 (4.5%)");
+  EXPECT_EQ(marker_text({0, 3, 0, EventKind::Spawn}, false), "");  // spawns only when zoomed in
+  EXPECT_EQ(marker_text({0, 3, 0, EventKind::Spawn}, true), "+3");
+  EXPECT_EQ(marker_text({0, 0, 0, EventKind::Steal}, true), "");
+}
+
 }  // namespace
 }  // namespace gpulb::viewer

@@ -8,7 +8,7 @@
 namespace gpulb::tools {
 
 struct BenchArgs {
-  std::string what = "all";  // dispatch, queue, patterns, trace-overhead, uts, nqueens, combining, all; md (not in all)
+  std::string what = "all";  // dispatch, queue, patterns, trace-overhead, uts, nqueens, combining, hybrid, all; md (not in all)
   std::string backend;       // empty: both where present
   std::uint64_t tasks = 1'000'000;
   std::uint32_t repeats = 5;
@@ -16,7 +16,7 @@ struct BenchArgs {
   std::string tree;          // uts: one sample tree for every policy (empty: T1, then T1L)
   std::uint32_t queens = 14; // nqueens: board size
   std::uint32_t cutoff = 5;  // nqueens: rows placed by tasks
-  std::uint32_t particles = 0; // combining: nbody particles (0: 200000 on a GPU, 20000 on the CPU)
+  std::uint32_t particles = 0; // combining, hybrid: nbody/md2d particles (0: 200000 on a GPU, 20000 on the CPU)
   std::string peer_uts;      // uts: the official UTS's run script (empty: $GPULB_PEER_UTS, else ../shared/peers/run-uts-peer.sh)
   std::string md_sizes;              // md: atoms for Figures 5 and 8, comma-separated (empty: by backend)
   std::uint32_t md_atoms = 524288;   // md: atoms for Figures 9 and 10 (the paper's 512K)

@@ -20,27 +20,35 @@ struct NBodyMeasure {
   std::map<std::string, double> metrics;  // medians of the policy's metrics
 };
 
-NBodyMeasure measure_nbody(const BenchArgs& a, Backend backend, const std::string& particles, const ParamMap& options) {
+// Medians over --repeats runs of `scenario` under `policy`, tracing off; every run must verify.
+NBodyMeasure measure(const BenchArgs& a, Backend backend, const std::string& scenario, const std::string& policy, const ParamMap& params) {
   std::vector<double> totals;
   std::map<std::string, std::vector<double>> metrics;
   for (std::uint32_t i = 0; i < a.repeats; ++i) {
     RunConfig c;
-    c.scenario = "nbody";
-    c.policy = "combining";
+    c.scenario = scenario;
+    c.policy = policy;
     c.backend = backend;
     c.trace = false;
-    c.params = {{"particles", particles}, {"steps", "3"}, {"sample", "64"}};
-    for (const auto& [k, v] : options) c.params[k] = v;
+    c.params = params;
     const RunResult r = run(builtin::registry(), c);
-    if (!r.verified) throw RunError("bench combining: nbody did not verify: " + r.verification);
+    if (!r.verified) throw RunError("bench: " + scenario + " under " + policy + " did not verify: " + r.verification);
     totals.push_back(static_cast<double>(r.makespan_ns));
     for (const auto& [k, v] : r.metrics) metrics[k].push_back(static_cast<double>(v));
-    const auto result = nlohmann::json::parse(r.result_json);  // the producer's phases
-    for (const char* k : {"tree_build_ns", "walk_ns", "tail_ns"}) metrics[k].push_back(result.at(k).get<double>());
+    const auto result = nlohmann::json::parse(r.result_json);  // the producer's phases, where it reports them
+    for (const char* k : {"tree_build_ns", "walk_ns", "tail_ns"}) {
+      if (result.contains(k)) metrics[k].push_back(result.at(k).get<double>());
+    }
   }
   NBodyMeasure m{median(totals), {}};
   for (auto& [k, v] : metrics) m.metrics[k] = median(v);
   return m;
+}
+
+NBodyMeasure measure_nbody(const BenchArgs& a, Backend backend, const std::string& particles, const ParamMap& options) {
+  ParamMap p = {{"particles", particles}, {"steps", "3"}, {"sample", "64"}};
+  for (const auto& [k, v] : options) p[k] = v;
+  return measure(a, backend, "nbody", "combining", p);
 }
 
 std::string particles_for(const BenchArgs& a, Backend backend) {
@@ -101,7 +109,58 @@ Table combining_transfers(const BenchArgs& a, Backend backend) {
   return t;
 }
 
+// Figure 5: where to run. `scenario` with its parameters; hybrid static at cpu_share 1 and 0 are
+// the CPU-only and GPU-only references of the same run.
+Table hybrid_split(const BenchArgs& a, Backend backend, const std::string& scenario, const ParamMap& params, const std::string& what) {
+  Table t{"hybrid: G-Charm Figure 5, adaptive vs static CPU+GPU scheduling, " + scenario + ", " + std::string(to_string(backend)) + " backend",
+          what + ", median of " + std::to_string(a.repeats) +
+              " runs. Rate: requests per second of the whole run. 'vs sum' is the row's rate over the CPU-only rate plus the "
+              "GPU-only rate (the ideal of a perfect split is 1.00). On the cpu backend both sides are host threads (half the "
+              "workers each). The paper saw adaptive take 10-15% less time than static.",
+          {"run", "total", "rate", "vs sum", "CPU share of requests", "vs static"}, {}};
+  struct Row {
+    const char* label;
+    ParamMap options;
+  };
+  const std::vector<Row> rows = {{"CPU only (static, cpu_share=1)", {{"strategy", "static"}, {"cpu_share", "1"}}},
+                                 {"GPU only (static, cpu_share=0)", {{"strategy", "static"}, {"cpu_share", "0"}}},
+                                 {"static, cpu_share=0.5", {{"strategy", "static"}, {"cpu_share", "0.5"}}},
+                                 {"adaptive", {{"strategy", "adaptive"}}}};
+  double cpu_rate = 0, gpu_rate = 0, static_total = 0;
+  for (const Row& r : rows) {
+    progress(std::string("hybrid ") + r.label + " on " + scenario + ", " + std::string(to_string(backend)));
+    ParamMap p = params;
+    for (const auto& [k, v] : r.options) p[k] = v;
+    const NBodyMeasure m = measure(a, backend, scenario, "hybrid", p);
+    const double requests = m.metrics.at("requests");
+    const double rate = requests / (m.total_ns / 1e9);
+    if (cpu_rate == 0) cpu_rate = rate;
+    else if (gpu_rate == 0) gpu_rate = rate;
+    if (std::string(r.label).rfind("static, cpu_share=0.5", 0) == 0) static_total = m.total_ns;
+    const bool split_row = cpu_rate != 0 && gpu_rate != 0 && rate != cpu_rate && rate != gpu_rate;
+    t.rows.push_back({r.label, format_ns(m.total_ns), fixed(rate, 0) + " /s", split_row ? fixed(rate / (cpu_rate + gpu_rate), 2) : "-",
+                      fixed(100.0 * m.metrics.at("cpu_requests") / std::max(1.0, requests), 1) + "%",
+                      static_total != 0 ? fixed(static_total / m.total_ns, 2) : "-"});
+    t.json.push_back({{"backend", to_string(backend)}, {"scenario", scenario}, {"run", r.label}, {"total_ns", m.total_ns}, {"rate", rate},
+                      {"metrics", m.metrics}});
+  }
+  return t;
+}
+
 }  // namespace
+
+std::vector<Table> bench_hybrid(const BenchArgs& a, bool cpu, bool gpu) {
+  std::vector<Table> tables;
+  const bool md2d = builtin::registry().find("md2d") != nullptr;
+  for (const Backend b : {Backend::Cpu, Backend::Cuda}) {
+    if ((b == Backend::Cpu && !cpu) || (b == Backend::Cuda && !gpu)) continue;
+    const std::string particles = particles_for(a, b);
+    if (md2d) tables.push_back(hybrid_split(a, b, "md2d", {{"particles", particles}}, "md2d particles=" + particles));
+    tables.push_back(hybrid_split(a, b, "nbody", {{"particles", particles}, {"steps", "3"}, {"sample", "64"}},
+                                  "nbody particles=" + particles + " steps=3"));
+  }
+  return tables;
+}
 
 std::vector<Table> bench_combining(const BenchArgs& a, bool cpu, bool gpu) {
   std::vector<Table> tables;

@@ -56,6 +56,7 @@ std::vector<Table> bench_uts(const BenchArgs& a, bool cpu, bool gpu);
 Table bench_nqueens(const BenchArgs& a, bool cpu, bool gpu);
 // bench_gcharm.cpp: G-Charm's figures on nbody (combining strategies, transfer modes).
 std::vector<Table> bench_combining(const BenchArgs& a, bool cpu, bool gpu);
+std::vector<Table> bench_hybrid(const BenchArgs& a, bool cpu, bool gpu);
 // bench_md.cpp: Chen et al. section 6.3, Figures 5, 8, 9, 10 and the warp efficiency.
 std::vector<Table> bench_md(const BenchArgs& a, bool cpu, bool gpu, std::uint32_t gpus_present);
 

@@ -403,8 +403,8 @@ int main(int argc, char** argv) {
   ex->add_option("--max-memory", ex_max_memory, "Refuse a trace whose decoding needs more memory than this (512M, 2G; default: a quarter of physical memory)");
 
   BenchArgs ba;
-  auto* bench = app.add_subcommand("bench", "Measure dispatch cost, the queue operations, Chen Figure 7 (patterns), tracing overhead, the spawning scenarios (uts, nqueens), G-Charm's kernel combining (combining: nbody) and Chen section 6 (md, on request); print Markdown tables");
-  bench->add_option("what", ba.what, "dispatch, queue, patterns, trace-overhead, uts, nqueens, combining or all; md (Chen Figures 5, 8-10; not in all)")->check(CLI::IsMember({"dispatch", "queue", "patterns", "trace-overhead", "uts", "nqueens", "combining", "all", "md"}))->capture_default_str();
+  auto* bench = app.add_subcommand("bench", "Measure dispatch cost, the queue operations, Chen Figure 7 (patterns), tracing overhead, the spawning scenarios (uts, nqueens), G-Charm's kernel combining and hybrid CPU+GPU scheduling (combining, hybrid) and Chen section 6 (md, on request); print Markdown tables");
+  bench->add_option("what", ba.what, "dispatch, queue, patterns, trace-overhead, uts, nqueens, combining, hybrid or all; md (Chen Figures 5, 8-10; not in all)")->check(CLI::IsMember({"dispatch", "queue", "patterns", "trace-overhead", "uts", "nqueens", "combining", "hybrid", "all", "md"}))->capture_default_str();
   bench->add_option("-b,--backend", ba.backend, "cpu or cuda (default: both where present)")->check(CLI::IsMember({"cpu", "cuda"}));
   bench->add_option("--tasks", ba.tasks, "Empty tasks per dispatch measurement")->check(CLI::Range(1000ull, 100'000'000ull))->capture_default_str();
   bench->add_option("--repeats", ba.repeats, "Runs per figure (the median is reported)")->check(CLI::Range(1u, 100u))->capture_default_str();
@@ -412,7 +412,7 @@ int main(int argc, char** argv) {
   bench->add_option("--tree", ba.tree, "uts: one sample tree for every policy (default: T1 with every policy, then T1L without blocking-queue)")
       ->check(CLI::IsMember({"T1", "T2", "T3", "T4", "T5", "T1L", "T2L", "T3L"}));
   bench->add_option("--peer-uts", ba.peer_uts, "uts: the official UTS's run script, run beside the CPU backend (default: $GPULB_PEER_UTS, else ../shared/peers/run-uts-peer.sh if present)");
-  bench->add_option("--particles", ba.particles, "combining: nbody particles (default: 200000 on a GPU, 20000 on the CPU)")->check(CLI::Range(64u, 4194304u));
+  bench->add_option("--particles", ba.particles, "combining, hybrid: particles of nbody and md2d (default: 200000 on a GPU, 20000 on the CPU)")->check(CLI::Range(64u, 4194304u));
   bench->add_option("--queens", ba.queens, "nqueens: board size")->check(CLI::Range(4u, 18u))->capture_default_str();
   bench->add_option("--cutoff", ba.cutoff, "nqueens: rows placed by tasks, the rest sequentially within a task")->check(CLI::Range(0u, 18u))->capture_default_str();
 

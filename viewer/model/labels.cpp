@@ -1,5 +1,8 @@
 #include "labels.hpp"
 
+#include <cstdio>
+#include <iterator>
+
 #include <algorithm>
 
 namespace gpulb::viewer {
@@ -64,6 +67,54 @@ MarkerLayout layout_markers(std::span<const double> xs, double right, const std:
     out.labelled[k] = xs[i] + kMarkerLabelGapPx + w <= limit;
   }
   return out;
+}
+
+namespace {
+
+// gcharm::LaunchReason's names (the model reads traces, not the runtime that wrote them).
+const char* launch_reason(unsigned reason) {
+  static const char* const kNames[] = {"", "full", "timeout", "static", "eager", "drain"};
+  return reason < std::size(kNames) ? kNames[reason] : "";
+}
+
+// KernelLaunch/KernelEnd aux: the reason in the low byte, the hybrid side above it (0: not split).
+const char* launch_side(unsigned side) { return side == 1 ? "cpu " : side == 2 ? "gpu " : ""; }
+
+std::string bytes_text(std::uint32_t bytes) {
+  char t[32];
+  if (bytes >= 1'000'000) std::snprintf(t, sizeof t, "%.1f MB", bytes / 1e6);
+  else if (bytes >= 1000) std::snprintf(t, sizeof t, "%.1f kB", bytes / 1e3);
+  else std::snprintf(t, sizeof t, "%u B", bytes);
+  return t;
+}
+
+}  // namespace
+
+std::string marker_text(const Marker& m, bool zoomed) {
+  char t[64] = "";
+  switch (m.kind) {
+    case trace::EventKind::Spawn:
+      if (zoomed) std::snprintf(t, sizeof t, "+%u", m.arg);
+      break;
+    case trace::EventKind::HostEnqueue:
+      std::snprintf(t, sizeof t, "+%u q%u", m.arg, m.aux);
+      break;
+    case trace::EventKind::KernelLaunch:
+    case trace::EventKind::KernelEnd: {
+      const char* reason = launch_reason(m.aux & 0xFFu);
+      std::snprintf(t, sizeof t, "%s%s %u%s%s", launch_side(m.aux >> 8), m.kind == trace::EventKind::KernelLaunch ? "launch" : "end", m.arg,
+                    *reason ? " " : "", reason);
+      break;
+    }
+    case trace::EventKind::Transfer:
+      return (m.aux == 0 ? "to device " : "to host ") + bytes_text(m.arg);
+    case trace::EventKind::RequestSplit:
+      std::snprintf(t, sizeof t, "split: cpu %u (%.1f%%)", m.arg, m.aux / 10.0);
+      break;
+    default:
+      break;
+  }
+  return t;
 }
 
 }  // namespace gpulb::viewer

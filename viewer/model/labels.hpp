@@ -45,4 +45,10 @@ struct MarkerLayout {
 };
 MarkerLayout layout_markers(std::span<const double> xs, double right, const std::function<float(std::size_t)>& label_width);
 
+// A marker's text, where its kind has one (empty for none): spawns "+3" (only when `zoomed`, room
+// for one per spawn), host enqueues "+1024 q1", launches "launch 1584 full" (the reason of a
+// combining policy's launch; "cpu"/"gpu" for a hybrid run's side), their ends, transfers
+// "to device 12.3 MB", and hybrid's split decisions "split: cpu 12 (4.5%)".
+std::string marker_text(const Marker& m, bool zoomed);
+
 }  // namespace gpulb::viewer

@@ -19,27 +19,6 @@ ImU32 zone_colour(const LaneCtx& c, const Zone& z) {
                          static_cast<double>(c.model.max_task_ns()));
 }
 
-// A marker's text, where its kind has one: spawns (when zoomed in enough to read them) and host
-// events. Empty for none.
-std::string marker_text(const Marker& m, bool zoomed) {
-  char t[48] = "";
-  switch (trace::event_traits(m.kind).category) {
-    case trace::EventCategory::Spawn:
-      if (zoomed) std::snprintf(t, sizeof t, "+%u", m.arg);
-      break;
-    case trace::EventCategory::Host:
-      if (m.kind == EventKind::HostEnqueue) {
-        std::snprintf(t, sizeof t, "+%u q%u", m.arg, m.aux);
-      } else {
-        std::snprintf(t, sizeof t, "%s %u", m.kind == EventKind::KernelLaunch ? "launch" : "end", m.arg);
-      }
-      break;
-    default:
-      break;
-  }
-  return t;
-}
-
 // Markers in view, thinned and labelled by layout_markers (labels.hpp): a label shows only where
 // it ends before the next marker's line.
 void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {

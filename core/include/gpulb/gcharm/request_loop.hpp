@@ -34,8 +34,8 @@ namespace gpulb::gcharm {
 inline constexpr std::uint16_t kWorkGroupQueue = 0;
 // Transfer events' aux: direction.
 inline constexpr std::uint16_t kToDevice = 0, kToHost = 1;
-// KernelLaunch/KernelEnd aux: the launch reason, plus the device lane times this (hybrid: 0 the
-// CPU, 1 the GPU).
+// KernelLaunch/KernelEnd aux: the launch reason in the low byte; above it, where a batch is split
+// between devices (hybrid), the lane plus one (1: the CPU, 2: the GPU); 0 for a single device.
 inline constexpr std::uint16_t kLaneShift = 8;
 
 inline CombineStrategy parse_combine_strategy(const std::string& s) {
@@ -158,6 +158,10 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
     list.producer_done();
   });
 
+  auto launch_aux = [&](LaunchReason reason, std::size_t lane) {
+    const unsigned side = lanes.size() > 1 ? static_cast<unsigned>(lane) + 1 : 0;
+    return static_cast<std::uint16_t>(static_cast<unsigned>(reason) | (side << kLaneShift));
+  };
   auto busy_slots = [&] {
     std::uint32_t n = 0;
     for (const LaneState& s : state) {
@@ -175,7 +179,7 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
     InFlight& s = state[lane].slots[k];
     const LaunchTimes t = lanes[lane].device->finish(k, s.request);
     const auto n = static_cast<std::uint32_t>(s.request.tasks.size());
-    const auto aux = static_cast<std::uint16_t>(static_cast<unsigned>(s.reason) | (lane << kLaneShift));
+    const auto aux = launch_aux(s.reason, lane);
     host.record(trace::EventKind::KernelEnd, n, aux);
     host.record(trace::EventKind::Transfer, static_cast<std::uint32_t>(std::min<std::uint64_t>(s.request.output_bytes, 0xFFFFFFFFu)), kToHost);
     LaneTotals& lt = totals.lanes[lane];
@@ -224,7 +228,7 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
     lt.items_copied += c.upload_items.size() / stream.item_bytes;
     lt.bytes_to_device += c.bytes_to_device();
     host.record(trace::EventKind::Transfer, static_cast<std::uint32_t>(std::min<std::uint64_t>(c.bytes_to_device(), 0xFFFFFFFFu)), kToDevice);
-    host.record(trace::EventKind::KernelLaunch, n, static_cast<std::uint16_t>(static_cast<unsigned>(reason) | (lane << kLaneShift)));
+    host.record(trace::EventKind::KernelLaunch, n, launch_aux(reason, lane));
     InFlight& s = ls.slots[k];
     s.busy = true;
     s.reason = reason;
@@ -314,7 +318,8 @@ inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, Request
                                 std::vector<DeviceLane>& lanes_out, HybridSplitter& splitter) {
   const PolicyOptions& o = plan.options;
   lanes_out = {{&cpu, cpu_mode, "cpu_"}, {&gpu, parse_transfer_mode(o.transfer), "gpu_"}};
-  CombiningController controller(CombineStrategy::Adaptive, cpu.resident_blocks() + gpu.resident_blocks(), o.static_k);
+  CombiningController controller(CombineStrategy::Adaptive, o.max_size != 0 ? o.max_size : cpu.resident_blocks() + gpu.resident_blocks(),
+                                 o.static_k);
   std::vector<std::uint32_t> items;
   BatchRouter router;
   router.split = [&](std::span<const PendingRequest> batch) {

@@ -17,7 +17,10 @@ inline const PolicyDescriptor& hybrid() {
                           "adaptive|static", 0, 0, {"adaptive", "static"}},
                          &PolicyOptions::strategy},
                         {{"cpu_share", "hybrid static: the CPU's fraction of each batch's data items", "0.5", "0..1", 0, 1, {}},
-                         &PolicyOptions::cpu_share}}};
+                         &PolicyOptions::cpu_share},
+                        {{"max_size", "hybrid: requests in a full batch; 0 = the CPU side's workers plus the GPU's resident blocks",
+                          "0", "0..1048576", 0, 1 << 20, {}},
+                         &PolicyOptions::max_size}}};
     for (OptionSpec& o : request_transfer_options()) p.options.push_back(std::move(o));
     return p;
   }();

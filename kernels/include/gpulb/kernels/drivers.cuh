@@ -6,6 +6,7 @@
 #include "gpulb/kernels/policies/chunked.cuh"
 #include "gpulb/kernels/policies/combining.cuh"
 #include "gpulb/kernels/policies/hardware.cuh"
+#include "gpulb/kernels/policies/hybrid.cuh"
 #include "gpulb/kernels/policies/static_list.cuh"
 #include "gpulb/kernels/policies/task_queue.cuh"
 #include "gpulb/kernels/policies/work_stealing.cuh"
@@ -19,6 +20,7 @@ using Drivers = DriverList<  //
     WorkStealingDriver,      // Grossman / ABP, one GPU
     StaticListDriver,        // Cederman & Tsigas via Mohan & Gopalan, one GPU
     BlockingQueueDriver,     // Mohan & Gopalan, one GPU
-    CombiningDriver>;        // Rengasamy & Vadhiyar (G-Charm), one GPU
+    CombiningDriver,         // Rengasamy & Vadhiyar (G-Charm) 3.1-3.2, one GPU
+    HybridDriver>;           // Rengasamy & Vadhiyar (G-Charm) 3.3, CPU threads and one GPU
 
 }  // namespace gpulb::kernels
