@@ -60,7 +60,7 @@ std::string particles_for(const BenchArgs& a, Backend backend) {
 Table combining_strategies(const BenchArgs& a, Backend backend) {
   const std::string particles = particles_for(a, backend);
   Table t{"combining: G-Charm Figure 2, adaptive vs static kernel combining, nbody, " + std::string(to_string(backend)) + " backend",
-          "nbody particles=" + particles + " steps=3 (Plummer spheres, theta 0.7, buckets of 16), transfer=reuse-sorted, median of " +
+          "nbody particles=" + particles + " steps=3 (Plummer spheres, theta 0.7, buckets of 16), transfer=reuse (the default), median of " +
               std::to_string(a.repeats) + " runs. Total: the whole run (tree builds, walks, launches), as the paper times it. "
               "'vs static' is static's total over this row's (above 1: faster). Host walks: the walkers' wall time (requests are "
               "emitted meanwhile); step tails: from the last emit of a step until all its requests had run (where the strategy shows). "

@@ -11,7 +11,7 @@ namespace gpulb::policies {
 inline std::vector<OptionSpec> request_transfer_options() {
   return {{{"transfer", "combining, hybrid: copy every request's items (redundant), only the items the device cache lacks (reuse), "
                         "or that with each request's slots sorted (reuse-sorted)",
-            "reuse-sorted", "redundant|reuse|reuse-sorted", 0, 0, {"redundant", "reuse", "reuse-sorted"}},
+            "reuse", "redundant|reuse|reuse-sorted", 0, 0, {"redundant", "reuse", "reuse-sorted"}},
            &PolicyOptions::transfer},
           {{"cache_items", "combining, hybrid: data items the device cache holds (reuse)", "2097152", "1024..268435456", 1024, 1 << 28, {}},
            &PolicyOptions::cache_items},

@@ -86,7 +86,10 @@ class CombiningHost : public gcharm::RequestDevice {
   bool done(std::uint32_t) override { return finished_.load(std::memory_order_acquire) == count_; }
 
   gcharm::LaunchTimes finish(std::uint32_t, gcharm::CombinedRequest& c) override {
-    times_.kernel_ns = host_now_ns() - launch_start_ns_;
+    // From the launch to the end of its last block (stamped by the worker that ran it), not to
+    // this call: the host loop may have been busy assembling the next batch meanwhile, and
+    // hybrid's split weighs the two devices by these times.
+    times_.kernel_ns = last_block_end_ns_.load(std::memory_order_acquire) - launch_start_ns_;
     const std::uint64_t t0 = host_now_ns();
     for (std::size_t i = 0; i < c.requests.size(); ++i) {
       std::span<std::byte> out = c.requests[i].output;
@@ -126,6 +129,12 @@ class CombiningHost : public gcharm::RequestDevice {
         const std::uint64_t b = next_.fetch_add(1, std::memory_order_relaxed);
         if (b >= count_) break;
         run_task(rt_, ctx, slot, body_, tasks_[b]);
+        // The latest block end, stamped before the count that done() reads (release): when the
+        // host sees every block finished, it sees every stamp.
+        const std::uint64_t end = host_now_ns();
+        std::uint64_t seen_end = last_block_end_ns_.load(std::memory_order_relaxed);
+        while (seen_end < end && !last_block_end_ns_.compare_exchange_weak(seen_end, end, std::memory_order_relaxed)) {
+        }
         finished_.fetch_add(1, std::memory_order_release);
       }
     }
@@ -149,6 +158,7 @@ class CombiningHost : public gcharm::RequestDevice {
   std::uint64_t count_ = 0;
   std::atomic<std::uint64_t> next_{0};
   std::atomic<std::uint64_t> finished_{0};
+  std::atomic<std::uint64_t> last_block_end_ns_{0};
   std::mutex mutex_;
   std::condition_variable wake_;
   std::uint64_t launch_ = 0;
