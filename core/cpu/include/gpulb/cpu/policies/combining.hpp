@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpulb/cpu/context.hpp"
@@ -71,13 +72,18 @@ class CombiningHost : public gcharm::RequestDevice {
     }
     times_ = {};
     times_.to_device_ns = host_now_ns() - t0;
-    tasks_ = c.tasks.data();
-    count_ = c.tasks.size();
-    launch_start_ns_ = host_now_ns();
-    finished_.store(0, std::memory_order_relaxed);
-    next_.store(0, std::memory_order_relaxed);
     {
+      // A worker may still be leaving the previous launch (its last fetch-and-add on next_ came
+      // after the last block ended): the launch is reset only once every worker is out, and under
+      // the mutex, through which workers enter.
       std::lock_guard lock(mutex_);
+      while (active_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+      tasks_ = c.tasks.data();
+      count_ = c.tasks.size();
+      finished_.store(0, std::memory_order_relaxed);
+      next_.store(0, std::memory_order_relaxed);
+      last_block_end_ns_.store(0, std::memory_order_relaxed);
+      launch_start_ns_ = host_now_ns();
       ++launch_;
     }
     wake_.notify_all();
@@ -118,17 +124,22 @@ class CombiningHost : public gcharm::RequestDevice {
     ctx.record(trace::EventKind::WorkerStart, rank, trace::kUnknownSm);
     std::uint64_t seen = 0;
     for (;;) {
+      const Task* tasks = nullptr;
+      std::uint64_t count = 0;
       {
         std::unique_lock lock(mutex_);
         // Wakes on a launch or the end; every millisecond it looks at the watchdog's stop flag.
         while (launch_ == seen && !quit_ && !rt_.stop_requested()) wake_.wait_for(lock, std::chrono::milliseconds(1));
         if (quit_ || rt_.stop_requested()) break;
         seen = launch_;
+        tasks = tasks_;
+        count = count_;
+        active_.fetch_add(1, std::memory_order_relaxed);
       }
       for (;;) {
         const std::uint64_t b = next_.fetch_add(1, std::memory_order_relaxed);
-        if (b >= count_) break;
-        run_task(rt_, ctx, slot, body_, tasks_[b]);
+        if (b >= count) break;
+        run_task(rt_, ctx, slot, body_, tasks[b]);
         // The latest block end, stamped before the count that done() reads (release): when the
         // host sees every block finished, it sees every stamp.
         const std::uint64_t end = host_now_ns();
@@ -137,6 +148,7 @@ class CombiningHost : public gcharm::RequestDevice {
         }
         finished_.fetch_add(1, std::memory_order_release);
       }
+      active_.fetch_sub(1, std::memory_order_release);
     }
     slot.end_ns = ctx.now_ns();
     ctx.record(trace::EventKind::WorkerEnd, 0);
@@ -152,13 +164,14 @@ class CombiningHost : public gcharm::RequestDevice {
   std::vector<std::uint32_t> slot_lists_;
   gcharm::LaunchTimes times_;
   std::uint64_t launch_start_ns_ = 0;
-  // The launch: written by the host before it bumps launch_ under the mutex (the workers read them
-  // after taking the mutex).
+  // The launch: written by the host under the mutex, once no worker is active; workers copy them
+  // under the mutex when they join a launch.
   const Task* tasks_ = nullptr;
   std::uint64_t count_ = 0;
   std::atomic<std::uint64_t> next_{0};
   std::atomic<std::uint64_t> finished_{0};
   std::atomic<std::uint64_t> last_block_end_ns_{0};
+  std::atomic<std::uint32_t> active_{0};  // workers inside a launch's block loop
   std::mutex mutex_;
   std::condition_variable wake_;
   std::uint64_t launch_ = 0;
