@@ -62,10 +62,13 @@ Table combining_strategies(const BenchArgs& a, Backend backend) {
   Table t{"combining: G-Charm Figure 2, adaptive vs static kernel combining, nbody, " + std::string(to_string(backend)) + " backend",
           "nbody particles=" + particles + " steps=3 (Plummer spheres, theta 0.7, buckets of 16), transfer=reuse (the default), median of " +
               std::to_string(a.repeats) + " runs. Total: the whole run (tree builds, walks, launches), as the paper times it. "
-              "'vs static' is static's total over this row's (above 1: faster). Host walks: the walkers' wall time (requests are "
+              "'vs static' is static's total over this row's (above 1: faster); 'GPU time vs static': this row's kernel + transfer "
+              "time over static's (below 1: the device works less for the same requests). Host walks: the walkers' wall time (requests are "
               "emitted meanwhile); step tails: from the last emit of a step until all its requests had run (where the strategy shows). "
               "The paper saw adaptive take 8-38% less time than static.",
-          {"strategy", "total", "vs static", "launches", "requests / launch", "kernel", "transfers", "host walks", "step tails"}, {}};
+          {"strategy", "total", "vs static", "launches", "requests / launch", "kernel", "transfers", "GPU time vs static", "host walks",
+           "step tails"},
+          {}};
   struct Row {
     const char* label;
     ParamMap options;
@@ -73,15 +76,17 @@ Table combining_strategies(const BenchArgs& a, Backend backend) {
   const std::vector<Row> rows = {{"static (K = 100)", {{"strategy", "static"}, {"static_k", "100"}}},
                                  {"adaptive", {{"strategy", "adaptive"}}},
                                  {"eager", {{"strategy", "eager"}}}};
-  double static_total = 0;
+  double static_total = 0, static_device = 0;
   for (const Row& r : rows) {
     progress(std::string("combining ") + r.label + " on " + std::string(to_string(backend)));
     const NBodyMeasure m = measure_nbody(a, backend, particles, r.options);
-    if (static_total == 0) static_total = m.total_ns;
+    const double device = m.metrics.at("kernel_ns") + m.metrics.at("transfer_ns");  // the device's busy time
+    if (static_total == 0) static_total = m.total_ns, static_device = device;
     const double launches = m.metrics.at("launches");
     t.rows.push_back({r.label, format_ns(m.total_ns), fixed(static_total / m.total_ns, 2), fixed(launches, 0),
                       fixed(m.metrics.at("requests") / std::max(1.0, launches), 1), format_ns(m.metrics.at("kernel_ns")),
-                      format_ns(m.metrics.at("transfer_ns")), format_ns(m.metrics.at("walk_ns")), format_ns(m.metrics.at("tail_ns"))});
+                      format_ns(m.metrics.at("transfer_ns")), fixed(device / std::max(1.0, static_device), 3),
+                      format_ns(m.metrics.at("walk_ns")), format_ns(m.metrics.at("tail_ns"))});
     t.json.push_back({{"backend", to_string(backend)}, {"strategy", r.label}, {"total_ns", m.total_ns}, {"metrics", m.metrics}});
   }
   return t;
