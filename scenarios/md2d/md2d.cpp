@@ -52,6 +52,10 @@ class Md2dScenario : public ScenarioOf<Md2dInstance> {
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
   bool makes_requests() const override { return true; }
+  // One thread a target: a patch holds about 32 particles at the defaults (self 32 targets, pair
+  // 64), so 128 threads would leave most of the block idle; cluster patches' hundred-odd targets
+  // take a few strides. 64 also doubles the resident blocks (maxSize) on an H100.
+  std::uint32_t default_block_size() const override { return 64; }
   std::unique_ptr<Md2dInstance> instantiate(const ParamMap& params) const override {
     auto integer = [&](const char* n) { return int_param(params, find_spec(specs(), n)); };
     auto real = [&](const char* n, double lo, double hi) { return real_param(params, find_spec(specs(), n), lo, hi); };
