@@ -130,6 +130,19 @@ TEST(Md2d, TheTraceHoldsSelfAndPairRequests) {
   EXPECT_EQ(kinds[0] + kinds[1], r.tasks);
 }
 
+TEST(Md2d, IsNamedWhereAScenarioWithoutRequestsIsRefusedUnderCombining) {
+  RunConfig c;
+  c.scenario = "patterns";
+  c.policy = "combining";
+  c.backend = Backend::Cpu;
+  try {
+    (void)run(builtin::registry(), c);
+    FAIL() << "patterns under combining ran";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("md2d"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Md2d, IsRefusedUnderAPolicyThatRunsNoRequests) {
   RunConfig c;
   c.scenario = "md2d";
