@@ -5,13 +5,21 @@
 // pair requests, and bad parameters and wrong policies are refused by name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <numeric>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/errors.hpp"
 #include "gpulb/run.hpp"
+#include "md2d/md2d_body.hpp"
+#include "md2d/md2d_system.hpp"
 
 namespace gpulb {
 namespace {
@@ -128,6 +136,91 @@ TEST(Md2d, TheTraceHoldsSelfAndPairRequests) {
   EXPECT_GT(kinds[0], 0u);             // self
   EXPECT_GT(kinds[1], 3 * kinds[0]);   // pair: four a patch
   EXPECT_EQ(kinds[0] + kinds[1], r.tasks);
+}
+
+// ---- the body alone, as reuse-sorted hands it its items -------------------------------------------
+// The runtime may reorder a request's items past its ordered prefix (a pair's B part, all of a
+// self request): each target's output must still land at its particle. Items in the cache come in
+// patch order, so the runs above rarely see a reordering; here the slots are shuffled on purpose.
+
+struct LoopContext {  // what the body uses of a worker context
+  template <class F>
+  void for_each_index(int n, F&& fn) const {
+    for (int i = 0; i < n; ++i) fn(i);
+  }
+};
+
+struct BodyCase {
+  std::vector<scenarios::md2d::Particle2> cache;  // A's particles, then B's
+  std::uint32_t count_a = 0;
+};
+
+BodyCase make_case(std::uint32_t na, std::uint32_t nb, float side) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(0.0f, side);
+  BodyCase c;
+  c.count_a = na;
+  // Placed on a jittered grid so that no two are closer than ~1 sigma (the LJ repulsion is steep).
+  auto place = [&](std::uint32_t n, std::uint32_t patch) {
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const float x = 1.2f * static_cast<float>(k % 6) + 0.2f * u(rng) / side, y = 1.2f * static_cast<float>(k / 6) + 0.2f * u(rng) / side;
+      c.cache.push_back({x, y, k, patch});
+    }
+  };
+  place(na, 0);
+  place(nb, 1);
+  return c;
+}
+
+std::vector<scenarios::md2d::Force2> run_body(const BodyCase& c, bool pair, const std::vector<std::uint32_t>& slots) {
+  using namespace scenarios::md2d;
+  const ShiftedLj lj(2.5);
+  const Md2dBody body{7.0f, static_cast<float>(lj.rc2), static_cast<float>(lj.rc), static_cast<float>(lj.force_rc),
+                      static_cast<float>(lj.energy_rc)};
+  std::vector<Force2> out(slots.size(), Force2{0, 0, 0, 0});
+  Task t;
+  t.kind = pair ? kPair : kSelf;
+  t.payload[0] = reinterpret_cast<std::uintptr_t>(slots.data());
+  t.payload[1] = slots.size();
+  t.payload[2] = reinterpret_cast<std::uintptr_t>(c.cache.data());
+  t.payload[3] = reinterpret_cast<std::uintptr_t>(out.data());
+  t.payload[kCountAWord] = pair ? c.count_a : slots.size();
+  t.payload[kShiftWord] = encode_shift(1, 0);  // B lies one side to the right of A
+  LoopContext ctx;
+  body(ctx, t);
+  return out;
+}
+
+TEST(Md2dBody, OutputsFollowTheParticlesWhenTheSortableItemsAreReordered) {
+  const BodyCase c = make_case(20, 13, 7.0f);
+  std::vector<std::uint32_t> pair(33), self(20);
+  std::iota(pair.begin(), pair.end(), 0u);
+  std::iota(self.begin(), self.end(), 0u);
+  const auto pair_in_order = run_body(c, true, pair), self_in_order = run_body(c, false, self);
+  std::mt19937 rng(3);
+  std::shuffle(pair.begin() + 20, pair.end(), rng);  // past the ordered prefix (A's 20)
+  std::shuffle(self.begin(), self.end(), rng);
+  const auto pair_shuffled = run_body(c, true, pair), self_shuffled = run_body(c, false, self);
+  auto expect_same = [](const auto& a, const auto& b) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].tested, b[i].tested) << i;
+      EXPECT_NEAR(a[i].fx, b[i].fx, 1e-4f * (1 + std::abs(a[i].fx))) << i;
+      EXPECT_NEAR(a[i].fy, b[i].fy, 1e-4f * (1 + std::abs(a[i].fy))) << i;
+    }
+  };
+  expect_same(pair_in_order, pair_shuffled);
+  expect_same(self_in_order, self_shuffled);
+  // Each side tested every particle of the other; A's first row and B's first column face each
+  // other across the boundary (B at x + 7), so some pairs are inside the cutoff.
+  for (std::uint32_t i = 0; i < 20; ++i) EXPECT_EQ(pair_in_order[i].tested, 13u);
+  for (std::uint32_t i = 20; i < 33; ++i) EXPECT_EQ(pair_in_order[i].tested, 20u);
+  for (std::uint32_t i = 0; i < 20; ++i) EXPECT_EQ(self_in_order[i].tested, 19u);
+  // Newton's third law across the two sides (each computed by its own thread).
+  double fx = 0, fy = 0, scale = 0;
+  for (const auto& f : pair_in_order) fx += f.fx, fy += f.fy, scale += std::abs(f.fx) + std::abs(f.fy);
+  EXPECT_GT(scale, 0.0);
+  EXPECT_NEAR(fx, 0.0, 1e-5 * scale);
+  EXPECT_NEAR(fy, 0.0, 1e-5 * scale);
 }
 
 TEST(Md2d, IsNamedWhereAScenarioWithoutRequestsIsRefusedUnderCombining) {
