@@ -55,14 +55,15 @@ class CombiningHost {
     }
     times_ = {};
     times_.to_device_ns = host_now_ns() - t0;
-    tasks_ = c.tasks.data();
-    count_ = c.tasks.size();
     launch_start_ns_ = host_now_ns();
-    finished_.store(0, std::memory_order_relaxed);
-    next_.store(0, std::memory_order_relaxed);
     {
+      // Under the mutex: a worker reads the launch (tasks, count, generation) under it too.
       std::lock_guard lock(mutex_);
       ++launch_;
+      tasks_ = c.tasks.data();
+      count_ = c.tasks.size();
+      finished_.store(0, std::memory_order_relaxed);
+      next_.store(launch_ << 32, std::memory_order_relaxed);
     }
     wake_.notify_all();
   }
@@ -103,18 +104,29 @@ class CombiningHost {
     ctx.record(trace::EventKind::WorkerStart, rank, trace::kUnknownSm);
     std::uint64_t seen = 0;
     for (;;) {
+      const Task* tasks = nullptr;
+      std::uint64_t count = 0;
       {
         std::unique_lock lock(mutex_);
         // Wakes on a launch or the end; every millisecond it looks at the watchdog's stop flag.
         while (launch_ == seen && !quit_ && !rt_.stop_requested()) wake_.wait_for(lock, std::chrono::milliseconds(1));
         if (quit_ || rt_.stop_requested()) break;
         seen = launch_;
+        tasks = tasks_;
+        count = count_;
       }
+      // Blocks are taken by CAS on (launch << 32 | next block), not by a plain fetch-and-add: a
+      // worker still leaving the previous launch (its last block done, the host already onto the
+      // next launch) must neither take a block of the new launch with the old one's count and
+      // tasks nor advance the new launch's counter. ThreadSanitizer saw both with a plain counter.
+      // Relaxed: the block's data was published by the mutex above; finished_ releases its output.
+      std::uint64_t v = next_.load(std::memory_order_relaxed);
       for (;;) {
-        const std::uint64_t b = next_.fetch_add(1, std::memory_order_relaxed);
-        if (b >= count_) break;
-        run_task(rt_, ctx, slot, body_, tasks_[b]);
+        if ((v >> 32) != (seen & 0xFFFFFFFFull) || (v & 0xFFFFFFFFull) >= count) break;
+        if (!next_.compare_exchange_weak(v, v + 1, std::memory_order_relaxed)) continue;
+        run_task(rt_, ctx, slot, body_, tasks[v & 0xFFFFFFFFull]);
         finished_.fetch_add(1, std::memory_order_release);
+        v = next_.load(std::memory_order_relaxed);
       }
     }
     slot.end_ns = ctx.now_ns();
@@ -130,11 +142,11 @@ class CombiningHost {
   std::vector<std::uint32_t> slot_lists_;
   gcharm::LaunchTimes times_;
   std::uint64_t launch_start_ns_ = 0;
-  // The launch: written by the host before it bumps launch_ under the mutex (the workers read them
-  // after taking the mutex).
+  // The launch: written by the host under the mutex as it bumps launch_ (the workers copy them
+  // under the mutex).
   const Task* tasks_ = nullptr;
   std::uint64_t count_ = 0;
-  std::atomic<std::uint64_t> next_{0};
+  std::atomic<std::uint64_t> next_{0};  // launch_ << 32 | the next block of that launch
   std::atomic<std::uint64_t> finished_{0};
   std::mutex mutex_;
   std::condition_variable wake_;
