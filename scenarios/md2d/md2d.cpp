@@ -268,13 +268,16 @@ double Md2dInstance::gather_step() {
       }
     }
   }
+  // A particle of patch p tests every particle of p's 3 x 3 patches but itself.
+  std::vector<std::uint32_t> neighbourhood(box_.count(), 0);
+  for (std::uint32_t p = 0; p < box_.count(); ++p) {
+    for (int sy = -1; sy <= 1; ++sy) {
+      for (int sx = -1; sx <= 1; ++sx) neighbourhood[p] += bins_.count(box_.neighbour(p, sx, sy));
+    }
+  }
   for (std::uint32_t i = 0; i < tested.size(); ++i) {
     const std::uint32_t p = bins_.patch[i];
-    std::uint32_t expected = 0;
-    for (int sy = -1; sy <= 1; ++sy) {
-      for (int sx = -1; sx <= 1; ++sx) expected += bins_.count(box_.neighbour(p, sx, sy));
-    }
-    --expected;  // not itself
+    const std::uint32_t expected = neighbourhood[p] - 1;
     tests_ += tested[i];
     if (tested[i] != expected && wrong_counts_++ == 0) {
       first_wrong_ = "step " + std::to_string(steps_done_) + ", particle " + std::to_string(i) + " of patch " + std::to_string(p) +
