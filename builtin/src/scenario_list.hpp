@@ -7,6 +7,7 @@
 #include "faults/faults.hpp"
 #include "nbody/nbody.hpp"
 #include "md/md.hpp"
+#include "md2d/md2d.hpp"
 #include "nqueens/nqueens.hpp"
 #include "patterns/patterns.hpp"
 #include "uts/uts.hpp"
@@ -18,4 +19,5 @@
   X(scenarios::connect4::Connect4Instance, scenarios::connect4::make_scenario)    \
   X(scenarios::faults::FaultsInstance, scenarios::faults::make_scenario)        \
   X(scenarios::nbody::NBodyInstance, scenarios::nbody::make_scenario)          \
-  X(scenarios::md::MdInstance, scenarios::md::make_scenario)
+  X(scenarios::md::MdInstance, scenarios::md::make_scenario)            \
+  X(scenarios::md2d::Md2dInstance, scenarios::md2d::make_scenario)

@@ -1,0 +1,359 @@
+#include "md2d/md2d.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "gpulb/clock.hpp"
+
+namespace gpulb::scenarios::md2d {
+
+namespace {
+
+const std::vector<ParamSpec>& specs() {
+  static const std::vector<ParamSpec> s = {
+      {"particles", "particles in all", "10000", "64..4194304", 64, 1 << 22, {}},
+      {"density", "mean particles per sigma^2 (sets the box: side sqrt(particles / density)); clusters peak near 0.4", "0.1", "0.01..0.5", 0, 0, {}},
+      {"patches", "patches per side of the box (each side at least the cutoff); 0 = about 32 particles a patch", "0", "0 or 3..2048",
+       0, 2048, {}},
+      {"steps", "time steps (a force evaluation by requests, an integration and a migration each)", "10", "1..100000", 1, 100000, {}},
+      {"dt", "time step (reduced units)", "0.005", "0.0001..0.01", 0, 0, {}},
+      {"cutoff", "cutoff radius of the shifted-force Lennard-Jones pair (sigma)", "2.5", "1.5..5", 0, 0, {}},
+      {"temperature", "initial temperature (Maxwell velocities)", "1", "0..5", 0, 0, {}},
+      {"contrast", "fraction of the particles placed in the Gaussian clusters (0: uniform)", "0.6", "0..0.95", 0, 0, {}},
+      {"clusters", "Gaussian clusters (denser patches: costlier compute objects)", "2", "1..16", 1, 16, {}},
+      {"producers", "host threads delivering patches and emitting requests; 0 = the host's hardware threads", "0", "0..1024", 0, 1024,
+       {}},
+      {"seed", "random seed of the initial state", "1", "0..4294967295", 0, 4294967295LL, {}},
+      {"tolerance",
+       "largest |x - x_ref| (sigma) allowed against the double-precision reference after the run; float and double "
+       "trajectories part exponentially (at the defaults ~3e-7 after 10 steps, ~3e-6 after 100, ~1 after 1000): raise it "
+       "for long runs",
+       "0.0001",
+       "0.000000001..10", 0, 0, {}},
+  };
+  return s;
+}
+
+class Md2dScenario : public ScenarioOf<Md2dInstance> {
+ public:
+  std::string name() const override { return "md2d"; }
+  std::string description() const override {
+    return "G-Charm's 2D molecular dynamics: a periodic box in patches, a compute object (work request) per patch and per pair "
+           "of neighbouring patches, shifted-force Lennard-Jones within a cutoff, particles in Gaussian clusters so that compute "
+           "objects differ widely in cost; particles migrate between patches each step. Runs under combining or hybrid.";
+  }
+  const std::vector<ParamSpec>& params() const override { return specs(); }
+  bool makes_requests() const override { return true; }
+  // One thread a target: a patch holds about 32 particles at the defaults (self 32 targets, pair
+  // 64), so 128 threads would leave most of the block idle; cluster patches' hundred-odd targets
+  // take a few strides. 64 also doubles the resident blocks (maxSize) on an H100.
+  std::uint32_t default_block_size() const override { return 64; }
+  std::unique_ptr<Md2dInstance> instantiate(const ParamMap& params) const override {
+    auto integer = [&](const char* n) { return int_param(params, find_spec(specs(), n)); };
+    auto real = [&](const char* n, double lo, double hi) { return real_param(params, find_spec(specs(), n), lo, hi); };
+    Md2dConfig c;
+    c.particles = static_cast<std::uint32_t>(integer("particles"));
+    c.patches = static_cast<std::uint32_t>(integer("patches"));
+    c.steps = static_cast<std::uint32_t>(integer("steps"));
+    c.clusters = static_cast<std::uint32_t>(integer("clusters"));
+    c.producers = static_cast<std::uint32_t>(integer("producers"));
+    c.seed = static_cast<std::uint64_t>(integer("seed"));
+    c.density = real("density", 0.01, 0.5);
+    c.dt = real("dt", 1e-4, 0.01);
+    c.cutoff = real("cutoff", 1.5, 5);
+    c.temperature = real("temperature", 0, 5);
+    c.contrast = real("contrast", 0, 0.95);
+    c.tolerance = real("tolerance", 1e-9, 10);
+    const double length = std::sqrt(c.particles / c.density);
+    if (length < 3 * c.cutoff) {
+      throw ConfigError("parameter 'cutoff' is " + std::to_string(c.cutoff) + ": the box of " + std::to_string(length) +
+                        " sigma cannot hold 3 patches a side no narrower than the cutoff; raise 'particles' or lower 'density'");
+    }
+    if (c.patches == 1 || c.patches == 2) {
+      throw ConfigError("parameter 'patches' is " + std::to_string(c.patches) +
+                        ": at least 3 a side (with fewer, a periodic neighbour would be met twice), or 0 for automatic");
+    }
+    if (c.patches != 0 && length / c.patches < c.cutoff) {
+      throw ConfigError("parameter 'patches' is " + std::to_string(c.patches) + ": patches of side " + std::to_string(length / c.patches) +
+                        " sigma are narrower than the cutoff " + std::to_string(c.cutoff) + "; at most " +
+                        std::to_string(static_cast<std::uint32_t>(length / c.cutoff)) + " a side");
+    }
+    const std::uint32_t patches = c.patches != 0 ? c.patches : Box::auto_patches(length, c.particles, c.cutoff);
+    if (std::uint64_t{c.steps} * kObjectsPerPatch * patches * patches >= 0xFFFFFFFFull) {
+      throw ConfigError("parameter 'steps' is " + std::to_string(c.steps) + ": with " + std::to_string(patches) +
+                        " patches a side the run's requests would overflow the 32-bit task ids");
+    }
+    return std::make_unique<Md2dInstance>(c);
+  }
+};
+
+}  // namespace
+
+Md2dInstance::Md2dInstance(const Md2dConfig& config) : config_(config), lj_(config.cutoff) {
+  const double length = std::sqrt(config.particles / config.density);
+  box_ = Box(length, config.patches != 0 ? config.patches : Box::auto_patches(length, config.particles, config.cutoff));
+  config_.patches = box_.patches;
+  initial_ = initial_state(config_, box_);
+  state_ = initial_;
+  bins_.bin(box_, state_.pos);
+  patch_min_ = config.particles, patch_max_ = 0;
+  for (std::uint32_t p = 0; p < box_.count(); ++p) patch_min_ = std::min(patch_min_, bins_.count(p)), patch_max_ = std::max(patch_max_, bins_.count(p));
+  force_.resize(state_.pos.size());
+  stream_.item_bytes = sizeof(Particle2);
+  stream_.expected_requests = std::uint64_t{box_.count()} * kObjectsPerPatch * config.steps;  // empty objects are not emitted
+  stream_.max_items_per_request = 0;  // patches grow and shrink as particles migrate
+  stream_.produce = [this](RequestSink& sink) { produce(sink); };
+}
+
+Md2dBody Md2dInstance::body(NoRecord*) const {
+  return {static_cast<float>(box_.side), static_cast<float>(lj_.rc2), static_cast<float>(lj_.rc), static_cast<float>(lj_.force_rc),
+          static_cast<float>(lj_.energy_rc)};
+}
+
+// The item table in patch order: a patch's particles are neighbours in it (a pair's items are two
+// runs of the table, which keeps the reuse cache's slots of a patch together).
+void Md2dInstance::build_items() {
+  items_.resize(state_.pos.size());
+  for (std::uint32_t p = 0; p < box_.count(); ++p) {
+    const Vec2 c = box_.corner(p);
+    for (std::uint32_t k = bins_.start[p]; k < bins_.start[p + 1]; ++k) {
+      const Vec2 x = state_.pos[bins_.order[k]];
+      items_[k] = {static_cast<float>(x.x - c.x), static_cast<float>(x.y - c.y), k - bins_.start[p], p};
+    }
+  }
+}
+
+void Md2dInstance::produce(RequestSink& sink) {
+  for (std::uint32_t step = 0; step < config_.steps; ++step) {
+    const std::uint64_t t0 = host_now_ns();
+    if (step > 0) migrated_ += bins_.bin(box_, state_.pos);
+    build_items();
+    const std::uint64_t t1 = host_now_ns();
+    bin_ns_ += t1 - t0;
+    sink.publish_items(std::as_bytes(std::span<const Particle2>(items_)));
+    emit_step(sink, step);
+    const std::uint64_t t2 = host_now_ns();
+    emit_ns_ += t2 - t1;
+    sink.wait_all();
+    const std::uint64_t t3 = host_now_ns();
+    tail_ns_ += t3 - t2;
+    const double potential = gather_step();
+    const double kinetic = leapfrog_step(state_, force_, config_.dt, step == 0, box_.length);
+    energy_.push_back(kinetic + potential);
+    integrate_ns_ += host_now_ns() - t3;
+    ++steps_done_;
+  }
+}
+
+// The patches are delivered in a shuffled order by `producers` threads; each compute object is
+// emitted by the thread that delivers its last patch (self: its one patch; pair: the second).
+void Md2dInstance::emit_step(RequestSink& sink, std::uint32_t step) {
+  const std::uint32_t patches = box_.count();
+  const std::uint32_t objects = patches * kObjectsPerPatch;
+  // Outputs: self, one Force2 per particle of the patch; pair, one per particle of either.
+  output_offset_.assign(objects + 1, 0);
+  for (std::uint32_t a = 0; a < patches; ++a) {
+    for (std::uint32_t k = 0; k < kObjectsPerPatch; ++k) {
+      const ComputeObject o = compute_object(box_, a, k);
+      const std::uint32_t na = bins_.count(a), nb = o.self ? 0 : bins_.count(o.b);
+      const bool empty = na == 0 || (!o.self && nb == 0);  // no interaction: not emitted
+      output_offset_[a * kObjectsPerPatch + k + 1] = empty ? 0 : na + nb;
+    }
+  }
+  std::partial_sum(output_offset_.begin(), output_offset_.end(), output_offset_.begin());
+  outputs_.assign(output_offset_.back(), Force2{});
+
+  std::vector<std::atomic<std::uint8_t>> waiting(objects);
+  for (std::uint32_t o = 0; o < objects; ++o) waiting[o].store(o % kObjectsPerPatch == 0 ? 1 : 2, std::memory_order_relaxed);
+  std::vector<std::uint32_t> delivery(patches);
+  std::iota(delivery.begin(), delivery.end(), 0u);
+  std::mt19937_64 rng(config_.seed * 0x9E3779B97F4A7C15ull + step);
+  std::shuffle(delivery.begin(), delivery.end(), rng);
+
+  std::atomic<std::uint32_t> next{0};
+  std::atomic<std::uint64_t> emitted{0};
+  std::atomic<std::uint32_t> max_items{max_items_};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto produce = [&] {
+    std::vector<std::uint32_t> items;
+    std::uint64_t mine = 0;
+    std::uint32_t biggest = 0;
+    auto fire = [&](std::uint32_t a, std::uint32_t k) {
+      const std::uint32_t o = a * kObjectsPerPatch + k;
+      const std::uint64_t outputs = output_offset_[o + 1] - output_offset_[o];
+      if (outputs == 0) return;
+      const ComputeObject c = compute_object(box_, a, k);
+      items.clear();
+      for (std::uint32_t x = bins_.start[a]; x < bins_.start[a + 1]; ++x) items.push_back(x);
+      if (!c.self) {
+        for (std::uint32_t x = bins_.start[c.b]; x < bins_.start[c.b + 1]; ++x) items.push_back(x);
+      }
+      Request r;
+      r.task.id = next_id_.fetch_add(1, std::memory_order_relaxed);
+      r.task.kind = c.self ? kSelf : kPair;
+      r.task.parent = Task::kNoParent;
+      r.task.payload[kCountAWord] = bins_.count(a);
+      r.task.payload[kShiftWord] = encode_shift(c.sx, c.sy);
+      r.items = items;
+      // A pair's A part keeps its order (its outputs go by position); the rest may be sorted.
+      r.ordered_items = c.self ? 0 : bins_.count(a);
+      r.output = std::as_writable_bytes(std::span<Force2>(outputs_.data() + output_offset_[o], outputs));
+      sink.emit(r);
+      ++mine;
+      biggest = std::max(biggest, static_cast<std::uint32_t>(items.size()));
+    };
+    // acq_rel: the thread that takes an object's count to zero emits it (either may be last).
+    auto deliver = [&](std::uint32_t a, std::uint32_t k) {
+      if (waiting[a * kObjectsPerPatch + k].fetch_sub(1, std::memory_order_acq_rel) == 1) fire(a, k);
+    };
+    try {
+      for (;;) {
+        const std::uint32_t i = next.fetch_add(1, std::memory_order_relaxed);
+        if (i >= patches) break;
+        const std::uint32_t p = delivery[i];
+        deliver(p, 0);
+        for (std::uint32_t k = 1; k < kObjectsPerPatch; ++k) {
+          deliver(p, k);  // p as A
+          deliver(box_.neighbour(p, -kHalfShell[k - 1][0], -kHalfShell[k - 1][1]), k);  // p as B
+        }
+      }
+    } catch (...) {
+      std::lock_guard lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next.store(patches);
+    }
+    emitted.fetch_add(mine, std::memory_order_relaxed);
+    std::uint32_t seen = max_items.load(std::memory_order_relaxed);
+    while (biggest > seen && !max_items.compare_exchange_weak(seen, biggest, std::memory_order_relaxed)) {
+    }
+  };
+  const std::uint32_t hardware = std::max(1u, std::thread::hardware_concurrency());
+  const std::uint32_t producers = std::min(config_.producers != 0 ? config_.producers : hardware, patches);
+  std::vector<std::thread> threads;
+  for (std::uint32_t w = 0; w < producers; ++w) threads.emplace_back(produce);
+  for (std::thread& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+  requests_ += emitted.load();
+  max_items_ = max_items.load();
+}
+
+// Sums each compute object's outputs into its particles' forces and checks that every particle
+// tested each particle of its 3 x 3 patches once.
+double Md2dInstance::gather_step() {
+  std::fill(force_.begin(), force_.end(), Vec2{});
+  std::vector<std::uint32_t> tested(force_.size(), 0);
+  double potential = 0;
+  for (std::uint32_t a = 0; a < box_.count(); ++a) {
+    for (std::uint32_t k = 0; k < kObjectsPerPatch; ++k) {
+      const std::uint32_t o = a * kObjectsPerPatch + k;
+      const std::uint64_t n = output_offset_[o + 1] - output_offset_[o];
+      if (n == 0) continue;
+      const ComputeObject c = compute_object(box_, a, k);
+      const std::uint32_t na = bins_.count(a);
+      for (std::uint64_t x = 0; x < n; ++x) {
+        const Force2& f = outputs_[output_offset_[o] + x];
+        const std::uint32_t id = x < na ? bins_.order[bins_.start[a] + x] : bins_.order[bins_.start[c.b] + (x - na)];
+        force_[id].x += f.fx, force_[id].y += f.fy;
+        potential += f.energy;
+        tested[id] += f.tested;
+      }
+    }
+  }
+  // A particle of patch p tests every particle of p's 3 x 3 patches but itself.
+  std::vector<std::uint32_t> neighbourhood(box_.count(), 0);
+  for (std::uint32_t p = 0; p < box_.count(); ++p) {
+    for (int sy = -1; sy <= 1; ++sy) {
+      for (int sx = -1; sx <= 1; ++sx) neighbourhood[p] += bins_.count(box_.neighbour(p, sx, sy));
+    }
+  }
+  for (std::uint32_t i = 0; i < tested.size(); ++i) {
+    const std::uint32_t p = bins_.patch[i];
+    const std::uint32_t expected = neighbourhood[p] - 1;
+    tests_ += tested[i];
+    if (tested[i] != expected && wrong_counts_++ == 0) {
+      first_wrong_ = "step " + std::to_string(steps_done_) + ", particle " + std::to_string(i) + " of patch " + std::to_string(p) +
+                     " tested " + std::to_string(tested[i]) + " partners, its 3 x 3 patches hold " + std::to_string(expected);
+    }
+  }
+  return potential;
+}
+
+void Md2dInstance::collect(std::vector<std::vector<NoRecord>>, const ExecPlan&, const ExecOutput&) {
+  if (steps_done_ != config_.steps) return;
+  const ReferenceRun ref = run_reference(config_, box_, initial_);
+  max_error_ = 0;
+  for (std::size_t i = 0; i < ref.pos.size(); ++i) max_error_ = std::max(max_error_, periodic_distance(state_.pos[i], ref.pos[i], box_.length));
+  auto drift = [&](const std::vector<double>& e) {
+    double worst = 0;
+    for (double v : e) worst = std::max(worst, std::abs(v - e.front()));
+    return worst / config_.particles;
+  };
+  energy_drift_ = drift(energy_);
+  ref_energy_drift_ = drift(ref.energy);
+  ref_interactions_ = ref.interactions;
+  ref_migrated_ = ref.migrated;
+}
+
+Verification Md2dInstance::verify() const {
+  // The energy bound: the leapfrog's energy error is O(dt^2) and oscillates rather than grows; the
+  // float forces add their rounding to it. Twice the reference's drift plus 1e-4 a particle (the
+  // two agree to ~1e-6 at the defaults, ~3e-5 a particle) still catches a wrong force.
+  const double energy_bound = 2 * ref_energy_drift_ + 1e-4;
+  Verification v;
+  nlohmann::json j;
+  j["steps"] = steps_done_;
+  j["requests"] = requests_;
+  j["interactions"] = ref_interactions_;  // pairs within the cutoff over the steps (the reference's count)
+  j["tests"] = tests_;                     // (target, partner) distance tests the requests made
+  j["migrated"] = migrated_;
+  j["reference_migrated"] = ref_migrated_;
+  j["max_position_error"] = max_error_;
+  j["tolerance"] = config_.tolerance;
+  j["energy_drift"] = energy_drift_;
+  j["reference_energy_drift"] = ref_energy_drift_;
+  j["wrong_counts"] = wrong_counts_;
+  j["patches"] = box_.patches;
+  j["box"] = box_.length;
+  j["patch_particles_min"] = patch_min_;
+  j["patch_particles_max"] = patch_max_;
+  j["max_request_items"] = max_items_;
+  // The producer's time by phase (host clock, summed over steps): binning and the item table,
+  // the emits (publish and the producers' wall time), the tail until every request had run, and
+  // the host's sum of the outputs and integration.
+  j["bin_ns"] = bin_ns_;
+  j["emit_ns"] = emit_ns_;
+  j["tail_ns"] = tail_ns_;
+  j["integrate_ns"] = integrate_ns_;
+  v.result_json = j.dump();
+  if (steps_done_ != config_.steps) {
+    v.message = "the run ended after " + std::to_string(steps_done_) + " of " + std::to_string(config_.steps) + " steps";
+    return v;
+  }
+  if (wrong_counts_ != 0) {
+    v.message = std::to_string(wrong_counts_) + " particle-steps tested the wrong number of partners; first: " + first_wrong_;
+    return v;
+  }
+  char buf[480];
+  std::snprintf(buf, sizeof buf,
+                "%llu requests over %u steps each ran once over its patches (%u-%u particles a patch at the start, %llu migrations); "
+                "positions vs a double-precision run: max error %.2e sigma (bound %.0e); energy drift %.1e a particle (reference "
+                "%.1e, bound %.1e)",
+                static_cast<unsigned long long>(requests_), steps_done_, patch_min_, patch_max_, static_cast<unsigned long long>(migrated_),
+                max_error_, config_.tolerance, energy_drift_, ref_energy_drift_, energy_bound);
+  v.message = buf;
+  v.ok = max_error_ <= config_.tolerance && energy_drift_ <= energy_bound;
+  return v;
+}
+
+std::unique_ptr<ScenarioOf<Md2dInstance>> make_scenario() { return std::make_unique<Md2dScenario>(); }
+
+}  // namespace gpulb::scenarios::md2d

@@ -1,0 +1,235 @@
+#include "md2d/md2d_system.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "gpulb/errors.hpp"
+
+namespace gpulb::scenarios::md2d {
+
+std::uint32_t Box::patch_of(Vec2 p) const {
+  // Positions lie in [0, length); the min() keeps one that rounds to `length` in the last patch.
+  const auto cx = std::min(patches - 1, static_cast<std::uint32_t>(std::max(0.0, p.x / side)));
+  const auto cy = std::min(patches - 1, static_cast<std::uint32_t>(std::max(0.0, p.y / side)));
+  return cx + patches * cy;
+}
+
+std::uint32_t Box::neighbour(std::uint32_t patch, int sx, int sy) const {
+  const auto n = static_cast<int>(patches);
+  const int cx = (static_cast<int>(patch % patches) + sx + n) % n;
+  const int cy = (static_cast<int>(patch / patches) + sy + n) % n;
+  return static_cast<std::uint32_t>(cx + n * cy);
+}
+
+std::uint32_t Box::auto_patches(double length, std::uint32_t particles, double cutoff) {
+  const double density = particles / (length * length);
+  const double side = std::max(cutoff, std::sqrt(32.0 / density));
+  return std::max<std::uint32_t>(3, static_cast<std::uint32_t>(length / side));
+}
+
+ComputeObject compute_object(const Box& box, std::uint32_t a, std::uint32_t k) {
+  if (k == 0) return {a, a, 0, 0, true};
+  const int sx = kHalfShell[k - 1][0], sy = kHalfShell[k - 1][1];
+  return {a, box.neighbour(a, sx, sy), sx, sy, false};
+}
+
+ShiftedLj::ShiftedLj(double cutoff) : rc(cutoff), rc2(cutoff * cutoff) {
+  const double s6 = 1.0 / (rc2 * rc2 * rc2);
+  force_rc = 24.0 * s6 * (2.0 * s6 - 1.0) / rc;
+  energy_rc = 4.0 * s6 * (s6 - 1.0);
+}
+
+void ShiftedLj::at(double r2, double& f_over_r, double& energy) const {
+  const double inv2 = 1.0 / r2, s6 = inv2 * inv2 * inv2, r = std::sqrt(r2);
+  f_over_r = 24.0 * s6 * (2.0 * s6 - 1.0) * inv2 - force_rc / r;
+  energy = 4.0 * s6 * (s6 - 1.0) - energy_rc + (r - rc) * force_rc;
+}
+
+std::uint64_t Binning::bin(const Box& box, const std::vector<Vec2>& pos) {
+  const bool first = patch.size() != pos.size();
+  std::uint64_t migrated = 0;
+  patch.resize(pos.size());
+  start.assign(box.count() + 1, 0);
+  for (std::size_t i = 0; i < pos.size(); ++i) {
+    const std::uint32_t p = box.patch_of(pos[i]);
+    migrated += !first && p != patch[i];
+    patch[i] = p;
+    ++start[p + 1];
+  }
+  for (std::uint32_t p = 0; p < box.count(); ++p) start[p + 1] += start[p];
+  order.resize(pos.size());
+  std::vector<std::uint32_t> next(start.begin(), start.end() - 1);
+  for (std::size_t i = 0; i < pos.size(); ++i) order[next[patch[i]]++] = static_cast<std::uint32_t>(i);
+  return migrated;
+}
+
+double periodic_distance(Vec2 a, Vec2 b, double length) {
+  double dx = a.x - b.x, dy = a.y - b.y;
+  dx -= length * std::round(dx / length);
+  dy -= length * std::round(dy / length);
+  return std::sqrt(dx * dx + dy * dy);
+}
+
+// ---- initial state -----------------------------------------------------------------------------
+
+namespace {
+
+// Random sequential addition with a cell grid of cells no smaller than kMinDistance: a candidate
+// is kept when no particle of its 3 x 3 cells lies within kMinDistance (periodic).
+class Placer {
+ public:
+  explicit Placer(double length) : length_(length), cells_(std::max<std::uint32_t>(1, static_cast<std::uint32_t>(length / kMinDistance))) {
+    cell_ = length_ / cells_;
+    head_.assign(std::size_t{cells_} * cells_, -1);
+  }
+  bool try_add(Vec2 p, std::vector<Vec2>& pos) {
+    const auto cx = static_cast<int>(std::min<double>(cells_ - 1, p.x / cell_));
+    const auto cy = static_cast<int>(std::min<double>(cells_ - 1, p.y / cell_));
+    const int n = static_cast<int>(cells_);
+    for (int dy = -1; dy <= 1; ++dy) {
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int c = (cx + dx + n) % n + n * ((cy + dy + n) % n);
+        for (std::int32_t j = head_[static_cast<std::size_t>(c)]; j >= 0; j = next_[static_cast<std::size_t>(j)]) {
+          if (periodic_distance(p, pos[static_cast<std::size_t>(j)], length_) < kMinDistance) return false;
+        }
+      }
+    }
+    const auto c = static_cast<std::size_t>(cx + n * cy);
+    next_.push_back(head_[c]);
+    head_[c] = static_cast<std::int32_t>(pos.size());
+    pos.push_back(p);
+    return true;
+  }
+
+ private:
+  double length_;
+  std::uint32_t cells_;
+  double cell_ = 0;
+  std::vector<std::int32_t> head_, next_;
+};
+
+double wrap(double x, double length) {
+  x = std::fmod(x, length);
+  if (x < 0) x += length;
+  return x >= length ? 0.0 : x;
+}
+
+}  // namespace
+
+State initial_state(const Md2dConfig& config, const Box& box) {
+  std::mt19937_64 rng(config.seed);
+  std::uniform_real_distribution<double> u(0.0, box.length);
+  State s;
+  s.pos.reserve(config.particles);
+  Placer placer(box.length);
+  const auto in_clusters = static_cast<std::uint32_t>(std::llround(config.contrast * config.particles));
+  const std::uint32_t clusters = in_clusters > 0 ? std::max<std::uint32_t>(1, config.clusters) : 0;
+  // A cluster's width puts its peak density near 0.4 (a packing fraction of 0.31 at diameter 1,
+  // well below the 0.55 where random addition jams): N_c / (2 pi w^2) = 0.4.
+  std::vector<Vec2> centres(clusters);
+  for (Vec2& c : centres) c = {u(rng), u(rng)};
+  constexpr std::uint32_t kTries = 20000;
+  auto fail = [&](std::uint32_t placed) {
+    throw ConfigError("could not place particle " + std::to_string(placed + 1) + " of " + std::to_string(config.particles) +
+                      " at least 1 sigma from the others (box " + std::to_string(box.length) +
+                      " sigma): lower parameter 'density' or 'contrast'");
+  };
+  for (std::uint32_t k = 0; k < clusters; ++k) {
+    const std::uint32_t n = in_clusters / clusters + (k < in_clusters % clusters ? 1 : 0);
+    std::normal_distribution<double> g(0.0, std::sqrt(n / (2 * M_PI * 0.4)));
+    for (std::uint32_t i = 0; i < n; ++i) {
+      std::uint32_t t = 0;
+      while (!placer.try_add({wrap(centres[k].x + g(rng), box.length), wrap(centres[k].y + g(rng), box.length)}, s.pos)) {
+        if (++t == kTries) fail(static_cast<std::uint32_t>(s.pos.size()));
+      }
+    }
+  }
+  while (s.pos.size() < config.particles) {
+    std::uint32_t t = 0;
+    while (!placer.try_add({u(rng), u(rng)}, s.pos)) {
+      if (++t == kTries) fail(static_cast<std::uint32_t>(s.pos.size()));
+    }
+  }
+  std::normal_distribution<double> maxwell(0.0, std::sqrt(config.temperature));
+  s.vel.resize(s.pos.size());
+  Vec2 mean;
+  for (Vec2& v : s.vel) {
+    v = {maxwell(rng), maxwell(rng)};
+    mean.x += v.x, mean.y += v.y;
+  }
+  mean.x /= static_cast<double>(s.vel.size()), mean.y /= static_cast<double>(s.vel.size());
+  for (Vec2& v : s.vel) v.x -= mean.x, v.y -= mean.y;
+  return s;
+}
+
+// ---- integrator --------------------------------------------------------------------------------
+
+double leapfrog_step(State& s, const std::vector<Vec2>& force, double dt, bool first, double length) {
+  double kinetic = 0;
+  const double half = 0.5 * dt;
+  for (std::size_t i = 0; i < s.pos.size(); ++i) {
+    Vec2& v = s.vel[i];
+    if (!first) v.x += force[i].x * half, v.y += force[i].y * half;  // v(t)
+    kinetic += 0.5 * (v.x * v.x + v.y * v.y);
+    v.x += force[i].x * half, v.y += force[i].y * half;  // v(t + dt/2)
+    s.pos[i] = {wrap(s.pos[i].x + v.x * dt, length), wrap(s.pos[i].y + v.y * dt, length)};
+  }
+  return kinetic;
+}
+
+// ---- the reference -----------------------------------------------------------------------------
+
+double reference_forces(const Box& box, const ShiftedLj& lj, const std::vector<Vec2>& pos, const Binning& bins, std::vector<Vec2>& force,
+                        std::uint64_t& interactions) {
+  force.assign(pos.size(), Vec2{});
+  double potential = 0;
+  // d = (x_i - ci) - (x_j - cj): patch-relative coordinates, as the body computes them (cj is
+  // j's patch corner moved to the periodic image next to i's patch).
+  auto pair = [&](std::uint32_t i, std::uint32_t j, Vec2 ci, Vec2 cj) {
+    const double dx = (pos[i].x - ci.x) - (pos[j].x - cj.x), dy = (pos[i].y - ci.y) - (pos[j].y - cj.y);
+    const double r2 = dx * dx + dy * dy;
+    if (r2 >= lj.rc2) return;
+    double f, e;
+    lj.at(r2, f, e);
+    force[i].x += f * dx, force[i].y += f * dy;
+    force[j].x -= f * dx, force[j].y -= f * dy;
+    potential += e;
+    ++interactions;
+  };
+  for (std::uint32_t a = 0; a < box.count(); ++a) {
+    const Vec2 ca = box.corner(a);
+    for (std::uint32_t k = 0; k < kObjectsPerPatch; ++k) {
+      const ComputeObject o = compute_object(box, a, k);
+      const Vec2 cb = box.corner(o.b);
+      const Vec2 cb_image{cb.x - o.sx * box.side, cb.y - o.sy * box.side};
+      for (std::uint32_t x = bins.start[a]; x < bins.start[a + 1]; ++x) {
+        const std::uint32_t i = bins.order[x];
+        if (o.self) {
+          for (std::uint32_t y = x + 1; y < bins.start[a + 1]; ++y) pair(i, bins.order[y], ca, ca);
+        } else {
+          for (std::uint32_t y = bins.start[o.b]; y < bins.start[o.b + 1]; ++y) pair(i, bins.order[y], ca, cb_image);
+        }
+      }
+    }
+  }
+  return potential;
+}
+
+ReferenceRun run_reference(const Md2dConfig& config, const Box& box, State state) {
+  const ShiftedLj lj(config.cutoff);
+  ReferenceRun ref;
+  Binning bins;
+  std::vector<Vec2> force;
+  for (std::uint32_t step = 0; step < config.steps; ++step) {
+    ref.migrated += bins.bin(box, state.pos);
+    const double potential = reference_forces(box, lj, state.pos, bins, force, ref.interactions);
+    const double kinetic = leapfrog_step(state, force, config.dt, step == 0, box.length);
+    ref.energy.push_back(kinetic + potential);
+  }
+  ref.pos = std::move(state.pos);
+  return ref;
+}
+
+}  // namespace gpulb::scenarios::md2d

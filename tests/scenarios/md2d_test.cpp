@@ -1,0 +1,283 @@
+// The `md2d` scenario (G-Charm section 4.2) under the `combining` policy on the CPU backend
+// (issue 10, item 5): every strategy and transfer mode verifies (each compute object ran once,
+// positions against the double-precision reference), the order in which requests arrive does not
+// change the trajectory, particles migrate, the patches differ in cost, the trace holds self and
+// pair requests, and bad parameters and wrong policies are refused by name.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpulb/builtin/registry.hpp"
+#include "gpulb/errors.hpp"
+#include "gpulb/run.hpp"
+#include "md2d/md2d_body.hpp"
+#include "md2d/md2d_system.hpp"
+
+namespace gpulb {
+namespace {
+
+constexpr std::uint64_t kParticles = 3000, kSteps = 5;
+
+RunResult run_md2d(const std::string& strategy, const std::string& transfer, ParamMap extra = {}) {
+  RunConfig c;
+  c.scenario = "md2d";
+  c.policy = "combining";
+  c.backend = Backend::Cpu;
+  c.workers = 3;
+  c.params = {{"particles", std::to_string(kParticles)}, {"steps", std::to_string(kSteps)}, {"producers", "2"},
+              {"strategy", strategy},                    {"transfer", transfer}};
+  for (auto& [k, v] : extra) c.params[k] = v;
+  return run(builtin::registry(), c);
+}
+
+struct Mode {
+  const char* strategy;
+  const char* transfer;
+};
+class Md2dCombining : public ::testing::TestWithParam<Mode> {};
+
+TEST_P(Md2dCombining, VerifiesAndEveryComputeObjectRunsOnce) {
+  const RunResult r = run_md2d(GetParam().strategy, GetParam().transfer);
+  ASSERT_TRUE(r.verified) << r.verification;
+  const auto result = nlohmann::json::parse(r.result_json);
+  EXPECT_EQ(result.at("wrong_counts").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(result.at("steps").get<std::uint64_t>(), kSteps);
+  EXPECT_EQ(r.tasks, result.at("requests").get<std::uint64_t>());
+  EXPECT_EQ(r.metrics.at("requests"), r.tasks);
+  EXPECT_LE(result.at("max_position_error").get<double>(), 1e-4);
+  // At most 5 compute objects a patch a step (empty ones are not emitted).
+  const auto patches = result.at("patches").get<std::uint64_t>();
+  EXPECT_LE(r.tasks, 5 * patches * patches * kSteps);
+  EXPECT_GT(r.tasks, 4 * patches * patches * kSteps);
+  const std::string strategy = GetParam().strategy;
+  if (strategy == "eager") {
+    EXPECT_EQ(r.metrics.at("launches_eager"), r.tasks);
+  } else if (strategy == "static") {
+    EXPECT_GT(r.metrics.at("launches_static"), 0u);
+  } else {
+    EXPECT_GT(r.metrics.at("launches_full") + r.metrics.at("launches_timeout"), 0u);
+  }
+  // Every particle is an item of its self object and of its patch's 8 pairs: read about 9 times a
+  // step. Reuse copies each once a step (a step publishes a new table).
+  EXPECT_LE(r.metrics.at("items_read"), 9 * kParticles * kSteps);
+  EXPECT_GT(r.metrics.at("items_read"), 8 * kParticles * kSteps);
+  if (std::string(GetParam().transfer) == "redundant") {
+    EXPECT_EQ(r.metrics.at("items_copied"), r.metrics.at("items_read"));
+  } else {
+    EXPECT_EQ(r.metrics.at("items_copied"), kParticles * kSteps);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(StrategiesAndTransfers, Md2dCombining,
+                         ::testing::Values(Mode{"adaptive", "redundant"}, Mode{"adaptive", "reuse"}, Mode{"adaptive", "reuse-sorted"},
+                                           Mode{"static", "redundant"}, Mode{"static", "reuse-sorted"}, Mode{"eager", "reuse"}),
+                         [](const auto& info) {
+                           std::string n = std::string(info.param.strategy) + "_" + info.param.transfer;
+                           for (char& ch : n) ch = ch == '-' ? '_' : ch;
+                           return n;
+                         });
+
+TEST(Md2d, TheArrivalOrderDoesNotChangeTheTrajectory) {
+  // Each output has one writer and the host sums them in a fixed order: however the producers and
+  // the combining interleave, the forces are the same bits (redundant: the items' order is fixed).
+  const auto a = nlohmann::json::parse(run_md2d("adaptive", "redundant", {{"producers", "1"}}).result_json);
+  const auto b = nlohmann::json::parse(run_md2d("static", "redundant", {{"producers", "3"}, {"static_k", "7"}}).result_json);
+  EXPECT_EQ(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>());
+  EXPECT_EQ(a.at("energy_drift").get<double>(), b.at("energy_drift").get<double>());
+  EXPECT_EQ(a.at("tests"), b.at("tests"));
+}
+
+TEST(Md2d, SortingTheItemsChangesOnlyTheOrderOfTheSums) {
+  const auto a = nlohmann::json::parse(run_md2d("static", "redundant").result_json);
+  const auto b = nlohmann::json::parse(run_md2d("adaptive", "reuse-sorted").result_json);
+  EXPECT_NEAR(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>(), 1e-6);
+  EXPECT_EQ(a.at("tests"), b.at("tests"));
+  EXPECT_EQ(a.at("migrated"), b.at("migrated"));
+}
+
+TEST(Md2d, ParticlesMigrateAndPatchesDifferInCost) {
+  const RunResult r = run_md2d("adaptive", "reuse", {{"steps", "20"}, {"temperature", "2"}});
+  ASSERT_TRUE(r.verified) << r.verification;
+  const auto result = nlohmann::json::parse(r.result_json);
+  EXPECT_GT(result.at("migrated").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(result.at("migrated"), result.at("reference_migrated"));
+  // The clusters: the fullest patch holds several times the emptiest (a self object costs n^2).
+  EXPECT_GT(result.at("patch_particles_max").get<std::uint64_t>(), 4 * std::max<std::uint64_t>(1, result.at("patch_particles_min")));
+  EXPECT_GT(result.at("interactions").get<std::uint64_t>(), 0u);
+  EXPECT_GT(result.at("tests").get<std::uint64_t>(), 2 * result.at("interactions").get<std::uint64_t>());
+}
+
+TEST(Md2d, AToleranceTighterThanFloatFailsTheVerification) {
+  const RunResult r = run_md2d("adaptive", "reuse", {{"tolerance", "0.000000001"}});
+  EXPECT_FALSE(r.verified);
+  EXPECT_NE(r.verification.find("max error"), std::string::npos) << r.verification;
+}
+
+TEST(Md2d, TheTraceHoldsSelfAndPairRequests) {
+  const RunResult r = run_md2d("static", "reuse", {{"static_k", "50"}});
+  ASSERT_TRUE(r.verified) << r.verification;
+  std::map<std::uint16_t, std::uint64_t> kinds;
+  std::uint64_t launched = 0;
+  for (const trace::Track& t : r.trace.tracks) {
+    for (const trace::Event& e : t.events) {
+      if (e.kind == trace::EventKind::TaskBegin) ++kinds[e.aux];
+      if (e.kind == trace::EventKind::KernelLaunch) launched += e.arg;
+    }
+  }
+  EXPECT_EQ(launched, r.tasks);
+  EXPECT_GT(kinds[0], 0u);             // self
+  EXPECT_GT(kinds[1], 3 * kinds[0]);   // pair: four a patch
+  EXPECT_EQ(kinds[0] + kinds[1], r.tasks);
+}
+
+// ---- the body alone, as reuse-sorted hands it its items -------------------------------------------
+// The runtime may reorder a request's items past its ordered prefix (a pair's B part, all of a
+// self request): each target's output must still land at its particle. Items in the cache come in
+// patch order, so the runs above rarely see a reordering; here the slots are shuffled on purpose.
+
+struct LoopContext {  // what the body uses of a worker context
+  template <class F>
+  void for_each_index(int n, F&& fn) const {
+    for (int i = 0; i < n; ++i) fn(i);
+  }
+};
+
+struct BodyCase {
+  std::vector<scenarios::md2d::Particle2> cache;  // A's particles, then B's
+  std::uint32_t count_a = 0;
+};
+
+BodyCase make_case(std::uint32_t na, std::uint32_t nb, float side) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(0.0f, side);
+  BodyCase c;
+  c.count_a = na;
+  // Placed on a jittered grid so that no two are closer than ~1 sigma (the LJ repulsion is steep).
+  auto place = [&](std::uint32_t n, std::uint32_t patch) {
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const float x = 1.2f * static_cast<float>(k % 6) + 0.2f * u(rng) / side, y = 1.2f * static_cast<float>(k / 6) + 0.2f * u(rng) / side;
+      c.cache.push_back({x, y, k, patch});
+    }
+  };
+  place(na, 0);
+  place(nb, 1);
+  return c;
+}
+
+std::vector<scenarios::md2d::Force2> run_body(const BodyCase& c, bool pair, const std::vector<std::uint32_t>& slots) {
+  using namespace scenarios::md2d;
+  const ShiftedLj lj(2.5);
+  const Md2dBody body{7.0f, static_cast<float>(lj.rc2), static_cast<float>(lj.rc), static_cast<float>(lj.force_rc),
+                      static_cast<float>(lj.energy_rc)};
+  std::vector<Force2> out(slots.size(), Force2{0, 0, 0, 0});
+  Task t;
+  t.kind = pair ? kPair : kSelf;
+  t.payload[0] = reinterpret_cast<std::uintptr_t>(slots.data());
+  t.payload[1] = slots.size();
+  t.payload[2] = reinterpret_cast<std::uintptr_t>(c.cache.data());
+  t.payload[3] = reinterpret_cast<std::uintptr_t>(out.data());
+  t.payload[kCountAWord] = pair ? c.count_a : slots.size();
+  t.payload[kShiftWord] = encode_shift(1, 0);  // B lies one side to the right of A
+  LoopContext ctx;
+  body(ctx, t);
+  return out;
+}
+
+TEST(Md2dBody, OutputsFollowTheParticlesWhenTheSortableItemsAreReordered) {
+  const BodyCase c = make_case(20, 13, 7.0f);
+  std::vector<std::uint32_t> pair(33), self(20);
+  std::iota(pair.begin(), pair.end(), 0u);
+  std::iota(self.begin(), self.end(), 0u);
+  const auto pair_in_order = run_body(c, true, pair), self_in_order = run_body(c, false, self);
+  std::mt19937 rng(3);
+  std::shuffle(pair.begin() + 20, pair.end(), rng);  // past the ordered prefix (A's 20)
+  std::shuffle(self.begin(), self.end(), rng);
+  const auto pair_shuffled = run_body(c, true, pair), self_shuffled = run_body(c, false, self);
+  auto expect_same = [](const auto& a, const auto& b) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].tested, b[i].tested) << i;
+      EXPECT_NEAR(a[i].fx, b[i].fx, 1e-4f * (1 + std::abs(a[i].fx))) << i;
+      EXPECT_NEAR(a[i].fy, b[i].fy, 1e-4f * (1 + std::abs(a[i].fy))) << i;
+    }
+  };
+  expect_same(pair_in_order, pair_shuffled);
+  expect_same(self_in_order, self_shuffled);
+  // Each side tested every particle of the other; A's first row and B's first column face each
+  // other across the boundary (B at x + 7), so some pairs are inside the cutoff.
+  for (std::uint32_t i = 0; i < 20; ++i) EXPECT_EQ(pair_in_order[i].tested, 13u);
+  for (std::uint32_t i = 20; i < 33; ++i) EXPECT_EQ(pair_in_order[i].tested, 20u);
+  for (std::uint32_t i = 0; i < 20; ++i) EXPECT_EQ(self_in_order[i].tested, 19u);
+  // Newton's third law across the two sides (each computed by its own thread).
+  double fx = 0, fy = 0, scale = 0;
+  for (const auto& f : pair_in_order) fx += f.fx, fy += f.fy, scale += std::abs(f.fx) + std::abs(f.fy);
+  EXPECT_GT(scale, 0.0);
+  EXPECT_NEAR(fx, 0.0, 1e-5 * scale);
+  EXPECT_NEAR(fy, 0.0, 1e-5 * scale);
+}
+
+TEST(Md2d, IsNamedWhereAScenarioWithoutRequestsIsRefusedUnderCombining) {
+  RunConfig c;
+  c.scenario = "patterns";
+  c.policy = "combining";
+  c.backend = Backend::Cpu;
+  try {
+    (void)run(builtin::registry(), c);
+    FAIL() << "patterns under combining ran";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("md2d"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Md2d, IsRefusedUnderAPolicyThatRunsNoRequests) {
+  RunConfig c;
+  c.scenario = "md2d";
+  c.policy = "task-queue";
+  c.backend = Backend::Cpu;
+  try {
+    (void)run(builtin::registry(), c);
+    FAIL() << "md2d under task-queue ran";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("use combining"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Md2d, BadParametersAreRefusedByName) {
+  for (const auto& [name, value] : std::multimap<std::string, std::string>{{"patches", "2"},
+                                                                           {"patches", "200"},
+                                                                           {"density", "0.9"},
+                                                                           {"density", "x"},
+                                                                           {"cutoff", "1"},
+                                                                           {"steps", "0"},
+                                                                           {"dt", "1"},
+                                                                           {"contrast", "1"},
+                                                                           {"clusters", "0"},
+                                                                           {"particles", "10"},
+                                                                           {"tolerance", "0"},
+                                                                           {"strategy", "lazy"},
+                                                                           {"transfer", "all"}}) {
+    try {
+      (void)run_md2d("adaptive", "reuse", {{name, value}});
+      FAIL() << name << "=" << value << " ran";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << name << "=" << value << ": " << e.what();
+    }
+  }
+  // A box too small for 3 patches of the cutoff's side names the cutoff.
+  try {
+    (void)run_md2d("adaptive", "reuse", {{"particles", "64"}, {"density", "0.5"}, {"cutoff", "4.5"}});
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("cutoff"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gpulb
