@@ -38,6 +38,25 @@ RunResult run_md2d(const std::string& strategy, const std::string& transfer, Par
   return run(builtin::registry(), c);
 }
 
+// Issue 10: `gpulb run md2d --policy hybrid` verifies, and the CPU and the (here emulated) GPU side
+// share every compute object exactly once, under both split strategies.
+TEST(Md2dHybrid, VerifiesAndTheTwoSidesShareEveryRequestOnce) {
+  for (const char* strategy : {"adaptive", "static"}) {
+    RunConfig c;
+    c.scenario = "md2d";
+    c.policy = "hybrid";
+    c.backend = Backend::Cpu;
+    c.workers = 4;
+    c.params = {{"particles", std::to_string(kParticles)}, {"steps", std::to_string(kSteps)}, {"producers", "2"},
+                {"strategy", strategy}, {"max_size", "32"}};
+    const RunResult r = run(builtin::registry(), c);
+    ASSERT_TRUE(r.verified) << strategy << ": " << r.verification;
+    EXPECT_EQ(r.metrics.at("cpu_requests") + r.metrics.at("gpu_requests"), r.tasks) << strategy;
+    EXPECT_GT(r.metrics.at("gpu_requests"), 0u) << strategy;
+    if (std::string(strategy) == "static") EXPECT_GT(r.metrics.at("cpu_requests"), 0u);
+  }
+}
+
 struct Mode {
   const char* strategy;
   const char* transfer;
