@@ -2,6 +2,7 @@
 // as pure functions driven by scripted arrivals and a scripted clock (no timing in the tests).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -256,11 +257,11 @@ struct FakeDevice : RequestDevice {
   void stop_kernels() override {}
 };
 
-// A scripted clock: every reading is 1 us after the last.
+// A scripted clock: every reading is 1 us after the last (read by the producer's emits too).
 struct FakeHost : RequestHost {
-  mutable std::uint64_t now = 0;
+  mutable std::atomic<std::uint64_t> now{0};
   void record(trace::EventKind, std::uint32_t, std::uint16_t) override {}
-  std::uint64_t now_ns() const override { return now += 1000; }
+  std::uint64_t now_ns() const override { return now.fetch_add(1000) + 1000; }
   void tick(std::uint64_t, const std::function<std::string()>&) override {}
 };
 

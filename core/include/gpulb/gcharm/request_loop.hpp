@@ -72,8 +72,8 @@ class RequestDevice {
 class RequestHost {
  public:
   virtual ~RequestHost() = default;
-  virtual void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) = 0;
-  virtual std::uint64_t now_ns() const = 0;
+  virtual void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) = 0;  // the loop's thread only
+  virtual std::uint64_t now_ns() const = 0;  // any thread: the producers' emits stamp arrivals with it
   // Throws when `progress` has not moved for the watchdog's time.
   virtual void tick(std::uint64_t progress, const std::function<std::string()>& state) = 0;
 };
