@@ -23,6 +23,7 @@
 // in its patch, and a target's output goes by that index, not by where the item sits in the list.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "gpulb/requests.hpp"
@@ -108,7 +109,7 @@ struct Md2dBody {
     if (r2 >= cutoff2) return;
     const float inv2 = 1.0f / r2;
     const float s6 = inv2 * inv2 * inv2;
-    const float r = sqrtf_hd(r2);
+    const float r = sqrtf(r2);
     const float f_over_r = 24.0f * s6 * (2.0f * s6 - 1.0f) * inv2 - force_rc / r;
     f.fx += f_over_r * dx;
     f.fy += f_over_r * dy;
@@ -122,14 +123,6 @@ struct Md2dBody {
     out.fy += f.fy;
     out.energy += f.energy;
     out.tested += f.tested;
-  }
-
-  GPULB_HD static float sqrtf_hd(float v) {
-#ifdef __CUDA_ARCH__
-    return ::sqrtf(v);
-#else
-    return __builtin_sqrtf(v);
-#endif
   }
 };
 

@@ -10,6 +10,7 @@
 // item) and the 8 partial sums of a row are added with atomics into the output.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "gpulb/atomic.hpp"
@@ -56,7 +57,7 @@ struct NBodyBody {
           const Body4 s = request_item<Body4>(task, j);
           const float dx = s.x - p.x, dy = s.y - p.y, dz = s.z - p.z;
           const float r2 = dx * dx + dy * dy + dz * dz + eps2;
-          const float inv = 1.0f / (r2 * sqrtf_hd(r2));
+          const float inv = 1.0f / (r2 * sqrtf(r2));
           ax += s.m * dx * inv;
           ay += s.m * dy * inv;
           az += s.m * dz * inv;
@@ -68,15 +69,6 @@ struct NBodyBody {
         device_atomic_ref<float>(out[row].interactions).fetch_add(n, mo::relaxed);
       }
     });
-  }
-
- private:
-  GPULB_HD static float sqrtf_hd(float v) {
-#ifdef __CUDA_ARCH__
-    return ::sqrtf(v);
-#else
-    return __builtin_sqrtf(v);
-#endif
   }
 };
 
