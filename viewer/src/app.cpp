@@ -76,6 +76,38 @@ void App::reset_timeline() {
   vs_.marks.clear();
 }
 
+bool App::open_lesson(const builtin::Lesson& lesson) {
+  std::vector<std::unique_ptr<Document>> loaded;
+  for (const builtin::LessonRun* run : {&lesson.a, &lesson.b}) {
+    const auto path = builtin::find_shipped_trace(run->trace);
+    if (!path) {
+      std::string where;
+      for (const auto& d : builtin::shipped_trace_dirs()) where += (where.empty() ? "" : " or ") + d.string();
+      fail("lesson " + std::string(lesson.name) + ": " + std::string(run->trace) + " is not in " + where +
+           " (the shipped traces: install gpulb, or run from its source tree)");
+      return false;
+    }
+    try {
+      loaded.push_back(load_document(*path));
+    } catch (const std::exception& e) {
+      fail(e.what());
+      return false;
+    }
+  }
+  loaded[0]->title = "A: " + loaded[0]->title;
+  loaded[1]->title = "B: " + loaded[1]->title;
+  for (auto& d : loaded) docs_.push_back(std::move(d));
+  current_ = lesson_a_ = static_cast<int>(docs_.size()) - 2;
+  compare_ = lesson_b_ = static_cast<int>(docs_.size()) - 1;
+  lesson_ = &lesson;
+  vs_.fit_pending = vs_.compare_fit_pending = true;
+  vs_.selection.reset();
+  vs_.playhead = Playhead{};
+  reset_timeline();
+  set_view("compare");
+  return true;
+}
+
 bool App::set_view(std::string_view cli_name) {
   const std::optional<std::size_t> panel = find_panel(cli_name);
   if (panel) show_panel(*panel);
@@ -140,6 +172,15 @@ void App::side_panel(float width, float height) {
     doc_combo("trace A", current_, false);
     doc_combo("B", compare_, true);
   }
+  if (lesson_) {
+    const std::string header = "Lesson: " + std::string(lesson_->name) + "###lesson";
+    if (ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
+      const bool ours = current_ == lesson_a_ && compare_ == lesson_b_;
+      draw_lesson(*lesson_, ours ? docs_[static_cast<std::size_t>(lesson_a_)]->model.get() : nullptr,
+                  ours ? docs_[static_cast<std::size_t>(lesson_b_)]->model.get() : nullptr);
+      if (ImGui::SmallButton("Close the lesson")) lesson_ = nullptr;
+    }
+  }
   if (const Document* d = current()) {
     if (vs_.picked && ImGui::CollapsingHeader("Task", ImGuiTreeNodeFlags_DefaultOpen)) draw_task_details(*d->model, vs_);
     if (ImGui::CollapsingHeader("Summary", ImGuiTreeNodeFlags_DefaultOpen)) draw_summary(*d->model, true);
@@ -175,7 +216,8 @@ void App::views(float width, float height) {
   }
   const TraceModel& model = *doc->model;
   const float bar_h = ImGui::GetFrameHeightWithSpacing() + 4;
-  const TraceModel* compare = compare_ >= 0 && compare_ != current_ ? docs_[static_cast<std::size_t>(compare_)]->model.get() : nullptr;
+  const Document* compare_doc = compare_ >= 0 && compare_ != current_ ? docs_[static_cast<std::size_t>(compare_)].get() : nullptr;
+  const TraceModel* compare = compare_doc ? compare_doc->model.get() : nullptr;
   if (ImGui::BeginTabBar("views")) {
     const std::span<const Panel> all = panels();
     for (std::size_t i = 0; i < all.size(); ++i) {
@@ -185,13 +227,18 @@ void App::views(float width, float height) {
       const ImVec2 p = ImGui::GetCursorScreenPos();
       const ImVec2 size(ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y - bar_h);
       view_rect_ = ImVec4(p.x, p.y, size.x, size.y);
-      all[i].draw(PanelContext{model, compare, vs_, effective_playhead(model, vs_.playhead), size});
+      all[i].draw(PanelContext{model, compare, doc->findings, compare_doc ? &compare_doc->findings : nullptr, vs_,
+                               effective_playhead(model, vs_.playhead), size});
       ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + size.y + 4));
       draw_replay_bar(model, vs_.playhead, dt_s_);
       ImGui::EndTabItem();
     }
     select_tab_ = false;
     ImGui::EndTabBar();
+  }
+  if (!vs_.switch_view.empty()) {  // a finding's click: show the view that zooms there
+    set_view(vs_.switch_view);
+    vs_.switch_view.clear();
   }
   ImGui::EndChild();
 }
@@ -239,6 +286,14 @@ void App::menu_bar() {
     if (ImGui::MenuItem("Fit the whole run")) vs_.fit_pending = true;
     if (ImGui::MenuItem("Clear the selection", nullptr, false, vs_.selection.has_value())) vs_.selection.reset();
     if (ImGui::MenuItem("Clear the marks", nullptr, false, !vs_.marks.empty())) vs_.marks.clear();
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Lessons")) {
+    ImGui::TextDisabled("A paper's claim, two real GPU runs side by side");
+    for (const builtin::Lesson& l : builtin::lessons()) {
+      const std::string item = std::string(l.title) + "##" + std::string(l.name);
+      if (ImGui::MenuItem(item.c_str(), std::string(l.name).c_str(), lesson_ == &l)) open_lesson(l);
+    }
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {

@@ -13,6 +13,7 @@
 
 #include "document.hpp"
 #include "export.hpp"
+#include "gpulb/builtin/lessons.hpp"
 #include "gpulb/registry.hpp"
 #include "scenario_panel.hpp"
 #include "time_format.hpp"
@@ -35,6 +36,9 @@ class App {
   // Opens a trace; a failure is kept in errors() and shown in a popup, never thrown.
   bool open(const std::filesystem::path& path);
   void add(std::unique_ptr<Document> doc);
+  // Opens a lesson's two shipped traces as A and B, shows Compare and the lesson's text; a trace
+  // that cannot be found or read is kept in errors() as open() does.
+  bool open_lesson(const builtin::Lesson& lesson);
   // Shows the panel `--view NAME` names (panels.hpp); false, and no change, for an unknown name.
   bool set_view(std::string_view cli_name);
   ViewState& view_state() { return vs_; }
@@ -65,6 +69,8 @@ class App {
   ScenarioPanel scenario_;
   std::vector<std::unique_ptr<Document>> docs_;
   int current_ = -1, compare_ = -1;
+  const builtin::Lesson* lesson_ = nullptr;  // the lesson open, with its traces' indices in docs_
+  int lesson_a_ = -1, lesson_b_ = -1;
   std::size_t view_ = 0;  // index into panels()
   bool select_tab_ = true;
   ViewState vs_;

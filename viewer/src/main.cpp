@@ -1,6 +1,6 @@
 // gpulb-viewer: timelines, load histograms, queue occupancy, replay, live runs, compare, export.
 //
-//   gpulb-viewer [FILE [FILE2]] [--view V] [--range START:END] [--select START:END] [--find Q]
+//   gpulb-viewer [FILE [FILE2]] [--lesson NAME] [--view V] [--range START:END] [--select START:END] [--find Q]
 //                [--playhead T] [--unfold]
 //                [--screenshot OUT.png] [--size WxH] [--bench-frames]
 //
@@ -17,6 +17,7 @@
 #include "app.hpp"
 #include "bench.hpp"
 #include "run_span.hpp"
+#include "gpulb/builtin/lessons.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/trace_file.hpp"
@@ -41,6 +42,7 @@ struct Args {
   std::string playhead;
   std::string select;
   std::string find;
+  std::string lesson;
   std::string screenshot;
   std::string size = "1600x1000";
   bool bench = false;
@@ -132,7 +134,8 @@ int main(int argc, char** argv) {
   Args a;
   cli.add_option("files", a.files, "trace files (.gpulb); a second one is shown as B in Compare")->expected(0, 2);
   cli.add_option("--view", a.view, "view to show (see Views below)")->check(CLI::IsMember(panel_cli_names()));
-  cli.footer(panels_help() +
+  cli.add_option("--lesson", a.lesson, "open a lesson: a paper's claim as two shipped GPU traces in Compare, with its text (--lesson list names them)");
+  cli.footer(panels_help() + "\nLessons (--lesson NAME, also the Lessons menu):\n" + gpulb::builtin::lessons_help() +
              "\nTimeline keys: W/S zoom, A/D pan, M mark the time under the cursor, Ctrl+F find a task,\n"
              "N/Shift+N next/previous match, Esc clear the selection, the picked task and the search.\n"
              "Click a task for its details; Shift+drag or right-drag selects a range (the Selection tab).\n");
@@ -155,6 +158,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11 prints what is wrong; its own exit codes (105, 109, ...) become the documented 2.
     return cli.exit(e) == 0 ? 0 : kExitBadInput;
+  }
+  const gpulb::builtin::Lesson* lesson = nullptr;
+  if (cli.count("--lesson") > 0) {
+    lesson = gpulb::builtin::find_lesson(a.lesson);
+    if (!lesson) {
+      // `--lesson list` asks for the list (stdout); a bad name is an error (stderr). Both open nothing: 2.
+      std::ostream& out = a.lesson == "list" ? std::cout : std::cerr;
+      if (a.lesson != "list") out << "gpulb-viewer: --lesson '" << a.lesson << "': no such lesson\n";
+      out << "Lessons (gpulb-viewer --lesson NAME):\n" << gpulb::builtin::lessons_help();
+      return kExitBadInput;
+    }
+    if (!a.files.empty()) {
+      std::cerr << "gpulb-viewer: --lesson opens its own two traces; give no trace files with it\n";
+      return kExitBadInput;
+    }
+    if (cli.count("--view") == 0) a.view = "compare";
   }
   Checked c;
   if (const std::string error = check_args(a, cli.count("--range") > 0, cli.count("--playhead") > 0, cli.count("--select") > 0, c); !error.empty()) {
@@ -180,7 +199,9 @@ int main(int argc, char** argv) {
     App app(gpulb::builtin::registry());
     // Files before the window: with --screenshot a bad file must fail fast, with its message.
     for (const std::string& f : a.files) app.open(f);
-    if (a.files.empty()) {
+    if (lesson) {
+      app.open_lesson(*lesson);
+    } else if (a.files.empty()) {
       for (const auto& p : example_traces()) app.open(p);
     }
     if (!a.screenshot.empty() && !app.errors().empty()) {

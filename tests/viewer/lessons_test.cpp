@@ -1,0 +1,120 @@
+// The lesson table (builtin/lessons.hpp, issue 13 item 7): every lesson opens, its two traces are
+// shipped and load, its CPU recipe runs here, and its "today" figures are the measured ones of the
+// docs, not new numbers.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "findings.hpp"
+#include "gpulb/builtin/lessons.hpp"
+#include "gpulb/builtin/registry.hpp"
+#include "gpulb/tracing/trace_file.hpp"
+#include "trace_model.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(Lessons, NamesAreUniqueAndEveryLessonHasItsTexts) {
+  std::set<std::string_view> names;
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    EXPECT_TRUE(names.insert(l.name).second) << l.name;
+    EXPECT_EQ(builtin::find_lesson(l.name), &l);
+    for (std::string_view t : {l.title, l.paper, l.claim, l.look_for, l.today, l.a.label, l.b.label}) EXPECT_FALSE(t.empty()) << l.name;
+    EXPECT_NE(l.a.trace, l.b.trace) << l.name;
+    EXPECT_NE(builtin::lessons_help().find(std::string(l.name)), std::string::npos);
+  }
+  // The issue's five: Chen Figure 7, Chen multi-GPU, Grossman, Mohan & Gopalan, G-Charm.
+  for (const char* n : {"chen-fig7", "chen-multi-gpu", "grossman-tasks-per-sm", "mohan-static-vs-stealing", "gcharm-combining"}) {
+    EXPECT_NE(builtin::find_lesson(n), nullptr) << n;
+  }
+  EXPECT_EQ(builtin::find_lesson("chen-fig8"), nullptr);
+}
+
+TEST(Lessons, EveryLessonsTracesAreShippedAndLoad) {
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    for (const builtin::LessonRun* r : {&l.a, &l.b}) {
+      const auto path = builtin::find_shipped_trace(r->trace);
+      ASSERT_TRUE(path.has_value()) << l.name << ": " << r->trace;
+      const TraceModel m(std::make_shared<const trace::Trace>(trace::read_trace(*path)));
+      EXPECT_GT(m.task_count(), 0u) << *path;
+      EXPECT_EQ(m.trace().meta.backend, "cuda") << *path << ": a lesson's traces are real GPU runs";
+      if (!r->scenario.empty()) {
+        EXPECT_EQ(m.trace().meta.scenario, r->scenario) << *path;
+        EXPECT_EQ(m.trace().meta.policy, r->policy) << *path;
+      }
+    }
+  }
+}
+
+TEST(Lessons, ChenFig7PutsTheHardwareSchedulerAheadOfTheTaskQueue) {
+  // What the viewer's lesson panel says on opening chen-fig7: A (hardware) is faster than B.
+  const builtin::Lesson& l = *builtin::find_lesson("chen-fig7");
+  const TraceModel a(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(l.a.trace))));
+  const TraceModel b(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(l.b.trace))));
+  EXPECT_LT(a.stats().makespan_ns, b.stats().makespan_ns);
+  EXPECT_EQ(compare_headline(a, b).rfind("B took ", 0), 0u) << compare_headline(a, b);
+  const auto facts = compare_facts(a, b);
+  ASSERT_GE(facts.size(), 5u);
+  EXPECT_EQ(facts[0].name, "makespan");
+}
+
+TEST(Lessons, RecipesNameWhatTheRegistryRunsOnTheCpu) {
+  const Registry& reg = builtin::registry();
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    for (const builtin::LessonRun* r : {&l.a, &l.b}) {
+      const auto cfg = builtin::cpu_recipe(*r);
+      if (r->scenario.empty()) {
+        EXPECT_FALSE(cfg.has_value());
+        EXPECT_EQ(builtin::recipe_command(*r), "");
+        continue;
+      }
+      ASSERT_TRUE(cfg.has_value());
+      EXPECT_EQ(cfg->backend, Backend::Cpu);
+      ASSERT_NE(reg.find(cfg->scenario), nullptr) << cfg->scenario;
+      const PolicyDescriptor* p = reg.find_policy(cfg->policy);
+      ASSERT_NE(p, nullptr) << cfg->policy;
+      EXPECT_TRUE(reg.policy_runs_on(*p, Backend::Cpu)) << cfg->policy;
+      EXPECT_EQ(cfg->params.size(), r->params.size()) << "a parameter given twice in " << l.name;
+      EXPECT_EQ(builtin::recipe_command(*r).rfind("gpulb run " + cfg->scenario + " --backend cpu", 0), 0u);
+    }
+  }
+}
+
+TEST(Lessons, ChenFig7sCpuRecipeRunsAndVerifies) {
+  const builtin::Lesson& l = *builtin::find_lesson("chen-fig7");
+  for (const builtin::LessonRun* r : {&l.a, &l.b}) {
+    RunConfig cfg = *builtin::cpu_recipe(*r);
+    const RunResult res = run(builtin::registry(), cfg);
+    EXPECT_TRUE(res.verified) << res.verification;
+    EXPECT_EQ(res.tasks, 8000u);
+  }
+}
+
+// "What today's hardware shows" quotes measurements: each percentage and time in it is one that
+// docs/benchmarks.md or docs/papers.md states.
+TEST(Lessons, TodaysFiguresAreTheDocsMeasurements) {
+  const std::string docs = read_text(std::string(GPULB_SOURCE_DIR) + "/docs/benchmarks.md") +
+                           read_text(std::string(GPULB_SOURCE_DIR) + "/docs/papers.md");
+  ASSERT_GT(docs.size(), 1000u);
+  const std::regex figure(R"((\d+(\.\d+)?)(%| ms| us| ns| M nodes/s| GB))");
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    const std::string today(l.today);
+    for (auto it = std::sregex_iterator(today.begin(), today.end(), figure); it != std::sregex_iterator(); ++it) {
+      EXPECT_NE(docs.find((*it)[1].str()), std::string::npos) << l.name << ": " << (*it)[0] << " is in neither doc";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpulb::viewer
