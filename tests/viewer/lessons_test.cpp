@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <memory>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -67,6 +69,49 @@ TEST(Lessons, ChenFig7PutsTheHardwareSchedulerAheadOfTheTaskQueue) {
   const auto facts = compare_facts(a, b);
   ASSERT_GE(facts.size(), 5u);
   EXPECT_EQ(facts[0].name, "makespan");
+}
+
+const TraceModel& lesson_trace(const char* lesson, char side) {
+  static std::map<std::string, std::unique_ptr<TraceModel>> cache;
+  const builtin::Lesson& l = *builtin::find_lesson(lesson);
+  const std::string_view file = side == 'a' ? l.a.trace : l.b.trace;
+  auto& m = cache[std::string(file)];
+  if (!m) m = std::make_unique<TraceModel>(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(file))));
+  return *m;
+}
+
+std::uint64_t launches(const TraceModel& m) {
+  std::uint64_t n = 0;
+  for (const Lane& l : m.lanes()) {
+    for (const Marker& k : l.markers) n += k.kind == trace::EventKind::KernelLaunch;
+  }
+  return n;
+}
+
+// What each lesson's text says its two traces show.
+TEST(Lessons, TheirTextsDescribeWhatTheirTracesShow) {
+  // grossman: UTS has about 15 tasks a block; N-Queens n=10 fewer tasks than blocks.
+  const TraceModel& uts = lesson_trace("grossman-tasks-per-sm", 'a');
+  const TraceModel& nq = lesson_trace("grossman-tasks-per-sm", 'b');
+  EXPECT_NEAR(static_cast<double>(uts.stats().tasks) / uts.stats().workers, 15.0, 0.5);
+  EXPECT_LT(nq.stats().tasks, nq.stats().workers);
+  // mohan: at lookahead 4 work stealing wins, and the static list runs no task most of its run.
+  const TraceModel& st = lesson_trace("mohan-static-vs-stealing", 'a');
+  const TraceModel& ws = lesson_trace("mohan-static-vs-stealing", 'b');
+  EXPECT_GT(st.stats().makespan_ns, ws.stats().makespan_ns);
+  EXPECT_GT(no_task_share(st), 0.5);
+  EXPECT_GT(launches(st), 1u);
+  EXPECT_EQ(launches(ws), 1u);
+  // gcharm: adaptive launches fewer, larger combined requests, is the longer run, and the GPU idles.
+  const TraceModel& ad = lesson_trace("gcharm-combining", 'a');
+  const TraceModel& sc = lesson_trace("gcharm-combining", 'b');
+  EXPECT_LT(launches(ad), launches(sc));
+  EXPECT_GT(ad.stats().makespan_ns, sc.stats().makespan_ns);
+  EXPECT_GT(no_task_share(ad), 0.9);
+  EXPECT_GT(no_task_share(sc), 0.9);
+  // chen-multi-gpu: two GPUs in each.
+  EXPECT_EQ(lesson_trace("chen-multi-gpu", 'a').stats().per_device.size(), 2u);
+  EXPECT_EQ(lesson_trace("chen-multi-gpu", 'b').stats().per_device.size(), 2u);
 }
 
 TEST(Lessons, RecipesNameWhatTheRegistryRunsOnTheCpu) {

@@ -224,7 +224,7 @@ void idle_sm(const TraceModel& m, const TimeSpan& run, const FindingLimits& lim,
   Intervals idle;
   if (worst->busy) {
     idle = intervals_where(worst->busy->points(), run.begin_ns, run.end_ns, [](std::int64_t v) { return v == 0; });
-  } else {
+  } else if (!sms) {
     const Lane& l = m.lanes()[worst->lane];
     double at = run.begin_ns;
     for (const Zone& z : l.zones) {
@@ -479,7 +479,7 @@ std::vector<CompareFact> compare_facts(const TraceModel& a, const TraceModel& b)
   both("tasks", [](const TraceModel& m) { return count_text(m.stats().tasks); });
   both("no task running", [](const TraceModel& m) { return percent(no_task_share(m)) + " of the run"; });
   either("tasks per SM max/min", tasks_per_sm);
-  either("busy per device", per_device_busy);
+  either("busy per device (its workers' sum)", per_device_busy);
   if (launches(a) + launches(b) > 0) both("kernel launches", [](const TraceModel& m) { return count_text(launches(m)); });
   if (a.stats().steals + b.stats().steals > 0) both("steals", [](const TraceModel& m) { return count_text(m.stats().steals); });
   return rows;

@@ -96,7 +96,13 @@ bool App::open_lesson(const builtin::Lesson& lesson) {
   }
   loaded[0]->title = "A: " + loaded[0]->title;
   loaded[1]->title = "B: " + loaded[1]->title;
-  for (auto& d : loaded) docs_.push_back(std::move(d));
+  adopt_lesson_pair(lesson, std::move(loaded[0]), std::move(loaded[1]));
+  return true;
+}
+
+void App::adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a, std::unique_ptr<Document> b) {
+  docs_.push_back(std::move(a));
+  docs_.push_back(std::move(b));
   current_ = lesson_a_ = static_cast<int>(docs_.size()) - 2;
   compare_ = lesson_b_ = static_cast<int>(docs_.size()) - 1;
   lesson_ = &lesson;
@@ -105,7 +111,52 @@ bool App::open_lesson(const builtin::Lesson& lesson) {
   vs_.playhead = Playhead{};
   reset_timeline();
   set_view("compare");
-  return true;
+}
+
+void App::lesson_cpu_runs() {
+  const std::optional<RunConfig> a = builtin::cpu_recipe(lesson_->a), b = builtin::cpu_recipe(lesson_->b);
+  if (!a || !b) {
+    ImGui::TextDisabled("No CPU recipe: this lesson needs a GPU (its traces are the GPU runs).");
+    return;
+  }
+  {
+    std::lock_guard lock(lesson_mutex_);
+    if (lesson_runs_ && lesson_running_for_) {
+      auto& [ta, tb] = *lesson_runs_;
+      auto da = make_document(std::move(ta), "A (this CPU): " + std::string(lesson_running_for_->a.label));
+      auto db = make_document(std::move(tb), "B (this CPU): " + std::string(lesson_running_for_->b.label));
+      da->unsaved = db->unsaved = true;
+      lesson_runs_.reset();
+      adopt_lesson_pair(*lesson_running_for_, std::move(da), std::move(db));
+    }
+    if (!lesson_error_.empty()) {
+      fail("lesson run on this CPU: " + lesson_error_);
+      lesson_error_.clear();
+    }
+  }
+  if (lesson_running_.load()) {
+    ImGui::TextDisabled("Running both on this CPU...");
+    return;
+  }
+  if (ImGui::SmallButton("Run both on this CPU")) {
+    lesson_running_ = true;
+    lesson_running_for_ = lesson_;
+    lesson_thread_ = std::jthread([this, ca = *a, cb = *b] {
+      try {
+        RunResult ra = run(registry_, ca);
+        RunResult rb = run(registry_, cb);
+        std::lock_guard lock(lesson_mutex_);
+        lesson_runs_.emplace(std::move(ra.trace), std::move(rb.trace));
+      } catch (const std::exception& e) {
+        std::lock_guard lock(lesson_mutex_);
+        lesson_error_ = e.what();
+      }
+      lesson_running_ = false;
+    });
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("%s\n%s", builtin::recipe_command(lesson_->a).c_str(), builtin::recipe_command(lesson_->b).c_str());
+  }
 }
 
 bool App::set_view(std::string_view cli_name) {
@@ -178,6 +229,8 @@ void App::side_panel(float width, float height) {
       const bool ours = current_ == lesson_a_ && compare_ == lesson_b_;
       draw_lesson(*lesson_, ours ? docs_[static_cast<std::size_t>(lesson_a_)]->model.get() : nullptr,
                   ours ? docs_[static_cast<std::size_t>(lesson_b_)]->model.get() : nullptr);
+      lesson_cpu_runs();
+      ImGui::SameLine();
       if (ImGui::SmallButton("Close the lesson")) lesson_ = nullptr;
     }
   }

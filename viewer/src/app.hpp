@@ -4,7 +4,10 @@
 
 #include <imgui.h>
 
+#include <atomic>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,6 +67,9 @@ class App {
   void fail(std::string message);
   void reset_timeline();
   void show_panel(std::size_t index) { view_ = index; select_tab_ = true; }
+  // A lesson's two runs as A and B (shipped traces, or the CPU recipes' runs), Compare shown.
+  void adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a, std::unique_ptr<Document> b);
+  void lesson_cpu_runs();  // the lesson panel's "Run both on this CPU": its button, progress, result
 
   const Registry& registry_;
   ScenarioPanel scenario_;
@@ -85,6 +91,13 @@ class App {
   bool range_only_ = false;
   bool quit_ = false;
   float dt_s_ = 0.0f;
+  // The lesson's CPU recipes, run on a background thread (declared last: joined first).
+  std::mutex lesson_mutex_;  // guards lesson_runs_ and lesson_error_
+  std::optional<std::pair<trace::Trace, trace::Trace>> lesson_runs_;
+  std::string lesson_error_;
+  const builtin::Lesson* lesson_running_for_ = nullptr;
+  std::atomic<bool> lesson_running_{false};
+  std::jthread lesson_thread_;
 };
 
 }  // namespace gpulb::viewer
