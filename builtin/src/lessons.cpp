@@ -25,7 +25,7 @@ const std::vector<Lesson>& table() {
        "whole run, but their rows are mostly red (idle spells, failed dequeues) while the host track "
        "above them enqueues batch after batch, and the Findings tab shows the queues holding tasks most of "
        "that time: the blocks wait on the host-fed queue instead of computing. Compare the makespans and "
-       "the efficiency rows below; then zoom into B to see the batches arrive.",
+       "the efficiency rows above; then zoom into B to see the batches arrive.",
        "On an H100 the claim does not hold (docs/benchmarks.md, 100,000 blocks, tracing off): the hardware "
        "scheduler saves 73.3% on P4 (4.726 -> 1.260 ms; the ideal is 75%) and beats the task queue "
        "(1.518 ms, 68.2%). It retires blocks at about 1.2 ns each and backfills a finished block's slot at "
@@ -42,7 +42,7 @@ const std::vector<Lesson>& table() {
        {"task queue, gpulb's modern variant (mapped-memory doorbells, device-side publish)",
         "patterns-P3-task-queue-modern-2xh200.gpulb", "", "", {}},
        "Both runs split pattern P3 (half the blocks nullified) over two H200s. Look at the two GPU groups "
-       "of each timeline and the per-device busy time (Histograms, and the lesson's figures below): the "
+       "of each timeline and the per-device busy time (Histograms, and the lesson's figures above): the "
        "pool keeps both GPUs busy until about the same time. Then compare how each variant is fed: the "
        "host tracks' enqueue batches and the queue levels under the lanes.",
        "The balance between GPUs holds on 2 x H200: the pool hands each control thread work as its GPU "
@@ -60,7 +60,7 @@ const std::vector<Lesson>& table() {
         "work-stealing", {"tree=custom", "t=1", "a=3", "d=7", "b=4", "r=19"}},
        {"work stealing on N-Queens n=10 (few tasks a block)", "nqueens-10-work-stealing-h100.gpulb", "nqueens",
         "work-stealing", {"n=10", "cutoff=4"}},
-       "Compare the rows \"tasks per SM max/min\" below, then open Histograms on each (trace A, then B in "
+       "Compare the rows \"tasks per SM max/min\" above, then open Histograms on each (trace A, then B in "
        "the trace chooser). UTS has about 15 tasks a block and comes out near Grossman's own figure; "
        "N-Queens n=10 has fewer tasks than blocks, so some SMs run one task and some none, and no policy "
        "could even that out. In the timeline, folded SM rows are heat maps: red where an SM's blocks idle, "
@@ -103,7 +103,7 @@ const std::vector<Lesson>& table() {
        "The host track \"GPU 0 control thread\" holds every combined launch with its size and reason (full, "
        "timeout, static, drain) and its transfers; the request blocks lie on the SM lanes below. Adaptive "
        "launches up to 1,584 requests (the resident blocks) at a time, static 100: count the launches in "
-       "the figures below. Then look at the row \"no task running\": in both runs the GPU is idle almost "
+       "the figures above. Then look at the row \"no task running\": in both runs the GPU is idle almost "
        "all the time, waiting for the host's tree walks to emit requests.",
        "docs/benchmarks.md has no combining figures yet (`gpulb bench combining` measures them), so the "
        "two shipped H100 traces (nbody, 20,000 particles, 2 steps) are the evidence here, and they do not "
