@@ -177,6 +177,38 @@ TEST(Findings, TheIdlestSmIsTheSummarysLeastBusy) {
   EXPECT_NEAR(1.0 - f->share, lowest, 1e-6);
 }
 
+TEST(Findings, LaunchGapsAreTheTimeBetweenAKernelsEndAndTheNextLaunch) {
+  // The static list relaunches per generation: 5 launches, each after the previous kernel ended.
+  const TraceModel& m = testing::shipped(testing::kConnect4Static);
+  const TimeSpan run = run_span(m);
+  const auto fs = compute_findings(m);
+  const Finding* f = find_kind(fs, FindingKind::LaunchGap);
+  ASSERT_NE(f, nullptr);
+  std::vector<std::uint64_t> launch, end;
+  for (const Lane& l : m.lanes()) {
+    for (const Marker& k : l.markers) {
+      if (k.kind == trace::EventKind::KernelLaunch) launch.push_back(k.time_ns);
+      if (k.kind == trace::EventKind::KernelEnd) end.push_back(k.time_ns);
+    }
+  }
+  std::sort(launch.begin(), launch.end());
+  std::sort(end.begin(), end.end());
+  ASSERT_EQ(launch.size(), 5u);
+  ASSERT_EQ(end.size(), 5u);
+  double gaps = 0.0, longest = 0.0;
+  for (std::size_t i = 0; i + 1 < launch.size(); ++i) {
+    ASSERT_LE(end[i], launch[i + 1]) << "one kernel at a time";
+    const double a = std::max<double>(end[i], run.begin_ns), b = std::min<double>(launch[i + 1], run.end_ns);
+    gaps += std::max(0.0, b - a);
+    longest = std::max(longest, b - a);
+  }
+  EXPECT_NEAR(f->share, gaps / (run.end_ns - run.begin_ns), 1e-9);
+  EXPECT_NEAR(f->end_ns - f->begin_ns, longest, 1e-6);
+  EXPECT_NE(f->text.find("between its 5 launches"), std::string::npos) << f->text;
+  // One persistent kernel has no launch gaps.
+  EXPECT_EQ(find_kind(compute_findings(testing::shipped(testing::kConnect4Stealing)), FindingKind::LaunchGap), nullptr);
+}
+
 TEST(Findings, WarningsComeFirstAndEveryRangeIsInsideTheRun) {
   for (const char* file : {testing::kUts, testing::kP4Queue, testing::kP3Paper2Gpu, testing::kConnect4Stealing, testing::kConnect4Static}) {
     const TraceModel& m = testing::shipped(file);

@@ -375,6 +375,52 @@ void steals(const TraceModel& m, const TimeSpan& run, const FindingLimits& lim, 
   out.push_back({FindingKind::StealConcentration, Severity::Note, text, first, last, 1.0 - share});
 }
 
+// Per device: time between its first launch and its last kernel end with no kernel running. The
+// count of kernels running at t is launches minus ends up to t, whichever end belongs to which
+// launch (combining keeps two in flight).
+void launch_gaps(const TraceModel& m, const TimeSpan& run, const FindingLimits& lim, std::vector<Finding>& out) {
+  const double makespan = run.end_ns - run.begin_ns;
+  std::map<std::uint32_t, std::vector<Point>> steps;  // device -> (time, +1 launch / -1 end)
+  for (const Lane& l : m.lanes()) {
+    if (l.role != trace::TrackRole::Host) continue;
+    for (const Marker& k : l.markers) {
+      if (k.kind == trace::EventKind::KernelLaunch) steps[l.device].push_back({k.time_ns, 1});
+      if (k.kind == trace::EventKind::KernelEnd) steps[l.device].push_back({k.time_ns, -1});
+    }
+  }
+  for (auto& [device, st] : steps) {
+    std::size_t launches = 0;
+    for (const Point& p : st) launches += p.value > 0 ? 1 : 0;
+    if (launches < 2) continue;
+    // Ends before launches at one instant: back-to-back kernels leave no gap.
+    std::sort(st.begin(), st.end(), [](const Point& a, const Point& b) { return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.value < b.value; });
+    Intervals gaps;
+    std::size_t count = 0;
+    std::int64_t running = 0;
+    double last_end = -1.0;
+    for (const Point& p : st) {
+      const double t = static_cast<double>(p.time_ns);
+      if (p.value > 0 && running == 0 && last_end >= 0.0) {
+        const double a = std::max(last_end, run.begin_ns), b = std::min(t, run.end_ns);
+        if (b > a) {
+          gaps.add(a, b);
+          ++count;
+        }
+      }
+      running = std::max<std::int64_t>(running + p.value, 0);
+      if (running == 0 && p.value < 0) last_end = t;
+    }
+    const double share = gaps.total / makespan;
+    if (share < lim.launch_gap_share || count == 0) continue;
+    out.push_back({FindingKind::LaunchGap, share >= 0.1 ? Severity::Warning : Severity::Note,
+                   device_name(m, device) + " ran no kernel for " + percent(share) + " of the run between its " + count_text(launches) +
+                       " launches (" + format_time(gaps.total) + " in " + count_text(count) + (count == 1 ? " gap" : " gaps") +
+                       ", the longest " + format_time(gaps.longest_end - gaps.longest_begin) + " from " +
+                       format_time(gaps.longest_begin - run.begin_ns) + "): the host's time from a kernel's end to the next launch.",
+                   gaps.longest_begin, gaps.longest_end, share});
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -392,6 +438,7 @@ std::vector<Finding> compute_findings(const TraceModel& model, const FindingLimi
   device_finish(model, run, limits, out);
   queues(model, run, limits, out);
   steals(model, run, limits, out);
+  launch_gaps(model, run, limits, out);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity == Severity::Warning;
     return a.share > b.share;
@@ -408,6 +455,7 @@ const char* finding_kind_name(FindingKind kind) {
     case FindingKind::QueueStarved: return "queue empty";
     case FindingKind::QueueWaiting: return "queue waiting";
     case FindingKind::StealConcentration: return "steals";
+    case FindingKind::LaunchGap: return "launch gaps";
   }
   return "";
 }

@@ -3,6 +3,7 @@
 // click). A few robust detectors, computed once on load from the model's lanes and series:
 //   tail          the end of the run on few workers (busy below half the run's peak)
 //   no-task gap   time inside the run with no task running anywhere (launch gaps, host waits)
+//   launch gap    a device with no kernel running between its launches (the host's turn)
 //   idle SM       the SM (or worker, without SM ids) busy the least, against the median
 //   device finish GPUs of one run finishing apart
 //   queue         a queue empty while most of its device's workers idled (starved by its feeder),
@@ -18,7 +19,7 @@
 
 namespace gpulb::viewer {
 
-enum class FindingKind { Tail, NoTaskGap, IdleSm, DeviceFinish, QueueStarved, QueueWaiting, StealConcentration };
+enum class FindingKind { Tail, NoTaskGap, IdleSm, DeviceFinish, QueueStarved, QueueWaiting, StealConcentration, LaunchGap };
 
 // How much a finding matters for the run's time: Note (worth a look), Warning (costs a visible
 // share of the run).
@@ -40,7 +41,8 @@ struct FindingLimits {
   double device_finish_share = 0.05;  // GPUs finishing at least 5% of the run apart
   double queue_idle_share = 0.5;      // "most workers idle": under half busy
   double queue_min_share = 0.02;      // a queue interval of at least 2% of the run
-  double steal_victim_share = 0.25;   // half the steals hit under 25% of the victims
+  double steal_victim_share = 0.25;   // 80% of the steals hit under 25% of the workers: concentrated
+  double launch_gap_share = 0.02;     // no kernel running for 2% of the run or more between launches
 };
 
 // In the order the panel lists them: Warnings first, then by the share of the run they concern.
