@@ -358,7 +358,9 @@ void App::menu_bar() {
                            "Ctrl+F finds a task (id, k<kind>), N/Shift+N next/previous,\n"
                            "Esc clears the selection, the picked task and the search.\n"
                            "Replay: Play, or drag the bar at the bottom; histograms and\n"
-                           "occupancy then show the state at the playhead.");
+                           "occupancy then show the state at the playhead.\n"
+                           "Findings: what the trace shows; click a time to zoom there.\n"
+                           "Lessons: a paper's claim as two real GPU runs side by side.");
     ImGui::EndMenu();
   }
   ImGui::EndMenuBar();
