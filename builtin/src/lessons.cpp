@@ -136,7 +136,14 @@ std::string lessons_help() {
 }
 
 std::vector<std::filesystem::path> shipped_trace_dirs() {
-  return {GPULB_INSTALLED_TRACES, GPULB_SOURCE_TRACES};
+  std::vector<std::filesystem::path> dirs;
+  // An installed tree moved elsewhere: bin/gpulb beside share/gpulb/traces.
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && exe.has_parent_path()) dirs.push_back(exe.parent_path().parent_path() / "share" / "gpulb" / "traces");
+  dirs.emplace_back(GPULB_INSTALLED_TRACES);
+  dirs.emplace_back(GPULB_SOURCE_TRACES);
+  return dirs;
 }
 
 std::optional<std::filesystem::path> find_shipped_trace(std::string_view file) {

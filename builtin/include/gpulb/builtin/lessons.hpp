@@ -47,8 +47,8 @@ const Lesson* find_lesson(std::string_view name);
 // for a bad name.
 std::string lessons_help();
 
-// Where the shipped traces are: the installed copy, then the source tree (as the viewer finds its
-// examples). The first that holds `file`; nullopt where neither does.
+// Where the shipped traces are: share/gpulb/traces beside the running program's bin/, the install
+// prefix's copy, then the source tree. The first that holds `file`; nullopt where none does.
 std::optional<std::filesystem::path> find_shipped_trace(std::string_view file);
 std::vector<std::filesystem::path> shipped_trace_dirs();
 
