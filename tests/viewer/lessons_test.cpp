@@ -136,14 +136,20 @@ TEST(Lessons, RecipesNameWhatTheRegistryRunsOnTheCpu) {
   }
 }
 
-TEST(Lessons, ChenFig7sCpuRecipeRunsAndVerifies) {
-  const builtin::Lesson& l = *builtin::find_lesson("chen-fig7");
-  for (const builtin::LessonRun* r : {&l.a, &l.b}) {
-    RunConfig cfg = *builtin::cpu_recipe(*r);
-    const RunResult res = run(builtin::registry(), cfg);
-    EXPECT_TRUE(res.verified) << res.verification;
-    EXPECT_EQ(res.tasks, 8000u);
+// `gpulb lesson run` and the viewer's "Run both on this CPU" run these: each must run and verify here.
+TEST(Lessons, EveryCpuRecipeRunsAndVerifies) {
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    for (const builtin::LessonRun* r : {&l.a, &l.b}) {
+      const auto cfg = builtin::cpu_recipe(*r);
+      if (!cfg) continue;
+      const RunResult res = run(builtin::registry(), *cfg);
+      EXPECT_TRUE(res.verified) << l.name << ": " << res.verification;
+      EXPECT_GT(res.tasks, 0u);
+      EXPECT_EQ(res.trace.meta.backend, "cpu");
+    }
   }
+  const builtin::Lesson& fig7 = *builtin::find_lesson("chen-fig7");
+  EXPECT_EQ(run(builtin::registry(), *builtin::cpu_recipe(fig7.a)).tasks, 8000u);
 }
 
 // "What today's hardware shows" quotes measurements: each percentage and time in it is one that

@@ -24,13 +24,13 @@ namespace gpulb::viewer {
 
 std::vector<std::filesystem::path> example_traces() {
   std::vector<std::filesystem::path> out;
-  for (const char* dir : {GPULB_INSTALLED_TRACES, GPULB_SOURCE_TRACES}) {
+  for (const std::filesystem::path& dir : builtin::shipped_trace_dirs()) {  // the lessons' folders too
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) continue;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
       if (e.path().extension() == ".gpulb") out.push_back(e.path());
     }
-    if (!out.empty()) break;  // the installed copy wins over the source tree
+    if (!out.empty()) break;  // the first folder that holds traces wins (installed before the source tree)
   }
   std::sort(out.begin(), out.end());
   return out;
