@@ -244,8 +244,9 @@ void idle_sm(const TraceModel& m, const TimeSpan& run, const FindingLimits& lim,
     b = idle.longest_begin;
     e = idle.longest_end;
   }
+  // Its share: how far it falls short of the median SM (a run where every SM idles is not this SM's fault).
   out.push_back({FindingKind::IdleSm, worst->share < 0.5 * median ? Severity::Warning : Severity::Note, text + ".", b, e,
-                 1.0 - worst->share});
+                 1.0 - worst->share / median});
 }
 
 void device_finish(const TraceModel& m, const TimeSpan& run, const FindingLimits& lim, std::vector<Finding>& out) {

@@ -30,7 +30,8 @@ struct Finding {
   Severity severity;
   std::string text;           // one sentence, times as format_time writes them
   double begin_ns, end_ns;    // trace clock, as the timeline's axis; begin < end
-  double share;               // the finding's figure as a fraction (of the run, of the steals, ...)
+  double share;               // the finding's figure as a fraction: of the run (tail, gaps, queues, devices),
+                              // of the median SM's busy share that the idlest SM lacks, of the workers not hit by 80% of the steals
 };
 
 // Thresholds, named so that the tests and the docs can state them.

@@ -227,8 +227,10 @@ void App::side_panel(float width, float height) {
     const std::string header = "Lesson: " + std::string(lesson_->name) + "###lesson";
     if (ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
       const bool ours = current_ == lesson_a_ && compare_ == lesson_b_;
-      draw_lesson(*lesson_, ours ? docs_[static_cast<std::size_t>(lesson_a_)]->model.get() : nullptr,
-                  ours ? docs_[static_cast<std::size_t>(lesson_b_)]->model.get() : nullptr);
+      const Document* da = ours ? docs_[static_cast<std::size_t>(lesson_a_)].get() : nullptr;
+      const Document* db = ours ? docs_[static_cast<std::size_t>(lesson_b_)].get() : nullptr;
+      draw_lesson(*lesson_, da ? da->model.get() : nullptr, db ? db->model.get() : nullptr, da ? &da->findings : nullptr,
+                  db ? &db->findings : nullptr);
       lesson_cpu_runs();
       ImGui::SameLine();
       if (ImGui::SmallButton("Close the lesson")) lesson_ = nullptr;

@@ -2,6 +2,8 @@
 // what today's hardware shows, and the two traces' own figures side by side (findings.hpp).
 #include "gpulb/builtin/lessons.hpp"
 #include "findings.hpp"
+#include <tuple>
+
 #include "views.hpp"
 
 namespace gpulb::viewer {
@@ -15,7 +17,8 @@ void paragraph(const char* heading, std::string_view text) {
 
 }  // namespace
 
-void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const TraceModel* b) {
+void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const TraceModel* b, const std::vector<Finding>* findings_a,
+                 const std::vector<Finding>* findings_b) {
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(lesson.title.size()), lesson.title.data());
   ImGui::PopTextWrapPos();
@@ -58,6 +61,17 @@ void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const Trace
     ImGui::Spacing();
   } else {
     ImGui::TextDisabled("Choose the lesson's traces as A and B to see their figures.");
+  }
+  if (a && b) {
+    // The first finding of each (findings.hpp orders them by what they cost): the why, in one line each.
+    ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "What stands out (Findings)");
+    for (const auto& [tag, colour, findings] : {std::tuple{"A:", ImVec4(0.55f, 0.75f, 1, 1), findings_a},
+                                                std::tuple{"B:", ImVec4(1, 0.75f, 0.45f, 1), findings_b}}) {
+      ImGui::TextColored(colour, "%s", tag);
+      ImGui::SameLine();
+      ImGui::TextWrapped("%s", findings && !findings->empty() ? findings->front().text.c_str() : "nothing stands out");
+    }
+    ImGui::Spacing();
   }
   paragraph("What to look for", lesson.look_for);
   paragraph("What today's hardware shows", lesson.today);

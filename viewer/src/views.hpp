@@ -57,7 +57,8 @@ void draw_findings(const TraceModel& a, const std::vector<Finding>& fa, const Tr
 
 // lesson_view.cpp: a lesson's text and its two traces' figures (the side panel, in lesson mode).
 // a and b: the lesson's traces where they are A and B now, else null.
-void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const TraceModel* b);
+void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const TraceModel* b, const std::vector<Finding>* findings_a,
+                 const std::vector<Finding>* findings_b);
 
 // replay_bar.cpp: play/pause, speed and scrubbing. Advances the playhead by dt seconds.
 void draw_replay_bar(const TraceModel& model, Playhead& playhead, float dt_s);
