@@ -25,6 +25,8 @@
 #include "gpulb/run.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tracing/trace_file.hpp"
+#include "findings.hpp"
+#include "run_span.hpp"
 #include "synthetic.hpp"
 
 namespace gpulb::viewer {
@@ -421,6 +423,39 @@ TEST_F(ViewerScreenshots, FindingsListWhatTheTraceShows) {
   EXPECT_GT(count_colour(p, kBusy, 0, -1, 12), 300) << "the busy workers over the run";
   const Picture none = shoot(std::string(GPULB_SHIPPED_TRACES) + "/patterns-P0-hardware-h100.gpulb", "--view findings --view-only", "findings-none");
   EXPECT_LT(count_colour(none, warning, 0, -1, 20), 10) << "a balanced run has no warning";
+}
+
+// A finding's click (here --finding 1, the same code) zooms the timeline to it and selects its
+// range: the picture is the one --range and --select draw for those times.
+TEST_F(ViewerScreenshots, AFindingZoomsTheTimelineThere) {
+  const std::string trace = std::string(GPULB_SHIPPED_TRACES) + "/patterns-P4-hardware-h100.gpulb";
+  const TraceModel m(std::make_shared<const trace::Trace>(trace::read_trace(trace)));
+  const auto fs = compute_findings(m);
+  ASSERT_FALSE(fs.empty());
+  ASSERT_EQ(fs[0].kind, FindingKind::Tail);
+  const double origin = run_span(m).begin_ns;
+  const TimeSpan r = finding_view_range(m, fs[0]);
+  char range[128], select[128];
+  std::snprintf(range, sizeof range, "%.3f:%.3f", r.begin_ns - origin, r.end_ns - origin);
+  std::snprintf(select, sizeof select, "%.3f:%.3f", fs[0].begin_ns - origin, fs[0].end_ns - origin);
+  const Picture clicked = shoot(trace, "--finding 1 --view-only", "finding-1");
+  const Picture asked = shoot(trace, std::string("--view timeline --view-only --range ") + range + " --select " + select, "finding-range");
+  ASSERT_EQ(clicked.width, asked.width);
+  ASSERT_EQ(clicked.height, asked.height);
+  int differ = 0;
+  for (int y = 0; y < clicked.height; ++y) {
+    for (int x = 0; x < clicked.width; ++x) differ += distance(clicked.at(x, y), asked.at(x, y)) > 0;
+  }
+  EXPECT_LT(differ, clicked.width * clicked.height / 200) << "the finding's view is the range's";
+  const Picture whole = shoot(trace, "--view timeline --view-only", "finding-whole");
+  int moved = 0;
+  for (int y = 0; y < clicked.height; ++y) {
+    for (int x = 0; x < clicked.width; ++x) moved += distance(clicked.at(x, y), whole.at(x, y)) > 0;
+  }
+  EXPECT_GT(moved, clicked.width * clicked.height / 20) << "and not the whole run's";
+  std::string log;
+  EXPECT_EQ(viewer(trace + " --finding 9 --screenshot " + (dir_ / "never.png").string(), log), 2);
+  EXPECT_NE(log.find("has 2 finding(s)"), std::string::npos) << log;
 }
 
 }  // namespace

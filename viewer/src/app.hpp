@@ -48,6 +48,7 @@ class App {
   const std::vector<std::string>& errors() const { return errors_; }
   std::size_t document_count() const { return docs_.size(); }
   const Document* current() const;
+  bool has_compare() const { return compare_ >= 0 && compare_ != current_; }  // a trace B beside A
 
   // Draws one frame of the whole UI into the viewport; dt_s advances the replay.
   void frame(float dt_s);

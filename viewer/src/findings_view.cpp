@@ -68,18 +68,7 @@ void list(const char* id, const char* caption, const TraceModel& model, const st
     ImGui::TextColored(severity_colour(f.severity), "%-13s", finding_kind_name(f.kind));
     ImGui::SameLine();
     const std::string when = format_time(f.begin_ns - origin) + " .. " + format_time(f.end_ns - origin);
-    if (ImGui::SmallButton(when.c_str())) {
-      const TimeSpan r = finding_view_range(model, f);
-      if (compare) {
-        const double launch = launch_ns(model);
-        vs.compare_range = Selection{r.begin_ns - launch, r.end_ns - launch};
-        vs.switch_view = "compare";
-      } else {
-        vs.pending_range = Selection{r.begin_ns, r.end_ns};
-        vs.selection = Selection{f.begin_ns, f.end_ns};
-        vs.switch_view = "timeline";
-      }
-    }
+    if (ImGui::SmallButton(when.c_str())) show_finding(model, f, compare, vs);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Zoom the %s there", compare ? "compare view" : "timeline");
     ImGui::SameLine();
     ImGui::TextWrapped("%s", display_text(f.text).c_str());
@@ -89,6 +78,19 @@ void list(const char* id, const char* caption, const TraceModel& model, const st
 }
 
 }  // namespace
+
+void show_finding(const TraceModel& model, const Finding& f, bool compare, ViewState& vs) {
+  const TimeSpan r = finding_view_range(model, f);
+  if (compare) {  // Compare counts from each run's first launch
+    const double launch = launch_ns(model);
+    vs.compare_range = Selection{r.begin_ns - launch, r.end_ns - launch};
+    vs.switch_view = "compare";
+  } else {
+    vs.pending_range = Selection{r.begin_ns, r.end_ns};
+    vs.selection = Selection{f.begin_ns, f.end_ns};
+    vs.switch_view = "timeline";
+  }
+}
 
 void draw_findings(const TraceModel& a, const std::vector<Finding>& fa, const TraceModel* b, const std::vector<Finding>* fb,
                    ViewState& vs, ImVec2 size) {

@@ -26,6 +26,7 @@
 #include "synthetic.hpp"
 #include "task_details.hpp"
 #include "timeline_tools.hpp"
+#include "views.hpp"
 
 namespace {
 
@@ -43,6 +44,7 @@ struct Args {
   std::string select;
   std::string find;
   std::string lesson;
+  int finding = 0;
   std::string screenshot;
   std::string size = "1600x1000";
   bool bench = false;
@@ -142,6 +144,8 @@ int main(int argc, char** argv) {
   cli.add_option("--range", a.range, "time range to show, from the run's start: START:END, e.g. 1ms:2.5ms");
   cli.add_option("--select", a.select, "select a time range from the run's start, START:END (the Selection tab's statistics)");
   cli.add_option("--find", a.find, "find a task and show it: its id, k<kind>, or both (\"1234\", \"k2\"); as Ctrl+F does");
+  cli.add_option("--finding", a.finding, "show trace A's Nth finding (1 = the first of the Findings tab) as a click on it does: the timeline zoomed there, or Compare with a trace B")
+      ->check(CLI::Range(1, 1000));
   cli.add_option("--playhead", a.playhead, "replay position from the run's start, e.g. 40ms (histograms and occupancy show that instant)");
   cli.add_option("--screenshot", a.screenshot, "render without interaction, write this PNG and exit");
   bool view_only = false;
@@ -223,6 +227,17 @@ int main(int argc, char** argv) {
         TimelineState& ts = app.view_state().timeline;
         std::snprintf(ts.search, sizeof ts.search, "%s", a.find.c_str());
         search_tasks(*d->model, app.view_state(), ts);
+      }
+      if (a.finding > 0) {
+        if (static_cast<std::size_t>(a.finding) > d->findings.size()) {
+          std::cerr << "gpulb-viewer: --finding " << a.finding << ": " << d->title << " has " << d->findings.size()
+                    << " finding(s)\n";
+          return kExitBadInput;
+        }
+        ViewState& vs = app.view_state();
+        show_finding(*d->model, d->findings[static_cast<std::size_t>(a.finding - 1)], app.has_compare(), vs);
+        app.set_view(vs.switch_view);
+        vs.switch_view.clear();
       }
       if (playhead) app.view_state().playhead = Playhead{origin + *playhead, true, false, 1.0f};
     }

@@ -55,6 +55,10 @@ void draw_compare_hint(ImVec2 size);
 void draw_findings(const TraceModel& a, const std::vector<Finding>& fa, const TraceModel* b, const std::vector<Finding>* fb,
                    ViewState& vs, ImVec2 size);
 
+// What a finding's click does (and --finding N): zoom the timeline to it and select its range, or,
+// with `compare`, zoom Compare there (the finding being of trace A or B); switches to that view.
+void show_finding(const TraceModel& model, const Finding& f, bool compare, ViewState& vs);
+
 // lesson_view.cpp: a lesson's text and its two traces' figures (the side panel, in lesson mode).
 // a and b: the lesson's traces where they are A and B now, else null.
 void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const TraceModel* b, const std::vector<Finding>* findings_a,
