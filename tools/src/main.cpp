@@ -392,7 +392,8 @@ void print_wrapped(const std::string& label, std::string_view text) {
 int cmd_lesson_run(const std::string& name, const std::string& out_dir) {
   const builtin::Lesson* lesson = builtin::find_lesson(name);
   if (!lesson) {
-    std::cerr << "gpulb: error: no lesson named '" << name << "'\n" << kLessonListHelp << builtin::lessons_help();
+    std::cerr << "gpulb: error: " << (name.empty() ? std::string("lesson run needs a NAME") : "no lesson named '" + name + "'") << "\n"
+              << kLessonListHelp << builtin::lessons_help();
     return kExitBadInput;
   }
   std::cout << lesson->title << "\n";

@@ -1,17 +1,24 @@
+// Findings and a lesson's figures (findings.hpp), from the model's series, lanes and markers.
+//
+// [SECTION] helpers: numbers as text, summed step series, intervals where a series holds a value
+// [SECTION] the detectors
+// [SECTION] a lesson's figures
 #include "findings.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 
 #include "run_span.hpp"
 
 namespace gpulb::viewer {
 namespace {
+
+// [SECTION] helpers
 
 using Point = StepSeries::Point;
 
@@ -460,6 +467,8 @@ const char* finding_kind_name(FindingKind kind) {
   }
   return "";
 }
+
+// [SECTION] a lesson's figures
 
 namespace {
 
