@@ -9,6 +9,7 @@
 
 #include "fuzz_input.hpp"
 #include "counter_tracks.hpp"
+#include "findings.hpp"
 #include "heat_scale.hpp"
 #include "histogram.hpp"
 #include "labels.hpp"
@@ -125,5 +126,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   GPULB_FUZZ_CHECK(viewer::counter_layout(occupancy.plots.size(), 900.0f).height <= 900.0f);
   for (const viewer::SummaryRow& r : viewer::summary_rows(model, true)) (void)viewer::wrapped_lines(r.value, 300.0f, width7);
   if (!model.lanes().empty()) (void)viewer::parse_task_query(model.lanes().front().label);
+  // Findings: every one names a range inside the trace's events, and the figures of a lesson.
+  for (const viewer::Finding& f : viewer::compute_findings(model)) {
+    GPULB_FUZZ_CHECK(f.begin_ns < f.end_ns && !f.text.empty());
+    GPULB_FUZZ_CHECK(f.begin_ns >= static_cast<double>(model.begin_ns()) - 0.02 * (span + 1.0));
+  }
+  for (const viewer::CompareFact& r : viewer::compare_facts(model, model)) GPULB_FUZZ_CHECK(r.a == r.b);
   return 0;
 }

@@ -448,3 +448,48 @@ TEST_F(Cli, TraceMemoryStaysWithinItsBudget) {
 }
 
 }  // namespace
+
+namespace {
+
+// `gpulb lesson` (issue 13, item 7): the lessons of the viewer, on the command line.
+TEST_F(Cli, LessonListNamesEveryLesson) {
+  const Outcome o = gpulb("lesson list");
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  for (const char* n : {"chen-fig7", "chen-multi-gpu", "grossman-tasks-per-sm", "mohan-static-vs-stealing", "gcharm-combining"}) {
+    EXPECT_NE(o.out.find(n), std::string::npos) << n << " missing from:\n" << o.out;
+  }
+  EXPECT_NE(o.out.find("Chen Figure 7"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, ABadLessonNameExitsTwoWithTheList) {
+  const Outcome o = gpulb("lesson run chen-fig99");
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("no lesson named 'chen-fig99'"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("gcharm-combining"), std::string::npos) << o.out;
+  EXPECT_EQ(gpulb("lesson show chen-fig7").exit_code, 2);
+}
+
+TEST_F(Cli, ALessonWithoutACpuRecipeSaysWhereItsTracesAre) {
+  const Outcome o = gpulb("lesson run chen-multi-gpu --out-dir " + dir_.string());
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  EXPECT_NE(o.out.find("patterns-P3-task-queue-paper-2xh200.gpulb"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("CPU recipe  none"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("gpulb-viewer --lesson chen-multi-gpu"), std::string::npos) << o.out;
+  EXPECT_TRUE(std::filesystem::is_empty(dir_));
+}
+
+TEST_F(Cli, LessonRunRunsBothCpuRecipesAndWritesTheirTraces) {
+  const Outcome o = gpulb("lesson run chen-fig7 --out-dir " + dir_.string());
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  for (const char* side : {"a", "b"}) {
+    const auto p = dir_ / (std::string("lesson-chen-fig7-") + side + ".gpulb");
+    ASSERT_TRUE(std::filesystem::exists(p)) << o.out;
+    const auto t = gpulb::trace::read_trace(p);
+    EXPECT_EQ(t.meta.backend, "cpu");
+    EXPECT_EQ(t.meta.policy, side[0] == 'a' ? "hardware" : "task-queue");
+    EXPECT_TRUE(t.meta.verified);
+  }
+  EXPECT_NE(o.out.find("gpulb run patterns --backend cpu --policy hardware --param pattern=P4"), std::string::npos) << o.out;
+}
+
+}  // namespace

@@ -25,6 +25,8 @@
 #include "gpulb/run.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tracing/trace_file.hpp"
+#include "findings.hpp"
+#include "run_span.hpp"
 #include "synthetic.hpp"
 
 namespace gpulb::viewer {
@@ -373,6 +375,87 @@ TEST_F(ViewerScreenshots, AMissingFileFailsWithTheReadersMessage) {
   std::string log;
   EXPECT_NE(viewer((dir_ / "missing.gpulb").string() + " --screenshot " + (dir_ / "never.png").string(), log), 0);
   EXPECT_NE(log.find("cannot open"), std::string::npos) << log;
+}
+
+// Issue 13, item 7: "a new user can open `gpulb-viewer --lesson chen-fig7` and see, without reading
+// code, why one policy wins on an H100": Compare of the two shipped traces, and beside it the
+// lesson's title, its claim and the traces' own figures with the headline.
+TEST_F(ViewerScreenshots, LessonChenFig7OpensCompareWithTheLessonBesideIt) {
+  const fs::path out = dir_ / "lesson-chen-fig7.png";
+  std::string log;
+  ASSERT_EQ(viewer("--lesson chen-fig7 --size 1280x760 --screenshot " + out.string(), log), 0) << log;
+  Picture p;
+  int channels = 0;
+  unsigned char* data = stbi_load(out.c_str(), &p.width, &p.height, &channels, 3);
+  ASSERT_NE(data, nullptr) << log;
+  p.rgb.assign(data, data + static_cast<std::size_t>(p.width) * p.height * 3);
+  stbi_image_free(data);
+  const int side = 300;  // the side panel is 300 px at this width
+  const Rgb title{242, 217, 115};
+  EXPECT_GT(count_in(p, title, 0, side, 0, p.height / 4, 30), 150) << "the lesson's title, at the top of the side panel";
+  EXPECT_GT(count_in(p, kVerified, 0, side, 0, p.height, 30), 100) << "the headline: B took 1.xx the time of A";
+  const int mid = side + (p.width - side) / 2;
+  EXPECT_GT(count_in(p, kVerified, side + 20, mid, 0, p.height / 2, 30), 100) << "A's summary in Compare";
+  EXPECT_GT(count_in(p, kVerified, mid, p.width, 0, p.height / 2, 30), 100) << "B's summary in Compare";
+}
+
+TEST_F(ViewerScreenshots, LessonListAndABadLessonExitTwoWithTheLessons) {
+  std::string log;
+  EXPECT_EQ(viewer("--lesson list", log), 2);
+  for (const char* n : {"chen-fig7", "chen-multi-gpu", "grossman-tasks-per-sm", "mohan-static-vs-stealing", "gcharm-combining"}) {
+    EXPECT_NE(log.find(n), std::string::npos) << n << ":\n" << log;
+  }
+  EXPECT_EQ(viewer("--lesson chen-fig99 --screenshot " + (dir_ / "never.png").string(), log), 2);
+  EXPECT_NE(log.find("'chen-fig99': no such lesson"), std::string::npos) << log;
+  EXPECT_NE(log.find("chen-fig7"), std::string::npos) << log;
+  EXPECT_EQ(viewer("--lesson chen-fig7 " + file("cpu.gpulb") + " --screenshot " + (dir_ / "never.png").string(), log), 2);
+  EXPECT_FALSE(fs::exists(dir_ / "never.png"));
+  ASSERT_EQ(viewer("--help", log), 0);
+  EXPECT_NE(log.find("--lesson"), std::string::npos);
+  EXPECT_NE(log.find("mohan-static-vs-stealing"), std::string::npos) << "--help lists the lessons";
+}
+
+// Issue 13, item 6: the Findings tab of a task-queue run on an H100 lists its warnings (orange).
+TEST_F(ViewerScreenshots, FindingsListWhatTheTraceShows) {
+  const Picture p = shoot(std::string(GPULB_SHIPPED_TRACES) + "/patterns-P4-task-queue-h100.gpulb", "--view findings --view-only", "findings");
+  const Rgb warning{255, 158, 89};
+  EXPECT_GT(count_colour(p, warning, 0, -1, 20), 500) << "the warnings' kind names and their ranges under the run strip";
+  EXPECT_GT(count_colour(p, kBusy, 0, -1, 12), 300) << "the busy workers over the run";
+  const Picture none = shoot(std::string(GPULB_SHIPPED_TRACES) + "/patterns-P0-hardware-h100.gpulb", "--view findings --view-only", "findings-none");
+  EXPECT_LT(count_colour(none, warning, 0, -1, 20), 10) << "a balanced run has no warning";
+}
+
+// A finding's click (here --finding 1, the same code) zooms the timeline to it and selects its
+// range: the picture is the one --range and --select draw for those times.
+TEST_F(ViewerScreenshots, AFindingZoomsTheTimelineThere) {
+  const std::string trace = std::string(GPULB_SHIPPED_TRACES) + "/patterns-P4-hardware-h100.gpulb";
+  const TraceModel m(std::make_shared<const trace::Trace>(trace::read_trace(trace)));
+  const auto fs = compute_findings(m);
+  ASSERT_FALSE(fs.empty());
+  ASSERT_EQ(fs[0].kind, FindingKind::Tail);
+  const double origin = run_span(m).begin_ns;
+  const TimeSpan r = finding_view_range(m, fs[0]);
+  char range[128], select[128];
+  std::snprintf(range, sizeof range, "%.3f:%.3f", r.begin_ns - origin, r.end_ns - origin);
+  std::snprintf(select, sizeof select, "%.3f:%.3f", fs[0].begin_ns - origin, fs[0].end_ns - origin);
+  const Picture clicked = shoot(trace, "--finding 1 --view-only", "finding-1");
+  const Picture asked = shoot(trace, std::string("--view timeline --view-only --range ") + range + " --select " + select, "finding-range");
+  ASSERT_EQ(clicked.width, asked.width);
+  ASSERT_EQ(clicked.height, asked.height);
+  int differ = 0;
+  for (int y = 0; y < clicked.height; ++y) {
+    for (int x = 0; x < clicked.width; ++x) differ += distance(clicked.at(x, y), asked.at(x, y)) > 0;
+  }
+  EXPECT_LT(differ, clicked.width * clicked.height / 200) << "the finding's view is the range's";
+  const Picture whole = shoot(trace, "--view timeline --view-only", "finding-whole");
+  int moved = 0;
+  for (int y = 0; y < clicked.height; ++y) {
+    for (int x = 0; x < clicked.width; ++x) moved += distance(clicked.at(x, y), whole.at(x, y)) > 0;
+  }
+  EXPECT_GT(moved, clicked.width * clicked.height / 20) << "and not the whole run's";
+  std::string log;
+  EXPECT_EQ(viewer(trace + " --finding 9 --screenshot " + (dir_ / "never.png").string(), log), 2);
+  EXPECT_NE(log.find("has 2 finding(s)"), std::string::npos) << log;
 }
 
 }  // namespace

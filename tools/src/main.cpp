@@ -1,10 +1,11 @@
-// gpulb: the command line. Subcommands: list, run, info, export.
+// gpulb: the command line. Subcommands: list, run, info, export, bench, lesson.
 //
 // [SECTION] Exit codes and errors
 // [SECTION] list
 // [SECTION] run
 // [SECTION] info
 // [SECTION] export
+// [SECTION] lesson
 // [SECTION] main
 #include <CLI/CLI.hpp>
 
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "gpulb/run.hpp"
+#include "gpulb/builtin/lessons.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tools/format.hpp"
 #include "gpulb/tracing/export.hpp"
@@ -352,6 +354,87 @@ int cmd_export(const std::string& file, const std::string& format, const std::st
   return 0;
 }
 
+
+// -------------------------------------------------------------------------------------------------
+// [SECTION] lesson
+// -------------------------------------------------------------------------------------------------
+
+constexpr const char* kLessonListHelp = "Lessons (gpulb lesson run NAME, gpulb-viewer --lesson NAME):\n";
+
+int cmd_lesson_list() {
+  std::cout << kLessonListHelp << builtin::lessons_help();
+  return 0;
+}
+
+void print_wrapped(const std::string& label, std::string_view text) {
+  constexpr std::size_t kWidth = 100;
+  std::string line = label;
+  const std::string indent(label.size(), ' ');
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(at, end - at);
+    if (line.size() > indent.size() && line.size() + 1 + word.size() > kWidth) {
+      std::cout << line << "\n";
+      line = indent;
+    } else if (line.size() > indent.size()) {
+      line += ' ';
+    }
+    line += word;
+    at = end + 1;
+  }
+  std::cout << line << "\n";
+}
+
+// Runs each side's CPU recipe (where it has one) into OUT_DIR, and says where the shipped GPU
+// traces are and how to open the lesson in the viewer.
+int cmd_lesson_run(const std::string& name, const std::string& out_dir) {
+  const builtin::Lesson* lesson = builtin::find_lesson(name);
+  if (!lesson) {
+    std::cerr << "gpulb: error: " << (name.empty() ? std::string("lesson run needs a NAME") : "no lesson named '" + name + "'") << "\n"
+              << kLessonListHelp << builtin::lessons_help();
+    return kExitBadInput;
+  }
+  std::cout << lesson->title << "\n";
+  print_wrapped("paper       ", lesson->paper);
+  print_wrapped("claim       ", lesson->claim);
+  print_wrapped("look for    ", lesson->look_for);
+  print_wrapped("today       ", lesson->today);
+  std::vector<std::string> written;
+  int status = 0;
+  const std::pair<const char*, const builtin::LessonRun*> sides[] = {{"A", &lesson->a}, {"B", &lesson->b}};
+  for (const auto& [side, lr] : sides) {
+    std::cout << "\n" << side << ": " << lr->label << "\n";
+    const auto shipped = builtin::find_shipped_trace(lr->trace);
+    std::cout << "  GPU trace   " << (shipped ? shipped->string() : std::string(lr->trace) + " (not found: not installed, no source tree)")
+              << "\n";
+    const std::optional<RunConfig> cfg = builtin::cpu_recipe(*lr);
+    if (!cfg) {
+      std::cout << "  CPU recipe  none: this policy or variant needs a GPU\n";
+      continue;
+    }
+    std::cout << "  CPU recipe  " << builtin::recipe_command(*lr) << "\n";
+    const std::filesystem::path out = std::filesystem::path(out_dir) / ("lesson-" + name + "-" + (side[0] == 'A' ? std::string("a") : std::string("b")) + ".gpulb");
+    trace::check_writable(out.string());
+    RunConfig c = *cfg;
+    c.progress = progress_line(name + " " + side);
+    const RunResult r = gpulb::run(builtin::registry(), c);
+    if (c.progress) std::fprintf(stderr, "\r%80s\r", "");
+    trace::write_trace(out, r.trace);
+    written.push_back(out.string());
+    std::cout << "  ran         makespan " << format_ns(static_cast<double>(r.stats.makespan_ns)) << ", efficiency "
+              << static_cast<int>(r.stats.efficiency * 100.0 + 0.5) << "%, " << r.workers << " workers, verified "
+              << verdict(r.trace.meta) << "\n  trace       " << out.string() << "\n";
+    if (!r.checked) status = std::max(status, kExitNotChecked);
+    else if (!r.verified) status = kExitNotVerified;
+  }
+  std::cout << "\nOpen it: gpulb-viewer --lesson " << name << " (the GPU traces)";
+  if (written.size() == 2) std::cout << ", or gpulb-viewer " << written[0] << " " << written[1] << " --view compare (this CPU)";
+  std::cout << "\n";
+  return status;
+}
+
 }  // namespace
 }  // namespace gpulb::tools
 
@@ -419,6 +502,12 @@ int main(int argc, char** argv) {
   bench->add_option("--md-sizes", ba.md_sizes, "md: atoms for Figures 5 and 8, comma-separated (default: 4096,8192,16384 on the CPU; 32768 to 1048576 on GPUs)");
   bench->add_option("--md-atoms", ba.md_atoms, "md: atoms for Figures 9 and 10")->check(CLI::Range(128u, 1u << 22))->capture_default_str();
 
+  std::string lesson_action, lesson_name, lesson_dir = ".";
+  auto* lesson = app.add_subcommand("lesson", "Each seed paper's headline claim as two runs side by side: list them, or run one (its CPU recipe; the GPU traces ship)");
+  lesson->add_option("action", lesson_action, "list, or run NAME")->required()->check(CLI::IsMember({"list", "run"}));
+  lesson->add_option("name", lesson_name, "the lesson (see gpulb lesson list)");
+  lesson->add_option("--out-dir", lesson_dir, "lesson run: where the CPU runs' traces go (lesson-NAME-a.gpulb, -b.gpulb)")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -430,6 +519,10 @@ int main(int argc, char** argv) {
     if (*run) return cmd_run(ra);
     if (*info) return cmd_info(info_file, info_json, info_max_memory);
     if (*ex) return cmd_export(ex_file, ex_format, ex_output, ex_range, ex_max_memory);
+    if (*lesson) {
+      if (lesson_action == "list") return cmd_lesson_list();
+      return cmd_lesson_run(lesson_name, lesson_dir);
+    }
     if (*bench) {
       for (int i = 0; i < argc; ++i) ba.command_line += (i ? " " : "") + std::string(i ? argv[i] : "gpulb");
       return cmd_bench(ba);

@@ -24,13 +24,13 @@ namespace gpulb::viewer {
 
 std::vector<std::filesystem::path> example_traces() {
   std::vector<std::filesystem::path> out;
-  for (const char* dir : {GPULB_INSTALLED_TRACES, GPULB_SOURCE_TRACES}) {
+  for (const std::filesystem::path& dir : builtin::shipped_trace_dirs()) {  // the lessons' folders too
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) continue;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
       if (e.path().extension() == ".gpulb") out.push_back(e.path());
     }
-    if (!out.empty()) break;  // the installed copy wins over the source tree
+    if (!out.empty()) break;  // the first folder that holds traces wins (installed before the source tree)
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -74,6 +74,89 @@ void App::reset_timeline() {
   vs_.timeline.unfold = unfold;
   vs_.picked.reset();
   vs_.marks.clear();
+}
+
+bool App::open_lesson(const builtin::Lesson& lesson) {
+  std::vector<std::unique_ptr<Document>> loaded;
+  for (const builtin::LessonRun* run : {&lesson.a, &lesson.b}) {
+    const auto path = builtin::find_shipped_trace(run->trace);
+    if (!path) {
+      std::string where;
+      for (const auto& d : builtin::shipped_trace_dirs()) where += (where.empty() ? "" : " or ") + d.string();
+      fail("lesson " + std::string(lesson.name) + ": " + std::string(run->trace) + " is not in " + where +
+           " (the shipped traces: install gpulb, or run from its source tree)");
+      return false;
+    }
+    try {
+      loaded.push_back(load_document(*path));
+    } catch (const std::exception& e) {
+      fail(e.what());
+      return false;
+    }
+  }
+  loaded[0]->title = "A: " + loaded[0]->title;
+  loaded[1]->title = "B: " + loaded[1]->title;
+  adopt_lesson_pair(lesson, std::move(loaded[0]), std::move(loaded[1]));
+  return true;
+}
+
+void App::adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a, std::unique_ptr<Document> b) {
+  docs_.push_back(std::move(a));
+  docs_.push_back(std::move(b));
+  current_ = lesson_a_ = static_cast<int>(docs_.size()) - 2;
+  compare_ = lesson_b_ = static_cast<int>(docs_.size()) - 1;
+  lesson_ = &lesson;
+  vs_.fit_pending = vs_.compare_fit_pending = true;
+  vs_.selection.reset();
+  vs_.playhead = Playhead{};
+  reset_timeline();
+  set_view("compare");
+}
+
+void App::lesson_cpu_runs() {
+  const std::optional<RunConfig> a = builtin::cpu_recipe(lesson_->a), b = builtin::cpu_recipe(lesson_->b);
+  if (!a || !b) {
+    ImGui::TextDisabled("No CPU recipe: this lesson needs a GPU (its traces are the GPU runs).");
+    return;
+  }
+  {
+    std::lock_guard lock(lesson_mutex_);
+    if (lesson_runs_ && lesson_running_for_) {
+      auto& [ta, tb] = *lesson_runs_;
+      auto da = make_document(std::move(ta), "A (this CPU): " + std::string(lesson_running_for_->a.label));
+      auto db = make_document(std::move(tb), "B (this CPU): " + std::string(lesson_running_for_->b.label));
+      da->unsaved = db->unsaved = true;
+      lesson_runs_.reset();
+      adopt_lesson_pair(*lesson_running_for_, std::move(da), std::move(db));
+    }
+    if (!lesson_error_.empty()) {
+      fail("lesson run on this CPU: " + lesson_error_);
+      lesson_error_.clear();
+    }
+  }
+  if (lesson_running_.load()) {
+    ImGui::TextDisabled("Running both on this CPU...");
+    return;
+  }
+  if (ImGui::SmallButton("Run both on this CPU")) {
+    lesson_running_ = true;
+    lesson_running_for_ = lesson_;
+    lesson_thread_ = std::jthread([this, ca = *a, cb = *b] {
+      try {
+        RunResult ra = run(registry_, ca);
+        RunResult rb = run(registry_, cb);
+        std::lock_guard lock(lesson_mutex_);
+        lesson_runs_.emplace(std::move(ra.trace), std::move(rb.trace));
+      } catch (const std::exception& e) {
+        std::lock_guard lock(lesson_mutex_);
+        lesson_error_ = e.what();
+      }
+      lesson_running_ = false;
+    });
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("%s\n%s", builtin::recipe_command(lesson_->a).c_str(), builtin::recipe_command(lesson_->b).c_str());
+  }
 }
 
 bool App::set_view(std::string_view cli_name) {
@@ -140,6 +223,19 @@ void App::side_panel(float width, float height) {
     doc_combo("trace A", current_, false);
     doc_combo("B", compare_, true);
   }
+  if (lesson_) {
+    const std::string header = "Lesson: " + std::string(lesson_->name) + "###lesson";
+    if (ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
+      const bool ours = current_ == lesson_a_ && compare_ == lesson_b_;
+      const Document* da = ours ? docs_[static_cast<std::size_t>(lesson_a_)].get() : nullptr;
+      const Document* db = ours ? docs_[static_cast<std::size_t>(lesson_b_)].get() : nullptr;
+      draw_lesson(*lesson_, da ? da->model.get() : nullptr, db ? db->model.get() : nullptr, da ? &da->findings : nullptr,
+                  db ? &db->findings : nullptr);
+      lesson_cpu_runs();
+      ImGui::SameLine();
+      if (ImGui::SmallButton("Close the lesson")) lesson_ = nullptr;
+    }
+  }
   if (const Document* d = current()) {
     if (vs_.picked && ImGui::CollapsingHeader("Task", ImGuiTreeNodeFlags_DefaultOpen)) draw_task_details(*d->model, vs_);
     if (ImGui::CollapsingHeader("Summary", ImGuiTreeNodeFlags_DefaultOpen)) draw_summary(*d->model, true);
@@ -175,7 +271,8 @@ void App::views(float width, float height) {
   }
   const TraceModel& model = *doc->model;
   const float bar_h = ImGui::GetFrameHeightWithSpacing() + 4;
-  const TraceModel* compare = compare_ >= 0 && compare_ != current_ ? docs_[static_cast<std::size_t>(compare_)]->model.get() : nullptr;
+  const Document* compare_doc = compare_ >= 0 && compare_ != current_ ? docs_[static_cast<std::size_t>(compare_)].get() : nullptr;
+  const TraceModel* compare = compare_doc ? compare_doc->model.get() : nullptr;
   if (ImGui::BeginTabBar("views")) {
     const std::span<const Panel> all = panels();
     for (std::size_t i = 0; i < all.size(); ++i) {
@@ -185,13 +282,18 @@ void App::views(float width, float height) {
       const ImVec2 p = ImGui::GetCursorScreenPos();
       const ImVec2 size(ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y - bar_h);
       view_rect_ = ImVec4(p.x, p.y, size.x, size.y);
-      all[i].draw(PanelContext{model, compare, vs_, effective_playhead(model, vs_.playhead), size});
+      all[i].draw(PanelContext{model, compare, doc->findings, compare_doc ? &compare_doc->findings : nullptr, vs_,
+                               effective_playhead(model, vs_.playhead), size});
       ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + size.y + 4));
       draw_replay_bar(model, vs_.playhead, dt_s_);
       ImGui::EndTabItem();
     }
     select_tab_ = false;
     ImGui::EndTabBar();
+  }
+  if (!vs_.switch_view.empty()) {  // a finding's click: show the view that zooms there
+    set_view(vs_.switch_view);
+    vs_.switch_view.clear();
   }
   ImGui::EndChild();
 }
@@ -241,6 +343,14 @@ void App::menu_bar() {
     if (ImGui::MenuItem("Clear the marks", nullptr, false, !vs_.marks.empty())) vs_.marks.clear();
     ImGui::EndMenu();
   }
+  if (ImGui::BeginMenu("Lessons")) {
+    ImGui::TextDisabled("A paper's claim, two real GPU runs side by side");
+    for (const builtin::Lesson& l : builtin::lessons()) {
+      const std::string item = std::string(l.title) + "##" + std::string(l.name);
+      if (ImGui::MenuItem(item.c_str(), std::string(l.name).c_str(), lesson_ == &l)) open_lesson(l);
+    }
+    ImGui::EndMenu();
+  }
   if (ImGui::BeginMenu("Help")) {
     ImGui::TextUnformatted("Timeline: wheel zooms at the cursor, drag pans (and scrolls),\n"
                            "Ctrl+wheel scrolls, Shift+drag or right-drag selects a range\n"
@@ -250,7 +360,9 @@ void App::menu_bar() {
                            "Ctrl+F finds a task (id, k<kind>), N/Shift+N next/previous,\n"
                            "Esc clears the selection, the picked task and the search.\n"
                            "Replay: Play, or drag the bar at the bottom; histograms and\n"
-                           "occupancy then show the state at the playhead.");
+                           "occupancy then show the state at the playhead.\n"
+                           "Findings: what the trace shows; click a time to zoom there.\n"
+                           "Lessons: a paper's claim as two real GPU runs side by side.");
     ImGui::EndMenu();
   }
   ImGui::EndMenuBar();

@@ -4,7 +4,10 @@
 
 #include <imgui.h>
 
+#include <atomic>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +16,7 @@
 
 #include "document.hpp"
 #include "export.hpp"
+#include "gpulb/builtin/lessons.hpp"
 #include "gpulb/registry.hpp"
 #include "scenario_panel.hpp"
 #include "time_format.hpp"
@@ -35,12 +39,16 @@ class App {
   // Opens a trace; a failure is kept in errors() and shown in a popup, never thrown.
   bool open(const std::filesystem::path& path);
   void add(std::unique_ptr<Document> doc);
+  // Opens a lesson's two shipped traces as A and B, shows Compare and the lesson's text; a trace
+  // that cannot be found or read is kept in errors() as open() does.
+  bool open_lesson(const builtin::Lesson& lesson);
   // Shows the panel `--view NAME` names (panels.hpp); false, and no change, for an unknown name.
   bool set_view(std::string_view cli_name);
   ViewState& view_state() { return vs_; }
   const std::vector<std::string>& errors() const { return errors_; }
   std::size_t document_count() const { return docs_.size(); }
   const Document* current() const;
+  bool has_compare() const { return compare_ >= 0 && compare_ != current_; }  // a trace B beside A
 
   // Draws one frame of the whole UI into the viewport; dt_s advances the replay.
   void frame(float dt_s);
@@ -60,11 +68,16 @@ class App {
   void fail(std::string message);
   void reset_timeline();
   void show_panel(std::size_t index) { view_ = index; select_tab_ = true; }
+  // A lesson's two runs as A and B (shipped traces, or the CPU recipes' runs), Compare shown.
+  void adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a, std::unique_ptr<Document> b);
+  void lesson_cpu_runs();  // the lesson panel's "Run both on this CPU": its button, progress, result
 
   const Registry& registry_;
   ScenarioPanel scenario_;
   std::vector<std::unique_ptr<Document>> docs_;
   int current_ = -1, compare_ = -1;
+  const builtin::Lesson* lesson_ = nullptr;  // the lesson open, with its traces' indices in docs_
+  int lesson_a_ = -1, lesson_b_ = -1;
   std::size_t view_ = 0;  // index into panels()
   bool select_tab_ = true;
   ViewState vs_;
@@ -79,6 +92,13 @@ class App {
   bool range_only_ = false;
   bool quit_ = false;
   float dt_s_ = 0.0f;
+  // The lesson's CPU recipes, run on a background thread (declared last: joined first).
+  std::mutex lesson_mutex_;  // guards lesson_runs_ and lesson_error_
+  std::optional<std::pair<trace::Trace, trace::Trace>> lesson_runs_;
+  std::string lesson_error_;
+  const builtin::Lesson* lesson_running_for_ = nullptr;
+  std::atomic<bool> lesson_running_{false};
+  std::jthread lesson_thread_;
 };
 
 }  // namespace gpulb::viewer

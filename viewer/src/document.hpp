@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gpulb/tracing/trace.hpp"
+#include "findings.hpp"
 #include "trace_model.hpp"
 
 namespace gpulb::viewer {
@@ -14,6 +15,7 @@ struct Document {
   std::string title;   // the file name, or "run 3: patterns / task-queue"
   std::string source;  // the path, or empty for a run made in the viewer
   std::shared_ptr<const TraceModel> model;
+  std::vector<Finding> findings;  // computed once, on load
   bool unsaved = false;  // a run made in the viewer, not written to a file yet
 };
 

@@ -1,6 +1,6 @@
 // gpulb-viewer: timelines, load histograms, queue occupancy, replay, live runs, compare, export.
 //
-//   gpulb-viewer [FILE [FILE2]] [--view V] [--range START:END] [--select START:END] [--find Q]
+//   gpulb-viewer [FILE [FILE2]] [--lesson NAME] [--view V] [--range START:END] [--select START:END] [--find Q]
 //                [--playhead T] [--unfold]
 //                [--screenshot OUT.png] [--size WxH] [--bench-frames]
 //
@@ -17,6 +17,7 @@
 #include "app.hpp"
 #include "bench.hpp"
 #include "run_span.hpp"
+#include "gpulb/builtin/lessons.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/trace_file.hpp"
@@ -25,6 +26,7 @@
 #include "synthetic.hpp"
 #include "task_details.hpp"
 #include "timeline_tools.hpp"
+#include "views.hpp"
 
 namespace {
 
@@ -41,6 +43,8 @@ struct Args {
   std::string playhead;
   std::string select;
   std::string find;
+  std::string lesson;
+  int finding = 0;
   std::string screenshot;
   std::string size = "1600x1000";
   bool bench = false;
@@ -132,13 +136,16 @@ int main(int argc, char** argv) {
   Args a;
   cli.add_option("files", a.files, "trace files (.gpulb); a second one is shown as B in Compare")->expected(0, 2);
   cli.add_option("--view", a.view, "view to show (see Views below)")->check(CLI::IsMember(panel_cli_names()));
-  cli.footer(panels_help() +
+  cli.add_option("--lesson", a.lesson, "open a lesson: a paper's claim as two shipped GPU traces in Compare, with its text (--lesson list names them)");
+  cli.footer(panels_help() + "\nLessons (--lesson NAME, also the Lessons menu):\n" + gpulb::builtin::lessons_help() +
              "\nTimeline keys: W/S zoom, A/D pan, M mark the time under the cursor, Ctrl+F find a task,\n"
              "N/Shift+N next/previous match, Esc clear the selection, the picked task and the search.\n"
              "Click a task for its details; Shift+drag or right-drag selects a range (the Selection tab).\n");
   cli.add_option("--range", a.range, "time range to show, from the run's start: START:END, e.g. 1ms:2.5ms");
   cli.add_option("--select", a.select, "select a time range from the run's start, START:END (the Selection tab's statistics)");
   cli.add_option("--find", a.find, "find a task and show it: its id, k<kind>, or both (\"1234\", \"k2\"); as Ctrl+F does");
+  cli.add_option("--finding", a.finding, "show trace A's Nth finding (1 = the first of the Findings tab) as a click on it does: the timeline zoomed there, or Compare with a trace B")
+      ->check(CLI::Range(1, 1000));
   cli.add_option("--playhead", a.playhead, "replay position from the run's start, e.g. 40ms (histograms and occupancy show that instant)");
   cli.add_option("--screenshot", a.screenshot, "render without interaction, write this PNG and exit");
   bool view_only = false;
@@ -155,6 +162,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11 prints what is wrong; its own exit codes (105, 109, ...) become the documented 2.
     return cli.exit(e) == 0 ? 0 : kExitBadInput;
+  }
+  const gpulb::builtin::Lesson* lesson = nullptr;
+  if (cli.count("--lesson") > 0) {
+    lesson = gpulb::builtin::find_lesson(a.lesson);
+    if (!lesson) {
+      // `--lesson list` asks for the list (stdout); a bad name is an error (stderr). Both open nothing: 2.
+      std::ostream& out = a.lesson == "list" ? std::cout : std::cerr;
+      if (a.lesson != "list") out << "gpulb-viewer: --lesson '" << a.lesson << "': no such lesson\n";
+      out << "Lessons (gpulb-viewer --lesson NAME):\n" << gpulb::builtin::lessons_help();
+      return kExitBadInput;
+    }
+    if (!a.files.empty()) {
+      std::cerr << "gpulb-viewer: --lesson opens its own two traces; give no trace files with it\n";
+      return kExitBadInput;
+    }
+    if (cli.count("--view") == 0) a.view = "compare";
   }
   Checked c;
   if (const std::string error = check_args(a, cli.count("--range") > 0, cli.count("--playhead") > 0, cli.count("--select") > 0, c); !error.empty()) {
@@ -180,7 +203,9 @@ int main(int argc, char** argv) {
     App app(gpulb::builtin::registry());
     // Files before the window: with --screenshot a bad file must fail fast, with its message.
     for (const std::string& f : a.files) app.open(f);
-    if (a.files.empty()) {
+    if (lesson) {
+      app.open_lesson(*lesson);
+    } else if (a.files.empty()) {
       for (const auto& p : example_traces()) app.open(p);
     }
     if (!a.screenshot.empty() && !app.errors().empty()) {
@@ -202,6 +227,17 @@ int main(int argc, char** argv) {
         TimelineState& ts = app.view_state().timeline;
         std::snprintf(ts.search, sizeof ts.search, "%s", a.find.c_str());
         search_tasks(*d->model, app.view_state(), ts);
+      }
+      if (a.finding > 0) {
+        if (static_cast<std::size_t>(a.finding) > d->findings.size()) {
+          std::cerr << "gpulb-viewer: --finding " << a.finding << ": " << d->title << " has " << d->findings.size()
+                    << " finding(s)\n";
+          return kExitBadInput;
+        }
+        ViewState& vs = app.view_state();
+        show_finding(*d->model, d->findings[static_cast<std::size_t>(a.finding - 1)], app.has_compare(), vs);
+        app.set_view(vs.switch_view);
+        vs.switch_view.clear();
       }
       if (playhead) app.view_state().playhead = Playhead{origin + *playhead, true, false, 1.0f};
     }

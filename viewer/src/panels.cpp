@@ -27,6 +27,8 @@ const Panel kPanels[] = {
          draw_compare_hint(c.size);
        }
      }},
+    {"Findings", "findings", "what the trace shows (a long tail, idle SMs, gaps, starved queues, steal victims); a click zooms there",
+     [](const PanelContext& c) { draw_findings(c.model, c.findings, c.compare, c.compare_findings, c.vs, c.size); }},
     {"Summary", "summary", "the run's figures: makespan, efficiency, imbalance, steals",
      [](const PanelContext& c) {
        ImGui::BeginChild("summary view", c.size, false);

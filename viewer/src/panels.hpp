@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "findings.hpp"
 #include "trace_model.hpp"
 #include "view_state.hpp"
 
@@ -21,6 +22,8 @@ namespace gpulb::viewer {
 struct PanelContext {
   const TraceModel& model;
   const TraceModel* compare;  // trace B when one is chosen and differs from A, else null
+  const std::vector<Finding>& findings;          // trace A's (computed on load)
+  const std::vector<Finding>* compare_findings;  // trace B's, with compare
   ViewState& vs;
   double playhead_ns;  // effective_playhead: where histograms and occupancy take their state
   ImVec2 size;         // the panel's area, above the replay bar

@@ -71,6 +71,7 @@ struct ViewState {
   RangeStatsCache range_cache;
   std::optional<TaskRef> picked;  // the task clicked: its details in the side panel
   std::vector<double> marks;      // times marked with M (trace clock)
+  std::string switch_view;        // a view asks for another (a finding's click): its --view name, served after the frame's panel
 };
 
 }  // namespace gpulb::viewer

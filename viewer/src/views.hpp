@@ -6,6 +6,8 @@
 
 #include <optional>
 
+#include "findings.hpp"
+#include "gpulb/builtin/lessons.hpp"
 #include "replay.hpp"
 #include "trace_model.hpp"
 #include "view_state.hpp"
@@ -48,6 +50,19 @@ void draw_selection_stats(const TraceModel& model, ViewState& vs, ImVec2 size);
 void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec2 size);
 // What Compare shows while there is no trace B: how to get one.
 void draw_compare_hint(ImVec2 size);
+
+// findings_view.cpp: trace A's findings (and B's, where chosen); a click zooms there.
+void draw_findings(const TraceModel& a, const std::vector<Finding>& fa, const TraceModel* b, const std::vector<Finding>* fb,
+                   ViewState& vs, ImVec2 size);
+
+// What a finding's click does (and --finding N): zoom the timeline to it and select its range, or,
+// with `compare`, zoom Compare there (the finding being of trace A or B); switches to that view.
+void show_finding(const TraceModel& model, const Finding& f, bool compare, ViewState& vs);
+
+// lesson_view.cpp: a lesson's text and its two traces' figures (the side panel, in lesson mode).
+// a and b: the lesson's traces where they are A and B now, else null.
+void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const TraceModel* b, const std::vector<Finding>* findings_a,
+                 const std::vector<Finding>* findings_b);
 
 // replay_bar.cpp: play/pause, speed and scrubbing. Advances the playhead by dt seconds.
 void draw_replay_bar(const TraceModel& model, Playhead& playhead, float dt_s);

@@ -1,0 +1,61 @@
+// The lessons: each seed paper's headline claim as two runs side by side (issue 13, item 7).
+// `gpulb lesson list|run NAME` and `gpulb-viewer --lesson NAME` read this one table.
+//
+// It lives in builtin/ because a lesson names scenarios and policies (its CPU recipe), which
+// nothing below the composition root may do (docs/architecture.md), and because both front ends
+// may include builtin/ while neither may include the other.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpulb/run.hpp"
+
+namespace gpulb::builtin {
+
+// One side of a lesson: a shipped real GPU trace, and how to make a comparable run on the CPU.
+struct LessonRun {
+  std::string_view label;     // what this side is: "hardware block scheduler"
+  std::string_view trace;     // a file in the shipped traces folder (scenarios/traces)
+  // The CPU recipe: scenario, policy and "name=value" parameters; empty scenario where the policy
+  // or variant needs a GPU (the lesson then has the traces only).
+  std::string_view scenario;
+  std::string_view policy;
+  std::vector<std::string_view> params;
+};
+
+struct Lesson {
+  std::string_view name;   // `--lesson NAME`: "chen-fig7"
+  std::string_view title;  // one line
+  std::string_view paper;  // the paper and where in it: "Chen et al., IPDPS 2010, Figure 7"
+  std::string_view claim;  // what the paper says
+  LessonRun a, b;
+  std::string_view look_for;  // what to look at in the two timelines
+  std::string_view today;     // what today's hardware shows (measured: docs/benchmarks.md, docs/papers.md)
+};
+
+std::span<const Lesson> lessons();
+
+// nullptr for a name that is no lesson.
+const Lesson* find_lesson(std::string_view name);
+
+// "  chen-fig7       Chen et al. Figure 7: ...\n" for each lesson: `lesson list` and the message
+// for a bad name.
+std::string lessons_help();
+
+// Where the shipped traces are: share/gpulb/traces beside the running program's bin/, the install
+// prefix's copy, then the source tree. The first that holds `file`; nullopt where none does.
+std::optional<std::filesystem::path> find_shipped_trace(std::string_view file);
+std::vector<std::filesystem::path> shipped_trace_dirs();
+
+// The RunConfig of a side's CPU recipe (backend cpu, traced); nullopt where it has none.
+std::optional<RunConfig> cpu_recipe(const LessonRun& run);
+
+// The recipe as a command line: "gpulb run patterns --backend cpu --policy hardware --param ...".
+std::string recipe_command(const LessonRun& run);
+
+}  // namespace gpulb::builtin

@@ -1,0 +1,171 @@
+// The lesson table (builtin/lessons.hpp, issue 13 item 7): every lesson opens, its two traces are
+// shipped and load, its CPU recipe runs here, and its "today" figures are the measured ones of the
+// docs, not new numbers.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "findings.hpp"
+#include "gpulb/builtin/lessons.hpp"
+#include "gpulb/builtin/registry.hpp"
+#include "gpulb/tracing/trace_file.hpp"
+#include "trace_model.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(Lessons, NamesAreUniqueAndEveryLessonHasItsTexts) {
+  std::set<std::string_view> names;
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    EXPECT_TRUE(names.insert(l.name).second) << l.name;
+    EXPECT_EQ(builtin::find_lesson(l.name), &l);
+    for (std::string_view t : {l.title, l.paper, l.claim, l.look_for, l.today, l.a.label, l.b.label}) EXPECT_FALSE(t.empty()) << l.name;
+    EXPECT_NE(l.a.trace, l.b.trace) << l.name;
+    EXPECT_NE(builtin::lessons_help().find(std::string(l.name)), std::string::npos);
+  }
+  // The issue's five: Chen Figure 7, Chen multi-GPU, Grossman, Mohan & Gopalan, G-Charm.
+  for (const char* n : {"chen-fig7", "chen-multi-gpu", "grossman-tasks-per-sm", "mohan-static-vs-stealing", "gcharm-combining"}) {
+    EXPECT_NE(builtin::find_lesson(n), nullptr) << n;
+  }
+  EXPECT_EQ(builtin::find_lesson("chen-fig8"), nullptr);
+}
+
+TEST(Lessons, EveryLessonsTracesAreShippedAndLoad) {
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    for (const builtin::LessonRun* r : {&l.a, &l.b}) {
+      const auto path = builtin::find_shipped_trace(r->trace);
+      ASSERT_TRUE(path.has_value()) << l.name << ": " << r->trace;
+      const TraceModel m(std::make_shared<const trace::Trace>(trace::read_trace(*path)));
+      EXPECT_GT(m.task_count(), 0u) << *path;
+      EXPECT_EQ(m.trace().meta.backend, "cuda") << *path << ": a lesson's traces are real GPU runs";
+      if (!r->scenario.empty()) {
+        EXPECT_EQ(m.trace().meta.scenario, r->scenario) << *path;
+        EXPECT_EQ(m.trace().meta.policy, r->policy) << *path;
+      }
+    }
+  }
+}
+
+TEST(Lessons, ChenFig7PutsTheHardwareSchedulerAheadOfTheTaskQueue) {
+  // What the viewer's lesson panel says on opening chen-fig7: A (hardware) is faster than B.
+  const builtin::Lesson& l = *builtin::find_lesson("chen-fig7");
+  const TraceModel a(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(l.a.trace))));
+  const TraceModel b(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(l.b.trace))));
+  EXPECT_LT(a.stats().makespan_ns, b.stats().makespan_ns);
+  EXPECT_EQ(compare_headline(a, b).rfind("B took ", 0), 0u) << compare_headline(a, b);
+  const auto facts = compare_facts(a, b);
+  ASSERT_GE(facts.size(), 5u);
+  EXPECT_EQ(facts[0].name, "makespan");
+}
+
+const TraceModel& lesson_trace(const char* lesson, char side) {
+  static std::map<std::string, std::unique_ptr<TraceModel>> cache;
+  const builtin::Lesson& l = *builtin::find_lesson(lesson);
+  const std::string_view file = side == 'a' ? l.a.trace : l.b.trace;
+  auto& m = cache[std::string(file)];
+  if (!m) m = std::make_unique<TraceModel>(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(file))));
+  return *m;
+}
+
+std::uint64_t launches(const TraceModel& m) {
+  std::uint64_t n = 0;
+  for (const Lane& l : m.lanes()) {
+    for (const Marker& k : l.markers) n += k.kind == trace::EventKind::KernelLaunch;
+  }
+  return n;
+}
+
+// What each lesson's text says its two traces show.
+TEST(Lessons, TheirTextsDescribeWhatTheirTracesShow) {
+  // grossman: UTS has about 15 tasks a block; N-Queens n=10 fewer tasks than blocks.
+  const TraceModel& uts = lesson_trace("grossman-tasks-per-sm", 'a');
+  const TraceModel& nq = lesson_trace("grossman-tasks-per-sm", 'b');
+  EXPECT_NEAR(static_cast<double>(uts.stats().tasks) / uts.stats().workers, 15.0, 0.5);
+  EXPECT_LT(nq.stats().tasks, nq.stats().workers);
+  // mohan: at lookahead 4 work stealing wins, and the static list runs no task most of its run.
+  const TraceModel& st = lesson_trace("mohan-static-vs-stealing", 'a');
+  const TraceModel& ws = lesson_trace("mohan-static-vs-stealing", 'b');
+  EXPECT_GT(st.stats().makespan_ns, ws.stats().makespan_ns);
+  EXPECT_GT(no_task_share(st), 0.5);
+  EXPECT_GT(launches(st), 1u);
+  EXPECT_EQ(launches(ws), 1u);
+  // gcharm: adaptive launches fewer, larger combined requests, is the longer run, and the GPU idles.
+  const TraceModel& ad = lesson_trace("gcharm-combining", 'a');
+  const TraceModel& sc = lesson_trace("gcharm-combining", 'b');
+  EXPECT_LT(launches(ad), launches(sc));
+  EXPECT_GT(ad.stats().makespan_ns, sc.stats().makespan_ns);
+  EXPECT_GT(no_task_share(ad), 0.9);
+  EXPECT_GT(no_task_share(sc), 0.9);
+  // chen-multi-gpu: two GPUs in each.
+  EXPECT_EQ(lesson_trace("chen-multi-gpu", 'a').stats().per_device.size(), 2u);
+  EXPECT_EQ(lesson_trace("chen-multi-gpu", 'b').stats().per_device.size(), 2u);
+}
+
+TEST(Lessons, RecipesNameWhatTheRegistryRunsOnTheCpu) {
+  const Registry& reg = builtin::registry();
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    for (const builtin::LessonRun* r : {&l.a, &l.b}) {
+      const auto cfg = builtin::cpu_recipe(*r);
+      if (r->scenario.empty()) {
+        EXPECT_FALSE(cfg.has_value());
+        EXPECT_EQ(builtin::recipe_command(*r), "");
+        continue;
+      }
+      ASSERT_TRUE(cfg.has_value());
+      EXPECT_EQ(cfg->backend, Backend::Cpu);
+      ASSERT_NE(reg.find(cfg->scenario), nullptr) << cfg->scenario;
+      const PolicyDescriptor* p = reg.find_policy(cfg->policy);
+      ASSERT_NE(p, nullptr) << cfg->policy;
+      EXPECT_TRUE(reg.policy_runs_on(*p, Backend::Cpu)) << cfg->policy;
+      EXPECT_EQ(cfg->params.size(), r->params.size()) << "a parameter given twice in " << l.name;
+      EXPECT_EQ(builtin::recipe_command(*r).rfind("gpulb run " + cfg->scenario + " --backend cpu", 0), 0u);
+    }
+  }
+}
+
+// `gpulb lesson run` and the viewer's "Run both on this CPU" run these: each must run and verify here.
+TEST(Lessons, EveryCpuRecipeRunsAndVerifies) {
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    for (const builtin::LessonRun* r : {&l.a, &l.b}) {
+      const auto cfg = builtin::cpu_recipe(*r);
+      if (!cfg) continue;
+      const RunResult res = run(builtin::registry(), *cfg);
+      EXPECT_TRUE(res.verified) << l.name << ": " << res.verification;
+      EXPECT_GT(res.tasks, 0u);
+      EXPECT_EQ(res.trace.meta.backend, "cpu");
+    }
+  }
+  const builtin::Lesson& fig7 = *builtin::find_lesson("chen-fig7");
+  EXPECT_EQ(run(builtin::registry(), *builtin::cpu_recipe(fig7.a)).tasks, 8000u);
+}
+
+// "What today's hardware shows" quotes measurements: each percentage and time in it is one that
+// docs/benchmarks.md or docs/papers.md states.
+TEST(Lessons, TodaysFiguresAreTheDocsMeasurements) {
+  const std::string docs = read_text(std::string(GPULB_SOURCE_DIR) + "/docs/benchmarks.md") +
+                           read_text(std::string(GPULB_SOURCE_DIR) + "/docs/papers.md");
+  ASSERT_GT(docs.size(), 1000u);
+  const std::regex figure(R"((\d+(\.\d+)?)(%| ms| us| ns| M nodes/s| GB))");
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    const std::string today(l.today);
+    for (auto it = std::sregex_iterator(today.begin(), today.end(), figure); it != std::sregex_iterator(); ++it) {
+      EXPECT_NE(docs.find((*it)[1].str()), std::string::npos) << l.name << ": " << (*it)[0] << " is in neither doc";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpulb::viewer

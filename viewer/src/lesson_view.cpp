@@ -1,0 +1,81 @@
+// A lesson (builtin/lessons.hpp): a paper's claim, the two runs that test it, what to look for,
+// what today's hardware shows, and the two traces' own figures side by side (findings.hpp).
+#include "gpulb/builtin/lessons.hpp"
+#include "findings.hpp"
+#include <tuple>
+
+#include "views.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+void paragraph(const char* heading, std::string_view text) {
+  ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s", heading);
+  ImGui::TextWrapped("%.*s", static_cast<int>(text.size()), text.data());
+  ImGui::Spacing();
+}
+
+}  // namespace
+
+void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const TraceModel* b, const std::vector<Finding>* findings_a,
+                 const std::vector<Finding>* findings_b) {
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(lesson.title.size()), lesson.title.data());
+  ImGui::PopTextWrapPos();
+  ImGui::Spacing();
+  paragraph("The paper", lesson.paper);
+  paragraph("Its claim", lesson.claim);
+  ImGui::TextColored(ImVec4(0.55f, 0.75f, 1, 1), "A:");
+  ImGui::SameLine();
+  ImGui::TextWrapped("%.*s", static_cast<int>(lesson.a.label.size()), lesson.a.label.data());
+  ImGui::TextColored(ImVec4(1, 0.75f, 0.45f, 1), "B:");
+  ImGui::SameLine();
+  ImGui::TextWrapped("%.*s", static_cast<int>(lesson.b.label.size()), lesson.b.label.data());
+  ImGui::Spacing();
+  if (a && b) {
+    ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "What these two traces show");
+    // "B took 1.5x the time of A" means something only for one input under two policies.
+    if (a->trace().meta.scenario == b->trace().meta.scenario) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.45f, 0.85f, 0.55f, 1));
+      ImGui::TextWrapped("%s", compare_headline(*a, *b).c_str());
+      ImGui::PopStyleColor();
+    }
+    if (ImGui::BeginTable("lesson figures", 3, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+      ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.1f);
+      ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+      ImGui::TableSetupColumn("B", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+      ImGui::TableHeadersRow();
+      for (const CompareFact& f : compare_facts(*a, *b)) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.6f, 0.62f, 0.67f, 1));
+        ImGui::TextWrapped("%s", f.name.c_str());
+        ImGui::PopStyleColor();
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextWrapped("%s", f.a.c_str());
+        ImGui::TableSetColumnIndex(2);
+        ImGui::TextWrapped("%s", f.b.c_str());
+      }
+      ImGui::EndTable();
+    }
+    ImGui::Spacing();
+  } else {
+    ImGui::TextDisabled("Choose the lesson's traces as A and B to see their figures.");
+  }
+  if (a && b) {
+    // The first finding of each (findings.hpp orders them by what they cost): the why, in one line each.
+    ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "What stands out (Findings)");
+    for (const auto& [tag, colour, findings] : {std::tuple{"A:", ImVec4(0.55f, 0.75f, 1, 1), findings_a},
+                                                std::tuple{"B:", ImVec4(1, 0.75f, 0.45f, 1), findings_b}}) {
+      ImGui::TextColored(colour, "%s", tag);
+      ImGui::SameLine();
+      ImGui::TextWrapped("%s", findings && !findings->empty() ? findings->front().text.c_str() : "nothing stands out");
+    }
+    ImGui::Spacing();
+  }
+  paragraph("What to look for", lesson.look_for);
+  paragraph("What today's hardware shows", lesson.today);
+  ImGui::TextDisabled("The Findings tab lists what each trace shows; click a time to zoom there.");
+}
+
+}  // namespace gpulb::viewer
