@@ -78,9 +78,12 @@ class WorkGroupList : public RequestSink {
   // ---- the driver's side ----
   // What the driver's periodic check reads, under one lock (the producers contend for it).
   struct State {
-    std::uint64_t waiting = 0;    // requests in the list
-    bool arrivals_paused = false; // see arrivals_paused()
-    bool all_done = false;        // see all_done()
+    std::uint64_t waiting = 0;  // requests in the list
+    // No request will arrive until what was emitted has run: the producer waits for it
+    // (wait_all, publish_items) or has returned. A launch that waits for more arrivals would
+    // wait forever.
+    bool arrivals_paused = false;
+    bool all_done = false;  // the producer has returned and every request it emitted has run
     std::uint64_t emitted = 0, completed = 0;
   };
   // Arrival times of requests emitted since the last call, in order, and the list's state.
@@ -90,16 +93,6 @@ class WorkGroupList : public RequestSink {
     for (std::size_t i = list_.size() - in_list_new; i < list_.size(); ++i) out.push_back(list_[i].arrival_ns);
     announced_ = emitted_;
     return {list_.size(), quiet_waiters_ > 0 || producer_done_, producer_done_ && completed_ == emitted_, emitted_, completed_};
-  }
-  std::uint64_t waiting() const {
-    std::lock_guard lock(mutex_);
-    return list_.size();
-  }
-  // No request will arrive until what was emitted has run: the producer waits for it (wait_all,
-  // publish_items) or has returned. A launch that waits for more arrivals would wait forever.
-  bool arrivals_paused() const {
-    std::lock_guard lock(mutex_);
-    return quiet_waiters_ > 0 || producer_done_;
   }
   std::vector<PendingRequest> take_front(std::uint64_t n) {
     std::lock_guard lock(mutex_);
@@ -128,27 +121,16 @@ class WorkGroupList : public RequestSink {
     }
     quiet_.notify_all();
   }
-  bool all_done() const {
-    std::lock_guard lock(mutex_);
-    return producer_done_ && completed_ == emitted_;
-  }
-  std::uint64_t emitted() const {
-    std::lock_guard lock(mutex_);
-    return emitted_;
-  }
   std::uint64_t completed_count() const {
     std::lock_guard lock(mutex_);
     return completed_;
   }
-  // The table requests index now and its generation (changes on every publish_items). Read by the
-  // driver between launches: a publish waits until nothing is in flight.
+  // The table the waiting requests index (each request carries its generation, which changes on
+  // every publish_items). A publish waits until nothing is in flight, so it cannot change under a
+  // launch being assembled.
   std::span<const std::byte> table() const {
     std::lock_guard lock(mutex_);
     return table_;
-  }
-  std::uint64_t generation() const {
-    std::lock_guard lock(mutex_);
-    return generation_;
   }
 
  private:

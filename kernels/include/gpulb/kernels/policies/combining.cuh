@@ -177,18 +177,23 @@ class CombiningGpu : public gcharm::RequestDevice {
   std::vector<std::unique_ptr<Slot>> slots_;
 };
 
+// Trace segments of a request run: 3 events a request (start, task begin, task end) for the
+// expected requests, while the trace budget lasts (later requests run untraced, with a note).
+inline std::uint32_t request_trace_segments(const ExecPlan& plan) {
+  if (!plan.trace) return 0;
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(plan.requests->expected_requests, trace_budget(plan) / (3 * sizeof(trace::Event))));
+}
+
 template <class Factory>
 void control_combining(GpuSession& s, const ExecPlan& plan, Factory& make_body, std::atomic<bool>& abort_all, DynamicOutcome& o) {
   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
   if (plan.requests == nullptr) throw ConfigError("policy 'combining' runs work requests; this scenario makes none");
-  // A segment of 3 events (start, task begin, task end) per request, while the budget lasts.
-  const std::uint64_t per_segment = 3 * sizeof(trace::Event);
-  const std::uint64_t segments =
-      plan.trace ? std::min<std::uint64_t>(plan.requests->expected_requests, trace_budget(plan) / per_segment) : 0;
-  s.allocate_trace(static_cast<std::uint32_t>(segments), plan.trace ? 3 : 0);
+  const std::uint32_t segments = request_trace_segments(plan);
+  s.allocate_trace(segments, plan.trace ? 3 : 0);
   const Body body = make_body(0u, 0u);
   Watchdog watchdog(plan, s, abort_all);
-  CombiningGpu<Body> gpu(s, plan, body, watchdog, static_cast<std::uint32_t>(segments));
+  CombiningGpu<Body> gpu(s, plan, body, watchdog, segments);
   SessionHost host(s, watchdog);
   o.launch_ns = s.now_ns();
   gcharm::RequestTotals totals;

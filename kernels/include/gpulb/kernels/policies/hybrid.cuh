@@ -58,13 +58,12 @@ ExecOutput run_hybrid_on_gpu(const ExecPlan& plan, Factory& make_body) {
     GPULB_CUDA_TRY(cudaSetDevice(0));
     cpu::Runtime rt(cpu_plan, 8 * plan.requests->expected_requests + 64);
     GpuSession s(0, 1, rt.origin_ns());
-    const std::uint64_t segments =
-        plan.trace ? std::min<std::uint64_t>(plan.requests->expected_requests, trace_budget(plan) / (3 * sizeof(trace::Event))) : 0;
-    s.allocate_trace(static_cast<std::uint32_t>(segments), plan.trace ? 3 : 0);
+    const std::uint32_t segments = request_trace_segments(plan);
+    s.allocate_trace(segments, plan.trace ? 3 : 0);
     const Body body = make_body(0u, 0u);
     std::atomic<bool> abort_all{false};
     Watchdog watchdog(plan, s, abort_all);
-    CombiningGpu<Body> gpu(s, plan, body, watchdog, static_cast<std::uint32_t>(segments));
+    CombiningGpu<Body> gpu(s, plan, body, watchdog, segments);
     cpu::detail::CombiningHost<Body> cpu_side(rt, cpu_plan, body, plan.requests->item_bytes, 0, rt.workers());
     HybridHost host(rt, watchdog);
     rt.start([&](std::uint32_t rank) { cpu_side.work(rank); });
