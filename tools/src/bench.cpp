@@ -97,7 +97,7 @@ Table trace_overhead(const BenchArgs& a, Backend backend) {
     const char* variant;
   };
   std::vector<Row> rows = {{"task-queue", "paper"}, {"hardware", "paper"}};
-  if (backend == Backend::Cuda) rows.insert(rows.begin() + 1, Row{"task-queue", "modern"});
+  if (backend == Backend::Cuda) rows.insert(rows.begin() + 1, Row{"task-queue", "modern"});  // the default: copy feed
   const std::string blocks = backend == Backend::Cuda ? "100000" : "20000";
   const std::string work = backend == Backend::Cuda ? "2000" : "200";
   for (const Row& r : rows) {
@@ -114,7 +114,7 @@ Table trace_overhead(const BenchArgs& a, Backend backend) {
         c.params = {{"pattern", "P0"}, {"blocks", blocks}, {"work", work}};
         if (c.policy == "task-queue") {  // the options only task-queue takes
           c.params["variant"] = r.variant;
-          if (backend == Backend::Cuda) c.params["queue_capacity"] = "4096";
+          if (backend == Backend::Cuda && std::string(r.variant) == "paper") c.params["queue_capacity"] = "4096";
         }
         const RunResult res = run(reg, c);
         if (!res.verified) throw RunError("bench trace-overhead: run did not verify: " + res.verification);
@@ -146,7 +146,9 @@ Table patterns_figure7(const BenchArgs& a, Backend backend) {
     const char* capacity;
   };
   std::vector<Row> rows = {{"hardware", "hardware", "paper", "128"}, {"task-queue paper, 2 x 4096", "task-queue", "paper", "4096"}};
-  if (gpu) rows.push_back({"task-queue modern, 2 x 4096", "task-queue", "modern", "4096"});
+  if (gpu) rows.push_back({"task-queue modern mapped feed, 2 x 4096", "task-queue", "modern-mapped", "4096"});
+  if (gpu) rows.push_back({"task-queue modern copy feed, 2 x 4096", "task-queue", "modern-2", "4096"});
+  if (gpu) rows.push_back({"task-queue default (modern, copy feed, chosen shape)", "task-queue", "modern", ""});
   if (gpu) rows.push_back({"chunked", "chunked", "paper", "128"});
   for (const Row& r : rows) {
     progress(std::string("patterns ") + r.label + " on " + std::string(to_string(backend)));
@@ -163,7 +165,13 @@ Table patterns_figure7(const BenchArgs& a, Backend backend) {
         c.trace = false;
         c.gpus = gpu ? 1 : 0;
         c.params = {{"pattern", pattern}, {"blocks", blocks}, {"work", work}};
-        if (c.policy == "task-queue") c.params.insert({{"variant", r.variant}, {"queue_capacity", r.capacity}});
+        if (c.policy == "task-queue") {
+          const std::string variant = r.variant;
+          c.params["variant"] = variant == "paper" ? "paper" : "modern";
+          if (variant == "modern-mapped") c.params["feed"] = "mapped";
+          if (variant == "modern-2") c.params["queues"] = "2";
+          if (!std::string(r.capacity).empty()) c.params["queue_capacity"] = r.capacity;
+        }
         const RunResult res = run(reg, c);
         if (!res.verified) throw RunError(std::string("bench patterns: ") + r.label + " " + pattern + " did not verify");
         ms.push_back(static_cast<double>(res.makespan_ns) / 1e6);
@@ -200,17 +208,18 @@ Table gpu_dispatch(const BenchArgs& a) {
   struct Row {
     std::string name;
     const PolicyDescriptor* policy;
-    std::string variant;
-    std::uint32_t queues, capacity, claim;
+    std::string variant, feed;
+    std::uint32_t queues, capacity, claim;  // 0: the policy's default
   };
   const std::vector<Row> rows = {
-      {"hardware (one launch)", &policies::hardware(), "paper", 0, 0, 0},
-      {"chunked (chunk = resident blocks)", &policies::chunked(), "paper", 0, 0, 0},
-      {"task-queue paper, 2 queues x 128", &policies::task_queue(), "paper", 2, 128, 1},
-      {"task-queue paper, 8 queues x 4096", &policies::task_queue(), "paper", 8, 4096, 1},
-      {"task-queue modern, 8 x 4096, claim 1", &policies::task_queue(), "modern", 8, 4096, 1},
-      {"task-queue modern, 8 x 4096, claim 8", &policies::task_queue(), "modern", 8, 4096, 8},
-      {"task-queue modern, 8 x 4096, claim 32", &policies::task_queue(), "modern", 8, 4096, 32},
+      {"hardware (one launch)", &policies::hardware(), "paper", "copy", 0, 0, 0},
+      {"chunked (chunk = resident blocks)", &policies::chunked(), "paper", "copy", 0, 0, 0},
+      {"task-queue paper, 2 queues x 128", &policies::task_queue(), "paper", "copy", 2, 128, 1},
+      {"task-queue paper, 8 queues x 4096", &policies::task_queue(), "paper", "copy", 8, 4096, 1},
+      {"task-queue modern mapped feed, 8 x 4096, claim 8", &policies::task_queue(), "modern", "mapped", 8, 4096, 8},
+      {"task-queue modern copy feed, 8 x 4096, claim 1", &policies::task_queue(), "modern", "copy", 8, 4096, 1},
+      {"task-queue modern copy feed, 8 x 4096, claim 32", &policies::task_queue(), "modern", "copy", 8, 4096, 32},
+      {"task-queue default (modern, copy feed, chosen shape, claim 8)", &policies::task_queue(), "modern", "copy", 0, 0, 0},
   };
   for (const Row& r : rows) {
     progress("gpu " + r.name);
@@ -221,6 +230,7 @@ Table gpu_dispatch(const BenchArgs& a) {
     plan.trace = false;
     plan.tasks = tasks;
     plan.options.variant = r.variant;
+    plan.options.feed = r.feed;
     if (r.queues) plan.options.queues = r.queues;
     if (r.capacity) plan.options.queue_capacity = r.capacity;
     if (r.claim) plan.options.claim = r.claim;

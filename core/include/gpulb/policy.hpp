@@ -19,10 +19,11 @@ namespace gpulb {
 struct PolicyOptions {
   std::uint32_t watchdog_ms = 10000;    // stop a run that makes no progress for this long
   std::uint32_t trace_capacity = 0;     // events per worker segment; 0 = sized from the task count
-  std::uint32_t queues = 2;             // task-queue: queues per device (Chen et al. used 2 per GPU)
-  std::uint32_t queue_capacity = 128;   // task-queue: tasks per queue (one enqueue batch)
-  std::string variant = "paper";        // task-queue on CUDA: "paper" or "modern"
-  std::uint32_t claim = 8;              // task-queue modern on CUDA: tasks a block claims per fetch-and-add
+  std::uint32_t queues = 0;             // task-queue: queues per device; 0 = by variant (task_queue_shape)
+  std::uint32_t queue_capacity = 0;     // task-queue: tasks per queue (one enqueue batch); 0 = by variant
+  std::string variant = "modern";       // task-queue on CUDA: "paper" or "modern"
+  std::string feed = "copy";            // task-queue modern on CUDA: batches by the "copy" engine or "mapped" loads
+  std::uint32_t claim = 8;              // task-queue modern on CUDA: most tasks a block claims per fetch-and-add
   std::uint32_t chunk = 0;              // chunked: tasks per launch; 0 = workers
   std::uint32_t spawn_capacity = 2048;  // spawning policies: children one task may spawn
   std::uint32_t deque_capacity = 1024;  // work-stealing: tasks per worker deque

@@ -41,11 +41,19 @@ struct alignas(kHotLine) QueueWord {
   std::uint32_t value = 0;
 };
 
+// d_written_gm, and beside it on the same line whether the current batch is a range: its slot 0
+// holds one task that stands for `n` tasks with consecutive ids (the CUDA copy feed's range
+// batches; every other feed writes 0). The copy feed writes both with one 8-byte copy, before n.
+struct alignas(kHotLine) WrittenWord {
+  std::uint32_t value = 0;
+  std::uint32_t range = 0;
+};
+
 // Device-resident state of one queue; each counter on its own line so that claimers (n),
 // finishers (consumed) and pollers (written) do not share a line.
 struct TaskQueueCounters {
   QueueCounter n;
-  QueueWord written;
+  WrittenWord written;
   QueueWord consumed;
 };
 
@@ -148,9 +156,12 @@ class TaskQueueHost {
   // The same, taking the batch from `fetch(most) -> Batch` only once queue i is known to be
   // empty, so that a shared host pool hands tasks to the GPU that can take them now (Chen et al.
   // section 6.2: control threads fetch from the pool when one of their queues empties).
+  // range: `tasks[0]` stands for `n` tasks whose ids count up from its own and which are otherwise
+  // equal to it (HostTaskPool finds such runs); only a publisher with publish_range takes them.
   struct Batch {
     const Task* tasks;
     std::uint32_t n;
+    bool range = false;
   };
   template <class Fetch>
   std::uint32_t try_enqueue_from(Fetch&& fetch, std::uint32_t& queue_written) {
@@ -160,6 +171,13 @@ class TaskQueueHost {
     const Batch batch = fetch(capacity_);
     if (batch.n == 0) return 0;
     h_written_[i] += batch.n;
+    if constexpr (requires { publisher_.publish_range(i, batch.tasks[0], batch.n, h_written_[i]); }) {
+      if (batch.range) {
+        publisher_.publish_range(i, batch.tasks[0], batch.n, h_written_[i]);
+        queue_written = i;
+        return batch.n;
+      }
+    }
     publisher_.publish(i, batch.tasks, batch.n, h_written_[i]);
     queue_written = i;
     return batch.n;

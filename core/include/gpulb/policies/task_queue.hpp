@@ -1,6 +1,9 @@
 // `task-queue`: Chen et al. 2010, Algorithms 2 and 3 (mechanism: gpulb/task_queue.hpp).
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+
 #include "gpulb/policy.hpp"
 
 namespace gpulb::policies {
@@ -10,15 +13,52 @@ inline const PolicyDescriptor& task_queue() {
       "task-queue", "Chen et al. 2010, Algorithms 2 and 3",
       "persistent workers; host-fed queues, wait-free fetch-and-add dequeue, HALT tasks",
       {.host_fed = true, .persistent = true},
-      {{{"queues", "task-queue: queues per device", "2", "1..64", 1, 64, {}}, &PolicyOptions::queues},
-       {{"queue_capacity", "task-queue: tasks per queue, the largest enqueue batch", "128", "1..1048576", 1, 1 << 20, {}},
+      {{{"queues", "task-queue: queues per device; 0 = 2 (Chen et al.) for the paper variant and the CPU, 8 for modern on CUDA", "0",
+         "0..64", 0, 64, {}},
+        &PolicyOptions::queues},
+       {{"queue_capacity",
+         "task-queue: tasks per queue, the largest enqueue batch; 0 = 128 for the paper variant and the CPU, sized from the task count "
+         "for modern on CUDA (docs/papers.md)",
+         "0", "0..1048576", 0, 1 << 20, {}},
         &PolicyOptions::queue_capacity},
-       {{"variant", "task-queue on CUDA: the paper's scheme or the modern one", "paper", "paper|modern", 0, 0,
+       {{"variant", "task-queue on CUDA: the paper's scheme (the reference) or the modern one", "modern", "paper|modern", 0, 0,
          {"paper", "modern"}},
         &PolicyOptions::variant},
-       {{"claim", "task-queue modern (CUDA): tasks a block claims with one fetch-and-add", "8", "1..32", 1, 32, {}},
+       {{"feed", "task-queue modern (CUDA): batches move by the copy engine, or by a block's loads from mapped memory", "copy",
+         "copy|mapped", 0, 0, {"copy", "mapped"}},
+        &PolicyOptions::feed},
+       {{"claim", "task-queue modern (CUDA): most tasks a block claims with one fetch-and-add (1 while tasks run long)", "8", "1..32",
+         1, 32, {}},
         &PolicyOptions::claim}}};
   return d;
+}
+
+// The queues and their capacity a run uses: the options, or where they are 0 (the default) a
+// choice by backend and variant.
+//  - The paper variant and the CPU backend: Chen et al.'s 2 queues of 128 tasks.
+//  - The modern variant on CUDA: 8 queues, each batch sized so that a copy's fixed cost (three
+//    cudaMemcpyAsync calls and the PCIe latency, ~5 us measured on an H100 host) is spread over
+//    enough tasks to cost under 1 ns a task (>= 8192 tasks), but never so large that one control
+//    thread's batch takes more than its share of the pool: every queue of every GPU should get at
+//    least 4 batches, or the first GPU to ask hoards the pool (Chen et al. section 6.2's balance).
+struct TaskQueueShape {
+  std::uint32_t queues;
+  std::uint32_t capacity;
+};
+inline TaskQueueShape task_queue_shape(const PolicyOptions& o, bool cuda_modern, std::uint64_t tasks, std::uint32_t gpus) {
+  TaskQueueShape s{o.queues, o.queue_capacity};
+  if (s.queues == 0) s.queues = cuda_modern ? 8 : 2;
+  if (s.capacity == 0) {
+    if (!cuda_modern) {
+      s.capacity = 128;
+    } else {
+      const std::uint64_t share = tasks / (std::uint64_t{s.queues} * std::max(1u, gpus) * 4);
+      std::uint32_t c = 128;
+      while (c < 8192 && c < share) c *= 2;
+      s.capacity = c;
+    }
+  }
+  return s;
 }
 
 }  // namespace gpulb::policies

@@ -2,15 +2,25 @@
 // signal (TaskQueueRef), fed and drained with what CUDA offers today.
 //
 // DEPARTURES from the paper, each for speed on current GPUs:
-//  - The host writes a batch straight into mapped pinned memory and rings a per-queue doorbell
-//    (system-scope release stores): an enqueue makes no CUDA call and waits on no event. An idle
-//    block that finds the queue empty and the doorbell ahead of d_written_gm wins a CAS on
-//    `published`, copies the batch into device memory with all its threads (coalesced), and then
-//    publishes d_written_gm and d_n_gm in the order task_queue.hpp requires.
+//  - Two feeds (--param feed=):
+//    copy (the default): the host's control thread copies a batch straight from the (pinned) task
+//    pool into the queue's device slots with the copy engine, then d_written_gm and d_n_gm, three
+//    cudaMemcpyAsync on the queue's own stream and no wait: stream order lands the tasks before the
+//    counters, and the host writes a queue again only once the device has drained it, which it can
+//    only do after the counters (so after the tasks) arrived. The paper waits on an event per batch
+//    (host_write_fence) and first copies the batch into staging memory; both cost more than the copy.
+//    mapped: the host writes a batch into mapped pinned memory and rings a per-queue doorbell
+//    (system-scope release stores): an enqueue makes no CUDA call. An idle block that finds the
+//    queue empty and the doorbell ahead of d_written_gm wins a CAS on `published`, copies the batch
+//    into device memory with all its threads (coalesced), and then publishes d_written_gm and
+//    d_n_gm in the order task_queue.hpp requires. One block's loads over PCIe are latency-bound:
+//    slower than the copy engine whenever tasks are short (docs/benchmarks.md).
 //  - A block claims up to `claim` tasks with one fetch-and-add (TaskQueueRef::try_claim), copies
 //    them to shared memory with all its threads, and runs them one after the other -- but never
 //    more than its fair share of what the queue holds (the queue's tasks over the blocks that poll
-//    it): claiming ahead of running hoards coarse tasks. With claims of 8 the md scenario's 4,096
+//    it), and only one at a time once its tasks run longer than kLongTaskNs, where a claim's cost
+//    is lost in the task's and claiming ahead only hoards: the tail of a run of coarse tasks is
+//    then one task long, not `claim` tasks. With claims of 8 the md scenario's 4,096
 //    tasks (512K atoms) could keep at most 512 of an H200's 1,188 blocks busy, and on 2 H200s
 //    GPU 1 got no task at all (measured: its busy time 0).
 //  - Termination by a host flag, set once every queue is drained, instead of one HALT task per
@@ -22,6 +32,7 @@
 //    into device memory, where every block can poll it for free.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "gpulb/kernels/worker_kernels.cuh"
@@ -30,6 +41,9 @@ namespace gpulb::kernels {
 
 inline constexpr std::uint32_t kMaxClaim = 32;
 inline constexpr std::uint64_t kPollIntervalNs = 1000;
+// A claim costs a few hundred ns (three L2 atomics under contention); past this a task's own time
+// dwarfs it and a block claims one task at a time.
+inline constexpr std::uint64_t kLongTaskNs = 1000;
 
 // Mapped pinned memory the host writes, one per queue.
 struct alignas(kHotLine) Doorbell {
@@ -38,7 +52,7 @@ struct alignas(kHotLine) Doorbell {
 };
 
 struct ModernFeedRef {
-  Doorbell* doorbells = nullptr;    // mapped, num_queues
+  Doorbell* doorbells = nullptr;    // mapped, num_queues; null under the copy feed (the host copies)
   const Task* staging = nullptr;    // mapped, num_queues * capacity
   std::uint32_t* published = nullptr;  // device, num_queues: the doorbell value already published
   std::uint32_t* halt = nullptr;       // mapped: the host has no more tasks
@@ -50,6 +64,7 @@ struct ModernFeedRef {
 struct ModernMailbox {
   alignas(16) unsigned char task_bytes[kMaxClaim * sizeof(Task)];
   TaskQueueRef::Claim claim;
+  std::uint32_t claim_range;  // the claim is from a range batch: expand, do not copy
   std::uint32_t publish_queue;
   std::uint32_t publish_n;
   std::uint32_t publish_written;
@@ -71,6 +86,20 @@ __device__ inline void block_copy_tasks(Task* dst, const Task* src, std::uint32_
   for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x) d[i] = from_host ? __ldcv(s + i) : __ldcg(s + i);
 }
 
+// A claim from a range batch (the copy feed; WrittenWord::range): slot 0 holds the batch's first
+// task and slot k stands for it with id + k. All threads write the claimed tasks [first, first+n).
+__device__ inline void block_expand_range(Task* dst, const Task* batch, std::uint32_t first, std::uint32_t n) {
+  auto* d = reinterpret_cast<uint4*>(dst);
+  const auto* s = reinterpret_cast<const uint4*>(batch);
+  constexpr std::uint32_t kWords = sizeof(Task) / sizeof(uint4);
+  static_assert(offsetof(Task, id) == 0, "the id is the first word of a task");
+  for (std::uint32_t i = threadIdx.x; i < n * kWords; i += blockDim.x) {
+    uint4 w = __ldcg(s + i % kWords);
+    if (i % kWords == 0) w.x += first + i / kWords;
+    d[i] = w;
+  }
+}
+
 // How many tasks a block claims from queue `q` now: up to `claim`, but no more than the queue's
 // tasks over the blocks that poll it (at least one). A relaxed read: a stale count only makes the
 // claim a little larger or smaller.
@@ -90,15 +119,21 @@ __global__ void task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed
   ctx.record(trace::EventKind::WorkerStart, blockIdx.x, static_cast<std::uint16_t>(smid()));
   std::uint32_t cursor = blockIdx.x % queues.num_queues;
   std::uint32_t failed = 0, done = 0;
+  // Thread 0's: time and tasks run so far. Until a block knows its tasks are short it claims one
+  // at a time: the first claims of a run of coarse tasks would otherwise hoard.
+  std::uint64_t busy_ns = 0, ran = 0;
+  bool long_tasks = true;
   for (;;) {
     if (threadIdx.x == 0) {
       bool idle = false;
       unsigned backoff = 32;
       for (;;) {
         const std::uint32_t examined = cursor;
-        const TaskQueueRef::Claim c = queues.try_claim(cursor, fair_claim(queues, cursor, feed.claim));
+        const TaskQueueRef::Claim c = queues.try_claim(cursor, long_tasks ? 1u : fair_claim(queues, cursor, feed.claim));
         if (c.got) {
           box.claim = c;
+          // After the claim's acquire on n: the flag was copied with d_written_gm, before n.
+          box.claim_range = device_atomic_ref<std::uint32_t>(queues.counters[c.queue].written.range).load(mo::relaxed);
           box.action = kRun;
           break;
         }
@@ -110,7 +145,8 @@ __global__ void task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed
           std::uint64_t last = device_atomic_ref<std::uint64_t>(feed.last_poll[examined]).load(mo::relaxed);
           if (now - last >= kPollIntervalNs &&
               device_atomic_ref<std::uint64_t>(feed.last_poll[examined]).compare_exchange_strong(last, now, mo::relaxed)) {
-            const std::uint32_t rung = system_atomic_ref<std::uint32_t>(feed.doorbells[examined].written).load(mo::acquire);
+            const std::uint32_t rung =
+                feed.doorbells ? system_atomic_ref<std::uint32_t>(feed.doorbells[examined].written).load(mo::acquire) : written;
             if (rung != written &&
                 device_atomic_ref<std::uint32_t>(feed.published[examined]).compare_exchange_strong(written, rung, mo::acq_rel)) {
               box.publish_queue = examined;
@@ -159,15 +195,23 @@ __global__ void task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed
       continue;
     }
     const TaskQueueRef::Claim c = box.claim;
-    block_copy_tasks<false>(tasks, queues.tasks + static_cast<std::size_t>(c.queue) * queues.capacity + c.first, c.count);
+    const Task* batch = queues.tasks + static_cast<std::size_t>(c.queue) * queues.capacity;
+    if (box.claim_range != 0) block_expand_range(tasks, batch, c.first, c.count);
+    else block_copy_tasks<false>(tasks, batch + c.first, c.count);
     __syncthreads();
     if (threadIdx.x == 0) {
       queues.finish_claim(cursor, c);
       ctx.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(c.remaining), static_cast<std::uint16_t>(c.queue));
     }
+    const std::uint64_t started = threadIdx.x == 0 ? globaltimer() : 0;
     for (std::uint32_t k = 0; k < c.count; ++k) {
       const Task mine = tasks[k];
       run_one(ctx, body, mine);
+    }
+    if (threadIdx.x == 0) {
+      busy_ns += globaltimer() - started;
+      ran += c.count;
+      long_tasks = busy_ns > kLongTaskNs * ran;
     }
     done += c.count;
     __syncthreads();

@@ -1,11 +1,20 @@
 // The host task pool that control threads (one per GPU) draw from (Chen et al. section 6.2).
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
 #include <span>
+#include <string>
+#include <vector>
 
+#include "gpulb/cuda/device_health.hpp"
 #include "gpulb/task.hpp"
 
 namespace gpulb::kernels::detail {
@@ -13,26 +22,108 @@ namespace gpulb::kernels::detail {
 class HostTaskPool {
  public:
   explicit HostTaskPool(std::span<const Task> tasks) : tasks_(tasks) {}
+  HostTaskPool(const HostTaskPool&) = delete;
+  HostTaskPool& operator=(const HostTaskPool&) = delete;
+  // After an abandoned kernel cudaHostUnregister would wait for it forever (as ~DeviceBuffer).
+  ~HostTaskPool() {
+    if (pinned_ && !cuda::kernel_abandoned()) cudaHostUnregister(const_cast<Task*>(tasks_.data()));
+  }
+
+  // Page-locks the pool so that the copy engine reads batches straight from it (task-queue's copy
+  // feed). Returns a note for the run: what it cost, or why the pool stays pageable (the feed then
+  // copies each batch through pinned staging memory; nothing else changes).
+  std::string pin() {
+    if (tasks_.empty() || pinned_) return {};
+    const std::uint64_t t0 = now_ns();
+    const cudaError_t e = cudaHostRegister(const_cast<Task*>(tasks_.data()), tasks_.size_bytes(), cudaHostRegisterPortable);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: clear it so later calls do not report it
+      return std::string("the task pool could not be page-locked (") + cudaGetErrorString(e) + "): batches go through staging memory";
+    }
+    pinned_ = true;
+    return "page-locked the task pool (" + std::to_string(tasks_.size_bytes() >> 20) + " MiB) in " +
+           std::to_string((now_ns() - t0) / 1000) + " us before the launch, for the copy engine";
+  }
+  bool pinned() const { return pinned_; }
+
+  // Finds the runs of at least kMinRun tasks that a range batch can stand for: each task equal to
+  // the one before it but for an id one higher. One pass over the pool before the launch; returns
+  // a note of what it found and what the pass cost.
+  static constexpr std::uint64_t kMinRun = 32;
+  std::string index_runs() {
+    const std::uint64_t t0 = now_ns();
+    runs_.clear();
+    std::uint64_t start = 0, in_runs = 0;
+    auto close = [&](std::uint64_t end) {
+      if (end - start >= kMinRun) {
+        runs_.push_back({start, end});
+        in_runs += end - start;
+      }
+    };
+    for (std::uint64_t i = 1; i < tasks_.size(); ++i) {
+      if (!continues(tasks_[i - 1], tasks_[i])) {
+        close(i);
+        start = i;
+      }
+    }
+    close(tasks_.size());
+    return std::to_string(in_runs) + " of " + std::to_string(tasks_.size()) + " tasks go as " + std::to_string(runs_.size()) +
+           " runs of consecutive ids in range batches (found in " + std::to_string((now_ns() - t0) / 1000) + " us before the launch)";
+  }
 
   struct Take {
     const Task* tasks;
     std::uint32_t n;
     std::uint64_t first;  // index of tasks[0] in the pool
+    bool range = false;   // tasks[0] stands for all n (index_runs): the batch is one descriptor
   };
-  // Up to `most` tasks, in order; n == 0 once the pool is empty.
-  Take take(std::uint32_t most) {
-    const std::uint64_t first = next_.fetch_add(most, std::memory_order_relaxed);
-    if (first >= tasks_.size()) return {nullptr, 0, first};
-    const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(most, tasks_.size() - first));
-    return {tasks_.data() + first, n, first};
+  // Up to `most` tasks, in order; n == 0 once the pool is empty. With `ranges`, a batch inside a
+  // run found by index_runs is a range, and no other batch reaches into a run.
+  Take take(std::uint32_t most, bool ranges = false) {
+    if (!ranges || runs_.empty()) {
+      const std::uint64_t first = next_.fetch_add(most, std::memory_order_relaxed);
+      if (first >= tasks_.size()) return {nullptr, 0, first};
+      const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(most, tasks_.size() - first));
+      return {tasks_.data() + first, n, first};
+    }
+    std::uint64_t first = next_.load(std::memory_order_relaxed);
+    for (;;) {
+      if (first >= tasks_.size()) return {nullptr, 0, first};
+      // The first run that ends after `first`: either `first` is inside it, or it bounds this batch.
+      const auto run = std::upper_bound(runs_.begin(), runs_.end(), first, [](std::uint64_t f, const Run& r) { return f < r.end; });
+      std::uint64_t end = tasks_.size();
+      bool range = false;
+      if (run != runs_.end()) {
+        range = run->start <= first;
+        end = range ? run->end : run->start;
+      }
+      const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(most, end - first));
+      if (next_.compare_exchange_weak(first, first + n, std::memory_order_relaxed)) return {tasks_.data() + first, n, first, range};
+    }
   }
   bool empty() const { return next_.load(std::memory_order_relaxed) >= tasks_.size(); }
   std::uint64_t level() const { return tasks_.size() - std::min<std::uint64_t>(next_.load(std::memory_order_relaxed), tasks_.size()); }
   std::uint64_t size() const { return tasks_.size(); }
 
  private:
+  static std::uint64_t now_ns();
+  // b repeats a with the next id (the bytes after `id` equal).
+  static bool continues(const Task& a, const Task& b) {
+    static_assert(offsetof(Task, id) == 0 && std::has_unique_object_representations_v<Task>, "memcmp compares all of a task but its id");
+    return b.id == a.id + 1 && std::memcmp(reinterpret_cast<const char*>(&a) + sizeof a.id, reinterpret_cast<const char*>(&b) + sizeof b.id,
+                                           sizeof(Task) - sizeof a.id) == 0;
+  }
+  struct Run {
+    std::uint64_t start, end;
+  };
+  std::vector<Run> runs_;
   std::span<const Task> tasks_;
   std::atomic<std::uint64_t> next_{0};
+  bool pinned_ = false;
 };
+
+inline std::uint64_t HostTaskPool::now_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
 
 }  // namespace gpulb::kernels::detail

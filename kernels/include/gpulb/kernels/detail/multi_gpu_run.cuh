@@ -38,8 +38,11 @@ struct GpuOutcome {
 //   workers_of(GpuSession&, const ExecPlan&) -> the worker count the body's records need there
 //   control(GpuSession&, const ExecPlan& (gpus resolved), const Body&, HostTaskPool&,
 //           std::atomic<bool>& abort_all, GpuOutcome&)
+// `pin_pool`: page-lock the pool and find its runs before the launches (HostTaskPool::pin and
+// index_runs; the task queue's copy feed).
 template <class Factory, class WorkersOf, class Control>
-ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Factory& make_body, WorkersOf&& workers_of, Control&& control) {
+ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Factory& make_body, WorkersOf&& workers_of, Control&& control,
+                       bool pin_pool = false) {
   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
   int count = 0;
   GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
@@ -64,6 +67,11 @@ ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Factory& make_b
   }
 
   HostTaskPool pool(p.tasks);
+  std::vector<std::string> pool_notes;
+  if (pin_pool) {
+    if (std::string n = pool.pin(); !n.empty()) pool_notes.push_back(std::move(n));
+    pool_notes.push_back(pool.index_runs());
+  }
   std::atomic<bool> abort_all{false};
   std::vector<GpuOutcome> outcomes(gpus);
   std::vector<std::exception_ptr> errors(gpus);
@@ -99,6 +107,7 @@ ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Factory& make_b
   if (first_failure.load() >= 0) std::rethrow_exception(errors[static_cast<std::size_t>(first_failure.load())]);
 
   ExecOutput out;
+  for (std::string& n : pool_notes) out.notes.push_back(std::move(n));
   std::uint64_t first = ~std::uint64_t{0}, last = 0;
   for (std::uint32_t g = 0; g < gpus; ++g) {
     GpuOutcome& o = outcomes[g];

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -88,6 +89,59 @@ struct MappedPublisher {
   }
 };
 
+// The modern variant's copy feed (task_queue_modern.cuh): the batch goes by the copy engine straight
+// from the task pool (pinned by the frame: no staging copy on the host) or, where the pool could
+// not be pinned, from staging; then d_written_gm and d_n_gm, all on the queue's own stream and with
+// no wait. A queue's words and staging are written again only once the device drained the queue,
+// which it can only do after these copies completed.
+struct CopyPublisher {
+  Task* d_slots;
+  TaskQueueCounters* d_counters;
+  QueueWord* h_consumed;
+  Task* h_staging;          // pinned, num_queues * capacity; null when the pool is pinned
+  std::uint32_t* h_words;   // pinned, 4 per queue: written, range, n, unused
+  const cudaStream_t* streams;  // one per queue
+  std::uint32_t capacity;
+
+  bool ready(std::uint32_t q, std::uint32_t h_written) const {
+    return system_atomic_ref<std::uint32_t>(h_consumed[q].value).load(mo::acquire) == h_written;
+  }
+  void publish(std::uint32_t q, const Task* tasks, std::uint32_t n, std::uint32_t new_written) const {
+    const Task* src = tasks;
+    if (h_staging != nullptr) {
+      Task* staging = h_staging + static_cast<std::size_t>(q) * capacity;
+      std::memcpy(static_cast<void*>(staging), tasks, n * sizeof(Task));
+      src = staging;
+    }
+    GPULB_CUDA_TRY(cudaMemcpyAsync(d_slots + static_cast<std::size_t>(q) * capacity, src, n * sizeof(Task), cudaMemcpyHostToDevice,
+                                   streams[q]));
+    publish_counters(q, n, new_written, false);
+  }
+  // A range batch (HostTaskPool::index_runs): slot 0 gets the first task, which stands for all n.
+  void publish_range(std::uint32_t q, const Task& first, std::uint32_t n, std::uint32_t new_written) const {
+    const Task* src = &first;
+    if (h_staging != nullptr) {
+      Task* staging = h_staging + static_cast<std::size_t>(q) * capacity;
+      *staging = first;
+      src = staging;
+    }
+    GPULB_CUDA_TRY(cudaMemcpyAsync(d_slots + static_cast<std::size_t>(q) * capacity, src, sizeof(Task), cudaMemcpyHostToDevice, streams[q]));
+    publish_counters(q, n, new_written, true);
+  }
+
+ private:
+  // d_written_gm with the range flag beside it (one 8-byte copy), then d_n_gm.
+  void publish_counters(std::uint32_t q, std::uint32_t n, std::uint32_t new_written, bool range) const {
+    std::uint32_t* w = h_words + 4 * static_cast<std::size_t>(q);
+    w[0] = new_written;
+    w[1] = range ? 1 : 0;
+    w[2] = n;
+    static_assert(offsetof(WrittenWord, range) == sizeof(std::uint32_t));
+    GPULB_CUDA_TRY(cudaMemcpyAsync(&d_counters[q].written, w, 2 * sizeof(std::uint32_t), cudaMemcpyHostToDevice, streams[q]));
+    GPULB_CUDA_TRY(cudaMemcpyAsync(&d_counters[q].n.value, w + 2, sizeof(std::uint32_t), cudaMemcpyHostToDevice, streams[q]));
+  }
+};
+
 // Trace segment size for a persistent block: its share of the run's events, with room for an
 // unlucky schedule, at most 1 Mi events; then the run's trace budget, shared by every GPU's blocks
 // and host track (the segments come back to host memory). GPU 0 notes a cut for all of them.
@@ -112,14 +166,20 @@ inline std::uint32_t persistent_trace_capacity(const ExecPlan& plan, std::uint64
 template <class Publisher, class WaitStep, class Halt>
 void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& pool, WaitStep&& wait_step, Halt&& halt) {
   using Batch = typename TaskQueueHost<Publisher>::Batch;
+  // Range batches where the publisher takes them (the copy feed). Batches fill each empty queue to
+  // capacity, as in the paper. Tried and measured worse on an H100 (patterns P1 and P4 0.1-0.3 ms
+  // slower, dispatch 540 against 858 M tasks/s): a small first batch per queue and guided batch
+  // sizes (at most the pool's level over 2 x queues x GPUs): with refill-when-empty every batch
+  // costs a refill bubble, and smaller batches make more of them.
+  constexpr bool ranges = requires(Publisher& p, const Task& t) { p.publish_range(0u, t, 0u, 0u); };
   while (!pool.empty()) {
     bool pool_drained = false;
     std::uint32_t q = 0;
     const std::uint32_t wrote = host.try_enqueue_from(
         [&](std::uint32_t most) {
-          const HostTaskPool::Take t = pool.take(most);
+          const HostTaskPool::Take t = pool.take(most, ranges);
           pool_drained = t.n == 0;
-          return Batch{t.tasks, t.n};
+          return Batch{t.tasks, t.n, t.range};
         },
         q);
     if (wrote > 0) {
@@ -149,14 +209,21 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
                         std::atomic<bool>& abort_all, GpuOutcome& out) {
   GPULB_CUDA_TRY(cudaSetDevice(s.device()));
   const bool modern = plan.options.variant == "modern";
+  const bool copy_feed = modern && plan.options.feed == "copy";
   const GridSize grid = task_queue_grid<Body>(s, plan);
   if (!grid.note.empty()) out.notes.push_back(grid.note);
-  const std::uint32_t num_queues = plan.options.queues, capacity = plan.options.queue_capacity;
+  const policies::TaskQueueShape shape = policies::task_queue_shape(plan.options, modern, pool.size(), plan.gpus);
+  const std::uint32_t num_queues = shape.queues, capacity = shape.capacity;
+  if (s.slot() == 0 && (plan.options.queues == 0 || plan.options.queue_capacity == 0)) {
+    out.notes.push_back("task-queue " + plan.options.variant + ": " + std::to_string(num_queues) + " queues of " + std::to_string(capacity) +
+                        " tasks per GPU (chosen; set --param queues= and queue_capacity= to override)");
+  }
 
   cuda::DeviceBuffer<Task> slots(static_cast<std::size_t>(num_queues) * capacity);
   cuda::DeviceBuffer<TaskQueueCounters> counters(num_queues);
   cuda::MappedBuffer<QueueWord> host_consumed(num_queues);
-  cuda::MappedBuffer<Task> staging(static_cast<std::size_t>(num_queues) * capacity);
+  // Staging for every feed but the copy feed from a pinned pool.
+  cuda::MappedBuffer<Task> staging(copy_feed && pool.pinned() ? 0 : static_cast<std::size_t>(num_queues) * capacity);
   cuda::DeviceBuffer<std::uint32_t> done(grid.blocks);
   const std::uint64_t share = pool.size() / std::max<std::size_t>(1, plan.gpus) + grid.blocks;
   s.allocate_trace(grid.blocks, persistent_trace_capacity(plan, share, grid.blocks, s.slot(), out.notes));
@@ -190,7 +257,28 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
 
   s.host_record(EventKind::KernelLaunch, grid.blocks);
   out.launch_ns = s.now_ns();
-  if (modern) {
+  if (copy_feed) {
+    cuda::MappedBuffer<std::uint32_t> words(4 * num_queues), halt(1);
+    cuda::DeviceBuffer<std::uint32_t> published(num_queues), halt_seen(1);
+    cuda::DeviceBuffer<std::uint64_t> last_poll(num_queues);
+    std::vector<cuda::Stream> streams(num_queues);
+    std::vector<cudaStream_t> stream_handles;
+    for (const cuda::Stream& st : streams) stream_handles.push_back(st.get());
+    const ModernFeedRef feed{nullptr, nullptr, published.get(), halt.device(), last_poll.get(), halt_seen.get(),
+                             std::min(kMaxClaim, std::max(1u, plan.options.claim))};
+    task_queue_modern_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, feed, body, s.trace_ref(), s.stop_flag(), done.get());
+    GPULB_CUDA_CHECK_LAUNCH();
+    TaskQueueHost<CopyPublisher> host(
+        CopyPublisher{slots.get(), counters.get(), host_consumed.host(), staging.host(), words.host(), stream_handles.data(), capacity},
+        num_queues, capacity);
+    feed_queues(s, host, pool, wait_step, [&] {
+      s.host_record(EventKind::Halt);
+      system_atomic_ref<std::uint32_t>(*halt.host()).store(1, mo::release);
+    });
+    while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) wait_step("waiting for the blocks to stop");
+    GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
+    for (cudaStream_t st : stream_handles) GPULB_CUDA_TRY(cudaStreamSynchronize(st));
+  } else if (modern) {
     cuda::MappedBuffer<Doorbell> doorbells(num_queues);
     cuda::MappedBuffer<std::uint32_t> halt(1);
     cuda::DeviceBuffer<std::uint32_t> published(num_queues), halt_seen(1);
@@ -253,7 +341,8 @@ struct TaskQueueDriver {
         plan, detail::TrackLayout::PerBlock, make_body,
         [](const detail::GpuSession& s, const ExecPlan& p) { return detail::task_queue_grid<Body>(s, p).blocks; },
         [](detail::GpuSession& s, const ExecPlan& p, const Body& body, detail::HostTaskPool& pool, std::atomic<bool>& abort_all,
-           detail::GpuOutcome& out) { detail::control_task_queue(s, p, body, pool, abort_all, out); });
+           detail::GpuOutcome& out) { detail::control_task_queue(s, p, body, pool, abort_all, out); },
+        plan.options.variant == "modern" && plan.options.feed == "copy");
   }
 };
 

@@ -40,8 +40,9 @@ template <class Body>
 ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
   // Per task: a queue level, begin, end, and at most one idle spell before it.
   Runtime rt(plan, 4 * plan.tasks.size() + 16);
-  const std::uint32_t num_queues = plan.options.queues;
-  const std::uint32_t capacity = plan.options.queue_capacity;
+  const policies::TaskQueueShape shape = policies::task_queue_shape(plan.options, false, plan.tasks.size(), 1);
+  const std::uint32_t num_queues = shape.queues;
+  const std::uint32_t capacity = shape.capacity;
   std::vector<Task> slots(static_cast<std::size_t>(num_queues) * capacity);
   std::vector<TaskQueueCounters> counters(num_queues);
   std::vector<QueueWord> host_consumed(num_queues);
