@@ -13,6 +13,7 @@ constexpr int kTagSteal = 10;  // empty: "send me work"
 constexpr int kTagWork = 11;   // 0..rank_chunk tasks: the answer (0: none to spare)
 constexpr int kTagToken = 12;  // Safra's token: {q, black}
 constexpr int kTagDone = 13;   // empty, from rank 0: the run is over
+constexpr int kTagAlive = 14;  // empty, to the successor on the ring: this rank still answers
 
 constexpr auto kIdlePoll = std::chrono::microseconds(50);
 
@@ -27,6 +28,7 @@ RankBalancer::RankBalancer(MPI_Comm comm, const DistributedOptions& options)
   safra_ = SafraDetector(static_cast<std::uint32_t>(rank_), static_cast<std::uint32_t>(ranks_));
   rng_.seed(0x9E3779B9u ^ static_cast<std::uint32_t>(rank_) * 0x85EBCA6Bu);
   next_ask_ = Clock::now();
+  last_beat_sent_ = heard_from_predecessor_ = Clock::now();
 }
 
 RankBalancer::~RankBalancer() {
@@ -45,6 +47,7 @@ void RankBalancer::run(HostInserter& local) {
     const bool idle = local.idle();
     if (idle && ranks_ > 1 && !asking_ && Clock::now() >= next_ask_) ask_for_work();
     if (idle && safra_.holding()) pass_token();
+    heartbeat();
     complete_sends(false);
     check_timeouts();
     if (!any) std::this_thread::sleep_for(kIdlePoll);
@@ -61,6 +64,7 @@ bool RankBalancer::poll(HostInserter& local) {
     GPULB_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &st));
     if (!flag) return any;
     any = true;
+    if (st.MPI_SOURCE == (rank_ + ranks_ - 1) % ranks_) heard_from_predecessor_ = Clock::now();
     switch (st.MPI_TAG) {
       case kTagSteal:
         GPULB_MPI_TRY(MPI_Recv(nullptr, 0, MPI_BYTE, st.MPI_SOURCE, kTagSteal, comm_, MPI_STATUS_IGNORE));
@@ -77,8 +81,11 @@ bool RankBalancer::poll(HostInserter& local) {
         GPULB_MPI_TRY(MPI_Recv(nullptr, 0, MPI_BYTE, st.MPI_SOURCE, kTagDone, comm_, MPI_STATUS_IGNORE));
         done_ = true;
         break;
+      case kTagAlive:
+        GPULB_MPI_TRY(MPI_Recv(nullptr, 0, MPI_BYTE, st.MPI_SOURCE, kTagAlive, comm_, MPI_STATUS_IGNORE));
+        break;
       default:
-        throw RunError("rank " + std::to_string(rank_) + " received a message with unknown tag " + std::to_string(st.MPI_TAG) +
+        throw RunError("received a message with unknown tag " + std::to_string(st.MPI_TAG) +
                        " from rank " + std::to_string(st.MPI_SOURCE));
     }
   }
@@ -105,13 +112,13 @@ void RankBalancer::receive_work(HostInserter& local, const MPI_Status& status) {
   const int from = status.MPI_SOURCE;
   if (bytes < 0 || bytes % static_cast<int>(sizeof(Task)) != 0 ||
       static_cast<std::size_t>(bytes) / sizeof(Task) > options_.rank_chunk) {
-    throw RunError("rank " + std::to_string(rank_) + " received " + std::to_string(bytes) + " bytes of work from rank " +
+    throw RunError("received " + std::to_string(bytes) + " bytes of work from rank " +
                    std::to_string(from) + ", not a chunk of at most " + std::to_string(options_.rank_chunk) + " tasks");
   }
   std::vector<Task> tasks(static_cast<std::size_t>(bytes) / sizeof(Task));
   GPULB_MPI_TRY(MPI_Recv(tasks.data(), bytes, MPI_BYTE, from, kTagWork, comm_, MPI_STATUS_IGNORE));
   if (!asking_ || asking_->victim != from) {
-    throw RunError("rank " + std::to_string(rank_) + " received work from rank " + std::to_string(from) + ", which it had not asked");
+    throw RunError("received work from rank " + std::to_string(from) + ", which it had not asked");
   }
   asking_.reset();
   if (tasks.empty()) {
@@ -121,7 +128,7 @@ void RankBalancer::receive_work(HostInserter& local, const MPI_Status& status) {
     next_ask_ = Clock::now() + std::chrono::microseconds(10) * (1u << empty_answers_);
     return;
   }
-  if (done_) throw RunError("rank " + std::to_string(rank_) + " received work after the run had ended (a bug of the termination)");
+  if (done_) throw RunError("received work after the run had ended (a bug of the termination)");
   safra_.received_work();
   local.insert(tasks);
   local.record(trace::EventKind::RankSteal, static_cast<std::uint32_t>(from), saturate16(tasks.size()));
@@ -173,16 +180,30 @@ void RankBalancer::complete_sends(bool wait) {
     }
     if (!wait || sends_.empty()) return;
     if (Clock::now() - start > std::chrono::milliseconds(options_.timeout_ms)) {
-      throw RunError("rank " + std::to_string(rank_) + ": " + std::to_string(sends_.size()) + " messages were not taken within " +
+      throw RunError(std::to_string(sends_.size()) + " messages were not taken within " +
                      std::to_string(options_.timeout_ms) + " ms: a rank has died or stopped answering");
     }
     std::this_thread::sleep_for(kIdlePoll);
   }
 }
 
+void RankBalancer::heartbeat() {
+  if (ranks_ < 2) return;
+  const auto now = Clock::now();
+  if (now - last_beat_sent_ >= std::chrono::milliseconds(options_.timeout_ms / 4)) {
+    send_empty((rank_ + 1) % ranks_, kTagAlive);
+    last_beat_sent_ = now;
+  }
+  if (now - heard_from_predecessor_ > std::chrono::milliseconds(options_.timeout_ms)) {
+    const int pred = (rank_ + ranks_ - 1) % ranks_;
+    throw RunError("rank " + std::to_string(pred) + " sent nothing for " +
+                   std::to_string(options_.timeout_ms) + " ms (not even its heartbeat): it has died or stopped answering");
+  }
+}
+
 void RankBalancer::check_timeouts() const {
   if (asking_ && Clock::now() - asking_->sent > std::chrono::milliseconds(options_.timeout_ms)) {
-    throw RunError("rank " + std::to_string(rank_) + ": rank " + std::to_string(asking_->victim) + " did not answer a steal request within " +
+    throw RunError("rank " + std::to_string(asking_->victim) + " did not answer a steal request within " +
                    std::to_string(options_.timeout_ms) + " ms: it has died or stopped answering");
   }
 }
@@ -208,7 +229,7 @@ void RankBalancer::drain(HostInserter& local) {
     complete_sends(false);
     check_timeouts();
     if (Clock::now() - start > std::chrono::milliseconds(options_.timeout_ms)) {
-      throw RunError("rank " + std::to_string(rank_) + ": not every rank reached the end of the run within " +
+      throw RunError("not every rank reached the end of the run within " +
                      std::to_string(options_.timeout_ms) + " ms of its termination: a rank has died or stopped answering");
     }
     if (!any) std::this_thread::sleep_for(kIdlePoll);

@@ -6,6 +6,11 @@
 // drain phase answers the requests still in flight and meets every rank at a barrier, so that no
 // message outlives the run.
 //
+// Liveness: a rank that dies is seen by mpirun, which ends the job naming it; a rank that stops
+// (SIGSTOP, a hung node) is not. So each rank sends a heartbeat to its successor on the ring every
+// timeout/4 and names its predecessor when nothing came from it for timeout_ms; a victim that does
+// not answer a steal request within timeout_ms is named too.
+//
 // Polling, not a progress thread: MPI is called from this one thread (MPI_THREAD_FUNNELED), which
 // the local run leaves free while its workers run. A poll that finds nothing sleeps 50 us, so an
 // idle host thread costs the workers little on an oversubscribed machine.
@@ -61,6 +66,7 @@ class RankBalancer {
   void send_empty(int to, int tag);
   void complete_sends(bool wait);
   void check_timeouts() const;
+  void heartbeat();
   void drain(HostInserter& local);
 
   MPI_Comm comm_;
@@ -72,6 +78,8 @@ class RankBalancer {
   Clock::time_point next_ask_;     // backoff after empty answers
   std::uint32_t empty_answers_ = 0;
   bool done_ = false;
+  Clock::time_point last_beat_sent_;
+  Clock::time_point heard_from_predecessor_;
   std::list<Outgoing> sends_;
   std::map<std::string, std::uint64_t> metrics_;
 };
