@@ -71,8 +71,10 @@ nlohmann::json summary_json(const trace::Trace& t, const trace::TraceStatistics&
                        {"name", d.name},
                        {"sm_count", d.sm_count},
                        {"workers", d.workers}});
+    if (m.ranks > 1) devices.back()["rank"] = d.rank;  // a distributed run: the level above the device
   }
   j["devices"] = devices;
+  if (m.ranks > 1) j["ranks"] = m.ranks;
   nlohmann::json workers = nlohmann::json::array();
   for (const trace::WorkerStats& w : st.per_worker) {
     workers.push_back({{"name", t.tracks[w.track].name},
