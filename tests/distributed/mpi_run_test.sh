@@ -2,6 +2,8 @@
 # Distributed runs through mpirun on the CPU backend (ctest label mpi; docs/distributed.md).
 # Usage: mpi_run_test.sh CASE GPULB MPIEXEC [MPIEXEC_FLAGS...]
 #   uts_t1_exact         UTS T1 over 4 ranks under work-stealing: rank 0 verifies the published counts
+#   nqueens_exact        N-Queens n=12 over 4 ranks: rank 0 verifies the solutions counted on every rank
+#   patterns_exact       patterns P4 over 4 ranks: every block ran once, its result checked on rank 0
 #   merged_trace         the same run's trace: 4 ranks in one file that gpulb info and export read,
 #                        tasks on every rank, steals between ranks recorded
 #   bad_arguments        a configuration that a distributed run cannot take is refused on every rank
@@ -32,6 +34,17 @@ case "$case_name" in
     stolen=$(json_value rank_tasks_stolen "$tmp/out.json" "    ")
     [ "${stolen:-0}" -gt 0 ] || fail "no task moved between ranks"
     echo "T1 over 4 ranks: verified, 4130071 tasks, $stolen tasks stolen between ranks"
+    ;;
+  nqueens_exact | patterns_exact)
+    if [ "$case_name" = nqueens_exact ]; then what=(nqueens --param n=12); else what=(patterns --param pattern=P4); fi
+    "${mpi[@]}" "$gpulb" run "${what[@]}" --policy work-stealing --backend cpu --workers 1 --distributed --json --no-trace \
+      >"$tmp/out.json" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+    [ "$(grep -c '"verified"' "$tmp/out.json")" = 1 ] || fail "expected one JSON report: $(cat "$tmp/out.json")"
+    [ "$(json_value verified "$tmp/out.json")" = true ] || fail "not verified: $(cat "$tmp/out.json")"
+    [ "$(json_value workers "$tmp/out.json")" = 4 ] || fail "workers is not 4 (1 a rank)"
+    echo "${what[0]} over 4 ranks: verified, $(json_value tasks "$tmp/out.json") tasks"
     ;;
   merged_trace)
     run_t1 -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
