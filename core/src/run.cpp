@@ -74,13 +74,18 @@ void check_requests(ScenarioInstance& instance, const Scenario& scenario, const 
 }
 
 // What a distributed run (gpulb/distribution.hpp) can run in this version: the CPU backend under a
-// policy whose host thread takes part while the workers run (work-stealing), and a scenario that
-// keeps no table indexed by task id (ranks give out spawned ids from disjoint ranges instead).
-// Every rank sees the same config, so every rank refuses alike.
-void check_distributed(const ScenarioInstance& instance, const Scenario& scenario, Backend backend, const PolicyDescriptor& policy) {
+// policy whose CPU driver balances across ranks (traits.distributed: work-stealing, task-queue),
+// and a scenario that keeps no table indexed by task id (ranks give out spawned ids from disjoint
+// ranges instead). Every rank sees the same config, so every rank refuses alike.
+void check_distributed(const ScenarioInstance& instance, const Scenario& scenario, const Registry& registry, Backend backend,
+                       const PolicyDescriptor& policy) {
   if (backend != Backend::Cpu) throw ConfigError("--distributed runs the cpu backend only in this version; use --backend cpu");
-  if (!policy.traits.host_inserts) {
-    throw ConfigError("policy '" + std::string(policy.name) + "' has no distributed version yet; use --policy work-stealing");
+  if (!policy.traits.distributed) {
+    std::string able;
+    for (const PolicyDescriptor* p : registry.policies()) {
+      if (p->traits.distributed) able += (able.empty() ? "" : ", ") + std::string(p->name);
+    }
+    throw ConfigError("policy '" + std::string(policy.name) + "' has no distributed version yet; use " + able);
   }
   if (instance.id_capacity() != 0 || instance.spawn_id_base() != 0) {
     throw ConfigError("scenario '" + scenario.name() + "' keeps a table indexed by task id, which ranks cannot share yet");
@@ -159,7 +164,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   }
   const PolicyOptions options = parse_policy_options(policy, policy_params);
   Distribution* const dist = config.distribution;
-  if (dist != nullptr) check_distributed(instance, scenario, backend, policy);
+  if (dist != nullptr) check_distributed(instance, scenario, registry, backend, policy);
   const std::vector<Task> all_tasks = instance.initial_tasks();
   // A distributed run starts from rank 0; the other ranks get their work by stealing it.
   const std::vector<Task> tasks = dist == nullptr || dist->rank() == 0 ? all_tasks : std::vector<Task>{};

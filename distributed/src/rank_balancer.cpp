@@ -42,11 +42,11 @@ RankBalancer::~RankBalancer() {
 void RankBalancer::run(HostInserter& local) {
   while (!done_) {
     local.check();
+    local.pump();
     const bool any = poll(local);
     if (done_) break;
-    const bool idle = local.idle();
-    if (idle && ranks_ > 1 && !asking_ && Clock::now() >= next_ask_) ask_for_work();
-    if (idle && safra_.holding()) pass_token();
+    if (ranks_ > 1 && !asking_ && Clock::now() >= next_ask_ && local.hungry()) ask_for_work();
+    if (safra_.holding() && local.idle()) pass_token();
     heartbeat();
     complete_sends(false);
     check_timeouts();

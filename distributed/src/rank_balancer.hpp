@@ -1,6 +1,8 @@
 // Work stealing between ranks, by message: what a rank's host thread does while its workers run
 // (MpiDistribution::balance). The official UTS's MPI work-stealing manager (uts_dm's
-// mpi_workstealing.c) works the same way: an idle rank asks one random victim rank for a chunk;
+// mpi_workstealing.c) works the same way: a rank that wants work (HostInserter::hungry: an idle
+// work-stealing run, or a task-queue host pool below one refill of its queues) asks one random
+// victim rank for a chunk;
 // the victim answers with up to rank_chunk of its oldest queued tasks, or with none; the thief
 // tries another victim after an empty answer. Termination is Safra's (safra.hpp); after it, a
 // drain phase answers the requests still in flight and meets every rank at a barrier, so that no

@@ -4,6 +4,7 @@
 #   uts_t1_exact         UTS T1 over 4 ranks under work-stealing: rank 0 verifies the published counts
 #   nqueens_exact        N-Queens n=12 over 4 ranks: rank 0 verifies the solutions counted on every rank
 #   patterns_exact       patterns P4 over 4 ranks: every block ran once, its result checked on rank 0
+#   patterns_task_queue  patterns P4 over 4 ranks under task-queue: the host pool spread over ranks
 #   merged_trace         the same run's trace: 4 ranks in one file that gpulb info and export read,
 #                        tasks on every rank, steals between ranks recorded
 #   bad_arguments        a configuration that a distributed run cannot take is refused on every rank
@@ -45,6 +46,17 @@ case "$case_name" in
     [ "$(json_value verified "$tmp/out.json")" = true ] || fail "not verified: $(cat "$tmp/out.json")"
     [ "$(json_value workers "$tmp/out.json")" = 4 ] || fail "workers is not 4 (1 a rank)"
     echo "${what[0]} over 4 ranks: verified, $(json_value tasks "$tmp/out.json") tasks"
+    ;;
+  patterns_task_queue)
+    "${mpi[@]}" "$gpulb" run patterns --param pattern=P4 --policy task-queue --backend cpu --workers 1 --distributed --json \
+      --no-trace >"$tmp/out.json" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+    [ "$(json_value verified "$tmp/out.json")" = true ] || fail "not verified: $(cat "$tmp/out.json")"
+    [ "$(json_value tasks "$tmp/out.json")" = 4096 ] || fail "tasks is not P4's 4096 blocks"
+    least=$(json_value tasks_per_worker_min "$tmp/out.json" "    ")
+    [ "${least:-0}" -gt 0 ] || fail "a rank ran no task: the pool did not reach it"
+    echo "patterns under task-queue over 4 ranks: verified, 4096 tasks, the idlest rank ran $least"
     ;;
   merged_trace)
     run_t1 -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"

@@ -72,6 +72,7 @@ std::string traits_of(const PolicyDescriptor& p) {
   add(p.traits.host_fed, "host-fed");
   add(p.traits.runs_spawned_tasks, "runs spawned tasks");
   add(p.traits.host_inserts, "host inserts during the run");
+  add(p.traits.distributed, "runs across MPI ranks (--distributed)");
   return t;
 }
 

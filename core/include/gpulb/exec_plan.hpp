@@ -48,6 +48,12 @@ class HostInserter {
   }
   // Throws RunError where a worker failed (the feed must not wait for work that will never come).
   virtual void check() {}
+  // Whether the run wants more work from elsewhere: by default when idle; a host pool (task-queue)
+  // asks while it still holds less than one refill of its queues, so that its workers never wait.
+  virtual bool hungry() const { return idle(); }
+  // The host's own periodic work while a distributed run's balancer waits for messages (task-queue:
+  // refill the workers' queues from the pool). Never blocks.
+  virtual void pump() {}
 };
 using HostFeed = std::function<void(HostInserter&)>;
 

@@ -9,7 +9,7 @@ inline const PolicyDescriptor& task_queue() {
   static const PolicyDescriptor d{
       "task-queue", "Chen et al. 2010, Algorithms 2 and 3",
       "persistent workers; host-fed queues, wait-free fetch-and-add dequeue, HALT tasks",
-      {.host_fed = true, .persistent = true},
+      {.host_fed = true, .persistent = true, .distributed = true},
       {{{"queues", "task-queue: queues per device", "2", "1..64", 1, 64, {}}, &PolicyOptions::queues},
        {{"queue_capacity", "task-queue: tasks per queue, the largest enqueue batch", "128", "1..1048576", 1, 1 << 20, {}},
         &PolicyOptions::queue_capacity},
