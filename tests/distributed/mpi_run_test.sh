@@ -59,7 +59,9 @@ case "$case_name" in
     echo "patterns under task-queue over 4 ranks: verified, 4096 tasks, the idlest rank ran $least"
     ;;
   merged_trace)
-    run_t1 -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
+    # A worker's trace segment holds at most 4 Mi events unless asked (cpu/runtime.cpp), and one
+    # worker a rank may run most of T1's 4 million nodes at 3 events a node: room for all of them.
+    run_t1 --param trace_capacity=16000000 -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
     "$gpulb" info --json "$tmp/t.gpulb" >"$tmp/info.json" || fail "gpulb info cannot read the merged trace"
     [ "$(json_value ranks "$tmp/info.json")" = 4 ] || fail "the trace does not say 4 ranks"
     for r in 0 1 2 3; do grep -q "\"name\": \"rank $r: CPU" "$tmp/info.json" || fail "no device of rank $r"; done
