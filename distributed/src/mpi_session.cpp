@@ -13,7 +13,7 @@ MpiSession::MpiSession(int& argc, char**& argv) {
   int provided = 0;
   GPULB_MPI_TRY(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
   if (provided < MPI_THREAD_FUNNELED) {
-    MPI_Finalize();
+    (void)MPI_Finalize();  // on the way to the error below, which says what matters
     throw RunError("this MPI library does not support MPI_THREAD_FUNNELED (it gave level " + std::to_string(provided) + ")");
   }
   // Errors come back as return codes (GPULB_MPI_TRY throws them) instead of aborting in the library
@@ -33,7 +33,7 @@ MpiSession::~MpiSession() {
 void MpiSession::abort(int code) {
   std::fflush(stdout);
   std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, code);
+  (void)MPI_Abort(MPI_COMM_WORLD, code);  // returns only if it failed, and then _Exit follows
   std::_Exit(code);  // MPI_Abort does not return; if it did, the process still must end
 }
 

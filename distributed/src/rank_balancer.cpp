@@ -19,6 +19,16 @@ constexpr auto kIdlePoll = std::chrono::microseconds(50);
 
 std::uint16_t saturate16(std::size_t n) { return static_cast<std::uint16_t>(std::min<std::size_t>(n, 0xFFFF)); }
 
+// A failed send names the rank it was for: with a dead peer, that is the rank to look at.
+template <class Send>
+void send_to(int rank, Send&& send) {
+  try {
+    send();
+  } catch (const RunError& e) {
+    throw RunError("sending to rank " + std::to_string(rank) + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 RankBalancer::RankBalancer(MPI_Comm comm, const DistributedOptions& options)
@@ -35,7 +45,7 @@ RankBalancer::~RankBalancer() {
   // Only after an error (run() completes every send otherwise): the requests are abandoned, the
   // job is about to be aborted.
   for (Outgoing& o : sends_) {
-    if (o.request != MPI_REQUEST_NULL) MPI_Request_free(&o.request);
+    if (o.request != MPI_REQUEST_NULL) (void)MPI_Request_free(&o.request);  // nothing to do about a failure here
   }
 }
 
@@ -156,18 +166,21 @@ void RankBalancer::pass_token() {
   Outgoing& o = sends_.emplace_back();
   o.token[0] = s.token.q;
   o.token[1] = s.token.black ? 1 : 0;
-  GPULB_MPI_TRY(MPI_Isend(o.token, 2, MPI_INT64_T, static_cast<int>(s.to), kTagToken, comm_, &o.request));
+  send_to(static_cast<int>(s.to),
+          [&] { GPULB_MPI_TRY(MPI_Isend(o.token, 2, MPI_INT64_T, static_cast<int>(s.to), kTagToken, comm_, &o.request)); });
 }
 
 void RankBalancer::send_tasks(int to, std::vector<Task> tasks) {
   Outgoing& o = sends_.emplace_back();
   o.tasks = std::move(tasks);
-  GPULB_MPI_TRY(MPI_Isend(o.tasks.data(), static_cast<int>(o.tasks.size() * sizeof(Task)), MPI_BYTE, to, kTagWork, comm_, &o.request));
+  send_to(to, [&] {
+    GPULB_MPI_TRY(MPI_Isend(o.tasks.data(), static_cast<int>(o.tasks.size() * sizeof(Task)), MPI_BYTE, to, kTagWork, comm_, &o.request));
+  });
 }
 
 void RankBalancer::send_empty(int to, int tag) {
   Outgoing& o = sends_.emplace_back();
-  GPULB_MPI_TRY(MPI_Isend(nullptr, 0, MPI_BYTE, to, tag, comm_, &o.request));
+  send_to(to, [&] { GPULB_MPI_TRY(MPI_Isend(nullptr, 0, MPI_BYTE, to, tag, comm_, &o.request)); });
 }
 
 void RankBalancer::complete_sends(bool wait) {
