@@ -10,18 +10,20 @@ cd "$root"
 # Include roots, and the layer each belongs to.
 roots=(tracing/include:tracing core/include:core core/cpu/include:core core/cuda/include:core
        kernels/include:kernels scenarios:scenarios builtin/include:builtin tools/include:tools
+       distributed/include:distributed
        viewer/model:viewer viewer/src:viewer)
 
 # What a layer may not include (the arrows of docs/architecture.md, as issue 9 states them).
 forbidden() {
   case "$1" in
-    tracing) echo "core kernels scenarios builtin tools viewer" ;;
-    core) echo "kernels scenarios builtin tools viewer" ;;
-    kernels) echo "scenarios builtin tools viewer" ;;
-    scenarios) echo "kernels builtin tools viewer" ;;
-    builtin) echo "tools viewer" ;;
+    tracing) echo "core kernels scenarios builtin tools viewer distributed" ;;
+    core) echo "kernels scenarios builtin tools viewer distributed" ;;
+    kernels) echo "scenarios builtin tools viewer distributed" ;;
+    scenarios) echo "kernels builtin tools viewer distributed" ;;
+    builtin) echo "tools viewer distributed" ;;
+    distributed) echo "kernels scenarios builtin tools viewer" ;;
     tools) echo "viewer" ;;
-    viewer) echo "kernels tools" ;;
+    viewer) echo "kernels tools distributed" ;;
     *) echo "" ;;
   esac
 }
@@ -31,7 +33,7 @@ layer_of_file() {  # the folder a source file lives in
   case "$1" in
     tracing/*) layer_found=tracing ;; core/*) layer_found=core ;; kernels/*) layer_found=kernels ;;
     scenarios/*) layer_found=scenarios ;; builtin/*) layer_found=builtin ;; tools/*) layer_found=tools ;;
-    viewer/*) layer_found=viewer ;; *) layer_found="" ;;
+    viewer/*) layer_found=viewer ;; distributed/*) layer_found=distributed ;; *) layer_found="" ;;
   esac
 }
 
@@ -62,6 +64,12 @@ while IFS= read -r file; do
           violations=$((violations + 1))
         fi
         continue ;;
+      mpi.h)
+        if [ "$layer" != distributed ]; then
+          echo "layering: $file:$line includes <$header>: only distributed/ may include MPI" >&2
+          violations=$((violations + 1))
+        fi
+        continue ;;
     esac
     layer_of_header "$file" "$header"
     if [ -n "$layer_found" ] && [[ "$banned" == *" $layer_found "* ]]; then
@@ -69,7 +77,7 @@ while IFS= read -r file; do
       violations=$((violations + 1))
     fi
   done < "$file"
-done < <(find tracing core kernels scenarios builtin tools viewer -type f \
+done < <(find tracing core kernels scenarios builtin tools viewer distributed -type f \
            \( -name '*.hpp' -o -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) 2>/dev/null | sort)
 
 if [ "$violations" -gt 0 ]; then

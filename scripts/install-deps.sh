@@ -18,7 +18,8 @@ for arg in "$@"; do
   esac
 done
 
-packages=(cmake ninja-build g++ make pkg-config libzstd-dev nlohmann-json3-dev libcli11-dev libgtest-dev libssl-dev)
+packages=(cmake ninja-build g++ make pkg-config libzstd-dev nlohmann-json3-dev libcli11-dev libgtest-dev libssl-dev
+          libopenmpi-dev openmpi-bin)  # Open MPI: gpulb run --distributed (GPULB_MPI)
 if [ "$want_viewer" = 1 ]; then
   packages+=(libglfw3-dev libimgui-dev libstb-dev libgl-dev xvfb xauth fonts-dejavu-core)
 fi

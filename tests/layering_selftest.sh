@@ -20,4 +20,11 @@ if out=$(bash "$check" "$tree" 2>&1); then
 fi
 grep -q 'core/src/bad.cpp:1 includes "gpulb/tools/format.hpp" (tools/): core/ may not use tools/' <<<"$out" ||
   { echo "selftest: the message does not name the file and the rule: $out"; exit 1; }
-echo "selftest: the check refuses core -> tools and viewer -> tools, and passes a clean tree"
+rm "$tree/core/src/bad.cpp"
+printf '#include <mpi.h>\n' > "$tree/core/src/mpi_here.cpp"
+if out=$(bash "$check" "$tree" 2>&1); then
+  echo "selftest: core including <mpi.h> passed the check"; exit 1
+fi
+grep -q 'core/src/mpi_here.cpp:1 includes <mpi.h>: only distributed/ may include MPI' <<<"$out" ||
+  { echo "selftest: the MPI message does not name the file and the rule: $out"; exit 1; }
+echo "selftest: the check refuses core -> tools, viewer -> tools and MPI outside distributed/, and passes a clean tree"

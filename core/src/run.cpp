@@ -73,6 +73,34 @@ void check_requests(ScenarioInstance& instance, const Scenario& scenario, const 
                     "' does not make; use " + (names.empty() ? std::string("a scenario that makes them") : names));
 }
 
+// What a distributed run (gpulb/distribution.hpp) can run in this version: the CPU backend under a
+// policy whose CPU driver balances across ranks (traits.distributed: work-stealing, task-queue),
+// and a scenario that keeps no table indexed by task id (ranks give out spawned ids from disjoint
+// ranges instead). Every rank sees the same config, so every rank refuses alike.
+void check_distributed(const ScenarioInstance& instance, const Scenario& scenario, const Registry& registry, Backend backend,
+                       const PolicyDescriptor& policy) {
+  if (backend != Backend::Cpu) throw ConfigError("--distributed runs the cpu backend only in this version; use --backend cpu");
+  if (!policy.traits.distributed) {
+    std::string able;
+    for (const PolicyDescriptor* p : registry.policies()) {
+      if (p->traits.distributed) able += (able.empty() ? "" : ", ") + std::string(p->name);
+    }
+    throw ConfigError("policy '" + std::string(policy.name) + "' has no distributed version yet; use " + able);
+  }
+  if (instance.id_capacity() != 0 || instance.spawn_id_base() != 0) {
+    throw ConfigError("scenario '" + scenario.name() + "' keeps a table indexed by task id, which ranks cannot share yet");
+  }
+}
+
+// Rank r's spawned ids: its own slice of the ids above the initial tasks', so that no two ranks
+// give one id out (a rank that spawns past its slice would reach its neighbour's: 2^32 / ranks
+// ids, a billion at 4 ranks, against UTS's largest tree's 111 million nodes).
+std::uint32_t rank_spawn_base(const ExecPlan& plan, const Distribution& d) {
+  const std::uint64_t first = first_spawn_id(plan);
+  const std::uint64_t slice = ((std::uint64_t{1} << 32) - first) / d.ranks();
+  return static_cast<std::uint32_t>(first + slice * d.rank());
+}
+
 }  // namespace
 
 std::string gpulb_version() { return "0.1.0"; }
@@ -135,7 +163,11 @@ RunResult run(const Registry& registry, const RunConfig& config) {
     if (takes(accepted, key)) policy_params.emplace(key, value);  // the user's value wins
   }
   const PolicyOptions options = parse_policy_options(policy, policy_params);
-  const std::vector<Task> tasks = instance.initial_tasks();
+  Distribution* const dist = config.distribution;
+  if (dist != nullptr) check_distributed(instance, scenario, registry, backend, policy);
+  const std::vector<Task> all_tasks = instance.initial_tasks();
+  // A distributed run starts from rank 0; the other ranks get their work by stealing it.
+  const std::vector<Task> tasks = dist == nullptr || dist->rank() == 0 ? all_tasks : std::vector<Task>{};
 
   ExecPlan plan;
   plan.policy = &policy;
@@ -153,9 +185,22 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   plan.id_capacity = instance.id_capacity();
   plan.requests = instance.request_stream();
   if (plan.requests != nullptr) plan.expected_tasks = plan.requests->expected_requests;
+  if (dist != nullptr) {
+    ExecPlan whole = plan;
+    whole.tasks = all_tasks;
+    plan.spawn_id_base = rank_spawn_base(whole, *dist);
+    plan.distribution = dist;
+  }
 
   ExecOutput out = bound->execute(backend, plan);
-  const Verification v = instance.verify();
+  // In a distributed run only rank 0 holds every rank's records (cpu/run_workload.hpp).
+  Verification v;
+  if (dist == nullptr || dist->rank() == 0) {
+    v = instance.verify();
+  } else {
+    v.checked = false;
+    v.message = "rank " + std::to_string(dist->rank()) + " of " + std::to_string(dist->ranks()) + ": rank 0 verifies the whole run";
+  }
 
   RunResult r;
   r.trace = std::move(out.trace);
@@ -171,6 +216,10 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   m.parameters["block_size"] = std::to_string(block_size);
   m.workers = out.workers;
   if (m.clock_source.empty()) m.clock_source = "steady_clock";
+  if (dist != nullptr) {
+    m.clock_source += "; ranks aligned to rank 0's clock by ping-pong, error at most " +
+                      std::to_string(out.metrics.count("clock_error_ns_max") ? out.metrics.at("clock_error_ns_max") : 0) + " ns";
+  }
   m.gpulb_version = gpulb_version();
   m.created_utc = utc_now_iso8601();
   m.verified = v.ok && v.checked;

@@ -120,6 +120,22 @@ TEST_F(Cli, UnknownScenarioIsRefused) {
   EXPECT_NE(o.out.find("unknown scenario 'nosuch'"), std::string::npos) << o.out;
 }
 
+// --distributed depends on the build: without MPI a clear refusal; with it, gpulb started without
+// mpirun is one rank of one (MPI's singleton start) and runs and verifies as one process does.
+TEST_F(Cli, DistributedIsRefusedWithoutMpiAndRunsAsOneRankWithIt) {
+  const Outcome o = gpulb("run uts --policy work-stealing --backend cpu --workers 1 --no-trace --distributed");
+#ifdef GPULB_CLI_HAS_MPI
+  EXPECT_EQ(o.exit_code, 0) << o.out;
+  EXPECT_NE(o.out.find("verified    yes: 4130071 nodes"), std::string::npos) << o.out;
+#else
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("--distributed needs MPI, and this gpulb was built without it"), std::string::npos) << o.out;
+#endif
+  const Outcome stray = gpulb("run uts --policy work-stealing --backend cpu --rank-chunk 5");
+  EXPECT_EQ(stray.exit_code, 2);
+  EXPECT_NE(stray.out.find("apply to --distributed runs only"), std::string::npos) << stray.out;
+}
+
 TEST_F(Cli, BadParameterIsRefusedAndNothingIsWritten) {
   const Outcome o = gpulb("run patterns --backend cpu --param pattern=P7 -o " + path("x.gpulb"));
   EXPECT_EQ(o.exit_code, 2);

@@ -46,6 +46,8 @@ TEST(EventKinds, EveryKnownKindHasItsOwnName) {
   EXPECT_STREQ(event_kind_name(EventKind::DequeLevel), "deque_level");
   EXPECT_STREQ(event_kind_name(EventKind::Transfer), "transfer");
   EXPECT_STREQ(event_kind_name(EventKind::RequestSplit), "request_split");
+  EXPECT_STREQ(event_kind_name(EventKind::RankSteal), "rank_steal");
+  EXPECT_STREQ(event_kind_name(EventKind::RankLend), "rank_lend");
 }
 
 TEST(EventKinds, KindsNewerThanThisBuildAreUnknownAndIgnored) {
@@ -101,7 +103,7 @@ TEST(EventKinds, MarkersArePointEventsOfWorkAndHostCategories) {
   }
   EXPECT_EQ(kinds_where([](const EventTraits& t) { return t.category == EventCategory::Host; }),
             (std::set<EventKind>{EventKind::HostEnqueue, EventKind::KernelLaunch, EventKind::KernelEnd, EventKind::Transfer,
-                                  EventKind::RequestSplit}));
+                                  EventKind::RequestSplit, EventKind::RankLend}));
 }
 
 // One event of every kind on one worker track: the export writes exactly the markers as instants

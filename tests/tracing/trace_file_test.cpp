@@ -60,6 +60,27 @@ TEST(TraceFile, RoundTripIsBitExact) {
   }
 }
 
+// A distributed run's trace (docs/distributed.md): the rank above each device and the number of
+// ranks survive the file; a one-process trace reads back as one rank, rank 0.
+TEST(TraceFile, RanksOfADistributedRunRoundTripAndOneProcessTracesKeepRankZero) {
+  Trace one = time_ordered(make_random_trace(4, 100));
+  const auto one_bytes = encode_trace(one);
+  Trace spread = one;
+  spread.meta.ranks = 3;
+  spread.devices.push_back(spread.devices.front());
+  spread.devices.back().rank = 2;
+  const Trace decoded = decode_trace(encode_trace(spread));
+  EXPECT_EQ(decoded.meta.ranks, 3u);
+  ASSERT_EQ(decoded.devices.size(), spread.devices.size());
+  EXPECT_EQ(decoded.devices.back().rank, 2u);
+  EXPECT_EQ(decoded.devices.front().rank, 0u);
+  EXPECT_TRUE(decoded == spread);
+  const Trace plain = decode_trace(one_bytes);
+  EXPECT_EQ(plain.meta.ranks, 1u);
+  EXPECT_TRUE(plain == one);
+  EXPECT_NE(encode_trace(spread), one_bytes);
+}
+
 TEST(TraceFile, WriteThenReadGivesTheSameTraceAndLeavesNoTemporaryFile) {
   const auto path = temp_path("roundtrip.gpulb");
   const Trace original = make_trace(4, 50, 1000, 7);

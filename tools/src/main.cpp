@@ -19,6 +19,9 @@
 #include <unistd.h>
 
 #include "gpulb/run.hpp"
+#ifdef GPULB_HAVE_MPI
+#include "gpulb/distributed/mpi_distribution.hpp"
+#endif
 #include "gpulb/builtin/lessons.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tools/format.hpp"
@@ -69,6 +72,7 @@ std::string traits_of(const PolicyDescriptor& p) {
   add(p.traits.host_fed, "host-fed");
   add(p.traits.runs_spawned_tasks, "runs spawned tasks");
   add(p.traits.host_inserts, "host inserts during the run");
+  add(p.traits.distributed, "runs across MPI ranks (--distributed)");
   return t;
 }
 
@@ -141,6 +145,9 @@ struct RunArgs {
   std::string trace_memory;  // empty: the default budget
   bool json = false;
   bool no_trace = false;
+  bool distributed = false;        // one rank of `mpirun -np N gpulb run ... --distributed`
+  std::uint32_t rank_chunk = 20;   // tasks a thief rank asks for
+  std::uint32_t rank_timeout_ms = 5000;
 };
 
 // A progress line on stderr, only on a terminal and only once a run has taken a second.
@@ -231,8 +238,11 @@ void print_untraced_summary(const RunResult& r) {
   for (const std::string& n : r.notes) std::cout << "note        " << n << "\n";
 }
 
-int cmd_run(const RunArgs& a) {
+// `dist`: this process is one rank of a distributed run; rank 0 alone reports and writes the trace.
+int cmd_run(const RunArgs& a, Distribution* dist = nullptr) {
+  const bool reports = dist == nullptr || dist->rank() == 0;
   RunConfig cfg;
+  cfg.distribution = dist;
   cfg.scenario = a.scenario;
   cfg.policy = a.policy;
   if (!a.backend.empty()) cfg.backend = parse_backend(a.backend);
@@ -247,9 +257,10 @@ int cmd_run(const RunArgs& a) {
     cfg.trace_budget = *bytes;
   }
   check_output(a);
-  cfg.progress = progress_line(a.scenario + " / " + a.policy);
+  if (reports) cfg.progress = progress_line(a.scenario + " / " + a.policy);
 
   RunResult r = run(builtin::registry(), cfg);
+  if (!reports) return 0;  // rank 0 judges the run; main() hands its exit code to every rank
   if (cfg.progress) std::fprintf(stderr, "\r%80s\r", "");
   if (!a.output.empty()) trace::write_trace(a.output, r.trace);
 
@@ -265,6 +276,38 @@ int cmd_run(const RunArgs& a) {
   }
   if (!r.checked) return kExitNotChecked;
   return r.verified ? 0 : kExitNotVerified;
+}
+
+// One rank of `mpirun -np N gpulb run ... --distributed` (docs/distributed.md). Every rank parses
+// the same arguments and builds the same configuration, so a bad one is refused on every rank alike
+// (rank 0 says why, every rank exits 2); an error while running is one rank's, which names itself
+// and ends the job (MPI_Abort), since the others would wait for it.
+int cmd_run_distributed(int& argc, char**& argv, const RunArgs& a) {
+#ifdef GPULB_HAVE_MPI
+  distributed::MpiSession session(argc, argv);
+  int code = 0;
+  try {
+    distributed::DistributedOptions options;
+    options.rank_chunk = a.rank_chunk;
+    options.timeout_ms = a.rank_timeout_ms;
+    distributed::MpiDistribution dist(session, options);
+    code = cmd_run(a, &dist);
+  } catch (const ConfigError& e) {
+    if (session.rank() == 0) std::cerr << "gpulb: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const trace::OutputPathError& e) {
+    if (session.rank() == 0) std::cerr << "gpulb: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "gpulb: error: rank " << session.rank() << " of " << session.ranks() << ": " << e.what() << "\n";
+    session.abort(kExitRunFailed);
+  }
+  return session.broadcast_from_root(code);
+#else
+  (void)argc, (void)argv, (void)a;
+  throw ConfigError("--distributed needs MPI, and this gpulb was built without it (configure with -DGPULB_MPI=ON where "
+                    "Open MPI is installed: scripts/install-deps.sh installs it)");
+#endif
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -467,6 +510,10 @@ int main(int argc, char** argv) {
   run->add_flag("--json", ra.json, "Print one JSON object instead of the text summary");
   run->add_flag("--no-trace", ra.no_trace, "Do not record events (to measure tracing overhead)");
   run->add_option("--trace-memory", ra.trace_memory, "Most memory the trace segments may take (512M, 2G; default: a quarter of physical memory)");
+  run->add_flag("--distributed", ra.distributed, "One rank of a run over MPI ranks: mpirun -np N gpulb run ... --distributed (cpu backend, work-stealing; docs/distributed.md)");
+  run->add_option("--rank-chunk", ra.rank_chunk, "--distributed: tasks an idle rank steals from another at once")->check(CLI::Range(1u, 1u << 16))->capture_default_str();
+  run->add_option("--rank-timeout", ra.rank_timeout_ms, "--distributed: ms after which a rank that answers nothing is named and the job ends")
+      ->check(CLI::Range(100u, 3'600'000u))->capture_default_str();
 
   std::string info_file, info_max_memory;
   bool info_json = false;
@@ -516,7 +563,10 @@ int main(int argc, char** argv) {
 
   try {
     if (*list) return cmd_list(list_json);
-    if (*run) return cmd_run(ra);
+    if (*run && !ra.distributed && (run->count("--rank-chunk") > 0 || run->count("--rank-timeout") > 0)) {
+      throw gpulb::ConfigError("--rank-chunk and --rank-timeout apply to --distributed runs only");
+    }
+    if (*run) return ra.distributed ? cmd_run_distributed(argc, argv, ra) : cmd_run(ra);
     if (*info) return cmd_info(info_file, info_json, info_max_memory);
     if (*ex) return cmd_export(ex_file, ex_format, ex_output, ex_range, ex_max_memory);
     if (*lesson) {

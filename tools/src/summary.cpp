@@ -34,6 +34,7 @@ void print_summary(std::ostream& out, const trace::Trace& t, const trace::TraceS
       << format_ns(static_cast<double>(st.load.min_busy_ns)) << ", mean " << format_ns(st.load.mean_busy_ns) << ", max "
       << format_ns(static_cast<double>(st.load.max_busy_ns)) << ")\n";
   if (st.steals + st.failed_steals > 0) out << "steals      " << st.steals << " (failed " << st.failed_steals << ")\n";
+  if (m.ranks > 1) out << "ranks       " << m.ranks << ", " << st.rank_steals << " chunks moved between them (" << st.rank_tasks_moved << " tasks)\n";
   out << "idle polls  " << st.failed_dequeues << " failed dequeue attempts\n";
   out << "events      " << st.events << " recorded, " << st.dropped_events << " dropped"
       << (st.dropped_events ? "  (raise --param trace_capacity)" : "") << "\n";
@@ -71,8 +72,14 @@ nlohmann::json summary_json(const trace::Trace& t, const trace::TraceStatistics&
                        {"name", d.name},
                        {"sm_count", d.sm_count},
                        {"workers", d.workers}});
+    if (m.ranks > 1) devices.back()["rank"] = d.rank;  // a distributed run: the level above the device
   }
   j["devices"] = devices;
+  if (m.ranks > 1) {
+    j["ranks"] = m.ranks;
+    j["rank_steals"] = st.rank_steals;
+    j["rank_tasks_moved"] = st.rank_tasks_moved;
+  }
   nlohmann::json workers = nlohmann::json::array();
   for (const trace::WorkerStats& w : st.per_worker) {
     workers.push_back({{"name", t.tracks[w.track].name},

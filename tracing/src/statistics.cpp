@@ -63,7 +63,15 @@ TraceStatistics compute_statistics(const Trace& trace) {
     const Track& tr = trace.tracks[i];
     st.events += tr.events.size();
     st.dropped_events += tr.dropped;
-    if (tr.role == TrackRole::Host || tr.events.empty()) continue;
+    if (tr.role == TrackRole::Host) {
+      for (const Event& e : tr.events) {
+        if (e.kind != EventKind::RankSteal) continue;
+        ++st.rank_steals;
+        st.rank_tasks_moved += e.aux;
+      }
+      continue;
+    }
+    if (tr.events.empty()) continue;
 
     WorkerStats w;
     w.track = i;

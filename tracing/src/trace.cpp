@@ -20,7 +20,7 @@ bool operator==(const Event& a, const Event& b) { return std::memcmp(&a, &b, siz
 
 bool operator==(const Device& a, const Device& b) {
   return a.kind == b.kind && a.index == b.index && a.name == b.name && a.sm_count == b.sm_count &&
-         a.workers == b.workers;
+         a.workers == b.workers && a.rank == b.rank;
 }
 
 bool operator==(const Track& a, const Track& b) {
@@ -33,7 +33,7 @@ bool operator==(const RunMetadata& a, const RunMetadata& b) {
          a.parameters == b.parameters && a.workers == b.workers && a.clock_source == b.clock_source &&
          a.gpulb_version == b.gpulb_version && a.created_utc == b.created_utc &&
          a.verified == b.verified && a.checked == b.checked && a.verification == b.verification &&
-         a.result_json == b.result_json && a.makespan_ns == b.makespan_ns;
+         a.result_json == b.result_json && a.makespan_ns == b.makespan_ns && a.ranks == b.ranks;
 }
 
 bool operator==(const Trace& a, const Trace& b) {

@@ -144,7 +144,10 @@ nlohmann::json metadata_to_json(const Trace& t) {
                             {"name", d.name},
                             {"sm_count", d.sm_count},
                             {"workers", d.workers}});
+    // Written only for a distributed run's devices, so that one-process files stay as they were.
+    if (d.rank != 0) j["devices"].back()["rank"] = d.rank;
   }
+  if (m.ranks != 1) j["ranks"] = m.ranks;
   return j;
 }
 
@@ -187,6 +190,7 @@ void metadata_from_json(const nlohmann::json& j, Trace& t) {
   m.verification = j.at("verification").get<std::string>();
   m.result_json = j.at("result_json").get<std::string>();
   m.makespan_ns = unsigned_field<std::uint64_t>(j, "makespan_ns");
+  if (j.contains("ranks")) m.ranks = unsigned_field<std::uint32_t>(j, "ranks");
   for (const auto& d : j.at("devices")) {
     Device dev;
     dev.kind = d.at("kind").get<std::string>() == "gpu" ? DeviceKind::Gpu : DeviceKind::Cpu;
@@ -194,6 +198,7 @@ void metadata_from_json(const nlohmann::json& j, Trace& t) {
     dev.name = d.at("name").get<std::string>();
     dev.sm_count = unsigned_field<std::uint32_t>(d, "sm_count");
     dev.workers = unsigned_field<std::uint32_t>(d, "workers");
+    if (d.contains("rank")) dev.rank = unsigned_field<std::uint32_t>(d, "rank");
     t.devices.push_back(std::move(dev));
   }
 }

@@ -111,6 +111,12 @@ std::string marker_text(const Marker& m, bool zoomed) {
     case trace::EventKind::RequestSplit:
       std::snprintf(t, sizeof t, "split: cpu %u (%.1f%%)", m.arg, m.aux / 10.0);
       break;
+    case trace::EventKind::RankSteal:
+      std::snprintf(t, sizeof t, "+%u from rank %u", m.aux, m.arg);
+      break;
+    case trace::EventKind::RankLend:
+      std::snprintf(t, sizeof t, "-%u to rank %u", m.aux, m.arg);
+      break;
     default:
       break;
   }

@@ -168,6 +168,8 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
     last = std::max(last, s.end_ns);
   }
   out.makespan_ns = last > first ? last - first : 0;
+  out.origin_ns = origin_ns_;
+  out.first_start_ns = workers_ > 0 ? first : 0;
   // Load balance: the busiest and the idlest worker's task counts (a CPU worker is its own "SM").
   std::uint64_t most = 0, least = ~std::uint64_t{0};
   for (const WorkerSlot& s : slots_) {

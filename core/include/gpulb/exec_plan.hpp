@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpulb/backend.hpp"
+#include "gpulb/distribution.hpp"
 #include "gpulb/policy.hpp"
 #include "gpulb/requests.hpp"
 #include "gpulb/task.hpp"
@@ -25,11 +26,34 @@ using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t expected
 // function receives one and may insert tasks, from the host thread, until it returns; the run ends
 // only after it has returned and every task is done. Inserted tasks keep the ids the caller gave
 // them (keep them apart from spawned ids: see ExecPlan::spawn_id_base).
+//
+// A distributed run (gpulb/distribution.hpp) also lends work out of the run and asks whether the
+// run is idle, through the same object: the host thread is where the ranks' balancing runs.
 class HostInserter {
  public:
   virtual ~HostInserter() = default;
   // Blocks while the sharing queue is full (the workers drain it).
   virtual void insert(std::span<const Task> tasks) = 0;
+  // Takes up to out.size() queued tasks (not yet running) out of the run, for another rank: they
+  // leave the run's count of outstanding tasks. Returns how many (0 where the policy cannot).
+  virtual std::uint32_t take(std::span<Task> out) {
+    (void)out;
+    return 0;
+  }
+  // True when no task the run counted is queued or running: only an insert can change that.
+  virtual bool idle() const { return false; }
+  // An event on the run's host track (a no-op where the run is not traced).
+  virtual void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) {
+    (void)kind, (void)arg, (void)aux;
+  }
+  // Throws RunError where a worker failed (the feed must not wait for work that will never come).
+  virtual void check() {}
+  // Whether the run wants more work from elsewhere: by default when idle; a host pool (task-queue)
+  // asks while it still holds less than one refill of its queues, so that its workers never wait.
+  virtual bool hungry() const { return idle(); }
+  // The host's own periodic work while a distributed run's balancer waits for messages (task-queue:
+  // refill the workers' queues from the pool). Never blocks.
+  virtual void pump() {}
 };
 using HostFeed = std::function<void(HostInserter&)>;
 
@@ -59,6 +83,9 @@ struct ExecPlan {
   // Policies that run work requests (traits.runs_requests): the scenario's request stream, which
   // produces the run's work as it goes (G-Charm; gpulb/requests.hpp). `tasks` is then empty.
   const RequestStream* requests = nullptr;
+  // A distributed run (gpulb/distribution.hpp): the CPU glue gathers the records of every rank on
+  // rank 0 before the instance collects them. Null: this process is the whole run.
+  Distribution* distribution = nullptr;
 };
 
 // Where a plan's spawned ids start (spawn_id_base, or one past the largest initial id) and the
@@ -81,6 +108,10 @@ struct ExecOutput {
   std::uint32_t workers = 0;
   std::vector<std::string> notes;  // things the user should know (a clamped grid, dropped events)
   std::uint64_t tasks_spawned = 0;   // tasks created by task bodies (included in tasks_run)
+  // The host steady clock (host_now_ns) at the trace's time 0, and the first worker's start after
+  // it: a distributed run places each rank's trace on rank 0's time axis from these.
+  std::uint64_t origin_ns = 0;
+  std::uint64_t first_start_ns = 0;
   // Policy measurements, by name, for results and benchmarks. Policies that run spawned tasks set
   //   peak_task_slots   task slots the run needed: static-list, the largest generation (each of
   //                     the two arrays needs that many); work-stealing, workers x the highest

@@ -56,6 +56,7 @@ struct PolicyTraits {
   bool persistent = false;          // persistent workers, as opposed to a block per task
   bool host_inserts = false;        // accepts ExecPlan::host_feed (host inserts during the run)
   bool runs_requests = false;       // runs a scenario's work requests (ExecPlan::requests), and only those
+  bool distributed = false;         // its CPU driver balances across ranks (ExecPlan::distribution)
 };
 
 struct PolicyDescriptor {

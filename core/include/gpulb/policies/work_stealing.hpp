@@ -12,7 +12,7 @@ inline const PolicyDescriptor& work_stealing() {
   static const PolicyDescriptor d{
       "work-stealing", "Grossman; Arora-Blumofe-Plaxton in Mohan & Gopalan",
       "persistent workers with private deques, a host-written sharing queue, stealing",
-      {.runs_spawned_tasks = true, .host_fed = true, .persistent = true, .host_inserts = true},
+      {.runs_spawned_tasks = true, .host_fed = true, .persistent = true, .host_inserts = true, .distributed = true},
       {spawn_capacity_option(),
        {{"deque_capacity", "work-stealing: tasks per worker deque", "1024", "1..16777216", 1, 1 << 24, {}},
         &PolicyOptions::deque_capacity},

@@ -31,6 +31,8 @@ enum class EventKind : std::uint8_t {
   DequeLevel = 15,    // aux: owner worker (low 16 bits), arg: tasks in the deque after the push/pop
   Transfer = 16,      // aux: 0 to the device, 1 to the host; arg: bytes (saturating) (host tracks)
   RequestSplit = 17,  // hybrid: arg: requests of the batch sent to the CPU; aux: the CPU's share of its items, per mille
+  RankSteal = 18,     // distributed: a chunk of tasks arrived from another rank; arg: victim rank, aux: tasks (saturating) (host tracks)
+  RankLend = 19,      // distributed: a chunk of tasks left for another rank; arg: thief rank, aux: tasks (saturating) (host tracks)
   Count               // keep last: the number of kinds this build knows
 };
 

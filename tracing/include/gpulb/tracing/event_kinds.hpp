@@ -67,6 +67,8 @@ GPULB_HD constexpr EventTraits event_traits(EventKind k) {
     case EventKind::DequeLevel:   return {"deque_level",    C::Level,   Z::None,   I::None,   L::Deque, false};
     case EventKind::Transfer:     return {"transfer",       C::Host,    Z::None,   I::None,   L::None,  true};
     case EventKind::RequestSplit: return {"request_split",  C::Host,    Z::None,   I::None,   L::None,  true};
+    case EventKind::RankSteal:    return {"rank_steal",     C::Steal,   Z::None,   I::None,   L::None,  true};
+    case EventKind::RankLend:     return {"rank_lend",      C::Host,    Z::None,   I::None,   L::None,  true};
     case EventKind::Count: break;
   }
   // Kinds newer than this build (a trace from a later gpulb): readers skip them.

@@ -63,6 +63,8 @@ struct TraceStatistics {
   std::uint64_t steals = 0;
   std::uint64_t failed_steals = 0;
   std::uint64_t failed_dequeues = 0;
+  std::uint64_t rank_steals = 0;  // chunks that moved between ranks (RankSteal, host tracks of a distributed run)
+  std::uint64_t rank_tasks_moved = 0;  // the tasks in them (aux, saturating per chunk)
   double efficiency = 0.0;        // busy / (workers x makespan)
   double lower_bound_ns = 0.0;    // total busy / workers: the makespan of a perfect balance
   LoadSummary load;               // over workers

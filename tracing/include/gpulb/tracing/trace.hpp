@@ -21,6 +21,7 @@ struct Device {
   std::string name;            // "NVIDIA H100 80GB HBM3", "CPU (8 threads)"
   std::uint32_t sm_count = 0;  // multiprocessors (GPU) or hardware threads (CPU)
   std::uint32_t workers = 0;   // blocks / threads that ran as workers on this device
+  std::uint32_t rank = 0;      // the process (MPI rank) that drove it: the level above the device
 };
 
 enum class TrackRole : std::uint8_t {
@@ -55,6 +56,7 @@ struct RunMetadata {
   std::string verification;   // what was checked, what failed, or why nothing was checked
   std::string result_json;    // the scenario's result object, JSON text
   std::uint64_t makespan_ns = 0;  // first worker start to last worker end, as the runtime measured
+  std::uint32_t ranks = 1;        // processes of a distributed run (devices name theirs); 1: one process
 };
 
 struct Trace {

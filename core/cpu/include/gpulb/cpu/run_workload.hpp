@@ -7,6 +7,7 @@
 
 #include "gpulb/cpu/execute.hpp"
 #include "gpulb/cpu/runtime.hpp"
+#include "gpulb/rank_merge.hpp"
 
 namespace gpulb::cpu {
 
@@ -17,6 +18,13 @@ ExecOutput run_workload(Instance& instance, const ExecPlan& plan) {
   std::vector<std::vector<typename Instance::Record>> records(1);
   records[0].resize(instance.record_count(p.workers));
   ExecOutput out = execute(p, instance.body_on(records[0].data(), instance.input().data()));
+  if (p.distribution != nullptr) {
+    // Rank 0 collects every rank's records (one array a rank, as one a GPU) and the merged
+    // output, so that the scenario's own verify() sees the whole run; other ranks keep theirs.
+    std::vector<std::vector<typename Instance::Record>> all = gather_records(*p.distribution, records[0]);
+    out = merge_rank_outputs(*p.distribution, std::move(out));
+    if (p.distribution->rank() == 0) records = std::move(all);
+  }
   instance.collect(std::move(records), p, out);
   return out;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,11 +36,63 @@ struct CpuQueuePublisher {
   }
 };
 
+// The host task pool of a distributed run (Chen et al.'s pool, spread over ranks): the tasks this
+// rank holds but has not yet put into its queues. The balancer (Distribution::balance) runs on the
+// host thread and calls pump() between messages, which moves pool tasks into whichever queue is
+// ready (Algorithm 2, without blocking); it lends from the pool's far end to a rank that asks, and
+// adds what it gets from others. Tasks in the queues stay here: they are the workers' already.
+template <class Publisher>
+class TaskPoolPort final : public HostInserter {
+ public:
+  TaskPoolPort(Runtime& rt, TaskQueueHost<Publisher>& host, std::span<const Task> initial, std::uint32_t refill)
+      : rt_(rt), host_(host), pool_(initial.begin(), initial.end()), refill_(refill) {}
+
+  void insert(std::span<const Task> tasks) override {
+    pool_.insert(pool_.end(), tasks.begin(), tasks.end());
+    rt_.host_record(EventKind::PoolLevel, static_cast<std::uint32_t>(pool_.size() - head_));
+  }
+  // At most half the pool, from its far end (the tasks this rank would reach last).
+  std::uint32_t take(std::span<Task> out) override {
+    const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(out.size(), (pool_.size() - head_) / 2));
+    std::copy(pool_.end() - n, pool_.end(), out.begin());
+    pool_.resize(pool_.size() - n);
+    if (n > 0) rt_.host_record(EventKind::PoolLevel, static_cast<std::uint32_t>(pool_.size() - head_));
+    return n;
+  }
+  // Nothing left to lend and nothing that could make more (task-queue tasks spawn nothing): what
+  // Safra's termination needs of an idle rank; the queues' tasks run on regardless.
+  bool idle() const override { return head_ == pool_.size(); }
+  bool hungry() const override { return pool_.size() - head_ < refill_; }
+  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override { rt_.host_record(kind, arg, aux); }
+  void check() override { rt_.rethrow_failure(); }
+  void pump() override {
+    while (head_ < pool_.size()) {
+      std::uint32_t q = 0;
+      const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(pool_.size() - head_, host_.capacity()));
+      const std::uint32_t wrote = host_.try_enqueue(pool_.data() + head_, n, q);
+      if (wrote == 0) return;  // every queue still busy: the next pump
+      rt_.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(q));
+      rt_.host_record(EventKind::QueueLevel, wrote, static_cast<std::uint16_t>(q));
+      head_ += wrote;
+    }
+    pool_.clear();  // all of it in the queues: start the vector over
+    head_ = 0;
+  }
+
+ private:
+  Runtime& rt_;
+  TaskQueueHost<Publisher>& host_;
+  std::vector<Task> pool_;  // [head_, size) not yet in a queue
+  std::size_t head_ = 0;
+  std::uint32_t refill_;
+};
+
 // Chen et al.: persistent workers, host-fed queues, HALT tasks.
 template <class Body>
 ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
-  // Per task: a queue level, begin, end, and at most one idle spell before it.
-  Runtime rt(plan, 4 * plan.tasks.size() + 16);
+  // Per task: a queue level, begin, end, and at most one idle spell before it. (A distributed
+  // run's other ranks start with no tasks: they are sized for the run's.)
+  Runtime rt(plan, 4 * std::max<std::uint64_t>(plan.tasks.size(), plan.distribution ? plan.expected_tasks : 0) + 16);
   const policies::TaskQueueShape shape = policies::task_queue_shape(plan.options, false, plan.tasks.size(), 1);
   const std::uint32_t num_queues = shape.queues;
   const std::uint32_t capacity = shape.capacity;
@@ -106,7 +159,13 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
     }
   };
   try {
-    enqueue_all(plan.tasks.data(), plan.tasks.size());
+    if (plan.distribution != nullptr) {
+      // Across ranks: the pool is fed and drained by the balancer until no rank holds a task.
+      TaskPoolPort<CpuQueuePublisher> pool(rt, host, plan.tasks, num_queues * capacity);
+      plan.distribution->balance(pool);
+    } else {
+      enqueue_all(plan.tasks.data(), plan.tasks.size());
+    }
     while (!host.all_empty()) {  // "check whether all queues are empty" before the HALTs
       std::this_thread::yield();
       rt.tick(queue_state);
@@ -118,7 +177,7 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
     rt.join();
     throw;
   }
-  return rt.finish("host producer", plan.tasks.size());
+  return rt.finish("host producer", plan.distribution != nullptr ? rt.tasks_done() : plan.tasks.size());
 }
 
 }  // namespace detail

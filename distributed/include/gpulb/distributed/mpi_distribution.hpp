@@ -1,0 +1,65 @@
+// A distributed run over MPI ranks: the process-wide MPI session, and the Distribution that core
+// runs with (gpulb/distribution.hpp). The only public header of distributed/; MPI's own types stay
+// in src/, so that a user of this header does not include <mpi.h>.
+//
+// What happens in a run (docs/distributed.md):
+//   1. MpiSession starts MPI (threads: FUNNELED, only the host thread of the local run calls MPI)
+//      with MPI_ERRORS_RETURN, so that every call's failure comes back to be reported.
+//   2. MpiDistribution's constructor estimates each rank's clock offset to rank 0 by ping-pong.
+//   3. gpulb::run runs the CPU backend's work-stealing on every rank; its host thread runs
+//      balance(): random-victim steals of chunks between ranks, Safra's termination (safra.hpp).
+//   4. The records and the traces meet on rank 0 (gather), which verifies and writes one trace.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "gpulb/distribution.hpp"
+
+namespace gpulb::distributed {
+
+struct DistributedOptions {
+  std::uint32_t rank_chunk = 20;    // tasks a thief rank asks for (the official UTS's chunk size)
+  std::uint32_t timeout_ms = 5000;  // a rank that answers nothing for this long is named and the job ends
+  std::uint32_t clock_rounds = 32;  // ping-pong round trips per rank for the clock offset
+};
+
+// MPI_Init_thread .. MPI_Finalize, one per process.
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  std::uint32_t rank() const { return rank_; }
+  std::uint32_t ranks() const { return ranks_; }
+  // Ends every rank of the job (MPI_Abort): after an error on one rank the others would wait for it.
+  [[noreturn]] void abort(int code);
+  // Rank 0's value on every rank (the exit code of the run that rank 0 judged).
+  int broadcast_from_root(int value);
+
+ private:
+  std::uint32_t rank_ = 0, ranks_ = 1;
+};
+
+class MpiDistribution final : public Distribution {
+ public:
+  // Collective: every rank constructs one (the clock offsets are measured here).
+  MpiDistribution(MpiSession& session, const DistributedOptions& options);
+  ~MpiDistribution() override;
+
+  std::uint32_t rank() const override;
+  std::uint32_t ranks() const override;
+  std::int64_t clock_offset_ns() const override;
+  std::uint64_t clock_error_ns() const override;
+  void balance(HostInserter& local) override;
+  std::map<std::string, std::uint64_t> metrics() const override;
+  std::vector<std::vector<std::byte>> gather(std::span<const std::byte> mine) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpulb::distributed

@@ -1,0 +1,97 @@
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "clock_sync.hpp"
+#include "deadline.hpp"
+#include "gpulb/distributed/mpi_distribution.hpp"
+#include "mpi_check.hpp"
+#include "rank_balancer.hpp"
+
+namespace gpulb::distributed {
+namespace {
+
+constexpr int kTagSize = 20;
+constexpr int kTagBytes = 21;
+constexpr std::size_t kPiece = std::size_t{1} << 30;  // MPI counts are ints: send in pieces of 1 GiB
+constexpr std::uint64_t kMostBytes = std::uint64_t{1} << 36;  // a rank's part above 64 GiB is a corrupt size
+
+}  // namespace
+
+struct MpiDistribution::Impl {
+  std::uint32_t rank = 0, ranks = 1;
+  DistributedOptions options;
+  // Separate communicators, so that the balancer's wildcard receives never see the gather's messages.
+  MPI_Comm balance_comm = MPI_COMM_NULL;
+  MPI_Comm gather_comm = MPI_COMM_NULL;
+  detail::ClockEstimate clock;
+  std::map<std::string, std::uint64_t> metrics;
+
+  // Collectives and the gather wait for every rank, and the ranks arrive after their local runs
+  // end (trace assembly and encoding take a second or two for millions of events): a generous limit.
+  std::chrono::milliseconds collective_limit() const { return std::chrono::milliseconds(std::uint64_t{options.timeout_ms} * 4); }
+  std::string who() const { return "rank " + std::to_string(rank); }
+};
+
+MpiDistribution::MpiDistribution(MpiSession& session, const DistributedOptions& options) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.rank = session.rank();
+  m.ranks = session.ranks();
+  m.options = options;
+  if (options.rank_chunk == 0) throw ConfigError("--rank-chunk must be at least 1");
+  detail::Deadline deadline(m.who() + ": meeting the other ranks (clock offsets)", m.collective_limit());
+  GPULB_MPI_TRY(MPI_Comm_dup(MPI_COMM_WORLD, &m.balance_comm));  // the duplicates keep MPI_ERRORS_RETURN
+  GPULB_MPI_TRY(MPI_Comm_dup(MPI_COMM_WORLD, &m.gather_comm));
+  m.clock = detail::estimate_clock_offset(m.gather_comm, options.clock_rounds);
+}
+
+MpiDistribution::~MpiDistribution() {
+  for (MPI_Comm* c : {&impl_->balance_comm, &impl_->gather_comm}) {
+    if (*c != MPI_COMM_NULL && MPI_Comm_free(c) != MPI_SUCCESS) std::fprintf(stderr, "gpulb: warning: %s: MPI_Comm_free failed\n", impl_->who().c_str());
+  }
+}
+
+std::uint32_t MpiDistribution::rank() const { return impl_->rank; }
+std::uint32_t MpiDistribution::ranks() const { return impl_->ranks; }
+std::int64_t MpiDistribution::clock_offset_ns() const { return impl_->clock.offset_ns; }
+std::uint64_t MpiDistribution::clock_error_ns() const { return impl_->clock.error_ns; }
+std::map<std::string, std::uint64_t> MpiDistribution::metrics() const { return impl_->metrics; }
+
+void MpiDistribution::balance(HostInserter& local) {
+  detail::RankBalancer balancer(impl_->balance_comm, impl_->options);
+  balancer.run(local);
+  impl_->metrics = balancer.metrics();
+}
+
+// Point to point, rank by rank, rather than MPI_Gatherv: parts of a few GiB (a traced run of a
+// hundred million tasks) pass MPI's int counts, and rank 0 holds one part at a time in flight.
+std::vector<std::vector<std::byte>> MpiDistribution::gather(std::span<const std::byte> mine) {
+  const Impl& m = *impl_;
+  detail::Deadline deadline(m.who() + ": gathering the ranks' results on rank 0", m.collective_limit());
+  if (m.rank != 0) {
+    const std::uint64_t size = mine.size();
+    GPULB_MPI_TRY(MPI_Send(&size, 1, MPI_UINT64_T, 0, kTagSize, m.gather_comm));
+    for (std::size_t at = 0; at < mine.size(); at += kPiece) {
+      const auto n = static_cast<int>(std::min(kPiece, mine.size() - at));
+      GPULB_MPI_TRY(MPI_Send(mine.data() + at, n, MPI_BYTE, 0, kTagBytes, m.gather_comm));
+    }
+    return {};
+  }
+  std::vector<std::vector<std::byte>> all(m.ranks);
+  all[0].assign(mine.begin(), mine.end());
+  for (std::uint32_t r = 1; r < m.ranks; ++r) {
+    const int from = static_cast<int>(r);
+    std::uint64_t size = 0;
+    GPULB_MPI_TRY(MPI_Recv(&size, 1, MPI_UINT64_T, from, kTagSize, m.gather_comm, MPI_STATUS_IGNORE));
+    if (size > kMostBytes) throw RunError("rank " + std::to_string(r) + " announced " + std::to_string(size) + " bytes of results");
+    all[r].resize(size);
+    for (std::size_t at = 0; at < size; at += kPiece) {
+      const auto n = static_cast<int>(std::min<std::uint64_t>(kPiece, size - at));
+      GPULB_MPI_TRY(MPI_Recv(all[r].data() + at, n, MPI_BYTE, from, kTagBytes, m.gather_comm, MPI_STATUS_IGNORE));
+    }
+  }
+  return all;
+}
+
+}  // namespace gpulb::distributed

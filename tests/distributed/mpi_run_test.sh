@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Distributed runs through mpirun on the CPU backend (ctest label mpi; docs/distributed.md).
+# Usage: mpi_run_test.sh CASE GPULB MPIEXEC [MPIEXEC_FLAGS...]
+#   uts_t1_exact         UTS T1 over 4 ranks under work-stealing: rank 0 verifies the published counts
+#   nqueens_exact        N-Queens n=12 over 4 ranks: rank 0 verifies the solutions counted on every rank
+#   patterns_exact       patterns P4 over 4 ranks: every block ran once, its result checked on rank 0
+#   patterns_task_queue  patterns P4 over 4 ranks under task-queue: the host pool spread over ranks
+#   merged_trace         the same run's trace: 4 ranks in one file that gpulb info reads, every task,
+#                        tasks on every rank, steals between ranks recorded
+#   bad_arguments        a configuration that a distributed run cannot take is refused on every rank
+#   stopped_rank         a rank stopped (SIGSTOP) mid-run is named, and the job ends in under 10 s
+#   killed_rank          a rank killed (SIGKILL) mid-run ends the job, named, in under 10 s
+set -uo pipefail
+case_name=$1 gpulb=$2 mpiexec=$3
+shift 3
+mpi=("$mpiexec" "$@" -np 4)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL ($case_name): $*"; exit 1; }
+run_t1() {  # 1 worker a rank: 4 ranks on CI's 2 cores are oversubscribed already
+  "${mpi[@]}" "$gpulb" run uts --param tree=T1 --policy work-stealing --backend cpu --workers 1 --distributed "$@"
+}
+# A top-level field of gpulb's indented JSON (2 spaces), or with a third argument a nested one.
+json_value() { grep -E "^${3:-  }\"$1\": " "$2" | head -1 | sed -E 's/.*: ([0-9a-z]*).*/\1/'; }
+
+case "$case_name" in
+  uts_t1_exact)
+    run_t1 --json --no-trace >"$tmp/out.json" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+    [ "$(grep -c '"verified"' "$tmp/out.json")" = 1 ] || fail "expected one JSON report (rank 0 alone reports): $(cat "$tmp/out.json")"
+    [ "$(json_value verified "$tmp/out.json")" = true ] || fail "not verified: $(cat "$tmp/out.json")"
+    [ "$(json_value tasks "$tmp/out.json")" = 4130071 ] || fail "tasks is not T1's 4130071 nodes"
+    [ "$(json_value workers "$tmp/out.json")" = 4 ] || fail "workers is not 4 (1 a rank)"
+    stolen=$(json_value rank_tasks_stolen "$tmp/out.json" "    ")
+    [ "${stolen:-0}" -gt 0 ] || fail "no task moved between ranks"
+    echo "T1 over 4 ranks: verified, 4130071 tasks, $stolen tasks stolen between ranks"
+    ;;
+  nqueens_exact | patterns_exact)
+    if [ "$case_name" = nqueens_exact ]; then what=(nqueens --param n=12); else what=(patterns --param pattern=P4); fi
+    "${mpi[@]}" "$gpulb" run "${what[@]}" --policy work-stealing --backend cpu --workers 1 --distributed --json --no-trace \
+      >"$tmp/out.json" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+    [ "$(grep -c '"verified"' "$tmp/out.json")" = 1 ] || fail "expected one JSON report: $(cat "$tmp/out.json")"
+    [ "$(json_value verified "$tmp/out.json")" = true ] || fail "not verified: $(cat "$tmp/out.json")"
+    [ "$(json_value workers "$tmp/out.json")" = 4 ] || fail "workers is not 4 (1 a rank)"
+    echo "${what[0]} over 4 ranks: verified, $(json_value tasks "$tmp/out.json") tasks"
+    ;;
+  patterns_task_queue)
+    "${mpi[@]}" "$gpulb" run patterns --param pattern=P4 --policy task-queue --backend cpu --workers 1 --distributed --json \
+      --no-trace >"$tmp/out.json" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+    [ "$(json_value verified "$tmp/out.json")" = true ] || fail "not verified: $(cat "$tmp/out.json")"
+    [ "$(json_value tasks "$tmp/out.json")" = 4096 ] || fail "tasks is not P4's 4096 blocks"
+    least=$(json_value tasks_per_worker_min "$tmp/out.json" "    ")
+    [ "${least:-0}" -gt 0 ] || fail "a rank ran no task: the pool did not reach it"
+    echo "patterns under task-queue over 4 ranks: verified, 4096 tasks, the idlest rank ran $least"
+    ;;
+  merged_trace)
+    # A worker's trace segment holds at most 4 Mi events unless asked (cpu/runtime.cpp), and one
+    # worker a rank may run most of T1's 4 million nodes at 3 events a node: room for all of them.
+    run_t1 --param trace_capacity=16000000 -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
+    "$gpulb" info --json "$tmp/t.gpulb" >"$tmp/info.json" || fail "gpulb info cannot read the merged trace"
+    [ "$(json_value ranks "$tmp/info.json")" = 4 ] || fail "the trace does not say 4 ranks"
+    for r in 0 1 2 3; do grep -q "\"name\": \"rank $r: CPU" "$tmp/info.json" || fail "no device of rank $r"; done
+    [ "$(json_value dropped_events "$tmp/info.json")" = 0 ] || fail "events were dropped: $(grep -E "^(note|events)" "$tmp/out")"
+    [ "$(json_value tasks "$tmp/info.json")" = 4130071 ] || fail "the merged trace does not hold T1's 4130071 tasks"
+    # One worker a rank, in rank order: each per-worker entry is a rank's.
+    per_rank=$(grep -E '^      "tasks": ' "$tmp/info.json" | sed -E 's/.*: ([0-9]+).*/\1/' | tr '\n' ' ')
+    [ "$(wc -w <<<"$per_rank")" = 4 ] || fail "expected 4 workers in the trace, got: $per_rank"
+    for n in $per_rank; do [ "$n" -gt 0 ] || fail "a rank ran no task in the trace: $per_rank"; done
+    # gpulb info counts the RankSteal events on the ranks' host tracks.
+    steals=$(json_value rank_steals "$tmp/info.json")
+    [ "${steals:-0}" -gt 0 ] || fail "gpulb info counts no chunk moved between ranks (rank_steal events)"
+    echo "merged trace: 4 ranks, 4130071 tasks (per rank: $per_rank), $steals chunks moved between ranks"
+    ;;
+  bad_arguments)
+    "${mpi[@]}" "$gpulb" run uts --param tree=T1 --policy static-list --backend cpu --workers 1 --distributed >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -ne 0 ] || fail "a distributed static-list run was accepted"
+    n=$(grep -c "has no distributed version yet" "$tmp/err")
+    [ "$n" = 1 ] || fail "expected the refusal once (rank 0), got $n: $(cat "$tmp/err")"
+    [ ! -s "$tmp/out" ] || fail "a refused run printed a result: $(cat "$tmp/out")"
+    "${mpi[@]}" "$gpulb" run uts --policy work-stealing --param tree=T1 --param nosuch=1 --distributed >"$tmp/out" 2>"$tmp/err"
+    [ $? -ne 0 ] && grep -q "unknown parameter 'nosuch'" "$tmp/err" || fail "an unknown parameter was not refused: $(cat "$tmp/err")"
+    "$gpulb" run uts --rank-chunk 5 >"$tmp/out" 2>"$tmp/err"
+    [ $? -eq 2 ] && grep -q "apply to --distributed runs only" "$tmp/err" || fail "--rank-chunk without --distributed was not refused"
+    echo "refused on every rank alike, said once"
+    ;;
+  stopped_rank | killed_rank)
+    signal=STOP
+    [ "$case_name" = killed_rank ] && signal=KILL
+    # Rank 2 stops (or dies) 1.5 s into a run that would take half a minute here.
+    cat >"$tmp/wrap.sh" <<WRAP
+#!/usr/bin/env bash
+if [ "\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-}}" = 2 ]; then (sleep 1.5; kill -$signal \$\$) & fi
+exec "\$@"
+WRAP
+    chmod +x "$tmp/wrap.sh"
+    start=$(date +%s%N)
+    "${mpi[@]}" "$tmp/wrap.sh" "$gpulb" run uts --param tree=T1L --policy work-stealing --backend cpu --workers 1 --distributed \
+      --no-trace --rank-timeout 2000 >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+    [ $rc -ne 0 ] || fail "the job succeeded with rank 2 $signal'ed"
+    [ "$elapsed_ms" -lt 10000 ] || fail "the job took $elapsed_ms ms to end"
+    grep -Eq "rank 2 (sent nothing|did not answer|with PID [0-9]+ on node [^ ]+ exited on signal 9)" "$tmp/err" ||
+      fail "the error does not name rank 2: $(cat "$tmp/err")"
+    echo "rank 2 $signal'ed: the job ended in $elapsed_ms ms naming it: $(grep -m1 -E 'rank 2' "$tmp/err")"
+    ;;
+  *) fail "unknown case" ;;
+esac
