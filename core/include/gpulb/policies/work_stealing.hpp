@@ -23,6 +23,10 @@ inline const PolicyDescriptor& work_stealing() {
        {{"steal_chunk", "work-stealing (cpu): most tasks one steal takes, half the victim's deque up to this; 1 is ABP's one-task steal",
          "20", "1..4096", 1, 4096, {}},
         &PolicyOptions::steal_chunk},
+       // kernels/work_stealing_multi_gpu.cuh: the owners pay a CAS per pop while their deque holds fewer than this.
+       {{"remote_chunk", "work-stealing (cuda, --gpus N > 1): most tasks one steal from another GPU's deque takes; 1 is ABP's one-task steal",
+         "1", "1..1024", 1, 1024, {}},
+        &PolicyOptions::remote_chunk},
        {{"deque_overflow", "work-stealing: a full deque spills to the overflow queue, or fails the run", "spill",
          "spill|fail", 0, 0, {"spill", "fail"}},
         &PolicyOptions::deque_overflow},
