@@ -11,7 +11,7 @@ namespace gpulb::policies {
 inline const PolicyDescriptor& work_stealing() {
   static const PolicyDescriptor d{
       "work-stealing", "Grossman; Arora-Blumofe-Plaxton in Mohan & Gopalan",
-      "persistent workers with private deques, a host-written sharing queue, stealing",
+      "persistent workers with private deques, a host-written sharing queue, stealing; CUDA --gpus N: stealing across GPUs over peer memory",
       {.runs_spawned_tasks = true, .host_fed = true, .persistent = true, .host_inserts = true},
       {spawn_capacity_option(),
        {{"deque_capacity", "work-stealing: tasks per worker deque", "1024", "1..16777216", 1, 1 << 24, {}},
