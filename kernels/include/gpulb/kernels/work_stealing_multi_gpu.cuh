@@ -471,6 +471,16 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
           GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
           out.end_ns = s.now_ns();
           s.host_record(EventKind::KernelEnd, grids[g].blocks);
+          // A block of this GPU failed the run (its blocks stopped): report it from here, so that
+          // it is the first failure and the other GPUs, whose blocks wait for tasks this GPU will
+          // never finish, are stopped now rather than by their watchdogs.
+          const DeviceFailure f = host.failure();
+          if (f.code != 0) {
+            const auto why = static_cast<DynamicFailure>(f.code);
+            const bool full = why == DynamicFailure::OverflowFull || why == DynamicFailure::DequeFull;
+            throw RunError((full ? policies::work_stealing_full_message("block", f.block, p.options) : host.common_failure_message(f)) +
+                           " (GPU " + std::to_string(g) + ")");
+          }
         } catch (...) {
           rethrow_gpu_failure(p, s.device());
         }
@@ -486,9 +496,9 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
   for (;;) {
     bool all_done = true;
     std::uint64_t progress = 0;
-    for (auto& o : outcomes) {
-      progress += o.progress.load(std::memory_order_relaxed);
-      all_done = all_done && o.finished.load();
+    for (const MgWsGpuOutcome& oc : outcomes) {
+      progress += oc.progress.load(std::memory_order_relaxed);
+      all_done = all_done && oc.finished.load();
     }
     if (plan.progress) plan.progress(progress, plan.expected_tasks);
     if (all_done) break;
@@ -509,19 +519,11 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
     DynamicHost& host = *hosts[g];
     try {
       GPULB_CUDA_TRY(cudaSetDevice(s.device()));
-      const DeviceFailure f = host.failure();
-      if (f.code != 0) {
-        const auto why = static_cast<DynamicFailure>(f.code);
-        if (why == DynamicFailure::OverflowFull || why == DynamicFailure::DequeFull) {
-          throw RunError(policies::work_stealing_full_message("block", f.block, p.options) + " (GPU " + std::to_string(g) + ")");
-        }
-        throw RunError(host.common_failure_message(f) + " (GPU " + std::to_string(g) + ")");
-      }
-      DynamicOutcome o;
-      host.collect(o, false);
-      out.tasks_run += o.tasks_run;
-      out.tasks_spawned += o.tasks_spawned;
-      gpu_tasks[g] = o.tasks_run;
+      DynamicOutcome counts;
+      host.collect(counts, false);
+      out.tasks_run += counts.tasks_run;
+      out.tasks_spawned += counts.tasks_spawned;
+      gpu_tasks[g] = counts.tasks_run;
       std::uint64_t gpu_steals = 0, gpu_remote = 0;
       for (const DynamicBlockStats& b : host.snapshot()) {
         gpu_steals += b.steals;
@@ -532,7 +534,7 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
       }
       steals += gpu_steals;
       remote_steals += gpu_remote;
-      out.metrics["gpu" + std::to_string(g) + "_tasks"] = o.tasks_run;
+      out.metrics["gpu" + std::to_string(g) + "_tasks"] = counts.tasks_run;
       out.metrics["gpu" + std::to_string(g) + "_steals"] = gpu_steals;
       out.metrics["gpu" + std::to_string(g) + "_remote_steals"] = gpu_remote;
       out.metrics["gpu" + std::to_string(g) + "_kernel_ns"] = outcomes[g].end_ns > outcomes[g].launch_ns ? outcomes[g].end_ns - outcomes[g].launch_ns : 0;
@@ -554,8 +556,6 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
         out.metrics["gpu" + std::to_string(g) + "_busy_ns"] = gpu_busy[g];
         out.trace.tracks.push_back(s.host_track("GPU " + std::to_string(s.device()) + " control thread"));
       }
-    } catch (const RunError&) {
-      throw;
     } catch (...) {
       rethrow_gpu_failure(p, s.device());
     }
