@@ -31,6 +31,9 @@ int gpu_count() { return static_cast<int>(cuda::list_devices().size()); }
 #define SKIP_WITHOUT_TWO_GPUS() \
   if (gpu_count() < 2) GTEST_SKIP() << "fewer than 2 GPUs: multi-GPU test skipped"
 
+// Both ways of taking work from another GPU (--param remote=...).
+constexpr const char* kRemotes[] = {"steal", "request"};
+
 // The GPU counts a test runs with: 2, and every GPU present where that is more.
 std::vector<std::uint32_t> gpu_settings() {
   std::vector<std::uint32_t> s{2};
@@ -103,10 +106,12 @@ std::uint64_t metric(const ExecOutput& out, const std::string& name) {
 
 TEST(GpuWorkStealingAcrossGpus, EveryTaskRunsOnceAndEveryGpuWorks) {
   SKIP_WITHOUT_TWO_GPUS();
-  for (const std::uint32_t gpus : gpu_settings()) {
+  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
     // One root on GPU 0: every other GPU lives by stealing across; small deques reset all the time.
     MultiTreeRun run(gpus, 4, 9, 2000);  // 349525 tasks
     run.plan.options.deque_capacity = 64;
+    run.plan.options.remote = remote;
     const ExecOutput out = run.run();
     run.expect_each_ran_once(out);
     EXPECT_EQ(out.trace.devices.size(), gpus);
@@ -124,9 +129,11 @@ TEST(GpuWorkStealingAcrossGpus, EveryTaskRunsOnceAndEveryGpuWorks) {
 
 TEST(GpuWorkStealingAcrossGpus, BatchStealsAcrossGpusLoseNothing) {
   SKIP_WITHOUT_TWO_GPUS();
-  for (const std::uint32_t gpus : gpu_settings()) {
+  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
     for (const char* chunk : {"4", "32"}) {
+      SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote + ", remote_chunk=" + chunk);
       MultiTreeRun run(gpus, 4, 9, 500);
+      run.plan.options.remote = remote;
       run.plan.options.remote_chunk = static_cast<std::uint32_t>(std::stoul(chunk));
       run.plan.options.deque_capacity = 256;
       const ExecOutput out = run.run();
@@ -138,18 +145,24 @@ TEST(GpuWorkStealingAcrossGpus, BatchStealsAcrossGpusLoseNothing) {
 
 TEST(GpuWorkStealingAcrossGpus, FewBlocksAndRoundRobinVictimsOnADeepNarrowTree) {
   SKIP_WITHOUT_TWO_GPUS();
-  MultiTreeRun run(2, 2, 14, 200);  // 32767 tasks, deques of one or two tasks
-  run.plan.workers = 4;             // per GPU: remote steals are a large share of all steals
-  run.plan.options.victim = "round-robin";
-  const ExecOutput out = run.run();
-  run.expect_each_ran_once(out);
-  EXPECT_GT(metric(out, "gpu1_tasks"), 0u);
+  for (const char* remote : kRemotes) {
+    SCOPED_TRACE(std::string("remote=") + remote);
+    MultiTreeRun run(2, 2, 14, 200);  // 32767 tasks, deques of one or two tasks
+    run.plan.workers = 4;             // per GPU: remote steals are a large share of all steals
+    run.plan.options.victim = "round-robin";
+    run.plan.options.remote = remote;
+    const ExecOutput out = run.run();
+    run.expect_each_ran_once(out);
+    EXPECT_GT(metric(out, "gpu1_tasks"), 0u);
+  }
 }
 
 TEST(GpuWorkStealingAcrossGpus, CrossGpuStealsAreMarkedInTheTrace) {
   SKIP_WITHOUT_TWO_GPUS();
-  for (const std::uint32_t gpus : gpu_settings()) {
+  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
     MultiTreeRun run(gpus, 4, 7, 2000);  // 21845 tasks
+    run.plan.options.remote = remote;
     run.plan.trace = true;
     run.plan.workers = 132;
     run.plan.options.trace_capacity = 1u << 16;
@@ -186,7 +199,8 @@ TEST(GpuWorkStealingAcrossGpus, CrossGpuStealsAreMarkedInTheTrace) {
 // through GPU 0's staging ring, fed by GPU 0's idle blocks and spread by stealing.
 TEST(GpuWorkStealingAcrossGpus, InitialTasksBeyondTheSharingQueuesReachEveryGpu) {
   SKIP_WITHOUT_TWO_GPUS();
-  for (const std::uint32_t gpus : gpu_settings()) {
+  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
     std::vector<Task> tasks(20000);
     for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
     ExecPlan plan;
@@ -194,6 +208,7 @@ TEST(GpuWorkStealingAcrossGpus, InitialTasksBeyondTheSharingQueuesReachEveryGpu)
     plan.gpus = gpus;
     plan.tasks = tasks;
     plan.options.sharing_capacity = 16;
+    plan.options.remote = remote;
     std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> tables;
     const ExecOutput out = kernels::execute(plan, [&](std::uint32_t) {
       tables.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(tasks.size()));
@@ -237,7 +252,10 @@ struct LateBody {
 TEST(GpuWorkStealingAcrossGpus, RunWaitsForLateHostInserts) {
   SKIP_WITHOUT_TWO_GPUS();
   constexpr std::uint32_t kLate = 3000;
+  for (const char* remote : kRemotes) {
+  SCOPED_TRACE(std::string("remote=") + remote);
   MultiTreeRun run(2, 2, 3, 0);  // 15 tasks
+  run.plan.options.remote = remote;
   run.plan.spawn_id_base = 1;
   run.plan.host_feed = [&](HostInserter& host) {
     for (std::uint32_t wave = 0; wave < 3; ++wave) {
@@ -260,6 +278,7 @@ TEST(GpuWorkStealingAcrossGpus, RunWaitsForLateHostInserts) {
     for (std::uint32_t i = 0; i < kLate; ++i) late[i] += one[i];
   }
   for (std::uint32_t i = 0; i < kLate; ++i) ASSERT_EQ(late[i], 1u) << "late task " << i;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -277,9 +296,9 @@ RunResult run_cuda(const std::string& scenario, std::uint32_t gpus, ParamMap par
 
 TEST(GpuWorkStealingAcrossGpus, UtsT1MatchesThePublishedCountsOnEveryGpuCount) {
   SKIP_WITHOUT_TWO_GPUS();
-  for (const std::uint32_t gpus : gpu_settings()) {
-    const RunResult r = run_cuda("uts", gpus, {{"tree", "T1"}, {"watchdog_ms", "60000"}});
-    EXPECT_TRUE(r.verified) << gpus << " GPUs: " << r.verification;
+  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
+    const RunResult r = run_cuda("uts", gpus, {{"tree", "T1"}, {"watchdog_ms", "60000"}, {"remote", remote}});
+    EXPECT_TRUE(r.verified) << gpus << " GPUs, remote=" << remote << ": " << r.verification;
     EXPECT_EQ(r.tasks, 4130071u);
     EXPECT_NE(r.result_json.find("gpu1_tasks"), std::string::npos) << r.result_json;
     EXPECT_NE(r.result_json.find("remote_steals"), std::string::npos) << r.result_json;
@@ -290,6 +309,8 @@ TEST(GpuWorkStealingAcrossGpus, SpawningScenariosVerify) {
   SKIP_WITHOUT_TWO_GPUS();
   for (const std::uint32_t gpus : gpu_settings()) {
     EXPECT_TRUE(run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}}).verified);
+    EXPECT_TRUE(run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}, {"remote", "request"}})
+                    .verified);
     EXPECT_TRUE(run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}}).verified);
     const RunResult q = run_cuda("nqueens", gpus, {{"n", "13"}, {"cutoff", "3"}});
     EXPECT_TRUE(q.verified) << q.verification;

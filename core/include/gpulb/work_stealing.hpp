@@ -110,16 +110,18 @@ struct PublishResult {
   std::uint32_t deque_level = 0;
 };
 
-// S: the scope of the deques and of the control words (see BasicWorkStealingDequeRef). Device: one
-// GPU, or the CPU backend (WorkStealingRef). System: a run across GPUs (kernels/
-// work_stealing_multi_gpu.cuh), where `deques` are this GPU's, `ctl` is the run's one control
-// word set in GPU 0's memory, and blocks of other GPUs steal from these deques in batches; the
-// owners then pop with the chunked pair (pop_bottom_chunked, `chunk`) and the local thieves take
-// one task with pop_top_chunk. The sharing and overflow queues stay this GPU's own (device scope).
-template <Scope S>
+// S: the scope of the deques (see BasicWorkStealingDequeRef); C: the scope of the control words.
+// Device, Device: one GPU, or the CPU backend (WorkStealingRef). In a run across GPUs (kernels/
+// work_stealing_multi_gpu.cuh) `deques` are this GPU's and `ctl` is the run's one control word set
+// in GPU 0's memory (C = System). With remote=steal blocks of other GPUs steal from these deques in
+// batches (S = System): the owners then pop with the chunked pair (pop_bottom_chunked, `chunk`)
+// and the local thieves take one task with pop_top_chunk. With remote=request only this GPU's
+// blocks touch them (S = Device, ABP as on one GPU). The sharing and overflow queues stay this
+// GPU's own (device scope).
+template <Scope S, Scope C = S>
 struct BasicWorkStealingRef {
   template <class T>
-  using atomic_ref = scoped_atomic_ref<S, T>;
+  using atomic_ref = scoped_atomic_ref<C, T>;  // the control words
 
   WorkStealingDequesRef deques;
   SharingQueueRef sharing;
@@ -255,8 +257,8 @@ inline constexpr std::uint16_t kOverflowQueueId = 1;
 
 // The trace event for a task find_task found, the same on both backends. Returns true for a
 // steal, which the caller counts.
-template <class Ctx, Scope S>
-GPULB_HD bool record_found(const Ctx& ctx, const BasicWorkStealingRef<S>& ws, const FindResult& f, std::uint16_t owner) {
+template <class Ctx, Scope S, Scope C>
+GPULB_HD bool record_found(const Ctx& ctx, const BasicWorkStealingRef<S, C>& ws, const FindResult& f, std::uint16_t owner) {
   switch (f.source) {
     case TaskSource::Own: ctx.record(trace::EventKind::DequeLevel, f.deque_level, owner); break;
     case TaskSource::Stolen: ctx.record(trace::EventKind::Steal, f.victim); return true;

@@ -69,14 +69,14 @@ inline constexpr std::uint32_t kFeedBatch = 64;
 
 // Thread 0 of an idle block: moves staged host tasks into the sharing queue if no other block is
 // doing so. Returns how many it moved (0: none staged, the queue is full, or someone else feeds).
-template <Scope S>
-__device__ std::uint32_t feed_from_host(const BasicWorkStealingRef<S>& ws, const StagingRef& st) {
+template <Scope S, Scope C>
+__device__ std::uint32_t feed_from_host(const BasicWorkStealingRef<S, C>& ws, const StagingRef& st) {
   device_atomic_ref<std::uint32_t> lock(*st.lock);
   std::uint32_t expected = 0;
   if (lock.load(mo::relaxed) != 0 || !lock.compare_exchange_strong(expected, 1, mo::acquire, mo::relaxed)) return 0;
   // acquire: the ring slots the host wrote before `written` are visible. One PCIe round trip.
   const std::uint64_t written = system_atomic_ref<std::uint64_t>(st.ctl->written).load(mo::acquire);
-  const std::uint64_t fed = scoped_atomic_ref<S, std::uint64_t>(ws.ctl->fed).load(mo::relaxed);  // ours while locked
+  const std::uint64_t fed = scoped_atomic_ref<C, std::uint64_t>(ws.ctl->fed).load(mo::relaxed);  // ours while locked
   const std::uint64_t staged = written - (fed - st.prefilled);
   std::uint32_t moved = 0;
   if (staged > 0) {

@@ -5,11 +5,26 @@
 // [SECTION] Device: the kernel (one per GPU; the one-GPU kernel's loop plus a remote steal)
 // [SECTION] Host: peer access, each GPU's memory, the frame (one control thread per GPU)
 //
+// Two ways to take work from another GPU (--param remote=...):
+//   steal    (default) the thief CASes the victim's deque over peer memory: every deque of the run
+//            is then accessed at system scope by every party, the owner included (a .gpu access on
+//            one GPU and a .sys access from another are not morally strong in the PTX model, and
+//            ABP's owner/thief race needs its Dekker pair to hold): a fence.sc.sys in each owner pop.
+//   request  Acar, Chargueraud & Rainey's private deques (PPoPP 2013) between GPUs: the thief CASes
+//            a request into the victim block's mailbox and waits; the owner polls its mailbox at
+//            every task boundary (one relaxed system-scope load of its own memory) and answers with
+//            up to remote_chunk tasks from its deque's top, written into the thief's inbox before a
+//            system-scope release of the reply. The deques stay device scope (ABP as on one GPU,
+//            local thieves included); only the mailboxes cross GPUs, at system scope by both
+//            parties. A waiting thief answers requests to itself (with nothing) so that two
+//            thieves cannot wait on each other, and stops waiting when the run is over.
+// Which is faster is for the H200s to say (docs/papers.md).
+//
 // Memory, for G GPUs:
-//   per GPU g, in g's memory:  the blocks' deques (system scope: blocks of other GPUs steal from
-//                              them, so every party, the owner included, uses system-scope
-//                              atomics); its sharing and overflow queues (device scope: only g's
-//                              blocks touch them);
+//   per GPU g, in g's memory:  the blocks' deques (system scope under remote=steal, device scope
+//                              under remote=request); its sharing and overflow queues (device
+//                              scope: only g's blocks touch them); remote=request: each block's
+//                              mailbox and inbox;
 //   GPU 0 only:                the run's one control word set (WorkStealingControl: `pending`,
 //                              `fed`, `host_end`; system scope, every GPU's blocks read or update
 //                              it), the host's staging ring and feed lock (only GPU 0's blocks feed
@@ -24,11 +39,12 @@
 //
 // Stealing: a block looks in its own deque, its GPU's sharing queue, overflow queue, then one
 // random local victim (find_task, as on one GPU); after kLocalMissesBeforeRemote failed passes in a
-// row it also tries one random block of another GPU, taking up to remote_chunk tasks (half of what
-// it sees) with one CAS on the victim's age (pop_top_chunk); the rest go onto its own deque, which
-// is empty then (its owner pop just failed and only the owner pushes). For the chunked steals the
-// owners pop with pop_bottom_chunked(remote_chunk) (work_stealing_deque.hpp, "Chunked steals"):
-// with remote_chunk = 1, the default, that is ABP's pop (no CAS above the last task).
+// row it also tries one random block of another GPU, taking up to remote_chunk tasks: under
+// remote=steal half of what it sees with one CAS on the victim's age (pop_top_chunk), the owners
+// then popping with pop_bottom_chunked(remote_chunk) (work_stealing_deque.hpp, "Chunked steals";
+// remote_chunk = 1, the default, is ABP's pop: no CAS above the last task); under remote=request
+// what the owner hands over (it keeps one task). The first task is run, the rest go onto the
+// thief's own deque, which is empty then (its owner pop just failed and only the owner pushes).
 //
 // Initial tasks: dealt round robin into the GPUs' sharing queues before the launch (task i to GPU
 // i mod G: tasks of neighbouring cost land on different GPUs), counted in `pending` then; those
@@ -78,16 +94,33 @@ inline constexpr std::uint32_t kMaxWsGpus = 8;
 inline constexpr std::uint32_t kLocalMissesBeforeRemote = 4;
 inline constexpr std::int64_t kPendingLease = 64;
 
-// Every GPU's deques, as this GPU addresses them (peer pointers; peer access is enabled).
+// remote=request: one block's mailbox, in its GPU's memory. `request` is written by thieves of
+// other GPUs (CAS 0 -> 1 + thief id) and cleared by the owner; `reply` (0 while waiting, else 1 +
+// tasks sent) and `inbox` (remote_chunk tasks) are written by the victim's owner for this block
+// as a thief. Every access to request and reply is a system-scope atomic (two GPUs touch them);
+// the inbox is plain data, written before the reply's release and read after its acquire.
+struct alignas(16) RemoteMailbox {
+  std::uint32_t request;
+  std::uint32_t reply;
+};
+__host__ __device__ constexpr std::uint32_t remote_thief_id(std::uint32_t gpu, std::uint32_t block) { return (gpu << 24) + block + 1; }
+
+// Every GPU's deques and mailboxes, as this GPU addresses them (peer pointers; peer access is on).
 struct PeerDeques {
   WorkStealingDequesRef gpu[kMaxWsGpus];
+  RemoteMailbox* mail[kMaxWsGpus] = {};  // remote=request: blocks' mailboxes of each GPU
+  Task* inbox[kMaxWsGpus] = {};          // remote=request: blocks x remote_chunk slots of each GPU
   std::uint32_t gpus = 1;
   std::uint32_t self = 0;  // this GPU's index in the run (its trace device)
 };
 
+// S: the scope of this GPU's deques: System under remote=steal (other GPUs' blocks CAS them),
+// Device under remote=request (only this GPU's blocks touch them). The control words in GPU 0's
+// memory are system scope either way.
+template <Scope S>
 struct MgWsKernelArgs {
-  BasicWorkStealingRef<Scope::System> ws;  // this GPU's deques and queues, GPU 0's control words
-  StagingRef staging;                      // GPU 0: the host's ring; elsewhere ctl == nullptr (no feeding)
+  BasicWorkStealingRef<S, Scope::System> ws;  // this GPU's deques and queues, GPU 0's control words
+  StagingRef staging;                         // GPU 0: the host's ring; elsewhere ctl == nullptr (no feeding)
   PeerDeques peers;
   VictimChoice victim = VictimChoice::Random;
   std::uint32_t remote_chunk = 1;  // <= deque_capacity and spawn_capacity (the thief's buffer)
@@ -100,15 +133,52 @@ __device__ inline std::uint32_t xorshift32(std::uint32_t& s) {
   return s;
 }
 
-template <class Body>
-__global__ void work_stealing_multi_kernel(MgWsKernelArgs w, DynamicArgs a, Body body) {
+// remote=request, the owner's side (Acar, Chargueraud & Rainey, "Scheduling Parallel Programs by
+// Work Stealing with Private Deques", PPoPP 2013: a thief asks, the owner answers at its next
+// poll). Thread 0 of block `rank` polls its mailbox at every task boundary and every idle pass:
+// one relaxed system-scope load of its own memory while nobody asks. A request is answered with up
+// to remote_chunk tasks from the top of its own deque (pop_top_chunk: the owner as a thief of its
+// own deque, while it is not pushing or popping, races only the local thieves' CAS), possibly 0.
+// Returns how many it sent (for the trace: the answer is a DequeLevel-less take).
+template <Scope S>
+__device__ std::uint32_t answer_remote_request(const MgWsKernelArgs<S>& w, std::uint32_t rank) {
+  system_atomic_ref<std::uint32_t> request(w.peers.mail[w.peers.self][rank].request);
+  const std::uint32_t id = request.load(mo::relaxed);
+  if (id == 0) return 0;
+  // acquire (fence: only on this rare path): the thief's reset of its reply, ordered before its
+  // request by its release CAS, happens before our reply below.
+  ::cuda::atomic_thread_fence(::cuda::std::memory_order_acquire, ::cuda::thread_scope_system);
+  const std::uint32_t gpu = (id - 1) >> 24, block = (id - 1) & 0xFFFFFFu;
+  Task* out = w.peers.inbox[gpu] + static_cast<std::size_t>(block) * w.remote_chunk;  // the thief's memory
+  StealResult res = StealResult::Empty;
+  std::uint32_t n = 0;
+  Task taken[1];
+  // Task by task: pop_top_chunk writes its copies before it knows they are ours, so it cannot
+  // write into the thief's inbox directly (a torn copy could be read after a later reply).
+  // The owner keeps one task to run next (its pop then needs no race for the last one).
+  while (n < w.remote_chunk && w.ws.deques.template at<S>(rank).size_hint() >= 2) {
+    if (w.ws.deques.template at<S>(rank).pop_top_chunk(taken, 1, res) != 1) {
+      if (res == StealResult::Abort) continue;  // a local thief won that task: look again
+      break;
+    }
+    out[n++] = taken[0];
+  }
+  // release: the tasks above reach the thief with its acquire of the reply.
+  system_atomic_ref<std::uint32_t>(w.peers.mail[gpu][block].reply).store(1 + n, mo::release);
+  request.store(0, mo::relaxed);  // a new request may come; it is answered at a later poll
+  return n;
+}
+
+template <class Body, Scope S>
+__global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, Body body) {
   using trace::EventKind;
+  constexpr bool kRequest = S == Scope::Device;
   __shared__ DynamicMailbox box;
   const std::uint32_t rank = blockIdx.x;
   const BlockContext ctx = a.context(rank, box);
   ctx.record(EventKind::WorkerStart, rank, static_cast<std::uint16_t>(smid()));
   // Thread 0's state (the other threads carry it unused).
-  const BasicWorkStealingRef<Scope::System> ws = w.ws;
+  const BasicWorkStealingRef<S, Scope::System> ws = w.ws;
   VictimPicker picker = VictimPicker::make(w.victim, rank);
   std::uint32_t rng = (0x9E3779B9u * (rank + 1)) ^ (0x85EBCA6Bu * (w.peers.self + 1));
   if (rng == 0) rng = 1;
@@ -122,22 +192,15 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs w, DynamicArgs a, Body
   const auto owner = static_cast<std::uint16_t>(rank);
   const bool feeds = w.staging.ctl != nullptr;
 
-  // One steal from a random block of another GPU. The tasks land in this block's spawn slots (free
-  // between tasks); the first is run, the rest pushed onto our deque (empty: see the top). Their
-  // units travel with them: `pending` does not change.
-  auto steal_remote = [&](Task& task) -> bool {
-    std::uint32_t g = xorshift32(rng) % (w.peers.gpus - 1);
-    if (g >= w.peers.self) ++g;
-    const WorkStealingDequesRef& v = w.peers.gpu[g];
-    const std::uint32_t victim = xorshift32(rng) % v.count;
-    Task* got = a.slots(rank);
-    StealResult res = StealResult::Empty;
-    const std::uint32_t k = v.template at<Scope::System>(victim).pop_top_chunk(got, w.remote_chunk, res);
-    if (k == 0) {
-      ++st.steals_failed;
-      if (!idle) ctx.record(EventKind::StealFailed, victim, trace::steal_aux_for_device(g));
-      return false;
-    }
+  // The run is over (see the top): `drained` is monotone, its loads came before this one.
+  auto finished = [&]() -> bool {
+    if (!drained) drained = ws.host_drained();
+    return drained && ws.no_pending();
+  };
+
+  // The stolen tasks are in got[0..k): the first is run, the rest pushed onto our deque (empty: our
+  // own pop just failed, and only we push). Their units travel with them: `pending` does not change.
+  auto take_stolen = [&](Task& task, const Task* got, std::uint32_t k, std::uint32_t g, std::uint32_t victim) -> bool {
     task = got[0];
     ++st.steals;
     ++st.remote_steals;
@@ -154,9 +217,53 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs w, DynamicArgs a, Body
     return true;
   };
 
+  // One steal from a random block of another GPU: Steal = found (task set), StealFailed = none,
+  // Stop = the run stopped or ended while we waited for an answer.
+  enum class Remote { Found, None, Stop, Done };
+  auto steal_remote = [&](Task& task) -> Remote {
+    std::uint32_t g = xorshift32(rng) % (w.peers.gpus - 1);
+    if (g >= w.peers.self) ++g;
+    const std::uint32_t victim = xorshift32(rng) % w.peers.gpu[g].count;
+    std::uint32_t k = 0;
+    if constexpr (kRequest) {
+      ws.flush_pending(credit);  // our spare units must not hold up the end while we wait
+      system_atomic_ref<std::uint32_t> reply(w.peers.mail[w.peers.self][rank].reply);
+      reply.store(0, mo::relaxed);  // ordered before the request by the CAS's release
+      std::uint32_t expected = 0;
+      if (system_atomic_ref<std::uint32_t>(w.peers.mail[g][victim].request)
+              .compare_exchange_strong(expected, remote_thief_id(w.peers.self, rank), mo::release, mo::relaxed)) {
+        // Wait for the answer, answering (with nothing: we are idle) whoever asks us meanwhile,
+        // so that two thieves asking each other cannot wait forever.
+        unsigned wait = kMinBackoffNs;
+        std::uint32_t r = 0;
+        while ((r = reply.load(mo::acquire)) == 0) {
+          if (a.should_stop()) return Remote::Stop;
+          answer_remote_request(w, rank);
+          // The victim may have ended (the run is over: nothing can be on its way to us).
+          if (finished()) return Remote::Done;
+          __nanosleep(wait);
+          wait = wait < kMaxBackoffNs ? 2 * wait : kMaxBackoffNs;
+        }
+        k = r - 1;
+        if (k > 0) return take_stolen(task, w.peers.inbox[w.peers.self] + static_cast<std::size_t>(rank) * w.remote_chunk, k, g, victim)
+                              ? Remote::Found
+                              : Remote::Stop;
+      }
+    } else {
+      Task* got = a.slots(rank);  // our spawn slots, free between tasks
+      StealResult res = StealResult::Empty;
+      k = w.peers.gpu[g].template at<Scope::System>(victim).pop_top_chunk(got, w.remote_chunk, res);
+      if (k > 0) return take_stolen(task, got, k, g, victim) ? Remote::Found : Remote::Stop;
+    }
+    ++st.steals_failed;
+    if (!idle) ctx.record(EventKind::StealFailed, victim, trace::steal_aux_for_device(g));
+    return Remote::None;
+  };
+
   auto find = [&](Task& task) -> WorkerAction {
     for (;;) {
       if (a.should_stop()) return WorkerAction::Stop;
+      if constexpr (kRequest) answer_remote_request(w, rank);
       const FindResult f = ws.find_task(rank, picker, task);
       bool found = f.source != TaskSource::None;
       if (found) {
@@ -166,9 +273,14 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs w, DynamicArgs a, Body
           ++st.steals_failed;
           if (!idle) ctx.record(EventKind::StealFailed, f.victim);
         }
-        if (misses < kLocalMissesBeforeRemote) ++misses;
-        else if (w.peers.gpus > 1) found = steal_remote(task);
-        if (a.should_stop()) return WorkerAction::Stop;  // steal_remote may have failed the run
+        if (misses < kLocalMissesBeforeRemote) {
+          ++misses;
+        } else if (w.peers.gpus > 1) {
+          const Remote r = steal_remote(task);
+          if (r == Remote::Stop) return WorkerAction::Stop;
+          if (r == Remote::Done) return WorkerAction::Done;
+          found = r == Remote::Found;
+        }
       }
       if (found) {
         idle = false;
@@ -187,8 +299,7 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs w, DynamicArgs a, Body
         }
       }
       ws.flush_pending(credit);
-      // `drained` is monotone: its loads (host_end, then fed) came before this one of pending.
-      if (drained && ws.no_pending()) return WorkerAction::Done;
+      if (finished()) return WorkerAction::Done;
       __nanosleep(backoff);
       backoff = backoff < kMaxBackoffNs ? 2 * backoff : kMaxBackoffNs;
     }
@@ -260,7 +371,7 @@ inline void enable_peer_access(std::uint32_t gpus) {
 
 // One GPU's deques and queues (in its memory; current device at construction).
 struct MgWsGpuState {
-  MgWsGpuState(const PolicyOptions& o, std::uint32_t blocks, std::span<const Task> prefill)
+  MgWsGpuState(const PolicyOptions& o, std::uint32_t blocks, std::span<const Task> prefill, std::uint32_t inbox_slots)
       : blocks(blocks),
         capacity(o.deque_capacity),
         deque_ctl((check_device_bytes(std::uint64_t{blocks} * o.deque_capacity * sizeof(gpulb::detail::TaskWords),
@@ -269,7 +380,9 @@ struct MgWsGpuState {
                    blocks)),
         deque_slots(std::size_t{blocks} * o.deque_capacity),
         overflow(o.overflow_capacity),
-        sharing(o.sharing_capacity, prefill) {}
+        sharing(o.sharing_capacity, prefill),
+        mail(inbox_slots ? blocks : 0),
+        inbox(std::size_t{blocks} * inbox_slots) {}
 
   WorkStealingDequesRef deques() const { return {deque_ctl.get(), deque_slots.get(), blocks, capacity}; }
 
@@ -279,6 +392,8 @@ struct MgWsGpuState {
   cuda::DeviceBuffer<gpulb::detail::TaskWords> deque_slots;
   DeviceSharingQueue overflow;
   DeviceSharingQueue sharing;
+  cuda::DeviceBuffer<RemoteMailbox> mail;  // remote=request only (zeroed: no request, no reply)
+  cuda::DeviceBuffer<Task> inbox;
 };
 
 // GPU 0's part for the whole run: the control words, the host's staging ring and its feed lock.
@@ -347,10 +462,12 @@ struct MgWsGpuOutcome {
   std::atomic<bool> finished{false};
 };
 
-template <class Factory>
+// S: the deques' scope, System for remote=steal, Device for remote=request.
+template <Scope S, class Factory>
 ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
   using trace::EventKind;
+  constexpr bool kRequest = S == Scope::Device;
   int count = 0;
   GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
   if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
@@ -383,7 +500,7 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
     try {
       GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
       sessions.push_back(std::make_unique<GpuSession>(static_cast<int>(g), g, origin));
-      grids.push_back(persistent_grid(reinterpret_cast<const void*>(&work_stealing_multi_kernel<Body>), static_cast<int>(g), p.block_size,
+      grids.push_back(persistent_grid(reinterpret_cast<const void*>(&work_stealing_multi_kernel<Body, S>), static_cast<int>(g), p.block_size,
                                       p.workers));
       if (!grids.back().note.empty()) notes.push_back("GPU " + std::to_string(g) + ": " + grids.back().note);
       total_blocks += grids.back().blocks;
@@ -398,7 +515,7 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
       GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
       GpuSession& s = *sessions[g];
       const std::uint32_t blocks = grids[g].blocks;
-      states.push_back(std::make_unique<MgWsGpuState>(o, blocks, split.shares[g]));
+      states.push_back(std::make_unique<MgWsGpuState>(o, blocks, split.shares[g], kRequest ? remote_chunk : 0));
       if (g == 0) home = std::make_unique<MgWsHome>(o, split.prefilled, split.shares[0].size());
       if (!split.shares[g].empty()) s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(split.shares[g].size()), kSharingQueueId);
       hosts.push_back(std::make_unique<DynamicHost>(s, p, blocks, abort_all));
@@ -408,16 +525,20 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
       rethrow_gpu_failure(p, static_cast<int>(g));
     }
   }
-  std::vector<MgWsKernelArgs> args(gpus);
+  std::vector<MgWsKernelArgs<S>> args(gpus);
   for (std::uint32_t g = 0; g < gpus; ++g) {
-    MgWsKernelArgs& k = args[g];
+    MgWsKernelArgs<S>& k = args[g];
     const std::uint32_t blocks = grids[g].blocks;
-    k.ws = BasicWorkStealingRef<Scope::System>{states[g]->deques(), states[g]->sharing.ref(), states[g]->overflow.ref(),
-                                               home->control.get(), blocks, o.deque_overflow == "spill", kPendingLease, remote_chunk};
+    k.ws = BasicWorkStealingRef<S, Scope::System>{states[g]->deques(), states[g]->sharing.ref(), states[g]->overflow.ref(),
+                                                  home->control.get(), blocks, o.deque_overflow == "spill", kPendingLease, remote_chunk};
     if (g == 0) k.staging = home->device_staging(split.shares[0].size());
     k.peers.gpus = gpus;
     k.peers.self = g;
-    for (std::uint32_t h = 0; h < gpus; ++h) k.peers.gpu[h] = states[h]->deques();
+    for (std::uint32_t h = 0; h < gpus; ++h) {
+      k.peers.gpu[h] = states[h]->deques();
+      k.peers.mail[h] = states[h]->mail.get();
+      k.peers.inbox[h] = states[h]->inbox.get();
+    }
     k.victim = o.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random;
     k.remote_chunk = remote_chunk;
   }
@@ -456,7 +577,7 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
           };
           s.host_record(EventKind::KernelLaunch, grids[g].blocks);
           out.launch_ns = s.now_ns();
-          work_stealing_multi_kernel<Body><<<grids[g].blocks, p.block_size, 0, s.kernel_stream()>>>(args[g], host.args(), bodies[g]);
+          work_stealing_multi_kernel<Body, S><<<grids[g].blocks, p.block_size, 0, s.kernel_stream()>>>(args[g], host.args(), bodies[g]);
           GPULB_CUDA_CHECK_LAUNCH();
           std::uint64_t inserted = 0;
           if (g == 0) {
@@ -576,7 +697,7 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
   out.metrics["tasks_per_sm_max"] = most;
   out.metrics["tasks_per_sm_min"] = per_sm.empty() ? 0 : least;
   // The per-GPU balance in words (the metrics hold the numbers).
-  std::string balance = "work-stealing across " + std::to_string(gpus) + " GPUs (" + std::to_string(remote_steals) + " of " +
+  std::string balance = "work-stealing across " + std::to_string(gpus) + " GPUs (remote=" + o.remote + "; " + std::to_string(remote_steals) + " of " +
                         std::to_string(steals) + " steals across GPUs): tasks per GPU";
   for (std::uint32_t g = 0; g < gpus; ++g) {
     const double share = out.tasks_run ? 100.0 * static_cast<double>(gpu_tasks[g]) / static_cast<double>(out.tasks_run) : 0.0;

@@ -17,7 +17,8 @@ struct WorkStealingDriver {
   static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
     if (plan.gpus > 1) {
       try {
-        return detail::run_work_stealing_on_gpus(plan, make_body);
+        if (plan.options.remote == "request") return detail::run_work_stealing_on_gpus<Scope::Device>(plan, make_body);
+        return detail::run_work_stealing_on_gpus<Scope::System>(plan, make_body);
       } catch (...) {
         detail::rethrow_gpu_failure(plan, 0);  // a CUDA error outside any one GPU's part (peer access)
       }
