@@ -42,7 +42,7 @@ std::vector<std::uint32_t> gpu_settings() {
 }
 
 // A tree of TreeBody tasks from one root, on `gpus` GPUs. Each GPU's body counts into its own table
-// in its own memory; ids interleave across GPUs (assign_child_ids_interleaved), so the tables are
+// in its own memory; ids interleave across GPUs (assign_child_ids_strided), so the tables are
 // gpus x the tree size, and exactly `total` ids must have run once, the rest never.
 struct MultiTreeRun {
   std::vector<Task> roots;

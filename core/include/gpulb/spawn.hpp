@@ -61,17 +61,17 @@ GPULB_HD inline bool assign_child_ids(Task* kids, std::uint32_t n, const Task& p
 }
 
 // assign_child_ids for a run across `stride` GPUs: each GPU counts its own children on its own
-// counter (starting at 0; no traffic between GPUs) and GPU `lane` gives out first + local * stride
-// + lane, so the GPUs' ids never collide. Ids are then unique but not dense (a GPU that spawns
-// more reaches higher ids); the limit is checked on the id itself.
-GPULB_HD inline bool assign_child_ids_interleaved(Task* kids, std::uint32_t n, const Task& parent, TaskIdCounter* ids,
-                                                  std::uint64_t id_limit, std::uint64_t first, std::uint32_t stride,
-                                                  std::uint32_t lane) {
+// counter (no traffic between GPUs), which GPU g starts at first + g and advances by n * stride
+// for n children, whose ids are base, base + stride, ...: the GPUs' ids never collide. Ids are
+// then unique but not dense (a GPU that spawns more reaches higher ids); the limit is checked on
+// the largest id given.
+GPULB_HD inline bool assign_child_ids_strided(Task* kids, std::uint32_t n, const Task& parent, TaskIdCounter* ids,
+                                              std::uint64_t id_limit, std::uint32_t stride) {
   if (n == 0) return true;
-  const std::uint64_t base = device_atomic_ref<std::uint32_t>(ids->next).fetch_add(n, mo::relaxed);
-  if (first + (base + n - 1) * stride + lane >= id_limit) return false;
+  const std::uint32_t base = device_atomic_ref<std::uint32_t>(ids->next).fetch_add(n * stride, mo::relaxed);
+  if (static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(n - 1) * stride >= id_limit) return false;
   for (std::uint32_t i = 0; i < n; ++i) {
-    kids[i].id = static_cast<std::uint32_t>(first + (base + i) * stride + lane);
+    kids[i].id = base + i * stride;
     kids[i].parent = parent.id;
     kids[i].depth = parent.depth + 1;
   }

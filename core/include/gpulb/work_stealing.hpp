@@ -129,13 +129,14 @@ struct BasicWorkStealingRef {
   WorkStealingControl* ctl = nullptr;
   std::uint32_t workers = 0;
   bool spill = true;  // a full deque spills to `overflow` (else publish fails)
-  // Units a worker takes ahead on `pending` when it must count children on the shared word
-  // (count_children): it then absorbs the next `lease` children in its credit. 0 on one GPU; in a
-  // run across GPUs it keeps the remote RMWs on GPU 0's word rare. Correct for any value: the
-  // credit stays <= 0, so pending >= the tasks outstanding (see the top).
-  std::int64_t lease = 0;
   // S == System only: the most tasks a thief from another GPU takes at once (the owners' chunk).
   std::uint32_t chunk = 1;
+  // Units a worker takes ahead on `pending` when it must count children on the shared word
+  // (count_children): it then absorbs the next `lease` children in its credit. 0 on one GPU; in a
+  // run across GPUs (control words at system scope, in GPU 0's memory) it keeps the remote RMWs on
+  // that word rare. Correct for any value: the credit stays <= 0, so pending >= the tasks
+  // outstanding (see the top). A constant, not a member: the one-GPU kernel keeps its registers.
+  static constexpr std::int64_t lease = C == Scope::System ? 64 : 0;
 
   GPULB_HD BasicWorkStealingDequeRef<S> own(std::uint32_t self) const { return deques.template at<S>(self); }
 

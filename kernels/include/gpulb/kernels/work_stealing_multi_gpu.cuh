@@ -34,7 +34,7 @@
 // (a unit counted on the counter already read passes to one not yet read), so it would need a
 // second, consistent scan (Mattern's four counters). One word is exact by construction; its
 // traffic is kept low by the per-block credits (work_stealing.hpp) plus a lease: a block that must
-// count children on the shared word takes `kPendingLease` units ahead, so it touches GPU 0's word
+// count children on the shared word takes BasicWorkStealingRef::lease (64) units ahead, so it touches GPU 0's word
 // about once per lease of net spawns, once per idle spell (the flush), and when idle to test it.
 //
 // Stealing: a block looks in its own deque, its GPU's sharing queue, overflow queue, then one
@@ -57,7 +57,7 @@
 // so pending == 0 means none is left anywhere; all RMWs are acq_rel at system scope on one word, so
 // the reader also sees every finished task's writes.
 //
-// Spawned ids: each GPU counts its own and interleaves (DynamicArgs::id_stride): no traffic
+// Spawned ids: each GPU counts its own and interleaves (assign_child_ids_strided): no traffic
 // between GPUs for ids.
 //
 // Trace: as on one GPU; a steal or failed steal from another GPU carries aux = 1 + the victim's
@@ -92,7 +92,6 @@ inline constexpr std::uint32_t kMaxWsGpus = 8;
 // Failed local passes (own deque, queues, one local victim) before a block also tries another GPU:
 // a remote steal costs a few NVLink round trips, a local one an L2 access.
 inline constexpr std::uint32_t kLocalMissesBeforeRemote = 4;
-inline constexpr std::int64_t kPendingLease = 64;
 
 // remote=request: one block's mailbox, in its GPU's memory. `request` is written by thieves of
 // other GPUs (CAS 0 -> 1 + thief id) and cleared by the owner; `reply` (0 while waiting, else 1 +
@@ -177,20 +176,23 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
   const std::uint32_t rank = blockIdx.x;
   const BlockContext ctx = a.context(rank, box);
   ctx.record(EventKind::WorkerStart, rank, static_cast<std::uint16_t>(smid()));
-  // Thread 0's state (the other threads carry it unused).
+  // Thread 0's state (the other threads carry it unused). Registers matter: a few more cost
+  // resident blocks (the one-GPU kernel's note; ptxas -v, sm_90, UTS: 64 as the one-GPU kernel).
+  // So one random state for local and remote victims, remote steals counted in global memory,
+  // the count of failed passes read off the back-off (it doubles once a failed pass), and `ws` a
+  // copy as on one GPU (a reference to the parameter took 8 more).
   const BasicWorkStealingRef<S, Scope::System> ws = w.ws;
-  VictimPicker picker = VictimPicker::make(w.victim, rank);
-  std::uint32_t rng = (0x9E3779B9u * (rank + 1)) ^ (0x85EBCA6Bu * (w.peers.self + 1));
-  if (rng == 0) rng = 1;
+  VictimPicker picker = VictimPicker::make(w.victim, rank ^ (w.peers.self << 20));
   DynamicBlockStats st{};
   st.sm = smid();
   __shared__ PendingCredit credit;  // in shared memory, as on one GPU (registers)
-  if (threadIdx.x == 0) credit.units = 0;
+  if (threadIdx.x == 0) {
+    credit.units = 0;
+    a.stats[rank].remote_steals = 0;
+  }
   bool idle = false, drained = false;
   unsigned backoff = kMinBackoffNs;
-  std::uint32_t misses = 0;
   const auto owner = static_cast<std::uint16_t>(rank);
-  const bool feeds = w.staging.ctl != nullptr;
 
   // The run is over (see the top): `drained` is monotone, its loads came before this one.
   auto finished = [&]() -> bool {
@@ -203,7 +205,7 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
   auto take_stolen = [&](Task& task, const Task* got, std::uint32_t k, std::uint32_t g, std::uint32_t victim) -> bool {
     task = got[0];
     ++st.steals;
-    ++st.remote_steals;
+    ++a.stats[rank].remote_steals;  // rare: global memory rather than a register
     ctx.record(EventKind::Steal, victim, trace::steal_aux_for_device(g));
     if (k > 1) {
       std::uint32_t level = 0;
@@ -221,9 +223,9 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
   // Stop = the run stopped or ended while we waited for an answer.
   enum class Remote { Found, None, Stop, Done };
   auto steal_remote = [&](Task& task) -> Remote {
-    std::uint32_t g = xorshift32(rng) % (w.peers.gpus - 1);
+    std::uint32_t g = xorshift32(picker.state) % (w.peers.gpus - 1);
     if (g >= w.peers.self) ++g;
-    const std::uint32_t victim = xorshift32(rng) % w.peers.gpu[g].count;
+    const std::uint32_t victim = xorshift32(picker.state) % w.peers.gpu[g].count;
     std::uint32_t k = 0;
     if constexpr (kRequest) {
       ws.flush_pending(credit);  // our spare units must not hold up the end while we wait
@@ -273,9 +275,8 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
           ++st.steals_failed;
           if (!idle) ctx.record(EventKind::StealFailed, f.victim);
         }
-        if (misses < kLocalMissesBeforeRemote) {
-          ++misses;
-        } else if (w.peers.gpus > 1) {
+        // kLocalMissesBeforeRemote failed passes in a row have doubled the back-off that often.
+        if (backoff >= (kMinBackoffNs << kLocalMissesBeforeRemote) && w.peers.gpus > 1) {
           const Remote r = steal_remote(task);
           if (r == Remote::Stop) return WorkerAction::Stop;
           if (r == Remote::Done) return WorkerAction::Done;
@@ -285,7 +286,6 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
       if (found) {
         idle = false;
         backoff = kMinBackoffNs;
-        misses = 0;
         return WorkerAction::Run;
       }
       if (st.failed_attempts != ~std::uint64_t{0}) ++st.failed_attempts;
@@ -293,7 +293,7 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
       idle = true;
       if (!drained) {
         drained = ws.host_drained();
-        if (!drained && feeds && feed_from_host(ws, w.staging) > 0) {
+        if (!drained && w.staging.ctl != nullptr && feed_from_host(ws, w.staging) > 0) {
           ctx.record(EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId);
           continue;
         }
@@ -307,7 +307,7 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
 
   auto publish = [&](const Task& task, std::uint32_t count) -> bool {
     a.task_finished(rank, ++st.tasks);
-    if (!a.take_children(task, rank, count)) return false;
+    if (!a.take_children_interleaved(task, rank, count)) return false;
     if (count == 0) {
       ws.task_done(credit);
       return true;
@@ -329,7 +329,10 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
 
   dynamic_block_loop(ctx, body, box, find, publish);
   ctx.record(EventKind::WorkerEnd, static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu : st.failed_attempts));
-  if (threadIdx.x == 0) a.stats[rank] = st;
+  if (threadIdx.x == 0) {
+    st.remote_steals = a.stats[rank].remote_steals;  // this thread's own earlier stores
+    a.stats[rank] = st;
+  }
 }
 
 namespace detail {
@@ -530,7 +533,7 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
     MgWsKernelArgs<S>& k = args[g];
     const std::uint32_t blocks = grids[g].blocks;
     k.ws = BasicWorkStealingRef<S, Scope::System>{states[g]->deques(), states[g]->sharing.ref(), states[g]->overflow.ref(),
-                                                  home->control.get(), blocks, o.deque_overflow == "spill", kPendingLease, remote_chunk};
+                                                  home->control.get(), blocks, o.deque_overflow == "spill", remote_chunk};
     if (g == 0) k.staging = home->device_staging(split.shares[0].size());
     k.peers.gpus = gpus;
     k.peers.self = g;

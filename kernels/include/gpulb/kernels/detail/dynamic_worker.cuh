@@ -90,11 +90,8 @@ struct DynamicArgs {
   DeviceFailure* failure = nullptr;
   const std::uint32_t* stop = nullptr;  // the watchdog's flag (GpuSession)
   DeviceTraceRef trace;
-  // A run across GPUs gives out interleaved ids (assign_child_ids_interleaved: id_first + local *
-  // id_stride + id_lane, `ids` counting from 0 on each GPU); id_stride 1 is one GPU's dense ids.
+  // A run across GPUs gives out interleaved ids (take_children_interleaved, assign_child_ids_strided).
   std::uint32_t id_stride = 1;
-  std::uint32_t id_lane = 0;
-  std::uint64_t id_first = 0;
 
   __device__ Task* slots(std::uint32_t rank) const { return spawn_slots + static_cast<std::size_t>(rank) * spawn_capacity; }
 
@@ -131,9 +128,20 @@ struct DynamicArgs {
       fail(DynamicFailure::SpawnCapacity, rank, parent.id, count);
       return false;
     }
-    const bool assigned = id_stride == 1 ? assign_child_ids(slots(rank), count, parent, ids, id_limit)
-                                         : assign_child_ids_interleaved(slots(rank), count, parent, ids, id_limit, id_first, id_stride, id_lane);
-    if (!assigned) {
+    if (!assign_child_ids(slots(rank), count, parent, ids, id_limit)) {
+      fail(DynamicFailure::IdCapacity, rank, parent.id, count);
+      return false;
+    }
+    return true;
+  }
+  // take_children for a run across GPUs: the ids interleave with the other GPUs' (id_stride). A
+  // function apart, so that the one-GPU kernels keep their registers.
+  __device__ bool take_children_interleaved(const Task& parent, std::uint32_t rank, std::uint32_t count) const {
+    if (count > spawn_capacity) {
+      fail(DynamicFailure::SpawnCapacity, rank, parent.id, count);
+      return false;
+    }
+    if (!assign_child_ids_strided(slots(rank), count, parent, ids, id_limit, id_stride)) {
       fail(DynamicFailure::IdCapacity, rank, parent.id, count);
       return false;
     }
@@ -277,17 +285,16 @@ class DynamicHost {
 
   DynamicArgs args() const {
     return {spawn_slots_.get(), plan_.options.spawn_capacity, ids_.get(), id_limit(plan_), stats_.get(), failure_.get(),
-            s_.stop_flag(), s_.trace_ref(), id_stride_, id_lane_, id_first_};
+            s_.stop_flag(), s_.trace_ref(), id_stride_};
   }
 
   // A run across `gpus` GPUs, this one at `lane`: its spawned ids interleave with the others'
   // (DynamicArgs::id_stride). Before the launch.
   void interleave_ids(std::uint32_t lane, std::uint32_t gpus) {
-    id_first_ = first_spawn_id(plan_);
     id_stride_ = gpus;
-    id_lane_ = lane;
-    TaskIdCounter zero;
-    ids_.upload(&zero, 1);
+    TaskIdCounter first;
+    first.next = first_spawn_id(plan_) + lane;
+    ids_.upload(&first, 1);
   }
   // The block task count the last progress poll saw (wait_step; 0 before the first).
   std::uint64_t polled() const { return polled_; }
@@ -379,8 +386,7 @@ class DynamicHost {
   Watchdog watchdog_;
   std::uint64_t last_poll_ns_ = 0;
   std::uint64_t polled_ = 0;
-  std::uint32_t id_stride_ = 1, id_lane_ = 0;
-  std::uint64_t id_first_ = 0;
+  std::uint32_t id_stride_ = 1;
 };
 
 }  // namespace detail
