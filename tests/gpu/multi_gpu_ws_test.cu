@@ -168,7 +168,7 @@ TEST(GpuWorkStealingAcrossGpus, CrossGpuStealsAreMarkedInTheTrace) {
     run.plan.options.trace_capacity = 1u << 16;
     const ExecOutput out = run.run();
     run.expect_each_ran_once(out);
-    std::uint64_t begins = 0, steals = 0, remote = 0;
+    std::uint64_t begins = 0, steals = 0, across = 0;
     std::vector<std::uint64_t> begins_per_device(gpus, 0);
     for (const trace::Track& t : out.trace.tracks) {
       EXPECT_EQ(t.dropped, 0u) << t.name;
@@ -183,14 +183,14 @@ TEST(GpuWorkStealingAcrossGpus, CrossGpuStealsAreMarkedInTheTrace) {
         const std::uint32_t victim_device = trace::steal_victim_device(e, t.device);
         ASSERT_LT(victim_device, gpus) << t.name;
         EXPECT_LT(e.arg, out.trace.devices[victim_device].workers) << t.name;
-        if (trace::steal_crosses_devices(e, t.device)) ++remote;
+        if (trace::steal_crosses_devices(e, t.device)) ++across;
       }
     }
     EXPECT_EQ(begins, run.total);
     for (std::uint32_t g = 0; g < gpus; ++g) EXPECT_GT(begins_per_device[g], 0u) << "GPU " << g;
     EXPECT_EQ(steals, metric(out, "steals"));
-    EXPECT_EQ(remote, metric(out, "remote_steals"));
-    EXPECT_GT(remote, 0u);
+    EXPECT_EQ(across, metric(out, "remote_steals"));
+    EXPECT_GT(across, 0u);
     for (std::uint32_t g = 0; g < gpus; ++g) EXPECT_GT(metric(out, "gpu" + std::to_string(g) + "_busy_ns"), 0u);
   }
 }
