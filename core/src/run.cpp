@@ -158,6 +158,11 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   if (const std::string why = instance.unsupported_under(policy); !why.empty()) {
     throw ConfigError("scenario '" + scenario.name() + "' cannot run under policy '" + std::string(policy.name) + "': " + why);
   }
+  // A table per task id (id_capacity) is one array the bodies update by id, but each GPU of a run
+  // gets its own record array, and a run across GPUs interleaves spawned ids (gpulb/spawn.hpp).
+  if (backend == Backend::Cuda && config.gpus > 1 && instance.spawns() && instance.id_capacity() != 0) {
+    throw ConfigError("scenario '" + scenario.name() + "' keeps a table per task id in one GPU's memory, which a run across GPUs would split; use --gpus 1");
+  }
   const std::vector<const OptionSpec*> accepted = options_of(policy);
   for (const auto& [key, value] : instance.policy_defaults(policy)) {
     if (takes(accepted, key)) policy_params.emplace(key, value);  // the user's value wins

@@ -2,6 +2,10 @@
 // worker recorded it, and finding tasks by id and kind.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <memory>
+#include <string>
+
 #include "shipped_traces.hpp"
 #include "task_details.hpp"
 
@@ -24,6 +28,47 @@ TEST(TaskDetails, StolenTasksNameTheirVictim) {
   EXPECT_EQ(tasks, m.stats().tasks);
   // Every successful steal hands its thief the next task it runs.
   EXPECT_EQ(stolen, m.stats().steals);
+}
+
+// Work-stealing across GPUs (issue 11): GPU 1's block 0 steals worker 2 of GPU 0's deque (aux 1 +
+// the victim's device); GPU 0's worker 1 steals locally (aux 0, as every older trace).
+std::shared_ptr<const trace::Trace> two_gpu_steals() {
+  using trace::EventKind;
+  using trace::make_event;
+  auto t = std::make_shared<trace::Trace>();
+  t->devices.push_back({trace::DeviceKind::Gpu, 0, "GPU 0", 132, 3});
+  t->devices.push_back({trace::DeviceKind::Gpu, 1, "GPU 1", 132, 1});
+  auto worker = [](std::uint32_t device, std::uint32_t rank) {
+    return trace::Track{trace::TrackRole::Worker, device, rank, 0, "GPU " + std::to_string(device) + " block " + std::to_string(rank), 0, {}};
+  };
+  trace::Track a = worker(0, 1), b = worker(0, 2), c = worker(1, 0);
+  b.events = {make_event(10, EventKind::WorkerStart, 2), make_event(20, EventKind::TaskBegin, 5), make_event(40, EventKind::TaskEnd, 5),
+              make_event(90, EventKind::WorkerEnd)};
+  a.events = {make_event(10, EventKind::WorkerStart, 1), make_event(30, EventKind::Steal, 2), make_event(31, EventKind::TaskBegin, 6),
+              make_event(50, EventKind::TaskEnd, 6), make_event(90, EventKind::WorkerEnd)};
+  c.events = {make_event(10, EventKind::WorkerStart, 0), make_event(30, EventKind::Steal, 2, trace::steal_aux_for_device(0)),
+              make_event(32, EventKind::TaskBegin, 7), make_event(60, EventKind::TaskEnd, 7), make_event(90, EventKind::WorkerEnd)};
+  t->tracks = {a, b, c};
+  return t;
+}
+
+TEST(TaskDetails, AStealAcrossGpusNamesTheVictimsDevice) {
+  const TraceModel m(two_gpu_steals());
+  std::map<std::uint32_t, std::string> source;  // task id -> where it came from
+  for (std::uint32_t l = 0; l < m.lanes().size(); ++l) {
+    for (std::uint32_t z = 0; z < m.lanes()[l].zones.size(); ++z) {
+      const TaskDetails d = task_details(m, {l, z});
+      source[m.lanes()[l].zones[z].id] = d.source;
+      if (m.lanes()[l].zones[z].id == 7) {
+        ASSERT_TRUE(d.stolen_from);
+        EXPECT_EQ(d.stolen_from_device, 0u);
+        EXPECT_GE(m.worker_lane(d.stolen_from_device, *d.stolen_from), 0) << "the victim is GPU 0's block 2";
+      }
+    }
+  }
+  EXPECT_EQ(source[7], "stolen from worker 2 of device 0 (across GPUs)");
+  EXPECT_EQ(source[6], "stolen from worker 2");
+  EXPECT_EQ(m.stats().steals, 2u);
 }
 
 TEST(TaskDetails, QueueTasksNameTheirQueue) {

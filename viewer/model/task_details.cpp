@@ -31,7 +31,10 @@ TaskDetails task_details(const TraceModel& model, TaskRef ref) {
     --back;
     const trace::EventKind k = back->kind;
     if (k == trace::EventKind::TaskEnd || k == trace::EventKind::WorkerStart || k == trace::EventKind::Spawn) break;
-    if (k == trace::EventKind::Steal && !d.stolen_from) d.stolen_from = back->arg;
+    if (k == trace::EventKind::Steal && !d.stolen_from) {
+      d.stolen_from = back->arg;
+      d.stolen_from_device = trace::steal_victim_device(back->aux, lane.device);
+    }
     if (nearest_taken) continue;
     if (k == trace::EventKind::QueueLevel) {
       d.queue = back->aux;
@@ -48,6 +51,7 @@ TaskDetails task_details(const TraceModel& model, TaskRef ref) {
   }
   if (d.stolen_from) {
     d.source = "stolen from worker " + std::to_string(*d.stolen_from);
+    if (d.stolen_from_device != lane.device) d.source += " of device " + std::to_string(d.stolen_from_device) + " (across GPUs)";
   } else if (d.queue) {
     d.source = "dequeued from queue " + std::to_string(*d.queue) + " (" + std::to_string(*d.queue_left) + " left)";
   } else if (d.deque_left) {

@@ -27,6 +27,7 @@ struct TaskDetails {
   std::uint64_t begin_ns = 0, end_ns = 0;
   std::string worker;  // "GPU 0 block 12, SM 3"
   std::optional<std::uint32_t> stolen_from;  // the victim's worker rank
+  std::uint32_t stolen_from_device = 0;      // the victim's device (another GPU's: a steal across GPUs)
   std::optional<std::uint16_t> queue;        // the queue it was dequeued from
   std::optional<std::int64_t> queue_left;    // tasks left in that queue after the dequeue
   std::optional<std::int64_t> deque_left;    // popped from its own deque: tasks left there

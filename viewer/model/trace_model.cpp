@@ -254,7 +254,9 @@ bool deque_edits(const Track& tr, const trace::Event& e, std::vector<Level>& out
   const std::uint32_t self = tr.worker & 0xFFFFu;  // DequeLevel's owner is the rank's low 16 bits
   switch (e.kind) {
     case trace::EventKind::Steal:
-      out.push_back({e.time_ns, 0, e.arg & 0xFFFFu, LevelOp::TakeOne});
+      // A steal from another GPU's deque (work-stealing across GPUs) is not taken from this
+      // device's sum; the victim's owner records its level again at its next push or pop.
+      if (!trace::steal_crosses_devices(e, tr.device)) out.push_back({e.time_ns, 0, e.arg & 0xFFFFu, LevelOp::TakeOne});
       [[fallthrough]];
     case trace::EventKind::StealFailed:
     case trace::EventKind::DequeueFailed:

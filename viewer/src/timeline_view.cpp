@@ -71,16 +71,17 @@ void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, const ch
 
 struct Arrow {
   float x, from_y, to_y;
+  bool across = false;  // the victim is on another GPU: drawn thicker, in its own colour
 };
 
 void draw_arrow(ImDrawList* dl, const Arrow& a) {
   const float dir = a.to_y > a.from_y ? 1.0f : -1.0f;
+  const ImU32 colour = a.across ? colours::kStealAcross : colours::kSteal;
   const ImVec2 p0(a.x - 14, a.from_y), p1(a.x, a.to_y - 5 * dir);
-  dl->AddBezierCubic(p0, ImVec2(p0.x - 10, (p0.y + p1.y) * 0.5f), ImVec2(p1.x - 10, (p0.y + p1.y) * 0.5f), p1,
-                     colours::kSteal, 1.5f);
-  dl->AddTriangleFilled(ImVec2(a.x - 4, a.to_y - 7 * dir), ImVec2(a.x + 4, a.to_y - 7 * dir), ImVec2(a.x, a.to_y),
-                        colours::kSteal);
-  dl->AddCircleFilled(p0, 2.5f, colours::kSteal);
+  dl->AddBezierCubic(p0, ImVec2(p0.x - 10, (p0.y + p1.y) * 0.5f), ImVec2(p1.x - 10, (p0.y + p1.y) * 0.5f), p1, colour,
+                     a.across ? 2.5f : 1.5f);
+  dl->AddTriangleFilled(ImVec2(a.x - 4, a.to_y - 7 * dir), ImVec2(a.x + 4, a.to_y - 7 * dir), ImVec2(a.x, a.to_y), colour);
+  dl->AddCircleFilled(p0, 2.5f, colour);
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -166,7 +167,11 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
   if (it != m.end() && static_cast<double>(it->time_ns) <= t + tol) {
     ImGui::BeginTooltip();
     ImGui::Text("%s  arg %u  aux %u", trace::event_kind_name(it->kind), it->arg, it->aux);
-    if (it->kind == EventKind::Steal) ImGui::Text("stole from worker %u", it->arg);
+    if (it->kind == EventKind::Steal || it->kind == EventKind::StealFailed) {
+      const std::uint32_t device = trace::steal_victim_device(it->aux, lane.device);
+      if (device == lane.device) ImGui::Text("%s worker %u", it->kind == EventKind::Steal ? "stole from" : "tried", it->arg);
+      else ImGui::Text("%s worker %u of device %u (across GPUs)", it->kind == EventKind::Steal ? "stole from" : "tried", it->arg, device);
+    }
     ImGui::Text("at %s on %s", since_start(it->time_ns).c_str(), where.c_str());
     ImGui::EndTooltip();
   }
@@ -328,11 +333,12 @@ std::vector<Arrow> visible_steal_arrows(const Frame& f, const Layout& layout) {
     for (auto it = std::partition_point(m.begin(), m.end(), [t0](const Marker& k) { return static_cast<double>(k.time_ns) < t0; });
          it != m.end() && static_cast<double>(it->time_ns) <= t1; ++it) {
       if (it->kind != EventKind::Steal) continue;
-      const int victim = f.model.worker_lane(lane.device, it->arg);
+      const std::uint32_t device = trace::steal_victim_device(it->aux, lane.device);
+      const int victim = f.model.worker_lane(device, it->arg);
       if (victim < 0 || layout.lane_center[static_cast<std::size_t>(victim)] < 0) continue;
       if (arrows.size() >= kMaxStealArrows) return {};  // steals_in_view says so above the lanes
       arrows.push_back({static_cast<float>(f.axis.x(static_cast<double>(it->time_ns))),
-                        f.y_base + layout.lane_center[static_cast<std::size_t>(victim)], yc});
+                        f.y_base + layout.lane_center[static_cast<std::size_t>(victim)], yc, device != lane.device});
     }
   }
   return arrows;

@@ -7,6 +7,8 @@
 //   system_atomic_ref: the GPU and host threads (mapped pinned memory).
 #pragma once
 
+#include <type_traits>
+
 #include "gpulb/hd.hpp"
 
 #if defined(__CUDACC__) || defined(GPULB_HAVE_LIBCUDACXX)
@@ -46,4 +48,11 @@ inline void thread_fence_system() { std::atomic_thread_fence(std::memory_order_s
 namespace gpulb {
 // Keeps each hot counter on its own 128-byte line (a GPU L2 sector group; two x86 cache lines).
 inline constexpr unsigned kHotLine = 128;
+
+// For code written once for both scopes: the work-stealing deques are touched by the blocks of one
+// GPU (Device) or, in a run across GPUs, by blocks of several GPUs over peer memory (System: every
+// party must then use system scope, PTX morally-strong rule). On the CPU backend both are the same.
+enum class Scope : unsigned char { Device, System };
+template <Scope S, class T>
+using scoped_atomic_ref = std::conditional_t<S == Scope::Device, device_atomic_ref<T>, system_atomic_ref<T>>;
 }  // namespace gpulb

@@ -60,6 +60,24 @@ GPULB_HD inline bool assign_child_ids(Task* kids, std::uint32_t n, const Task& p
   return true;
 }
 
+// assign_child_ids for a run across `stride` GPUs: each GPU counts its own children on its own
+// counter (no traffic between GPUs), which GPU g starts at first + g and advances by n * stride
+// for n children, whose ids are base, base + stride, ...: the GPUs' ids never collide. Ids are
+// then unique but not dense (a GPU that spawns more reaches higher ids); the limit is checked on
+// the largest id given.
+GPULB_HD inline bool assign_child_ids_strided(Task* kids, std::uint32_t n, const Task& parent, TaskIdCounter* ids,
+                                              std::uint64_t id_limit, std::uint32_t stride) {
+  if (n == 0) return true;
+  const std::uint32_t base = device_atomic_ref<std::uint32_t>(ids->next).fetch_add(n * stride, mo::relaxed);
+  if (static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(n - 1) * stride >= id_limit) return false;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    kids[i].id = base + i * stride;
+    kids[i].parent = parent.id;
+    kids[i].depth = parent.depth + 1;
+  }
+  return true;
+}
+
 namespace detail {
 
 // A Task as eight 64-bit words, for slots that a reader may access while the owner rewrites them
@@ -71,15 +89,18 @@ struct alignas(64) TaskWords {
 };
 static_assert(sizeof(TaskWords) == sizeof(Task));
 
+// S: the scope of every party that touches the slot (System where blocks of other GPUs read it).
+template <Scope S = Scope::Device>
 GPULB_HD inline void store_task_relaxed(TaskWords& slot, const Task& t) {
   TaskWords src;
   __builtin_memcpy(&src, &t, sizeof(Task));
-  for (int i = 0; i < 8; ++i) device_atomic_ref<std::uint64_t>(slot.w[i]).store(src.w[i], mo::relaxed);
+  for (int i = 0; i < 8; ++i) scoped_atomic_ref<S, std::uint64_t>(slot.w[i]).store(src.w[i], mo::relaxed);
 }
 
+template <Scope S = Scope::Device>
 GPULB_HD inline Task load_task_relaxed(TaskWords& slot) {
   TaskWords dst;
-  for (int i = 0; i < 8; ++i) dst.w[i] = device_atomic_ref<std::uint64_t>(slot.w[i]).load(mo::relaxed);
+  for (int i = 0; i < 8; ++i) dst.w[i] = scoped_atomic_ref<S, std::uint64_t>(slot.w[i]).load(mo::relaxed);
   Task t;
   __builtin_memcpy(static_cast<void*>(&t), &dst, sizeof(Task));
   return t;

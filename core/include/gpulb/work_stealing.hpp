@@ -110,18 +110,43 @@ struct PublishResult {
   std::uint32_t deque_level = 0;
 };
 
-struct WorkStealingRef {
+// S: the scope of the deques (see BasicWorkStealingDequeRef); C: the scope of the control words.
+// Device, Device: one GPU, or the CPU backend (WorkStealingRef). In a run across GPUs (kernels/
+// work_stealing_multi_gpu.cuh) `deques` are this GPU's and `ctl` is the run's one control word set
+// in GPU 0's memory (C = System). With remote=steal blocks of other GPUs steal from these deques in
+// batches (S = System): the owners then pop with the chunked pair (pop_bottom_chunked, `chunk`)
+// and the local thieves take one task with pop_top_chunk. With remote=request only this GPU's
+// blocks touch them (S = Device, ABP as on one GPU). The sharing and overflow queues stay this
+// GPU's own (device scope).
+template <Scope S, Scope C = S>
+struct BasicWorkStealingRef {
+  template <class T>
+  using atomic_ref = scoped_atomic_ref<C, T>;  // the control words
+
   WorkStealingDequesRef deques;
   SharingQueueRef sharing;
   SharingQueueRef overflow;
   WorkStealingControl* ctl = nullptr;
   std::uint32_t workers = 0;
   bool spill = true;  // a full deque spills to `overflow` (else publish fails)
+  // S == System only: the most tasks a thief from another GPU takes at once (the owners' chunk).
+  std::uint32_t chunk = 1;
+  // Units a worker takes ahead on `pending` when it must count children on the shared word
+  // (count_children): it then absorbs the next `lease` children in its credit. 0 on one GPU; in a
+  // run across GPUs (control words at system scope, in GPU 0's memory) it keeps the remote RMWs on
+  // that word rare. Correct for any value: the credit stays <= 0, so pending >= the tasks
+  // outstanding (see the top). A constant, not a member: the one-GPU kernel keeps its registers.
+  static constexpr std::int64_t lease = C == Scope::System ? 64 : 0;
+
+  GPULB_HD BasicWorkStealingDequeRef<S> own(std::uint32_t self) const { return deques.template at<S>(self); }
 
   // One pass of the lookup. Steals once per call (the caller loops, tracing and backing off).
   GPULB_HD FindResult find_task(std::uint32_t self, VictimPicker& picker, Task& out) const {
     FindResult r;
-    if (deques.deque(self).pop_bottom(out, r.deque_level)) {
+    bool got = false;
+    if constexpr (S == Scope::System) got = own(self).pop_bottom_chunked(out, r.deque_level, chunk);
+    else got = own(self).pop_bottom(out, r.deque_level);
+    if (got) {
       r.source = TaskSource::Own;
       return r;
     }
@@ -135,7 +160,14 @@ struct WorkStealingRef {
     }
     if (workers > 1) {
       r.victim = picker.next(self, workers);
-      if (deques.deque(r.victim).pop_top(out) == StealResult::Got) {
+      bool stolen = false;
+      if constexpr (S == Scope::System) {
+        StealResult res = StealResult::Empty;
+        stolen = deques.template at<S>(r.victim).pop_top_chunk(&out, 1, res) == 1;
+      } else {
+        stolen = deques.deque(r.victim).pop_top(out) == StealResult::Got;
+      }
+      if (stolen) {
         r.source = TaskSource::Stolen;
         return r;
       }
@@ -150,7 +182,7 @@ struct WorkStealingRef {
     PublishResult r;
     if (k == 0) return r;
     count_children(k, credit);
-    r.pushed = deques.deque(self).push_bottom(kids, k, r.deque_level);
+    r.pushed = own(self).push_bottom(kids, k, r.deque_level);
     std::uint32_t rest = k - r.pushed;
     if (rest == 0) return r;
     if (!spill) {
@@ -169,8 +201,8 @@ struct WorkStealingRef {
   GPULB_HD void count_children(std::uint32_t k, PendingCredit& credit) const {
     const std::int64_t need = static_cast<std::int64_t>(k) - 1;
     if (credit.units + need > 0) {
-      device_atomic_ref<std::int64_t>(ctl->pending).fetch_add(credit.units + need, mo::acq_rel);
-      credit.units = 0;
+      atomic_ref<std::int64_t>(ctl->pending).fetch_add(credit.units + need + lease, mo::acq_rel);
+      credit.units = -lease;
     } else {
       credit.units += need;
     }
@@ -182,19 +214,21 @@ struct WorkStealingRef {
   // (acq_rel: the writes of the tasks it finished travel with it to whoever reads pending == 0).
   GPULB_HD void flush_pending(PendingCredit& credit) const {
     if (credit.units == 0) return;
-    device_atomic_ref<std::int64_t>(ctl->pending).fetch_add(credit.units, mo::acq_rel);
+    atomic_ref<std::int64_t>(ctl->pending).fetch_add(credit.units, mo::acq_rel);
     credit.units = 0;
   }
 
   // host_end: a system-scope load because on the GPU the host writes it (a copy into device
   // memory while the kernel runs).
   GPULB_HD bool terminated() const {
-    return host_drained() && device_atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0;
+    return host_drained() && atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0;
   }
+  // The last test of terminated(), for a caller that has seen host_drained() (which stays true).
+  GPULB_HD bool no_pending() const { return atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0; }
   // Every host task is in the sharing queue (the GPU's feeders stop looking at the host).
   GPULB_HD bool host_drained() const {
     const std::uint64_t end = system_atomic_ref<std::uint64_t>(ctl->host_end).load(mo::acquire);
-    return end != 0 && device_atomic_ref<std::uint64_t>(ctl->fed).load(mo::acquire) == end - 1;
+    return end != 0 && atomic_ref<std::uint64_t>(ctl->fed).load(mo::acquire) == end - 1;
   }
 
   // Grossman's insert_task, the device-memory half: counts n host tasks, pushes what fits into the
@@ -202,19 +236,21 @@ struct WorkStealingRef {
   // CPU; the block holding the feed lock on the GPU), which is why `fed` needs no RMW.
   GPULB_HD std::uint32_t accept_host_tasks(const Task* tasks, std::uint32_t n) const {
     if (n == 0) return 0;
-    device_atomic_ref<std::int64_t> pending(ctl->pending);
+    atomic_ref<std::int64_t> pending(ctl->pending);
     pending.fetch_add(n, mo::acq_rel);  // counted before any of them can be taken (see the top)
     const std::uint32_t pushed = sharing.try_push(tasks, n);
     if (pushed < n) pending.fetch_sub(n - pushed, mo::acq_rel);
-    device_atomic_ref<std::uint64_t> fed(ctl->fed);
+    atomic_ref<std::uint64_t> fed(ctl->fed);
     fed.store(fed.load(mo::relaxed) + pushed, mo::release);
     return pushed;
   }
   // The host's last word on the CPU backend (the CUDA backend copies host_end into device memory).
   void host_finish() const {
-    system_atomic_ref<std::uint64_t>(ctl->host_end).store(device_atomic_ref<std::uint64_t>(ctl->fed).load(mo::acquire) + 1, mo::release);
+    system_atomic_ref<std::uint64_t>(ctl->host_end).store(atomic_ref<std::uint64_t>(ctl->fed).load(mo::acquire) + 1, mo::release);
   }
 };
+
+using WorkStealingRef = BasicWorkStealingRef<Scope::Device>;
 
 // Queue ids in QueueLevel / DequeueFailed events of the work-stealing policy.
 inline constexpr std::uint16_t kSharingQueueId = 0;
@@ -222,8 +258,8 @@ inline constexpr std::uint16_t kOverflowQueueId = 1;
 
 // The trace event for a task find_task found, the same on both backends. Returns true for a
 // steal, which the caller counts.
-template <class Ctx>
-GPULB_HD bool record_found(const Ctx& ctx, const WorkStealingRef& ws, const FindResult& f, std::uint16_t owner) {
+template <class Ctx, Scope S, Scope C>
+GPULB_HD bool record_found(const Ctx& ctx, const BasicWorkStealingRef<S, C>& ws, const FindResult& f, std::uint16_t owner) {
   switch (f.source) {
     case TaskSource::Own: ctx.record(trace::EventKind::DequeLevel, f.deque_level, owner); break;
     case TaskSource::Stolen: ctx.record(trace::EventKind::Steal, f.victim); return true;

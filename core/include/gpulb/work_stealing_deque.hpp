@@ -12,7 +12,8 @@
 // drain from the top can reach `capacity` with few live tasks; push_bottom then reports how many
 // fit and the caller spills the rest (work_stealing.hpp).
 //
-// Memory orders (C++ / PTX, device scope):
+// Memory orders (C++ / PTX; device scope on one GPU, system scope across GPUs, see
+// BasicWorkStealingDequeRef):
 //   - the slot words are relaxed atomics (spawn.hpp detail::TaskWords): a thief may read a slot
 //     the owner is rewriting after a reset; its CAS then fails and the copy is discarded;
 //   - owner: the store of `bottom` after writing slots is a release (a thief that acquires the
@@ -50,8 +51,16 @@ GPULB_HD constexpr std::uint64_t ws_make_age(std::uint32_t tag, std::uint32_t to
 GPULB_HD constexpr std::uint32_t ws_age_top(std::uint64_t age) { return static_cast<std::uint32_t>(age); }
 GPULB_HD constexpr std::uint32_t ws_age_tag(std::uint64_t age) { return static_cast<std::uint32_t>(age >> 32); }
 
-// A view of one deque (trivially copyable; cuCollections' *_ref pattern).
-struct WorkStealingDequeRef {
+// A view of one deque (trivially copyable; cuCollections' *_ref pattern). S is the scope of every
+// atomic access: Device where one GPU's blocks (or the CPU's threads) share the deque, System in a
+// run across GPUs, where a block of another GPU may steal over peer memory -- then the owner, the
+// local thieves and the remote ones all use system scope, or their accesses would not be morally
+// strong to each other (PTX memory model) and the Dekker pair below would not hold.
+template <Scope S>
+struct BasicWorkStealingDequeRef {
+  template <class T>
+  using atomic_ref = scoped_atomic_ref<S, T>;
+
   WsDequeControl* ctl = nullptr;
   detail::TaskWords* slots = nullptr;  // capacity slots
   std::uint32_t capacity = 0;
@@ -60,13 +69,13 @@ struct WorkStealingDequeRef {
   // returns how many fit (the caller spills or fails with the rest). `level` receives the number
   // of tasks in the deque afterwards (bottom - top as the owner sees it).
   GPULB_HD std::uint32_t push_bottom(const Task* tasks, std::uint32_t n, std::uint32_t& level) const {
-    const std::uint32_t b = device_atomic_ref<std::uint32_t>(ctl->bottom).load(mo::relaxed);  // own write
+    const std::uint32_t b = atomic_ref<std::uint32_t>(ctl->bottom).load(mo::relaxed);  // own write
     const std::uint32_t room = capacity - b;
     const std::uint32_t k = n < room ? n : room;
-    for (std::uint32_t i = 0; i < k; ++i) detail::store_task_relaxed(slots[b + i], tasks[i]);
+    for (std::uint32_t i = 0; i < k; ++i) detail::store_task_relaxed<S>(slots[b + i], tasks[i]);
     // release: a thief that reads the new bottom also reads the slots written above.
-    device_atomic_ref<std::uint32_t>(ctl->bottom).store(b + k, mo::release);
-    const std::uint32_t top = ws_age_top(device_atomic_ref<std::uint64_t>(ctl->age).load(mo::relaxed));
+    atomic_ref<std::uint32_t>(ctl->bottom).store(b + k, mo::release);
+    const std::uint32_t top = ws_age_top(atomic_ref<std::uint64_t>(ctl->age).load(mo::relaxed));
     level = b + k > top ? b + k - top : 0;
     if (level > ctl->peak) ctl->peak = level;
     return k;
@@ -74,15 +83,15 @@ struct WorkStealingDequeRef {
 
   // Owner only: ABP popBottom. Returns false when the deque is empty (and then resets it to 0).
   GPULB_HD bool pop_bottom(Task& out, std::uint32_t& level) const {
-    device_atomic_ref<std::uint32_t> bottom(ctl->bottom);
-    device_atomic_ref<std::uint64_t> age(ctl->age);
+    atomic_ref<std::uint32_t> bottom(ctl->bottom);
+    atomic_ref<std::uint64_t> age(ctl->age);
     std::uint32_t b = bottom.load(mo::relaxed);
     level = 0;
     if (b == 0) return false;
     --b;
     // seq_cst store then seq_cst load of age: the owner side of the Dekker pair (see the top).
     bottom.store(b, mo::seq_cst);
-    out = detail::load_task_relaxed(slots[b]);
+    out = detail::load_task_relaxed<S>(slots[b]);
     const std::uint64_t old_age = age.load(mo::seq_cst);
     const std::uint32_t top = ws_age_top(old_age);
     if (b > top) {
@@ -108,13 +117,13 @@ struct WorkStealingDequeRef {
   // Any worker other than the owner: ABP popTop. Abort means another taker won the race; the
   // thief may retry or move on (a failed steal either way).
   GPULB_HD StealResult pop_top(Task& out) const {
-    device_atomic_ref<std::uint64_t> age(ctl->age);
+    atomic_ref<std::uint64_t> age(ctl->age);
     // seq_cst load of age then seq_cst load of bottom: the thief side of the Dekker pair.
     const std::uint64_t old_age = age.load(mo::seq_cst);
-    const std::uint32_t b = device_atomic_ref<std::uint32_t>(ctl->bottom).load(mo::seq_cst);
+    const std::uint32_t b = atomic_ref<std::uint32_t>(ctl->bottom).load(mo::seq_cst);
     const std::uint32_t top = ws_age_top(old_age);
     if (b <= top) return StealResult::Empty;
-    out = detail::load_task_relaxed(slots[top]);  // may be torn if the owner reset meanwhile...
+    out = detail::load_task_relaxed<S>(slots[top]);  // may be torn if the owner reset meanwhile...
     std::uint64_t expected = old_age;
     // ...in which case the tag changed and this CAS fails. Success (seq_cst, so acquire of the
     // slot's publication and release of our claim) makes the copy ours.
@@ -142,14 +151,14 @@ struct WorkStealingDequeRef {
 
   // Owner only: popBottom for a deque whose thieves use pop_top_chunk(chunk).
   GPULB_HD bool pop_bottom_chunked(Task& out, std::uint32_t& level, std::uint32_t chunk) const {
-    device_atomic_ref<std::uint32_t> bottom(ctl->bottom);
-    device_atomic_ref<std::uint64_t> age(ctl->age);
+    atomic_ref<std::uint32_t> bottom(ctl->bottom);
+    atomic_ref<std::uint64_t> age(ctl->age);
     std::uint32_t b = bottom.load(mo::relaxed);
     level = 0;
     if (b == 0) return false;
     --b;
     bottom.store(b, mo::seq_cst);  // the owner side of the Dekker pair, as in pop_bottom
-    out = detail::load_task_relaxed(slots[b]);
+    out = detail::load_task_relaxed<S>(slots[b]);
     std::uint64_t old_age = age.load(mo::seq_cst);
     for (;;) {
       const std::uint32_t top = ws_age_top(old_age);
@@ -182,9 +191,9 @@ struct WorkStealingDequeRef {
   // Any worker other than the owner: takes up to `chunk` tasks (half of those it sees, rounded
   // up) from the top into out[0..k), oldest first; returns k, 0 with `result` Empty or Abort.
   GPULB_HD std::uint32_t pop_top_chunk(Task* out, std::uint32_t chunk, StealResult& result) const {
-    device_atomic_ref<std::uint64_t> age(ctl->age);
+    atomic_ref<std::uint64_t> age(ctl->age);
     const std::uint64_t old_age = age.load(mo::seq_cst);
-    const std::uint32_t b = device_atomic_ref<std::uint32_t>(ctl->bottom).load(mo::seq_cst);
+    const std::uint32_t b = atomic_ref<std::uint32_t>(ctl->bottom).load(mo::seq_cst);
     const std::uint32_t top = ws_age_top(old_age);
     if (b <= top) {
       result = StealResult::Empty;
@@ -192,7 +201,7 @@ struct WorkStealingDequeRef {
     }
     const std::uint32_t half = (b - top + 1) / 2;
     const std::uint32_t k = half < chunk ? half : chunk;
-    for (std::uint32_t i = 0; i < k; ++i) out[i] = detail::load_task_relaxed(slots[top + i]);  // torn copies are discarded below
+    for (std::uint32_t i = 0; i < k; ++i) out[i] = detail::load_task_relaxed<S>(slots[top + i]);  // torn copies are discarded below
     std::uint64_t expected = old_age;
     if (age.compare_exchange_strong(expected, ws_make_age(ws_age_tag(old_age), top + k), mo::seq_cst, mo::relaxed)) {
       result = StealResult::Got;
@@ -204,11 +213,13 @@ struct WorkStealingDequeRef {
 
   // Approximate number of tasks (any thread): for traces and idle heuristics only.
   GPULB_HD std::uint32_t size_hint() const {
-    const std::uint32_t top = ws_age_top(device_atomic_ref<std::uint64_t>(ctl->age).load(mo::relaxed));
-    const std::uint32_t b = device_atomic_ref<std::uint32_t>(ctl->bottom).load(mo::relaxed);
+    const std::uint32_t top = ws_age_top(atomic_ref<std::uint64_t>(ctl->age).load(mo::relaxed));
+    const std::uint32_t b = atomic_ref<std::uint32_t>(ctl->bottom).load(mo::relaxed);
     return b > top ? b - top : 0;
   }
 };
+
+using WorkStealingDequeRef = BasicWorkStealingDequeRef<Scope::Device>;
 
 // Views of all workers' deques: deque w's slots start at slots + w * capacity.
 struct WorkStealingDequesRef {
@@ -217,7 +228,9 @@ struct WorkStealingDequesRef {
   std::uint32_t count = 0;
   std::uint32_t capacity = 0;
 
-  GPULB_HD WorkStealingDequeRef deque(std::uint32_t w) const {
+  GPULB_HD WorkStealingDequeRef deque(std::uint32_t w) const { return at<Scope::Device>(w); }
+  template <Scope S>
+  GPULB_HD BasicWorkStealingDequeRef<S> at(std::uint32_t w) const {
     return {ctl + w, slots + static_cast<std::size_t>(w) * capacity, capacity};
   }
 };

@@ -11,7 +11,7 @@ namespace gpulb::policies {
 inline const PolicyDescriptor& work_stealing() {
   static const PolicyDescriptor d{
       "work-stealing", "Grossman; Arora-Blumofe-Plaxton in Mohan & Gopalan",
-      "persistent workers with private deques, a host-written sharing queue, stealing",
+      "persistent workers with private deques, a host-written sharing queue, stealing; CUDA --gpus N: stealing across GPUs over peer memory",
       {.runs_spawned_tasks = true, .host_fed = true, .persistent = true, .host_inserts = true, .distributed = true},
       {spawn_capacity_option(),
        {{"deque_capacity", "work-stealing: tasks per worker deque", "1024", "1..16777216", 1, 1 << 24, {}},
@@ -23,6 +23,13 @@ inline const PolicyDescriptor& work_stealing() {
        {{"steal_chunk", "work-stealing (cpu): most tasks one steal takes, half the victim's deque up to this; 1 is ABP's one-task steal",
          "20", "1..4096", 1, 4096, {}},
         &PolicyOptions::steal_chunk},
+       // kernels/work_stealing_multi_gpu.cuh: the owners pay a CAS per pop while their deque holds fewer than this.
+       {{"remote_chunk", "work-stealing (cuda, --gpus N > 1): most tasks one steal from another GPU's deque takes; 1 is ABP's one-task steal",
+         "1", "1..1024", 1, 1024, {}},
+        &PolicyOptions::remote_chunk},
+       {{"remote", "work-stealing (cuda, --gpus N > 1): a thief on another GPU CASes the victim's deque (steal: every deque at system scope) or asks its owner, who hands over tasks at its next task boundary (request: deques stay device scope)",
+         "steal", "steal|request", 0, 0, {"steal", "request"}},
+        &PolicyOptions::remote},
        {{"deque_overflow", "work-stealing: a full deque spills to the overflow queue, or fails the run", "spill",
          "spill|fail", 0, 0, {"spill", "fail"}},
         &PolicyOptions::deque_overflow},

@@ -69,13 +69,14 @@ inline constexpr std::uint32_t kFeedBatch = 64;
 
 // Thread 0 of an idle block: moves staged host tasks into the sharing queue if no other block is
 // doing so. Returns how many it moved (0: none staged, the queue is full, or someone else feeds).
-__device__ inline std::uint32_t feed_from_host(const WorkStealingRef& ws, const StagingRef& st) {
+template <Scope S, Scope C>
+__device__ std::uint32_t feed_from_host(const BasicWorkStealingRef<S, C>& ws, const StagingRef& st) {
   device_atomic_ref<std::uint32_t> lock(*st.lock);
   std::uint32_t expected = 0;
   if (lock.load(mo::relaxed) != 0 || !lock.compare_exchange_strong(expected, 1, mo::acquire, mo::relaxed)) return 0;
   // acquire: the ring slots the host wrote before `written` are visible. One PCIe round trip.
   const std::uint64_t written = system_atomic_ref<std::uint64_t>(st.ctl->written).load(mo::acquire);
-  const std::uint64_t fed = device_atomic_ref<std::uint64_t>(ws.ctl->fed).load(mo::relaxed);  // ours while locked
+  const std::uint64_t fed = scoped_atomic_ref<C, std::uint64_t>(ws.ctl->fed).load(mo::relaxed);  // ours while locked
   const std::uint64_t staged = written - (fed - st.prefilled);
   std::uint32_t moved = 0;
   if (staged > 0) {
@@ -296,11 +297,15 @@ struct WsDeviceState {
 // memory on the copy stream (as GpuSession::request_stop). The inserts are completed host stores to
 // coherent pinned memory before the copy is issued, and a block reads host_end with a system-scope
 // acquire before it compares `fed` with it.
-inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, WsDeviceState& d, DynamicHost& host,
-                                    const std::function<std::string()>& state) {
-  GpuSharingInserter inserter(d.host_staging(), s, host, state);
+// `rest`: the initial tasks not prefilled; `fed_before`: the tasks in this control word's sharing
+// queue before the launch (the prefill). The run across GPUs calls it for GPU 0 (its staging ring
+// and the run's control word).
+inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, std::span<const Task> rest, const StagingRef& host_view,
+                                    std::uint64_t fed_before, WorkStealingControl* control, cuda::MappedBuffer<std::uint64_t>& host_end,
+                                    DynamicHost& host, const std::function<std::string()>& state) {
+  GpuSharingInserter inserter(host_view, s, host, state);
   try {
-    inserter.insert(plan.tasks.subspan(d.prefill.size()));
+    inserter.insert(rest);
     if (plan.host_feed) plan.host_feed(inserter);
   } catch (const RunError&) {
     throw;  // the watchdog: it has stopped the kernel
@@ -309,11 +314,15 @@ inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, WsDevic
     GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
     throw;
   }
-  *d.host_end.host() = 1 + d.prefill.size() + inserter.inserted();
-  GPULB_CUDA_TRY(cudaMemcpyAsync(&d.control.get()->host_end, d.host_end.host(), sizeof(std::uint64_t), cudaMemcpyHostToDevice,
-                                 s.copy_stream()));
+  *host_end.host() = 1 + fed_before + inserter.inserted();
+  GPULB_CUDA_TRY(cudaMemcpyAsync(&control->host_end, host_end.host(), sizeof(std::uint64_t), cudaMemcpyHostToDevice, s.copy_stream()));
   GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
   return inserter.inserted();
+}
+inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, WsDeviceState& d, DynamicHost& host,
+                                    const std::function<std::string()>& state) {
+  return feed_and_close(s, plan, plan.tasks.subspan(d.prefill.size()), d.host_staging(), d.prefill.size(), d.control.get(), d.host_end,
+                        host, state);
 }
 
 // Steals, spills, deque peaks and task slots (Mohan & Gopalan, Fig. 7: deque memory is per block).

@@ -22,8 +22,8 @@ enum class EventKind : std::uint8_t {
   Halt = 6,           // the worker took a HALT task
   QueueLevel = 7,     // aux: queue id, arg: tasks left in that queue after the operation
   HostEnqueue = 8,    // aux: queue id, arg: tasks written in this batch (host tracks)
-  Steal = 9,          // arg: victim worker
-  StealFailed = 10,   // arg: victim worker
+  Steal = 9,          // arg: victim worker; aux: where the victim is (steal_victim_device)
+  StealFailed = 10,   // arg: victim worker; aux: as Steal
   Spawn = 11,         // arg: number of tasks created by one task
   KernelLaunch = 12,  // arg: blocks in the launch; aux: why (combining's LaunchReason, else 0) (host tracks)
   KernelEnd = 13,     // arg: blocks in the launch; aux: as its launch (host tracks)
@@ -47,6 +47,22 @@ struct Event {
 static_assert(sizeof(Event) == 16, "trace events are 16 bytes on every writer");
 
 inline constexpr std::uint16_t kUnknownSm = 0xFFFF;
+
+// Steal / StealFailed aux: 0 for a victim on the thief's own device (every trace written before
+// work-stealing ran across GPUs has 0 there), else 1 + the victim's device index: a steal across GPUs.
+GPULB_HD constexpr std::uint16_t steal_aux_for_device(std::uint32_t victim_device) {
+  return static_cast<std::uint16_t>(victim_device + 1);
+}
+// The victim's device of a Steal / StealFailed event (its aux) recorded on a track of `thief_device`.
+GPULB_HD constexpr std::uint32_t steal_victim_device(std::uint16_t aux, std::uint32_t thief_device) {
+  return aux == 0 ? thief_device : aux - 1u;
+}
+GPULB_HD constexpr std::uint32_t steal_victim_device(const Event& e, std::uint32_t thief_device) {
+  return steal_victim_device(e.aux, thief_device);
+}
+GPULB_HD constexpr bool steal_crosses_devices(const Event& e, std::uint32_t thief_device) {
+  return steal_victim_device(e, thief_device) != thief_device;
+}
 
 GPULB_HD constexpr Event make_event(std::uint64_t time_ns, EventKind kind, std::uint32_t arg = 0,
                                     std::uint16_t aux = 0) {

@@ -66,7 +66,9 @@ struct alignas(64) DynamicBlockStats {
   std::uint64_t spilled;
   std::uint64_t failed_attempts;
   std::uint32_t sm;  // the SM the block ran on (tasks per SM)
+  std::uint32_t remote_steals;  // work-stealing across GPUs: steals from another GPU's deque (also in `steals`)
 };
+static_assert(sizeof(DynamicBlockStats) == 64);
 
 enum class DynamicFailure : std::uint32_t { None = 0, SpawnCapacity, IdCapacity, DequeFull, OverflowFull, ListCapacity, BlockingFull };
 
@@ -88,6 +90,8 @@ struct DynamicArgs {
   DeviceFailure* failure = nullptr;
   const std::uint32_t* stop = nullptr;  // the watchdog's flag (GpuSession)
   DeviceTraceRef trace;
+  // A run across GPUs gives out interleaved ids (take_children_interleaved, assign_child_ids_strided).
+  std::uint32_t id_stride = 1;
 
   __device__ Task* slots(std::uint32_t rank) const { return spawn_slots + static_cast<std::size_t>(rank) * spawn_capacity; }
 
@@ -125,6 +129,19 @@ struct DynamicArgs {
       return false;
     }
     if (!assign_child_ids(slots(rank), count, parent, ids, id_limit)) {
+      fail(DynamicFailure::IdCapacity, rank, parent.id, count);
+      return false;
+    }
+    return true;
+  }
+  // take_children for a run across GPUs: the ids interleave with the other GPUs' (id_stride). A
+  // function apart, so that the one-GPU kernels keep their registers.
+  __device__ bool take_children_interleaved(const Task& parent, std::uint32_t rank, std::uint32_t count) const {
+    if (count > spawn_capacity) {
+      fail(DynamicFailure::SpawnCapacity, rank, parent.id, count);
+      return false;
+    }
+    if (!assign_child_ids_strided(slots(rank), count, parent, ids, id_limit, id_stride)) {
       fail(DynamicFailure::IdCapacity, rank, parent.id, count);
       return false;
     }
@@ -268,8 +285,19 @@ class DynamicHost {
 
   DynamicArgs args() const {
     return {spawn_slots_.get(), plan_.options.spawn_capacity, ids_.get(), id_limit(plan_), stats_.get(), failure_.get(),
-            s_.stop_flag(), s_.trace_ref()};
+            s_.stop_flag(), s_.trace_ref(), id_stride_};
   }
+
+  // A run across `gpus` GPUs, this one at `lane`: its spawned ids interleave with the others'
+  // (DynamicArgs::id_stride). Before the launch.
+  void interleave_ids(std::uint32_t lane, std::uint32_t gpus) {
+    id_stride_ = gpus;
+    TaskIdCounter first;
+    first.next = first_spawn_id(plan_) + lane;
+    ids_.upload(&first, 1);
+  }
+  // The block task count the last progress poll saw (wait_step; 0 before the first).
+  std::uint64_t polled() const { return polled_; }
 
   // Called while the host waits on the GPU. Every 20 ms: reads the blocks' task counts, reports
   // progress, checks the kernel for an error and ticks the watchdog (`extra` also counts as
@@ -279,6 +307,7 @@ class DynamicHost {
     if (now - last_poll_ns_ > 20'000'000) {
       last_poll_ns_ = now;
       const std::uint64_t done = poll_tasks();
+      polled_ = done;
       if (plan_.progress) plan_.progress(done, plan_.expected_tasks);
       const cudaError_t k = cudaStreamQuery(s_.kernel_stream());
       if (k != cudaSuccess && k != cudaErrorNotReady) GPULB_CUDA_TRY(k);
@@ -356,6 +385,8 @@ class DynamicHost {
   std::vector<DynamicBlockStats> snapshot_;
   Watchdog watchdog_;
   std::uint64_t last_poll_ns_ = 0;
+  std::uint64_t polled_ = 0;
+  std::uint32_t id_stride_ = 1;
 };
 
 }  // namespace detail

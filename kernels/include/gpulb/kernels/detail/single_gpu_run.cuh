@@ -1,7 +1,7 @@
-// The frame of the policies whose workers share one GPU's memory (work-stealing, static-list,
-// blocking-queue): their deques and queues live in one device, so the run uses one GPU (stealing
-// across GPUs would go over peer links; not modelled). With --gpus 0 on a host of several GPUs the
-// run uses GPU 0 and says so. The policy's control function sizes the grid, makes the body,
+// The frame of the policies whose workers share one GPU's memory (static-list, blocking-queue, and
+// work-stealing unless --gpus N > 1 asks for its run across GPUs, work_stealing_multi_gpu.cuh): their
+// deques and queues live in one device, so the run uses one GPU. With --gpus 0 on a host of several
+// GPUs the run uses GPU 0 and says so. The policy's control function sizes the grid, makes the body,
 // launches and waits; this frame turns its outcome into an ExecOutput.
 #pragma once
 
@@ -20,7 +20,8 @@
 namespace gpulb::kernels::detail {
 
 // The ExecOutput of a run on one GPU: counts, notes, the trace drained from the GPU.
-inline ExecOutput one_gpu_output(const ExecPlan& plan, GpuSession& s, DynamicOutcome& o, int count, TrackLayout layout) {
+inline ExecOutput one_gpu_output(const ExecPlan& plan, GpuSession& s, DynamicOutcome& o, int count, TrackLayout layout,
+                                 bool spreads = false) {
   const std::string policy(plan.policy->name);
   ExecOutput out;
   out.tasks_run = o.tasks_run;
@@ -29,7 +30,8 @@ inline ExecOutput one_gpu_output(const ExecPlan& plan, GpuSession& s, DynamicOut
   out.metrics = std::move(o.metrics);
   out.notes = std::move(o.notes);
   if (plan.gpus == 0 && count > 1) {
-    out.notes.push_back("policy '" + policy + "' runs on one GPU: used GPU 0 of " + std::to_string(count));
+    out.notes.push_back("policy '" + policy + "' runs on one GPU" + (spreads ? " unless --gpus N asks for more" : "") + ": used GPU 0 of " +
+                        std::to_string(count));
   }
   out.makespan_ns = o.end_ns > o.launch_ns ? o.end_ns - o.launch_ns : 0;
   s.info().workers = o.workers;
@@ -45,7 +47,8 @@ inline ExecOutput one_gpu_output(const ExecPlan& plan, GpuSession& s, DynamicOut
 }
 
 // control(GpuSession&, std::atomic<bool>& abort_all, DynamicOutcome&). `why_one`: why the policy
-// runs on one GPU, for the refusal of --gpus N.
+// runs on one GPU, for the refusal of --gpus N; nullptr for a policy that has a run across GPUs
+// (its driver sends --gpus N > 1 there, so only --gpus 0 or 1 arrive here).
 template <class Control>
 ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control, TrackLayout layout = TrackLayout::PerBlock,
                           const char* why_one = "its deques and queues live in one GPU's memory") {
@@ -55,7 +58,8 @@ ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control, TrackLayout l
   if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
   check_gpu_request(plan.gpus, static_cast<std::uint64_t>(count));
   if (plan.gpus > 1) {
-    throw ConfigError("policy '" + policy + "' runs on one GPU on the cuda backend (" + why_one + "); use --gpus 1");
+    throw ConfigError("policy '" + policy + "' runs on one GPU on the cuda backend (" + (why_one ? why_one : "this frame") +
+                      "); use --gpus 1, or a policy that runs across GPUs (task-queue, hardware, chunked, work-stealing)");
   }
   cuda::check_usable(0);
   try {
@@ -64,7 +68,7 @@ ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control, TrackLayout l
     std::atomic<bool> abort_all{false};
     DynamicOutcome o;
     control(s, abort_all, o);
-    return one_gpu_output(plan, s, o, count, layout);
+    return one_gpu_output(plan, s, o, count, layout, why_one == nullptr);
   } catch (...) {
     rethrow_gpu_failure(plan, 0);
   }

@@ -1,8 +1,10 @@
 // The work-stealing policy on the CUDA backend: Grossman's work stealing with ABP deques per block, a sharing queue fed from the host
-// (mechanism: work_stealing_kernels.cuh), on one GPU.
+// (mechanism: work_stealing_kernels.cuh), on one GPU; with --gpus N > 1 on N GPUs whose blocks also steal from each other's
+// deques over peer memory (work_stealing_multi_gpu.cuh). --gpus 0 (the default) runs on one GPU, as before.
 #pragma once
 
 #include "gpulb/kernels/work_stealing_kernels.cuh"
+#include "gpulb/kernels/work_stealing_multi_gpu.cuh"
 #include "gpulb/kernels/detail/body_factory.hpp"
 #include "gpulb/kernels/detail/single_gpu_run.cuh"
 #include "gpulb/policies/work_stealing.hpp"
@@ -13,9 +15,20 @@ struct WorkStealingDriver {
   static const PolicyDescriptor& descriptor() { return policies::work_stealing(); }
   template <class Factory>
   static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
-    return detail::run_on_one_gpu(plan, [&](detail::GpuSession& s, std::atomic<bool>& abort_all, detail::DynamicOutcome& o) {
-      detail::control_work_stealing<std::decay_t<decltype(make_body(0u, 0u))>>(s, plan, make_body, abort_all, o);
-    });
+    if (plan.gpus > 1) {
+      try {
+        if (plan.options.remote == "request") return detail::run_work_stealing_on_gpus<Scope::Device>(plan, make_body);
+        return detail::run_work_stealing_on_gpus<Scope::System>(plan, make_body);
+      } catch (...) {
+        detail::rethrow_gpu_failure(plan, 0);  // a CUDA error outside any one GPU's part (peer access)
+      }
+    }
+    return detail::run_on_one_gpu(
+        plan,
+        [&](detail::GpuSession& s, std::atomic<bool>& abort_all, detail::DynamicOutcome& o) {
+          detail::control_work_stealing<std::decay_t<decltype(make_body(0u, 0u))>>(s, plan, make_body, abort_all, o);
+        },
+        detail::TrackLayout::PerBlock, nullptr);
   }
 };
 

@@ -1,0 +1,348 @@
+// work-stealing across GPUs (issue 11 item 6; kernels/work_stealing_multi_gpu.cuh): every task runs
+// exactly once on some GPU, every GPU works, steals across GPUs happen and are marked in the trace,
+// the initial tasks and the host's ring reach every GPU, and the spawning scenarios verify. Each
+// test runs on every GPU present (2 or more; fewer: skipped with a message), and on 2 where the
+// host has more, so a 4-GPU host covers both.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "policy_handles.hpp"
+#include "gpulb/builtin/registry.hpp"
+#include "gpulb/cuda/devices.hpp"
+#include "gpulb/cuda/memory.hpp"
+#include "gpulb/kernels/execute.cuh"
+#include "gpulb/run.hpp"
+#include "spawn_test_bodies.hpp"
+
+namespace gpulb {
+namespace {
+
+using testing::TreeBody;
+
+int gpu_count() { return static_cast<int>(cuda::list_devices().size()); }
+
+#define SKIP_WITHOUT_TWO_GPUS() \
+  if (gpu_count() < 2) GTEST_SKIP() << "fewer than 2 GPUs: multi-GPU test skipped"
+
+// Both ways of taking work from another GPU (--param remote=...).
+constexpr const char* kRemotes[] = {"steal", "request"};
+
+// The GPU counts a test runs with: 2, and every GPU present where that is more.
+std::vector<std::uint32_t> gpu_settings() {
+  std::vector<std::uint32_t> s{2};
+  if (gpu_count() > 2) s.push_back(static_cast<std::uint32_t>(std::min(gpu_count(), 8)));
+  return s;
+}
+
+// A tree of TreeBody tasks from one root, on `gpus` GPUs. Each GPU's body counts into its own table
+// in its own memory; ids interleave across GPUs (assign_child_ids_strided), so the tables are
+// gpus x the tree size, and exactly `total` ids must have run once, the rest never.
+struct MultiTreeRun {
+  std::vector<Task> roots;
+  ExecPlan plan;
+  std::uint64_t total;
+  std::uint64_t ids;
+  std::uint32_t fanout;
+  std::uint32_t spin;
+  std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> tables;
+  std::vector<std::uint32_t> counts;  // summed over the GPUs
+
+  MultiTreeRun(std::uint32_t gpus, std::uint32_t fanout_, std::uint32_t levels, std::uint32_t spin_)
+      : total(TreeBody::tree_size(fanout_, levels)), ids(gpus * total + gpus), fanout(fanout_), spin(spin_) {
+    Task root;
+    root.id = 0;
+    root.parent = Task::kNoParent;
+    root.payload[0] = levels;
+    roots = {root};
+    plan.policy = &policies::work_stealing();
+    plan.backend = Backend::Cuda;
+    plan.gpus = gpus;
+    plan.block_size = 64;
+    plan.trace = false;
+    plan.tasks = roots;
+    plan.id_capacity = ids;
+    plan.expected_tasks = total;
+  }
+
+  ExecOutput run() {
+    tables.clear();
+    ExecOutput out = kernels::execute(plan, [&](std::uint32_t) {  // called with that GPU current
+      tables.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(ids));
+      return TreeBody{tables.back()->get(), ids, fanout, spin};
+    });
+    counts.assign(ids, 0);
+    std::vector<std::uint32_t> one(ids);
+    for (const auto& t : tables) {
+      t->download(one.data(), ids);
+      for (std::uint64_t i = 0; i < ids; ++i) counts[i] += one[i];
+    }
+    return out;
+  }
+
+  void expect_each_ran_once(const ExecOutput& out) const {
+    EXPECT_EQ(out.tasks_run, total);
+    EXPECT_EQ(out.tasks_spawned, total - 1);
+    std::uint64_t ran = 0;
+    for (std::uint64_t i = 0; i < ids; ++i) {
+      ASSERT_LE(counts[i], 1u) << "task " << i << " ran " << counts[i] << " times";
+      ran += counts[i];
+    }
+    EXPECT_EQ(ran, total);
+  }
+};
+
+std::uint64_t metric(const ExecOutput& out, const std::string& name) {
+  const auto it = out.metrics.find(name);
+  EXPECT_NE(it, out.metrics.end()) << "no metric " << name;
+  return it == out.metrics.end() ? 0 : it->second;
+}
+
+TEST(GpuWorkStealingAcrossGpus, EveryTaskRunsOnceAndEveryGpuWorks) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
+    // One root on GPU 0: every other GPU lives by stealing across; small deques reset all the time.
+    MultiTreeRun run(gpus, 4, 9, 2000);  // 349525 tasks
+    run.plan.options.deque_capacity = 64;
+    run.plan.options.remote = remote;
+    const ExecOutput out = run.run();
+    run.expect_each_ran_once(out);
+    EXPECT_EQ(out.trace.devices.size(), gpus);
+    std::uint64_t sum = 0;
+    for (std::uint32_t g = 0; g < gpus; ++g) {
+      const std::uint64_t n = metric(out, "gpu" + std::to_string(g) + "_tasks");
+      EXPECT_GT(n, 0u) << "GPU " << g << " of " << gpus << " ran nothing";
+      sum += n;
+    }
+    EXPECT_EQ(sum, run.total);
+    EXPECT_GT(metric(out, "remote_steals"), 0u);
+    EXPECT_LE(metric(out, "remote_steals"), metric(out, "steals"));
+  }
+}
+
+TEST(GpuWorkStealingAcrossGpus, BatchStealsAcrossGpusLoseNothing) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
+    for (const char* chunk : {"4", "32"}) {
+      SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote + ", remote_chunk=" + chunk);
+      MultiTreeRun run(gpus, 4, 9, 500);
+      run.plan.options.remote = remote;
+      run.plan.options.remote_chunk = static_cast<std::uint32_t>(std::stoul(chunk));
+      run.plan.options.deque_capacity = 256;
+      const ExecOutput out = run.run();
+      run.expect_each_ran_once(out);
+      EXPECT_GT(metric(out, "remote_steals"), 0u) << "remote_chunk=" << chunk;
+    }
+  }
+}
+
+TEST(GpuWorkStealingAcrossGpus, FewBlocksAndRoundRobinVictimsOnADeepNarrowTree) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const char* remote : kRemotes) {
+    SCOPED_TRACE(std::string("remote=") + remote);
+    MultiTreeRun run(2, 2, 14, 200);  // 32767 tasks, deques of one or two tasks
+    run.plan.workers = 4;             // per GPU: remote steals are a large share of all steals
+    run.plan.options.victim = "round-robin";
+    run.plan.options.remote = remote;
+    const ExecOutput out = run.run();
+    run.expect_each_ran_once(out);
+    EXPECT_GT(metric(out, "gpu1_tasks"), 0u);
+  }
+}
+
+TEST(GpuWorkStealingAcrossGpus, CrossGpuStealsAreMarkedInTheTrace) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
+    MultiTreeRun run(gpus, 4, 7, 2000);  // 21845 tasks
+    run.plan.options.remote = remote;
+    run.plan.trace = true;
+    run.plan.workers = 132;
+    run.plan.options.trace_capacity = 1u << 16;
+    const ExecOutput out = run.run();
+    run.expect_each_ran_once(out);
+    std::uint64_t begins = 0, steals = 0, across = 0;
+    std::vector<std::uint64_t> begins_per_device(gpus, 0);
+    for (const trace::Track& t : out.trace.tracks) {
+      EXPECT_EQ(t.dropped, 0u) << t.name;
+      ASSERT_LT(t.device, gpus) << t.name;
+      for (const trace::Event& e : t.events) {
+        if (e.kind == trace::EventKind::TaskBegin) {
+          ++begins;
+          ++begins_per_device[t.device];
+        }
+        if (e.kind != trace::EventKind::Steal) continue;
+        ++steals;
+        const std::uint32_t victim_device = trace::steal_victim_device(e, t.device);
+        ASSERT_LT(victim_device, gpus) << t.name;
+        EXPECT_LT(e.arg, out.trace.devices[victim_device].workers) << t.name;
+        if (trace::steal_crosses_devices(e, t.device)) ++across;
+      }
+    }
+    EXPECT_EQ(begins, run.total);
+    for (std::uint32_t g = 0; g < gpus; ++g) EXPECT_GT(begins_per_device[g], 0u) << "GPU " << g;
+    EXPECT_EQ(steals, metric(out, "steals"));
+    EXPECT_EQ(across, metric(out, "remote_steals"));
+    EXPECT_GT(across, 0u);
+    for (std::uint32_t g = 0; g < gpus; ++g) EXPECT_GT(metric(out, "gpu" + std::to_string(g) + "_busy_ns"), 0u);
+  }
+}
+
+// 20000 initial leaves into sharing queues of 16: dealt round robin to the GPUs (16 each), the rest
+// through GPU 0's staging ring, fed by GPU 0's idle blocks and spread by stealing.
+TEST(GpuWorkStealingAcrossGpus, InitialTasksBeyondTheSharingQueuesReachEveryGpu) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
+    std::vector<Task> tasks(20000);
+    for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
+    ExecPlan plan;
+    plan.policy = &policies::work_stealing();
+    plan.gpus = gpus;
+    plan.tasks = tasks;
+    plan.options.sharing_capacity = 16;
+    plan.options.remote = remote;
+    std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> tables;
+    const ExecOutput out = kernels::execute(plan, [&](std::uint32_t) {
+      tables.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(tasks.size()));
+      return TreeBody{tables.back()->get(), tasks.size(), 0, 200};
+    });
+    EXPECT_EQ(out.tasks_run, tasks.size());
+    std::vector<std::uint32_t> counts(tasks.size(), 0), one(tasks.size());
+    for (const auto& t : tables) {
+      t->download(one.data(), one.size());
+      for (std::size_t i = 0; i < one.size(); ++i) counts[i] += one[i];
+    }
+    for (std::size_t i = 0; i < counts.size(); ++i) ASSERT_EQ(counts[i], 1u) << "task " << i;
+    std::uint64_t inserted = 0;
+    for (const trace::Track& t : out.trace.tracks) {
+      if (t.role != trace::TrackRole::Host) continue;
+      for (const trace::Event& e : t.events) {
+        if (e.kind == trace::EventKind::HostEnqueue) inserted += e.arg;
+      }
+    }
+    EXPECT_EQ(inserted, tasks.size());
+    for (std::uint32_t g = 0; g < gpus; ++g) EXPECT_GT(metric(out, "gpu" + std::to_string(g) + "_tasks"), 0u) << "GPU " << g;
+  }
+}
+
+constexpr std::uint32_t kLateBase = 1u << 24;
+
+struct LateBody {
+  TreeBody tree;
+  std::uint32_t* late;
+  template <class Ctx>
+  GPULB_HD void operator()(Ctx& ctx, const Task& t) const {
+    if (t.id >= kLateBase) {
+      ctx.once([&] { device_atomic_ref<std::uint32_t>(late[t.id - kLateBase]).fetch_add(1, mo::relaxed); });
+    } else {
+      tree(ctx, t);
+    }
+  }
+};
+
+// The host keeps inserting after the tree is done: no GPU may stop until GPU 0's ring is closed.
+TEST(GpuWorkStealingAcrossGpus, RunWaitsForLateHostInserts) {
+  SKIP_WITHOUT_TWO_GPUS();
+  constexpr std::uint32_t kLate = 3000;
+  for (const char* remote : kRemotes) {
+  SCOPED_TRACE(std::string("remote=") + remote);
+  MultiTreeRun run(2, 2, 3, 0);  // 15 tasks
+  run.plan.options.remote = remote;
+  run.plan.spawn_id_base = 1;
+  run.plan.host_feed = [&](HostInserter& host) {
+    for (std::uint32_t wave = 0; wave < 3; ++wave) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::vector<Task> tasks(kLate / 3);
+      for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = kLateBase + wave * (kLate / 3) + i;
+      host.insert(tasks);
+    }
+  };
+  std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> trees, lates;
+  const ExecOutput out = kernels::execute(run.plan, [&](std::uint32_t) {
+    trees.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(run.ids));
+    lates.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(kLate));
+    return LateBody{TreeBody{trees.back()->get(), run.ids, 2, 0}, lates.back()->get()};
+  });
+  EXPECT_EQ(out.tasks_run, run.total + kLate);
+  std::vector<std::uint32_t> late(kLate, 0), one(kLate);
+  for (const auto& l : lates) {
+    l->download(one.data(), kLate);
+    for (std::uint32_t i = 0; i < kLate; ++i) late[i] += one[i];
+  }
+  for (std::uint32_t i = 0; i < kLate; ++i) ASSERT_EQ(late[i], 1u) << "late task " << i;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Through gpulb::run, as the command line does
+
+RunResult run_cuda(const std::string& scenario, std::uint32_t gpus, ParamMap params, const std::string& policy = "work-stealing") {
+  RunConfig c;
+  c.scenario = scenario;
+  c.policy = policy;
+  c.backend = Backend::Cuda;
+  c.gpus = gpus;
+  c.params = std::move(params);
+  return run(builtin::registry(), c);
+}
+
+TEST(GpuWorkStealingAcrossGpus, UtsT1MatchesThePublishedCountsOnEveryGpuCount) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
+    const RunResult r = run_cuda("uts", gpus, {{"tree", "T1"}, {"watchdog_ms", "60000"}, {"remote", remote}});
+    EXPECT_TRUE(r.verified) << gpus << " GPUs, remote=" << remote << ": " << r.verification;
+    EXPECT_EQ(r.tasks, 4130071u);
+    EXPECT_NE(r.result_json.find("gpu1_tasks"), std::string::npos) << r.result_json;
+    EXPECT_NE(r.result_json.find("remote_steals"), std::string::npos) << r.result_json;
+  }
+}
+
+TEST(GpuWorkStealingAcrossGpus, SpawningScenariosVerify) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) {
+    EXPECT_TRUE(run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}}).verified);
+    EXPECT_TRUE(run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}, {"remote", "request"}})
+                    .verified);
+    EXPECT_TRUE(run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}}).verified);
+    const RunResult q = run_cuda("nqueens", gpus, {{"n", "13"}, {"cutoff", "3"}});
+    EXPECT_TRUE(q.verified) << q.verification;
+    const RunResult p = run_cuda("patterns", gpus, {{"pattern", "P3"}, {"blocks", "5000"}, {"work", "200"}});
+    EXPECT_TRUE(p.verified) << p.verification;
+  }
+}
+
+// connect4's node table lives in one GPU's memory: across GPUs it is refused instead of a wrong answer.
+TEST(GpuWorkStealingAcrossGpus, Connect4AcrossGpusIsRefusedNamingWhy) {
+  SKIP_WITHOUT_TWO_GPUS();
+  try {
+    run_cuda("connect4", 2, {{"lookahead", "4"}});
+    FAIL() << "connect4 ran across GPUs";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("table per task id"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("use --gpus 1"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GpuWorkStealingAcrossGpus, PoliciesWithoutARunAcrossGpusRefuseItNamingTheAlternatives) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const char* policy : {"static-list", "blocking-queue"}) {
+    try {
+      run_cuda("uts", 2, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}}, policy);
+      FAIL() << policy << " accepted --gpus 2";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("use --gpus 1"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("work-stealing"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpulb
