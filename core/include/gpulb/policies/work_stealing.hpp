@@ -28,7 +28,7 @@ inline const PolicyDescriptor& work_stealing() {
          "1", "1..1024", 1, 1024, {}},
         &PolicyOptions::remote_chunk},
        {{"remote", "work-stealing (cuda, --gpus N > 1): a thief on another GPU CASes the victim's deque (steal: every deque at system scope) or asks its owner, who hands over tasks at its next task boundary (request: deques stay device scope)",
-         "steal", "steal|request", 0, 0, {"steal", "request"}},
+         "request", "steal|request", 0, 0, {"steal", "request"}},
         &PolicyOptions::remote},
        {{"deque_overflow", "work-stealing: a full deque spills to the overflow queue, or fails the run", "spill",
          "spill|fail", 0, 0, {"spill", "fail"}},
