@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <imgui.h>
+#include <malloc.h>
 
 #include "app.hpp"
+#include "gpulb/builtin/lessons.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "platform.hpp"
@@ -59,39 +62,69 @@ FrameStats measure(Platform& platform, App& app, int frames) {
   return {summarise(build), summarise(render), summarise(total)};
 }
 
+// Bytes the heap holds now (glibc's count of allocated blocks, mmapped ones included): the model's
+// size is the difference before and after loading, whatever it allocates.
+std::uint64_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+trace::Trace bench_trace(const BenchOptions& o, std::string& what) {
+  if (o.tmpl == "synthetic") {
+    SyntheticSpec spec;
+    spec.events = o.events;
+    what = "regular synthetic trace";
+    return make_synthetic_trace(spec);
+  }
+  std::filesystem::path path = o.tmpl;
+  if (!std::filesystem::exists(path)) {
+    if (const auto shipped = builtin::find_shipped_trace(o.tmpl)) path = *shipped;
+  }
+  const trace::Trace real = trace::read_trace(path);
+  what = "the event mix of " + path.filename().string() + " (" + std::to_string(real.event_count()) + " events), repeated";
+  return make_tiled_trace(real, o.events);
+}
+
 }  // namespace
 
 int run_bench(const BenchOptions& o) {
   std::printf("gpulb-viewer frame bench: %llu events, window %dx%d, %d frames a case\n",
               static_cast<unsigned long long>(o.events), o.width, o.height, o.frames);
-  SyntheticSpec spec;
-  spec.events = o.events;
   auto t0 = Clock::now();
-  trace::Trace generated = make_synthetic_trace(spec);
+  std::string what;
+  trace::Trace generated = bench_trace(o, what);
   const double gen_ms = ms_since(t0);
   const std::uint64_t events = generated.event_count();
 
   t0 = Clock::now();
-  const std::vector<std::uint8_t> bytes = trace::encode_trace(generated);
+  std::vector<std::uint8_t> bytes = trace::encode_trace(generated);
   const double encode_ms = ms_since(t0);
   generated = trace::Trace{};  // what the viewer sees is what came back from the file format
+  const double bytes_per_event = static_cast<double>(bytes.size()) / static_cast<double>(events);
 
+  malloc_trim(0);
+  const std::uint64_t heap_before = heap_in_use();
   t0 = Clock::now();
   trace::Trace decoded = trace::decode_trace(bytes, "bench");
   const double decode_ms = ms_since(t0);
   t0 = Clock::now();
-  auto doc = make_document(std::move(decoded), "synthetic 10M");
+  auto doc = make_document(std::move(decoded), "bench 10M");
   const double model_ms = ms_since(t0);
   const double load_ms = decode_ms + model_ms;
-  const double bytes_per_event = static_cast<double>(bytes.size()) / static_cast<double>(events);
+  std::vector<std::uint8_t>().swap(bytes);  // the file's bytes are not kept after loading
+  const std::uint64_t heap_after = heap_in_use();
+  const double model_bytes = static_cast<double>(heap_after) - static_cast<double>(heap_before);
+  const double memory_per_event = model_bytes / static_cast<double>(events);
   const TraceModel& model = *doc->model;
 
-  std::printf("trace       %llu events, %llu tasks, %zu lanes (generated in %.0f ms)\n",
+  std::printf("trace       %llu events, %llu tasks, %zu lanes: %s (generated in %.0f ms)\n",
               static_cast<unsigned long long>(events), static_cast<unsigned long long>(model.task_count()),
-              model.lanes().size(), gen_ms);
-  std::printf("file        %.2f MB, %.2f bytes an event (target <= 4)  [encode %.0f ms]\n",
+              model.lanes().size(), what.c_str(), gen_ms);
+  std::printf("file        %.2f MB, %.2f bytes an event (real traces: 2-5)  [encode %.0f ms]\n",
               static_cast<double>(bytes.size()) / 1e6, bytes_per_event, encode_ms);
   std::printf("load        %.0f ms = decode %.0f ms + model %.0f ms (target <= 2000)\n", load_ms, decode_ms, model_ms);
+  std::printf("memory      %.0f MB on the heap for the loaded trace, %.1f bytes an event (target <= 32)\n", model_bytes / 1e6,
+              memory_per_event);
 
   Platform platform(PlatformOptions{o.width, o.height, false, "gpulb-viewer bench"});
   App app(builtin::registry());
@@ -133,9 +166,10 @@ int run_bench(const BenchOptions& o) {
     std::printf("%-34s %9.2f %8.2f %9.2f %8.2f %9.2f %8.2f\n", c.name, s.build.mean_ms, s.build.p99_ms, s.render.mean_ms,
                 s.render.p99_ms, s.total.mean_ms, s.total.p99_ms);
   }
-  const bool ok = frames_ok && load_ms <= 2000 && bytes_per_event <= 4.0;
-  std::printf("\ntargets     view p99 <= 16 ms: %s; load <= 2 s: %s; <= 4 B/event: %s\n", frames_ok ? "met" : "MISSED",
-              load_ms <= 2000 ? "met" : "MISSED", bytes_per_event <= 4.0 ? "met" : "MISSED");
+  const bool memory_ok = memory_per_event <= 32.0;
+  const bool ok = frames_ok && load_ms <= 2000 && memory_ok;
+  std::printf("\ntargets     view p99 <= 16 ms: %s; load <= 2 s: %s; <= 32 B/event in memory: %s\n", frames_ok ? "met" : "MISSED",
+              load_ms <= 2000 ? "met" : "MISSED", memory_ok ? "met" : "MISSED");
   return ok ? 0 : 1;
 }
 
