@@ -137,6 +137,23 @@ trace::Trace make_tiled_trace(const trace::Trace& real, std::uint64_t events, st
   }
   // Copies 8% longer than the template, so a stretched copy ends before the next begins.
   const std::uint64_t period = (last - first) + (last - first) / 12 + kTick;
+  // Each copy renames its task ids by an affine bijection of [0, m) (m prime), as a real run hands
+  // ids out in another order: both edges of a task get the same new id.
+  auto is_prime = [](std::uint64_t n) {
+    if (n < 2) return false;
+    for (std::uint64_t d = 2; d * d <= n; ++d) {
+      if (n % d == 0) return false;
+    }
+    return true;
+  };
+  std::uint64_t m = max_id + 1;
+  while (!is_prime(m)) ++m;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> rename(copies);
+  Rng pick{seed};
+  for (auto& [a, b] : rename) {
+    a = 1 + pick.next() % (m - 1);
+    b = pick.next() % m;
+  }
   t.tracks.resize(real.tracks.size());
   parallel_for(real.tracks.size(), [&](std::size_t i) {
     const trace::Track& src = real.tracks[i];
@@ -149,9 +166,9 @@ trace::Trace make_tiled_trace(const trace::Trace& real, std::uint64_t events, st
       std::uint64_t prev_src = first, prev_dst = first + k * period;
       for (const trace::Event& e : src.events) {
         const std::uint64_t step = e.time_ns - prev_src;
-        // +-6% of the step, kept on the template's 32 ns grid where it is on it.
-        const double stretch = (rng.uniform() - 0.5) * 0.12 * static_cast<double>(step);
-        std::int64_t jitter = static_cast<std::int64_t>(stretch);
+        // +-6% of the step and a tick either way, on the template's 32 ns grid where it is on it.
+        std::int64_t jitter = static_cast<std::int64_t>((rng.uniform() - 0.5) * 0.12 * static_cast<double>(step)) +
+                              (static_cast<std::int64_t>(rng.next() % 3) - 1) * static_cast<std::int64_t>(kTick);
         if (step % kTick == 0) jitter = jitter / static_cast<std::int64_t>(kTick) * static_cast<std::int64_t>(kTick);
         prev_src = e.time_ns;
         prev_dst += static_cast<std::uint64_t>(std::max<std::int64_t>(0, static_cast<std::int64_t>(step) + jitter));
@@ -159,7 +176,8 @@ trace::Trace make_tiled_trace(const trace::Trace& real, std::uint64_t events, st
         out.time_ns = std::min(prev_dst, first + (k + 1) * period - 1);
         prev_dst = out.time_ns;
         if (e.kind == EventKind::TaskBegin || e.kind == EventKind::TaskEnd) {
-          out.arg = static_cast<std::uint32_t>((e.arg + k * (max_id + 1)) & 0xFFFFFFFFu);
+          const auto [a, b] = rename[k];
+          out.arg = static_cast<std::uint32_t>(k * m + (e.arg * a + b) % m);
         } else if ((e.kind == EventKind::QueueLevel || e.kind == EventKind::DequeLevel) && e.arg > 0) {
           out.arg = e.arg + static_cast<std::uint32_t>(rng.next() % 3);
         }

@@ -159,6 +159,8 @@ int main(int argc, char** argv) {
   cli.add_option("--bench-template", a.bench_template,
                  "the trace whose event mix --bench-frames repeats: a file, a shipped trace's name, or \"synthetic\"")
       ->capture_default_str();
+  bool bench_load_only = false;
+  cli.add_flag("--bench-load-only", bench_load_only, "with --bench-frames: measure the load and the memory, not the frames (no window)");
   std::string synthetic_out;
   cli.add_option("--make-synthetic", synthetic_out, "write the generated GPU-shaped trace (--bench-events events) to this file and exit");
   try {
@@ -193,7 +195,7 @@ int main(int argc, char** argv) {
   const std::optional<double> playhead = c.playhead;
 
   try {
-    if (a.bench) return run_bench(BenchOptions{a.bench_events, width, height, 60, a.bench_template});
+    if (a.bench) return run_bench(BenchOptions{a.bench_events, width, height, bench_load_only ? 0 : 60, a.bench_template});
     if (!synthetic_out.empty()) {
       SyntheticSpec spec;
       spec.events = a.bench_events;
