@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "columns.hpp"
+
 namespace gpulb::viewer {
 
 class StepSeries {
@@ -17,15 +19,43 @@ class StepSeries {
     std::int64_t value;
   };
 
+  // The points, stored as columns (time, value): 8 bytes a point where values fit 32 bits.
+  class Points {
+   public:
+    std::size_t size() const { return time_.size(); }
+    bool empty() const { return time_.empty(); }
+    std::uint64_t time_ns(std::size_t i) const { return time_[i]; }
+    std::int64_t value(std::size_t i) const { return wide_.empty() ? narrow_[i] : wide_[i]; }
+    Point operator[](std::size_t i) const { return {time_ns(i), value(i)}; }
+    Point front() const { return (*this)[0]; }
+    Point back() const { return (*this)[size() - 1]; }
+    using iterator = IndexIterator<Points, Point>;
+    iterator begin() const { return {this, 0}; }
+    iterator end() const { return {this, size()}; }
+    const TimeColumn& times() const { return time_; }
+
+   private:
+    friend class StepSeries;
+    void push_back(Point p);
+    void set_last_value(std::int64_t v);
+    void shrink_to_fit();
+    std::size_t bytes() const { return time_.bytes() + narrow_.capacity() * 4 + wide_.capacity() * 8; }
+    TimeColumn time_;
+    std::vector<std::int32_t> narrow_;
+    std::vector<std::int64_t> wide_;  // in use once a value does not fit 32 bits
+  };
+
   StepSeries() = default;
   // Points must be sorted by time; points at the same time keep the last value.
-  explicit StepSeries(std::vector<Point> points);
+  explicit StepSeries(std::span<const Point> points);
+  explicit StepSeries(const std::vector<Point>& points) : StepSeries(std::span<const Point>(points)) {}
 
   bool empty() const { return points_.empty(); }
   std::size_t size() const { return points_.size(); }
-  std::span<const Point> points() const { return points_; }
-  std::uint64_t begin_ns() const { return points_.empty() ? 0 : points_.front().time_ns; }
-  std::uint64_t end_ns() const { return points_.empty() ? 0 : points_.back().time_ns; }
+  const Points& points() const { return points_; }
+  std::uint64_t begin_ns() const { return points_.empty() ? 0 : points_.time_ns(0); }
+  std::uint64_t end_ns() const { return points_.empty() ? 0 : points_.time_ns(points_.size() - 1); }
+  std::size_t bytes() const;
   std::int64_t max_value() const { return max_; }
   std::int64_t min_value() const { return min_; }
 
@@ -51,7 +81,10 @@ class StepSeries {
   // Index of the last point at or before t (-1: none), through the time buckets: a binary search
   // over a bucket's few points instead of the whole series.
   std::ptrdiff_t last_at_or_before_bucketed(double t) const;
+  std::ptrdiff_t last_at_or_before(double t) const;
   std::vector<Column> mean_columns(double t0_ns, double col_ns, int count) const;
+  // The integral from the first point to t, where point i is the last at or before t (-1: none).
+  double integral_to(std::ptrdiff_t i, double t) const;
 
   // Time buckets of equal length over [first point, last point], kBucketPoints points each on
   // average: bucket_first_[k] is the first point at or after the bucket's start. A frame of
@@ -62,8 +95,11 @@ class StepSeries {
   std::vector<std::uint32_t> bucket_first_;
 
   static constexpr std::size_t kBlock = 64;
-  std::vector<Point> points_;
-  std::vector<double> cumulative_;  // integral from the first point to point i
+  // The integral up to every kAnchor-th point; integral_to adds the few steps since (one byte a
+  // point, where a double per point took 8).
+  static constexpr std::size_t kAnchor = 8;
+  Points points_;
+  std::vector<double> anchors_;  // anchors_[j]: integral from the first point to point j * kAnchor
   std::vector<std::int64_t> block_min_, block_max_;
   std::int64_t min_ = 0, max_ = 0;
 };

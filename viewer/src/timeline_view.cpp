@@ -130,7 +130,7 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
   // To the pixel: 3 significant digits read "1.1 ms" for every task of a narrow window.
   const double resolution = tick_step(axis.ns_per_px, 1.0);
   auto since_start = [origin, resolution](std::uint64_t ns) { return format_time_at_step(static_cast<double>(ns) - origin, resolution); };
-  const std::span<const Zone> zones(lane.zones);
+  const ZoneList& zones = lane.zones;
   const std::size_t i = first_ending_at_or_after(zones, t - tol);
   const std::string where = lane.sm == trace::Track::kNoSm ? lane.label : lane.label + ", SM " + std::to_string(lane.sm);
   if (i < zones.size() && static_cast<double>(zones[i].begin_ns) <= t + tol) {
@@ -141,7 +141,7 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
       ImGui::Text("%zu tasks here (zoom in to see them apart)", j - i);
       ImGui::Text("%s .. %s", since_start(zones[i].begin_ns).c_str(), since_start(zones[j - 1].end_ns).c_str());
     } else {
-      const Zone& z = zones[i];
+      const Zone z = zones[i];
       ImGui::Text("task %u", z.id);
       ImGui::Separator();
       ImGui::Text("kind      %u", z.kind);
@@ -152,7 +152,7 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
     ImGui::EndTooltip();
     return;
   }
-  const std::span<const IdleSpan> idle(lane.idle);
+  const IntervalList& idle = lane.idle;
   const std::size_t k = first_ending_at_or_after(idle, t);
   if (k < idle.size() && static_cast<double>(idle[k].begin_ns) <= t) {
     ImGui::BeginTooltip();
