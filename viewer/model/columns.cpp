@@ -33,6 +33,21 @@ std::size_t TimeColumn::upper_bound(double t) const {
       narrow_.begin());
 }
 
+std::size_t TimeColumn::upper_bound_in(std::size_t lo, std::size_t hi, double t) const {
+  std::size_t n = 0;
+  if (!wide_.empty()) {
+    for (std::size_t i = lo; i < hi; ++i) n += static_cast<double>(wide_[i]) <= t ? 1 : 0;
+    return lo + n;
+  }
+  const double rel = t - static_cast<double>(base_);
+  if (rel < 0) return lo;
+  // Offsets are whole nanoseconds: "<= rel" is "<= floor(rel)", compared as integers.
+  const std::uint64_t cut = rel >= 4294967295.0 ? 4294967295u : static_cast<std::uint64_t>(rel);
+  const std::uint32_t c = static_cast<std::uint32_t>(cut);
+  for (std::size_t i = lo; i < hi; ++i) n += narrow_[i] <= c ? 1 : 0;
+  return lo + n;
+}
+
 EventColumns::EventColumns(std::span<const trace::Event> events) {
   reserve(events.size());
   for (const trace::Event& e : events) push_back(e);

@@ -2,50 +2,52 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 namespace gpulb::viewer {
 
-void StepSeries::Points::push_back(Point p) {
-  time_.push_back(p.time_ns);
-  if (wide_.empty() && p.value >= std::numeric_limits<std::int32_t>::min() && p.value <= std::numeric_limits<std::int32_t>::max()) {
-    narrow_.push_back(static_cast<std::int32_t>(p.value));
-    return;
+void StepSeries::Points::assign(std::span<const Point> points) {
+  std::int64_t lo = 0, hi = 0;
+  for (const Point& p : points) {
+    lo = std::min(lo, p.value);
+    hi = std::max(hi, p.value);
   }
-  if (wide_.empty()) {
-    wide_.assign(narrow_.begin(), narrow_.end());
-    std::vector<std::int32_t>().swap(narrow_);
-  }
-  wide_.push_back(p.value);
-}
-
-void StepSeries::Points::set_last_value(std::int64_t v) {
-  if (wide_.empty() && v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max()) {
-    narrow_.back() = static_cast<std::int32_t>(v);
-    return;
-  }
-  if (wide_.empty()) {
-    wide_.assign(narrow_.begin(), narrow_.end());
-    std::vector<std::int32_t>().swap(narrow_);
-  }
-  wide_.back() = v;
-}
-
-void StepSeries::Points::shrink_to_fit() {
+  time_.reserve(points.size());
+  for (const Point& p : points) time_.push_back(p.time_ns);
   time_.shrink_to_fit();
-  narrow_.shrink_to_fit();
-  wide_.shrink_to_fit();
+  auto fill = [&](auto& column) {
+    using V = typename std::decay_t<decltype(column)>::value_type;
+    column.reserve(points.size());
+    for (const Point& p : points) column.push_back(static_cast<V>(p.value));
+  };
+  if (lo >= std::numeric_limits<std::int16_t>::min() && hi <= std::numeric_limits<std::int16_t>::max()) {
+    fill(v16_);
+  } else if (lo >= std::numeric_limits<std::int32_t>::min() && hi <= std::numeric_limits<std::int32_t>::max()) {
+    fill(v32_);
+  } else {
+    fill(v64_);
+  }
 }
 
 StepSeries::StepSeries(std::span<const Point> points) {
-  // Collapse points at one time to the last of them: a level written twice in a nanosecond.
+  // Collapse points at one time to the last of them (a level written twice in a nanosecond), then
+  // drop points that repeat the value before them: a step to the same value changes nothing, and
+  // the deque sum is mostly such steps (an idle worker "empties" its already empty deque).
+  std::vector<Point> steps;
   for (const Point& p : points) {
-    if (!points_.empty() && points_.time_ns(points_.size() - 1) == p.time_ns) {
-      points_.set_last_value(p.value);
+    if (!steps.empty() && steps.back().time_ns == p.time_ns) {
+      steps.back().value = p.value;
     } else {
-      points_.push_back(p);
+      steps.push_back(p);
     }
   }
-  points_.shrink_to_fit();
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (kept > 0 && steps[kept - 1].value == steps[i].value) continue;  // the first point stays: it starts the series
+    steps[kept++] = steps[i];
+  }
+  steps.resize(kept);
+  points_.assign(steps);
   const std::size_t n = points_.size();
   anchors_.reserve((n + kAnchor - 1) / kAnchor);
   double acc = 0.0;
@@ -140,24 +142,39 @@ std::ptrdiff_t StepSeries::last_at_or_before_bucketed(double t) const {
   while (k < buckets && start(k + 1) <= t) ++k;
   // Points before bucket_first_[k] are earlier than start_k <= t; from bucket_first_[k+1] on they
   // are at or after start_k+1 > t: the first point after t lies in between.
-  std::size_t lo = bucket_first_[k], hi = bucket_first_[k + 1];
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (static_cast<double>(points_.time_ns(mid)) <= t) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return static_cast<std::ptrdiff_t>(lo) - 1;
+  return static_cast<std::ptrdiff_t>(points_.times().upper_bound_in(bucket_first_[k], bucket_first_[k + 1], t)) - 1;
 }
 
 std::vector<StepSeries::Column> StepSeries::mean_columns(double t0_ns, double col_ns, int count) const {
   std::vector<Column> out(static_cast<std::size_t>(std::max(count, 0)));
-  double at_a = integral_to(last_at_or_before_bucketed(t0_ns), t0_ns);
+  const std::size_t n = points_.size();
+  // A sweep left to right. `i` is the last point at or before the column edge and `acc` the
+  // integral up to point i. A near edge is reached by walking the points (adding each step to
+  // acc); a far one through the time buckets and the anchors, so a column costs O(1) whether it
+  // holds two points or two thousand.
+  constexpr std::size_t kWalk = 8;
+  std::ptrdiff_t i = last_at_or_before_bucketed(t0_ns);
+  double acc = i < 0 ? 0.0 : integral_to(i, static_cast<double>(points_.time_ns(static_cast<std::size_t>(i))));
+  auto integral_at = [&](double t) {
+    return i < 0 ? 0.0 : acc + static_cast<double>(points_.value(static_cast<std::size_t>(i))) * (t - static_cast<double>(points_.time_ns(static_cast<std::size_t>(i))));
+  };
+  double at_a = integral_at(t0_ns);
   for (int c = 0; c < count; ++c) {
     const double b = t0_ns + (c + 1) * col_ns;
-    const double at_b = integral_to(last_at_or_before_bucketed(b), b);
+    std::size_t walked = 0;
+    while (walked < kWalk && static_cast<std::size_t>(i + 1) < n && static_cast<double>(points_.time_ns(static_cast<std::size_t>(i + 1))) <= b) {
+      if (i >= 0) {
+        const auto k = static_cast<std::size_t>(i);
+        acc += static_cast<double>(points_.value(k)) * static_cast<double>(points_.time_ns(k + 1) - points_.time_ns(k));
+      }
+      ++i;
+      ++walked;
+    }
+    if (walked == kWalk && static_cast<std::size_t>(i + 1) < n && static_cast<double>(points_.time_ns(static_cast<std::size_t>(i + 1))) <= b) {
+      i = last_at_or_before_bucketed(b);
+      acc = integral_to(i, static_cast<double>(points_.time_ns(static_cast<std::size_t>(i))));
+    }
+    const double at_b = integral_at(b);
     out[static_cast<std::size_t>(c)].mean = (at_b - at_a) / col_ns;
     at_a = at_b;
   }

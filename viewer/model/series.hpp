@@ -19,13 +19,16 @@ class StepSeries {
     std::int64_t value;
   };
 
-  // The points, stored as columns (time, value): 8 bytes a point where values fit 32 bits.
+  // The points, stored as columns (time, value): 6 bytes a point where values fit 16 bits (busy
+  // and idle lanes of a group), 8 where they fit 32, 12 else.
   class Points {
    public:
     std::size_t size() const { return time_.size(); }
     bool empty() const { return time_.empty(); }
     std::uint64_t time_ns(std::size_t i) const { return time_[i]; }
-    std::int64_t value(std::size_t i) const { return wide_.empty() ? narrow_[i] : wide_[i]; }
+    std::int64_t value(std::size_t i) const {
+      return !v16_.empty() ? v16_[i] : !v32_.empty() ? v32_[i] : v64_[i];
+    }
     Point operator[](std::size_t i) const { return {time_ns(i), value(i)}; }
     Point front() const { return (*this)[0]; }
     Point back() const { return (*this)[size() - 1]; }
@@ -36,13 +39,14 @@ class StepSeries {
 
    private:
     friend class StepSeries;
-    void push_back(Point p);
-    void set_last_value(std::int64_t v);
-    void shrink_to_fit();
-    std::size_t bytes() const { return time_.bytes() + narrow_.capacity() * 4 + wide_.capacity() * 8; }
+    void assign(std::span<const Point> points);  // sorted by time
+    std::size_t bytes() const {
+      return time_.bytes() + v16_.capacity() * 2 + v32_.capacity() * 4 + v64_.capacity() * 8;
+    }
     TimeColumn time_;
-    std::vector<std::int32_t> narrow_;
-    std::vector<std::int64_t> wide_;  // in use once a value does not fit 32 bits
+    std::vector<std::int16_t> v16_;  // one of the three holds the values, the narrowest that fits
+    std::vector<std::int32_t> v32_;
+    std::vector<std::int64_t> v64_;
   };
 
   StepSeries() = default;
@@ -95,9 +99,9 @@ class StepSeries {
   std::vector<std::uint32_t> bucket_first_;
 
   static constexpr std::size_t kBlock = 64;
-  // The integral up to every kAnchor-th point; integral_to adds the few steps since (one byte a
+  // The integral up to every kAnchor-th point; integral_to adds the few steps since (half a byte a
   // point, where a double per point took 8).
-  static constexpr std::size_t kAnchor = 8;
+  static constexpr std::size_t kAnchor = 16;
   Points points_;
   std::vector<double> anchors_;  // anchors_[j]: integral from the first point to point j * kAnchor
   std::vector<std::int64_t> block_min_, block_max_;

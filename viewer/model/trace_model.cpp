@@ -331,10 +331,10 @@ CollectedLevels collect_levels(const trace::Trace& t, const std::vector<EventCol
 std::vector<StepSeries::Point> sum_of_deques(const std::vector<Level>& levels) {
   std::vector<StepSeries::Point> points;
   points.reserve(levels.size());
-  std::map<std::uint32_t, std::int64_t> per_owner;
+  std::vector<std::int64_t> per_owner(std::size_t{1} << 16, 0);  // owners are 16 bits (DequeLevel's aux)
   std::int64_t total = 0;
   for (const Level& l : levels) {
-    std::int64_t& mine = per_owner[l.owner];
+    std::int64_t& mine = per_owner[l.owner & 0xFFFFu];
     const std::int64_t next = l.op == LevelOp::Set ? l.value : std::max<std::int64_t>(mine - 1, 0);
     total += next - mine;
     mine = next;
@@ -461,20 +461,22 @@ trace::Trace TraceModel::to_trace() const {
   return t;
 }
 
-std::size_t TraceModel::bytes() const {
-  std::size_t n = events_.capacity() * sizeof(EventColumns) + lanes_.capacity() * sizeof(Lane);
-  for (const EventColumns& e : events_) n += e.bytes();
-  for (const Lane& l : lanes_) n += l.zones.bytes() + l.idle.bytes() + l.markers.bytes() + l.label.capacity();
+TraceModel::Bytes TraceModel::bytes_by_part() const {
+  Bytes b;
+  b.events = events_.capacity() * sizeof(EventColumns);
+  for (const EventColumns& e : events_) b.events += e.bytes();
+  b.lanes = lanes_.capacity() * sizeof(Lane);
+  for (const Lane& l : lanes_) b.lanes += l.zones.bytes() + l.idle.bytes() + l.markers.bytes() + l.label.capacity();
   auto series = [](const StepSeries* s) { return s ? s->bytes() : 0; };
   for (const DeviceGroup& d : devices_) {
-    n += series(d.busy.get());
+    b.series += series(d.busy.get());
     for (const LaneGroup& g : d.groups) {
-      n += g.lanes.capacity() * 4 + g.steals.capacity() * 8 + series(g.idle.get());
-      if (g.busy != d.busy) n += series(g.busy.get());
+      b.series += g.lanes.capacity() * 4 + g.steals.capacity() * 8 + series(g.idle.get());
+      if (g.busy != d.busy) b.series += series(g.busy.get());
     }
   }
-  for (const QueueSeries& q : queues_) n += q.level.bytes();
-  return n;
+  for (const QueueSeries& q : queues_) b.series += q.level.bytes();
+  return b;
 }
 
 std::vector<std::uint16_t> TraceModel::kinds() const {

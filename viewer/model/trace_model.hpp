@@ -97,7 +97,14 @@ class TraceModel {
   trace::Trace to_trace() const;
   // What the model holds on the heap, counted from its containers' capacities (the bench measures
   // the heap itself; this is for tests and the bench's breakdown).
-  std::size_t bytes() const;
+  struct Bytes {
+    std::size_t events = 0;  // the tracks' event columns
+    std::size_t lanes = 0;   // zones, idle spells, markers, labels
+    std::size_t series = 0;  // busy and idle series of groups and devices, steal times, queue series
+    std::size_t total() const { return events + lanes + series; }
+  };
+  Bytes bytes_by_part() const;
+  std::size_t bytes() const { return bytes_by_part().total(); }
 
   const trace::TraceStatistics& stats() const { return stats_; }
   std::span<const Lane> lanes() const { return lanes_; }

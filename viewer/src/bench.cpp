@@ -88,6 +88,9 @@ trace::Trace bench_trace(const BenchOptions& o, std::string& what) {
 }  // namespace
 
 int run_bench(const BenchOptions& o) {
+  // One malloc arena for every thread, so that mallinfo2 (which reads the main arena) counts what
+  // the model's parallel build allocates on its worker threads too.
+  mallopt(M_ARENA_MAX, 1);
   std::printf("gpulb-viewer frame bench: %llu events, window %dx%d, %d frames a case\n",
               static_cast<unsigned long long>(o.events), o.width, o.height, o.frames);
   auto t0 = Clock::now();
@@ -126,6 +129,10 @@ int run_bench(const BenchOptions& o) {
   std::printf("load        %.0f ms = decode %.0f ms + model %.0f ms (target <= 2000)\n", load_ms, decode_ms, model_ms);
   std::printf("memory      %.0f MB on the heap for the loaded trace, %.1f bytes an event (target <= 32)\n", model_bytes / 1e6,
               memory_per_event);
+  const TraceModel::Bytes parts = doc->model->bytes_by_part();
+  const double ev = static_cast<double>(events);
+  std::printf("            of which events %.1f, lanes (zones, idle, markers) %.1f, series %.1f bytes an event\n",
+              static_cast<double>(parts.events) / ev, static_cast<double>(parts.lanes) / ev, static_cast<double>(parts.series) / ev);
 
   if (o.frames <= 0) return memory_per_event <= 32.0 && load_ms <= 2000 ? 0 : 1;
 
@@ -156,6 +163,7 @@ int run_bench(const BenchOptions& o) {
   bool frames_ok = true;
   const double begin = static_cast<double>(model.begin_ns()), end = static_cast<double>(model.end_ns());
   for (const Case& c : cases) {
+    if (!o.only.empty() && std::string(c.name).find(o.only) == std::string::npos) continue;
     app.set_view(c.view);
     vs.timeline.defaults_set = true;
     vs.timeline.collapsed.clear();

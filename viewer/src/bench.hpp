@@ -15,6 +15,7 @@ struct BenchOptions {
   // The trace whose event mix the bench trace repeats (make_tiled_trace): a path, a shipped
   // trace's file name, or "synthetic" for the regular generated trace (0.9 bytes an event).
   std::string tmpl = "uts-geometric-d7-work-stealing-h100.gpulb";
+  std::string only;  // run only the cases whose name holds this ("folded", "occupancy"); "" for all
 };
 
 // Prints a report on stdout; returns 0, or 1 when a target is missed.

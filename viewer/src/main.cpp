@@ -160,6 +160,8 @@ int main(int argc, char** argv) {
                  "the trace whose event mix --bench-frames repeats: a file, a shipped trace's name, or \"synthetic\"")
       ->capture_default_str();
   bool bench_load_only = false;
+  std::string bench_only;
+  cli.add_option("--bench-case", bench_only, "with --bench-frames: run only the cases whose name holds this text, e.g. folded");
   cli.add_flag("--bench-load-only", bench_load_only, "with --bench-frames: measure the load and the memory, not the frames (no window)");
   std::string synthetic_out;
   cli.add_option("--make-synthetic", synthetic_out, "write the generated GPU-shaped trace (--bench-events events) to this file and exit");
@@ -195,7 +197,7 @@ int main(int argc, char** argv) {
   const std::optional<double> playhead = c.playhead;
 
   try {
-    if (a.bench) return run_bench(BenchOptions{a.bench_events, width, height, bench_load_only ? 0 : 60, a.bench_template});
+    if (a.bench) return run_bench(BenchOptions{a.bench_events, width, height, bench_load_only ? 0 : 60, a.bench_template, bench_only});
     if (!synthetic_out.empty()) {
       SyntheticSpec spec;
       spec.events = a.bench_events;
