@@ -49,8 +49,23 @@ std::size_t TimeColumn::upper_bound_in(std::size_t lo, std::size_t hi, double t)
 }
 
 EventColumns::EventColumns(std::span<const trace::Event> events) {
-  reserve(events.size());
-  for (const trace::Event& e : events) push_back(e);
+  const std::size_t n = events.size();
+  time_.reserve(n);
+  for (const trace::Event& e : events) time_.push_back(e.time_ns);
+  arg_.resize(n);
+  aux_.resize(n);
+  kind_.resize(n);
+  bool flags = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    arg_[i] = events[i].arg;
+    aux_[i] = events[i].aux;
+    kind_[i] = events[i].kind;
+    flags = flags || events[i].flags != 0;
+  }
+  if (flags) {
+    flags_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) flags_[i] = events[i].flags;
+  }
 }
 
 void EventColumns::push_back(const trace::Event& e) {

@@ -245,10 +245,11 @@ void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lan
 // run whose tasks were all stolen (uts: ~1,700 after the end).
 enum class LevelOp : std::uint8_t { Set, TakeOne };
 
+// 16 bytes: a 10 M-event trace gathers millions of these before merging them by time.
 struct Level {
   std::uint64_t time_ns;
-  std::int64_t value;
-  std::uint32_t owner;  // deque owner (DequeLevel, deque edits)
+  std::uint32_t value;  // an event's arg
+  std::uint16_t owner;  // deque owner (DequeLevel, deque edits): 16 bits, as DequeLevel's aux
   LevelOp op = LevelOp::Set;
 };
 using LevelKey = std::tuple<std::uint32_t, int, std::uint32_t>;  // device, source, queue
@@ -265,12 +266,12 @@ bool deque_edits(const Track& tr, const EventColumns& ev, std::size_t i, std::ve
   const std::uint32_t self = tr.worker & 0xFFFFu;  // DequeLevel's owner is the rank's low 16 bits
   switch (e.kind) {
     case trace::EventKind::Steal:
-      out.push_back({e.time_ns, 0, e.arg & 0xFFFFu, LevelOp::TakeOne});
+      out.push_back({e.time_ns, 0, static_cast<std::uint16_t>(e.arg & 0xFFFFu), LevelOp::TakeOne});
       [[fallthrough]];
     case trace::EventKind::StealFailed:
     case trace::EventKind::DequeueFailed:
     case trace::EventKind::WorkerEnd:
-      out.push_back({e.time_ns, 0, self, LevelOp::Set});
+      out.push_back({e.time_ns, 0, static_cast<std::uint16_t>(self), LevelOp::Set});
       return true;
     default:
       return false;
@@ -319,7 +320,7 @@ CollectedLevels collect_levels(const trace::Trace& t, const std::vector<EventCol
         if (bounds.empty()) bounds.push_back(0);
         touched[key] = true;
       }
-      vec.push_back({e.time_ns, static_cast<std::int64_t>(e.arg), e.aux});
+      vec.push_back({e.time_ns, e.arg, e.aux});
     }
     for (auto& [key, unused] : touched) levels[key].second.push_back(levels[key].first.size());
     if (edits) close_run(*edits, edits_start);
@@ -334,8 +335,8 @@ std::vector<StepSeries::Point> sum_of_deques(const std::vector<Level>& levels) {
   std::vector<std::int64_t> per_owner(std::size_t{1} << 16, 0);  // owners are 16 bits (DequeLevel's aux)
   std::int64_t total = 0;
   for (const Level& l : levels) {
-    std::int64_t& mine = per_owner[l.owner & 0xFFFFu];
-    const std::int64_t next = l.op == LevelOp::Set ? l.value : std::max<std::int64_t>(mine - 1, 0);
+    std::int64_t& mine = per_owner[l.owner];
+    const std::int64_t next = l.op == LevelOp::Set ? std::int64_t{l.value} : std::max<std::int64_t>(mine - 1, 0);
     total += next - mine;
     mine = next;
     points.push_back({l.time_ns, total});
@@ -355,7 +356,7 @@ QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const 
     q.label = dev + " deques (sum)";
   } else {
     points.reserve(levels.size());
-    for (const Level& l : levels) points.push_back({l.time_ns, l.value});
+    for (const Level& l : levels) points.push_back({l.time_ns, std::int64_t{l.value}});
     q.label = q.source == QueueSeries::Source::Pool ? dev + " host pool" : dev + " queue " + std::to_string(q.queue);
   }
   q.level = StepSeries(std::move(points));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -62,11 +63,28 @@ FrameStats measure(Platform& platform, App& app, int frames) {
   return {summarise(build), summarise(render), summarise(total)};
 }
 
-// Bytes the heap holds now (glibc's count of allocated blocks, mmapped ones included): the model's
-// size is the difference before and after loading, whatever it allocates.
+// Bytes the heap holds now, over every malloc arena (the model is built on worker threads, whose
+// blocks mallinfo2 does not count): glibc's malloc_info totals, memory from the system less its
+// free chunks, plus mmapped blocks. The model's size is the difference before and after loading.
 std::uint64_t heap_in_use() {
-  const struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
+  char* text = nullptr;
+  std::size_t length = 0;
+  FILE* f = open_memstream(&text, &length);
+  if (!f) return 0;
+  malloc_info(0, f);
+  std::fclose(f);
+  const std::string xml(text, length);
+  std::free(text);
+  // The totals over all arenas come last, after the per-arena sections.
+  auto last = [&xml](const std::string& tag) -> std::uint64_t {
+    const std::size_t at = xml.rfind(tag);
+    if (at == std::string::npos) return 0;
+    const std::size_t size = xml.find("size=\"", at);
+    return size == std::string::npos ? 0 : std::strtoull(xml.c_str() + size + 6, nullptr, 10);
+  };
+  const std::uint64_t system = last("<system type=\"current\""), fast = last("<total type=\"fast\"");
+  const std::uint64_t rest = last("<total type=\"rest\""), mmapped = last("<total type=\"mmap\"");
+  return system - std::min(system, fast + rest) + mmapped;
 }
 
 trace::Trace bench_trace(const BenchOptions& o, std::string& what) {
@@ -88,9 +106,6 @@ trace::Trace bench_trace(const BenchOptions& o, std::string& what) {
 }  // namespace
 
 int run_bench(const BenchOptions& o) {
-  // One malloc arena for every thread, so that mallinfo2 (which reads the main arena) counts what
-  // the model's parallel build allocates on its worker threads too.
-  mallopt(M_ARENA_MAX, 1);
   std::printf("gpulb-viewer frame bench: %llu events, window %dx%d, %d frames a case\n",
               static_cast<unsigned long long>(o.events), o.width, o.height, o.frames);
   auto t0 = Clock::now();
