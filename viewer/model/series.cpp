@@ -77,12 +77,17 @@ StepSeries::StepSeries(std::span<const Point> points) {
       while (i < n && static_cast<double>(points_.time_ns(i)) < start) ++i;
       bucket_first_[k] = static_cast<std::uint32_t>(i);
     }
+    bucket_integral_.resize(bucket_first_.size());
+    for (std::size_t k = 0; k < bucket_first_.size(); ++k) {
+      const double start = static_cast<double>(begin_ns()) + static_cast<double>(k) * bucket_ns_;
+      bucket_integral_[k] = integral_to(static_cast<std::ptrdiff_t>(bucket_first_[k]) - 1, start);
+    }
   }
 }
 
 std::size_t StepSeries::bytes() const {
   return points_.bytes() + anchors_.capacity() * 8 + (block_min_.capacity() + block_max_.capacity()) * 8 +
-         bucket_first_.capacity() * 4;
+         bucket_first_.capacity() * 4 + bucket_integral_.capacity() * 8;
 }
 
 std::ptrdiff_t StepSeries::last_at_or_before(double t) const {
@@ -130,19 +135,47 @@ std::int64_t StepSeries::max_in(std::size_t from, std::size_t to) const {
   return m;
 }
 
-std::ptrdiff_t StepSeries::last_at_or_before_bucketed(double t) const {
+std::ptrdiff_t StepSeries::locate(double t, double& integral_at_point) const {
+  const std::size_t n = points_.size();
   const double first = static_cast<double>(begin_ns());
+  if (!(t >= first)) {
+    integral_at_point = 0.0;
+    return -1;
+  }
   const std::size_t buckets = bucket_first_.size() - 2;
-  if (!(t >= first)) return -1;
-  if (t >= static_cast<double>(end_ns())) return static_cast<std::ptrdiff_t>(points_.size()) - 1;
-  // The bucket [start_k, start_k+1) holding t, with the starts computed as the constructor did.
   std::size_t k = std::min(static_cast<std::size_t>((t - first) / bucket_ns_), buckets);
   auto start = [&](std::size_t j) { return first + static_cast<double>(j) * bucket_ns_; };
   while (k > 0 && start(k) > t) --k;
   while (k < buckets && start(k + 1) <= t) ++k;
-  // Points before bucket_first_[k] are earlier than start_k <= t; from bucket_first_[k+1] on they
-  // are at or after start_k+1 > t: the first point after t lies in between.
-  return static_cast<std::ptrdiff_t>(points_.times().upper_bound_in(bucket_first_[k], bucket_first_[k + 1], t)) - 1;
+  const std::size_t p = bucket_first_[k], end = std::min<std::size_t>(bucket_first_[k + 1], n);
+  if (end - p > 4 * kBucketPoints) {  // a burst: search the bucket, then add up from the point anchor
+    std::size_t lo = p, hi = end;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (static_cast<double>(points_.time_ns(mid)) <= t) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(lo) - 1;  // >= p - 1 >= 0
+    integral_at_point = integral_to(i, static_cast<double>(points_.time_ns(static_cast<std::size_t>(i))));
+    return i;
+  }
+  // From the bucket's start: point p - 1 is in force there (p > 0, as start(k) >= first).
+  if (p >= n || static_cast<double>(points_.time_ns(p)) > t) {
+    const std::size_t i = p - 1;
+    integral_at_point = bucket_integral_[k] - static_cast<double>(points_.value(i)) * (start(k) - static_cast<double>(points_.time_ns(i)));
+    return static_cast<std::ptrdiff_t>(i);
+  }
+  double acc = bucket_integral_[k] + (p > 0 ? static_cast<double>(points_.value(p - 1)) * (static_cast<double>(points_.time_ns(p)) - start(k)) : 0.0);
+  std::size_t i = p;
+  while (i + 1 < n && static_cast<double>(points_.time_ns(i + 1)) <= t) {
+    acc += static_cast<double>(points_.value(i)) * static_cast<double>(points_.time_ns(i + 1) - points_.time_ns(i));
+    ++i;
+  }
+  integral_at_point = acc;
+  return static_cast<std::ptrdiff_t>(i);
 }
 
 std::vector<StepSeries::Column> StepSeries::mean_columns(double t0_ns, double col_ns, int count) const {
@@ -150,29 +183,30 @@ std::vector<StepSeries::Column> StepSeries::mean_columns(double t0_ns, double co
   const std::size_t n = points_.size();
   // A sweep left to right. `i` is the last point at or before the column edge and `acc` the
   // integral up to point i. A near edge is reached by walking the points (adding each step to
-  // acc); a far one through the time buckets and the anchors, so a column costs O(1) whether it
+  // acc); a far one from its time bucket's start (locate), so a column costs O(1) whether it
   // holds two points or two thousand.
   constexpr std::size_t kWalk = 8;
-  std::ptrdiff_t i = last_at_or_before_bucketed(t0_ns);
-  double acc = i < 0 ? 0.0 : integral_to(i, static_cast<double>(points_.time_ns(static_cast<std::size_t>(i))));
+  double acc = 0.0;
+  std::ptrdiff_t i = locate(t0_ns, acc);
   auto integral_at = [&](double t) {
     return i < 0 ? 0.0 : acc + static_cast<double>(points_.value(static_cast<std::size_t>(i))) * (t - static_cast<double>(points_.time_ns(static_cast<std::size_t>(i))));
   };
   double at_a = integral_at(t0_ns);
   for (int c = 0; c < count; ++c) {
     const double b = t0_ns + (c + 1) * col_ns;
-    std::size_t walked = 0;
-    while (walked < kWalk && static_cast<std::size_t>(i + 1) < n && static_cast<double>(points_.time_ns(static_cast<std::size_t>(i + 1))) <= b) {
-      if (i >= 0) {
-        const auto k = static_cast<std::size_t>(i);
-        acc += static_cast<double>(points_.value(k)) * static_cast<double>(points_.time_ns(k + 1) - points_.time_ns(k));
+    const auto next = static_cast<std::size_t>(i + 1);
+    if (next < n && static_cast<double>(points_.time_ns(next)) <= b) {
+      if (next + kWalk < n && static_cast<double>(points_.time_ns(next + kWalk)) <= b) {
+        i = locate(b, acc);
+      } else {
+        while (static_cast<std::size_t>(i + 1) < n && static_cast<double>(points_.time_ns(static_cast<std::size_t>(i + 1))) <= b) {
+          if (i >= 0) {
+            const auto k = static_cast<std::size_t>(i);
+            acc += static_cast<double>(points_.value(k)) * static_cast<double>(points_.time_ns(k + 1) - points_.time_ns(k));
+          }
+          ++i;
+        }
       }
-      ++i;
-      ++walked;
-    }
-    if (walked == kWalk && static_cast<std::size_t>(i + 1) < n && static_cast<double>(points_.time_ns(static_cast<std::size_t>(i + 1))) <= b) {
-      i = last_at_or_before_bucketed(b);
-      acc = integral_to(i, static_cast<double>(points_.time_ns(static_cast<std::size_t>(i))));
     }
     const double at_b = integral_at(b);
     out[static_cast<std::size_t>(c)].mean = (at_b - at_a) / col_ns;

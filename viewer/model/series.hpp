@@ -82,13 +82,13 @@ class StepSeries {
  private:
   std::int64_t min_in(std::size_t from, std::size_t to) const;  // over points [from, to)
   std::int64_t max_in(std::size_t from, std::size_t to) const;
-  // Index of the last point at or before t (-1: none), through the time buckets: a binary search
-  // over a bucket's few points instead of the whole series.
-  std::ptrdiff_t last_at_or_before_bucketed(double t) const;
-  std::ptrdiff_t last_at_or_before(double t) const;
+  std::ptrdiff_t last_at_or_before(double t) const;  // -1: none
   std::vector<Column> mean_columns(double t0_ns, double col_ns, int count) const;
   // The integral from the first point to t, where point i is the last at or before t (-1: none).
   double integral_to(std::ptrdiff_t i, double t) const;
+  // The last point at or before t (-1: none) and the integral up to that point's time, by walking
+  // from t's time bucket's start (bucket_integral_) over the few points before t.
+  std::ptrdiff_t locate(double t, double& integral_at_point) const;
 
   // Time buckets of equal length over [first point, last point], kBucketPoints points each on
   // average: bucket_first_[k] is the first point at or after the bucket's start. A frame of
@@ -97,6 +97,7 @@ class StepSeries {
   static constexpr std::size_t kBucketPoints = 16;
   double bucket_ns_ = 0.0;
   std::vector<std::uint32_t> bucket_first_;
+  std::vector<double> bucket_integral_;  // the integral from the first point to bucket k's start
 
   static constexpr std::size_t kBlock = 64;
   // The integral up to every kAnchor-th point; integral_to adds the few steps since (half a byte a

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <thread>
 #include <tuple>
 
 #include "display_text.hpp"
@@ -450,9 +451,13 @@ void TraceModel::build(const trace::Trace& t, trace::Trace* owned, const ModelLi
   for (std::uint32_t i = 0; i < lanes_.size(); ++i) {
     if (lanes_[i].role == TrackRole::Host || lanes_[i].device >= shown_devices) ungrouped_lanes_.push_back(i);
   }
-  attach_busy_series(devices_, lanes_);
+  // The queue series (one long merge per device's deques) and the busy series (merges per group,
+  // then per device) read different parts of the model: build them side by side.
   bool queues_truncated = false;
-  queues_ = build_queue_series(h, events_, shown_devices, limits.max_queue_series, queues_truncated);
+  {
+    std::jthread queues([&] { queues_ = build_queue_series(h, events_, shown_devices, limits.max_queue_series, queues_truncated); });
+    attach_busy_series(devices_, lanes_);
+  }
   omitted_ = omitted_note(h, shown_devices, lanes_.size(), limits.max_lanes, queues_truncated ? limits.max_queue_series : 0);
 }
 
