@@ -175,6 +175,36 @@ TEST(StepSeriesSummary, ColumnMeansMinAndMaxEqualABruteForcePass) {
   }
 }
 
+TEST(StepSeriesSummary, CoarseMeansStayWithinTheirBoundOfABruteForcePass) {
+  std::mt19937_64 rng(11);
+  std::vector<StepSeries::Point> p;
+  std::uint64_t t = 1'000;
+  std::int64_t v = 0;
+  for (int i = 0; i < 50'000; ++i) {
+    t += 1 + rng() % 300 + (i % 5000 < 300 ? 20'000 : 0);  // bursts and lulls: uneven buckets
+    v = std::clamp<std::int64_t>(v + static_cast<std::int64_t>(rng() % 5) - 2, 0, 32);
+    p.push_back({t, v});
+  }
+  const StepSeries s(p);
+  ASSERT_GT(s.bucket_ns(), 0.0);
+  const double range = static_cast<double>(s.max_value() - s.min_value());
+  const double t0 = static_cast<double>(p[10].time_ns) + 3.5;
+  // Wide columns (a whole-run heat map): within the bound; narrow ones: exact.
+  for (const double col : {StepSeries::kCoarseBuckets * s.bucket_ns(), 100.0 * s.bucket_ns(), 0.5 * s.bucket_ns()}) {
+    const int n = static_cast<int>(std::min(200.0, (static_cast<double>(p.back().time_ns) - t0) / col));
+    const auto coarse = s.coarse_mean_columns(t0, col, n);
+    const auto exact = s.columns(t0, col, n, false);
+    const double bound = col >= StepSeries::kCoarseBuckets * s.bucket_ns() ? range * s.bucket_ns() / (2 * col) : 0.0;
+    EXPECT_LE(bound, range / 16 + 1e-9);
+    for (int c = 0; c < n; ++c) {
+      const double a = t0 + c * col;
+      const double brute = brute_integral(p, a, a + col) / col;
+      EXPECT_NEAR(exact[static_cast<std::size_t>(c)].mean, brute, 1e-6 * std::max(1.0, brute));
+      EXPECT_NEAR(coarse[static_cast<std::size_t>(c)].mean, brute, bound + 1e-6 * std::max(1.0, brute)) << col << " column " << c;
+    }
+  }
+}
+
 TEST(TiledTrace, RepeatsARealTracesMixAndCompressesLikeARecording) {
   const trace::Trace real = read_shipped(testing::kUts);
   const trace::Trace tiled = make_tiled_trace(real, 2'000'000);

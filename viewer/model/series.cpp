@@ -215,6 +215,30 @@ std::vector<StepSeries::Column> StepSeries::mean_columns(double t0_ns, double co
   return out;
 }
 
+std::vector<StepSeries::Column> StepSeries::coarse_mean_columns(double t0_ns, double col_ns, int count) const {
+  if (bucket_first_.empty() || col_ns < kCoarseBuckets * bucket_ns_) return columns(t0_ns, col_ns, count, false);
+  std::vector<Column> out(static_cast<std::size_t>(std::max(count, 0)));
+  const double first = static_cast<double>(begin_ns()), last = static_cast<double>(end_ns());
+  const std::size_t buckets = bucket_first_.size() - 2;
+  const double at_last = integral_to(static_cast<std::ptrdiff_t>(size()) - 1, last);
+  const std::int64_t last_value = points_.value(size() - 1);
+  auto integral_at = [&](double t) {
+    if (!(t > first)) return 0.0;
+    if (t >= last) return at_last + static_cast<double>(last_value) * (t - last);
+    const double x = (t - first) / bucket_ns_;
+    const std::size_t k = std::min(static_cast<std::size_t>(x), buckets - 1);
+    const double f = x - static_cast<double>(k);
+    return bucket_integral_[k] + f * (bucket_integral_[k + 1] - bucket_integral_[k]);
+  };
+  double at_a = integral_at(t0_ns);
+  for (int c = 0; c < count; ++c) {
+    const double at_b = integral_at(t0_ns + (c + 1) * col_ns);
+    out[static_cast<std::size_t>(c)].mean = (at_b - at_a) / col_ns;
+    at_a = at_b;
+  }
+  return out;
+}
+
 std::vector<StepSeries::Column> StepSeries::columns(double t0_ns, double col_ns, int count, bool extremes) const {
   if (!extremes && !bucket_first_.empty() && count > 0) return mean_columns(t0_ns, col_ns, count);
   std::vector<Column> out(static_cast<std::size_t>(std::max(count, 0)));

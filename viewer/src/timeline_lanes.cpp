@@ -113,8 +113,9 @@ void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* i
   constexpr float kCol = 3.0f;
   const int cols = static_cast<int>((c.right - c.left) / kCol);
   const double t0 = c.axis.time_at(c.left), col_ns = c.axis.ns_per_px * kCol;
-  const auto busy_cols = busy.columns(t0, col_ns, cols, false);
-  const auto idle_cols = idle && !idle->empty() ? idle->columns(t0, col_ns, cols, false) : std::vector<StepSeries::Column>{};
+  // Coarse means: the colour quantises them to kHeatLevels steps, coarser than their error.
+  const auto busy_cols = busy.coarse_mean_columns(t0, col_ns, cols);
+  const auto idle_cols = idle && !idle->empty() ? idle->coarse_mean_columns(t0, col_ns, cols) : std::vector<StepSeries::Column>{};
   const double n = static_cast<double>(lanes);
   auto levels = [&](int i) {
     const auto k = static_cast<std::size_t>(i);
