@@ -28,17 +28,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const viewer::TraceModel model(std::make_shared<const trace::Trace>(std::move(*t)));
 
   GPULB_FUZZ_CHECK(model.begin_ns() <= model.end_ns());
-  GPULB_FUZZ_CHECK(model.lanes().size() == model.trace().tracks.size());
+  GPULB_FUZZ_CHECK(model.lanes().size() == model.header().tracks.size());
   std::uint64_t zones = 0;
   std::vector<double> durations;
   for (const viewer::Lane& lane : model.lanes()) {
-    GPULB_FUZZ_CHECK(lane.busy_prefix.size() == lane.zones.size() + 1);
+    std::uint64_t busy = 0;
     for (std::size_t i = 0; i < lane.zones.size(); ++i) {
-      const viewer::Zone& z = lane.zones[i];
+      GPULB_FUZZ_CHECK(lane.zones.busy_ns_before(i) == busy);
+      const viewer::Zone z = lane.zones[i];
+      busy += z.end_ns - z.begin_ns;
       GPULB_FUZZ_CHECK(z.begin_ns <= z.end_ns);
       GPULB_FUZZ_CHECK(i == 0 || lane.zones[i - 1].end_ns <= z.begin_ns);
       durations.push_back(static_cast<double>(z.end_ns - z.begin_ns));
     }
+    GPULB_FUZZ_CHECK(lane.zones.busy_ns() == busy);
     for (std::size_t i = 1; i < lane.markers.size(); ++i) GPULB_FUZZ_CHECK(lane.markers[i - 1].time_ns <= lane.markers[i].time_ns);
     zones += lane.zones.size();
     if (lane.role == trace::TrackRole::Worker) GPULB_FUZZ_CHECK(model.worker_lane(lane.device, lane.worker) >= 0);

@@ -11,11 +11,11 @@ namespace {
 
 TEST(DeviceNames, TwoGpusOfOneModelReadApart) {
   const TraceModel& m = testing::shipped(testing::kP3Paper2Gpu);
-  ASSERT_EQ(m.trace().devices.size(), 2u);
+  ASSERT_EQ(m.header().devices.size(), 2u);
   std::set<std::string> lines;
-  for (const trace::Device& d : m.trace().devices) lines.insert(device_line(d));
+  for (const trace::Device& d : m.header().devices) lines.insert(device_line(d));
   EXPECT_EQ(lines.size(), 2u);
-  EXPECT_EQ(device_line(m.trace().devices[1]), "GPU 1: NVIDIA H200 (2112 workers, 132 SMs)");
+  EXPECT_EQ(device_line(m.header().devices[1]), "GPU 1: NVIDIA H200 (2112 workers, 132 SMs)");
 }
 
 TEST(DeviceNames, ACpuKeepsItsName) {

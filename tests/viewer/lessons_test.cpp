@@ -50,10 +50,10 @@ TEST(Lessons, EveryLessonsTracesAreShippedAndLoad) {
       ASSERT_TRUE(path.has_value()) << l.name << ": " << r->trace;
       const TraceModel m(std::make_shared<const trace::Trace>(trace::read_trace(*path)));
       EXPECT_GT(m.task_count(), 0u) << *path;
-      EXPECT_EQ(m.trace().meta.backend, "cuda") << *path << ": a lesson's traces are real GPU runs";
+      EXPECT_EQ(m.header().meta.backend, "cuda") << *path << ": a lesson's traces are real GPU runs";
       if (!r->scenario.empty()) {
-        EXPECT_EQ(m.trace().meta.scenario, r->scenario) << *path;
-        EXPECT_EQ(m.trace().meta.policy, r->policy) << *path;
+        EXPECT_EQ(m.header().meta.scenario, r->scenario) << *path;
+        EXPECT_EQ(m.header().meta.policy, r->policy) << *path;
       }
     }
   }

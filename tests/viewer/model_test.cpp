@@ -152,7 +152,7 @@ TEST(TraceModel, IdleSpellsRunFromAFailedDequeueToTheNextTask) {
   ASSERT_EQ(w0.idle.size(), 1u);
   EXPECT_EQ(w0.idle[0].begin_ns, 200u);
   EXPECT_EQ(w0.idle[0].end_ns, 300u);
-  EXPECT_EQ(w0.busy_prefix.back(), 400u);
+  EXPECT_EQ(w0.zones.busy_ns(), 400u);
 }
 
 TEST(TraceModel, BusyWorkersOverTime) {

@@ -20,9 +20,9 @@ TEST(RangeStats, OverTheWholeRunTheyAreTheSummarys) {
     EXPECT_EQ(s.all.steals, m.stats().steals) << file;
     // DequeueFailed is written once an idle spell (the summary's idle polls count every attempt).
     std::uint64_t failed = 0;
-    for (const trace::Track& t : m.trace().tracks) {
-      if (t.role == trace::TrackRole::Host) continue;
-      for (const trace::Event& e : t.events) failed += e.kind == trace::EventKind::DequeueFailed;
+    for (std::size_t i = 0; i < m.header().tracks.size(); ++i) {
+      if (m.header().tracks[i].role == trace::TrackRole::Host) continue;
+      for (const trace::Event e : m.events(i)) failed += e.kind == trace::EventKind::DequeueFailed;
     }
     EXPECT_EQ(s.all.failed_dequeues, failed) << file;
     EXPECT_LE(s.all.failed_dequeues, m.stats().failed_dequeues) << file;

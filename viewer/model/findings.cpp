@@ -72,8 +72,9 @@ struct Intervals {
   }
 };
 
-template <class Pred>
-Intervals intervals_where(std::span<const Point> pts, double t0, double t1, Pred pred) {
+// Points: a std::span<const Point> or a StepSeries' own (both give point i by [i]).
+template <class Points, class Pred>
+Intervals intervals_where(const Points& pts, double t0, double t1, Pred pred) {
   Intervals out;
   double at = t0;
   std::int64_t v = 0;
@@ -113,7 +114,8 @@ std::uint32_t total_workers(const TraceModel& m) {
 
 // [SECTION] the detectors
 
-void tail(const TraceModel& m, const TimeSpan& run, std::span<const Point> busy, const FindingLimits& lim, std::vector<Finding>& out) {
+template <class Points>
+void tail(const TraceModel& m, const TimeSpan& run, const Points& busy, const FindingLimits& lim, std::vector<Finding>& out) {
   const double makespan = run.end_ns - run.begin_ns;
   std::int64_t peak = 0;
   for (const Point& p : busy) {
@@ -157,7 +159,8 @@ void tail(const TraceModel& m, const TimeSpan& run, std::span<const Point> busy,
                  start, run.end_ns, share});
 }
 
-void no_task_gaps(const TimeSpan& run, std::span<const Point> busy, const FindingLimits& lim, std::vector<Finding>& out) {
+template <class Points>
+void no_task_gaps(const TimeSpan& run, const Points& busy, const FindingLimits& lim, std::vector<Finding>& out) {
   const double makespan = run.end_ns - run.begin_ns;
   // Count the gaps as the intervals at 0.
   std::size_t gaps = 0;
@@ -202,7 +205,7 @@ void idle_sm(const TraceModel& m, const TimeSpan& run, const FindingLimits& lim,
         double busy = 0.0;
         for (std::uint32_t li : g.lanes) {
           const Lane& l = m.lanes()[li];
-          if (!l.busy_prefix.empty()) busy += static_cast<double>(l.busy_prefix.back());
+          busy += static_cast<double>(l.zones.busy_ns());
         }
         if (g.lanes.empty()) continue;
         units.push_back({g.label + (m.devices().size() > 1 ? " of " + device_name(m, d.device) : ""),
@@ -215,7 +218,7 @@ void idle_sm(const TraceModel& m, const TimeSpan& run, const FindingLimits& lim,
       const Lane& l = m.lanes()[li];
       if (l.role == trace::TrackRole::Host || l.zones.empty()) continue;
       units.push_back({l.label + (m.devices().size() > 1 ? " of " + device_name(m, l.device) : ""),
-                       static_cast<double>(l.busy_prefix.back()) / makespan, nullptr, li});
+                       static_cast<double>(l.zones.busy_ns()) / makespan, nullptr, li});
     }
   }
   if (units.size() < 2) return;
@@ -262,7 +265,7 @@ void device_finish(const TraceModel& m, const TimeSpan& run, const FindingLimits
   for (const Lane& l : m.lanes()) {
     if (l.zones.empty()) continue;
     last[l.device] = std::max(last[l.device], l.zones.back().end_ns);
-    busy[l.device] += l.busy_prefix.back();
+    busy[l.device] += l.zones.busy_ns();
   }
   if (last.size() < 2) return;
   const auto [lo, hi] = std::minmax_element(last.begin(), last.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -283,8 +286,8 @@ void device_finish(const TraceModel& m, const TimeSpan& run, const FindingLimits
 }
 
 // The busy workers' integral over the intervals where pred(level) holds, and their total length.
-template <class Pred>
-void over_levels(std::span<const Point> level, const StepSeries& busy, double t0, double t1, Pred pred, Intervals& iv, double& busy_area) {
+template <class Points, class Pred>
+void over_levels(const Points& level, const StepSeries& busy, double t0, double t1, Pred pred, Intervals& iv, double& busy_area) {
   iv = intervals_where(level, t0, t1, pred);
   busy_area = 0.0;
   // Walk the level series again, integrating busy over each matching interval.
@@ -309,7 +312,7 @@ void over_levels(std::span<const Point> level, const StepSeries& busy, double t0
 void queues(const TraceModel& m, const TimeSpan& run, const FindingLimits& lim, std::vector<Finding>& out) {
   const double makespan = run.end_ns - run.begin_ns;
   std::int64_t capacity = 0;
-  if (const auto it = m.trace().meta.parameters.find("queue_capacity"); it != m.trace().meta.parameters.end()) {
+  if (const auto it = m.header().meta.parameters.find("queue_capacity"); it != m.header().meta.parameters.end()) {
     capacity = std::atoll(it->second.c_str());
   }
   for (const QueueSeries& q : m.queues()) {

@@ -24,12 +24,18 @@ Rgb8 heat_colour(double busy, double idle) {
 
 std::vector<std::uint32_t> counts_per_column(std::span<const std::uint64_t> times, double t0_ns, double col_ns, int columns) {
   std::vector<std::uint32_t> out(static_cast<std::size_t>(std::max(columns, 0)), 0);
-  auto at_or_after = [&](double t) {
-    return std::partition_point(times.begin(), times.end(), [t](std::uint64_t v) { return static_cast<double>(v) < t; });
-  };
-  auto from = at_or_after(t0_ns);
+  auto before = [](double t) { return [t](std::uint64_t v) { return static_cast<double>(v) < t; }; };
+  auto from = std::partition_point(times.begin(), times.end(), before(t0_ns));
   for (std::size_t c = 0; c < out.size() && from != times.end(); ++c) {
-    const auto to = at_or_after(t0_ns + col_ns * static_cast<double>(c + 1));
+    // Galloping from the last column's end: a column holds a few steals, not the whole list.
+    const double t = t0_ns + col_ns * static_cast<double>(c + 1);
+    auto lo = from;
+    std::ptrdiff_t step = 1;
+    while (times.end() - lo > step && static_cast<double>(lo[step]) < t) {
+      lo += step;
+      step *= 2;
+    }
+    const auto to = std::partition_point(lo, lo + std::min(step + 1, times.end() - lo), before(t));
     out[c] = static_cast<std::uint32_t>(to - from);
     from = to;
   }

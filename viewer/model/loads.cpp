@@ -9,7 +9,7 @@ std::string device_name(const DeviceGroup& dev) { return dev.label.substr(0, dev
 
 // A worker track that recorded no event (see the header).
 bool silent(const TraceModel& model, std::uint32_t lane) {
-  return model.trace().tracks[model.lanes()[lane].track].events.empty();
+  return model.events(model.lanes()[lane].track).empty();
 }
 
 // A few SM ticks inside a device's run of bars, so that a bar can be placed without hovering:

@@ -9,24 +9,23 @@ namespace gpulb::viewer {
 namespace {
 
 // Time of `spans` (sorted, non-overlapping) inside [a, b].
-template <class Interval>
-double overlap(std::span<const Interval> spans, double a, double b) {
+double overlap(const IntervalList& spans, double a, double b) {
   double sum = 0;
-  for (std::size_t i = first_ending_at_or_after(spans, a); i < spans.size() && static_cast<double>(spans[i].begin_ns) < b; ++i) {
-    sum += std::max(0.0, std::min(b, static_cast<double>(spans[i].end_ns)) - std::max(a, static_cast<double>(spans[i].begin_ns)));
+  for (std::size_t i = spans.first_ending_at_or_after(a); i < spans.size() && static_cast<double>(spans.begin_ns(i)) < b; ++i) {
+    sum += std::max(0.0, std::min(b, static_cast<double>(spans.end_ns(i))) - std::max(a, static_cast<double>(spans.begin_ns(i))));
   }
   return sum;
 }
 
 // Busy time inside [a, b] from the prefix sums: the whole zones between the edges cost nothing.
 double busy_in(const Lane& lane, double a, double b) {
-  const std::span<const Zone> z(lane.zones);
-  const std::size_t i = first_ending_at_or_after(z, a);
-  const std::size_t j = first_beginning_at_or_after(z, i, b);  // zones [i, j) overlap [a, b)
+  const ZoneList& z = lane.zones;
+  const std::size_t i = z.first_ending_at_or_after(a);
+  const std::size_t j = z.first_beginning_at_or_after(i, b);  // zones [i, j) overlap [a, b)
   if (i >= j) return 0;
-  double sum = static_cast<double>(lane.busy_prefix[j] - lane.busy_prefix[i]);
-  sum -= std::max(0.0, a - static_cast<double>(z[i].begin_ns));
-  sum -= std::max(0.0, static_cast<double>(z[j - 1].end_ns) - b);
+  double sum = static_cast<double>(z.busy_ns_before(j) - z.busy_ns_before(i));
+  sum -= std::max(0.0, a - static_cast<double>(z.begin_ns(i)));
+  sum -= std::max(0.0, static_cast<double>(z.end_ns(j - 1)) - b);
   return std::max(sum, 0.0);
 }
 
@@ -36,15 +35,16 @@ void add_lane(RangeRow& row, const Lane& lane, double a, double b) {
   ++row.workers;
   row.alive_ns += alive;
   row.busy_ns += busy_in(lane, a, b);
-  row.idle_ns += overlap<IdleSpan>(lane.idle, a, b);
-  const std::span<const Zone> z(lane.zones);
-  row.tasks += first_beginning_at_or_after(z, 0, b) - first_beginning_at_or_after(z, 0, a);
-  const auto& m = lane.markers;
+  row.idle_ns += overlap(lane.idle, a, b);
+  const ZoneList& z = lane.zones;
+  row.tasks += z.first_beginning_at_or_after(0, b) - z.first_beginning_at_or_after(0, a);
+  const MarkerList& m = lane.markers;
   auto it = std::partition_point(m.begin(), m.end(), [a](const Marker& k) { return static_cast<double>(k.time_ns) < a; });
   for (; it != m.end() && static_cast<double>(it->time_ns) < b; ++it) {
-    row.steals += it->kind == trace::EventKind::Steal;
-    row.failed_steals += it->kind == trace::EventKind::StealFailed;
-    row.failed_dequeues += it->kind == trace::EventKind::DequeueFailed;
+    const trace::EventKind kind = (*it).kind;
+    row.steals += kind == trace::EventKind::Steal;
+    row.failed_steals += kind == trace::EventKind::StealFailed;
+    row.failed_dequeues += kind == trace::EventKind::DequeueFailed;
   }
 }
 

@@ -6,17 +6,15 @@ namespace gpulb::viewer {
 
 LaneState lane_state_at(const Lane& lane, double t_ns) {
   LaneState s;
-  const std::vector<Zone>& z = lane.zones;
+  const ZoneList& z = lane.zones;
   // Zones do not overlap, so their ends are sorted: the finished ones are a prefix.
-  const auto done = std::partition_point(z.begin(), z.end(), [t_ns](const Zone& q) {
-    return static_cast<double>(q.end_ns) <= t_ns;
-  });
-  const auto k = static_cast<std::size_t>(done - z.begin());
+  std::size_t k = z.first_ending_at_or_after(t_ns);
+  while (k < z.size() && static_cast<double>(z.end_ns(k)) <= t_ns) ++k;  // ends exactly at t: done
   s.tasks_done = k;
-  s.busy_ns = lane.busy_prefix[k];
-  if (k < z.size() && static_cast<double>(z[k].begin_ns) <= t_ns) {
+  s.busy_ns = z.busy_ns_before(k);
+  if (k < z.size() && static_cast<double>(z.begin_ns(k)) <= t_ns) {
     s.running = static_cast<int>(k);
-    s.busy_ns += static_cast<std::uint64_t>(t_ns - static_cast<double>(z[k].begin_ns));
+    s.busy_ns += static_cast<std::uint64_t>(t_ns - static_cast<double>(z.begin_ns(k)));
   }
   return s;
 }

@@ -2,6 +2,7 @@
 # gpulb_viewer_model (viewer/CMakeLists.txt) and the fuzz targets' own instrumented copies (fuzz/).
 set(GPULB_VIEWER_MODEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/trace_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/columns.cpp
   ${CMAKE_CURRENT_LIST_DIR}/series.cpp
   ${CMAKE_CURRENT_LIST_DIR}/replay.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_span.cpp

@@ -20,7 +20,7 @@ std::string fmt(const char* f, double v) {
 
 std::vector<SummaryRow> summary_rows(const TraceModel& model, bool compact) {
   using Tone = SummaryRow::Tone;
-  const trace::Trace& t = model.trace();
+  const trace::Trace& t = model.header();
   const trace::TraceStatistics& st = model.stats();
   std::vector<SummaryRow> rows;
   auto row = [&rows](std::string name, const std::string& value, Tone tone = Tone::Normal) {

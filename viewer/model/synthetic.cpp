@@ -119,4 +119,75 @@ trace::Trace make_synthetic_trace(const SyntheticSpec& spec) {
   return t;
 }
 
+trace::Trace make_tiled_trace(const trace::Trace& real, std::uint64_t events, std::uint64_t seed) {
+  trace::Trace t;
+  t.meta = real.meta;
+  t.devices = real.devices;
+  const std::uint64_t have = real.event_count();
+  if (have == 0) return real;
+  const std::uint64_t copies = std::max<std::uint64_t>(1, (events + have / 2) / have);
+  std::uint64_t first = ~0ull, last = 0, max_id = 0;
+  for (const trace::Track& tr : real.tracks) {
+    if (tr.events.empty()) continue;
+    first = std::min(first, tr.events.front().time_ns);
+    last = std::max(last, tr.events.back().time_ns);
+    for (const trace::Event& e : tr.events) {
+      if (e.kind == EventKind::TaskBegin || e.kind == EventKind::TaskEnd) max_id = std::max<std::uint64_t>(max_id, e.arg);
+    }
+  }
+  // Copies 8% longer than the template, so a stretched copy ends before the next begins.
+  const std::uint64_t period = (last - first) + (last - first) / 12 + kTick;
+  // Each copy renames its task ids by an affine bijection of [0, m) (m prime), as a real run hands
+  // ids out in another order: both edges of a task get the same new id.
+  auto is_prime = [](std::uint64_t n) {
+    if (n < 2) return false;
+    for (std::uint64_t d = 2; d * d <= n; ++d) {
+      if (n % d == 0) return false;
+    }
+    return true;
+  };
+  std::uint64_t m = max_id + 1;
+  while (!is_prime(m)) ++m;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> rename(copies);
+  Rng pick{seed};
+  for (auto& [a, b] : rename) {
+    a = 1 + pick.next() % (m - 1);
+    b = pick.next() % m;
+  }
+  t.tracks.resize(real.tracks.size());
+  parallel_for(real.tracks.size(), [&](std::size_t i) {
+    const trace::Track& src = real.tracks[i];
+    trace::Track& dst = t.tracks[i];
+    dst = src;
+    dst.events.clear();
+    dst.events.reserve(src.events.size() * copies);
+    Rng rng{seed * 7919 + i};
+    for (std::uint64_t k = 0; k < copies; ++k) {
+      std::uint64_t prev_src = first, prev_dst = first + k * period;
+      for (const trace::Event& e : src.events) {
+        const std::uint64_t step = e.time_ns - prev_src;
+        // +-6% of the step and a tick either way, on the template's 32 ns grid where it is on it.
+        std::int64_t jitter = static_cast<std::int64_t>((rng.uniform() - 0.5) * 0.12 * static_cast<double>(step)) +
+                              (static_cast<std::int64_t>(rng.next() % 3) - 1) * static_cast<std::int64_t>(kTick);
+        if (step % kTick == 0) jitter = jitter / static_cast<std::int64_t>(kTick) * static_cast<std::int64_t>(kTick);
+        prev_src = e.time_ns;
+        prev_dst += static_cast<std::uint64_t>(std::max<std::int64_t>(0, static_cast<std::int64_t>(step) + jitter));
+        trace::Event out = e;
+        out.time_ns = std::min(prev_dst, first + (k + 1) * period - 1);
+        prev_dst = out.time_ns;
+        if (e.kind == EventKind::TaskBegin || e.kind == EventKind::TaskEnd) {
+          const auto [a, b] = rename[k];
+          out.arg = static_cast<std::uint32_t>(k * m + (e.arg * a + b) % m);
+        } else if ((e.kind == EventKind::QueueLevel || e.kind == EventKind::DequeLevel) && e.arg > 0) {
+          out.arg = e.arg + static_cast<std::uint32_t>(rng.next() % 3);
+        }
+        dst.events.push_back(out);
+      }
+    }
+  });
+  t.meta.makespan_ns = real.meta.makespan_ns + (copies - 1) * period;
+  t.meta.parameters["tiled"] = std::to_string(copies) + " copies";
+  return t;
+}
+
 }  // namespace gpulb::viewer

@@ -18,7 +18,7 @@ TaskDetails task_details(const TraceModel& model, TaskRef ref) {
   d.end_ns = z.end_ns;
   d.worker = lane.sm == trace::Track::kNoSm ? lane.label : lane.label + ", SM " + std::to_string(lane.sm);
 
-  const std::vector<trace::Event>& ev = model.trace().tracks[lane.track].events;
+  const EventColumns& ev = model.events(lane.track);
   // The TaskBegin of this zone: the first event at its begin time of that kind and id.
   auto it = std::partition_point(ev.begin(), ev.end(), [&](const trace::Event& e) { return e.time_ns < z.begin_ns; });
   while (it != ev.end() && it->time_ns == z.begin_ns && !(it->kind == trace::EventKind::TaskBegin && it->arg == z.id)) ++it;
@@ -64,15 +64,15 @@ TaskDetails task_details(const TraceModel& model, TaskRef ref) {
 
 std::optional<TaskRef> task_at(const TraceModel& model, std::uint32_t lane_index, double t_ns, double tol_ns) {
   if (lane_index >= model.lanes().size()) return std::nullopt;
-  const std::span<const Zone> zones(model.lanes()[lane_index].zones);
+  const ZoneList& zones = model.lanes()[lane_index].zones;
   std::size_t i = first_ending_at_or_after(zones, t_ns - tol_ns);
-  if (i >= zones.size() || static_cast<double>(zones[i].begin_ns) > t_ns + tol_ns) return std::nullopt;
+  if (i >= zones.size() || static_cast<double>(zones.begin_ns(i)) > t_ns + tol_ns) return std::nullopt;
   // Of the zones within reach, the one under t, else the nearest.
   const std::size_t j = first_beginning_at_or_after(zones, i, t_ns + tol_ns);
   std::size_t best = i;
   double best_d = 1e300;
   for (std::size_t k = i; k < j; ++k) {
-    const double a = static_cast<double>(zones[k].begin_ns), b = static_cast<double>(zones[k].end_ns);
+    const double a = static_cast<double>(zones.begin_ns(k)), b = static_cast<double>(zones.end_ns(k));
     const double dist = t_ns < a ? a - t_ns : (t_ns > b ? t_ns - b : 0.0);
     if (dist < best_d) {
       best_d = dist;
@@ -87,9 +87,9 @@ std::vector<TaskRef> find_tasks(const TraceModel& model, std::optional<std::uint
   std::vector<TaskRef> out;
   if (!id && !kind) return out;
   for (std::uint32_t l = 0; l < model.lanes().size() && out.size() < max; ++l) {
-    const std::vector<Zone>& zones = model.lanes()[l].zones;
+    const ZoneList& zones = model.lanes()[l].zones;
     for (std::uint32_t z = 0; z < zones.size() && out.size() < max; ++z) {
-      if ((!id || zones[z].id == *id) && (!kind || zones[z].kind == *kind)) out.push_back({l, z});
+      if ((!id || zones.id(z) == *id) && (!kind || zones.kind(z) == *kind)) out.push_back({l, z});
     }
   }
   return out;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <thread>
 #include <tuple>
 
 #include "display_text.hpp"
@@ -24,7 +25,7 @@ namespace {
 // [SECTION] One lane from one track
 // -------------------------------------------------------------------------------------------------
 
-Lane build_lane(const Track& tr, std::uint32_t index) {
+Lane build_lane(const Track& tr, const EventColumns& ev, std::uint32_t index) {
   Lane lane;
   lane.track = index;
   lane.role = tr.role;
@@ -32,42 +33,50 @@ Lane build_lane(const Track& tr, std::uint32_t index) {
   lane.sm = tr.sm;
   lane.worker = tr.worker;
   lane.label = display_label(tr.name);
-  if (!tr.events.empty()) {
-    lane.start_ns = tr.events.front().time_ns;
-    lane.end_ns = tr.events.back().time_ns;
+  lane.markers = MarkerList(&ev);
+  const std::size_t n = ev.size();
+  if (n > 0) {
+    lane.start_ns = ev.time_ns(0);
+    lane.end_ns = ev.time_ns(n - 1);
   }
-  const std::vector<trace::TaskSpan> spans = trace::task_spans(tr);
-  lane.zones.reserve(spans.size());
-  lane.busy_prefix.reserve(spans.size() + 1);
-  lane.busy_prefix.push_back(0);
-  for (const trace::TaskSpan& s : spans) {
-    lane.zones.push_back({s.begin_ns, s.end_ns, s.id, s.kind});
-    lane.busy_prefix.push_back(lane.busy_prefix.back() + (s.end_ns - s.begin_ns));
-  }
-  // Idle spells start at a failed dequeue or steal and end at the next task or the worker's end.
-  bool idle = false;
+  // Task zones pair as trace::task_spans pairs them (a begin without its end is skipped). Idle
+  // spells start at a failed dequeue or steal and end at the next task or the worker's end.
+  bool open = false, idle = false;
+  Zone current{};
   std::uint64_t idle_from = 0;
-  for (const trace::Event& e : tr.events) {
-    const trace::EventTraits k = trace::event_traits(e.kind);
-    if (k.marker) lane.markers.push_back({e.time_ns, e.arg, e.aux, e.kind});
+  for (std::size_t i = 0; i < n; ++i) {
+    const trace::EventKind kind = ev.kind(i);
+    const trace::EventTraits k = trace::event_traits(kind);
+    if (k.zone == trace::ZoneEdge::Opens) {
+      current = Zone{ev.time_ns(i), ev.time_ns(i), ev.arg(i), ev.aux(i)};
+      open = true;
+    } else if (k.zone == trace::ZoneEdge::Closes && open && ev.arg(i) == current.id) {
+      current.end_ns = ev.time_ns(i);
+      lane.zones.push_back(current);
+      open = false;
+    }
+    if (k.marker) lane.markers.push_back(static_cast<std::uint32_t>(i));
     if (k.idle == trace::IdleEdge::Starts && !idle) {
       idle = true;
-      idle_from = e.time_ns;
+      idle_from = ev.time_ns(i);
     } else if (k.idle == trace::IdleEdge::Ends && idle) {
       idle = false;
-      lane.idle.push_back({idle_from, e.time_ns});
+      lane.idle.push_back(idle_from, ev.time_ns(i));
     }
   }
-  if (idle) lane.idle.push_back({idle_from, lane.end_ns});
+  if (idle) lane.idle.push_back(idle_from, lane.end_ns);
+  lane.zones.shrink_to_fit();
+  lane.idle.shrink_to_fit();
+  lane.markers.shrink_to_fit();
   return lane;
 }
 
 // Sorted +1/-1 keys of one lane's zones or idle spells (see busy_series_from_keys).
-template <class Interval>
-void append_busy_keys(const std::vector<Interval>& spans, std::vector<std::uint64_t>& keys) {
-  for (const Interval& z : spans) {
-    keys.push_back(z.begin_ns * 2 + 1);
-    keys.push_back(z.end_ns * 2);
+template <class Intervals>
+void append_busy_keys(const Intervals& spans, std::vector<std::uint64_t>& keys) {
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    keys.push_back(spans.begin_ns(i) * 2 + 1);
+    keys.push_back(spans.end_ns(i) * 2);
   }
 }
 
@@ -92,7 +101,8 @@ bool track_shown(const trace::Trace& t, const Track& tr, std::size_t shown_devic
 
 // Lanes in display order (device, host lanes first, then SM, then rank), so that the views walk
 // them top to bottom without sorting per frame; at most max_lanes of them, the first in that order.
-std::vector<Lane> build_lanes(const trace::Trace& t, std::size_t shown_devices, std::size_t max_lanes) {
+std::vector<Lane> build_lanes(const trace::Trace& t, const std::vector<EventColumns>& events, std::size_t shown_devices,
+                              std::size_t max_lanes) {
   std::vector<std::uint32_t> order;
   for (std::uint32_t i = 0; i < t.tracks.size(); ++i) {
     if (track_shown(t, t.tracks[i], shown_devices)) order.push_back(i);
@@ -104,7 +114,7 @@ std::vector<Lane> build_lanes(const trace::Trace& t, std::size_t shown_devices, 
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return sort_key(a) < sort_key(b); });
   order.resize(std::min(order.size(), max_lanes));
   std::vector<Lane> lanes(order.size());
-  parallel_for(order.size(), [&](std::size_t i) { lanes[i] = build_lane(t.tracks[order[i]], order[i]); });
+  parallel_for(order.size(), [&](std::size_t i) { lanes[i] = build_lane(t.tracks[order[i]], events[order[i]], order[i]); });
   return lanes;
 }
 
@@ -117,17 +127,17 @@ struct LaneTotals {
 };
 
 // Time range, task durations and kinds. Empty tracks carry no time: they must not pull begin to 0.
-LaneTotals measure_lanes(const trace::Trace& t, const std::vector<Lane>& lanes) {
+LaneTotals measure_lanes(const std::vector<EventColumns>& events, const std::vector<Lane>& lanes) {
   LaneTotals m;
   m.begin_ns = std::numeric_limits<std::uint64_t>::max();
   m.min_task_ns = std::numeric_limits<std::uint64_t>::max();
   for (const Lane& lane : lanes) {
-    if (t.tracks[lane.track].events.empty()) continue;
+    if (events[lane.track].empty()) continue;
     m.begin_ns = std::min(m.begin_ns, lane.start_ns);
     m.end_ns = std::max(m.end_ns, lane.end_ns);
     m.task_count += lane.zones.size();
-    m.busy_ns += lane.busy_prefix.back();
-    for (const Zone& z : lane.zones) {
+    m.busy_ns += lane.zones.busy_ns();
+    for (const Zone z : lane.zones) {
       m.min_task_ns = std::min(m.min_task_ns, z.end_ns - z.begin_ns);
       m.max_task_ns = std::max(m.max_task_ns, z.end_ns - z.begin_ns);
       if (z.kind >= m.kind_present.size()) m.kind_present.resize(z.kind + 1u, false);
@@ -201,11 +211,12 @@ void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lan
     g.idle = std::make_shared<const StepSeries>(busy_series_from_keys(idle_keys));
     std::vector<std::size_t> steal_bounds{0};
     for (const std::uint32_t l : g.lanes) {
-      for (const Marker& m : lanes[l].markers) {
+      for (const Marker m : lanes[l].markers) {
         if (m.kind == trace::EventKind::Steal) g.steals.push_back(m.time_ns);
       }
       steal_bounds.push_back(g.steals.size());
     }
+    g.steals.shrink_to_fit();
     merge_sorted_runs(g.steals, steal_bounds, std::less<>{});
   });
   std::size_t r = 0;
@@ -235,10 +246,11 @@ void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lan
 // run whose tasks were all stolen (uts: ~1,700 after the end).
 enum class LevelOp : std::uint8_t { Set, TakeOne };
 
+// 16 bytes: a 10 M-event trace gathers millions of these before merging them by time.
 struct Level {
   std::uint64_t time_ns;
-  std::int64_t value;
-  std::uint32_t owner;  // deque owner (DequeLevel, deque edits)
+  std::uint32_t value;  // an event's arg
+  std::uint16_t owner;  // deque owner (DequeLevel, deque edits): 16 bits, as DequeLevel's aux
   LevelOp op = LevelOp::Set;
 };
 using LevelKey = std::tuple<std::uint32_t, int, std::uint32_t>;  // device, source, queue
@@ -250,18 +262,21 @@ struct CollectedLevels {
 };
 
 // The edits a worker's event makes to deques (see LevelOp); false where it makes none.
-bool deque_edits(const Track& tr, const trace::Event& e, std::vector<Level>& out) {
+bool deque_edits(const Track& tr, const EventColumns& ev, std::size_t i, std::vector<Level>& out) {
+  const trace::Event e = ev[i];
   const std::uint32_t self = tr.worker & 0xFFFFu;  // DequeLevel's owner is the rank's low 16 bits
   switch (e.kind) {
     case trace::EventKind::Steal:
       // A steal from another GPU's deque (work-stealing across GPUs) is not taken from this
       // device's sum; the victim's owner records its level again at its next push or pop.
-      if (!trace::steal_crosses_devices(e, tr.device)) out.push_back({e.time_ns, 0, e.arg & 0xFFFFu, LevelOp::TakeOne});
+      if (!trace::steal_crosses_devices(e, tr.device)) {
+        out.push_back({e.time_ns, 0, static_cast<std::uint16_t>(e.arg & 0xFFFFu), LevelOp::TakeOne});
+      }
       [[fallthrough]];
     case trace::EventKind::StealFailed:
     case trace::EventKind::DequeueFailed:
     case trace::EventKind::WorkerEnd:
-      out.push_back({e.time_ns, 0, self, LevelOp::Set});
+      out.push_back({e.time_ns, 0, static_cast<std::uint16_t>(self), LevelOp::Set});
       return true;
     default:
       return false;
@@ -278,16 +293,22 @@ void close_run(Runs& runs, std::size_t start) {
 
 // Each track's level events are in time order: gather them per series as one run per track. Only
 // for the devices shown, and no new series past max_series (`truncated` says so).
-CollectedLevels collect_levels(const trace::Trace& t, std::size_t shown_devices, std::size_t max_series, bool& truncated) {
+CollectedLevels collect_levels(const trace::Trace& t, const std::vector<EventColumns>& events, std::size_t shown_devices,
+                               std::size_t max_series, bool& truncated) {
   CollectedLevels out;
   auto& levels = out.series;
-  for (const Track& tr : t.tracks) {
+  for (std::size_t ti = 0; ti < t.tracks.size(); ++ti) {
+    const Track& tr = t.tracks[ti];
+    const EventColumns& ev = events[ti];
     if (!track_shown(t, tr, shown_devices)) continue;
     std::map<LevelKey, bool> touched;
     Runs* edits = tr.role == TrackRole::Worker ? &out.deque_edits[tr.device] : nullptr;
     const std::size_t edits_start = edits ? edits->first.size() : 0;
-    for (const trace::Event& e : tr.events) {
-      if (edits && deque_edits(tr, e, edits->first)) continue;
+    for (std::size_t i = 0; i < ev.size(); ++i) {
+      const trace::EventKind kind = ev.kind(i);
+      if (trace::event_traits(kind).level == trace::LevelSource::None && !edits) continue;
+      if (edits && deque_edits(tr, ev, i, edits->first)) continue;
+      const trace::Event e = ev[i];
       LevelKey key;
       switch (trace::event_traits(e.kind).level) {
         case trace::LevelSource::Queue: key = {tr.device, static_cast<int>(QueueSeries::Source::Queue), e.aux}; break;
@@ -304,7 +325,7 @@ CollectedLevels collect_levels(const trace::Trace& t, std::size_t shown_devices,
         if (bounds.empty()) bounds.push_back(0);
         touched[key] = true;
       }
-      vec.push_back({e.time_ns, static_cast<std::int64_t>(e.arg), e.aux});
+      vec.push_back({e.time_ns, e.arg, e.aux});
     }
     for (auto& [key, unused] : touched) levels[key].second.push_back(levels[key].first.size());
     if (edits) close_run(*edits, edits_start);
@@ -316,11 +337,11 @@ CollectedLevels collect_levels(const trace::Trace& t, std::size_t shown_devices,
 std::vector<StepSeries::Point> sum_of_deques(const std::vector<Level>& levels) {
   std::vector<StepSeries::Point> points;
   points.reserve(levels.size());
-  std::map<std::uint32_t, std::int64_t> per_owner;
+  std::vector<std::int64_t> per_owner(std::size_t{1} << 16, 0);  // owners are 16 bits (DequeLevel's aux)
   std::int64_t total = 0;
   for (const Level& l : levels) {
     std::int64_t& mine = per_owner[l.owner];
-    const std::int64_t next = l.op == LevelOp::Set ? l.value : std::max<std::int64_t>(mine - 1, 0);
+    const std::int64_t next = l.op == LevelOp::Set ? std::int64_t{l.value} : std::max<std::int64_t>(mine - 1, 0);
     total += next - mine;
     mine = next;
     points.push_back({l.time_ns, total});
@@ -340,7 +361,7 @@ QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const 
     q.label = dev + " deques (sum)";
   } else {
     points.reserve(levels.size());
-    for (const Level& l : levels) points.push_back({l.time_ns, l.value});
+    for (const Level& l : levels) points.push_back({l.time_ns, std::int64_t{l.value}});
     q.label = q.source == QueueSeries::Source::Pool ? dev + " host pool" : dev + " queue " + std::to_string(q.queue);
   }
   q.level = StepSeries(std::move(points));
@@ -348,10 +369,10 @@ QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const 
 }
 
 // One series per queue, per device's deques and per host pool, merged across writers by time.
-std::vector<QueueSeries> build_queue_series(const trace::Trace& t, std::size_t shown_devices, std::size_t max_series,
-                                           bool& truncated) {
+std::vector<QueueSeries> build_queue_series(const trace::Trace& t, const std::vector<EventColumns>& events,
+                                           std::size_t shown_devices, std::size_t max_series, bool& truncated) {
   std::vector<QueueSeries> queues;
-  CollectedLevels collected = collect_levels(t, shown_devices, max_series, truncated);
+  CollectedLevels collected = collect_levels(t, events, shown_devices, max_series, truncated);
   for (auto& [key, entry] : collected.series) {
     auto& [vec, bounds] = entry;
     const auto edits = collected.deque_edits.find(std::get<0>(key));
@@ -390,13 +411,34 @@ std::string omitted_note(const trace::Trace& t, std::size_t shown_devices, std::
 // [SECTION] TraceModel
 // -------------------------------------------------------------------------------------------------
 
-TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace, const ModelLimits& limits) : trace_(std::move(trace)) {
-  const trace::Trace& t = *trace_;
-  stats_ = trace::compute_statistics(t);
-  const std::size_t shown_devices = std::min(t.devices.size(), limits.max_devices);
-  lanes_ = build_lanes(t, shown_devices, limits.max_lanes);
+TraceModel::TraceModel(trace::Trace trace, const ModelLimits& limits) { build(trace, &trace, limits); }
 
-  const LaneTotals totals = measure_lanes(t, lanes_);
+TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace, const ModelLimits& limits) { build(*trace, nullptr, limits); }
+
+void TraceModel::build(const trace::Trace& t, trace::Trace* owned, const ModelLimits& limits) {
+  stats_ = trace::compute_statistics(t);
+  header_.meta = t.meta;
+  header_.devices = t.devices;
+  header_.tracks.resize(t.tracks.size());
+  events_.resize(t.tracks.size());
+  // Each track to columns, and (when the trace is ours) its 16-byte events freed at once.
+  parallel_for(t.tracks.size(), [&](std::size_t i) {
+    const Track& tr = t.tracks[i];
+    Track& h = header_.tracks[i];
+    h.role = tr.role;
+    h.device = tr.device;
+    h.worker = tr.worker;
+    h.sm = tr.sm;
+    h.name = tr.name;
+    h.dropped = tr.dropped;
+    events_[i] = EventColumns(tr.events);
+    if (owned) std::vector<trace::Event>().swap(owned->tracks[i].events);
+  });
+  const trace::Trace& h = header_;
+  const std::size_t shown_devices = std::min(h.devices.size(), limits.max_devices);
+  lanes_ = build_lanes(h, events_, shown_devices, limits.max_lanes);
+
+  const LaneTotals totals = measure_lanes(events_, lanes_);
   begin_ns_ = totals.begin_ns;
   end_ns_ = totals.end_ns;
   task_count_ = totals.task_count;
@@ -409,11 +451,42 @@ TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace, const ModelLim
   for (std::uint32_t i = 0; i < lanes_.size(); ++i) {
     if (lanes_[i].role == TrackRole::Worker) worker_lanes_.emplace(std::make_pair(lanes_[i].device, lanes_[i].worker), i);
   }
-  devices_ = group_lanes(t, lanes_, shown_devices);
-  attach_busy_series(devices_, lanes_);
+  devices_ = group_lanes(h, lanes_, shown_devices);
+  for (std::uint32_t i = 0; i < lanes_.size(); ++i) {
+    if (lanes_[i].role == TrackRole::Host || lanes_[i].device >= shown_devices) ungrouped_lanes_.push_back(i);
+  }
+  // The queue series (one long merge per device's deques) and the busy series (merges per group,
+  // then per device) read different parts of the model: build them side by side.
   bool queues_truncated = false;
-  queues_ = build_queue_series(t, shown_devices, limits.max_queue_series, queues_truncated);
-  omitted_ = omitted_note(t, shown_devices, lanes_.size(), limits.max_lanes, queues_truncated ? limits.max_queue_series : 0);
+  {
+    std::jthread queues([&] { queues_ = build_queue_series(h, events_, shown_devices, limits.max_queue_series, queues_truncated); });
+    attach_busy_series(devices_, lanes_);
+  }
+  omitted_ = omitted_note(h, shown_devices, lanes_.size(), limits.max_lanes, queues_truncated ? limits.max_queue_series : 0);
+}
+
+trace::Trace TraceModel::to_trace() const {
+  trace::Trace t = header_;
+  for (std::size_t i = 0; i < t.tracks.size(); ++i) t.tracks[i].events = events_[i].to_events();
+  return t;
+}
+
+TraceModel::Bytes TraceModel::bytes_by_part() const {
+  Bytes b;
+  b.events = events_.capacity() * sizeof(EventColumns);
+  for (const EventColumns& e : events_) b.events += e.bytes();
+  b.lanes = lanes_.capacity() * sizeof(Lane);
+  for (const Lane& l : lanes_) b.lanes += l.zones.bytes() + l.idle.bytes() + l.markers.bytes() + l.label.capacity();
+  auto series = [](const StepSeries* s) { return s ? s->bytes() : 0; };
+  for (const DeviceGroup& d : devices_) {
+    b.series += series(d.busy.get());
+    for (const LaneGroup& g : d.groups) {
+      b.series += g.lanes.capacity() * 4 + g.steals.capacity() * 8 + series(g.idle.get());
+      if (g.busy != d.busy) b.series += series(g.busy.get());
+    }
+  }
+  for (const QueueSeries& q : queues_) b.series += q.level.bytes();
+  return b;
 }
 
 std::vector<std::uint16_t> TraceModel::kinds() const {
@@ -422,6 +495,24 @@ std::vector<std::uint16_t> TraceModel::kinds() const {
     if (kind_present_[k]) out.push_back(static_cast<std::uint16_t>(k));
   }
   return out;
+}
+
+std::size_t TraceModel::steals_between(double t0_ns, double t1_ns) const {
+  std::size_t n = 0;
+  for (const DeviceGroup& d : devices_) {
+    for (const LaneGroup& g : d.groups) {
+      const auto from = std::partition_point(g.steals.begin(), g.steals.end(), [t0_ns](std::uint64_t t) { return static_cast<double>(t) < t0_ns; });
+      const auto to = std::partition_point(from, g.steals.end(), [t1_ns](std::uint64_t t) { return static_cast<double>(t) <= t1_ns; });
+      n += static_cast<std::size_t>(to - from);
+    }
+  }
+  for (const std::uint32_t l : ungrouped_lanes_) {
+    const MarkerList& m = lanes_[l].markers;
+    for (std::size_t i = m.first_at_or_after(t0_ns), end = m.first_after(t1_ns); i < end; ++i) {
+      n += m[i].kind == trace::EventKind::Steal ? 1 : 0;
+    }
+  }
+  return n;
 }
 
 int TraceModel::worker_lane(std::uint32_t device, std::uint32_t worker) const {

@@ -17,31 +17,10 @@
 
 #include "gpulb/tracing/statistics.hpp"
 #include "gpulb/tracing/trace.hpp"
+#include "columns.hpp"
 #include "series.hpp"
 
 namespace gpulb::viewer {
-
-// A task as drawn: one TaskBegin/TaskEnd pair (trace::task_spans, the statistics' own pairing).
-struct Zone {
-  std::uint64_t begin_ns;
-  std::uint64_t end_ns;
-  std::uint32_t id;
-  std::uint16_t kind;
-};
-
-// A worker's idle spell: from a failed dequeue to its next task (or its end).
-struct IdleSpan {
-  std::uint64_t begin_ns;
-  std::uint64_t end_ns;
-};
-
-// A point event drawn as a tick: failed dequeue, steal, failed steal, spawn, halt, host events.
-struct Marker {
-  std::uint64_t time_ns;
-  std::uint32_t arg;
-  std::uint16_t aux;
-  trace::EventKind kind;
-};
 
 struct Lane {
   std::uint32_t track = 0;  // index into Trace::tracks
@@ -51,10 +30,9 @@ struct Lane {
   std::uint32_t worker = 0;
   std::string label;
   std::uint64_t start_ns = 0, end_ns = 0;  // first and last event: the worker's life
-  std::vector<Zone> zones;                 // sorted, non-overlapping
-  std::vector<std::uint64_t> busy_prefix;  // busy_prefix[i]: busy ns of zones [0, i)
-  std::vector<IdleSpan> idle;              // sorted, non-overlapping
-  std::vector<Marker> markers;             // sorted by time
+  ZoneList zones;                          // sorted, non-overlapping
+  IntervalList idle;                       // sorted, non-overlapping
+  MarkerList markers;                      // sorted by time (indices into the track's events)
 };
 
 // An SM, or all workers of a device whose SMs are unknown (CPU threads).
@@ -97,13 +75,37 @@ struct ModelLimits {
   std::size_t max_queue_series = 256;   // plots in the occupancy view
 };
 
+// The model keeps the trace's events once, as compact columns (columns.hpp), and not the trace
+// itself: lanes refer into those columns, so a TraceModel is not copied (moving it is fine).
 class TraceModel {
  public:
-  // Builds everything once (in parallel over tracks where there are many).
+  // Builds everything once (in parallel over tracks where there are many). Given the trace by
+  // value, each track's events are freed as soon as its columns are built, so loading peaks well
+  // under the trace plus the model.
+  explicit TraceModel(trace::Trace trace, const ModelLimits& limits = {});
   explicit TraceModel(std::shared_ptr<const trace::Trace> trace, const ModelLimits& limits = {});
+  TraceModel(const TraceModel&) = delete;
+  TraceModel& operator=(const TraceModel&) = delete;
+  TraceModel(TraceModel&&) = default;
+  TraceModel& operator=(TraceModel&&) = default;
 
-  const trace::Trace& trace() const { return *trace_; }
-  std::shared_ptr<const trace::Trace> trace_ptr() const { return trace_; }
+  // The trace's metadata, devices and tracks, each track without its events (those are events()).
+  const trace::Trace& header() const { return header_; }
+  // A track's events (index into header().tracks).
+  const EventColumns& events(std::size_t track) const { return events_[track]; }
+  // The whole trace again, events included: for saving and exporting (16 bytes an event while it lives).
+  trace::Trace to_trace() const;
+  // What the model holds on the heap, counted from its containers' capacities (the bench measures
+  // the heap itself; this is for tests and the bench's breakdown).
+  struct Bytes {
+    std::size_t events = 0;  // the tracks' event columns
+    std::size_t lanes = 0;   // zones, idle spells, markers, labels
+    std::size_t series = 0;  // busy and idle series of groups and devices, steal times, queue series
+    std::size_t total() const { return events + lanes + series; }
+  };
+  Bytes bytes_by_part() const;
+  std::size_t bytes() const { return bytes_by_part().total(); }
+
   const trace::TraceStatistics& stats() const { return stats_; }
   std::span<const Lane> lanes() const { return lanes_; }
   std::span<const DeviceGroup> devices() const { return devices_; }
@@ -124,11 +126,18 @@ class TraceModel {
   // 64 of 100000 devices" (the views print it).
   const std::string& omitted() const { return omitted_; }
 
+  // Steal events in [t0, t1] on every lane: O(groups x log steals), from the groups' sorted steal
+  // times (the timeline asks every frame; walking every lane's markers cost 5% of a frame).
+  std::size_t steals_between(double t0_ns, double t1_ns) const;
+
   // The lane of a worker (device, rank), for steal arrows; -1 where there is none.
   int worker_lane(std::uint32_t device, std::uint32_t worker) const;
 
  private:
-  std::shared_ptr<const trace::Trace> trace_;
+  void build(const trace::Trace& t, trace::Trace* owned, const ModelLimits& limits);
+
+  trace::Trace header_;
+  std::vector<EventColumns> events_;  // per track
   trace::TraceStatistics stats_;
   std::vector<Lane> lanes_;
   std::vector<DeviceGroup> devices_;
@@ -140,6 +149,7 @@ class TraceModel {
   std::vector<bool> kind_present_;
   std::string omitted_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, int> worker_lanes_;  // (device, rank) -> lane
+  std::vector<std::uint32_t> ungrouped_lanes_;  // lanes in no LaneGroup (host lanes, unlisted devices)
 };
 
 }  // namespace gpulb::viewer

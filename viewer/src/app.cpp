@@ -412,7 +412,7 @@ void App::popups() {
   path_dialog("Open trace", "Open", [this](const std::filesystem::path& p) { open(p); }, false);
   path_dialog("Save trace", "Save", [this, doc](const std::filesystem::path& p) {
     try {
-      trace::write_trace(p, doc->model->trace());
+      trace::write_trace(p, doc->model->to_trace());
       notify("saved " + p.string());
     } catch (const std::exception& e) {
       fail(e.what());
@@ -423,7 +423,7 @@ void App::popups() {
   auto export_as = [this, doc](trace::ExportFormat format) {
     return [this, doc, format](const std::filesystem::path& p) {
       try {
-        const auto files = export_trace_as(doc->model->trace(), format, p, range_only_ ? vs_.selection : std::nullopt);
+        const auto files = export_trace_as(doc->model->to_trace(), format, p, range_only_ ? vs_.selection : std::nullopt);
         std::string msg = "wrote";
         for (const auto& f : files) msg += " " + f.string();
         notify(msg);

@@ -4,13 +4,18 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace gpulb::viewer {
 
 struct BenchOptions {
   std::uint64_t events = 10'000'000;
   int width = 1600, height = 1000;
-  int frames = 60;  // measured frames per case, after a few unmeasured ones
+  int frames = 60;  // measured frames per case, after a few unmeasured ones; 0: load and memory only
+  // The trace whose event mix the bench trace repeats (make_tiled_trace): a path, a shipped
+  // trace's file name, or "synthetic" for the regular generated trace (0.9 bytes an event).
+  std::string tmpl = "uts-geometric-d7-work-stealing-h100.gpulb";
+  std::string only;  // run only the cases whose name holds this ("folded", "occupancy"); "" for all
 };
 
 // Prints a report on stdout; returns 0, or 1 when a target is missed.

@@ -41,12 +41,12 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
                                               std::max(summary_need(a, w), summary_need(b, w)));
   const float summary_h = layout.summary_h;
   ImGui::BeginChild("summary a", ImVec2(w, summary_h), true);
-  ImGui::TextColored(ImVec4(0.55f, 0.75f, 1, 1), "A: %s", caption(a.trace().meta.scenario, " / ", a.trace().meta.policy).c_str());
+  ImGui::TextColored(ImVec4(0.55f, 0.75f, 1, 1), "A: %s", caption(a.header().meta.scenario, " / ", a.header().meta.policy).c_str());
   draw_summary(a, true);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("summary b", ImVec2(w, summary_h), true);
-  ImGui::TextColored(ImVec4(1, 0.75f, 0.45f, 1), "B: %s", caption(b.trace().meta.scenario, " / ", b.trace().meta.policy).c_str());
+  ImGui::TextColored(ImVec4(1, 0.75f, 0.45f, 1), "B: %s", caption(b.header().meta.scenario, " / ", b.header().meta.policy).c_str());
   draw_summary(b, true);
   ImGui::EndChild();
 
@@ -76,8 +76,8 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
     vs.fit_pending = vs.compare_fit_pending = false;
     vs.compare_range.reset();  // --range applies once; Fit shows both runs again
   }
-  const std::string cap_a = "A: " + caption(a.trace().meta.policy, " on ", a.trace().meta.backend);
-  const std::string cap_b = "B: " + caption(b.trace().meta.policy, " on ", b.trace().meta.backend);
+  const std::string cap_a = "A: " + caption(a.header().meta.policy, " on ", a.header().meta.backend);
+  const std::string cap_b = "B: " + caption(b.header().meta.policy, " on ", b.header().meta.backend);
   TimeAxis axis_a = panel_axis(vs.compare_axis, span.origin_a);
   draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", false, cap_a.c_str(), span.origin_a, label_w, false, false});
   TimeAxis axis_b = panel_axis(axis_a, span.origin_b - span.origin_a);

@@ -35,7 +35,7 @@ void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const Trace
   if (a && b) {
     ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "What these two traces show");
     // "B took 1.5x the time of A" means something only for one input under two policies.
-    if (a->trace().meta.scenario == b->trace().meta.scenario) {
+    if (a->header().meta.scenario == b->header().meta.scenario) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.45f, 0.85f, 0.55f, 1));
       ImGui::TextWrapped("%s", compare_headline(*a, *b).c_str());
       ImGui::PopStyleColor();

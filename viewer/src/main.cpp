@@ -49,6 +49,7 @@ struct Args {
   std::string size = "1600x1000";
   bool bench = false;
   std::uint64_t bench_events = 10'000'000;
+  std::string bench_template = BenchOptions{}.tmpl;
 };
 
 bool parse_size(const std::string& s, int& w, int& h) {
@@ -155,6 +156,13 @@ int main(int argc, char** argv) {
   cli.add_option("--size", a.size, "window size WxH")->capture_default_str();
   cli.add_flag("--bench-frames", a.bench, "measure load and frame times on a generated 10-million-event trace");
   cli.add_option("--bench-events", a.bench_events, "events in the --bench-frames (or --make-synthetic) trace")->capture_default_str();
+  cli.add_option("--bench-template", a.bench_template,
+                 "the trace whose event mix --bench-frames repeats: a file, a shipped trace's name, or \"synthetic\"")
+      ->capture_default_str();
+  bool bench_load_only = false;
+  std::string bench_only;
+  cli.add_option("--bench-case", bench_only, "with --bench-frames: run only the cases whose name holds this text, e.g. folded");
+  cli.add_flag("--bench-load-only", bench_load_only, "with --bench-frames: measure the load and the memory, not the frames (no window)");
   std::string synthetic_out;
   cli.add_option("--make-synthetic", synthetic_out, "write the generated GPU-shaped trace (--bench-events events) to this file and exit");
   try {
@@ -189,7 +197,7 @@ int main(int argc, char** argv) {
   const std::optional<double> playhead = c.playhead;
 
   try {
-    if (a.bench) return run_bench(BenchOptions{a.bench_events, width, height, 60});
+    if (a.bench) return run_bench(BenchOptions{a.bench_events, width, height, bench_load_only ? 0 : 60, a.bench_template, bench_only});
     if (!synthetic_out.empty()) {
       SyntheticSpec spec;
       spec.events = a.bench_events;

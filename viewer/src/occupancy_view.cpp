@@ -151,7 +151,7 @@ void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& s
   time_ruler(plot_axis(vs.axis, ImGui::GetCursorScreenPos().x + kLabelW), origin, ImGui::GetCursorScreenPos().x, w);
   if (model.queues().empty()) {
     ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "This trace records no queue levels (policy %s).",
-                       display_label(model.trace().meta.policy).c_str());
+                       display_label(model.header().meta.policy).c_str());
   }
   for (const OccupancyPlot& p : occupancy.plots) {
     series_plot(p, vs.axis, origin, state.time_ns, vs.playhead.active, ImVec2(w, h));

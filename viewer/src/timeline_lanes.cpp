@@ -22,20 +22,19 @@ ImU32 zone_colour(const LaneCtx& c, const Zone& z) {
 // Markers in view, thinned and labelled by layout_markers (labels.hpp): a label shows only where
 // it ends before the next marker's line.
 void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {
-  const auto& m = lane.markers;
+  const MarkerList& m = lane.markers;
   const double t0 = c.axis.time_at(c.left), t1 = c.axis.time_at(c.right);
-  const auto first = std::partition_point(m.begin(), m.end(), [t0](const Marker& k) { return static_cast<double>(k.time_ns) < t0; });
-  const auto last = std::partition_point(first, m.end(), [t1](const Marker& k) { return static_cast<double>(k.time_ns) <= t1; });
-  const std::span<const Marker> shown(first, last);
+  const std::size_t first = m.first_at_or_after(t0), last = m.first_after(t1);
+  auto shown = [&](std::size_t i) { return m[first + i]; };
   c.xs.clear();
-  for (const Marker& k : shown) c.xs.push_back(c.axis.x(static_cast<double>(k.time_ns)));
+  for (std::size_t i = first; i < last; ++i) c.xs.push_back(c.axis.x(static_cast<double>(m.time_ns(i))));
   const bool zoomed = c.axis.ns_per_px < 50.0;  // room for a text label per spawn
   const MarkerLayout layout = layout_markers(c.xs, c.right, [&](std::size_t i) {
-    const std::string t = marker_text(shown[i], zoomed);
+    const std::string t = marker_text(shown(i), zoomed);
     return t.empty() ? -1.0f : ImGui::CalcTextSize(t.c_str()).x;
   });
   for (std::size_t k = 0; k < layout.drawn.size(); ++k) {
-    const Marker& mk = shown[layout.drawn[k]];
+    const Marker mk = shown(layout.drawn[k]);
     const float x = static_cast<float>(c.xs[layout.drawn[k]]);
     const trace::EventCategory category = trace::event_traits(mk.kind).category;
     switch (category) {
@@ -73,17 +72,17 @@ void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1) {
   if (life1 > life0) c.dl->AddLine(ImVec2(life0, mid), ImVec2(life1, mid), colours::kGrid);
 
   c.runs.clear();
-  lod_runs<IdleSpan>(lane.idle, c.axis, c.left, c.right, 1.0, c.runs);
+  lod_runs(lane.idle, c.axis, c.left, c.right, 1.0, c.runs);
   for (const DrawRun& r : c.runs) {
     c.dl->AddRectFilled(ImVec2(std::max(static_cast<float>(r.x0), c.left), y1 - 4),
                         ImVec2(std::min(static_cast<float>(r.x1) + 1, c.right), y1 - 1), colours::kIdle);
   }
 
   c.runs.clear();
-  lod_runs<Zone>(lane.zones, c.axis, c.left, c.right, kMinZonePx, c.runs);
+  lod_runs(lane.zones, c.axis, c.left, c.right, kMinZonePx, c.runs);
   const float zy0 = y0 + 2, zy1 = y1 - 3;
   for (const DrawRun& r : c.runs) {
-    const Zone& z = lane.zones[r.first];
+    const Zone z = lane.zones[r.first];
     const float x0 = std::max(static_cast<float>(r.x0), c.left - 1);
     const float x1 = std::min(std::max(static_cast<float>(r.x1), x0 + 1.0f), c.right + 1);
     if (r.count == 1) {
@@ -114,8 +113,9 @@ void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* i
   constexpr float kCol = 3.0f;
   const int cols = static_cast<int>((c.right - c.left) / kCol);
   const double t0 = c.axis.time_at(c.left), col_ns = c.axis.ns_per_px * kCol;
-  const auto busy_cols = busy.columns(t0, col_ns, cols, false);
-  const auto idle_cols = idle && !idle->empty() ? idle->columns(t0, col_ns, cols, false) : std::vector<StepSeries::Column>{};
+  // Coarse means: the colour quantises them to kHeatLevels steps, coarser than their error.
+  const auto busy_cols = busy.coarse_mean_columns(t0, col_ns, cols);
+  const auto idle_cols = idle && !idle->empty() ? idle->coarse_mean_columns(t0, col_ns, cols) : std::vector<StepSeries::Column>{};
   const double n = static_cast<double>(lanes);
   auto levels = [&](int i) {
     const auto k = static_cast<std::size_t>(i);
