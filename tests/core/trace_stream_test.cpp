@@ -90,7 +90,7 @@ TEST(TraceStream, AFullStreamKeepsAPrefixAndCountsWhatItDropped) {
   w.timed(40, EventKind::TaskBegin, 3, 0);  // needs 2 units, 1 left: dropped, the stream shuts
   w.untimed(EventKind::TaskEnd, 3, 0);      // would fit, but must not outlive the begin it needs
   EXPECT_EQ(s.counts.used, 5u);
-  EXPECT_EQ(s.counts.dropped, 2u);
+  EXPECT_EQ(s.counts.dropped, 2u) << "events: the begin, the end";
   const std::vector<Event> ev = cpu::expand_stream_ns(s.units.data(), 4);
   ASSERT_EQ(ev.size(), 4u);
   for (const Event& e : ev) EXPECT_EQ(e.time_ns, 10u) << "no timed record after them: the last read's time";

@@ -231,9 +231,9 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
     out.trace.tracks.push_back(std::move(tr));
   }
   if (interpolated > 0) {
-    out.notes.push_back("trace: " + std::to_string(interpolated) +
-                        " events of short tasks have interpolated times (one clock read a batch of tasks, shared evenly; "
-                        "--param trace_batch=1 times every task)");
+    // Said where the trace goes (gpulb info, the viewer's summary), not as a note of every run.
+    out.trace.meta.clock_source = "steady_clock; short tasks timed once a batch of up to " + std::to_string(trace_batch_) + ", " +
+                                  std::to_string(interpolated) + " event times interpolated (--param trace_batch=1 times each)";
   }
   trace::Track host;
   host.role = trace::TrackRole::Host;

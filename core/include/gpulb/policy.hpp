@@ -18,7 +18,7 @@ namespace gpulb {
 // Which of them a policy accepts is its descriptor's business (PolicyDescriptor::options).
 struct PolicyOptions {
   std::uint32_t watchdog_ms = 10000;    // stop a run that makes no progress for this long
-  std::uint32_t trace_capacity = 0;     // events per worker segment; 0 = sized from the task count
+  std::uint32_t trace_capacity = 0;     // 16-byte events per worker segment; 0 = sized from the task count
   std::uint32_t trace_batch = 0;        // cpu: the most short tasks one clock read covers; 1 times each task; 0 the policy's
   std::uint32_t queues = 2;             // task-queue: queues per device (Chen et al. used 2 per GPU)
   std::uint32_t queue_capacity = 128;   // task-queue: tasks per queue (one enqueue batch)

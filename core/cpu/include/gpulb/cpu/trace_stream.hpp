@@ -40,10 +40,10 @@ inline constexpr std::uint64_t kSpanPerRead = 512;
 // The most tasks one clock read covers (by default; --param trace_batch).
 inline constexpr std::uint32_t kMaxBatch = 4096;
 
-// A worker's used units and dropped records: written by that worker only, read after the run.
+// A worker's used units and dropped events: written by that worker only, read after the run.
 struct StreamCounts {
   std::uint32_t used = 0;
-  std::uint64_t dropped = 0;  // records that did not fit (the first one that did not ends the stream)
+  std::uint64_t dropped = 0;  // events that did not fit (the first record that did not ends the stream)
 };
 
 // One worker's private slice of the trace memory, by value (as trace::TraceSegment on the GPU).
@@ -58,28 +58,28 @@ struct TraceStream {
 
   void timed(std::uint64_t tick, trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) const {
     const std::uint32_t n = counts->used;
-    if (capacity - n < 2) return full();
+    if (capacity - n < 2) return full(kind == trace::EventKind::None ? 0 : 1);  // a clock mark is no event
     units[n] = (tick > origin_tick ? tick - origin_tick : 0) & kTickMask;
     units[n + 1] = pack_unit(arg, aux, static_cast<std::uint8_t>(kind), 0);
     counts->used = n + 2;
   }
   void untimed(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) const {
-    put(pack_unit(arg, aux, static_cast<std::uint8_t>(kind), kUntimedEvent));
+    put(pack_unit(arg, aux, static_cast<std::uint8_t>(kind), kUntimedEvent), 1);
   }
-  void untimed_task(std::uint32_t id, std::uint16_t kind) const { put(pack_unit(id, kind, 0, kUntimedTask)); }
+  void untimed_task(std::uint32_t id, std::uint16_t kind) const { put(pack_unit(id, kind, 0, kUntimedTask), 2); }
 
  private:
-  void put(std::uint64_t unit) const {
+  void put(std::uint64_t unit, std::uint32_t events) const {
     const std::uint32_t n = counts->used;
-    if (n >= capacity) return full();
+    if (n >= capacity) return full(events);
     units[n] = unit;
     counts->used = n + 1;
   }
   // Once a record is dropped the stream stays shut, so that what is kept is a prefix: an untimed
   // record must not lose the timed one after it that places it.
-  void full() const {
+  void full(std::uint32_t events) const {
     counts->used = capacity;
-    ++counts->dropped;
+    counts->dropped += events;
   }
 };
 
