@@ -6,9 +6,10 @@
 For each row (every CPU policy on patterns P0; the spawning ones on UTS T1; the request ones on
 nbody) it runs `gpulb run ... --backend cpu --json` with and without --no-trace, alternating
 old-off, old-on, new-off, new-on REPEATS times (default 5) on WORKERS threads (default 2), and
-prints a Markdown row of medians of the makespan. ROWS: a comma-separated subset as
-policy/scenario (work-stealing/uts,hardware/patterns). One build only: pass it twice.
-Every run must verify.
+prints a Markdown row: the medians' on/off ratio of the makespan and of the workers' CPU time
+(metric worker_cpu_us, which a shared machine's load disturbs far less than the makespan; "-"
+where a build does not report it). ROWS: a comma-separated subset as policy/scenario
+(work-stealing/uts,hardware/patterns). One build only: pass it twice. Every run must verify.
 """
 import json
 import statistics
@@ -23,14 +24,14 @@ workers = sys.argv[4] if len(sys.argv) > 4 else "2"
 only = sys.argv[5].split(",") if len(sys.argv) > 5 else None
 
 P0 = ("patterns", ["--param", "pattern=P0", "--param", "blocks=20000", "--param", "work=200"], "P0 20000 x 200")
-UTS = ("uts", ["--param", "tree=T1"], "UTS T1")
+UTS = ("uts", ["--param", "tree=T1", "--param", "reference=off"], "UTS T1")
 NBODY = ("nbody", [], "nbody (defaults)")
 rows = [(p, P0) for p in ["task-queue", "hardware", "chunked", "static-list", "blocking-queue", "work-stealing"]]
 rows += [(p, UTS) for p in ["work-stealing", "static-list", "blocking-queue"]]
 rows += [(p, NBODY) for p in ["combining", "hybrid"]]
 
 
-def makespan_ms(gpulb, scenario, policy, trace):
+def measure(gpulb, scenario, policy, trace):
     cmd = [gpulb, "run", scenario[0], *scenario[1], "--backend", "cpu", "--workers", workers, "--policy", policy, "--json"]
     if not trace:
         cmd.append("--no-trace")
@@ -38,22 +39,31 @@ def makespan_ms(gpulb, scenario, policy, trace):
     if out.returncode != 0:
         sys.exit(f"{' '.join(cmd)}: exit {out.returncode}\n{out.stderr}")
     result = json.loads(out.stdout)
-    if not result["verified"]:
+    if not result["verified"] and result.get("checked", True):
         sys.exit(f"{' '.join(cmd)}: did not verify: {result['verification']}")
-    return result["makespan_ns"] / 1e6
+    cpu = result.get("metrics", {}).get("worker_cpu_us")
+    return result["makespan_ns"] / 1e6, (cpu / 1e3 if cpu is not None else None)
 
 
-print("| policy | workload | before off | before on | before on/off | after off | after on | after on/off |")
-print("|---|---|---|---|---|---|---|---|")
+def ratio(on, off):
+    if None in on or None in off:
+        return "-"
+    return f"{statistics.median(on) / statistics.median(off):.3f}"
+
+
+print(f"{workers} workers, medians of {repeats}.\n")
+print("| policy | workload | makespan off (after) | makespan on/off, before | after | worker CPU on/off, before | after |")
+print("|---|---|---|---|---|---|---|")
 for policy, scenario in rows:
     if only and f"{policy}/{scenario[0]}" not in only:
         continue
-    runs = {key: [] for key in ("old_off", "old_on", "new_off", "new_on")}
+    span = {key: [] for key in ("old_off", "old_on", "new_off", "new_on")}
+    cpu = {key: [] for key in span}
     for _ in range(repeats):
-        runs["old_off"].append(makespan_ms(old, scenario, policy, False))
-        runs["old_on"].append(makespan_ms(old, scenario, policy, True))
-        runs["new_off"].append(makespan_ms(new, scenario, policy, False))
-        runs["new_on"].append(makespan_ms(new, scenario, policy, True))
-    m = {key: statistics.median(v) for key, v in runs.items()}
-    print(f"| {policy} | {scenario[2]} | {m['old_off']:.1f} ms | {m['old_on']:.1f} ms | {m['old_on'] / m['old_off']:.3f} | "
-          f"{m['new_off']:.1f} ms | {m['new_on']:.1f} ms | {m['new_on'] / m['new_off']:.3f} |", flush=True)
+        for key, gpulb, trace in (("old_off", old, False), ("old_on", old, True), ("new_off", new, False), ("new_on", new, True)):
+            s, c = measure(gpulb, scenario, policy, trace)
+            span[key].append(s)
+            cpu[key].append(c)
+    print(f"| {policy} | {scenario[2]} | {statistics.median(span['new_off']):.1f} ms | {ratio(span['old_on'], span['old_off'])} | "
+          f"{ratio(span['new_on'], span['new_off'])} | {ratio(cpu['old_on'], cpu['old_off'])} | {ratio(cpu['new_on'], cpu['new_off'])} |",
+          flush=True)

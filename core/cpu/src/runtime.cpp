@@ -5,6 +5,8 @@
 #include <memory>
 #include <new>
 
+#include <time.h>
+
 #include "gpulb/trace_budget.hpp"
 
 namespace gpulb::cpu {
@@ -61,6 +63,11 @@ void prefault(std::uint64_t* units, std::uint64_t count) {
   constexpr std::uint64_t kUnitsPerPage = 4096 / sizeof(std::uint64_t);
   for (std::uint64_t i = 0; i < count; i += kUnitsPerPage) units[i] = 0;
 }
+std::uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::uint64_t(ts.tv_sec) * 1'000'000'000u + std::uint64_t(ts.tv_nsec);
+}
 }  // namespace
 
 Runtime::Runtime(const ExecPlan& plan, std::uint64_t events_hint, std::uint32_t trace_batch)
@@ -106,7 +113,9 @@ void Runtime::start(const std::function<void(std::uint32_t)>& fn) {
   threads_.reserve(workers_);
   for (std::uint32_t w = 0; w < workers_; ++w) {
     threads_.emplace_back([this, fn, w] {
+      const std::uint64_t cpu0 = thread_cpu_ns();
       fn(w);
+      slots_[w].cpu_ns = thread_cpu_ns() - cpu0;
       if (finished_workers_.fetch_add(1, std::memory_order_acq_rel) + 1 == workers_) {
         std::lock_guard<std::mutex> lock(finished_mutex_);  // so the waiter cannot miss the notify
         finished_cv_.notify_all();
@@ -199,6 +208,11 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
   }
   out.metrics["tasks_per_worker_max"] = most;
   out.metrics["tasks_per_worker_min"] = workers_ > 0 ? least : 0;
+  // The workers' CPU time, summed: on a shared machine a steadier measure of their work than the
+  // makespan (scripts/trace-overhead-ab.py). Idle polling counts too.
+  std::uint64_t cpu_ns = 0;
+  for (const WorkerSlot& s : slots_) cpu_ns += s.cpu_ns;
+  out.metrics["worker_cpu_us"] = cpu_ns / 1000;
 
   trace::Device cpu;
   cpu.kind = trace::DeviceKind::Cpu;
