@@ -71,9 +71,11 @@ class WorkerContext {
   std::uint64_t now_ns() const { return host_now_ns() - origin_ns_; }
   // Trace hooks (trace_stream.hpp decides which take a clock read). Raw ticks: the runtime maps
   // them to ns at the run's end (event_clock.hpp).
-  void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const { clock_.record(kind, arg, aux); }
-  void task_begin(const Task& task) const { clock_.task_begin(task.id, task.kind); }
-  void task_end() const { clock_.task_end(); }
+  GPULB_TRACE_INLINE void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
+    clock_.record(kind, arg, aux);
+  }
+  GPULB_TRACE_INLINE void task_begin(const Task& task) const { clock_.task_begin(task.id, task.kind); }
+  GPULB_TRACE_INLINE void task_end() const { clock_.task_end(); }
   // Before a wait outside the trace (a launch barrier): see BatchClock::pause.
   void pause_trace() const { clock_.pause(); }
 
