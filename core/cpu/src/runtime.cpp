@@ -55,10 +55,10 @@ std::unique_ptr<T[]> allocate_segment(std::uint64_t capacity, std::uint32_t segm
   }
 }
 // Writes one word a page of the first `units` units, so that the worker does not take those page
-// faults while it runs: on the 2-core CI VM a fault cost 5-7 us (30 ns a 16-byte event written to
-// fresh memory against 2.5 ns), more than the records themselves. Outside the makespan, and only
-// the share a worker's short tasks need (trace_stream.hpp: about a unit a task); a worker that
-// writes more faults the rest in as before.
+// faults while it runs: on the 2-core CI VM a fault cost 3.3-7.3 us (14-31 ns a 16-byte event
+// written to fresh memory against 1.2-2.5 ns), more than the records themselves. Outside the
+// makespan, and only the share a worker's short tasks need (trace_stream.hpp: about one unit a
+// task; two are faulted in); a worker that writes more faults the rest in as before.
 void prefault(std::uint64_t* units, std::uint64_t count) {
   constexpr std::uint64_t kUnitsPerPage = 4096 / sizeof(std::uint64_t);
   for (std::uint64_t i = 0; i < count; i += kUnitsPerPage) units[i] = 0;

@@ -2,8 +2,9 @@
 // file format and every reader are unchanged). Issue 12, item 5: tracing must cost at most 2%.
 //
 // Two costs dominated (docs/benchmarks.md, "Tracing overhead"): a clock read for every event
-// (6-10 ns on bare metal, about 44 ns where a VM traps rdtsc) and the bytes (16 an event, three
-// events a UTS node of under 100 ns, every 4 KiB page faulted in while the run goes on). So:
+// (6-10 ns on bare metal, 38-45 ns on the 2-core CI VM, whose hypervisor traps rdtsc) and the
+// bytes (16 an event, two or three events a UTS node of about 100 ns, every 4 KiB page faulted
+// in while the run goes on). So:
 //   - records are 8-byte units. A timed record is two: its ticks since the run's origin (below
 //     2^56, so the top byte is 0) and {arg, aux, kind, 0}. An untimed record is one unit whose
 //     top byte is a code: kUntimedEvent {arg, aux, kind} or kUntimedTask {task id, task kind}, a
@@ -13,7 +14,8 @@
 //     ones run in batches of about min_span, each batch timed at its first task's begin, and
 //     expand_stream shares a batch's time evenly between its tasks (Event::flags says so,
 //     trace::kTimeInterpolated). Idle spells, steals, a worker's start and end are always timed
-//     and end a batch, so no task's interpolated time covers one of them.
+//     and end a batch, as a wait for the next launch does (pause), so no task's interpolated
+//     time covers one of them. The time between a batch's tasks (a dequeue) is shared into them.
 // The segments are faulted in before the run (Runtime), not by the workers while they run.
 #pragma once
 
