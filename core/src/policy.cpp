@@ -8,8 +8,13 @@ const std::vector<OptionSpec>& common_options() {
   static const std::vector<OptionSpec> options = {
       {{"watchdog_ms", "stop a run that makes no progress for this many ms", "10000", "10..3600000", 10, 3600000, {}},
        &PolicyOptions::watchdog_ms},
-      {{"trace_capacity", "trace events per worker; 0 sizes it from the task count", "0", "0..67108864", 0, 1 << 26, {}},
+      {{"trace_capacity", "trace events per worker (16 bytes each; on the cpu backend an untimed one takes 8 or less); 0 sizes it from the task count", "0", "0..67108864", 0, 1 << 26, {}},
        &PolicyOptions::trace_capacity},
+      {{"trace_batch",
+        "cpu backend: the most short tasks one trace clock read covers (their times are interpolated); 1 times every "
+        "task; 0 the policy's choice (4096; 1 under blocking-queue, whose lock waits between tasks are its lesson)",
+        "0", "0..4096", 0, 4096, {}},
+       &PolicyOptions::trace_batch},
   };
   return options;
 }

@@ -8,6 +8,7 @@
 
 #include "shipped_traces.hpp"
 #include "task_details.hpp"
+#include "trace_fixtures.hpp"
 
 namespace gpulb::viewer {
 namespace {
@@ -109,6 +110,24 @@ TEST(TaskSearch, FindsATaskByIdAndTasksByKind) {
   for (const TaskRef& r : by_kind) EXPECT_EQ(m.lanes()[r.lane].zones[r.zone].kind, z.kind);
   EXPECT_TRUE(find_tasks(m, 0xFFFFFFF0u, std::nullopt).empty());
   EXPECT_TRUE(find_tasks(m, std::nullopt, std::nullopt).empty());
+}
+
+// The CPU backend times runs of short tasks once a batch (cpu/trace_stream.hpp) and flags the
+// times it placed: the details say so, for those tasks only.
+TEST(TaskDetails, InterpolatedTimesAreSaidSo) {
+  auto t = std::make_shared<trace::Trace>(gpulb::testing::make_trace(1, 3, 100));
+  for (trace::Event& e : t->tracks[0].events) {
+    const bool second = (e.kind == trace::EventKind::TaskBegin || e.kind == trace::EventKind::TaskEnd) && e.arg == 1;
+    if (second) e.flags = trace::kTimeInterpolated;
+  }
+  const TraceModel m(t);
+  const int l = m.worker_lane(0, 0);
+  ASSERT_GE(l, 0);
+  const auto lane = static_cast<std::uint32_t>(l);
+  ASSERT_EQ(m.lanes()[lane].zones.size(), 3u);
+  EXPECT_FALSE(task_details(m, {lane, 0}).interpolated);
+  EXPECT_TRUE(task_details(m, {lane, 1}).interpolated);
+  EXPECT_FALSE(task_details(m, {lane, 2}).interpolated);
 }
 
 TEST(TaskSearch, TheTaskUnderTheCursor) {

@@ -89,41 +89,56 @@ Table cpu_dispatch(const BenchArgs& a) {
 
 Table trace_overhead(const BenchArgs& a, Backend backend) {
   const Registry& reg = builtin::registry();
-  Table t{std::string("trace-overhead: makespan with tracing on vs off, patterns P0, ") + std::string(to_string(backend)) + " backend",
-          "Median of " + std::to_string(a.repeats) + " runs each, on and off interleaved; makespan as the runtime measures it (first launch to last end).",
-          {"policy", "blocks x work", "off", "on", "on / off"}, {}};
+  const bool gpu = backend == Backend::Cuda;
+  Table t{std::string("trace-overhead: makespan with tracing on vs off, ") + std::string(to_string(backend)) + " backend",
+          "Median of " + std::to_string(a.repeats) + " runs each, on and off interleaved; makespan as the runtime measures it (first launch to last end)." +
+              (gpu ? "" : " CPU: every policy on patterns P0 (long tasks, each timed), and the spawning ones on UTS T1 (4.1 M nodes of about 100 ns, timed in batches) and the request ones on nbody; "
+                          "'worker CPU' divides the medians of the worker threads' CPU time (metric worker_cpu_us), which other load on a shared machine disturbs far less than the makespan."),
+          {"policy", "workload", "off", "on", "on / off", "worker CPU on / off"}, {}};
   struct Row {
-    const char* policy;
-    const char* variant;
+    std::string policy, variant, scenario, workload;
+    ParamMap params;
   };
-  std::vector<Row> rows = {{"task-queue", "paper"}, {"hardware", "paper"}};
-  if (backend == Backend::Cuda) rows.insert(rows.begin() + 1, Row{"task-queue", "modern"});  // the default: copy feed
-  const std::string blocks = backend == Backend::Cuda ? "100000" : "20000";
-  const std::string work = backend == Backend::Cuda ? "2000" : "200";
+  const std::string blocks = gpu ? "100000" : "20000";
+  const std::string work = gpu ? "2000" : "200";
+  const ParamMap p0 = {{"pattern", "P0"}, {"blocks", blocks}, {"work", work}};
+  const std::string p0_name = "P0 " + blocks + " x " + work;
+  std::vector<Row> rows = {{"task-queue", "paper", "patterns", p0_name, p0}, {"hardware", "", "patterns", p0_name, p0}};
+  if (gpu) {
+    rows.insert(rows.begin() + 1, Row{"task-queue", "modern", "patterns", p0_name, p0});  // the default: copy feed
+  } else {
+    for (const char* policy : {"chunked", "static-list", "blocking-queue", "work-stealing"}) rows.push_back({policy, "", "patterns", p0_name, p0});
+    for (const char* policy : {"work-stealing", "static-list", "blocking-queue"}) rows.push_back({policy, "", "uts", "UTS T1", {{"tree", "T1"}}});
+    for (const char* policy : {"combining", "hybrid"}) rows.push_back({policy, "", "nbody", "nbody (defaults)", {}});
+  }
   for (const Row& r : rows) {
-    const std::string label = std::string(r.policy) + (std::string(r.variant) == "modern" ? " (modern)" : "");
-    progress("trace overhead " + label + " on " + std::string(to_string(backend)));
-    std::vector<double> on, off;
+    const std::string label = r.policy + (r.variant == "modern" ? " (modern)" : "");
+    progress("trace overhead " + label + " " + r.workload + " on " + std::string(to_string(backend)));
+    std::vector<double> on, off, cpu_on, cpu_off;
     for (std::uint32_t i = 0; i < a.repeats; ++i) {
       for (bool trace : {false, true}) {
         RunConfig c;
-        c.scenario = "patterns";
+        c.scenario = r.scenario;
         c.policy = r.policy;
         c.backend = backend;
         c.trace = trace;
-        c.params = {{"pattern", "P0"}, {"blocks", blocks}, {"work", work}};
+        c.params = r.params;
         if (c.policy == "task-queue") {  // the options only task-queue takes
           c.params["variant"] = r.variant;
-          if (backend == Backend::Cuda && std::string(r.variant) == "paper") c.params["queue_capacity"] = "4096";
+          if (gpu && r.variant == "paper") c.params["queue_capacity"] = "4096";
         }
         const RunResult res = run(reg, c);
         if (!res.verified) throw RunError("bench trace-overhead: run did not verify: " + res.verification);
         (trace ? on : off).push_back(static_cast<double>(res.makespan_ns));
+        if (auto it = res.metrics.find("worker_cpu_us"); it != res.metrics.end()) (trace ? cpu_on : cpu_off).push_back(static_cast<double>(it->second));
       }
     }
     const double m_on = median(on), m_off = median(off);
-    t.rows.push_back({label, blocks + " x " + work, format_ns(m_off), format_ns(m_on), fixed(m_on / m_off, 3)});
-    t.json.push_back({{"backend", to_string(backend)}, {"policy", label}, {"off_ns", m_off}, {"on_ns", m_on}, {"ratio", m_on / m_off}});
+    const bool cpu_time = !cpu_on.empty() && !cpu_off.empty() && median(cpu_off) > 0;
+    const double cpu_ratio = cpu_time ? median(cpu_on) / median(cpu_off) : 0.0;
+    t.rows.push_back({label, r.workload, format_ns(m_off), format_ns(m_on), fixed(m_on / m_off, 3), cpu_time ? fixed(cpu_ratio, 3) : "-"});
+    t.json.push_back({{"backend", to_string(backend)}, {"policy", label}, {"workload", r.workload}, {"off_ns", m_off}, {"on_ns", m_on}, {"ratio", m_on / m_off}});
+    if (cpu_time) t.json.back()["worker_cpu_ratio"] = cpu_ratio;
   }
   return t;
 }

@@ -46,8 +46,10 @@ TaskDetails task_details(const TraceModel& model, TaskRef ref) {
     }
   }
   // Its children: the Spawn it records when it publishes them, after its end and before the next task.
+  if (it != ev.end()) d.interpolated = (it->flags & trace::kTimeInterpolated) != 0;
   for (auto fwd = it == ev.end() ? it : std::next(it); fwd != ev.end() && fwd->kind != trace::EventKind::TaskBegin; ++fwd) {
     if (fwd->kind == trace::EventKind::Spawn) d.spawned += fwd->arg;
+    if (fwd->kind == trace::EventKind::TaskEnd && fwd->arg == z.id) d.interpolated |= (fwd->flags & trace::kTimeInterpolated) != 0;
   }
   if (d.stolen_from) {
     d.source = "stolen from worker " + std::to_string(*d.stolen_from);

@@ -32,6 +32,9 @@ struct TaskDetails {
   std::optional<std::int64_t> queue_left;    // tasks left in that queue after the dequeue
   std::optional<std::int64_t> deque_left;    // popped from its own deque: tasks left there
   std::uint32_t spawned = 0;                 // children created while it ran (Spawn events)
+  // Its begin or end was placed, not read from a clock (trace::kTimeInterpolated: the CPU backend
+  // times runs of short tasks once a batch): its duration is its batch's mean.
+  bool interpolated = false;
   std::string source;  // one line: "stolen from worker 12", "queue 1 (1,023 left)", "not recorded"
 };
 

@@ -163,6 +163,11 @@ void draw_task_details(const TraceModel& model, ViewState& vs) {
   ImGui::SameLine();
   ImGui::Text("%s .. %s (%s)", format_time(static_cast<double>(d.begin_ns) - origin).c_str(),
               format_time(static_cast<double>(d.end_ns) - origin).c_str(), format_time(static_cast<double>(d.end_ns - d.begin_ns)).c_str());
+  if (d.interpolated) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(dim, "Timed with its batch of short tasks (one clock read a batch): its times are interpolated.");
+    ImGui::PopTextWrapPos();
+  }
   ImGui::TextColored(dim, "from    ");
   ImGui::SameLine();
   ImGui::TextWrapped("%s", d.source.c_str());

@@ -5,6 +5,8 @@
 #include <memory>
 #include <new>
 
+#include <time.h>
+
 #include "gpulb/trace_budget.hpp"
 
 namespace gpulb::cpu {
@@ -42,38 +44,65 @@ std::uint32_t checked_workers(const ExecPlan& plan) {
                     " hardware threads here; use at most " + std::to_string(std::max(tasks, threads_bound)));
 }
 
-std::unique_ptr<trace::Event[]> allocate_segment(std::uint32_t capacity, std::uint32_t segments) {
+template <class T>
+std::unique_ptr<T[]> allocate_segment(std::uint64_t capacity, std::uint32_t segments) {
   try {
-    // Left uninitialised: a page costs memory only once a worker writes an event into it.
-    return std::make_unique_for_overwrite<trace::Event[]>(capacity);
+    // Left uninitialised: a page costs memory only once it is written.
+    return std::make_unique_for_overwrite<T[]>(capacity);
   } catch (const std::bad_alloc&) {
     throw RunError("could not allocate " + std::to_string(segments) + " trace segments of " + std::to_string(capacity) +
                    " events; lower --trace-memory or --param trace_capacity, or run with --no-trace");
   }
 }
+// Writes one word a page of the first `units` units, so that the worker does not take those page
+// faults while it runs: on the 2-core CI VM a fault cost 3.3-7.3 us (14-31 ns a 16-byte event
+// written to fresh memory against 1.2-2.5 ns), more than the records themselves. Outside the
+// makespan, and only the share a worker's short tasks need (trace_stream.hpp: about one unit a
+// task; two are faulted in); a worker that writes more faults the rest in as before.
+void prefault(std::uint64_t* units, std::uint64_t count) {
+  constexpr std::uint64_t kUnitsPerPage = 4096 / sizeof(std::uint64_t);
+  for (std::uint64_t i = 0; i < count; i += kUnitsPerPage) units[i] = 0;
+}
+std::uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::uint64_t(ts.tv_sec) * 1'000'000'000u + std::uint64_t(ts.tv_nsec);
+}
 }  // namespace
 
-Runtime::Runtime(const ExecPlan& plan, std::uint64_t events_hint)
-    : plan_(plan), workers_(checked_workers(plan)), origin_ns_(host_now_ns()), ticks_(kEventTicksAreTsc, event_ticks()), slots_(workers_) {
+Runtime::Runtime(const ExecPlan& plan, std::uint64_t events_hint, std::uint32_t trace_batch)
+    : plan_(plan), workers_(checked_workers(plan)), origin_ns_(host_now_ns()), ticks_(kEventTicksAreTsc, event_ticks()),
+      trace_batch_(plan.options.trace_batch ? plan.options.trace_batch : trace_batch), slots_(workers_) {
   if (plan.trace) {
     // A segment per worker and one for the host track.
     const TraceFit fit = fit_trace_segments(plan, workers_ + 1, segment_estimate(plan, workers_, events_hint));
     capacity_ = fit.capacity;
     trace_note_ = fit.note;
-    events_.reserve(workers_ + 1);
-    for (std::uint32_t i = 0; i <= workers_; ++i) events_.push_back(allocate_segment(capacity_, workers_ + 1));
+    const std::uint64_t units = stream_units();
+    const std::uint64_t tasks = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
+    const std::uint64_t share = std::min<std::uint64_t>(units, 2 * (tasks / workers_) + 4096);
+    units_.reserve(workers_);
+    for (std::uint32_t i = 0; i < workers_; ++i) {
+      units_.push_back(allocate_segment<std::uint64_t>(units, workers_ + 1));
+      prefault(units_.back().get(), share);
+    }
+    host_events_ = allocate_segment<trace::Event>(capacity_, workers_ + 1);
   }
   last_progress_ns_ = origin_ns_;
 }
 
-trace::TraceSegment Runtime::worker_segment(std::uint32_t w) {
+std::uint32_t Runtime::stream_units() const {
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{capacity_} * 2, 0xFFFFFFFFu));
+}
+
+TraceStream Runtime::worker_segment(std::uint32_t w) {
   if (!plan_.trace) return {};
-  return {events_[w].get(), capacity_, &slots_[w].trace_count};
+  return {units_[w].get(), stream_units(), &slots_[w].trace, ticks_.origin_tick(), trace_batch_};
 }
 
 trace::TraceSegment Runtime::host_segment() {
   if (!plan_.trace) return {};
-  return {events_[workers_].get(), capacity_, &host_count_};
+  return {host_events_.get(), capacity_, &host_count_};
 }
 
 void Runtime::host_record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) {
@@ -84,7 +113,9 @@ void Runtime::start(const std::function<void(std::uint32_t)>& fn) {
   threads_.reserve(workers_);
   for (std::uint32_t w = 0; w < workers_; ++w) {
     threads_.emplace_back([this, fn, w] {
+      const std::uint64_t cpu0 = thread_cpu_ns();
       fn(w);
+      slots_[w].cpu_ns = thread_cpu_ns() - cpu0;
       if (finished_workers_.fetch_add(1, std::memory_order_acq_rel) + 1 == workers_) {
         std::lock_guard<std::mutex> lock(finished_mutex_);  // so the waiter cannot miss the notify
         finished_cv_.notify_all();
@@ -179,6 +210,11 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
   }
   out.metrics["tasks_per_worker_max"] = most;
   out.metrics["tasks_per_worker_min"] = workers_ > 0 ? least : 0;
+  // The workers' CPU time, summed: on a shared machine a steadier measure of their work than the
+  // makespan (scripts/trace-overhead-ab.py). Idle polling counts too.
+  std::uint64_t cpu_ns = 0;
+  for (const WorkerSlot& s : slots_) cpu_ns += s.cpu_ns;
+  out.metrics["worker_cpu_us"] = cpu_ns / 1000;
 
   trace::Device cpu;
   cpu.kind = trace::DeviceKind::Cpu;
@@ -190,26 +226,39 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
   if (!plan_.trace) return out;
   ticks_.calibrate();
 
-  auto make_track = [&](std::uint32_t index, std::uint32_t count, trace::TrackRole role, std::string name) {
-    trace::Track tr;
-    tr.role = role;
-    tr.device = 0;
-    tr.worker = index;
-    tr.name = std::move(name);
-    const std::uint32_t kept = std::min(count, capacity_);
-    tr.dropped = count - kept;
-    tr.events.assign(events_[index].get(), events_[index].get() + kept);
-    for (trace::Event& e : tr.events) e.time_ns = ticks_.to_origin_ns(e.time_ns);
-    // Events are written in time order by one thread; keep the invariant explicit for readers.
-    std::stable_sort(tr.events.begin(), tr.events.end(),
-                     [](const trace::Event& a, const trace::Event& b) { return a.time_ns < b.time_ns; });
-    return tr;
+  // Events are written in time order by one thread; keep the invariant explicit for readers.
+  const auto by_time = [](trace::Track& tr) {
+    const auto earlier = [](const trace::Event& a, const trace::Event& b) { return a.time_ns < b.time_ns; };
+    if (!std::is_sorted(tr.events.begin(), tr.events.end(), earlier)) std::stable_sort(tr.events.begin(), tr.events.end(), earlier);
   };
+  std::uint64_t interpolated = 0;
   for (std::uint32_t w = 0; w < workers_; ++w) {
-    out.trace.tracks.push_back(make_track(w, slots_[w].trace_count, trace::TrackRole::Worker, "worker " + std::to_string(w)));
+    trace::Track tr;
+    tr.role = trace::TrackRole::Worker;
+    tr.worker = w;
+    tr.name = "worker " + std::to_string(w);
+    const StreamCounts& c = slots_[w].trace;
+    tr.dropped = c.dropped;
+    const std::uint64_t origin = ticks_.origin_tick();
+    tr.events = expand_stream(units_[w].get(), c.used, [&](std::uint64_t t) { return ticks_.to_origin_ns(origin + t); });
+    units_[w].reset();  // the track holds them now: give the memory back before the next copy
+    for (const trace::Event& e : tr.events) interpolated += (e.flags & trace::kTimeInterpolated) != 0;
+    by_time(tr);
+    out.trace.tracks.push_back(std::move(tr));
   }
-  trace::Track host = make_track(workers_, host_count_, trace::TrackRole::Host, host_track_name);
-  host.worker = 0;
+  if (interpolated > 0) {
+    // Said where the trace goes (gpulb info, the viewer's summary), not as a note of every run.
+    out.trace.meta.clock_source = "steady_clock; short tasks timed once a batch of up to " + std::to_string(trace_batch_) + ", " +
+                                  std::to_string(interpolated) + " event times interpolated (--param trace_batch=1 times each)";
+  }
+  trace::Track host;
+  host.role = trace::TrackRole::Host;
+  host.name = host_track_name;
+  const std::uint32_t kept = std::min(host_count_, capacity_);
+  host.dropped = host_count_ - kept;
+  host.events.assign(host_events_.get(), host_events_.get() + kept);
+  for (trace::Event& e : host.events) e.time_ns = ticks_.to_origin_ns(e.time_ns);
+  by_time(host);
   out.trace.tracks.push_back(std::move(host));
   return out;
 }

@@ -18,7 +18,8 @@ namespace gpulb {
 // Which of them a policy accepts is its descriptor's business (PolicyDescriptor::options).
 struct PolicyOptions {
   std::uint32_t watchdog_ms = 10000;    // stop a run that makes no progress for this long
-  std::uint32_t trace_capacity = 0;     // events per worker segment; 0 = sized from the task count
+  std::uint32_t trace_capacity = 0;     // 16-byte events per worker segment; 0 = sized from the task count
+  std::uint32_t trace_batch = 0;        // cpu: the most short tasks one clock read covers; 1 times each task; 0 the policy's
   std::uint32_t queues = 0;             // task-queue: queues per device; 0 = by variant (task_queue_shape)
   std::uint32_t queue_capacity = 0;     // task-queue: tasks per queue (one enqueue batch); 0 = by variant
   std::string variant = "modern";       // task-queue on CUDA: "paper" or "modern"
@@ -69,7 +70,7 @@ struct PolicyDescriptor {
   std::vector<OptionSpec> options;  // its own options; every policy also takes common_options()
 };
 
-// Options every policy takes (watchdog_ms, trace_capacity).
+// Options every policy takes (watchdog_ms, trace_capacity, trace_batch).
 const std::vector<OptionSpec>& common_options();
 // The option the spawning policies share (spawn_capacity).
 const OptionSpec& spawn_capacity_option();

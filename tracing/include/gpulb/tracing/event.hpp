@@ -42,7 +42,7 @@ struct Event {
   std::uint32_t arg;
   std::uint16_t aux;
   EventKind kind;
-  std::uint8_t flags;  // reserved, 0
+  std::uint8_t flags;  // bits below (kTimeInterpolated); 0 where a writer sets none
 };
 static_assert(sizeof(Event) == 16, "trace events are 16 bytes on every writer");
 
@@ -63,6 +63,12 @@ GPULB_HD constexpr std::uint32_t steal_victim_device(const Event& e, std::uint32
 GPULB_HD constexpr bool steal_crosses_devices(const Event& e, std::uint32_t thief_device) {
   return steal_victim_device(e, thief_device) != thief_device;
 }
+
+// Event::flags bits. Readers that predate a bit ignore it (the file stores flags as they are).
+// kTimeInterpolated: the writer read no clock for this event; its time was placed between the
+// nearest events of its track that did (the CPU backend times runs of short tasks once a batch,
+// core/cpu/include/gpulb/cpu/trace_stream.hpp): order and counts are exact, the time is an estimate.
+inline constexpr std::uint8_t kTimeInterpolated = 1;
 
 GPULB_HD constexpr Event make_event(std::uint64_t time_ns, EventKind kind, std::uint32_t arg = 0,
                                     std::uint16_t aux = 0) {

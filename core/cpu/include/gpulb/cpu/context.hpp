@@ -10,15 +10,16 @@
 #include "gpulb/cpu/event_clock.hpp"
 #include "gpulb/spawn.hpp"
 #include "gpulb/task.hpp"
-#include "gpulb/tracing/segment.hpp"
+#include "gpulb/cpu/trace_stream.hpp"
 
 namespace gpulb::cpu {
 
 class WorkerContext {
  public:
-  WorkerContext(std::uint32_t rank, std::uint32_t block_size, trace::TraceSegment segment, std::uint64_t origin_ns,
+  WorkerContext(std::uint32_t rank, std::uint32_t block_size, TraceStream stream, std::uint64_t origin_ns,
                 const std::atomic<bool>* stop = nullptr, SpawnBuffer* spawn = nullptr)
-      : rank_(rank), block_size_(block_size), segment_(segment), origin_ns_(origin_ns), stop_(stop), spawn_(spawn) {}
+      : rank_(rank), block_size_(block_size), clock_(stream, kSpanPerRead * clock_read_ticks(), stream.max_batch), origin_ns_(origin_ns),
+        stop_(stop), spawn_(spawn) {}
 
   std::uint32_t rank() const { return rank_; }
   std::uint32_t block_size() const { return block_size_; }
@@ -68,15 +69,20 @@ class WorkerContext {
   std::uint32_t refused_spawns() const { return refused_spawns_; }
 
   std::uint64_t now_ns() const { return host_now_ns() - origin_ns_; }
-  void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
-    // Raw ticks: the runtime maps them to ns at the run's end (event_clock.hpp).
-    if (segment_.enabled()) segment_.record(trace::make_event(event_ticks(), kind, arg, aux));
+  // Trace hooks (trace_stream.hpp decides which take a clock read). Raw ticks: the runtime maps
+  // them to ns at the run's end (event_clock.hpp).
+  GPULB_TRACE_INLINE void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
+    clock_.record(kind, arg, aux);
   }
+  GPULB_TRACE_INLINE void task_begin(const Task& task) const { clock_.task_begin(task.id, task.kind); }
+  GPULB_TRACE_INLINE void task_end() const { clock_.task_end(); }
+  // Before a wait outside the trace (a launch barrier): see BatchClock::pause.
+  void pause_trace() const { clock_.pause(); }
 
  private:
   std::uint32_t rank_;
   std::uint32_t block_size_;
-  trace::TraceSegment segment_;
+  mutable BatchClock clock_;  // the worker's own: only its thread records
   std::uint64_t origin_ns_;
   const std::atomic<bool>* stop_;
   SpawnBuffer* spawn_;

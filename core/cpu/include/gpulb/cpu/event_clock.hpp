@@ -61,6 +61,8 @@ class TickScale {
     if (now.tick > first.tick && now.ns > first.ns) ns_per_tick_ = double(now.ns - first.ns) / double(now.tick - first.tick);
   }
 
+  std::uint64_t origin_tick() const { return origin_tick_; }
+
   std::uint64_t to_origin_ns(std::uint64_t tick) const {
     if (tick <= origin_tick_) return 0;
     return tsc_ ? static_cast<std::uint64_t>(double(tick - origin_tick_) * ns_per_tick_) : tick - origin_tick_;

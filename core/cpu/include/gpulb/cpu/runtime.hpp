@@ -17,6 +17,7 @@
 #include "gpulb/cpu/event_clock.hpp"
 #include "gpulb/errors.hpp"
 #include "gpulb/exec_plan.hpp"
+#include "gpulb/cpu/trace_stream.hpp"
 #include "gpulb/tracing/segment.hpp"
 
 namespace gpulb::cpu {
@@ -27,20 +28,24 @@ struct alignas(kHotLine) WorkerSlot {
   std::atomic<std::uint64_t> tasks_spawned{0};  // children this worker's tasks created
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
-  std::uint32_t trace_count = 0;  // the segment's private count
+  std::uint64_t cpu_ns = 0;  // the worker thread's CPU time (what a shared machine's load disturbs least)
+  StreamCounts trace;  // the worker's trace stream: units used, records dropped
 };
 
 class Runtime {
  public:
-  // `events_per_worker_hint`: expected events a worker writes (sizes the segments when
-  // trace_capacity is 0).
-  Runtime(const ExecPlan& plan, std::uint64_t events_per_worker_hint);
+  // `events_hint`: the events the run's workers write if each is timed (sizes the segments when
+  // trace_capacity is 0). A worker's segment is a TraceStream of that many 16-byte slots' bytes,
+  // of which its share of short tasks' records (trace_stream.hpp) is faulted in before the run.
+  // `trace_batch`: the policy's choice for --param trace_batch=0 (trace_stream.hpp).
+  Runtime(const ExecPlan& plan, std::uint64_t events_hint, std::uint32_t trace_batch = kMaxBatch);
 
   std::uint32_t workers() const { return workers_; }
   const PolicyDescriptor& policy() const { return *plan_.policy; }
   std::uint64_t origin_ns() const { return origin_ns_; }
-  trace::TraceSegment worker_segment(std::uint32_t w);
+  TraceStream worker_segment(std::uint32_t w);
   trace::TraceSegment host_segment();
+  std::uint32_t stream_units() const;  // a worker stream's 8-byte units
   WorkerSlot& slot(std::uint32_t w) { return slots_[w]; }
   std::uint64_t now_ns() const { return host_now_ns() - origin_ns_; }
   void host_record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0);
@@ -79,10 +84,12 @@ class Runtime {
   std::uint32_t workers_;
   std::uint64_t origin_ns_;
   TickScale ticks_;  // events carry raw ticks; finish() maps them to ns since origin_ns_
-  std::uint32_t capacity_ = 0;
+  std::uint32_t trace_batch_;
+  std::uint32_t capacity_ = 0;  // events of the host segment; a worker's stream has their bytes
   std::string trace_note_;  // where the memory budget cut the segments
   std::vector<WorkerSlot> slots_;
-  std::vector<std::unique_ptr<trace::Event[]>> events_;  // workers_ + 1 (the host track last)
+  std::vector<std::unique_ptr<std::uint64_t[]>> units_;  // a stream per worker
+  std::unique_ptr<trace::Event[]> host_events_;
   std::uint32_t host_count_ = 0;
   std::vector<std::thread> threads_;
   std::atomic<std::uint32_t> finished_workers_{0};

@@ -26,9 +26,9 @@ struct IdleTracker {
 
 template <class Body>
 void run_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Body& body, const Task& task) {
-  ctx.record(EventKind::TaskBegin, task.id, task.kind);
+  ctx.task_begin(task);
   body(ctx, task);
-  ctx.record(EventKind::TaskEnd, task.id, task.kind);
+  ctx.task_end();
   slot.tasks_done.store(slot.tasks_done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (ctx.refused_spawns() != 0) [[unlikely]] {
     rt.fail("task " + std::to_string(task.id) + " spawned child tasks, which policy '" +
@@ -98,9 +98,9 @@ template <class Body>
 bool run_spawning_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Body& body, const Task& task,
                        SpawnBuffer& spawn, WorkerIds& ids) {
   spawn.clear();
-  ctx.record(EventKind::TaskBegin, task.id, task.kind);
+  ctx.task_begin(task);
   body(ctx, task);
-  ctx.record(EventKind::TaskEnd, task.id, task.kind);
+  ctx.task_end();
   slot.tasks_done.store(slot.tasks_done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (spawn.overflowed()) [[unlikely]] {
     rt.fail("task " + std::to_string(task.id) + " spawned " + std::to_string(spawn.count) +

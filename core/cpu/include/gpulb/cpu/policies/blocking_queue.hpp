@@ -27,7 +27,8 @@ template <class Body>
 ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
   const PolicyOptions& o = plan.options;
   const std::uint64_t expected = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
-  Runtime rt(plan, 4 * expected + 16);
+  // Its lock waits between tasks are its lesson: every task timed, unless --param trace_batch says.
+  Runtime rt(plan, 4 * expected + 16, 1);
   const std::uint32_t workers = rt.workers();
   HostBlockingQueue queue(o.blocking_capacity);
   const BlockingQueueRef q = queue.ref();

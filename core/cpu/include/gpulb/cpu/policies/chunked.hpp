@@ -49,6 +49,7 @@ ExecOutput run_chunked(const ExecPlan& plan, const Body& body) {
         if (b >= end) break;
         run_task(rt, ctx, slot, body, plan.tasks[b]);
       }
+      ctx.pause_trace();  // the launch barrier is no task's time
       if (rt.stop_requested() || end >= total) {
         launches.arrive_and_drop();  // the last launch (or a stop): leave, ending its phase
         break;

@@ -148,6 +148,7 @@ class CombiningHost : public gcharm::RequestDevice {
         }
         finished_.fetch_add(1, std::memory_order_release);
       }
+      ctx.pause_trace();  // the wait for the next launch is no task's time
       active_.fetch_sub(1, std::memory_order_release);
     }
     slot.end_ns = ctx.now_ns();

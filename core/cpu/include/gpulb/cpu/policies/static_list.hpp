@@ -79,6 +79,7 @@ ExecOutput run_static_list(const ExecPlan& plan, const Body& body) {
           break;
         }
       }
+      ctx.pause_trace();  // the wait for the next generation is no task's time
       finished.fetch_add(1, std::memory_order_release);
     }
     worker_end(ctx, slot, 0);
