@@ -7,7 +7,8 @@
 #   patterns_task_queue  patterns P4 over 4 ranks under task-queue: the host pool spread over ranks
 #   merged_trace         the same run's trace: 4 ranks in one file that gpulb info reads, every task,
 #                        tasks on every rank, steals between ranks recorded
-#   bad_arguments        a configuration that a distributed run cannot take is refused on every rank
+#   bad_arguments        a configuration that a distributed run cannot take (static-list, an unknown
+#                        parameter, UTS under task-queue) is refused on every rank alike, said once
 #   stopped_rank         a rank stopped (SIGSTOP) mid-run is named, and the job ends in under 10 s
 #   killed_rank          a rank killed (SIGKILL) mid-run ends the job, named, in under 10 s
 #   hung_task            a task that does not end: its rank's watchdog names the rank and ends the
@@ -122,6 +123,14 @@ case "$case_name" in
     rc=$?
     check_not_hung $rc
     [ $rc -ne 0 ] && grep -q "unknown parameter 'nosuch'" "$tmp/err" || fail "an unknown parameter was not refused: $(cat "$tmp/err")"
+    # UTS under task-queue (issue 15 asks for it): task-queue runs no spawned task even on one host;
+    # the refusal says so once and names the policy that runs UTS across ranks, and only that one.
+    run_mpi "$gpulb" run uts --param tree=T1 --policy task-queue --backend cpu --workers 1 --distributed >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check_not_hung $rc
+    [ $rc -eq 2 ] || fail "UTS under a distributed task-queue: exit $rc, expected 2: $(cat "$tmp/err")"
+    n=$(grep -c "gpulb: error: scenario 'uts' spawns child tasks, which policy 'task-queue' cannot run, on one host or across ranks; a --distributed run of it needs work-stealing$" "$tmp/err")
+    [ "$n" = 1 ] || fail "UTS under a distributed task-queue: expected the refusal once, naming work-stealing alone, got $n: $(cat "$tmp/err")"
     "$gpulb" run uts --rank-chunk 5 >"$tmp/out" 2>"$tmp/err"
     [ $? -eq 2 ] && grep -q "apply to --distributed runs only" "$tmp/err" || fail "--rank-chunk without --distributed was not refused"
     echo "refused on every rank alike, said once"
