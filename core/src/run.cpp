@@ -50,7 +50,8 @@ void check_spawning(const ScenarioInstance& instance, const std::string& scenari
   if (!instance.spawns() || policy.traits.runs_spawned_tasks) return;
   std::string able;
   for (const PolicyDescriptor* p : registry.policies()) {
-    if (p->traits.runs_spawned_tasks && (!distributed || p->traits.distributed)) able += (able.empty() ? "" : ", ") + std::string(p->name);
+    if (!p->traits.runs_spawned_tasks || (distributed && !p->traits.distributed)) continue;
+    able += (able.empty() ? "" : ", ") + std::string(p->name);
   }
   throw ConfigError("scenario '" + scenario + "' spawns child tasks, which policy '" + std::string(policy.name) + "' cannot run" +
                     (distributed ? ", on one host or across ranks; a --distributed run of it needs " : "; use ") + able);
