@@ -43,15 +43,18 @@ void check_backend(const Registry& registry, const ScenarioEntry& entry, const R
   }
 }
 
+// `distributed`: the run is one rank of several, so only policies that also balance across ranks
+// are worth naming (task-queue's queues are fed by the host alone, across ranks as on one host).
 void check_spawning(const ScenarioInstance& instance, const std::string& scenario, const Registry& registry,
-                    const PolicyDescriptor& policy) {
+                    const PolicyDescriptor& policy, bool distributed) {
   if (!instance.spawns() || policy.traits.runs_spawned_tasks) return;
   std::string able;
   for (const PolicyDescriptor* p : registry.policies()) {
-    if (p->traits.runs_spawned_tasks) able += (able.empty() ? "" : ", ") + std::string(p->name);
+    if (!p->traits.runs_spawned_tasks || (distributed && !p->traits.distributed)) continue;
+    able += (able.empty() ? "" : ", ") + std::string(p->name);
   }
-  throw ConfigError("scenario '" + scenario + "' spawns child tasks, which policy '" + std::string(policy.name) +
-                    "' cannot run; use " + able);
+  throw ConfigError("scenario '" + scenario + "' spawns child tasks, which policy '" + std::string(policy.name) + "' cannot run" +
+                    (distributed ? ", on one host or across ranks; a --distributed run of it needs " : "; use ") + able);
 }
 
 // Work requests (G-Charm) need a policy that runs them, and such a policy needs them.
@@ -150,7 +153,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   split_params(registry, config.params, scenario, policy, scenario_params, policy_params);
   std::unique_ptr<BoundRun> bound = entry.bind(scenario_params);
   ScenarioInstance& instance = bound->instance();
-  check_spawning(instance, scenario.name(), registry, policy);
+  check_spawning(instance, scenario.name(), registry, policy, config.distribution != nullptr);
   check_requests(instance, scenario, registry, policy);
   if (const std::string why = instance.unsupported_on(backend); !why.empty()) {
     throw ConfigError("scenario '" + scenario.name() + "' cannot run on the " + std::string(to_string(backend)) + " backend: " + why);

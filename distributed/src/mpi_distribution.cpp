@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 
 #include "clock_sync.hpp"
 #include "deadline.hpp"
@@ -16,10 +17,12 @@ constexpr int kTagSize = 20;
 constexpr int kTagBytes = 21;
 constexpr std::size_t kPiece = std::size_t{1} << 30;  // MPI counts are ints: send in pieces of 1 GiB
 constexpr std::uint64_t kMostBytes = std::uint64_t{1} << 36;  // a rank's part above 64 GiB is a corrupt size
+constexpr int kExitRunFailed = 1;  // a run that failed while running: the CLI's exit code for it
 
 }  // namespace
 
 struct MpiDistribution::Impl {
+  MpiSession* session = nullptr;
   std::uint32_t rank = 0, ranks = 1;
   DistributedOptions options;
   // Separate communicators, so that the balancer's wildcard receives never see the gather's messages.
@@ -36,6 +39,7 @@ struct MpiDistribution::Impl {
 
 MpiDistribution::MpiDistribution(MpiSession& session, const DistributedOptions& options) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
+  m.session = &session;
   m.rank = session.rank();
   m.ranks = session.ranks();
   m.options = options;
@@ -58,10 +62,19 @@ std::int64_t MpiDistribution::clock_offset_ns() const { return impl_->clock.offs
 std::uint64_t MpiDistribution::clock_error_ns() const { return impl_->clock.error_ns; }
 std::map<std::string, std::uint64_t> MpiDistribution::metrics() const { return impl_->metrics; }
 
+// An error here ends the job from here, rather than on its way up through the caller: the local run
+// would first join its workers, and the error may be a task that never returns (the local
+// watchdog, HostInserter::check), which would leave this rank waiting forever and the others naming
+// it only as silent. The message is the one the CLI prints for a rank's error.
 void MpiDistribution::balance(HostInserter& local) {
-  detail::RankBalancer balancer(impl_->balance_comm, impl_->options);
-  balancer.run(local);
-  impl_->metrics = balancer.metrics();
+  try {
+    detail::RankBalancer balancer(impl_->balance_comm, impl_->options);
+    balancer.run(local);
+    impl_->metrics = balancer.metrics();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpulb: error: rank %u of %u: %s\n", impl_->rank, impl_->ranks, e.what());
+    impl_->session->abort(kExitRunFailed);
+  }
 }
 
 // Point to point, rank by rank, rather than MPI_Gatherv: parts of a few GiB (a traced run of a

@@ -1,7 +1,10 @@
 // The host task pool of a distributed task-queue run (TaskPoolPort, cpu/policies/task_queue.hpp):
-// what it lends, when it asks, when it is idle, and how it feeds the queues, without MPI.
+// what it lends, when it asks, when it is idle, how it feeds the queues, and its watchdog, without MPI.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "gpulb/cpu/policies/task_queue.hpp"
@@ -30,7 +33,9 @@ std::vector<Task> numbered(std::uint32_t n) {
   return v;
 }
 
-TEST(TaskPoolPort, LendsHalfFromTheFarEndAsksBelowARefillAndIsIdleOnlyWhenEmpty) {
+std::string no_state() { return "test"; }
+
+TEST(TaskPoolPort, LendsHalfFromTheFarEndAsksBelowARefillAndIsIdleOnlyWhenEverythingRan) {
   ExecPlan plan;
   plan.policy = &policies::task_queue();
   plan.workers = 1;
@@ -39,7 +44,7 @@ TEST(TaskPoolPort, LendsHalfFromTheFarEndAsksBelowARefillAndIsIdleOnlyWhenEmpty)
   FakeQueues queues;
   TaskQueueHost<FakePublisher> host(FakePublisher{&queues}, 1, 3);
   const std::vector<Task> initial = numbered(10);
-  TaskPoolPort<FakePublisher> pool(rt, host, initial, /*refill*/ 4);
+  TaskPoolPort<FakePublisher> pool(rt, host, initial, /*refill*/ 4, no_state);
   EXPECT_FALSE(pool.idle());
   EXPECT_FALSE(pool.hungry());
 
@@ -59,11 +64,54 @@ TEST(TaskPoolPort, LendsHalfFromTheFarEndAsksBelowARefillAndIsIdleOnlyWhenEmpty)
   queues.free = true;
   pool.pump();
   EXPECT_EQ(queues.published.size(), 4u);
-  EXPECT_TRUE(pool.idle()) << "everything is in the queues";
-  EXPECT_EQ(pool.take(out), 0u);
+  EXPECT_FALSE(pool.idle()) << "the pool is empty, but 4 tasks in the queues have not run";
+  EXPECT_EQ(pool.take(out), 0u) << "what is in the queues is the workers' already";
+  rt.slot(0).tasks_done = 4;  // the worker ran them
+  EXPECT_TRUE(pool.idle());
 
   pool.insert(numbered(2));
   EXPECT_FALSE(pool.idle());
+}
+
+// The local watchdog of a distributed run (Runtime::watch through check()): it fires where a task
+// in the queues does not finish for watchdog_ms, and never while the rank has nothing to do.
+TEST(TaskPoolPort, CheckFiresTheWatchdogOnlyWhileATaskIsOutstanding) {
+  ExecPlan plan;
+  plan.policy = &policies::task_queue();
+  plan.workers = 1;
+  plan.trace = false;
+  plan.options.watchdog_ms = 20;
+  Runtime rt(plan, 16);
+  FakeQueues queues;
+  TaskQueueHost<FakePublisher> host(FakePublisher{&queues}, 1, 3);
+  const std::vector<Task> none;
+  TaskPoolPort<FakePublisher> pool(rt, host, none, /*refill*/ 4, no_state);
+
+  // Idle for 5 x watchdog_ms: waiting for work is not a fault.
+  const auto poll_for = [&](std::chrono::milliseconds d) {
+    const auto end = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < end) {
+      pool.check();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  };
+  ASSERT_TRUE(pool.idle());
+  EXPECT_NO_THROW(poll_for(std::chrono::milliseconds(100)));
+  EXPECT_FALSE(rt.stop_requested());
+
+  // A task published and never finished: the watchdog fires, names itself, and stops the workers.
+  pool.insert(numbered(1));
+  pool.pump();
+  ASSERT_EQ(queues.published.size(), 1u);
+  ASSERT_FALSE(pool.idle());
+  try {
+    poll_for(std::chrono::milliseconds(2000));
+    FAIL() << "the watchdog did not fire within 2 s (watchdog_ms=20)";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("made no progress for 20 ms while this rank had tasks queued or running"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(rt.stop_requested());
 }
 
 }  // namespace

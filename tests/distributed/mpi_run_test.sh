@@ -4,21 +4,50 @@
 #   uts_t1_exact         UTS T1 over 4 ranks under work-stealing: rank 0 verifies the published counts
 #   nqueens_exact        N-Queens n=12 over 4 ranks: rank 0 verifies the solutions counted on every rank
 #   patterns_exact       patterns P4 over 4 ranks: every block ran once, its result checked on rank 0
-#   patterns_task_queue  patterns P4 over 4 ranks under task-queue: the host pool spread over ranks
+#   patterns_task_queue  patterns P4 over 4 ranks under task-queue: the host pool spread over ranks (tasks moved)
 #   merged_trace         the same run's trace: 4 ranks in one file that gpulb info reads, every task,
 #                        tasks on every rank, steals between ranks recorded
-#   bad_arguments        a configuration that a distributed run cannot take is refused on every rank
+#   bad_arguments        a configuration that a distributed run cannot take (static-list, an unknown
+#                        parameter, UTS under task-queue) is refused on every rank alike, said once
 #   stopped_rank         a rank stopped (SIGSTOP) mid-run is named, and the job ends in under 10 s
 #   killed_rank          a rank killed (SIGKILL) mid-run ends the job, named, in under 10 s
+#   hung_task            a task that does not end: its rank's watchdog names the rank and ends the
+#                        job within the watchdog's time, under both policies
 set -uo pipefail
 case_name=$1 gpulb=$2 mpiexec=$3
 shift 3
-mpi=("$mpiexec" "$@" -np 4)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL ($case_name): $*"; exit 1; }
+
+# mpirun's flags are chosen here, when the test runs, not when CMake configured: CI may configure
+# as one user and test as another, and root needs a flag that a user must not be refused for.
+flags=("$@")
+if "$mpiexec" --version 2>&1 | grep -Eq 'Open ?MPI|OpenRTE'; then
+  # Open MPI refuses to start as root unless told twice (these two variables, or
+  # --allow-run-as-root); they change nothing for any other user. CI runs as root, people do not.
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  # 4 ranks on CI's 2 cores: oversubscribe, and bind no rank to a core (binding 2 ranks to one core
+  # while a core sits idle would be slow); single copy off, since containers often forbid the
+  # process_vm_readv it uses (the copy then goes through shared memory, as any other message).
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none
+  flags+=(--oversubscribe --bind-to none)
+fi
+# Every mpirun is bounded, so that a hang fails this test with its own message before ctest's
+# TIMEOUT would kill it (timeout sends TERM, on which mpirun ends its ranks; KILL 5 s later).
+mpirun_limit_s=${GPULB_MPIRUN_LIMIT_S:-45}  # the environment may lower it (to check this path)
+# mpirun -np 4 "$@", under that limit. Returns mpirun's exit code, or 124 where it ran past the limit
+# (timeout's codes alone do not say so: 137 is also mpirun's own code when a rank died of SIGKILL).
+run_mpi() {
+  local start=$SECONDS rc
+  timeout -k 5 "$mpirun_limit_s" "$mpiexec" "${flags[@]}" -np 4 "$@"
+  rc=$?
+  if [ $((SECONDS - start)) -ge "$mpirun_limit_s" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then return 124; fi
+  return $rc
+}
+check_not_hung() { [ "$1" -ne 124 ] || fail "mpirun did not end within $mpirun_limit_s s (a hang): $(tail -5 "$tmp/err" 2>/dev/null)"; }
 run_t1() {  # 1 worker a rank: 4 ranks on CI's 2 cores are oversubscribed already
-  "${mpi[@]}" "$gpulb" run uts --param tree=T1 --policy work-stealing --backend cpu --workers 1 --distributed "$@"
+  run_mpi "$gpulb" run uts --param tree=T1 --policy work-stealing --backend cpu --workers 1 --distributed "$@"
 }
 # A top-level field of gpulb's indented JSON (2 spaces), or with a third argument a nested one.
 json_value() { grep -E "^${3:-  }\"$1\": " "$2" | head -1 | sed -E 's/.*: ([0-9a-z]*).*/\1/'; }
@@ -27,6 +56,7 @@ case "$case_name" in
   uts_t1_exact)
     run_t1 --json --no-trace >"$tmp/out.json" 2>"$tmp/err"
     rc=$?
+    check_not_hung $rc
     [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
     [ "$(grep -c '"verified"' "$tmp/out.json")" = 1 ] || fail "expected one JSON report (rank 0 alone reports): $(cat "$tmp/out.json")"
     [ "$(json_value verified "$tmp/out.json")" = true ] || fail "not verified: $(cat "$tmp/out.json")"
@@ -38,9 +68,10 @@ case "$case_name" in
     ;;
   nqueens_exact | patterns_exact)
     if [ "$case_name" = nqueens_exact ]; then what=(nqueens --param n=12); else what=(patterns --param pattern=P4); fi
-    "${mpi[@]}" "$gpulb" run "${what[@]}" --policy work-stealing --backend cpu --workers 1 --distributed --json --no-trace \
+    run_mpi "$gpulb" run "${what[@]}" --policy work-stealing --backend cpu --workers 1 --distributed --json --no-trace \
       >"$tmp/out.json" 2>"$tmp/err"
     rc=$?
+    check_not_hung $rc
     [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
     [ "$(grep -c '"verified"' "$tmp/out.json")" = 1 ] || fail "expected one JSON report: $(cat "$tmp/out.json")"
     [ "$(json_value verified "$tmp/out.json")" = true ] || fail "not verified: $(cat "$tmp/out.json")"
@@ -48,20 +79,28 @@ case "$case_name" in
     echo "${what[0]} over 4 ranks: verified, $(json_value tasks "$tmp/out.json") tasks"
     ;;
   patterns_task_queue)
-    "${mpi[@]}" "$gpulb" run patterns --param pattern=P4 --policy task-queue --backend cpu --workers 1 --distributed --json \
+    run_mpi "$gpulb" run patterns --param pattern=P4 --policy task-queue --backend cpu --workers 1 --distributed --json \
       --no-trace >"$tmp/out.json" 2>"$tmp/err"
     rc=$?
+    check_not_hung $rc
     [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
     [ "$(json_value verified "$tmp/out.json")" = true ] || fail "not verified: $(cat "$tmp/out.json")"
     [ "$(json_value tasks "$tmp/out.json")" = 4096 ] || fail "tasks is not P4's 4096 blocks"
+    # The pool must have moved between ranks. Not that every rank ran a task: the pool spreads from
+    # rank 0 by random requests, and on a loaded 2-core machine a rank may not be scheduled before
+    # the 4096 short blocks are done (seen with two busy loops beside the test).
+    stolen=$(json_value rank_tasks_stolen "$tmp/out.json" "    ")
+    [ "${stolen:-0}" -gt 0 ] || fail "no task moved between ranks: the pool did not spread"
     least=$(json_value tasks_per_worker_min "$tmp/out.json" "    ")
-    [ "${least:-0}" -gt 0 ] || fail "a rank ran no task: the pool did not reach it"
-    echo "patterns under task-queue over 4 ranks: verified, 4096 tasks, the idlest rank ran $least"
+    echo "patterns under task-queue over 4 ranks: verified, 4096 tasks, $stolen moved between ranks, the idlest rank ran ${least:-?}"
     ;;
   merged_trace)
     # A worker's trace segment holds at most 4 Mi events unless asked (cpu/runtime.cpp), and one
     # worker a rank may run most of T1's 4 million nodes at 3 events a node: room for all of them.
-    run_t1 --param trace_capacity=16000000 -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
+    run_t1 --param trace_capacity=16000000 -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check_not_hung $rc
+    [ $rc -eq 0 ] || fail "run failed: $(cat "$tmp/err")"
     "$gpulb" info --json "$tmp/t.gpulb" >"$tmp/info.json" || fail "gpulb info cannot read the merged trace"
     [ "$(json_value ranks "$tmp/info.json")" = 4 ] || fail "the trace does not say 4 ranks"
     for r in 0 1 2 3; do grep -q "\"name\": \"rank $r: CPU" "$tmp/info.json" || fail "no device of rank $r"; done
@@ -77,14 +116,25 @@ case "$case_name" in
     echo "merged trace: 4 ranks, 4130071 tasks (per rank: $per_rank), $steals chunks moved between ranks"
     ;;
   bad_arguments)
-    "${mpi[@]}" "$gpulb" run uts --param tree=T1 --policy static-list --backend cpu --workers 1 --distributed >"$tmp/out" 2>"$tmp/err"
+    run_mpi "$gpulb" run uts --param tree=T1 --policy static-list --backend cpu --workers 1 --distributed >"$tmp/out" 2>"$tmp/err"
     rc=$?
+    check_not_hung $rc
     [ $rc -ne 0 ] || fail "a distributed static-list run was accepted"
     n=$(grep -c "has no distributed version yet" "$tmp/err")
     [ "$n" = 1 ] || fail "expected the refusal once (rank 0), got $n: $(cat "$tmp/err")"
     [ ! -s "$tmp/out" ] || fail "a refused run printed a result: $(cat "$tmp/out")"
-    "${mpi[@]}" "$gpulb" run uts --policy work-stealing --param tree=T1 --param nosuch=1 --distributed >"$tmp/out" 2>"$tmp/err"
-    [ $? -ne 0 ] && grep -q "unknown parameter 'nosuch'" "$tmp/err" || fail "an unknown parameter was not refused: $(cat "$tmp/err")"
+    run_mpi "$gpulb" run uts --policy work-stealing --param tree=T1 --param nosuch=1 --distributed >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check_not_hung $rc
+    [ $rc -ne 0 ] && grep -q "unknown parameter 'nosuch'" "$tmp/err" || fail "an unknown parameter was not refused: $(cat "$tmp/err")"
+    # UTS under task-queue (issue 15 asks for it): task-queue runs no spawned task even on one host;
+    # the refusal says so once and names the policy that runs UTS across ranks, and only that one.
+    run_mpi "$gpulb" run uts --param tree=T1 --policy task-queue --backend cpu --workers 1 --distributed >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check_not_hung $rc
+    [ $rc -eq 2 ] || fail "UTS under a distributed task-queue: exit $rc, expected 2: $(cat "$tmp/err")"
+    n=$(grep -c "gpulb: error: scenario 'uts' spawns child tasks, which policy 'task-queue' cannot run, on one host or across ranks; a --distributed run of it needs work-stealing$" "$tmp/err")
+    [ "$n" = 1 ] || fail "UTS under a distributed task-queue: expected the refusal once, naming work-stealing alone, got $n: $(cat "$tmp/err")"
     "$gpulb" run uts --rank-chunk 5 >"$tmp/out" 2>"$tmp/err"
     [ $? -eq 2 ] && grep -q "apply to --distributed runs only" "$tmp/err" || fail "--rank-chunk without --distributed was not refused"
     echo "refused on every rank alike, said once"
@@ -100,15 +150,35 @@ exec "\$@"
 WRAP
     chmod +x "$tmp/wrap.sh"
     start=$(date +%s%N)
-    "${mpi[@]}" "$tmp/wrap.sh" "$gpulb" run uts --param tree=T1L --policy work-stealing --backend cpu --workers 1 --distributed \
+    run_mpi "$tmp/wrap.sh" "$gpulb" run uts --param tree=T1L --policy work-stealing --backend cpu --workers 1 --distributed \
       --no-trace --rank-timeout 2000 >"$tmp/out" 2>"$tmp/err"
     rc=$?
     elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+    check_not_hung $rc
     [ $rc -ne 0 ] || fail "the job succeeded with rank 2 $signal'ed"
     [ "$elapsed_ms" -lt 10000 ] || fail "the job took $elapsed_ms ms to end"
     grep -Eq "rank 2 (sent nothing|did not answer|with PID [0-9]+ on node [^ ]+ exited on signal 9)" "$tmp/err" ||
       fail "the error does not name rank 2: $(cat "$tmp/err")"
     echo "rank 2 $signal'ed: the job ended in $elapsed_ms ms naming it: $(grep -m1 -E 'rank 2' "$tmp/err")"
+    ;;
+  hung_task)
+    # Task 500 of `faults` spins for a minute (fault=slow; fault=hang, which ignores the stop flag
+    # too, is refused on the cpu backend) on whichever rank runs it. The other ranks run out of
+    # work and wait, which is no fault; that rank has a task running and finishes nothing, and its
+    # watchdog (2 s) must name it and end the job. --workers 1: nothing else runs on that rank.
+    for policy in work-stealing task-queue; do
+      start=$(date +%s%N)
+      run_mpi "$gpulb" run faults --param fault=slow --param slow_ms=60000 --param watchdog_ms=2000 --policy "$policy" \
+        --backend cpu --workers 1 --distributed --no-trace >"$tmp/out" 2>"$tmp/err"
+      rc=$?
+      elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+      check_not_hung $rc
+      [ $rc -ne 0 ] || fail "$policy: the job succeeded with a task that runs for a minute"
+      [ "$elapsed_ms" -lt 10000 ] || fail "$policy: the job took $elapsed_ms ms to end (watchdog 2000 ms)"
+      named=$(grep -cE "^gpulb: error: rank [0-3] of 4: watchdog: policy '$policy' .* made no progress for 2000 ms while this rank had tasks queued or running" "$tmp/err")
+      [ "$named" = 1 ] || fail "$policy: expected one rank's watchdog error, got $named: $(cat "$tmp/err")"
+      echo "$policy: a hung task ended the job in $elapsed_ms ms: $(grep -m1 -oE 'rank [0-3] of 4: watchdog: [^(]*' "$tmp/err")"
+    done
     ;;
   *) fail "unknown case" ;;
 esac

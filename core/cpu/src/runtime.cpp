@@ -16,6 +16,8 @@ std::uint32_t default_workers() { return std::max(1u, std::thread::hardware_conc
 namespace {
 // Workers poll the watchdog and report progress this often (host clock).
 constexpr std::uint64_t kReportEveryNs = 50'000'000;
+// A distributed run's host thread looks at the watchdog this often (Runtime::watch).
+constexpr std::uint64_t kWatchEveryNs = 5'000'000;
 
 // Events a worker's segment should hold (before the memory budget has its say).
 std::uint64_t segment_estimate(const ExecPlan& plan, std::uint32_t workers, std::uint64_t hint) {
@@ -184,6 +186,26 @@ void Runtime::tick(const std::function<std::string()>& state) {
     throw RunError("watchdog: policy '" + std::string(plan_.policy->name) + "' on the cpu backend made no progress for " +
                    std::to_string(plan_.options.watchdog_ms) + " ms (" + std::to_string(done) +
                    " tasks done; " + state() + "); raise --param watchdog_ms if the tasks are this long");
+  }
+}
+
+void Runtime::watch(bool busy, const std::function<std::string()>& state) {
+  const std::uint64_t now = host_now_ns();
+  // Every few ms: the workers' counters are hot lines, and the balancer calls this between messages.
+  if (now - last_watch_ns_ < kWatchEveryNs) return;
+  last_watch_ns_ = now;
+  const std::uint64_t done = tasks_done();
+  if (!busy || done != last_progress_) {
+    last_progress_ = done;
+    last_progress_ns_ = now;
+    return;
+  }
+  if (now - last_progress_ns_ > std::uint64_t{plan_.options.watchdog_ms} * 1'000'000) {
+    stop_.store(true, std::memory_order_relaxed);
+    throw RunError("watchdog: policy '" + std::string(plan_.policy->name) + "' on the cpu backend made no progress for " +
+                   std::to_string(plan_.options.watchdog_ms) + " ms while this rank had tasks queued or running (" +
+                   std::to_string(done) + " tasks done on this rank; " + state() +
+                   "); raise --param watchdog_ms if the tasks are this long");
   }
 }
 

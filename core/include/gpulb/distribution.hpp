@@ -33,7 +33,9 @@ class Distribution {
 
   // The host thread's side of the local run while its workers go on: hands work to other ranks and
   // takes work from them through `local`, and returns once no rank has work left (distributed
-  // termination), after which the local run may end. Throws RunError where a rank fails.
+  // termination), after which the local run may end. Where this or another rank fails, it throws
+  // RunError or ends the whole job itself (MpiDistribution does: the local run's error may be a
+  // task that never returns, and unwinding through the run would wait for it).
   virtual void balance(HostInserter& local) = 0;
 
   // What the balancing did on this rank (steals between ranks, messages...), summed over ranks

@@ -47,6 +47,9 @@ class HostInserter {
     (void)kind, (void)arg, (void)aux;
   }
   // Throws RunError where a worker failed (the feed must not wait for work that will never come).
+  // A distributed run's balancer calls it between messages, and there it is also the local
+  // watchdog: RunError where this rank's tasks made no progress for watchdog_ms while it had some
+  // queued or running (a hung task), without waiting for the workers (that task may never return).
   virtual void check() {}
   // Whether the run wants more work from elsewhere: by default when idle; a host pool (task-queue)
   // asks while it still holds less than one refill of its queues, so that its workers never wait.

@@ -53,6 +53,8 @@ class MpiDistribution final : public Distribution {
   std::uint32_t ranks() const override;
   std::int64_t clock_offset_ns() const override;
   std::uint64_t clock_error_ns() const override;
+  // An error while balancing (a rank that stops answering, this rank's watchdog, a failed MPI
+  // call) is printed naming this rank, and the job is aborted here (MPI_Abort): it does not return.
   void balance(HostInserter& local) override;
   std::map<std::string, std::uint64_t> metrics() const override;
   std::vector<std::vector<std::byte>> gather(std::span<const std::byte> mine) override;

@@ -66,6 +66,14 @@ class Runtime {
   // for watchdog_ms.
   void tick(const std::function<std::string()>& state);
 
+  // The watchdog of a host thread that balances a distributed run (Distribution::balance, through
+  // HostInserter::check). A rank legitimately finishes nothing while it has no work and waits for
+  // a chunk from another rank, so the time without progress counts only while `busy` (a task of
+  // this rank queued or running). Fires as tick() does, but does not join the workers: the task
+  // that stopped the progress may never return, and the caller ends the job instead. Throws
+  // RunError; the workers are asked to stop.
+  void watch(bool busy, const std::function<std::string()>& state);
+
   std::uint64_t tasks_done() const;
 
   // A worker hit an error it cannot continue from (a full deque, too many children): the first
@@ -102,6 +110,7 @@ class Runtime {
   std::uint64_t last_progress_ = ~std::uint64_t{0};
   std::uint64_t last_progress_ns_ = 0;
   std::uint64_t last_report_ns_ = 0;
+  std::uint64_t last_watch_ns_ = 0;
 };
 
 // The default worker count: the host's hardware threads.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <span>
 #include <string>
 #include <thread>
@@ -44,8 +45,9 @@ struct CpuQueuePublisher {
 template <class Publisher>
 class TaskPoolPort final : public HostInserter {
  public:
-  TaskPoolPort(Runtime& rt, TaskQueueHost<Publisher>& host, std::span<const Task> initial, std::uint32_t refill)
-      : rt_(rt), host_(host), pool_(initial.begin(), initial.end()), refill_(refill) {}
+  TaskPoolPort(Runtime& rt, TaskQueueHost<Publisher>& host, std::span<const Task> initial, std::uint32_t refill,
+               std::function<std::string()> state)
+      : rt_(rt), host_(host), pool_(initial.begin(), initial.end()), refill_(refill), state_(std::move(state)) {}
 
   void insert(std::span<const Task> tasks) override {
     pool_.insert(pool_.end(), tasks.begin(), tasks.end());
@@ -59,12 +61,19 @@ class TaskPoolPort final : public HostInserter {
     if (n > 0) rt_.host_record(EventKind::PoolLevel, static_cast<std::uint32_t>(pool_.size() - head_));
     return n;
   }
-  // Nothing left to lend and nothing that could make more (task-queue tasks spawn nothing): what
-  // Safra's termination needs of an idle rank; the queues' tasks run on regardless.
-  bool idle() const override { return head_ == pool_.size(); }
+  // Nothing left in the pool, and every task this rank put into its queues has run. An empty pool
+  // alone would do for Safra (task-queue tasks spawn nothing, so such a rank can never lend
+  // again), but then a task that hangs after the last chunk moved would be waited for outside the
+  // balancer, where the watchdog cannot end the job without joining that task's worker.
+  bool idle() const override { return head_ == pool_.size() && published_ == rt_.tasks_done(); }
   bool hungry() const override { return pool_.size() - head_ < refill_; }
   void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override { rt_.host_record(kind, arg, aux); }
-  void check() override { rt_.rethrow_failure(); }
+  // A worker failed, or this rank's tasks stopped finishing while it had some (in its pool, or in
+  // its queues and not yet done): the local watchdog (Runtime::watch).
+  void check() override {
+    rt_.rethrow_failure();
+    rt_.watch(!idle(), state_);
+  }
   void pump() override {
     while (head_ < pool_.size()) {
       std::uint32_t q = 0;
@@ -74,6 +83,7 @@ class TaskPoolPort final : public HostInserter {
       rt_.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(q));
       rt_.host_record(EventKind::QueueLevel, wrote, static_cast<std::uint16_t>(q));
       head_ += wrote;
+      published_ += wrote;
     }
     pool_.clear();  // all of it in the queues: start the vector over
     head_ = 0;
@@ -85,6 +95,8 @@ class TaskPoolPort final : public HostInserter {
   std::vector<Task> pool_;  // [head_, size) not yet in a queue
   std::size_t head_ = 0;
   std::uint32_t refill_;
+  std::function<std::string()> state_;  // for the watchdog's message
+  std::uint64_t published_ = 0;         // tasks this rank put into its queues
 };
 
 // Chen et al.: persistent workers, host-fed queues, HALT tasks.
@@ -161,7 +173,7 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
   try {
     if (plan.distribution != nullptr) {
       // Across ranks: the pool is fed and drained by the balancer until no rank holds a task.
-      TaskPoolPort<CpuQueuePublisher> pool(rt, host, plan.tasks, num_queues * capacity);
+      TaskPoolPort<CpuQueuePublisher> pool(rt, host, plan.tasks, num_queues * capacity, queue_state);
       plan.distribution->balance(pool);
     } else {
       enqueue_all(plan.tasks.data(), plan.tasks.size());
@@ -174,6 +186,9 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
     enqueue_all(halts.data(), halts.size());
     rt.wait_workers(queue_state);  // a task that never ends must still trip the watchdog
   } catch (...) {
+    // Ask the workers to stop first: after an error from the balancer (a distributed run) they
+    // would wait for tasks or HALTs that never come, and the join would never return.
+    rt.fail("the host producer stopped");
     rt.join();
     throw;
   }

@@ -101,7 +101,12 @@ class CpuSharingInserter final : public HostInserter {
   // credits only make it larger, so 0 means idle.
   bool idle() const override { return device_atomic_ref<std::int64_t>(ws_.ctl->pending).load(mo::acquire) == 0; }
   void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override { rt_.host_record(kind, arg, aux); }
-  void check() override { rt_.rethrow_failure(); }
+  // A worker failed, or (a distributed run's balancer calls this between messages) this rank's
+  // tasks stopped finishing while it had some: the local watchdog (Runtime::watch).
+  void check() override {
+    rt_.rethrow_failure();
+    rt_.watch(!idle(), state_);
+  }
 
  private:
   WorkStealingRef ws_;
