@@ -120,5 +120,23 @@ TEST(RankTransfers, OneProcessTraceHasNone) {
   EXPECT_TRUE(rank_transfers(m).empty());
 }
 
+TEST(RankTransfers, ArrowsInViewAreCappedWithANote) {
+  std::vector<RankTransfer> t;
+  for (std::uint64_t i = 0; i < kMaxRankArrows + 5; ++i) t.push_back({0, 1, 1, 100 * i, 100 * i + 50, 0, 1, true});
+  t.push_back({0, 1, 1, 20, 20, 0, kNoTransferTrack, false});  // unpaired: never an arrow
+  // An arrow that starts before the view and ends in it counts; one wholly before it does not.
+  const RankTransfersInView few = rank_transfers_in_view(t, 120.0, 310.0);
+  EXPECT_EQ(few.shown, (std::vector<std::size_t>{1, 2, 3}));
+  EXPECT_EQ(few.in_view, 3u);
+  EXPECT_TRUE(few.arrows);
+  EXPECT_TRUE(few.note.empty()) << few.note;
+  const RankTransfersInView all = rank_transfers_in_view(t, 0.0, 1e9);
+  EXPECT_EQ(all.in_view, kMaxRankArrows + 5);
+  EXPECT_FALSE(all.arrows);
+  EXPECT_TRUE(all.shown.empty());
+  EXPECT_NE(all.note.find(std::to_string(kMaxRankArrows + 5) + " rank transfers in view"), std::string::npos) << all.note;
+  EXPECT_NE(all.note.find("zoom in"), std::string::npos) << all.note;
+}
+
 }  // namespace
 }  // namespace gpulb::viewer

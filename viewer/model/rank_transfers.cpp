@@ -73,4 +73,21 @@ std::map<std::pair<std::uint32_t, std::uint32_t>, RankPairCount> count_by_pair(s
   return counts;
 }
 
+RankTransfersInView rank_transfers_in_view(std::span<const RankTransfer> transfers, double t0_ns, double t1_ns) {
+  RankTransfersInView v;
+  for (std::size_t i = 0; i < transfers.size(); ++i) {
+    const RankTransfer& t = transfers[i];
+    if (!t.paired || static_cast<double>(t.lend_ns) > t1_ns || static_cast<double>(t.arrive_ns) < t0_ns) continue;
+    ++v.in_view;
+    if (v.shown.size() < kMaxRankArrows) v.shown.push_back(i);
+  }
+  v.arrows = v.in_view <= kMaxRankArrows;
+  if (!v.arrows) {
+    v.shown.clear();
+    v.note = std::to_string(v.in_view) + " rank transfers in view: arrows drawn at " + std::to_string(kMaxRankArrows) +
+             " or fewer (zoom in)";
+  }
+  return v;
+}
+
 }  // namespace gpulb::viewer

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <span>
 #include <utility>
 #include <vector>
@@ -39,5 +40,18 @@ struct RankPairCount {
 };
 // Per (from_rank, to_rank).
 std::map<std::pair<std::uint32_t, std::uint32_t>, RankPairCount> count_by_pair(std::span<const RankTransfer> transfers);
+
+// Arrows in the timeline, lender's host track at lend time -> thief's at arrival: drawn while few
+// enough are in view to read (as steal arrows), and otherwise said so.
+inline constexpr std::size_t kMaxRankArrows = 60;
+
+struct RankTransfersInView {
+  std::vector<std::size_t> shown;  // paired transfers whose arrow crosses [t0, t1] (indices), when drawn
+  std::size_t in_view = 0;         // paired transfers whose arrow crosses [t0, t1]
+  bool arrows = true;              // drawn: at most kMaxRankArrows
+  std::string note;                // why not, when not: "900 rank transfers in view: arrows drawn at 60 or fewer (zoom in)"
+};
+
+RankTransfersInView rank_transfers_in_view(std::span<const RankTransfer> transfers, double t0_ns, double t1_ns);
 
 }  // namespace gpulb::viewer
