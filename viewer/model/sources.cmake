@@ -12,6 +12,7 @@ set(GPULB_VIEWER_MODEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compare_span.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_names.cpp
   ${CMAKE_CURRENT_LIST_DIR}/steal_arrows.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rank_transfers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heat_scale.cpp
   ${CMAKE_CURRENT_LIST_DIR}/labels.cpp

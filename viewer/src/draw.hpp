@@ -27,6 +27,7 @@ inline constexpr ImU32 kIdle = IM_COL32(200, 60, 60, 150);
 inline constexpr ImU32 kFailed = IM_COL32(255, 90, 90, 255);
 inline constexpr ImU32 kSteal = IM_COL32(255, 200, 60, 255);
 inline constexpr ImU32 kStealAcross = IM_COL32(255, 90, 200, 255);  // a steal from another GPU's worker
+inline constexpr ImU32 kRankTransfer = IM_COL32(90, 210, 255, 255);  // a chunk of tasks moved between ranks
 inline constexpr ImU32 kSpawn = IM_COL32(120, 230, 140, 255);
 inline constexpr ImU32 kHost = IM_COL32(120, 170, 255, 255);
 inline constexpr ImU32 kPlayhead = IM_COL32(255, 210, 70, 255);

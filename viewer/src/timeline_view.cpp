@@ -18,6 +18,7 @@
 #include "heat_scale.hpp"
 #include "labels.hpp"
 #include "lod.hpp"
+#include "rank_transfers.hpp"
 #include "run_span.hpp"
 #include "steal_arrows.hpp"
 #include "ticks.hpp"
@@ -355,6 +356,44 @@ std::vector<Arrow> visible_steal_arrows(const Frame& f, const Layout& layout, st
   return arrows;
 }
 
+// A note over the top right of the lanes, `row` lines down (steal arrows' is row 0).
+void draw_view_note(const Frame& f, const std::string& note, ImU32 colour, int row) {
+  const float line = ImGui::GetTextLineHeight() + 6;
+  const ImVec2 at(f.right - ImGui::CalcTextSize(note.c_str()).x - 10, f.top + 4 + line * static_cast<float>(row));
+  f.dl->AddRectFilled(ImVec2(at.x - 4, at.y - 2), ImVec2(f.right - 6, at.y + ImGui::GetTextLineHeight() + 2), IM_COL32(24, 26, 31, 220), 3.0f);
+  f.dl->AddText(at, colour, note.c_str());
+}
+
+// Chunks of tasks moved between ranks (issue 15): an arrow from the lender's host track at the
+// RankLend to the thief's host track at the RankSteal. Capped like steal arrows, with a note
+// `note_row` lines down (under the steals' note when that one shows).
+void draw_rank_transfers(const Frame& f, const Layout& layout, TimelineState& ts, int note_row) {
+  if (ts.transfers_model != &f.model) {
+    ts.transfers_model = &f.model;
+    ts.transfers = rank_transfers(f.model);
+    std::vector<int> lane_of_track(f.model.header().tracks.size(), -1);
+    for (std::size_t l = 0; l < f.model.lanes().size(); ++l) lane_of_track[f.model.lanes()[l].track] = static_cast<int>(l);
+    const auto lane = [&](std::uint32_t track) { return track < lane_of_track.size() ? lane_of_track[track] : -1; };
+    ts.transfer_lanes.clear();
+    for (const RankTransfer& t : ts.transfers) ts.transfer_lanes.emplace_back(lane(t.lend_track), lane(t.arrive_track));
+  }
+  if (ts.transfers.empty()) return;
+  const RankTransfersInView v = rank_transfers_in_view(ts.transfers, f.axis.time_at(f.left), f.axis.time_at(f.right));
+  if (!v.arrows) return draw_view_note(f, v.note, colours::kRankTransfer, note_row);
+  for (const std::size_t i : v.shown) {
+    const auto [from, to] = ts.transfer_lanes[i];
+    if (from < 0 || to < 0) continue;
+    const float y0 = layout.lane_center[static_cast<std::size_t>(from)], y1 = layout.lane_center[static_cast<std::size_t>(to)];
+    if (y0 < 0 || y1 < 0) continue;
+    const ImVec2 a(static_cast<float>(f.axis.x(static_cast<double>(ts.transfers[i].lend_ns))), f.y_base + y0);
+    const ImVec2 b(static_cast<float>(f.axis.x(static_cast<double>(ts.transfers[i].arrive_ns))), f.y_base + y1);
+    const float dir = b.y > a.y ? 1.0f : -1.0f;
+    f.dl->AddLine(a, ImVec2(b.x, b.y - 6 * dir), colours::kRankTransfer, 2.0f);
+    f.dl->AddTriangleFilled(ImVec2(b.x - 4, b.y - 8 * dir), ImVec2(b.x + 4, b.y - 8 * dir), b, colours::kRankTransfer);
+    f.dl->AddCircleFilled(a, 2.5f, colours::kRankTransfer);
+  }
+}
+
 // The playhead, and a frame around every task running at that instant.
 void draw_playhead(const Frame& f, const Layout& layout, double t) {
   const float x = static_cast<float>(f.axis.x(t));
@@ -516,10 +555,9 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   if (steals.arrows) {
     for (const Arrow& a : visible_steal_arrows(f, layout, steals.steals)) draw_arrow(dl, a);
   } else {
-    const ImVec2 at(right - ImGui::CalcTextSize(steals.note.c_str()).x - 10, lanes_top + 4);
-    dl->AddRectFilled(ImVec2(at.x - 4, at.y - 2), ImVec2(right - 6, at.y + ImGui::GetTextLineHeight() + 2), IM_COL32(24, 26, 31, 220), 3.0f);
-    dl->AddText(at, colours::kSteal, steals.note.c_str());
+    draw_view_note(f, steals.note, colours::kSteal, 0);
   }
+  draw_rank_transfers(f, layout, ts, steals.arrows ? 0 : 1);  // its note under the steals' one
   if (f.picking) draw_picked(dl, model, vs, layout, axis, f.y_base, left, right);
   if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns);
   draw_marks(dl, vs, axis, left, right, lanes_top, lanes_top + view_h);

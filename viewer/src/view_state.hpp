@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "rank_transfers.hpp"
 #include "task_details.hpp"
 #include "time_axis.hpp"
 
@@ -47,6 +48,11 @@ struct TimelineState {
   std::string search_note;
   bool focus_search = false;        // Ctrl+F: put the cursor in the search field
   std::optional<TaskRef> reveal;    // zoom and scroll to this task on the next frame
+  // Chunks moved between ranks (rank_transfers.hpp), paired once per trace, with the lanes of
+  // their two host tracks (-1: the track has no lane).
+  const void* transfers_model = nullptr;
+  std::vector<RankTransfer> transfers;
+  std::vector<std::pair<int, int>> transfer_lanes;
 };
 
 // The replay playhead, shared by every view.

@@ -1,0 +1,142 @@
+// Chunks that moved between ranks (issue 15): RankLend on the victim's host track paired with the
+// RankSteal on the thief's, first in first out per (victim, thief); unpaired sides kept and flagged.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "rank_transfers.hpp"
+#include "trace_model.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+using trace::EventKind;
+using trace::make_event;
+
+// One CPU device and one host track per rank; the host tracks are tracks 0 .. ranks-1.
+trace::Trace ranks_trace(const std::vector<std::vector<trace::Event>>& host_events) {
+  trace::Trace t;
+  t.meta.ranks = static_cast<std::uint32_t>(host_events.size());
+  for (std::uint32_t r = 0; r < host_events.size(); ++r) {
+    trace::Device d{trace::DeviceKind::Cpu, 0, "CPU", 4, 1};
+    d.rank = r;
+    t.devices.push_back(d);
+    trace::Track host;
+    host.role = trace::TrackRole::Host;
+    host.device = r;
+    host.name = "host: rank " + std::to_string(r);
+    host.events = host_events[r];
+    t.tracks.push_back(host);
+  }
+  return t;
+}
+
+TEST(RankTransfers, PairsEachLendWithItsArrivalInOrder) {
+  // Rank 0 lends to rank 1 twice (3 then 3 tasks) and to rank 2 once; arrivals come later.
+  const TraceModel m(ranks_trace({
+      {make_event(100, EventKind::RankLend, 1, 3), make_event(200, EventKind::RankLend, 2, 5),
+       make_event(300, EventKind::RankLend, 1, 3)},
+      {make_event(150, EventKind::RankSteal, 0, 3), make_event(350, EventKind::RankSteal, 0, 3)},
+      {make_event(260, EventKind::RankSteal, 0, 5)},
+  }));
+  const std::vector<RankTransfer> t = rank_transfers(m);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].from_rank, 0u);
+  EXPECT_EQ(t[0].to_rank, 1u);
+  EXPECT_EQ(t[0].lend_ns, 100u);
+  EXPECT_EQ(t[0].arrive_ns, 150u);  // FIFO: the first lend gets the first arrival
+  EXPECT_EQ(t[0].lend_track, 0u);
+  EXPECT_EQ(t[0].arrive_track, 1u);
+  EXPECT_EQ(t[1].to_rank, 2u);
+  EXPECT_EQ(t[1].tasks, 5u);
+  EXPECT_EQ(t[1].arrive_ns, 260u);
+  EXPECT_EQ(t[1].arrive_track, 2u);
+  EXPECT_EQ(t[2].lend_ns, 300u);
+  EXPECT_EQ(t[2].arrive_ns, 350u);
+  for (const RankTransfer& x : t) EXPECT_TRUE(x.paired);
+}
+
+TEST(RankTransfers, ArrivalMustComeAtOrAfterTheLendAndCarryItsTasks) {
+  // Rank 1's first RankSteal (at 50) precedes the lend and the one at 120 carries 4 tasks, not
+  // 2: neither is the lend's. The one at 140 is; the other two stay unpaired.
+  const TraceModel m(ranks_trace({
+      {make_event(100, EventKind::RankLend, 1, 2)},
+      {make_event(50, EventKind::RankSteal, 0, 2), make_event(120, EventKind::RankSteal, 0, 4),
+       make_event(140, EventKind::RankSteal, 0, 2)},
+  }));
+  const std::vector<RankTransfer> t = rank_transfers(m);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_FALSE(t[0].paired);  // the arrival at 50
+  EXPECT_EQ(t[0].lend_track, kNoTransferTrack);
+  EXPECT_EQ(t[0].arrive_ns, 50u);
+  EXPECT_TRUE(t[1].paired);
+  EXPECT_EQ(t[1].lend_ns, 100u);
+  EXPECT_EQ(t[1].arrive_ns, 140u);
+  EXPECT_EQ(t[1].tasks, 2u);
+  EXPECT_FALSE(t[2].paired);  // the 4 tasks at 120
+  EXPECT_EQ(t[2].tasks, 4u);
+  EXPECT_EQ(t[2].from_rank, 0u);
+  EXPECT_EQ(t[2].to_rank, 1u);
+}
+
+TEST(RankTransfers, LendWithoutArrivalIsKeptAndFlagged) {
+  const TraceModel m(ranks_trace({
+      {make_event(10, EventKind::RankLend, 1, 7)},
+      {make_event(5, EventKind::KernelLaunch)},  // no arrival: rank 1's trace was cut short
+  }));
+  const std::vector<RankTransfer> t = rank_transfers(m);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_FALSE(t[0].paired);
+  EXPECT_EQ(t[0].lend_track, 0u);
+  EXPECT_EQ(t[0].arrive_track, kNoTransferTrack);
+  EXPECT_EQ(t[0].arrive_ns, 10u);
+  EXPECT_EQ(t[0].tasks, 7u);
+}
+
+TEST(RankTransfers, CountsPerPairOfRanks) {
+  const TraceModel m(ranks_trace({
+      {make_event(100, EventKind::RankLend, 1, 3), make_event(110, EventKind::RankLend, 1, 2),
+       make_event(400, EventKind::RankSteal, 2, 6)},
+      {make_event(130, EventKind::RankSteal, 0, 3), make_event(140, EventKind::RankSteal, 0, 2)},
+      {make_event(390, EventKind::RankLend, 0, 6), make_event(500, EventKind::RankLend, 1, 1)},
+  }));
+  const auto counts = count_by_pair(rank_transfers(m));
+  ASSERT_EQ(counts.size(), 3u);
+  const RankPairCount& a = counts.at({0, 1});
+  EXPECT_EQ(a.chunks, 2u);
+  EXPECT_EQ(a.tasks, 5u);
+  EXPECT_EQ(a.unpaired, 0u);
+  const RankPairCount& b = counts.at({2, 0});
+  EXPECT_EQ(b.chunks, 1u);
+  EXPECT_EQ(b.tasks, 6u);
+  EXPECT_EQ(b.unpaired, 0u);
+  const RankPairCount& c = counts.at({2, 1});
+  EXPECT_EQ(c.chunks, 1u);
+  EXPECT_EQ(c.unpaired, 1u);
+}
+
+TEST(RankTransfers, OneProcessTraceHasNone) {
+  const TraceModel m(ranks_trace({{make_event(1, EventKind::KernelLaunch)}}));
+  EXPECT_TRUE(rank_transfers(m).empty());
+}
+
+TEST(RankTransfers, ArrowsInViewAreCappedWithANote) {
+  std::vector<RankTransfer> t;
+  for (std::uint64_t i = 0; i < kMaxRankArrows + 5; ++i) t.push_back({0, 1, 1, 100 * i, 100 * i + 50, 0, 1, true});
+  t.push_back({0, 1, 1, 20, 20, 0, kNoTransferTrack, false});  // unpaired: never an arrow
+  // An arrow that starts before the view and ends in it counts; one wholly before it does not.
+  const RankTransfersInView few = rank_transfers_in_view(t, 120.0, 310.0);
+  EXPECT_EQ(few.shown, (std::vector<std::size_t>{1, 2, 3}));
+  EXPECT_EQ(few.in_view, 3u);
+  EXPECT_TRUE(few.arrows);
+  EXPECT_TRUE(few.note.empty()) << few.note;
+  const RankTransfersInView all = rank_transfers_in_view(t, 0.0, 1e9);
+  EXPECT_EQ(all.in_view, kMaxRankArrows + 5);
+  EXPECT_FALSE(all.arrows);
+  EXPECT_TRUE(all.shown.empty());
+  EXPECT_NE(all.note.find(std::to_string(kMaxRankArrows + 5) + " rank transfers in view"), std::string::npos) << all.note;
+  EXPECT_NE(all.note.find("zoom in"), std::string::npos) << all.note;
+}
+
+}  // namespace
+}  // namespace gpulb::viewer

@@ -1,0 +1,57 @@
+// Chunks of tasks that moved between the ranks of a distributed run (issue 15): each RankLend on
+// the victim's host track paired with the RankSteal on the thief's host track that received it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "trace_model.hpp"
+
+namespace gpulb::viewer {
+
+inline constexpr std::uint32_t kNoTransferTrack = 0xFFFFFFFFu;
+
+struct RankTransfer {
+  std::uint32_t from_rank = 0;  // the victim (lender)
+  std::uint32_t to_rank = 0;    // the thief
+  std::uint32_t tasks = 0;      // aux of the events (saturating at 65535)
+  std::uint64_t lend_ns = 0;    // RankLend on the victim's host track
+  std::uint64_t arrive_ns = 0;  // RankSteal on the thief's host track
+  std::uint32_t lend_track = kNoTransferTrack;    // index into Trace::tracks
+  std::uint32_t arrive_track = kNoTransferTrack;  // index into Trace::tracks
+  // false: only one side was recorded (a dropped event, a rank's trace cut short). The missing
+  // side's track is kNoTransferTrack and its time is the recorded side's.
+  bool paired = false;
+};
+
+// Every RankLend paired with the first unmatched RankSteal on a host track of the thief's rank
+// that names the same victim and task count, at or after the lend (first in, first out per
+// victim and thief). Sorted by lend time (arrival time where no lend was recorded).
+std::vector<RankTransfer> rank_transfers(const TraceModel& model);
+
+struct RankPairCount {
+  std::size_t chunks = 0;    // transfers, paired or not
+  std::uint64_t tasks = 0;
+  std::size_t unpaired = 0;
+};
+// Per (from_rank, to_rank).
+std::map<std::pair<std::uint32_t, std::uint32_t>, RankPairCount> count_by_pair(std::span<const RankTransfer> transfers);
+
+// Arrows in the timeline, lender's host track at lend time -> thief's at arrival: drawn while few
+// enough are in view to read (as steal arrows), and otherwise said so.
+inline constexpr std::size_t kMaxRankArrows = 60;
+
+struct RankTransfersInView {
+  std::vector<std::size_t> shown;  // paired transfers whose arrow crosses [t0, t1] (indices), when drawn
+  std::size_t in_view = 0;         // paired transfers whose arrow crosses [t0, t1]
+  bool arrows = true;              // drawn: at most kMaxRankArrows
+  std::string note;                // why not, when not: "900 rank transfers in view: arrows drawn at 60 or fewer (zoom in)"
+};
+
+RankTransfersInView rank_transfers_in_view(std::span<const RankTransfer> transfers, double t0_ns, double t1_ns);
+
+}  // namespace gpulb::viewer
