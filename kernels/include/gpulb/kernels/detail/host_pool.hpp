@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstddef>
 #include <cstring>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gpulb/clock.hpp"
 #include "gpulb/cuda/device_health.hpp"
 #include "gpulb/task.hpp"
 
@@ -34,7 +34,7 @@ class HostTaskPool {
   // copies each batch through pinned staging memory; nothing else changes).
   std::string pin() {
     if (tasks_.empty() || pinned_) return {};
-    const std::uint64_t t0 = now_ns();
+    const std::uint64_t t0 = host_now_ns();
     const cudaError_t e = cudaHostRegister(const_cast<Task*>(tasks_.data()), tasks_.size_bytes(), cudaHostRegisterPortable);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();  // not sticky: clear it so later calls do not report it
@@ -42,7 +42,7 @@ class HostTaskPool {
     }
     pinned_ = true;
     return "page-locked the task pool (" + std::to_string(tasks_.size_bytes() >> 20) + " MiB) in " +
-           std::to_string((now_ns() - t0) / 1000) + " us before the launch, for the copy engine";
+           std::to_string((host_now_ns() - t0) / 1000) + " us before the launch, for the copy engine";
   }
   bool pinned() const { return pinned_; }
 
@@ -51,7 +51,7 @@ class HostTaskPool {
   // a note of what it found and what the pass cost.
   static constexpr std::uint64_t kMinRun = 32;
   std::string index_runs() {
-    const std::uint64_t t0 = now_ns();
+    const std::uint64_t t0 = host_now_ns();
     runs_.clear();
     std::uint64_t start = 0, in_runs = 0;
     auto close = [&](std::uint64_t end) {
@@ -68,7 +68,7 @@ class HostTaskPool {
     }
     close(tasks_.size());
     return std::to_string(in_runs) + " of " + std::to_string(tasks_.size()) + " tasks go as " + std::to_string(runs_.size()) +
-           " runs of consecutive ids in range batches (found in " + std::to_string((now_ns() - t0) / 1000) + " us before the launch)";
+           " runs of consecutive ids in range batches (found in " + std::to_string((host_now_ns() - t0) / 1000) + " us before the launch)";
   }
 
   struct Take {
@@ -106,7 +106,6 @@ class HostTaskPool {
   std::uint64_t size() const { return tasks_.size(); }
 
  private:
-  static std::uint64_t now_ns();
   // b repeats a with the next id (the bytes after `id` equal).
   static bool continues(const Task& a, const Task& b) {
     static_assert(offsetof(Task, id) == 0 && std::has_unique_object_representations_v<Task>, "memcmp compares all of a task but its id");
@@ -121,9 +120,5 @@ class HostTaskPool {
   std::atomic<std::uint64_t> next_{0};
   bool pinned_ = false;
 };
-
-inline std::uint64_t HostTaskPool::now_ns() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
 
 }  // namespace gpulb::kernels::detail
