@@ -56,27 +56,61 @@ TEST(RankTransfers, PairsEachLendWithItsArrivalInOrder) {
   for (const RankTransfer& x : t) EXPECT_TRUE(x.paired);
 }
 
-TEST(RankTransfers, ArrivalMustComeAtOrAfterTheLendAndCarryItsTasks) {
-  // Rank 1's first RankSteal (at 50) precedes the lend and the one at 120 carries 4 tasks, not
-  // 2: neither is the lend's. The one at 140 is; the other two stay unpaired.
+TEST(RankTransfers, ArrivalMustCarryTheLendsTasks) {
+  // Rank 1's RankSteal at 120 carries 4 tasks, not 2: not the lend's. The one at 140 is; the
+  // 4 tasks stay unpaired.
   const TraceModel m(ranks_trace({
       {make_event(100, EventKind::RankLend, 1, 2)},
-      {make_event(50, EventKind::RankSteal, 0, 2), make_event(120, EventKind::RankSteal, 0, 4),
-       make_event(140, EventKind::RankSteal, 0, 2)},
+      {make_event(120, EventKind::RankSteal, 0, 4), make_event(140, EventKind::RankSteal, 0, 2)},
   }));
   const std::vector<RankTransfer> t = rank_transfers(m);
-  ASSERT_EQ(t.size(), 3u);
-  EXPECT_FALSE(t[0].paired);  // the arrival at 50
-  EXPECT_EQ(t[0].lend_track, kNoTransferTrack);
-  EXPECT_EQ(t[0].arrive_ns, 50u);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_TRUE(t[0].paired);
+  EXPECT_EQ(t[0].lend_ns, 100u);
+  EXPECT_EQ(t[0].arrive_ns, 140u);
+  EXPECT_EQ(t[0].tasks, 2u);
+  EXPECT_FALSE(t[1].paired);  // the 4 tasks at 120
+  EXPECT_EQ(t[1].lend_track, kNoTransferTrack);
+  EXPECT_EQ(t[1].tasks, 4u);
+  EXPECT_EQ(t[1].from_rank, 0u);
+  EXPECT_EQ(t[1].to_rank, 1u);
+}
+
+// Issue 15, defect 1: the merged trace puts each rank on rank 0's clock by an estimated offset
+// (ping-pong, docs/distributed.md), so an arrival can read earlier than its lend when the estimate
+// is off by more than the chunk took to travel (over a network: tens of microseconds both). Such
+// a transfer was left unpaired, and an unpaired one is never drawn: no arrow, and no note. MPI
+// delivers the messages of one sender to one receiver in order (non-overtaking), so the k-th
+// chunk rank v lent to rank t is the k-th that t received from v, whatever the clocks say.
+TEST(RankTransfers, PairsByMessageOrderEvenWhereTheArrivalReadsBeforeTheLend) {
+  const TraceModel m(ranks_trace({
+      {make_event(1000, EventKind::RankLend, 1, 20), make_event(5000, EventKind::RankLend, 1, 20)},
+      {make_event(970, EventKind::RankSteal, 0, 20), make_event(5040, EventKind::RankSteal, 0, 20)},
+  }));
+  const std::vector<RankTransfer> t = rank_transfers(m);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_TRUE(t[0].paired);
+  EXPECT_EQ(t[0].lend_ns, 1000u);
+  EXPECT_EQ(t[0].arrive_ns, 970u);  // 30 ns "before": the clocks' error, drawn as it is
   EXPECT_TRUE(t[1].paired);
-  EXPECT_EQ(t[1].lend_ns, 100u);
-  EXPECT_EQ(t[1].arrive_ns, 140u);
-  EXPECT_EQ(t[1].tasks, 2u);
-  EXPECT_FALSE(t[2].paired);  // the 4 tasks at 120
-  EXPECT_EQ(t[2].tasks, 4u);
-  EXPECT_EQ(t[2].from_rank, 0u);
-  EXPECT_EQ(t[2].to_rank, 1u);
+  EXPECT_EQ(t[1].lend_ns, 5000u);
+  EXPECT_EQ(t[1].arrive_ns, 5040u);
+  const RankTransfersInView v = rank_transfers_in_view(t, 0.0, 10000.0);
+  EXPECT_EQ(v.shown, (std::vector<std::size_t>{0, 1}));
+}
+
+TEST(RankTransfers, UnpairedTransfersInViewAreSaidInTheNote) {
+  // One side only (a dropped event, a rank's trace cut short): no arrow can be drawn, so the note
+  // says how many, instead of nothing.
+  std::vector<RankTransfer> t;
+  t.push_back({0, 1, 3, 100, 150, 0, 1, true});
+  t.push_back({2, 1, 5, 200, 200, kNoTransferTrack, 1, false});
+  t.push_back({2, 3, 5, 9000, 9000, 2, kNoTransferTrack, false});  // out of view
+  const RankTransfersInView v = rank_transfers_in_view(t, 0.0, 1000.0);
+  EXPECT_EQ(v.shown, (std::vector<std::size_t>{0}));
+  EXPECT_TRUE(v.arrows);
+  EXPECT_EQ(v.unpaired_in_view, 1u);
+  EXPECT_NE(v.note.find("1 rank transfer with one side only"), std::string::npos) << v.note;
 }
 
 TEST(RankTransfers, LendWithoutArrivalIsKeptAndFlagged) {

@@ -32,22 +32,31 @@ std::vector<RankTransfer> rank_transfers(const TraceModel& model) {
   std::stable_sort(lends.begin(), lends.end(), by_time);
   std::stable_sort(steals.begin(), steals.end(), by_time);
 
-  // Arrivals per (victim, thief), in time order; matched ones are taken out of the running.
+  // Arrivals per (victim, thief), in the thief's time order. MPI delivers one sender's messages
+  // to one receiver in the order sent (non-overtaking), so the k-th chunk lent to a thief is the
+  // k-th it received from that victim: pair in that order, not by time. The two times come from
+  // two clocks aligned by an estimated offset, and an arrival may read before its lend.
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::size_t>> arrivals;
   for (std::size_t s = 0; s < steals.size(); ++s) arrivals[{steals[s].other_rank, steals[s].self_rank}].push_back(s);
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> next_arrival;  // per pair: first not yet passed
   std::vector<bool> matched(steals.size(), false);
 
   std::vector<RankTransfer> out;
   out.reserve(std::max(lends.size(), steals.size()));
   for (const HostEvent& l : lends) {
     RankTransfer t{l.self_rank, l.other_rank, l.tasks, l.time_ns, l.time_ns, l.track, kNoTransferTrack, false};
-    if (const auto it = arrivals.find({l.self_rank, l.other_rank}); it != arrivals.end()) {
-      for (const std::size_t s : it->second) {
-        if (matched[s] || steals[s].time_ns < l.time_ns || steals[s].tasks != l.tasks) continue;
+    const std::pair<std::uint32_t, std::uint32_t> key{l.self_rank, l.other_rank};
+    if (const auto it = arrivals.find(key); it != arrivals.end()) {
+      // The next arrival that carries as many tasks; ones passed over (a lend event dropped) stay unpaired.
+      std::size_t& from = next_arrival[key];
+      for (std::size_t k = from; k < it->second.size(); ++k) {
+        const std::size_t s = it->second[k];
+        if (steals[s].tasks != l.tasks) continue;
         matched[s] = true;
         t.arrive_ns = steals[s].time_ns;
         t.arrive_track = steals[s].track;
         t.paired = true;
+        from = k + 1;
         break;
       }
     }
@@ -77,7 +86,13 @@ RankTransfersInView rank_transfers_in_view(std::span<const RankTransfer> transfe
   RankTransfersInView v;
   for (std::size_t i = 0; i < transfers.size(); ++i) {
     const RankTransfer& t = transfers[i];
-    if (!t.paired || static_cast<double>(t.lend_ns) > t1_ns || static_cast<double>(t.arrive_ns) < t0_ns) continue;
+    // An arrival that reads before its lend (the clocks' error) still spans [earlier, later].
+    const auto lo = static_cast<double>(std::min(t.lend_ns, t.arrive_ns)), hi = static_cast<double>(std::max(t.lend_ns, t.arrive_ns));
+    if (lo > t1_ns || hi < t0_ns) continue;
+    if (!t.paired) {
+      ++v.unpaired_in_view;
+      continue;
+    }
     ++v.in_view;
     if (v.shown.size() < kMaxRankArrows) v.shown.push_back(i);
   }
@@ -86,6 +101,12 @@ RankTransfersInView rank_transfers_in_view(std::span<const RankTransfer> transfe
     v.shown.clear();
     v.note = std::to_string(v.in_view) + " rank transfers in view: arrows drawn at " + std::to_string(kMaxRankArrows) +
              " or fewer (zoom in)";
+  }
+  if (v.unpaired_in_view > 0) {
+    // Drawn nowhere otherwise: the reader must know the arrows are not all there is.
+    if (!v.note.empty()) v.note += "; ";
+    v.note += std::to_string(v.unpaired_in_view) + (v.unpaired_in_view == 1 ? " rank transfer" : " rank transfers") +
+              " with one side only (its lend or its arrival missing from the trace): no arrow";
   }
   return v;
 }

@@ -28,9 +28,11 @@ struct RankTransfer {
   bool paired = false;
 };
 
-// Every RankLend paired with the first unmatched RankSteal on a host track of the thief's rank
-// that names the same victim and task count, at or after the lend (first in, first out per
-// victim and thief). Sorted by lend time (arrival time where no lend was recorded).
+// Every RankLend paired with the next RankSteal on a host track of the thief's rank that names
+// the same victim and task count, in message order per (victim, thief) (MPI does not reorder one
+// sender's messages to one receiver), not by time: the ranks' clocks are aligned by an estimate,
+// and an arrival may read a little before its lend. Sorted by lend time (arrival time where no
+// lend was recorded).
 std::vector<RankTransfer> rank_transfers(const TraceModel& model);
 
 struct RankPairCount {
@@ -49,7 +51,10 @@ struct RankTransfersInView {
   std::vector<std::size_t> shown;  // paired transfers whose arrow crosses [t0, t1] (indices), when drawn
   std::size_t in_view = 0;         // paired transfers whose arrow crosses [t0, t1]
   bool arrows = true;              // drawn: at most kMaxRankArrows
-  std::string note;                // why not, when not: "900 rank transfers in view: arrows drawn at 60 or fewer (zoom in)"
+  std::size_t unpaired_in_view = 0;  // transfers with one side only whose time is in [t0, t1]: never drawn
+  // Why not, when not: "900 rank transfers in view: arrows drawn at 60 or fewer (zoom in)"; and
+  // transfers with one side only, which no arrow shows: "2 rank transfers with one side only ...".
+  std::string note;
 };
 
 RankTransfersInView rank_transfers_in_view(std::span<const RankTransfer> transfers, double t0_ns, double t1_ns);

@@ -379,7 +379,7 @@ void draw_rank_transfers(const Frame& f, const Layout& layout, TimelineState& ts
   }
   if (ts.transfers.empty()) return;
   const RankTransfersInView v = rank_transfers_in_view(ts.transfers, f.axis.time_at(f.left), f.axis.time_at(f.right));
-  if (!v.arrows) return draw_view_note(f, v.note, colours::kRankTransfer, note_row);
+  if (!v.note.empty()) draw_view_note(f, v.note, colours::kRankTransfer, note_row);
   for (const std::size_t i : v.shown) {
     const auto [from, to] = ts.transfer_lanes[i];
     if (from < 0 || to < 0) continue;
