@@ -173,6 +173,8 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
       if (device == lane.device) ImGui::Text("%s worker %u", it->kind == EventKind::Steal ? "stole from" : "tried", it->arg);
       else ImGui::Text("%s worker %u of device %u (across GPUs)", it->kind == EventKind::Steal ? "stole from" : "tried", it->arg, device);
     }
+    if (it->kind == EventKind::RankSteal) ImGui::Text("%u tasks arrived from rank %u", it->aux, it->arg);
+    if (it->kind == EventKind::RankLend) ImGui::Text("%u tasks lent to rank %u", it->aux, it->arg);
     ImGui::Text("at %s on %s", since_start(it->time_ns).c_str(), where.c_str());
     ImGui::EndTooltip();
   }
