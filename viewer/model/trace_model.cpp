@@ -389,6 +389,27 @@ std::vector<QueueSeries> build_queue_series(const trace::Trace& t, const std::ve
   return queues;
 }
 
+// Devices by the rank that drove them, in rank order, where the trace names more than one rank.
+std::vector<RankGroup> group_ranks(const trace::Trace& t, const std::vector<DeviceGroup>& devices) {
+  std::map<std::uint32_t, RankGroup> by_rank;
+  for (const DeviceGroup& d : devices) {
+    RankGroup& g = by_rank[t.devices[d.device].rank];
+    g.rank = t.devices[d.device].rank;
+    g.devices.push_back(d.device);
+    g.host_lanes.insert(g.host_lanes.end(), d.host_lanes.begin(), d.host_lanes.end());
+  }
+  if (t.meta.ranks <= 1 && by_rank.size() <= 1) return {};
+  std::vector<RankGroup> out;
+  for (auto& [r, g] : by_rank) {
+    std::uint64_t workers = 0;
+    for (const std::uint32_t d : g.devices) workers += devices[d].workers;
+    g.label = "rank " + std::to_string(r) + ": " + std::to_string(g.devices.size()) + (g.devices.size() == 1 ? " device, " : " devices, ") +
+              std::to_string(workers) + (workers == 1 ? " worker" : " workers");
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 // What the limits left out, for the views to say. `queue_limit` is 0 where no series was left out.
 std::string omitted_note(const trace::Trace& t, std::size_t shown_devices, std::size_t lanes, std::size_t lane_limit,
                          std::size_t queue_limit) {
@@ -452,6 +473,7 @@ void TraceModel::build(const trace::Trace& t, trace::Trace* owned, const ModelLi
     if (lanes_[i].role == TrackRole::Worker) worker_lanes_.emplace(std::make_pair(lanes_[i].device, lanes_[i].worker), i);
   }
   devices_ = group_lanes(h, lanes_, shown_devices);
+  ranks_ = group_ranks(h, devices_);
   for (std::uint32_t i = 0; i < lanes_.size(); ++i) {
     if (lanes_[i].role == TrackRole::Host || lanes_[i].device >= shown_devices) ungrouped_lanes_.push_back(i);
   }
