@@ -172,5 +172,26 @@ TEST(RankTransfers, ArrowsInViewAreCappedWithANote) {
   EXPECT_NE(all.note.find("zoom in"), std::string::npos) << all.note;
 }
 
+// Issue 15, item 4: hovering a rank arrow shows what moved, between which ranks, and when.
+TEST(RankArrows, TheArrowUnderTheMouseIsFoundAndDescribed) {
+  const std::vector<RankArrow> arrows = {{0, 100, 50, 140, 250}, {1, 300, 250, 310, 50}};
+  EXPECT_EQ(rank_arrow_at(arrows, 120, 150), 0);      // on the first segment, halfway
+  EXPECT_EQ(rank_arrow_at(arrows, 123, 150), 0);      // 3 px off it
+  EXPECT_EQ(rank_arrow_at(arrows, 130, 150), -1);     // 10 px off: neither
+  EXPECT_EQ(rank_arrow_at(arrows, 305, 150), 1);
+  EXPECT_EQ(rank_arrow_at(arrows, 100, 45), -1);      // past the lend's end
+  EXPECT_EQ(rank_arrow_at({}, 100, 50), -1);
+  const RankTransfer t{3, 1, 20, 1'500'000, 1'710'000, 6, 2, true};
+  const std::vector<std::string> lines = rank_transfer_lines(t, 1'000'000.0);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "20 tasks moved from rank 3 to rank 1");
+  EXPECT_NE(lines[1].find("500"), std::string::npos) << lines[1];  // 0.5 ms after the origin
+  EXPECT_NE(lines[1].find("rank 3"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("710"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find("210"), std::string::npos) << lines[3];  // 210 us in transit
+  const RankTransfer early{0, 2, 1, 1000, 970, 0, 4, true};
+  EXPECT_NE(rank_transfer_lines(early, 0).back().find("before the lend"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpulb::viewer

@@ -1,7 +1,11 @@
 #include "rank_transfers.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <tuple>
+
+#include "time_format.hpp"
 
 namespace gpulb::viewer {
 
@@ -109,6 +113,38 @@ RankTransfersInView rank_transfers_in_view(std::span<const RankTransfer> transfe
               " with one side only (its lend or its arrival missing from the trace): no arrow";
   }
   return v;
+}
+
+int rank_arrow_at(std::span<const RankArrow> arrows, float x, float y, float tolerance) {
+  int best = -1;
+  float best_d = std::numeric_limits<float>::max();
+  for (std::size_t i = 0; i < arrows.size(); ++i) {
+    const RankArrow& a = arrows[i];
+    // Distance from (x, y) to the segment: the nearest point's parameter, clamped to [0, 1].
+    const float dx = a.x1 - a.x0, dy = a.y1 - a.y0, len2 = dx * dx + dy * dy;
+    const float u = len2 > 0 ? std::clamp(((x - a.x0) * dx + (y - a.y0) * dy) / len2, 0.0f, 1.0f) : 0.0f;
+    const float d = std::hypot(x - (a.x0 + u * dx), y - (a.y0 + u * dy));
+    if (d <= tolerance && d < best_d) {
+      best = static_cast<int>(i);
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+std::vector<std::string> rank_transfer_lines(const RankTransfer& t, double origin_ns) {
+  std::vector<std::string> lines;
+  lines.push_back(std::to_string(t.tasks) + (t.tasks == 1 ? " task" : " tasks") + " moved from rank " + std::to_string(t.from_rank) +
+                  " to rank " + std::to_string(t.to_rank));
+  lines.push_back("lent     " + format_time(static_cast<double>(t.lend_ns) - origin_ns) + " (rank " + std::to_string(t.from_rank) + ")");
+  lines.push_back("arrived  " + format_time(static_cast<double>(t.arrive_ns) - origin_ns) + " (rank " + std::to_string(t.to_rank) + ")");
+  if (t.arrive_ns >= t.lend_ns) {
+    lines.push_back("in transit " + format_time(static_cast<double>(t.arrive_ns - t.lend_ns)));
+  } else {
+    lines.push_back("arrival reads " + format_time(static_cast<double>(t.lend_ns - t.arrive_ns)) +
+                    " before the lend: the ranks' clocks are aligned by an estimate");
+  }
+  return lines;
 }
 
 }  // namespace gpulb::viewer

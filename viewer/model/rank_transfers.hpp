@@ -59,4 +59,20 @@ struct RankTransfersInView {
 
 RankTransfersInView rank_transfers_in_view(std::span<const RankTransfer> transfers, double t0_ns, double t1_ns);
 
+// An arrow as drawn: from the lend (x0, y0) to the arrival (x1, y1), screen pixels.
+struct RankArrow {
+  std::size_t transfer = 0;  // index into the transfers
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+inline constexpr float kRankArrowHoverPx = 4.0f;
+
+// The arrow within `tolerance` px of (x, y), the nearest where several are: an index into
+// `arrows`, or -1.
+int rank_arrow_at(std::span<const RankArrow> arrows, float x, float y, float tolerance = kRankArrowHoverPx);
+
+// The hovered arrow's tooltip, a line each: what moved, from which rank to which, when it left
+// and when it arrived (times since `origin_ns`), and how long it took or, where the arrival
+// reads before the lend, that the ranks' clocks disagree by that much.
+std::vector<std::string> rank_transfer_lines(const RankTransfer& t, double origin_ns);
+
 }  // namespace gpulb::viewer
