@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "rank_transfers.hpp"
+#include "shipped_traces.hpp"
+#include "timeline_layout.hpp"
 #include "trace_model.hpp"
 
 namespace gpulb::viewer {
@@ -191,6 +193,51 @@ TEST(RankArrows, TheArrowUnderTheMouseIsFoundAndDescribed) {
   EXPECT_NE(lines[3].find("210"), std::string::npos) << lines[3];  // 210 us in transit
   const RankTransfer early{0, 2, 1, 1000, 970, 0, 4, true};
   EXPECT_NE(rank_transfer_lines(early, 0).back().find("before the lend"), std::string::npos);
+}
+
+// The shipped 4-rank trace (a real run: mpirun -np 4 ... --distributed): every chunk that moved is
+// paired and in view at Fit, each rank's host row holds that rank's own lends and steals (what the
+// file says, kind by kind), and the layout puts the 4 ranks, their host lanes first, on one axis.
+TEST(RankTransfers, TheShipped4RankTraceDrawsAnArrowPerChunkBetweenItsRanksHostRows) {
+  const TraceModel& m = testing::shipped(testing::kUts4Ranks);
+  ASSERT_EQ(m.header().meta.ranks, 4u);
+  const std::vector<RankTransfer> t = rank_transfers(m);
+  ASSERT_GE(t.size(), 3u);
+  const RankTransfersInView v = rank_transfers_in_view(t, static_cast<double>(m.begin_ns()), static_cast<double>(m.end_ns()));
+  EXPECT_EQ(v.shown.size(), t.size()) << "an arrow for every chunk";
+  EXPECT_TRUE(v.note.empty()) << v.note;
+  const TimelineLayout l = layout_timeline(m, default_folds(m), 900.0f, 13.0f);
+  for (const RankTransfer& x : t) {
+    EXPECT_TRUE(x.paired);
+    EXPECT_NE(x.from_rank, x.to_rank);
+    // Its two ends are host lanes of the two ranks, laid out.
+    for (const auto& [track, rank] : {std::pair{x.lend_track, x.from_rank}, std::pair{x.arrive_track, x.to_rank}}) {
+      const trace::Track& tr = m.header().tracks.at(track);
+      EXPECT_EQ(tr.role, trace::TrackRole::Host);
+      EXPECT_EQ(m.header().devices.at(tr.device).rank, rank);
+    }
+  }
+  // Each rank's host lane: its markers of kinds 18 and 19 are its track's events, and name other ranks.
+  std::size_t rank_rows = 0;
+  for (const TimelineRow& r : l.rows) rank_rows += r.kind == RowKind::Rank;
+  EXPECT_EQ(rank_rows, 4u);
+  for (const RankGroup& g : m.ranks()) {
+    ASSERT_EQ(g.host_lanes.size(), 1u);
+    const Lane& lane = m.lanes()[g.host_lanes[0]];
+    EXPECT_EQ(m.header().devices[lane.device].rank, g.rank);
+    const EventColumns& ev = m.events(lane.track);
+    std::size_t j = 0;
+    for (const Marker& k : lane.markers) {
+      if (k.kind != EventKind::RankSteal && k.kind != EventKind::RankLend) continue;
+      while (j < ev.size() && ev.kind(j) != EventKind::RankSteal && ev.kind(j) != EventKind::RankLend) ++j;
+      ASSERT_LT(j, ev.size());
+      EXPECT_EQ(k.kind, ev.kind(j));
+      EXPECT_EQ(k.arg, ev.arg(j));
+      EXPECT_EQ(k.aux, ev.aux(j));
+      EXPECT_NE(k.arg, g.rank) << "the other rank";
+      ++j;
+    }
+  }
 }
 
 }  // namespace
