@@ -217,6 +217,9 @@ TEST(RankTransfers, TheShipped4RankTraceDrawsAnArrowPerChunkBetweenItsRanksHostR
       EXPECT_EQ(m.header().devices.at(tr.device).rank, rank);
     }
   }
+  // The counter tracks name their rank ("rank 2 CPU queue 0"), not four alike "CPU queue 0".
+  ASSERT_FALSE(m.queues().empty());
+  for (const QueueSeries& q : m.queues()) EXPECT_EQ(q.label.rfind("rank ", 0), 0u) << q.label;
   // Each rank's host lane: its markers of kinds 18 and 19 are its track's events, and name other ranks.
   std::size_t rank_rows = 0;
   for (const TimelineRow& r : l.rows) rank_rows += r.kind == RowKind::Rank;

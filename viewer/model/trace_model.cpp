@@ -354,7 +354,9 @@ QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const 
   q.device = std::get<0>(key);
   q.source = static_cast<QueueSeries::Source>(std::get<1>(key));
   q.queue = std::get<2>(key);
-  const std::string dev = q.device < t.devices.size() ? device_short(t.devices[q.device]) : "device";
+  std::string dev = q.device < t.devices.size() ? device_short(t.devices[q.device]) : "device";
+  // Four ranks' "CPU queue 0" read alike: a distributed trace's series name their rank.
+  if (t.meta.ranks > 1 && q.device < t.devices.size()) dev = "rank " + std::to_string(t.devices[q.device].rank) + " " + dev;
   std::vector<StepSeries::Point> points;
   if (q.source == QueueSeries::Source::Deques) {
     points = sum_of_deques(levels);
