@@ -51,9 +51,12 @@ std::vector<RankTransfer> rank_transfers(const TraceModel& model) {
     RankTransfer t{l.self_rank, l.other_rank, l.tasks, l.time_ns, l.time_ns, l.track, kNoTransferTrack, false};
     const std::pair<std::uint32_t, std::uint32_t> key{l.self_rank, l.other_rank};
     if (const auto it = arrivals.find(key); it != arrivals.end()) {
-      // The next arrival that carries as many tasks; ones passed over (a lend event dropped) stay unpaired.
+      // The next arrival that carries as many tasks; ones passed over (a lend event dropped) stay
+      // unpaired. At most kLookAhead on: a hostile trace of lends that match nothing must not cost
+      // lends x arrivals.
+      constexpr std::size_t kLookAhead = 64;
       std::size_t& from = next_arrival[key];
-      for (std::size_t k = from; k < it->second.size(); ++k) {
+      for (std::size_t k = from; k < it->second.size() && k < from + kLookAhead; ++k) {
         const std::size_t s = it->second[k];
         if (steals[s].tasks != l.tasks) continue;
         matched[s] = true;
