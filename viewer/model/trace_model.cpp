@@ -355,8 +355,12 @@ QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const 
   q.source = static_cast<QueueSeries::Source>(std::get<1>(key));
   q.queue = std::get<2>(key);
   std::string dev = q.device < t.devices.size() ? device_short(t.devices[q.device]) : "device";
-  // Four ranks' "CPU queue 0" read alike: a distributed trace's series name their rank.
-  if (t.meta.ranks > 1 && q.device < t.devices.size()) dev = "rank " + std::to_string(t.devices[q.device].rank) + " " + dev;
+  // Four ranks' "CPU queue 0" read alike: a distributed trace's series name their rank ("rank 2
+  // queue 0", short enough for the label column; a GPU keeps its name: "rank 2 GPU 1 queue 0").
+  if (t.meta.ranks > 1 && q.device < t.devices.size()) {
+    const trace::Device& d = t.devices[q.device];
+    dev = "rank " + std::to_string(d.rank) + (d.kind == trace::DeviceKind::Gpu ? " " + dev : "");
+  }
   std::vector<StepSeries::Point> points;
   if (q.source == QueueSeries::Source::Deques) {
     points = sum_of_deques(levels);
