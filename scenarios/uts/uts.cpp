@@ -163,8 +163,8 @@ Verification UtsInstance::verify() const {
   std::uint64_t visited_inline = 0;
   for (const UtsCounts& c : counts_) {
     visited_inline += c.visited_inline;
-    got.nodes += c.nodes;
-    got.leaves += c.leaves;
+    got.nodes += c.nodes + c.visited_inline;  // a leaf counted by its parent (leaves=inline) ran no task
+    got.leaves += c.leaves + c.visited_inline;
     got.max_depth = std::max<std::uint64_t>(got.max_depth, c.max_depth);
   }
   if (reference_ && !reference_counts_) reference_counts_ = sequential_search(params_);

@@ -72,6 +72,15 @@ GPULB_HD inline RngState rng_spawn(const RngState& parent, int spawn_number) {
   return s;
 }
 
+// rng_spawn as a call on the device (UtsBody, leaves=inline): the values live across it wait in
+// local memory instead of raising the kernel's register count.
+#if defined(__CUDACC__)
+__noinline__
+#endif
+GPULB_HD inline RngState rng_spawn_call(const RngState& parent, int spawn_number) {
+  return rng_spawn(parent, spawn_number);
+}
+
 GPULB_HD inline int rng_rand(const RngState& s) { return static_cast<int>(s.h[4] & 0x7FFFFFFFu); }
 GPULB_HD inline double rng_to_prob(int n) { return n < 0 ? 0.0 : static_cast<double>(n) / 2147483648.0; }
 
@@ -79,7 +88,8 @@ GPULB_HD inline int num_children_bin(const TreeParams& p, const RngState& s) {
   return rng_to_prob(rng_rand(s)) < p.q ? p.m : 0;
 }
 
-GPULB_HD inline int num_children_geo(const TreeParams& p, int depth, const RngState& s) {
+// The geometric shape's expected children b_i at `depth` (uts_numChildren_geo).
+GPULB_HD inline double geo_branching(const TreeParams& p, int depth) {
   double b_i = p.b;
   if (depth > 0) {
     switch (p.a) {
@@ -92,15 +102,49 @@ GPULB_HD inline int num_children_geo(const TreeParams& p, int depth, const RngSt
       default: b_i = p.b * (1.0 - static_cast<double>(depth) / static_cast<double>(p.d)); break;
     }
   }
-  const double prob = 1.0 / (1.0 + b_i);                // geometric with mean b_i
+  return b_i;
+}
+
+// log(1 - prob), prob = 1 / (1 + b_i): the geometric draw's denominator, the same for every node
+// of one depth.
+GPULB_HD inline double geo_log_fail(const TreeParams& p, int depth) {
+  const double prob = 1.0 / (1.0 + geo_branching(p, depth));  // geometric with mean b_i
+  return log(1.0 - prob);
+}
+
+// The geometric draw itself, given geo_log_fail of the node's depth.
+GPULB_HD inline int num_children_geo_drawn(double log_fail, const RngState& s) {
   const double u = rng_to_prob(rng_rand(s));
-  const double n = floor(log(1.0 - u) / log(1.0 - prob));  // inverse CDF
+  const double n = floor(log(1.0 - u) / log_fail);  // inverse CDF
   // b_i = 0 gives log(0) = -inf and n = -0: no children. A negative b_i (the linear shape past
   // depth d, never reached) would give NaN: no children either, on every platform.
   return n > 0.0 ? static_cast<int>(n < 2147483647.0 ? n : 2147483647.0) : 0;
 }
 
+GPULB_HD inline int num_children_geo(const TreeParams& p, int depth, const RngState& s) {
+  return num_children_geo_drawn(geo_log_fail(p, depth), s);
+}
+
 GPULB_HD inline bool hybrid_is_geo(const TreeParams& p, int depth) { return depth < p.shift_depth * p.d; }
+
+// Whether a node at `depth` (below the root) drawn from state s surely has no children (UtsBody,
+// leaves=inline): num_children's test for the binomial draws and the geometric shapes without
+// pow or sin (fixed, linear); false for the others (exponential, cyclic), whose nodes stay tasks.
+// A call on the device: inlined into the body beside the node's own num_children, the child's
+// test took the work-stealing kernel from 64 to 94 registers a thread (ptxas, sm_90), and so from
+// 32 to 20 resident blocks an SM, leaves=task runs included; as a call with pow it took 72.
+#if defined(__CUDACC__)
+__noinline__
+#endif
+GPULB_HD inline bool surely_leaf(const TreeParams& p, int depth, const RngState& s) {
+  const bool geometric = p.t == kGeometric || (p.t == kHybrid && hybrid_is_geo(p, depth));
+  if (!geometric) return num_children_bin(p, s) == 0;
+  if (p.a != kFixed && p.a != kLinear) return false;
+  // geo_branching's two cases, written out so that no pow or sin is compiled in (depth > 0 here).
+  const double b_i = p.a == kFixed ? (depth < p.d ? p.b : 0.0) : p.b * (1.0 - static_cast<double>(depth) / static_cast<double>(p.d));
+  const double prob = 1.0 / (1.0 + b_i);
+  return num_children_geo_drawn(log(1.0 - prob), s) == 0;
+}
 
 // uts_numChildren: by the tree's type (not the node's), then the caps.
 GPULB_HD inline int num_children(const TreeParams& p, int node_type, int depth, const RngState& s) {
@@ -147,7 +191,9 @@ struct alignas(kHotLine) UtsCounts {
   std::uint64_t nodes = 0;
   std::uint64_t leaves = 0;
   std::uint32_t max_depth = 0;
-  std::uint64_t visited_inline = 0;  // leaves=inline: leaf children counted by their parent's task
+  // leaves=inline: leaf children counted by their parent's task (the block's threads add to it
+  // with relaxed atomics); they are nodes and leaves too, which collect adds.
+  std::uint64_t visited_inline = 0;
 };
 
 struct UtsBody {
@@ -167,39 +213,39 @@ struct UtsBody {
     // Every thread derives the count itself (cheap: no hash), so no broadcast is needed.
     const int n = num_children(params, task.flags, depth, s);
     const auto type = static_cast<std::uint16_t>(child_type(params, depth));
-    auto spawn_child = [&](const RngState& c) {
-      Task child;
-      child.kind = kUtsTaskKind;
-      child.flags = type;
-      store_state(child, c);
-      ctx.spawn(child);
-    };
-    std::uint64_t leaf_children = 0;
     if (inline_leaves) {
-      // The same on every thread (a parameter), as sum_over_threads's barriers need. Thread t
-      // hashes children t, t + block_size, ...
-      const auto stride = static_cast<int>(ctx.block_size());
-      leaf_children = ctx.sum_over_threads([&](std::uint32_t t) -> std::uint64_t {
-        std::uint64_t leaves = 0;
-        for (int i = static_cast<int>(t); i < n; i += stride) {
-          const RngState c = rng_spawn(s, i);
-          if (num_children(params, type, depth + 1, c) == 0) {
-            ++leaves;
-          } else {
-            spawn_child(c);
-          }
+      // Thread t hashes children t, t + block_size, ...; a leaf is counted (one relaxed atomic on
+      // this worker's own line, which the block's threads share), the others are spawned (as are
+      // the leaves of the exponential and cyclic shapes: surely_leaf). Every node counted here is a
+      // leaf, so one count is kept (collect adds it to nodes and leaves).
+      ctx.for_each_index(n, [&](int i) {
+        const RngState c = rng_spawn_call(s, i);
+        if (surely_leaf(params, depth + 1, c)) {
+          device_atomic_ref<std::uint64_t>(counts[ctx.rank()].visited_inline).fetch_add(1, mo::relaxed);
+          return;
         }
-        return leaves;
+        Task child;
+        child.kind = kUtsTaskKind;
+        child.flags = type;
+        store_state(child, c);
+        ctx.spawn(child);
       });
     } else {
-      ctx.for_each_index(n, [&](int i) { spawn_child(rng_spawn(s, i)); });  // device: thread t hashes t, t + block_size, ...
+      ctx.for_each_index(n, [&](int i) {  // device: thread t hashes children t, t + block_size, ...
+        Task child;
+        child.kind = kUtsTaskKind;
+        child.flags = type;
+        store_state(child, rng_spawn(s, i));
+        ctx.spawn(child);
+      });
     }
     ctx.once([&] {
       UtsCounts& c = counts[ctx.rank()];
-      c.nodes += 1 + leaf_children;
-      c.visited_inline += leaf_children;
-      c.leaves += leaf_children + (n == 0 ? 1 : 0);
-      const auto deepest = static_cast<std::uint32_t>(leaf_children > 0 ? depth + 1 : depth);
+      ++c.nodes;
+      if (n == 0) ++c.leaves;
+      // The children (spawned or counted inline) are one level down: leaves=inline counts that
+      // depth here, as a counted leaf records none of its own.
+      const auto deepest = static_cast<std::uint32_t>(inline_leaves && n > 0 ? depth + 1 : depth);
       if (deepest > c.max_depth) c.max_depth = deepest;
     });
   }
