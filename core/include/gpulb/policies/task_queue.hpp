@@ -1,4 +1,8 @@
 // `task-queue`: Chen et al. 2010, Algorithms 2 and 3 (mechanism: gpulb/task_queue.hpp).
+//
+// DEPARTURE from Chen et al. (whose tasks never spawn): on the CPU backend a task's children go
+// back to the host task pool, which feeds them to the queues as it feeds the initial tasks (issue
+// 15: UTS under task-queue, on one host and across ranks). The CUDA driver runs no spawned task.
 #pragma once
 
 #include <algorithm>
@@ -11,8 +15,9 @@ namespace gpulb::policies {
 inline const PolicyDescriptor& task_queue() {
   static const PolicyDescriptor d{
       "task-queue", "Chen et al. 2010, Algorithms 2 and 3",
-      "persistent workers; host-fed queues, wait-free fetch-and-add dequeue, HALT tasks",
-      {.host_fed = true, .persistent = true, .distributed = true},
+      "persistent workers; host-fed queues, wait-free fetch-and-add dequeue, HALT tasks; on the cpu backend, spawned "
+      "children go back to the host pool",
+      {.cpu_runs_spawned_tasks = true, .host_fed = true, .persistent = true, .distributed = true},
       {{{"queues", "task-queue: queues per device; 0 = 2 (Chen et al.) for the paper variant and the CPU, 8 for modern on CUDA", "0",
          "0..64", 0, 64, {}},
         &PolicyOptions::queues},
@@ -29,7 +34,8 @@ inline const PolicyDescriptor& task_queue() {
         &PolicyOptions::feed},
        {{"claim", "task-queue modern (CUDA): most tasks a block claims with one fetch-and-add (1 while tasks run long)", "8", "1..32",
          1, 32, {}},
-        &PolicyOptions::claim}}};
+        &PolicyOptions::claim},
+       spawn_capacity_option()}};
   return d;
 }
 
