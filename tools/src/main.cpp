@@ -71,7 +71,7 @@ std::string traits_of(const PolicyDescriptor& p) {
   add(!p.traits.persistent, "a block per task");
   add(p.traits.host_fed, "host-fed");
   add(p.traits.runs_spawned_tasks, "runs spawned tasks");
-  add(p.traits.cpu_runs_spawned_tasks, "runs spawned tasks on the cpu backend (children back to the host pool)");
+  add(p.traits.cpu_runs_spawned_tasks, "runs spawned tasks on the cpu backend only");
   add(p.traits.host_inserts, "host inserts during the run");
   add(p.traits.distributed, "runs across MPI ranks (--distributed)");
   return t;
