@@ -52,7 +52,7 @@ RankBalancer::~RankBalancer() {
 void RankBalancer::run(HostInserter& local) {
   while (!done_) {
     local.check();
-    const bool feeding = local.pump();
+    local.pump();
     const bool any = poll(local);
     if (done_) break;
     if (ranks_ > 1 && !asking_ && Clock::now() >= next_ask_ && local.hungry()) ask_for_work();
@@ -60,15 +60,7 @@ void RankBalancer::run(HostInserter& local) {
     heartbeat();
     complete_sends(false);
     check_timeouts();
-    // A host that feeds its workers (task-queue's pool) must not leave them waiting 50 us (UTS's
-    // queues of 2 x 128 nodes last about 20 us on one worker): it yields instead.
-    if (!any) {
-      if (feeding) {
-        std::this_thread::yield();
-      } else {
-        std::this_thread::sleep_for(kIdlePoll);
-      }
-    }
+    if (!any) std::this_thread::sleep_for(kIdlePoll);
   }
   metrics_["termination_rounds"] = safra_.rounds();
   drain(local);

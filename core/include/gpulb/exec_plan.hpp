@@ -55,9 +55,8 @@ class HostInserter {
   // asks while it still holds less than one refill of its queues, so that its workers never wait.
   virtual bool hungry() const { return idle(); }
   // The host's own periodic work while a distributed run's balancer waits for messages (task-queue:
-  // refill the workers' queues from the pool, collect their children). Never blocks. True where the
-  // host has more of it to do soon (tasks to feed): the balancer then polls again without sleeping.
-  virtual bool pump() { return false; }
+  // refill the workers' queues from the pool, collect their children). Never blocks.
+  virtual void pump() {}
 };
 using HostFeed = std::function<void(HostInserter&)>;
 

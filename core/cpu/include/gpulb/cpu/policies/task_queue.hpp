@@ -195,9 +195,7 @@ class TaskPoolPort final : public HostInserter {
     rt_.rethrow_failure();
     rt_.watch(!idle(), state_);
   }
-  // True while the host has work here: tasks still to feed, or (spawning) tasks out in the queues
-  // whose children will come back. The balancer then polls again at once instead of sleeping.
-  bool pump() override {
+  void pump() override {
     if (outboxes_ != nullptr) {
       std::uint64_t got = 0;
       for (std::uint32_t w = 0; w < outboxes_->size(); ++w) got += (*outboxes_)[w].drain(pool_);
@@ -231,7 +229,6 @@ class TaskPoolPort final : public HostInserter {
       pool_.erase(pool_.begin(), pool_.begin() + static_cast<std::ptrdiff_t>(head_));
       head_ = 0;
     }
-    return outboxes_ != nullptr && (held() > 0 || !idle());  // without spawning, the old 50 us polls
   }
 
   std::uint64_t peak() const { return peak_; }
@@ -302,7 +299,7 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
   // distributed run's other ranks start with no tasks: they are sized for the run's.)
   const bool sized_by_expected = plan.distribution != nullptr || plan.spawns;
   Runtime rt(plan, (plan.spawns ? 5 : 4) * std::max<std::uint64_t>(plan.tasks.size(), sized_by_expected ? plan.expected_tasks : 0) + 16);
-  const policies::TaskQueueShape shape = policies::task_queue_shape(plan.options, false, plan.tasks.size(), 1);
+  const policies::TaskQueueShape shape = policies::task_queue_shape(plan.options, false, plan.tasks.size(), 1, plan.spawns);
   const std::uint32_t num_queues = shape.queues;
   const std::uint32_t capacity = shape.capacity;
   std::vector<Task> slots(static_cast<std::size_t>(num_queues) * capacity);
@@ -357,7 +354,9 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
       if (plan.distribution != nullptr) {
         plan.distribution->balance(pool);
       } else {
-        while (pool.pump()) {
+        for (;;) {
+          pool.pump();
+          if (pool.idle()) break;
           std::this_thread::yield();  // the workers may share our core
           rt.tick(queue_state);
         }
