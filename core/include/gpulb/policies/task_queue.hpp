@@ -44,7 +44,8 @@ inline const PolicyDescriptor& task_queue() {
 //  - The CPU backend where the scenario spawns (`cpu_spawns`): 2 queues of 1024. Every child comes
 //    back through the host thread, and a distributed run's host thread sleeps 50 us between polls
 //    of MPI: 2 x 128 UTS nodes last about 20 us on one worker, 2 x 1024 about 160 us. Measured
-//    (UTS T1, 4 ranks of 1 worker, 2 loaded cores): 1.0-1.1 s with 128, 0.27-0.29 s with 1024.
+//    (UTS T1, 4 ranks of 1 worker, 2 loaded cores, 2 runs each): 0.64-1.13 s with 128,
+//    0.27-0.29 s with 1024.
 //  - The modern variant on CUDA: 8 queues, each batch sized so that a copy's fixed cost (three
 //    cudaMemcpyAsync calls and the PCIe latency, ~5 us measured on an H100 host) is spread over
 //    enough tasks to cost under 1 ns a task (>= 8192 tasks), but never so large that one control
