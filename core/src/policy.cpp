@@ -21,7 +21,7 @@ const std::vector<OptionSpec>& common_options() {
 
 const OptionSpec& spawn_capacity_option() {
   static const OptionSpec option{
-      {"spawn_capacity", "work-stealing, static-list, blocking-queue: children one task may spawn", "2048", "1..1048576", 1,
+      {"spawn_capacity", "work-stealing, static-list, blocking-queue, task-queue (cpu): children one task may spawn", "2048", "1..1048576", 1,
        1 << 20, {}},
       &PolicyOptions::spawn_capacity};
   return option;

@@ -44,16 +44,17 @@ void check_backend(const Registry& registry, const ScenarioEntry& entry, const R
 }
 
 // `distributed`: the run is one rank of several, so only policies that also balance across ranks
-// are worth naming (task-queue's queues are fed by the host alone, across ranks as on one host).
+// are worth naming. A policy that spawns on another backend only (task-queue: the CPU) says so.
 void check_spawning(const ScenarioInstance& instance, const std::string& scenario, const Registry& registry,
-                    const PolicyDescriptor& policy, bool distributed) {
-  if (!instance.spawns() || policy.traits.runs_spawned_tasks) return;
+                    const PolicyDescriptor& policy, Backend backend, bool distributed) {
+  if (!instance.spawns() || runs_spawned_tasks(policy.traits, backend)) return;
   std::string able;
   for (const PolicyDescriptor* p : registry.policies()) {
-    if (!p->traits.runs_spawned_tasks || (distributed && !p->traits.distributed)) continue;
+    if (!runs_spawned_tasks(p->traits, backend) || (distributed && !p->traits.distributed)) continue;
     able += (able.empty() ? "" : ", ") + std::string(p->name);
   }
-  throw ConfigError("scenario '" + scenario + "' spawns child tasks, which policy '" + std::string(policy.name) + "' cannot run" +
+  const std::string on = policy.traits.cpu_runs_spawned_tasks ? " on the " + std::string(to_string(backend)) + " backend (only on cpu)" : "";
+  throw ConfigError("scenario '" + scenario + "' spawns child tasks, which policy '" + std::string(policy.name) + "' cannot run" + on +
                     (distributed ? ", on one host or across ranks; a --distributed run of it needs " : "; use ") + able);
 }
 
@@ -153,7 +154,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   split_params(registry, config.params, scenario, policy, scenario_params, policy_params);
   std::unique_ptr<BoundRun> bound = entry.bind(scenario_params);
   ScenarioInstance& instance = bound->instance();
-  check_spawning(instance, scenario.name(), registry, policy, config.distribution != nullptr);
+  check_spawning(instance, scenario.name(), registry, policy, backend, config.distribution != nullptr);
   check_requests(instance, scenario, registry, policy);
   if (const std::string why = instance.unsupported_on(backend); !why.empty()) {
     throw ConfigError("scenario '" + scenario.name() + "' cannot run on the " + std::string(to_string(backend)) + " backend: " + why);
@@ -189,6 +190,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   plan.tasks = tasks;
   plan.progress = config.progress;
   plan.expected_tasks = instance.expected_tasks();
+  plan.spawns = instance.spawns();
   plan.spawn_id_base = instance.spawn_id_base();
   plan.id_capacity = instance.id_capacity();
   plan.requests = instance.request_stream();

@@ -305,7 +305,7 @@ TEST_F(Cli, InfoJsonOfATrackNameThatIsNotUtf8Works) {
 }
 
 TEST_F(Cli, ASpawningScenarioUnderANonSpawningPolicyIsABadArgument) {
-  const Outcome o = gpulb("run uts --backend cpu --policy task-queue --no-trace");
+  const Outcome o = gpulb("run uts --backend cpu --policy hardware --no-trace");
   EXPECT_EQ(o.exit_code, 2) << o.out;
   EXPECT_NE(o.out.find("spawns child tasks"), std::string::npos) << o.out;
 }

@@ -2,6 +2,7 @@
 // what it lends, when it asks, when it is idle, how it feeds the queues, and its watchdog, without MPI.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -71,6 +72,58 @@ TEST(TaskPoolPort, LendsHalfFromTheFarEndAsksBelowARefillAndIsIdleOnlyWhenEveryt
 
   pool.insert(numbered(2));
   EXPECT_FALSE(pool.idle());
+}
+
+// A spawning scenario's pool (one host or a rank): fed youngest first, lent oldest first, and idle
+// only once every published task has retired and no outbox holds a child (SpawnOutbox's order:
+// children before the retirement that counts them).
+TEST(TaskPoolPort, ASpawningPoolFeedsTheYoungestLendsTheOldestAndEndsOnlyWithNoChildLeft) {
+  ExecPlan plan;
+  plan.policy = &policies::task_queue();
+  plan.workers = 1;
+  plan.trace = false;
+  Runtime rt(plan, 16);
+  FakeQueues queues;
+  TaskQueueHost<FakePublisher> host(FakePublisher{&queues}, 1, 3);
+  SpawnOutboxes boxes(1, 16);
+  const std::vector<Task> initial = numbered(8);
+  TaskPoolPort<FakePublisher> pool(rt, host, initial, /*refill*/ 4, no_state, &boxes);
+
+  std::vector<Task> out(2);
+  ASSERT_EQ(pool.take(out), 2u);
+  EXPECT_EQ(out[0].id, 0u) << "lent from the old end";
+  EXPECT_EQ(out[1].id, 1u);
+  pool.pump();
+  ASSERT_EQ(queues.published.size(), 3u);
+  EXPECT_EQ(queues.published[0].id, 5u) << "fed from the young end";
+  EXPECT_EQ(queues.published[2].id, 7u);
+  std::vector<Task> rest(8);
+  ASSERT_EQ(pool.take(rest), 1u) << "half of the 3 left";
+  EXPECT_EQ(rest[0].id, 2u);
+  queues.free = true;
+  pool.pump();  // 3 and 4
+  ASSERT_EQ(queues.published.size(), 5u);
+
+  // The worker runs the 5 published tasks; the last one spawns two children.
+  SpawnOutbox& box = boxes[0];
+  const std::atomic<bool> stop{false};
+  for (int i = 0; i < 4; ++i) box.retire();
+  EXPECT_FALSE(pool.idle()) << "a published task has not retired";
+  const std::vector<Task> kids = numbered(2);
+  ASSERT_TRUE(box.push(kids.data(), 2, stop));
+  box.retire();
+  EXPECT_FALSE(pool.idle()) << "every task retired, but two children wait in the outbox";
+  queues.free = false;
+  pool.pump();
+  EXPECT_FALSE(pool.idle()) << "the children are in the pool, and no queue is free";
+  EXPECT_EQ(pool.peak(), 8u);
+  queues.free = true;
+  pool.pump();
+  ASSERT_EQ(queues.published.size(), 7u);
+  EXPECT_FALSE(pool.idle()) << "the children are in a queue, not yet run";
+  box.retire();
+  box.retire();
+  EXPECT_TRUE(pool.idle());
 }
 
 // The local watchdog of a distributed run (Runtime::watch through check()): it fires where a task

@@ -52,6 +52,7 @@ struct TreeRun {
     plan.tasks = roots;
     plan.id_capacity = total;
     plan.expected_tasks = total;
+    plan.spawns = true;  // as gpulb::run says for a scenario that spawns (task-queue reads it)
     body = TreeBody{counts.data(), total, fanout, spin};
   }
   ExecOutput run() { return cpu::execute(plan, body); }
@@ -416,7 +417,8 @@ TEST_P(DynamicPolicies, TooManyChildrenFailTheRunNamingSpawnCapacity) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuBackend, DynamicPolicies,
-                         ::testing::Values(&policies::work_stealing(), &policies::static_list(), &policies::blocking_queue()),
+                         ::testing::Values(&policies::work_stealing(), &policies::static_list(), &policies::blocking_queue(),
+                                           &policies::task_queue()),
                          [](const auto& info) {
                            std::string n(info.param->name);
                            std::replace(n.begin(), n.end(), '-', '_');
@@ -448,8 +450,11 @@ TEST(BlockingQueue, FullQueueFailsNamingItsCapacity) {
   EXPECT_THROW(run.run(), RunError);
 }
 
-TEST(TaskQueue, SpawningBodyFailsTheRunWithAClearError) {
+// task-queue runs children only where the plan says the scenario spawns (its workers then keep
+// outboxes); a body that spawns anyway fails the run, naming the policies that run them.
+TEST(TaskQueue, SpawningBodyOfAScenarioThatSaidItSpawnsNothingFailsTheRunWithAClearError) {
   TreeRun run(&policies::task_queue(), 2, 2, 2);
+  run.plan.spawns = false;
   try {
     run.run();
     FAIL() << "the run should have failed";

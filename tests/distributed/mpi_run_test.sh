@@ -2,13 +2,15 @@
 # Distributed runs through mpirun on the CPU backend (ctest label mpi; docs/distributed.md).
 # Usage: mpi_run_test.sh CASE GPULB MPIEXEC [MPIEXEC_FLAGS...]
 #   uts_t1_exact         UTS T1 over 4 ranks under work-stealing: rank 0 verifies the published counts
+#   uts_t1_task_queue    UTS T1 over 4 ranks under task-queue (children back to each rank's host pool,
+#                        chunks of the pool between ranks): verified, tasks moved, every rank ran some
 #   nqueens_exact        N-Queens n=12 over 4 ranks: rank 0 verifies the solutions counted on every rank
 #   patterns_exact       patterns P4 over 4 ranks: every block ran once, its result checked on rank 0
 #   patterns_task_queue  patterns P4 over 4 ranks under task-queue: the host pool spread over ranks (tasks moved)
 #   merged_trace         the same run's trace: 4 ranks in one file that gpulb info reads, every task,
 #                        tasks on every rank, steals between ranks recorded
 #   bad_arguments        a configuration that a distributed run cannot take (static-list, an unknown
-#                        parameter, UTS under task-queue) is refused on every rank alike, said once
+#                        parameter, connect4's table by task id) is refused on every rank alike, said once
 #   stopped_rank         a rank stopped (SIGSTOP) mid-run is named, and the job ends in under 10 s
 #   killed_rank          a rank killed (SIGKILL) mid-run ends the job, named, in under 10 s
 #   hung_task            a task that does not end: its rank's watchdog names the rank and ends the
@@ -47,13 +49,14 @@ run_mpi() {
 }
 check_not_hung() { [ "$1" -ne 124 ] || fail "mpirun did not end within $mpirun_limit_s s (a hang): $(tail -5 "$tmp/err" 2>/dev/null)"; }
 run_t1() {  # 1 worker a rank: 4 ranks on CI's 2 cores are oversubscribed already
-  run_mpi "$gpulb" run uts --param tree=T1 --policy work-stealing --backend cpu --workers 1 --distributed "$@"
+  run_mpi "$gpulb" run uts --param tree=T1 --policy "${t1_policy:-work-stealing}" --backend cpu --workers 1 --distributed "$@"
 }
 # A top-level field of gpulb's indented JSON (2 spaces), or with a third argument a nested one.
 json_value() { grep -E "^${3:-  }\"$1\": " "$2" | head -1 | sed -E 's/.*: ([0-9a-z]*).*/\1/'; }
 
 case "$case_name" in
-  uts_t1_exact)
+  uts_t1_exact | uts_t1_task_queue)
+    [ "$case_name" = uts_t1_task_queue ] && t1_policy=task-queue
     run_t1 --json --no-trace >"$tmp/out.json" 2>"$tmp/err"
     rc=$?
     check_not_hung $rc
@@ -64,7 +67,10 @@ case "$case_name" in
     [ "$(json_value workers "$tmp/out.json")" = 4 ] || fail "workers is not 4 (1 a rank)"
     stolen=$(json_value rank_tasks_stolen "$tmp/out.json" "    ")
     [ "${stolen:-0}" -gt 0 ] || fail "no task moved between ranks"
-    echo "T1 over 4 ranks: verified, 4130071 tasks, $stolen tasks stolen between ranks"
+    least=$(json_value tasks_per_worker_min "$tmp/out.json" "    ")
+    # T1 lasts long enough here for every rank's pool to get a chunk (not so for patterns' short blocks).
+    [ "$case_name" = uts_t1_exact ] || [ "${least:-0}" -gt 0 ] || fail "a rank ran no task: the pool did not spread"
+    echo "T1 over 4 ranks under ${t1_policy:-work-stealing}: verified, 4130071 tasks, $stolen tasks stolen between ranks, the idlest rank ran ${least:-?}"
     ;;
   nqueens_exact | patterns_exact)
     if [ "$case_name" = nqueens_exact ]; then what=(nqueens --param n=12); else what=(patterns --param pattern=P4); fi
@@ -127,14 +133,14 @@ case "$case_name" in
     rc=$?
     check_not_hung $rc
     [ $rc -ne 0 ] && grep -q "unknown parameter 'nosuch'" "$tmp/err" || fail "an unknown parameter was not refused: $(cat "$tmp/err")"
-    # UTS under task-queue (issue 15 asks for it): task-queue runs no spawned task even on one host;
-    # the refusal says so once and names the policy that runs UTS across ranks, and only that one.
-    run_mpi "$gpulb" run uts --param tree=T1 --policy task-queue --backend cpu --workers 1 --distributed >"$tmp/out" 2>"$tmp/err"
+    # connect4 backs values up through a table indexed by task id, which ranks cannot share yet:
+    # refused under task-queue (which runs spawning scenarios across ranks now) as under work-stealing.
+    run_mpi "$gpulb" run connect4 --policy task-queue --backend cpu --workers 1 --distributed >"$tmp/out" 2>"$tmp/err"
     rc=$?
     check_not_hung $rc
-    [ $rc -eq 2 ] || fail "UTS under a distributed task-queue: exit $rc, expected 2: $(cat "$tmp/err")"
-    n=$(grep -c "gpulb: error: scenario 'uts' spawns child tasks, which policy 'task-queue' cannot run, on one host or across ranks; a --distributed run of it needs work-stealing$" "$tmp/err")
-    [ "$n" = 1 ] || fail "UTS under a distributed task-queue: expected the refusal once, naming work-stealing alone, got $n: $(cat "$tmp/err")"
+    [ $rc -eq 2 ] || fail "connect4 under a distributed task-queue: exit $rc, expected 2: $(cat "$tmp/err")"
+    n=$(grep -c "gpulb: error: scenario 'connect4' keeps a table indexed by task id, which ranks cannot share yet$" "$tmp/err")
+    [ "$n" = 1 ] || fail "connect4 under a distributed task-queue: expected the refusal once, got $n: $(cat "$tmp/err")"
     "$gpulb" run uts --rank-chunk 5 >"$tmp/out" 2>"$tmp/err"
     [ $? -eq 2 ] && grep -q "apply to --distributed runs only" "$tmp/err" || fail "--rank-chunk without --distributed was not refused"
     echo "refused on every rank alike, said once"

@@ -1,4 +1,4 @@
-// nqueens and connect4 on every dynamic-task policy of the CPU backend.
+// nqueens and connect4 on every policy of the CPU backend that runs spawned tasks.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -69,7 +69,7 @@ TEST_P(DynamicScenarios, Connect4BlocksAnImmediateThreat) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuPolicies, DynamicScenarios,
-                         ::testing::Values("work-stealing", "static-list", "blocking-queue"), test_name);
+                         ::testing::Values("work-stealing", "static-list", "blocking-queue", "task-queue"), test_name);
 
 TEST(Connect4, StaticListNeedsFarMoreTaskSlotsThanWorkStealing) {
   // The paper's Fig. 7 contrast, at a lookahead CI affords.

@@ -84,7 +84,7 @@ TEST_P(UtsSmallTrees, MatchesTheSequentialSearch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuPolicies, UtsSmallTrees,
-                         ::testing::Combine(::testing::Values("work-stealing", "static-list", "blocking-queue"),
+                         ::testing::Combine(::testing::Values("work-stealing", "static-list", "blocking-queue", "task-queue"),
                                             ::testing::Range(0, 5)),
                          [](const auto& info) {
                            std::string p = std::get<0>(info.param);

@@ -71,6 +71,7 @@ std::string traits_of(const PolicyDescriptor& p) {
   add(!p.traits.persistent, "a block per task");
   add(p.traits.host_fed, "host-fed");
   add(p.traits.runs_spawned_tasks, "runs spawned tasks");
+  add(p.traits.cpu_runs_spawned_tasks, "runs spawned tasks on the cpu backend only");
   add(p.traits.host_inserts, "host inserts during the run");
   add(p.traits.distributed, "runs across MPI ranks (--distributed)");
   return t;
@@ -98,7 +99,8 @@ int cmd_list(bool json) {
       for (const OptionSpec* o : options_of(*p)) options.push_back(param_json(o->spec));
       j["policies"].push_back({{"name", p->name}, {"paper", p->paper}, {"summary", p->summary}, {"backends", backends},
                                {"traits", {{"persistent", p->traits.persistent}, {"host_fed", p->traits.host_fed},
-                                           {"runs_spawned_tasks", p->traits.runs_spawned_tasks}, {"host_inserts", p->traits.host_inserts}}},
+                                           {"runs_spawned_tasks", p->traits.runs_spawned_tasks},
+                                           {"cpu_runs_spawned_tasks", p->traits.cpu_runs_spawned_tasks}, {"host_inserts", p->traits.host_inserts}}},
                                {"options", options}});
     }
     j["backends"] = {{"cpu", true}, {"cuda", reg.cuda_built()}};

@@ -55,7 +55,7 @@ class HostInserter {
   // asks while it still holds less than one refill of its queues, so that its workers never wait.
   virtual bool hungry() const { return idle(); }
   // The host's own periodic work while a distributed run's balancer waits for messages (task-queue:
-  // refill the workers' queues from the pool). Never blocks.
+  // refill the workers' queues from the pool, collect their children). Never blocks.
   virtual void pump() {}
 };
 using HostFeed = std::function<void(HostInserter&)>;
@@ -81,6 +81,9 @@ struct ExecPlan {
   // Tasks the run is expected to execute, spawned ones included (0: unknown). Sizes trace
   // segments and the progress total; scenarios with spawning set it from their own estimate.
   std::uint64_t expected_tasks = 0;
+  // The scenario's bodies spawn (ScenarioInstance::spawns). Policies that always run spawned tasks
+  // ignore it; task-queue's CPU driver then routes children back through its host pool.
+  bool spawns = false;
   // work-stealing only: more host inserts while the workers run (empty: just `tasks`).
   HostFeed host_feed;
   // Policies that run work requests (traits.runs_requests): the scenario's request stream, which

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "gpulb/backend.hpp"
 #include "gpulb/params.hpp"
 
 namespace gpulb {
@@ -55,13 +56,19 @@ struct OptionSpec {
 };
 
 struct PolicyTraits {
-  bool runs_spawned_tasks = false;  // task bodies may ctx.spawn children
+  bool runs_spawned_tasks = false;  // task bodies may ctx.spawn children, on every backend
+  bool cpu_runs_spawned_tasks = false;  // ... on the CPU backend only (task-queue: its CUDA driver does not)
   bool host_fed = false;            // the host feeds tasks to running workers
   bool persistent = false;          // persistent workers, as opposed to a block per task
   bool host_inserts = false;        // accepts ExecPlan::host_feed (host inserts during the run)
   bool runs_requests = false;       // runs a scenario's work requests (ExecPlan::requests), and only those
   bool distributed = false;         // its CPU driver balances across ranks (ExecPlan::distribution)
 };
+
+// Whether `traits`' policy runs a spawning scenario on `backend`.
+inline bool runs_spawned_tasks(const PolicyTraits& traits, Backend backend) {
+  return traits.runs_spawned_tasks || (traits.cpu_runs_spawned_tasks && backend == Backend::Cpu);
+}
 
 struct PolicyDescriptor {
   std::string_view name;     // as --policy takes it

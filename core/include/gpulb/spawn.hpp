@@ -1,5 +1,5 @@
 // Task creation from a task body (`ctx.spawn(child)`), shared by every policy that runs spawned
-// tasks (work-stealing, static-list, blocking-queue) on both backends.
+// tasks (work-stealing, static-list, blocking-queue on both backends; task-queue on the CPU).
 //
 // The contract a body sees, the same on the GPU and on the CPU:
 //   - any thread of the block may call ctx.spawn(child) any number of times while the body runs;

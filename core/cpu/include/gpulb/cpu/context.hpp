@@ -58,7 +58,8 @@ class WorkerContext {
   // Creates a child task (see gpulb/spawn.hpp for the contract): it becomes visible to other
   // workers when this task's body has returned; the runtime sets its id, parent and depth.
   // Device: any thread may call it. CPU: appends to this worker's spawn buffer. Under a policy
-  // that runs no spawned tasks (task-queue, hardware) the run fails.
+  // that runs no spawned tasks (hardware, chunked; task-queue where the plan says the scenario
+  // does not spawn) the run fails.
   void spawn(const Task& child) const {
     if (spawn_ != nullptr) {
       spawn_->push(child);

@@ -31,9 +31,9 @@ void run_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Bod
   ctx.task_end();
   slot.tasks_done.store(slot.tasks_done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (ctx.refused_spawns() != 0) [[unlikely]] {
-    rt.fail("task " + std::to_string(task.id) + " spawned child tasks, which policy '" +
-            std::string(rt.policy().name) +
-            "' cannot run; use work-stealing, static-list or blocking-queue");
+    rt.fail("task " + std::to_string(task.id) + " spawned child tasks, which policy '" + std::string(rt.policy().name) +
+            "' cannot run here (task-queue runs them only where the scenario says it spawns); use work-stealing, static-list "
+            "or blocking-queue");
   }
 }
 
