@@ -208,7 +208,7 @@ struct Frame {
   float top, height;  // the visible lanes
   float y_base;       // where content y 0 is, after scrolling
   ViewState& vs;
-  bool picking;  // the main timeline: clicks pick tasks of the current trace (compare's B would name another's lanes)
+  int run;  // clicks pick tasks of this run (0: trace A, 1: compare's B)
 
   bool visible(float y0, float y1) const { return y1 >= top && y0 <= top + height; }
 };
@@ -280,8 +280,8 @@ void draw_lane_row(const Frame& f, const LaneCtx& ctx, const Row& row, int lane_
     lane_tooltip(f.model, lane, f.axis, mouse_x);
     // A click (a press and release without a drag, which pans) picks the task under it.
     const ImGuiIO& io = ImGui::GetIO();
-    if (f.picking && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && !io.KeyShift && io.MouseDragMaxDistanceSqr[0] < 16.0f) {
-      if (const auto hit = task_at(f.model, row.lane, f.axis.time_at(mouse_x), f.axis.ns_per_px * 2)) f.vs.picked = hit;
+    if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) && !io.KeyShift && io.MouseDragMaxDistanceSqr[0] < 16.0f) {
+      if (const auto hit = pick_task(f.model, f.run, row.lane, f.axis, mouse_x)) f.vs.picked = hit;
     }
   }
 }
@@ -435,11 +435,12 @@ void draw_scroll_indicator(const Frame& f, const Layout& layout, float scroll_y)
 // [SECTION] The view
 // -------------------------------------------------------------------------------------------------
 
-std::optional<bool> draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters) {
+std::optional<bool> draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters,
+                                          const TraceModel* b, TimelineState* ts_b) {
   std::optional<bool> folded_all;
   if (ImGui::Button("Fit")) vs.fit_pending = true;
   ImGui::SameLine();
-  draw_search_bar(model, vs, ts);
+  draw_search_bar(model, b, vs, ts, ts_b);
   ImGui::SameLine();
   // Folding by hand ends the automatic unfolding of a zoom (timeline_layout.hpp). Only SMs fold.
   const bool sms = std::any_of(model.devices().begin(), model.devices().end(), [](const DeviceGroup& d) { return d.has_sms; });
@@ -542,7 +543,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   ImGui::BeginChild("lanes", ImVec2(area.x, view_h), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
   handle_input(model, vs, axis, ts, left, right, max_scroll);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y, vs, options.keys};
+  const Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y, vs, options.run};
   dl->AddRectFilled(ImVec2(p0.x, lanes_top), ImVec2(p0.x + area.x, lanes_top + view_h), colours::kBackground);
 
   std::vector<DrawRun> scratch;
@@ -558,7 +559,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
     draw_view_note(f, steals.note, colours::kSteal, 0);
   }
   draw_rank_transfers(f, layout, ts, steals.arrows ? 0 : 1);  // its note under the steals' one
-  if (f.picking) draw_picked(dl, model, vs, layout, axis, f.y_base, left, right);
+  draw_picked(dl, model, options.run, vs, layout, axis, f.y_base, left, right);
   if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns);
   draw_marks(dl, vs, axis, left, right, lanes_top, lanes_top + view_h);
   if (vs.selection) draw_selection(f, *vs.selection);

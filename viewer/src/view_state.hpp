@@ -43,7 +43,8 @@ struct TimelineState {
   // Search (timeline_tools.cpp): the query as typed, what it found, which one is shown.
   char search[48] = "";
   std::string searched;  // the query `found` answers
-  std::vector<TaskRef> found;
+  std::vector<RunTask> found;  // compare's search: A's matches, then B's
+  bool found_capped = false;   // a run had kMaxFound matches or more
   int found_at = -1;
   std::string search_note;
   bool focus_search = false;        // Ctrl+F: put the cursor in the search field
@@ -75,7 +76,7 @@ struct ViewState {
   bool compare_fit_pending = true;
   Playhead playhead;
   RangeStatsCache range_cache;
-  std::optional<TaskRef> picked;  // the task clicked: its details in the side panel
+  std::optional<RunTask> picked;  // the task clicked (of trace A, or of compare's B): its details in the side panel
   std::vector<double> marks;      // times marked with M (trace clock)
   std::string switch_view;        // a view asks for another (a finding's click): its --view name, served after the frame's panel
 };
