@@ -9,6 +9,7 @@
 #include <random>
 
 #include "columns.hpp"
+#include "parallel.hpp"
 #include "gpulb/tracing/statistics.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "series.hpp"
@@ -201,6 +202,41 @@ TEST(StepSeriesSummary, CoarseMeansStayWithinTheirBoundOfABruteForcePass) {
       const double brute = brute_integral(p, a, a + col) / col;
       EXPECT_NEAR(exact[static_cast<std::size_t>(c)].mean, brute, 1e-6 * std::max(1.0, brute));
       EXPECT_NEAR(coarse[static_cast<std::size_t>(c)].mean, brute, bound + 1e-6 * std::max(1.0, brute)) << col << " column " << c;
+    }
+  }
+}
+
+// Loading merges sorted runs (a device's 4,224 deques, a group's lanes) by radix where the runs
+// are many: the result is the heap merge's, element for element, ties in run order included.
+TEST(MergeSortedRuns, RadixAndHeapGiveTheSameStableOrder) {
+  struct Item {
+    std::uint64_t time;
+    std::uint32_t run, at;
+  };
+  std::mt19937_64 rng(13);
+  for (const std::uint64_t range : {std::uint64_t{50}, std::uint64_t{1} << 22, std::uint64_t{1} << 45, ~std::uint64_t{0} >> 1}) {
+    for (const std::size_t runs : {std::size_t{3}, std::size_t{40}, std::size_t{4224}}) {
+      std::vector<Item> v;
+      std::vector<std::size_t> bounds{0};
+      for (std::uint32_t r = 0; r < runs; ++r) {
+        std::vector<std::uint64_t> times(rng() % 24);
+        for (auto& t : times) t = 1000 + rng() % range;
+        std::sort(times.begin(), times.end());
+        for (std::uint32_t i = 0; i < times.size(); ++i) v.push_back({times[i], r, i});
+        bounds.push_back(v.size());
+      }
+      std::vector<Item> heap = v, radix = v, either = v;
+      merge_sorted_runs(heap, bounds, [](const Item& a, const Item& b) { return a.time < b.time; });
+      radix_sort_by(radix, 0, radix.size(), [](const Item& i) { return i.time; });
+      merge_sorted_runs_by_key(either, bounds, [](const Item& i) { return i.time; });
+      ASSERT_EQ(heap.size(), v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        ASSERT_EQ(radix[i].time, heap[i].time) << "range " << range << ", " << runs << " runs, at " << i;
+        ASSERT_EQ(radix[i].run, heap[i].run) << "ties keep their runs' order";
+        ASSERT_EQ(radix[i].at, heap[i].at);
+        ASSERT_EQ(either[i].run, heap[i].run);
+        ASSERT_EQ(either[i].at, heap[i].at);
+      }
     }
   }
 }
