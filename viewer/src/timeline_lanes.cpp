@@ -7,6 +7,7 @@
 #include "draw.hpp"
 #include "heat_scale.hpp"
 #include "labels.hpp"
+#include "parallel.hpp"
 
 namespace gpulb::viewer {
 namespace {
@@ -104,53 +105,86 @@ void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1) {
   draw_markers(c, lane, y0, y1);
 }
 
+HeatColumns heat_columns(const LaneCtx& c) {
+  constexpr float kCol = 3.0f;
+  return {c.axis.time_at(c.left), c.axis.ns_per_px * kCol, static_cast<int>((c.right - c.left) / kCol)};
+}
+
+void prepare_heat_rows(const LaneCtx& c, std::span<const std::pair<std::uint32_t, int>> groups, HeatRowCache& cache) {
+  const HeatColumns cols = heat_columns(c);
+  if (cache.model != &c.model || cache.t0_ns != cols.t0_ns || cache.col_ns != cols.col_ns || cache.columns != cols.count) {
+    cache.rows.clear();
+    cache.model = &c.model;
+    cache.t0_ns = cols.t0_ns;
+    cache.col_ns = cols.col_ns;
+    cache.columns = cols.count;
+  }
+  std::vector<std::pair<const LaneGroup*, HeatRow*>> todo;
+  for (const auto& [device, group] : groups) {
+    if (device >= c.model.devices().size() || group < 0 || static_cast<std::size_t>(group) >= c.model.devices()[device].groups.size()) continue;
+    const LaneGroup& g = c.model.devices()[device].groups[static_cast<std::size_t>(group)];
+    if (!g.busy || cache.rows.contains({device, group})) continue;
+    todo.emplace_back(&g, &cache.rows[{device, group}]);
+  }
+  // Each row's means are its own series' work: the rows of a whole-run frame (264 on a 2 x H200
+  // trace) are split over the cores, which wait for the frame's draw lists meanwhile.
+  parallel_for(todo.size(), [&](std::size_t i) {
+    const LaneGroup& g = *todo[i].first;
+    *todo[i].second = heat_row(*g.busy, g.idle.get(), g.steals, g.lanes.size(), cols.t0_ns, cols.col_ns, cols.count);
+  });
+}
+
 // A folded group as a heat map (heat_scale.hpp): per 3 px column, the share of its lanes busy
 // (grey to white) and idle (red). Neighbouring columns of one colour are drawn as one rectangle,
 // so a steady stretch costs one quad, not hundreds.
-void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals,
-                   std::size_t lanes, float y0, float y1) {
-  if (busy.empty() || lanes == 0) return;
+void draw_heat_row(const LaneCtx& c, const HeatRow& row, float y0, float y1) {
   constexpr float kCol = 3.0f;
-  const int cols = static_cast<int>((c.right - c.left) / kCol);
-  const double t0 = c.axis.time_at(c.left), col_ns = c.axis.ns_per_px * kCol;
-  // Coarse means: the colour quantises them to kHeatLevels steps, coarser than their error.
-  const auto busy_cols = busy.coarse_mean_columns(t0, col_ns, cols);
-  const auto idle_cols = idle && !idle->empty() ? idle->coarse_mean_columns(t0, col_ns, cols) : std::vector<StepSeries::Column>{};
-  const double n = static_cast<double>(lanes);
+  // Every (busy, idle) level pair's colour, made once, not per quad (it showed in profiles of still frames).
+  static const std::vector<ImU32> heat_colours = [] {
+    std::vector<ImU32> table;
+    for (int b = 0; b <= kHeatLevels; ++b) {
+      for (int i = 0; i <= kHeatLevels; ++i) {
+        const Rgb8 rgb = heat_colour(b / static_cast<double>(kHeatLevels), i / static_cast<double>(kHeatLevels));
+        table.push_back(IM_COL32(rgb.r, rgb.g, rgb.b, 255));
+      }
+    }
+    return table;
+  }();
+  const int cols = static_cast<int>(row.busy.size());
   auto levels = [&](int i) {
     const auto k = static_cast<std::size_t>(i);
-    return std::pair{heat_level(busy_cols[k].mean / n), idle_cols.empty() ? 0 : heat_level(idle_cols[k].mean / n)};
+    return std::pair<int, int>{row.busy[k], row.idle.empty() ? 0 : row.idle[k]};
   };
   for (int i = 0; i < cols;) {
     const auto level = levels(i);
     int j = i + 1;
     while (j < cols && levels(j) == level) ++j;
     if (level != std::pair{0, 0}) {
-      const Rgb8 rgb = heat_colour(level.first / static_cast<double>(kHeatLevels), level.second / static_cast<double>(kHeatLevels));
       c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y0), ImVec2(c.left + kCol * static_cast<float>(j), y1),
-                          IM_COL32(rgb.r, rgb.g, rgb.b, 255));
+                          heat_colours[static_cast<std::size_t>(level.first * (kHeatLevels + 1) + level.second)]);
     }
     i = j;
   }
-  // Steals: a mark atop each column that holds any, the more opaque the more steals a worker.
-  if (steals.empty()) return;
-  const std::vector<std::uint32_t> counts = counts_per_column(steals, t0, col_ns, cols);
+  // Steals: a mark atop each column that holds any, the more opaque the more steals a worker;
+  // neighbouring columns of one opacity step share a quad.
   const float mark_h = std::max(1.0f, (y1 - y0) * 0.35f);
-  // Neighbouring columns of one opacity step share a quad.
-  auto step = [&](int i) {
-    const std::uint32_t k = counts[static_cast<std::size_t>(i)];
-    return k == 0 ? 0 : 1 + std::min(3, static_cast<int>(4 * k / std::max<std::size_t>(lanes, 1)));
-  };
   for (int i = 0; i < cols;) {
-    const int st = step(i);
+    const int st = row.steal[static_cast<std::size_t>(i)];
     int j = i + 1;
-    while (j < cols && step(j) == st) ++j;
+    while (j < cols && row.steal[static_cast<std::size_t>(j)] == st) ++j;
     if (st > 0) {
       c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y0), ImVec2(c.left + kCol * static_cast<float>(j), y0 + mark_h),
                           IM_COL32(255, 200, 60, 110 + 36 * st));
     }
     i = j;
   }
+}
+
+void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals,
+                   std::size_t lanes, float y0, float y1) {
+  if (busy.empty() || lanes == 0) return;
+  const HeatColumns cols = heat_columns(c);
+  draw_heat_row(c, heat_row(busy, idle, steals, lanes, cols.t0_ns, cols.col_ns, cols.count), y0, y1);
 }
 
 }  // namespace gpulb::viewer

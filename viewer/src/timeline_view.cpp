@@ -249,7 +249,12 @@ void draw_header_row(const Frame& f, const LaneCtx& ctx, const Row& row, float y
   }
   if (row.folded && busy && !is_dev) {
     f.dl->PushClipRect(ImVec2(f.left, y0), ImVec2(f.right, y1 - gap), true);
-    draw_heat_row(ctx, *busy, idle, dev.groups[static_cast<std::size_t>(row.group)].steals, lanes, y0, y1 - gap);
+    const auto cached = ctx.heat ? ctx.heat->rows.find({row.device, row.group}) : HeatRowCache::Rows::const_iterator{};
+    if (ctx.heat && cached != ctx.heat->rows.end()) {
+      draw_heat_row(ctx, cached->second, y0, y1 - gap);
+    } else {
+      draw_heat_row(ctx, *busy, idle, dev.groups[static_cast<std::size_t>(row.group)].steals, lanes, y0, y1 - gap);
+    }
     f.dl->PopClipRect();
   } else if (row.folded && busy) {
     draw_heat_row(ctx, *busy, nullptr, {}, lanes, y0 + 2, y1 - 2);
@@ -307,6 +312,12 @@ void draw_rows(const Frame& f, const LaneCtx& ctx, const Layout& layout, Timelin
   const float mouse_y = ImGui::GetIO().MousePos.y;
   const bool hovered = ImGui::IsWindowHovered();
   fold_on_click(f, layout, ts);
+  // The folded groups on screen: their heat maps first, on every core (or from the last frame's).
+  std::vector<std::pair<std::uint32_t, int>> heat_groups;
+  for (const Row& row : layout.rows) {
+    if (row.kind == RowKind::Group && row.folded && f.visible(f.y_base + row.y, f.y_base + row.y + row.h)) heat_groups.emplace_back(row.device, row.group);
+  }
+  prepare_heat_rows(ctx, heat_groups, ts.heat);
   int lane_index = 0;
   for (const Row& row : layout.rows) {
     const float y0 = f.y_base + row.y, y1 = y0 + row.h;
@@ -548,7 +559,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
 
   std::vector<DrawRun> scratch;
   std::vector<double> xs;
-  const LaneCtx ctx{model, axis, vs.colour, left, right, dl, scratch, xs};
+  const LaneCtx ctx{model, axis, vs.colour, left, right, dl, scratch, xs, &ts.heat};
   draw_rows(f, ctx, layout, ts);
 
   dl->PushClipRect(ImVec2(left, lanes_top), ImVec2(right, lanes_top + view_h), true);

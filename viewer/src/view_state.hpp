@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "heat_scale.hpp"
 #include "rank_transfers.hpp"
 #include "task_details.hpp"
 #include "time_axis.hpp"
@@ -28,6 +29,16 @@ struct RangeStatsCache {
 // A time interval chosen by the user: zoom to it, export it.
 struct Selection {
   double begin_ns = 0.0, end_ns = 0.0;
+};
+
+// The folded rows' heat maps (heat_scale.hpp) of the last frame, by (device, group), kept while
+// the frame's columns stay the same: a still view redraws them without recomputing them.
+struct HeatRowCache {
+  const void* model = nullptr;
+  double t0_ns = 0.0, col_ns = 0.0;
+  int columns = 0;
+  using Rows = std::map<std::pair<std::uint32_t, int>, HeatRow>;
+  Rows rows;
 };
 
 // One timeline's own state; compare draws two of them against one shared TimeAxis.
@@ -54,6 +65,7 @@ struct TimelineState {
   const void* transfers_model = nullptr;
   std::vector<RankTransfer> transfers;
   std::vector<std::pair<int, int>> transfer_lanes;
+  HeatRowCache heat;
 };
 
 // The replay playhead, shared by every view.
