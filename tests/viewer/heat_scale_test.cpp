@@ -134,6 +134,38 @@ TEST(HeatRow, IsTheLevelsOfTheCoarseMeansAndTheStealSteps) {
   EXPECT_GT(marked, 100) << "columns with steals";
 }
 
+// A pan reuses the columns the last frame computed (the same grid) and computes the rest: the row
+// is the one computed whole, column for column.
+TEST(HeatRow, APanComputesOnlyTheUncoveredColumnsAndMatchesTheWholeRow) {
+  const TraceModel& m = testing::shipped(testing::kUts);
+  const double origin = static_cast<double>(m.begin_ns());
+  const double col = static_cast<double>(m.end_ns() - m.begin_ns()) / 450;
+  int rows = 0;
+  std::size_t columns = 0, differ = 0;
+  for (const DeviceGroup& d : m.devices()) {
+    for (const LaneGroup& g : d.groups) {
+      if (!g.busy || ++rows > 32) continue;
+      const HeatRow before = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), origin, col, 0, 400);
+      EXPECT_EQ(before.t0_ns, origin);
+      for (const std::int64_t shift : {std::int64_t{7}, std::int64_t{-5}, std::int64_t{399}, std::int64_t{-1000}}) {
+        const HeatRow panned = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), origin, col, shift, 400, &before);
+        const HeatRow whole = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), origin, col, shift, 400);
+        ASSERT_EQ(panned.busy.size(), 400u);
+        ASSERT_EQ(panned.idle.size(), 400u);
+        ASSERT_EQ(panned.steal.size(), 400u);
+        EXPECT_DOUBLE_EQ(panned.t0_ns, origin + static_cast<double>(shift) * col);
+        for (std::size_t c = 0; c < 400; ++c) {
+          ++columns;
+          ASSERT_EQ(panned.steal[c], whole.steal[c]) << "shift " << shift << " column " << c;
+          differ += panned.busy[c] != whole.busy[c] || panned.idle[c] != whole.idle[c];
+        }
+      }
+    }
+  }
+  // Only the rounding of a column edge's time differs: a level changes where a mean sits on its edge.
+  EXPECT_LE(differ, columns / 1000) << differ << " of " << columns;
+}
+
 // heat_level rounds as std::lround did, without the library call.
 TEST(HeatRow, LevelsRoundHalfUpAsLroundDid) {
   for (int i = 0; i <= 100000; ++i) {

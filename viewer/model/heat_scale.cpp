@@ -72,4 +72,37 @@ std::vector<std::uint32_t> counts_per_column(std::span<const std::uint64_t> time
   return out;
 }
 
+HeatRow heat_row_on_grid(const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals, std::size_t lanes,
+                         double origin_ns, double col_ns, std::int64_t first, int columns, const HeatRow* reuse) {
+  auto segment = [&](std::int64_t from, std::int64_t count) {
+    return heat_row(busy, idle, steals, lanes, origin_ns + static_cast<double>(from) * col_ns, col_ns, static_cast<int>(count));
+  };
+  const std::int64_t end = first + std::max(columns, 0);
+  const bool same_grid = reuse && reuse->col_ns == col_ns && reuse->origin_ns == origin_ns;
+  const std::int64_t kept_from = same_grid ? std::max(first, reuse->first) : 0;
+  const std::int64_t kept_to = same_grid ? std::min(end, reuse->first + static_cast<std::int64_t>(reuse->busy.size())) : 0;
+  HeatRow row;
+  if (kept_from >= kept_to) {
+    row = segment(first, end - first);
+  } else {
+    const HeatRow head = segment(first, kept_from - first), tail = segment(kept_to, end - kept_to);
+    row.t0_ns = origin_ns + static_cast<double>(first) * col_ns;
+    row.col_ns = col_ns;
+    const auto at = static_cast<std::size_t>(kept_from - reuse->first), n = static_cast<std::size_t>(kept_to - kept_from);
+    auto join = [&](std::vector<std::uint8_t>& out, const std::vector<std::uint8_t>& h, const std::vector<std::uint8_t>& kept,
+                    const std::vector<std::uint8_t>& t) {
+      out.reserve(h.size() + n + t.size());
+      out.insert(out.end(), h.begin(), h.end());
+      out.insert(out.end(), kept.begin() + static_cast<std::ptrdiff_t>(at), kept.begin() + static_cast<std::ptrdiff_t>(at + n));
+      out.insert(out.end(), t.begin(), t.end());
+    };
+    join(row.busy, head.busy, reuse->busy, tail.busy);
+    if (!reuse->idle.empty()) join(row.idle, head.idle, reuse->idle, tail.idle);
+    join(row.steal, head.steal, reuse->steal, tail.steal);
+  }
+  row.origin_ns = origin_ns;
+  row.first = first;
+  return row;
+}
+
 }  // namespace gpulb::viewer

@@ -35,9 +35,19 @@ std::vector<std::uint32_t> counts_per_column(std::span<const std::uint64_t> time
 struct HeatRow {
   double t0_ns = 0.0, col_ns = 0.0;
   std::vector<std::uint8_t> busy, idle, steal;  // one entry a column; idle empty: no idle series
+  double origin_ns = 0.0;  // heat_row_on_grid: the grid's origin, and the index of column 0 on it
+  std::int64_t first = 0;
 };
 HeatRow heat_row(const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals, std::size_t lanes,
                  double t0_ns, double col_ns, int columns);
+
+// The same over columns [first, first + columns) of a fixed grid (column k: origin + k x col_ns),
+// so that a pan moves the columns under the picture, not their edges: what `reuse` holds of
+// those columns (a row of the same grid) is copied, and only the columns it lacks are computed.
+// A drag then costs the columns it uncovers. A copied column equals a computed one up to the
+// rounding of its edges' times (a level can differ where a mean sits on a level's edge).
+HeatRow heat_row_on_grid(const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals, std::size_t lanes,
+                         double origin_ns, double col_ns, std::int64_t first, int columns, const HeatRow* reuse = nullptr);
 int steal_step(std::uint32_t steals, std::size_t lanes);  // the mark's step for a column's steals
 
 }  // namespace gpulb::viewer

@@ -41,7 +41,20 @@ void draw_track(const CounterStrip& s, const OccupancyPlot& plot, float y0, floa
   const StepSeries& series = *plot.series;
   constexpr float kCol = 2.0f;
   const int cols = static_cast<int>((s.right - s.left) / kCol);
-  const auto c = series.columns(s.axis.time_at(s.left), s.axis.ns_per_px * kCol, cols);
+  const double t0 = s.axis.time_at(s.left), col_ns = s.axis.ns_per_px * kCol;
+  std::vector<StepSeries::Column> computed;
+  const std::vector<StepSeries::Column>* columns = nullptr;
+  if (s.cache) {
+    SeriesColumnsCache& cache = *s.cache;
+    if (cache.t0_ns != t0 || cache.col_ns != col_ns || cache.columns != cols) cache = SeriesColumnsCache{t0, col_ns, cols, {}};
+    auto [it, added] = cache.series.try_emplace(&series);
+    if (added) it->second = series.columns(t0, col_ns, cols);
+    columns = &it->second;
+  } else {
+    computed = series.columns(t0, col_ns, cols);
+    columns = &computed;
+  }
+  const std::vector<StepSeries::Column>& c = *columns;
   const ImU32 colour = track_colour(plot.kind);
   const ImU32 band = (colour & 0x00FFFFFFu) | (90u << 24);
   for (int i = 0; i < cols; ++i) {

@@ -1,6 +1,7 @@
 #include "timeline_lanes.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -106,39 +107,61 @@ void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1) {
 }
 
 HeatColumns heat_columns(const LaneCtx& c) {
-  constexpr float kCol = 3.0f;
-  return {c.axis.time_at(c.left), c.axis.ns_per_px * kCol, static_cast<int>((c.right - c.left) / kCol)};
+  constexpr double kCol = 3.0;
+  HeatColumns h;
+  h.origin_ns = static_cast<double>(c.model.begin_ns());
+  h.col_ns = c.axis.ns_per_px * kCol;
+  if (!(h.col_ns > 0)) return h;
+  h.first = static_cast<std::int64_t>(std::floor((c.axis.time_at(c.left) - h.origin_ns) / h.col_ns));
+  const double t0 = h.origin_ns + static_cast<double>(h.first) * h.col_ns;
+  h.count = std::max(0, static_cast<int>(std::ceil((c.axis.time_at(c.right) - t0) / h.col_ns)));
+  return h;
 }
 
 void prepare_heat_rows(const LaneCtx& c, std::span<const std::pair<std::uint32_t, int>> groups, HeatRowCache& cache) {
   const HeatColumns cols = heat_columns(c);
-  if (cache.model != &c.model || cache.t0_ns != cols.t0_ns || cache.col_ns != cols.col_ns || cache.columns != cols.count) {
-    cache.rows.clear();
-    cache.model = &c.model;
-    cache.t0_ns = cols.t0_ns;
-    cache.col_ns = cols.col_ns;
-    cache.columns = cols.count;
-  }
-  std::vector<std::pair<const LaneGroup*, HeatRow*>> todo;
+  const bool same_columns = cache.model == &c.model && cache.origin_ns == cols.origin_ns && cache.col_ns == cols.col_ns &&
+                            cache.first == cols.first && cache.columns == cols.count;
+  if (cache.model != &c.model) cache.rows.clear();
+  cache.model = &c.model;
+  cache.origin_ns = cols.origin_ns;
+  cache.col_ns = cols.col_ns;
+  cache.first = cols.first;
+  cache.columns = cols.count;
+  struct Todo {
+    const LaneGroup* group;
+    HeatRow* row;
+  };
+  std::vector<Todo> todo;
+  HeatRowCache::Rows rows;
   for (const auto& [device, group] : groups) {
     if (device >= c.model.devices().size() || group < 0 || static_cast<std::size_t>(group) >= c.model.devices()[device].groups.size()) continue;
     const LaneGroup& g = c.model.devices()[device].groups[static_cast<std::size_t>(group)];
-    if (!g.busy || cache.rows.contains({device, group})) continue;
-    todo.emplace_back(&g, &cache.rows[{device, group}]);
+    if (!g.busy) continue;
+    auto old = cache.rows.find({device, group});
+    HeatRow& row = rows[{device, group}];
+    if (old != cache.rows.end()) row = std::move(old->second);  // reused as it is, or as a pan's source
+    if (old == cache.rows.end() || !same_columns) todo.push_back({&g, &row});
   }
   // Each row's means are its own series' work: the rows of a whole-run frame (264 on a 2 x H200
   // trace) are split over the cores, which wait for the frame's draw lists meanwhile.
   parallel_for(todo.size(), [&](std::size_t i) {
-    const LaneGroup& g = *todo[i].first;
-    *todo[i].second = heat_row(*g.busy, g.idle.get(), g.steals, g.lanes.size(), cols.t0_ns, cols.col_ns, cols.count);
+    const LaneGroup& g = *todo[i].group;
+    HeatRow& row = *todo[i].row;
+    row = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), cols.origin_ns, cols.col_ns, cols.first, cols.count,
+                           row.busy.empty() ? nullptr : &row);
   });
+  cache.rows = std::move(rows);
 }
 
 // A folded group as a heat map (heat_scale.hpp): per 3 px column, the share of its lanes busy
 // (grey to white) and idle (red). Neighbouring columns of one colour are drawn as one rectangle,
 // so a steady stretch costs one quad, not hundreds.
 void draw_heat_row(const LaneCtx& c, const HeatRow& row, float y0, float y1) {
-  constexpr float kCol = 3.0f;
+  const float kCol = static_cast<float>(row.col_ns / c.axis.ns_per_px);  // 3 px
+  const float x0 = static_cast<float>(c.axis.x(row.t0_ns));
+  // Column i spans [x(i), x(i + 1)), clipped to the time area.
+  auto x = [&](int i) { return std::clamp(x0 + kCol * static_cast<float>(i), c.left, c.right); };
   // Every (busy, idle) level pair's colour, made once, not per quad (it showed in profiles of still frames).
   static const std::vector<ImU32> heat_colours = [] {
     std::vector<ImU32> table;
@@ -160,8 +183,7 @@ void draw_heat_row(const LaneCtx& c, const HeatRow& row, float y0, float y1) {
     int j = i + 1;
     while (j < cols && levels(j) == level) ++j;
     if (level != std::pair{0, 0}) {
-      c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y0), ImVec2(c.left + kCol * static_cast<float>(j), y1),
-                          heat_colours[static_cast<std::size_t>(level.first * (kHeatLevels + 1) + level.second)]);
+      c.dl->AddRectFilled(ImVec2(x(i), y0), ImVec2(x(j), y1), heat_colours[static_cast<std::size_t>(level.first * (kHeatLevels + 1) + level.second)]);
     }
     i = j;
   }
@@ -173,8 +195,7 @@ void draw_heat_row(const LaneCtx& c, const HeatRow& row, float y0, float y1) {
     int j = i + 1;
     while (j < cols && row.steal[static_cast<std::size_t>(j)] == st) ++j;
     if (st > 0) {
-      c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y0), ImVec2(c.left + kCol * static_cast<float>(j), y0 + mark_h),
-                          IM_COL32(255, 200, 60, 110 + 36 * st));
+      c.dl->AddRectFilled(ImVec2(x(i), y0), ImVec2(x(j), y0 + mark_h), IM_COL32(255, 200, 60, 110 + 36 * st));
     }
     i = j;
   }
@@ -184,7 +205,7 @@ void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* i
                    std::size_t lanes, float y0, float y1) {
   if (busy.empty() || lanes == 0) return;
   const HeatColumns cols = heat_columns(c);
-  draw_heat_row(c, heat_row(busy, idle, steals, lanes, cols.t0_ns, cols.col_ns, cols.count), y0, y1);
+  draw_heat_row(c, heat_row_on_grid(busy, idle, steals, lanes, cols.origin_ns, cols.col_ns, cols.first, cols.count), y0, y1);
 }
 
 }  // namespace gpulb::viewer

@@ -37,14 +37,18 @@ void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* i
 // The same from its heat_row, computed for this frame's columns (heat_columns).
 void draw_heat_row(const LaneCtx& c, const HeatRow& row, float y0, float y1);
 
-// The heat map's columns: 3 px each over the time area.
+// The heat map's columns: 3 px each, on a grid that starts at the run's first event (so that a
+// pan moves the picture, not the columns' edges), from the one under the time area's left edge
+// to the one under its right.
 struct HeatColumns {
-  double t0_ns = 0.0, col_ns = 0.0;
+  double origin_ns = 0.0, col_ns = 0.0;
+  std::int64_t first = 0;
   int count = 0;
 };
 HeatColumns heat_columns(const LaneCtx& c);
-// Makes the heat rows of these folded groups, (device, group), for this frame's columns: those
-// the cache lacks, on every core; the cache is emptied first where the columns moved.
+// Makes the heat rows of these folded groups, (device, group), for this frame's columns, on every
+// core: a still frame reuses the last frame's rows, a pan computes only the columns it uncovers,
+// a zoom (other columns) all of them. Rows not asked for are dropped.
 void prepare_heat_rows(const LaneCtx& c, std::span<const std::pair<std::uint32_t, int>> groups, HeatRowCache& cache);
 
 }  // namespace gpulb::viewer

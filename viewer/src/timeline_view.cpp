@@ -583,7 +583,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
     const float y0 = lanes_top + view_h;
     const bool hovered = !(ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NoMouse) && ImGui::IsMouseHoveringRect(ImVec2(p0.x, y0), ImVec2(p0.x + area.x, y0 + strip.height));
     const std::optional<double> playhead = vs.playhead.active ? std::optional<double>(vs.playhead.time_ns) : std::nullopt;
-    draw_counter_strip(CounterStrip{outer, axis, origin, p0.x, left, right, y0, hovered, playhead}, counters, strip);
+    draw_counter_strip(CounterStrip{outer, axis, origin, p0.x, left, right, y0, hovered, playhead, &ts.counter_columns}, counters, strip);
   }
   draw_ruler(outer, axis, origin, options.origin_ns ? "time from launch" : "time from start",
              label_w, left, right, p0.y, p0.y + kRulerHeight);

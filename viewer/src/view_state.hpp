@@ -35,10 +35,19 @@ struct Selection {
 // the frame's columns stay the same: a still view redraws them without recomputing them.
 struct HeatRowCache {
   const void* model = nullptr;
-  double t0_ns = 0.0, col_ns = 0.0;
+  double origin_ns = 0.0, col_ns = 0.0;
+  std::int64_t first = 0;
   int columns = 0;
   using Rows = std::map<std::pair<std::uint32_t, int>, HeatRow>;
   Rows rows;
+};
+
+// The counter tracks' column summaries (StepSeries::columns) of the last frame, by series, kept
+// while the columns stay the same.
+struct SeriesColumnsCache {
+  double t0_ns = 0.0, col_ns = 0.0;
+  int columns = 0;
+  std::map<const StepSeries*, std::vector<StepSeries::Column>> series;
 };
 
 // One timeline's own state; compare draws two of them against one shared TimeAxis.
@@ -66,6 +75,7 @@ struct TimelineState {
   std::vector<RankTransfer> transfers;
   std::vector<std::pair<int, int>> transfer_lanes;
   HeatRowCache heat;
+  SeriesColumnsCache counter_columns;
 };
 
 // The replay playhead, shared by every view.
