@@ -118,8 +118,23 @@ HeatColumns heat_columns(const LaneCtx& c) {
   return h;
 }
 
+// While a zoom is in progress (the column width changed since the last frame), the rows are made
+// on a grid of 6 px columns: half the columns, each spanning twice the points, so that most take
+// the series' O(1) coarse means (StepSeries::coarse_mean_columns, within 1/16 of the range). The
+// first frame at rest draws them at 3 px again.
+static HeatColumns while_zooming(const HeatColumns& view) {
+  HeatColumns h = view;
+  h.col_ns = view.col_ns * 2;
+  h.first = view.first >= 0 ? view.first / 2 : -((1 - view.first) / 2);  // floor(first / 2)
+  h.count = static_cast<int>((view.first + view.count - 2 * h.first + 1) / 2);
+  return h;
+}
+
 void prepare_heat_rows(const LaneCtx& c, std::span<const std::pair<std::uint32_t, int>> groups, HeatRowCache& cache) {
-  const HeatColumns cols = heat_columns(c);
+  const HeatColumns view = heat_columns(c);
+  const bool zooming = cache.model == &c.model && cache.view_col_ns > 0 && cache.view_col_ns != view.col_ns;
+  cache.view_col_ns = view.col_ns;
+  const HeatColumns cols = zooming ? while_zooming(view) : view;
   const bool same_columns = cache.model == &c.model && cache.origin_ns == cols.origin_ns && cache.col_ns == cols.col_ns &&
                             cache.first == cols.first && cache.columns == cols.count;
   if (cache.model != &c.model) cache.rows.clear();

@@ -48,7 +48,8 @@ struct HeatColumns {
 HeatColumns heat_columns(const LaneCtx& c);
 // Makes the heat rows of these folded groups, (device, group), for this frame's columns, on every
 // core: a still frame reuses the last frame's rows, a pan computes only the columns it uncovers,
-// a zoom (other columns) all of them. Rows not asked for are dropped.
+// a zoom (other columns) all of them, at 6 px while it goes on (3 px again on the first frame at
+// rest). Rows not asked for are dropped.
 void prepare_heat_rows(const LaneCtx& c, std::span<const std::pair<std::uint32_t, int>> groups, HeatRowCache& cache);
 
 }  // namespace gpulb::viewer

@@ -35,7 +35,8 @@ struct Selection {
 // the frame's columns stay the same: a still view redraws them without recomputing them.
 struct HeatRowCache {
   const void* model = nullptr;
-  double origin_ns = 0.0, col_ns = 0.0;
+  double view_col_ns = 0.0;  // the last frame's 3 px: another one now is a zoom in progress
+  double origin_ns = 0.0, col_ns = 0.0;  // the rows' grid
   std::int64_t first = 0;
   int columns = 0;
   using Rows = std::map<std::pair<std::uint32_t, int>, HeatRow>;
