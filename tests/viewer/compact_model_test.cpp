@@ -206,6 +206,33 @@ TEST(StepSeriesSummary, CoarseMeansStayWithinTheirBoundOfABruteForcePass) {
   }
 }
 
+// The counter tracks' columns on a fixed grid: a pan copies what the last frame computed and
+// computes the rest; the columns are the ones computed whole.
+TEST(StepSeriesSummary, GridColumnsAfterAPanEqualTheColumnsComputedWhole) {
+  const TraceModel& m = testing::shipped(testing::kUts);
+  ASSERT_FALSE(m.queues().empty());
+  int tested = 0;
+  for (const QueueSeries& q : m.queues()) {
+    const StepSeries& s = q.level;
+    if (s.end_ns() <= s.begin_ns()) continue;  // a level set once: no span to split
+    ++tested;
+    const double origin = static_cast<double>(s.begin_ns()), col = static_cast<double>(s.end_ns() - s.begin_ns()) / 700;
+    const GridColumns before = grid_columns(s, origin, col, -20, 600);
+    for (const std::int64_t first : {std::int64_t{-13}, std::int64_t{9}, std::int64_t{590}, std::int64_t{5000}}) {
+      const GridColumns panned = grid_columns(s, origin, col, first, 600, &before);
+      const std::vector<StepSeries::Column> whole = s.columns(origin + static_cast<double>(first) * col, col, 600);
+      ASSERT_EQ(panned.columns.size(), 600u);
+      EXPECT_DOUBLE_EQ(panned.t0_ns(), origin + static_cast<double>(first) * col);
+      for (std::size_t c = 0; c < 600; ++c) {
+        ASSERT_NEAR(panned.columns[c].mean, whole[c].mean, 1e-6 * (1.0 + std::abs(whole[c].mean))) << q.label << " column " << c;
+        ASSERT_EQ(panned.columns[c].min, whole[c].min) << q.label << " column " << c;
+        ASSERT_EQ(panned.columns[c].max, whole[c].max) << q.label << " column " << c;
+      }
+    }
+  }
+  EXPECT_GE(tested, 1) << "the deque sum at least";
+}
+
 // Loading merges sorted runs (a device's 4,224 deques, a group's lanes) by radix where the runs
 // are many: the result is the heap merge's, element for element, ties in run order included.
 TEST(MergeSortedRuns, RadixAndHeapGiveTheSameStableOrder) {

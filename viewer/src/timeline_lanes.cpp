@@ -158,14 +158,24 @@ void prepare_heat_rows(const LaneCtx& c, std::span<const std::pair<std::uint32_t
     if (old != cache.rows.end()) row = std::move(old->second);  // reused as it is, or as a pan's source
     if (old == cache.rows.end() || !same_columns) todo.push_back({&g, &row});
   }
-  // Each row's means are its own series' work: the rows of a whole-run frame (264 on a 2 x H200
-  // trace) are split over the cores, which wait for the frame's draw lists meanwhile.
-  parallel_for(todo.size(), [&](std::size_t i) {
+  auto make = [&](std::size_t i) {
     const LaneGroup& g = *todo[i].group;
     HeatRow& row = *todo[i].row;
     row = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), cols.origin_ns, cols.col_ns, cols.first, cols.count,
                            row.busy.empty() ? nullptr : &row);
+  };
+  // Each row's means are its own series' work: where every row is computed anew (a zoom, the
+  // first frame) the rows (264 on a 2 x H200 trace) are split over the cores, which wait for the
+  // frame's draw lists meanwhile. A pan's few columns a row are not worth waking threads for (on a
+  // loaded machine a thread can wait milliseconds for a core).
+  const bool pan = std::all_of(todo.begin(), todo.end(), [&](const Todo& t) {
+    return !t.row->busy.empty() && t.row->col_ns == cols.col_ns && t.row->origin_ns == cols.origin_ns;
   });
+  if (pan) {
+    for (std::size_t i = 0; i < todo.size(); ++i) make(i);
+  } else {
+    parallel_for(todo.size(), make);
+  }
   cache.rows = std::move(rows);
 }
 

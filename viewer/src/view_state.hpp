@@ -43,12 +43,10 @@ struct HeatRowCache {
   Rows rows;
 };
 
-// The counter tracks' column summaries (StepSeries::columns) of the last frame, by series, kept
-// while the columns stay the same.
+// The counter tracks' column summaries (grid_columns) of the last frame, by series: a still frame
+// redraws them, a pan computes the columns it uncovers.
 struct SeriesColumnsCache {
-  double t0_ns = 0.0, col_ns = 0.0;
-  int columns = 0;
-  std::map<const StepSeries*, std::vector<StepSeries::Column>> series;
+  std::map<const StepSeries*, GridColumns> series;
 };
 
 // One timeline's own state; compare draws two of them against one shared TimeAxis.
