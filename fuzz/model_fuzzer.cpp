@@ -15,6 +15,7 @@
 #include "histogram.hpp"
 #include "labels.hpp"
 #include "occupancy.hpp"
+#include "rank_transfers.hpp"
 #include "range_stats.hpp"
 #include "replay.hpp"
 #include "summary_rows.hpp"
@@ -103,6 +104,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       y = r.y + r.h;
     }
     GPULB_FUZZ_CHECK(l.lane_center.size() == model.lanes().size());
+    for (const viewer::TimelineRow& r : l.rows) GPULB_FUZZ_CHECK(r.rank < static_cast<int>(model.ranks().size()));
+  }
+  // Ranks: every device in one rank group; transfers between ranks paired, in view, described.
+  std::size_t ranked = 0;
+  for (const viewer::RankGroup& g : model.ranks()) ranked += g.devices.size();
+  GPULB_FUZZ_CHECK(model.ranks().empty() || ranked == model.devices().size());
+  const std::vector<viewer::RankTransfer> transfers = viewer::rank_transfers(model);
+  const viewer::RankTransfersInView in_view = viewer::rank_transfers_in_view(transfers, t0, t0 + span + 1);
+  GPULB_FUZZ_CHECK(in_view.shown.size() <= viewer::kMaxRankArrows);
+  for (const std::size_t i : in_view.shown) {
+    GPULB_FUZZ_CHECK(i < transfers.size() && transfers[i].paired);
+    (void)viewer::rank_transfer_lines(transfers[i], t0);
   }
   (void)viewer::label_column_width(model, width7);
   for (const viewer::DeviceGroup& dev : model.devices()) {

@@ -63,6 +63,18 @@ GPULB_HD inline std::uint64_t count_completions(const Placement& start, int row,
   return total;
 }
 
+// Rows below `row` whose placements a block's threads share at the cutoff (NQueensBody): the
+// fewest, from 1 to 3, whose n^rows candidates give every thread 16 or more, and no row past n.
+GPULB_HD inline int spread_rows(int n, int row, std::uint32_t block_size) {
+  int rows = 1;
+  std::uint64_t candidates = static_cast<std::uint64_t>(n);
+  while (rows < 3 && row + rows < n && candidates < 16ull * block_size) {
+    candidates *= static_cast<std::uint64_t>(n);
+    ++rows;
+  }
+  return rows;
+}
+
 struct alignas(kHotLine) NQueensCounts {
   std::uint64_t solutions = 0;
   std::uint64_t tasks = 0;
@@ -103,11 +115,27 @@ struct NQueensBody {
         }
       });
     } else {
-      // Sequential from here on; the block's threads split the next row's columns.
+      // Sequential from here on. The block's threads share the placements of the next `spread`
+      // rows: candidate i names one column per row (its base-n digits), thread t takes candidates
+      // t, t + block_size, ... and completes the valid ones. With one row (the first version) a
+      // block of 32 threads had about n / 3 busy lanes, each on a subtree of a different size; the
+      // finer split keeps most lanes busy until the task's end.
+      const int spread = spread_rows(n, row, ctx.block_size());
+      std::uint32_t candidates = 1;
+      for (int k = 0; k < spread; ++k) candidates *= static_cast<std::uint32_t>(n);
       solutions = ctx.sum_over_threads([&](std::uint32_t t) -> std::uint64_t {
         std::uint64_t s = 0;
-        for (std::uint32_t c = t; c < static_cast<std::uint32_t>(n); c += ctx.block_size()) {
-          if (p.free(c)) s += count_completions(p.place(c, full), row + 1, n);
+        for (std::uint32_t i = t; i < candidates; i += ctx.block_size()) {
+          Placement q = p;
+          std::uint32_t digits = i;
+          bool valid = true;
+          for (int k = 0; k < spread && valid; ++k) {
+            const std::uint32_t c = digits % static_cast<std::uint32_t>(n);
+            digits /= static_cast<std::uint32_t>(n);
+            valid = q.free(c);
+            if (valid) q = q.place(c, full);
+          }
+          if (valid) s += count_completions(q, row + spread, n);
         }
         return s;
       });

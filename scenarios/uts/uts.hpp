@@ -43,11 +43,13 @@ class UtsInstance : public Workload<UtsBody, UtsCounts> {
   std::vector<Task> initial_tasks() const override;
   Verification verify() const override;
   // The published count of a preset; for a custom tree the sequential search's (run here, before
-  // the run, when reference is on: the trace buffers are sized from it); else 0, unknown.
+  // the run, when reference is on: the trace buffers are sized from it); else 0, unknown. Under
+  // leaves=inline it is an upper bound (leaves counted by their parents run no task).
   std::uint64_t expected_tasks() const override;
   bool spawns() const override { return true; }
   std::size_t record_count(std::uint32_t workers) const override { return workers; }
-  UtsBody body(UtsCounts* counts) const override { return {params_, counts}; }
+  UtsBody body(UtsCounts* counts) const override { return {params_, counts, inline_leaves_}; }
+  void set_inline_leaves(bool on) { inline_leaves_ = on; }
   void collect(std::vector<std::vector<UtsCounts>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
 
  private:
@@ -55,6 +57,7 @@ class UtsInstance : public Workload<UtsBody, UtsCounts> {
   TreeParams params_;
   const Preset* preset_;
   bool reference_;
+  bool inline_leaves_ = false;  // leaves=inline (UtsBody::inline_leaves)
   std::vector<UtsCounts> counts_;
   std::uint64_t tasks_run_ = 0;
   std::map<std::string, std::uint64_t> metrics_;

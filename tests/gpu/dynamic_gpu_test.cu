@@ -454,6 +454,24 @@ TEST_P(GpuSpawningScenarios, UtsSmallBinomialTreeWithAWideRootVerifies) {
   EXPECT_TRUE(r.verified) << r.verification;
 }
 
+// leaves=inline: a leaf child is counted by its parent's task (thread i tests child i); a wide
+// binomial root and a geometric tree, each with the node, leaf and depth counts of the host search.
+TEST_P(GpuSpawningScenarios, UtsWithInlineLeavesVerifiesWithFewerTasks) {
+  SKIP_WITHOUT_GPU();
+  for (const ParamMap& tree : {ParamMap{{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}},
+                               ParamMap{{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}}}) {
+    ParamMap params = tree;
+    params["leaves"] = "inline";
+    const RunResult r = run_cuda("uts", GetParam(), params);
+    EXPECT_TRUE(r.verified) << r.verification;
+    EXPECT_NE(r.result_json.find("\"inline_leaves\":true"), std::string::npos) << r.result_json;
+    // "nodes":N in the result: more nodes than tasks ran.
+    const std::size_t at = r.result_json.find("\"nodes\":");
+    ASSERT_NE(at, std::string::npos) << r.result_json;
+    EXPECT_LT(r.tasks, std::stoull(r.result_json.substr(at + 8))) << r.result_json;
+  }
+}
+
 TEST_P(GpuSpawningScenarios, NQueensVerifies) {
   SKIP_WITHOUT_GPU();
   const RunResult r = run_cuda("nqueens", GetParam(), {{"n", "10"}, {"cutoff", "4"}});

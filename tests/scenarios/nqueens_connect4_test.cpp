@@ -7,6 +7,7 @@
 #include "gpulb/builtin/registry.hpp"
 #include "connect4/connect4.hpp"
 #include "nqueens/nqueens.hpp"
+#include "nqueens/nqueens_body.hpp"
 
 namespace gpulb::scenarios {
 namespace {
@@ -87,6 +88,19 @@ TEST(Connect4, OpeningsThatLeaveTheHumanToMoveAreRejected) {
 
 TEST(NQueens, CutoffBeyondTheBoardIsRejected) {
   EXPECT_THROW(run_on_cpu("nqueens", "work-stealing", {{"n", "6"}, {"cutoff", "7"}}), ConfigError);
+}
+
+
+// The rows a block's threads share at the cutoff: enough candidates for 16 a thread, at most 3
+// rows, never past the board.
+TEST(NQueens, TheCutoffSplitGivesEveryThreadSixteenCandidatesWithinTheBoard) {
+  using nqueens::spread_rows;
+  EXPECT_EQ(spread_rows(16, 5, 1), 1);    // 16 candidates for one thread
+  EXPECT_EQ(spread_rows(16, 5, 32), 3);   // 256 < 512 <= 4096
+  EXPECT_EQ(spread_rows(16, 5, 16), 2);   // 256 = 16 x 16
+  EXPECT_EQ(spread_rows(16, 14, 32), 2);  // rows 14 and 15 are all that is left
+  EXPECT_EQ(spread_rows(8, 7, 128), 1);   // the last row
+  EXPECT_EQ(spread_rows(20, 2, 1024), 3); // at most 3 rows
 }
 
 }  // namespace

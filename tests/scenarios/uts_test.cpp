@@ -106,6 +106,23 @@ TEST(UtsSampleTrees, T1UnderWorkStealingReportsThePublishedCounts) {
   EXPECT_EQ(j["max_depth"], 10);
 }
 
+// leaves=inline: a leaf child is counted by its parent's task. The counts are the published ones,
+// fewer tasks run than there are nodes, and tasks plus the leaves counted inline are the nodes.
+TEST(UtsSampleTrees, InlineLeavesKeepThePublishedCountsWithFewerTasks) {
+  for (const char* policy : {"work-stealing", "static-list"}) {
+    SCOPED_TRACE(policy);
+    const RunResult r = run_uts(policy, {{"tree", "T3"}, {"reference", "off"}, {"leaves", "inline"}});
+    EXPECT_TRUE(r.verified) << r.verification;
+    const auto j = nlohmann::json::parse(r.result_json);
+    EXPECT_EQ(j["nodes"], 4112897);
+    EXPECT_EQ(j["leaves"], 3599034);
+    EXPECT_EQ(j["max_depth"], 1572);
+    EXPECT_EQ(j["inline_leaves"], true);
+    EXPECT_LT(r.tasks, 4112897u / 4);  // 87.5% of T3's nodes are leaves
+    EXPECT_EQ(r.tasks + j["visited_inline"].get<std::uint64_t>(), 4112897u);
+  }
+}
+
 // Issue 14: with reference=off a custom tree was "verified" against nothing. It is not checked now,
 // and never reads as verified; the same tree with the reference is checked and verified.
 TEST(UtsCustomTrees, WithoutAReferenceTheResultIsNotChecked) {

@@ -81,6 +81,46 @@ TEST(MarkerLabels, LabelsOnlyWhereThereIsRoom) {
   EXPECT_EQ(l.labelled, (std::vector<bool>{false, true, false, true}));
 }
 
+// Issue 15, defect 2: a thief's host track records the HostEnqueue of a stolen chunk's tasks and
+// then, microseconds later, the RankSteal: closer than kMarkerMinGapPx at any zoom but the deepest,
+// so only the enqueue ("+20 q0") was drawn and "+20 from rank 3" never showed. The only rank label
+// left on the thief's row was its own lend ("-20 to rank 3" on rank 1's row, next to the +20 q0),
+// which read as the lend drawn on the wrong rank. The marker that names another rank is drawn.
+TEST(MarkerLabels, ARankStealIsDrawnOverTheEnqueueOfItsTasks) {
+  using trace::EventKind;
+  trace::Trace t;
+  t.meta.ranks = 2;
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    trace::Device d{trace::DeviceKind::Cpu, 0, "CPU", 4, 1};
+    d.rank = r;
+    t.devices.push_back(d);
+  }
+  trace::Track host;
+  host.role = trace::TrackRole::Host;
+  host.device = 1;
+  host.name = "host (sharing queue)";
+  // As rank_balancer.cpp writes them: insert (HostEnqueue), then RankSteal; later a lend of its own.
+  host.events = {trace::make_event(1'000'000, EventKind::HostEnqueue, 20, 0), trace::make_event(1'003'000, EventKind::RankSteal, 3, 20),
+                 trace::make_event(40'000'000, EventKind::RankLend, 3, 20)};
+  t.tracks.push_back(host);
+  const TraceModel m(std::move(t));
+  const Lane& lane = m.lanes()[0];
+  ASSERT_EQ(lane.markers.size(), 3u);
+  for (const double ns_per_px : {1e4, 1e5, 1e6}) {  // 10 us to 1 ms a pixel: the first two share a pixel or two
+    std::vector<double> xs;
+    for (const Marker& k : lane.markers) xs.push_back(static_cast<double>(k.time_ns) / ns_per_px);
+    const MarkerLayout l = layout_markers(
+        xs, 1e9, [&](std::size_t i) { return width7(marker_text(lane.markers[i], false)); },
+        [&](std::size_t i) { return marker_priority(lane.markers[i].kind); });
+    ASSERT_EQ(l.drawn.size(), 2u) << ns_per_px;
+    EXPECT_EQ(marker_text(lane.markers[l.drawn[0]], false), "+20 from rank 3") << ns_per_px << " ns a pixel";
+    EXPECT_EQ(marker_text(lane.markers[l.drawn[1]], false), "-20 to rank 3");
+  }
+  // Markers of equal rank keep the first of the close ones, as before.
+  const MarkerLayout same = layout_markers(std::vector<double>{10, 11, 20}, 200, [](std::size_t) { return 5.0f; }, [](std::size_t) { return 0; });
+  EXPECT_EQ(same.drawn, (std::vector<std::uint32_t>{0, 2}));
+}
+
 // Issue 10: the viewer shows the combining decisions and a hybrid run's splits as host labels.
 TEST(MarkerText, LaunchesNameTheirReasonAndSideTransfersTheirBytesSplitsTheirShare) {
   using trace::EventKind;
@@ -97,6 +137,8 @@ TEST(MarkerText, LaunchesNameTheirReasonAndSideTransfersTheirBytesSplitsTheirSha
   EXPECT_EQ(marker_text({0, 3, 0, EventKind::Spawn}, false), "");  // spawns only when zoomed in
   EXPECT_EQ(marker_text({0, 3, 0, EventKind::Spawn}, true), "+3");
   EXPECT_EQ(marker_text({0, 0, 0, EventKind::Steal}, true), "");
+  EXPECT_EQ(marker_text({0, 3, 20, EventKind::RankSteal}, false), "+20 from rank 3");  // arg: the victim, aux: tasks
+  EXPECT_EQ(marker_text({0, 1, 20, EventKind::RankLend}, false), "-20 to rank 1");     // arg: the thief
 }
 
 }  // namespace

@@ -286,6 +286,41 @@ TEST_F(ViewerScreenshots, BothGpusOfA2xH200TraceShowOnTheFirstScreen) {
   EXPECT_EQ(header_bands(p), 2) << "the ruler and GPU 0's header, then GPU 1's";
 }
 
+// First pixel row of each band drawn in a rank row's colour (colours::kRankHeader) across most of the width.
+std::vector<int> rank_bands(const Picture& p) {
+  const Rgb rank_row{36, 58, 84};
+  std::vector<int> bands;
+  bool in_band = false;
+  for (int y = 0; y < p.height; ++y) {
+    int n = 0;
+    for (int x = 0; x < p.width; ++x) n += distance(p.at(x, y), rank_row) <= 4;
+    const bool band = n > p.width * 3 / 5;
+    if (band && !in_band) bands.push_back(y);
+    in_band = band;
+  }
+  return bands;
+}
+
+// Issue 15: "gpulb-viewer t.gpulb shows 4 ranks on one time axis with the steals between them".
+// The shipped trace of a real 4-rank run: a rank row (its own colour, across the view) above each
+// rank's devices, and arrows (their own colour) from the lending rank's host lane to the thief's.
+TEST_F(ViewerScreenshots, FourRanksShowOnOneAxisWithArrowsBetweenThem) {
+  const std::string trace = std::string(GPULB_SHIPPED_TRACES) + "/uts-d9-work-stealing-4ranks-cpu.gpulb";
+  const Picture p = shoot(trace, "--view timeline --view-only", "timeline-4ranks");
+  const Rgb arrow{90, 210, 255};  // colours::kRankTransfer
+  const std::vector<int> bands = rank_bands(p);
+  ASSERT_EQ(bands.size(), 4u) << "a row per rank";
+  // Arrows in the time area (right of the label column, where a rank row's edge has the colour too),
+  // from the first rank's row to below the last's.
+  const int arrows = count_in(p, arrow, 300, p.width, bands.front(), p.height * 3 / 4, 40);
+  EXPECT_GT(arrows, 150) << "arrows between the ranks' host lanes";
+  // One arrow crosses rank 1's and rank 2's rows at least: the ranks are joined, not only drawn.
+  EXPECT_GT(count_in(p, arrow, 300, p.width, bands[1], bands[2], 40), 10);
+  // A trace of one process has no rank row.
+  const Picture one = shoot(file("cpu.gpulb"), "--view timeline --view-only", "timeline-one-rank");
+  EXPECT_TRUE(rank_bands(one).empty());
+}
+
 // The views --help lists (the panel table's --view names, between the braces of CLI11's check).
 std::vector<std::string> views_in_help(const std::string& help) {
   const std::size_t at = help.find("--view TEXT:{");

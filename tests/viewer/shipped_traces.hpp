@@ -27,5 +27,7 @@ inline constexpr const char* kConnect4Static = "connect4-4-static-list-h100.gpul
 inline constexpr const char* kConnect4Stealing = "connect4-4-work-stealing-h100.gpulb";
 inline constexpr const char* kP3Paper2Gpu = "patterns-P3-task-queue-paper-2xh200.gpulb";
 inline constexpr const char* kP3Modern2Gpu = "patterns-P3-task-queue-modern-2xh200.gpulb";
+// Issue 15: a merged trace of 4 MPI ranks (CPU backend), with chunks moved between them.
+inline constexpr const char* kUts4Ranks = "uts-d9-work-stealing-4ranks-cpu.gpulb";
 
 }  // namespace gpulb::viewer::testing

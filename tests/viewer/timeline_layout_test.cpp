@@ -154,5 +154,101 @@ TEST(TimelineLayout, ZoomedInFarEnoughToSeeTasksTheGroupsOpen) {
   EXPECT_EQ(lanes_shown(by_hand), lanes_shown(far)) << "folded by hand: the zoom leaves the folds alone";
 }
 
+// Issue 15: "a level above the device (rank/host -> device -> SM -> lane)". A merged trace of
+// `ranks` ranks as core/src/rank_merge.cpp writes it: per rank, a CPU device named for it, its
+// worker tracks and then its host track.
+TraceModel ranks_model(std::uint32_t ranks, std::uint32_t workers) {
+  trace::Trace t;
+  t.meta.ranks = ranks;
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    trace::Device d{trace::DeviceKind::Cpu, 0, "rank " + std::to_string(r) + ": CPU (2 threads)", 2, workers};
+    d.rank = r;
+    t.devices.push_back(d);
+    for (std::uint32_t w = 0; w < workers; ++w) {
+      trace::Track tr;
+      tr.device = r;
+      tr.worker = w;
+      tr.name = "worker " + std::to_string(w);
+      tr.events = {trace::make_event(100 + r, trace::EventKind::TaskBegin, w, 1), trace::make_event(900, trace::EventKind::TaskEnd, w, 1)};
+      t.tracks.push_back(tr);
+    }
+    trace::Track host;
+    host.role = trace::TrackRole::Host;
+    host.device = r;
+    host.name = "host (sharing queue)";
+    host.events = {trace::make_event(50, trace::EventKind::HostEnqueue, 4, 0)};
+    t.tracks.push_back(host);
+  }
+  return TraceModel(std::move(t));
+}
+
+TEST(TimelineLayout, EachRankHasAHeaderRowWithItsHostLaneAboveItsDevices) {
+  const TraceModel m = ranks_model(4, 2);
+  ASSERT_EQ(m.ranks().size(), 4u);
+  EXPECT_EQ(m.ranks()[1].label, "rank 1: 1 device, 2 workers");
+  const TimelineLayout l = layout_timeline(m, default_folds(m), kViewH, kTextH);
+  // Per rank: its row, its host lane, its device's row, its 2 worker lanes; in rank order.
+  ASSERT_EQ(l.rows.size(), 4u * 5u);
+  float last_host_y = -1.0f;
+  for (std::uint32_t r = 0; r < 4; ++r) {
+    const TimelineRow* row = &l.rows[r * 5];
+    EXPECT_EQ(row[0].kind, RowKind::Rank);
+    EXPECT_EQ(row[0].rank, static_cast<int>(r));
+    EXPECT_EQ(m.ranks()[static_cast<std::size_t>(row[0].rank)].rank, r);
+    EXPECT_EQ(row[1].kind, RowKind::Lane);
+    EXPECT_EQ(m.lanes()[row[1].lane].role, trace::TrackRole::Host) << "the rank's host lane right under its row";
+    EXPECT_EQ(m.header().devices[m.lanes()[row[1].lane].device].rank, r);
+    EXPECT_EQ(row[2].kind, RowKind::Device);
+    EXPECT_EQ(row[2].device, r);
+    for (int k = 3; k < 5; ++k) {
+      EXPECT_EQ(row[k].kind, RowKind::Lane);
+      EXPECT_EQ(m.lanes()[row[k].lane].device, r);
+      EXPECT_EQ(m.lanes()[row[k].lane].role, trace::TrackRole::Worker);
+    }
+    for (int k = 0; k < 5; ++k) EXPECT_EQ(row[k].rank, static_cast<int>(r)) << "every row under rank " << r << " says so";
+    EXPECT_GT(l.lane_center[row[1].lane], last_host_y) << "ranks top to bottom on one time axis";
+    last_host_y = l.lane_center[row[1].lane];
+  }
+  EXPECT_FLOAT_EQ(l.rows.back().y + l.rows.back().h, l.height);
+}
+
+TEST(TimelineLayout, AFoldedRankHidesItsDevicesAndLanesUnderItsRow) {
+  const TraceModel m = ranks_model(3, 2);
+  Folds folds = default_folds(m);
+  folds[rank_fold_key(1)] = true;
+  const TimelineLayout l = layout_timeline(m, folds, kViewH, kTextH);
+  ASSERT_EQ(l.rows.size(), 5u + 1u + 5u);
+  const TimelineRow& folded = l.rows[5];
+  EXPECT_EQ(folded.kind, RowKind::Rank);
+  EXPECT_TRUE(folded.folded);
+  for (std::size_t i = 0; i < m.lanes().size(); ++i) {
+    if (m.lanes()[i].device == 1) EXPECT_FLOAT_EQ(l.lane_center[i], folded.y + folded.h * 0.5f);
+  }
+  EXPECT_EQ(l.rows[6].kind, RowKind::Rank);
+  EXPECT_EQ(row_for_label_click(l, folded.y + 2, kTextH), 5) << "a click on its name opens it";
+}
+
+TEST(TimelineLayout, AOneProcessTraceHasNoRankRowAndLaysOutAsBefore) {
+  // The shipped H100 trace: device row, its host lanes, then its SM groups; no Rank row, nothing
+  // marked as under a rank.
+  const TraceModel& m = testing::shipped(testing::kUts);
+  EXPECT_TRUE(m.ranks().empty());
+  const TimelineLayout l = layout_timeline(m, default_folds(m), kViewH, kTextH);
+  ASSERT_FALSE(l.rows.empty());
+  EXPECT_EQ(l.rows[0].kind, RowKind::Device);
+  for (const TimelineRow& r : l.rows) {
+    EXPECT_NE(r.kind, RowKind::Rank);
+    EXPECT_EQ(r.rank, -1);
+  }
+  const DeviceGroup& dev = m.devices()[0];
+  for (std::size_t k = 0; k < dev.host_lanes.size(); ++k) {
+    EXPECT_EQ(l.rows[1 + k].kind, RowKind::Lane);
+    EXPECT_EQ(l.rows[1 + k].lane, dev.host_lanes[k]);
+  }
+  // One CPU process, rank 0 named in the metadata as 1: none either.
+  const TraceModel one = ranks_model(1, 2);
+  EXPECT_TRUE(one.ranks().empty());
+}
+
 }  // namespace
 }  // namespace gpulb::viewer

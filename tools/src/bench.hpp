@@ -14,6 +14,7 @@ struct BenchArgs {
   std::uint32_t repeats = 5;
   std::string output;        // .md; a .json is written beside it
   std::string tree;          // uts: one sample tree for every policy (empty: T1, then T1L)
+  std::string uts_leaves = "task";  // uts: the scenario's `leaves` (task: a task per node; inline)
   std::uint32_t queens = 14; // nqueens: board size
   std::uint32_t cutoff = 5;  // nqueens: rows placed by tasks
   std::uint32_t particles = 0; // combining, hybrid: nbody/md2d particles (0: 200000 on a GPU, 20000 on the CPU)

@@ -30,7 +30,7 @@ const Policy kSpawningPolicies[] = {&policies::work_stealing(), &policies::stati
 struct Measured {
   std::string error;  // the run failed (e.g. a capacity): shown in the row, the bench goes on
   double seconds = 0;
-  std::uint64_t tasks = 0;
+  std::uint64_t tasks = 0;  // the unit counted: the scenario's "nodes" where it reports them (uts), else tasks run
   std::uint32_t workers = 0;
   std::map<std::string, std::uint64_t> metrics;
 };
@@ -61,6 +61,10 @@ Measured measure(const std::string& scenario, const ParamMap& params, const Poli
     }
     seconds.push_back(static_cast<double>(r.makespan_ns) / 1e9);
     m.tasks = r.tasks;
+    // uts with leaves=inline counts leaves inside their parent's task: count nodes, not tasks.
+    if (const auto j = nlohmann::json::parse(r.result_json, nullptr, false); j.is_object() && j.contains("nodes")) {
+      m.tasks = j["nodes"].get<std::uint64_t>();
+    }
     m.workers = r.workers;
     m.metrics = r.metrics;
   }
@@ -239,18 +243,21 @@ Table spawning_table(Table t, const std::string& scenario, const std::string& un
 std::vector<Table> bench_uts(const BenchArgs& a, bool cpu, bool gpu) {
   // The static list needs a slot per task of the widest generation: about 2^20 for T1, about 2^26
   // for T1L (the paper's point: its memory grows with the tree, the deques' does not).
-  auto params_for = [](const std::string& tree) {
+  auto params_for = [&a](const std::string& tree) {
     const std::string list = tree.size() > 2 && tree.back() == 'L' ? std::to_string(1u << 27) : std::to_string(1u << 23);
     std::map<Policy, ParamMap> p;
-    for (const PolicyDescriptor* policy : kSpawningPolicies) p[policy] = {{"tree", tree}, {"watchdog_ms", "120000"}};
+    for (const PolicyDescriptor* policy : kSpawningPolicies) {
+      p[policy] = {{"tree", tree}, {"watchdog_ms", "120000"}, {"leaves", a.uts_leaves}};
+    }
     p[&policies::static_list()]["list_capacity"] = list;  // only static-list takes it
     return p;
   };
   auto title = [&](const std::string& tree) {
     return Table{"uts: Unbalanced Tree Search, sample tree " + tree + ", nodes per second",
                  "Median of " + std::to_string(a.repeats) + " runs, each verified against the published node, leaf and depth counts; "
-                 "time is the makespan (first worker start to last worker end). A node is a task. "
-                 "The peer is the official UTS 2.1 (uts_shm, OpenMP, its own wall-clock figure) on the same threads, its runs "
+                 "time is the makespan (first worker start to last worker end). " +
+                     std::string(a.uts_leaves == "task" ? "A node is a task. " : "A leaf child is counted by its parent's task (leaves=inline); nodes/s counts every node. ") +
+                     "The peer is the official UTS 2.1 (uts_shm, OpenMP, its own wall-clock figure) on the same threads, its runs "
                  "interleaved with the CPU backend's work-stealing runs; x CPU divides by the better of the CPU backend under the "
                  "same policy and the peer. "
                  "Targets (issue 12, one H100): work-stealing on T1L >= 1 G nodes/s and T3L >= 450 M nodes/s; the CPU backend at "

@@ -541,6 +541,10 @@ int main(int argc, char** argv) {
   bench->add_option("-o,--output", ba.output, "Also write the tables to this .md file, and JSON beside it");
   bench->add_option("--tree", ba.tree, "uts: one sample tree for every policy (default: T1 with every policy, then T1L without blocking-queue)")
       ->check(CLI::IsMember({"T1", "T2", "T3", "T4", "T5", "T1L", "T2L", "T3L"}));
+  bench->add_option("--uts-leaves", ba.uts_leaves,
+                    "uts: the scenario's leaves: task (a task per node) or inline (a leaf child counted by its parent's task; "
+                    "nodes/s counts every node either way)")
+      ->check(CLI::IsMember({"task", "inline"}));
   bench->add_option("--peer-uts", ba.peer_uts, "uts: the official UTS's run script, run beside the CPU backend (default: $GPULB_PEER_UTS, else ../shared/peers/run-uts-peer.sh if present)");
   bench->add_option("--particles", ba.particles, "combining, hybrid: particles of nbody and md2d (default: 200000 on a GPU, 20000 on the CPU)")->check(CLI::Range(64u, 4194304u));
   bench->add_option("--queens", ba.queens, "nqueens: board size")->check(CLI::Range(4u, 18u))->capture_default_str();

@@ -49,13 +49,34 @@ std::string fit_text(const std::string& text, float max_px, const TextWidth& wid
   return text.substr(0, lo) + "...";
 }
 
-MarkerLayout layout_markers(std::span<const double> xs, double right, const std::function<float(std::size_t)>& label_width) {
+int marker_priority(trace::EventKind kind) {
+  // A chunk moved between ranks is recorded once on each side and nowhere else; the HostEnqueue of
+  // its tasks a few microseconds before it says less.
+  return kind == trace::EventKind::RankSteal || kind == trace::EventKind::RankLend ? 1 : 0;
+}
+
+MarkerLayout layout_markers(std::span<const double> xs, double right, const std::function<float(std::size_t)>& label_width,
+                            const std::function<int(std::size_t)>& priority) {
   MarkerLayout out;
   double last_x = -1e300;
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    if (xs[i] - last_x < kMarkerMinGapPx) continue;
-    last_x = xs[i];
-    out.drawn.push_back(static_cast<std::uint32_t>(i));
+  for (std::size_t i = 0; i < xs.size();) {
+    if (xs[i] - last_x < kMarkerMinGapPx) {
+      ++i;
+      continue;
+    }
+    // The markers within kMarkerMinGapPx of the first: one is drawn, the highest priority's (the
+    // first where they tie).
+    std::size_t best = i;
+    if (priority) {
+      int best_p = priority(i);
+      for (std::size_t j = i + 1; j < xs.size() && xs[j] - xs[i] < kMarkerMinGapPx; ++j) {
+        const int p = priority(j);
+        if (p > best_p) best = j, best_p = p;
+      }
+    }
+    last_x = xs[best];
+    out.drawn.push_back(static_cast<std::uint32_t>(best));
+    i = best + 1;
   }
   out.labelled.assign(out.drawn.size(), false);
   for (std::size_t k = 0; k < out.drawn.size(); ++k) {

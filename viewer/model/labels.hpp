@@ -43,7 +43,12 @@ struct MarkerLayout {
   std::vector<std::uint32_t> drawn;  // indices into xs
   std::vector<bool> labelled;        // parallel to drawn
 };
-MarkerLayout layout_markers(std::span<const double> xs, double right, const std::function<float(std::size_t)>& label_width);
+// `priority(i)` (optional): among markers closer than kMarkerMinGapPx, the one drawn.
+MarkerLayout layout_markers(std::span<const double> xs, double right, const std::function<float(std::size_t)>& label_width,
+                            const std::function<int(std::size_t)>& priority = {});
+
+// Which of a lane's close markers is drawn (layout_markers' priority): higher first.
+int marker_priority(trace::EventKind kind);
 
 // A marker's text, where its kind has one (empty for none): spawns "+3" (only when `zoomed`, room
 // for one per spawn), host enqueues "+1024 q1", launches "launch 1584 full" (the reason of a

@@ -1,7 +1,11 @@
 #include "rank_transfers.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <tuple>
+
+#include "time_format.hpp"
 
 namespace gpulb::viewer {
 
@@ -32,22 +36,34 @@ std::vector<RankTransfer> rank_transfers(const TraceModel& model) {
   std::stable_sort(lends.begin(), lends.end(), by_time);
   std::stable_sort(steals.begin(), steals.end(), by_time);
 
-  // Arrivals per (victim, thief), in time order; matched ones are taken out of the running.
+  // Arrivals per (victim, thief), in the thief's time order. MPI delivers one sender's messages
+  // to one receiver in the order sent (non-overtaking), so the k-th chunk lent to a thief is the
+  // k-th it received from that victim: pair in that order, not by time. The two times come from
+  // two clocks aligned by an estimated offset, and an arrival may read before its lend.
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::size_t>> arrivals;
   for (std::size_t s = 0; s < steals.size(); ++s) arrivals[{steals[s].other_rank, steals[s].self_rank}].push_back(s);
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> next_arrival;  // per pair: first not yet passed
   std::vector<bool> matched(steals.size(), false);
 
   std::vector<RankTransfer> out;
   out.reserve(std::max(lends.size(), steals.size()));
   for (const HostEvent& l : lends) {
     RankTransfer t{l.self_rank, l.other_rank, l.tasks, l.time_ns, l.time_ns, l.track, kNoTransferTrack, false};
-    if (const auto it = arrivals.find({l.self_rank, l.other_rank}); it != arrivals.end()) {
-      for (const std::size_t s : it->second) {
-        if (matched[s] || steals[s].time_ns < l.time_ns || steals[s].tasks != l.tasks) continue;
+    const std::pair<std::uint32_t, std::uint32_t> key{l.self_rank, l.other_rank};
+    if (const auto it = arrivals.find(key); it != arrivals.end()) {
+      // The next arrival that carries as many tasks; ones passed over (a lend event dropped) stay
+      // unpaired. At most kLookAhead on: a hostile trace of lends that match nothing must not cost
+      // lends x arrivals.
+      constexpr std::size_t kLookAhead = 64;
+      std::size_t& from = next_arrival[key];
+      for (std::size_t k = from; k < it->second.size() && k < from + kLookAhead; ++k) {
+        const std::size_t s = it->second[k];
+        if (steals[s].tasks != l.tasks) continue;
         matched[s] = true;
         t.arrive_ns = steals[s].time_ns;
         t.arrive_track = steals[s].track;
         t.paired = true;
+        from = k + 1;
         break;
       }
     }
@@ -77,7 +93,13 @@ RankTransfersInView rank_transfers_in_view(std::span<const RankTransfer> transfe
   RankTransfersInView v;
   for (std::size_t i = 0; i < transfers.size(); ++i) {
     const RankTransfer& t = transfers[i];
-    if (!t.paired || static_cast<double>(t.lend_ns) > t1_ns || static_cast<double>(t.arrive_ns) < t0_ns) continue;
+    // An arrival that reads before its lend (the clocks' error) still spans [earlier, later].
+    const auto lo = static_cast<double>(std::min(t.lend_ns, t.arrive_ns)), hi = static_cast<double>(std::max(t.lend_ns, t.arrive_ns));
+    if (lo > t1_ns || hi < t0_ns) continue;
+    if (!t.paired) {
+      ++v.unpaired_in_view;
+      continue;
+    }
     ++v.in_view;
     if (v.shown.size() < kMaxRankArrows) v.shown.push_back(i);
   }
@@ -87,7 +109,45 @@ RankTransfersInView rank_transfers_in_view(std::span<const RankTransfer> transfe
     v.note = std::to_string(v.in_view) + " rank transfers in view: arrows drawn at " + std::to_string(kMaxRankArrows) +
              " or fewer (zoom in)";
   }
+  if (v.unpaired_in_view > 0) {
+    // Drawn nowhere otherwise: the reader must know the arrows are not all there is.
+    if (!v.note.empty()) v.note += "; ";
+    v.note += std::to_string(v.unpaired_in_view) + (v.unpaired_in_view == 1 ? " rank transfer" : " rank transfers") +
+              " with one side only (its lend or its arrival missing from the trace): no arrow";
+  }
   return v;
+}
+
+int rank_arrow_at(std::span<const RankArrow> arrows, float x, float y, float tolerance) {
+  int best = -1;
+  float best_d = std::numeric_limits<float>::max();
+  for (std::size_t i = 0; i < arrows.size(); ++i) {
+    const RankArrow& a = arrows[i];
+    // Distance from (x, y) to the segment: the nearest point's parameter, clamped to [0, 1].
+    const float dx = a.x1 - a.x0, dy = a.y1 - a.y0, len2 = dx * dx + dy * dy;
+    const float u = len2 > 0 ? std::clamp(((x - a.x0) * dx + (y - a.y0) * dy) / len2, 0.0f, 1.0f) : 0.0f;
+    const float d = std::hypot(x - (a.x0 + u * dx), y - (a.y0 + u * dy));
+    if (d <= tolerance && d < best_d) {
+      best = static_cast<int>(i);
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+std::vector<std::string> rank_transfer_lines(const RankTransfer& t, double origin_ns) {
+  std::vector<std::string> lines;
+  lines.push_back(std::to_string(t.tasks) + (t.tasks == 1 ? " task" : " tasks") + " moved from rank " + std::to_string(t.from_rank) +
+                  " to rank " + std::to_string(t.to_rank));
+  lines.push_back("lent     " + format_time(static_cast<double>(t.lend_ns) - origin_ns) + " (rank " + std::to_string(t.from_rank) + ")");
+  lines.push_back("arrived  " + format_time(static_cast<double>(t.arrive_ns) - origin_ns) + " (rank " + std::to_string(t.to_rank) + ")");
+  if (t.arrive_ns >= t.lend_ns) {
+    lines.push_back("in transit " + format_time(static_cast<double>(t.arrive_ns - t.lend_ns)));
+  } else {
+    lines.push_back("arrival reads " + format_time(static_cast<double>(t.lend_ns - t.arrive_ns)) +
+                    " before the lend: the ranks' clocks are aligned by an estimate");
+  }
+  return lines;
 }
 
 }  // namespace gpulb::viewer

@@ -20,21 +20,31 @@ struct RowCounts {
   std::size_t folded_groups = 0;
 };
 
+// A device's rows but its header; its host lanes where they are under it (not under a rank).
+void count_device(const DeviceGroup& dev, std::uint32_t d, const Folds& folds, float lane_h, bool host_lanes, RowCounts& c) {
+  c.fixed_px += kDeviceRowPx;
+  if (folded(folds, device_fold_key(d))) return;
+  if (host_lanes) c.fixed_px += lane_h * static_cast<float>(dev.host_lanes.size());
+  for (int g = 0; g < static_cast<int>(dev.groups.size()); ++g) {
+    if (has_headers(dev) && folded(folds, group_fold_key(d, g))) {
+      ++c.folded_groups;
+      continue;
+    }
+    c.fixed_px += (has_headers(dev) ? kGroupHeaderPx : 0.0f) + lane_h * static_cast<float>(dev.groups[static_cast<std::size_t>(g)].lanes.size());
+  }
+}
+
 RowCounts count_rows(const TraceModel& model, const Folds& folds, float lane_h) {
   RowCounts c;
-  for (std::uint32_t d = 0; d < model.devices().size(); ++d) {
-    const DeviceGroup& dev = model.devices()[d];
-    c.fixed_px += kDeviceRowPx;
-    if (folded(folds, device_fold_key(d))) continue;
-    c.fixed_px += lane_h * static_cast<float>(dev.host_lanes.size());
-    for (int g = 0; g < static_cast<int>(dev.groups.size()); ++g) {
-      if (has_headers(dev) && folded(folds, group_fold_key(d, g))) {
-        ++c.folded_groups;
-        continue;
-      }
-      c.fixed_px += (has_headers(dev) ? kGroupHeaderPx : 0.0f) +
-                    lane_h * static_cast<float>(dev.groups[static_cast<std::size_t>(g)].lanes.size());
-    }
+  if (model.ranks().empty()) {
+    for (std::uint32_t d = 0; d < model.devices().size(); ++d) count_device(model.devices()[d], d, folds, lane_h, true, c);
+    return c;
+  }
+  for (const RankGroup& r : model.ranks()) {
+    c.fixed_px += kRankRowPx;
+    if (folded(folds, rank_fold_key(r.rank))) continue;
+    c.fixed_px += lane_h * static_cast<float>(r.host_lanes.size());
+    for (const std::uint32_t d : r.devices) count_device(model.devices()[d], d, folds, lane_h, false, c);
   }
   return c;
 }
@@ -95,7 +105,8 @@ TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, floa
   TimelineLayout l;
   const std::size_t lanes = model.lanes().size();
   // Few lanes get tall rows (a class reads them from the back of the room); many get thin ones.
-  l.lane_h = std::clamp(view_h / static_cast<float>(std::max<std::size_t>(lanes + model.devices().size(), 1)) * 0.8f, 13.0f, 36.0f);
+  const std::size_t headers = model.devices().size() + model.ranks().size();
+  l.lane_h = std::clamp(view_h / static_cast<float>(std::max<std::size_t>(lanes + headers, 1)) * 0.8f, 13.0f, 36.0f);
   const RowCounts counts = count_rows(model, folds, l.lane_h);
   l.folded_h = l.lane_h;
   if (counts.folded_groups > 0) {
@@ -115,17 +126,24 @@ TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, floa
     l.rows.push_back(r);
     return l.rows.back();
   };
-  for (std::uint32_t d = 0; d < model.devices().size(); ++d) {
+  // Every lane of a device at one height (a folded device's or rank's row).
+  auto hide_device = [&](const DeviceGroup& dev, float center) {
+    for (const LaneGroup& g : dev.groups) for (const auto i : g.lanes) l.lane_center[i] = center;
+    for (const auto i : dev.host_lanes) l.lane_center[i] = center;
+  };
+  // A device: its header, its host lanes unless its rank's row holds them, its groups and lanes.
+  auto add_device = [&](std::uint32_t d, int rank, bool host_lanes) {
     const DeviceGroup& dev = model.devices()[d];
-    const TimelineRow& drow = add({RowKind::Device, 0, kDeviceRowPx, d, -1, 0, folded(folds, device_fold_key(d)), true});
-    const float dev_center = drow.y + drow.h * 0.5f;
+    const TimelineRow& drow = add({RowKind::Device, 0, kDeviceRowPx, d, -1, 0, folded(folds, device_fold_key(d)), true, rank});
     if (drow.folded) {
+      const float dev_center = drow.y + drow.h * 0.5f;
       for (const LaneGroup& g : dev.groups) for (const auto i : g.lanes) l.lane_center[i] = dev_center;
-      for (const auto i : dev.host_lanes) l.lane_center[i] = dev_center;
-      continue;
+      if (host_lanes) for (const auto i : dev.host_lanes) l.lane_center[i] = dev_center;
+      return;
     }
-    for (const auto i : dev.host_lanes) {
-      const TimelineRow& r = add({RowKind::Lane, 0, l.lane_h, d, -1, i, false, true});
+    for (std::size_t k = 0; host_lanes && k < dev.host_lanes.size(); ++k) {
+      const std::uint32_t i = dev.host_lanes[k];
+      const TimelineRow& r = add({RowKind::Lane, 0, l.lane_h, d, -1, i, false, true, rank});
       l.lane_center[i] = r.y + r.h * 0.5f;
     }
     const bool headers = has_headers(dev);
@@ -140,7 +158,7 @@ TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, floa
         const bool room_below = l.folded_h >= text_h || static_cast<float>(folded_total - folded_index) * l.folded_h >= text_h;
         const bool label = !fold || (folded_index % stride == 0 && room_below);
         folded_index += fold;
-        const TimelineRow& r = add({RowKind::Group, 0, fold ? l.folded_h : kGroupHeaderPx, d, g, 0, fold, label});
+        const TimelineRow& r = add({RowKind::Group, 0, fold ? l.folded_h : kGroupHeaderPx, d, g, 0, fold, label, rank});
         hidden_y = r.y + r.h * 0.5f;
       }
       for (const auto i : grp.lanes) {
@@ -148,10 +166,29 @@ TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, floa
           l.lane_center[i] = hidden_y;
           continue;
         }
-        const TimelineRow& r = add({RowKind::Lane, 0, l.lane_h, d, g, i, false, true});
+        const TimelineRow& r = add({RowKind::Lane, 0, l.lane_h, d, g, i, false, true, rank});
         l.lane_center[i] = r.y + r.h * 0.5f;
       }
     }
+  };
+  if (model.ranks().empty()) {
+    for (std::uint32_t d = 0; d < model.devices().size(); ++d) add_device(d, -1, true);
+  }
+  for (std::size_t k = 0; k < model.ranks().size(); ++k) {
+    const RankGroup& rg = model.ranks()[k];
+    const int rank = static_cast<int>(k);
+    const std::uint32_t first = rg.devices.empty() ? 0 : rg.devices.front();
+    const TimelineRow& rrow = add({RowKind::Rank, 0, kRankRowPx, first, -1, 0, folded(folds, rank_fold_key(rg.rank)), true, rank});
+    if (rrow.folded) {
+      const float center = rrow.y + rrow.h * 0.5f;
+      for (const std::uint32_t d : rg.devices) hide_device(model.devices()[d], center);
+      continue;
+    }
+    for (const auto i : rg.host_lanes) {
+      const TimelineRow& r = add({RowKind::Lane, 0, l.lane_h, model.lanes()[i].device, -1, i, false, true, rank});
+      l.lane_center[i] = r.y + r.h * 0.5f;
+    }
+    for (const std::uint32_t d : rg.devices) add_device(d, rank, false);
   }
   l.height = y;
   return l;

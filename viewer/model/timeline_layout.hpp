@@ -15,7 +15,8 @@
 
 namespace gpulb::viewer {
 
-enum class RowKind { Device, Group, Lane };
+// Rank: a process of a distributed run, above its devices (only where the trace has several).
+enum class RowKind { Device, Group, Lane, Rank };
 
 struct TimelineRow {
   RowKind kind = RowKind::Lane;
@@ -23,8 +24,9 @@ struct TimelineRow {
   std::uint32_t device = 0;
   int group = -1;             // Group rows (and their lanes): index into DeviceGroup::groups; -1 otherwise
   std::uint32_t lane = 0;     // Lane rows: index into TraceModel::lanes()
-  bool folded = false;        // Device and Group rows
+  bool folded = false;        // Device, Group and Rank rows
   bool label = true;          // whether its name is drawn (thin folded rows: every 2^k-th)
+  int rank = -1;              // Rank rows and every row under one: index into TraceModel::ranks(); -1 otherwise
 };
 
 struct TimelineLayout {
@@ -36,6 +38,7 @@ struct TimelineLayout {
 };
 
 inline constexpr float kDeviceRowPx = 24.0f;
+inline constexpr float kRankRowPx = 26.0f;
 inline constexpr float kGroupHeaderPx = 18.0f;
 inline constexpr float kMinFoldedRowPx = 1.0f;  // a pixel row per SM still shows its utilisation
 
@@ -43,6 +46,7 @@ inline constexpr float kMinFoldedRowPx = 1.0f;  // a pixel row per SM still show
 using Folds = std::map<std::uint64_t, bool>;
 inline std::uint64_t device_fold_key(std::uint32_t d) { return (std::uint64_t{d} << 32) | 0xFFFFFFFFu; }
 inline std::uint64_t group_fold_key(std::uint32_t d, int g) { return (std::uint64_t{d} << 32) | static_cast<std::uint32_t>(g); }
+inline std::uint64_t rank_fold_key(std::uint32_t r) { return (std::uint64_t{1} << 63) | r; }  // devices stay under 2^31
 
 // What a trace opens with: SM groups folded where a device has more than 64 workers (a lane each
 // would not fit a screen); everything open with `unfold` (--unfold).
@@ -67,7 +71,10 @@ Folds effective_folds(const TraceModel& model, const Folds& user, bool automatic
 // the row under y. -1 where there is none.
 int row_for_label_click(const TimelineLayout& layout, float y, float text_h);
 
-// Rows for a view `view_h` px tall whose text is `text_h` px tall.
+// Rows for a view `view_h` px tall whose text is `text_h` px tall. A trace of several ranks
+// (TraceModel::ranks()) gets a Rank row above each rank's devices, with the rank's host lanes
+// right under it (where the lends and steals between ranks are, and the arrows join them), then
+// its devices as before; a folded rank hides all of them. A trace of one process has no Rank row.
 TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, float view_h, float text_h);
 
 }  // namespace gpulb::viewer

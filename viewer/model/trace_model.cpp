@@ -354,7 +354,13 @@ QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const 
   q.device = std::get<0>(key);
   q.source = static_cast<QueueSeries::Source>(std::get<1>(key));
   q.queue = std::get<2>(key);
-  const std::string dev = q.device < t.devices.size() ? device_short(t.devices[q.device]) : "device";
+  std::string dev = q.device < t.devices.size() ? device_short(t.devices[q.device]) : "device";
+  // Four ranks' "CPU queue 0" read alike: a distributed trace's series name their rank ("rank 2
+  // queue 0", short enough for the label column; a GPU keeps its name: "rank 2 GPU 1 queue 0").
+  if (t.meta.ranks > 1 && q.device < t.devices.size()) {
+    const trace::Device& d = t.devices[q.device];
+    dev = "rank " + std::to_string(d.rank) + (d.kind == trace::DeviceKind::Gpu ? " " + dev : "");
+  }
   std::vector<StepSeries::Point> points;
   if (q.source == QueueSeries::Source::Deques) {
     points = sum_of_deques(levels);
@@ -387,6 +393,27 @@ std::vector<QueueSeries> build_queue_series(const trace::Trace& t, const std::ve
     queues.push_back(make_queue_series(t, key, vec));
   }
   return queues;
+}
+
+// Devices by the rank that drove them, in rank order, where the trace names more than one rank.
+std::vector<RankGroup> group_ranks(const trace::Trace& t, const std::vector<DeviceGroup>& devices) {
+  std::map<std::uint32_t, RankGroup> by_rank;
+  for (const DeviceGroup& d : devices) {
+    RankGroup& g = by_rank[t.devices[d.device].rank];
+    g.rank = t.devices[d.device].rank;
+    g.devices.push_back(d.device);
+    g.host_lanes.insert(g.host_lanes.end(), d.host_lanes.begin(), d.host_lanes.end());
+  }
+  if (t.meta.ranks <= 1 && by_rank.size() <= 1) return {};
+  std::vector<RankGroup> out;
+  for (auto& [r, g] : by_rank) {
+    std::uint64_t workers = 0;
+    for (const std::uint32_t d : g.devices) workers += devices[d].workers;
+    g.label = "rank " + std::to_string(r) + ": " + std::to_string(g.devices.size()) + (g.devices.size() == 1 ? " device, " : " devices, ") +
+              std::to_string(workers) + (workers == 1 ? " worker" : " workers");
+    out.push_back(std::move(g));
+  }
+  return out;
 }
 
 // What the limits left out, for the views to say. `queue_limit` is 0 where no series was left out.
@@ -452,6 +479,7 @@ void TraceModel::build(const trace::Trace& t, trace::Trace* owned, const ModelLi
     if (lanes_[i].role == TrackRole::Worker) worker_lanes_.emplace(std::make_pair(lanes_[i].device, lanes_[i].worker), i);
   }
   devices_ = group_lanes(h, lanes_, shown_devices);
+  ranks_ = group_ranks(h, devices_);
   for (std::uint32_t i = 0; i < lanes_.size(); ++i) {
     if (lanes_[i].role == TrackRole::Host || lanes_[i].device >= shown_devices) ungrouped_lanes_.push_back(i);
   }

@@ -2,7 +2,8 @@
 // data). No GL and no ImGui here, so all of it is testable without a window.
 //
 // Layout of the timeline, top to bottom:
-//   device (GPU 0 / CPU)  -> its host lanes (producer, launcher)
+//   [rank (a distributed run's process: its name, and its host lanes)]
+//   device (GPU 0 / CPU)  -> its host lanes (producer, launcher; a distributed run's under the rank)
 //                         -> groups: one per SM where SM ids are known, else one "workers" group
 //                            -> lanes: one per worker (block / thread) or SM lane, sorted by rank
 #pragma once
@@ -53,6 +54,15 @@ struct DeviceGroup {
   bool has_sms = false;  // groups are SMs
   std::uint32_t workers = 0;
   std::shared_ptr<const StepSeries> busy;  // workers running a task (shared with a lone group)
+};
+
+// A process of a distributed run (trace::Device::rank): the level above the device. Only a trace
+// of more than one rank has them (one-process traces lay out as they always did).
+struct RankGroup {
+  std::uint32_t rank = 0;
+  std::string label;                    // "rank 1: 1 device, 2 workers"
+  std::vector<std::uint32_t> devices;   // indices into TraceModel::devices(), in order
+  std::vector<std::uint32_t> host_lanes;  // its devices' host lanes (the rank's host threads)
 };
 
 // A queue level over time, from QueueLevel (per queue), DequeLevel (summed over a device's
@@ -109,6 +119,8 @@ class TraceModel {
   const trace::TraceStatistics& stats() const { return stats_; }
   std::span<const Lane> lanes() const { return lanes_; }
   std::span<const DeviceGroup> devices() const { return devices_; }
+  // The ranks of a distributed run in rank order; empty for a trace of one process.
+  std::span<const RankGroup> ranks() const { return ranks_; }
   std::span<const QueueSeries> queues() const { return queues_; }
 
   // Every event of every track, host events around the run included. The views fit to and count
@@ -141,6 +153,7 @@ class TraceModel {
   trace::TraceStatistics stats_;
   std::vector<Lane> lanes_;
   std::vector<DeviceGroup> devices_;
+  std::vector<RankGroup> ranks_;
   std::vector<QueueSeries> queues_;
   std::uint64_t begin_ns_ = 0, end_ns_ = 0, task_count_ = 0;
   std::uint64_t min_task_ns_ = 0, max_task_ns_ = 0;

@@ -20,6 +20,7 @@ inline constexpr ImU32 kBackground = IM_COL32(24, 26, 31, 255);
 inline constexpr ImU32 kLaneEven = IM_COL32(30, 33, 39, 255);
 inline constexpr ImU32 kLaneOdd = IM_COL32(35, 38, 45, 255);
 inline constexpr ImU32 kHeader = IM_COL32(48, 52, 62, 255);
+inline constexpr ImU32 kRankHeader = IM_COL32(36, 58, 84, 255);  // a rank's row, above its devices
 inline constexpr ImU32 kGrid = IM_COL32(70, 75, 88, 255);
 inline constexpr ImU32 kText = IM_COL32(220, 223, 228, 255);
 inline constexpr ImU32 kDimText = IM_COL32(150, 155, 165, 255);

@@ -34,7 +34,7 @@ void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {
   const MarkerLayout layout = layout_markers(c.xs, c.right, [&](std::size_t i) {
     const std::string t = marker_text(shown(i), zoomed);
     return t.empty() ? -1.0f : ImGui::CalcTextSize(t.c_str()).x;
-  });
+  }, [&](std::size_t i) { return marker_priority(m[first + i].kind); });
   for (std::size_t k = 0; k < layout.drawn.size(); ++k) {
     const Marker mk = shown(layout.drawn[k]);
     const float x = static_cast<float>(c.xs[layout.drawn[k]]);

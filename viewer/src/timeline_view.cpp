@@ -173,6 +173,8 @@ void lane_tooltip(const TraceModel& model, const Lane& lane, const TimeAxis& axi
       if (device == lane.device) ImGui::Text("%s worker %u", it->kind == EventKind::Steal ? "stole from" : "tried", it->arg);
       else ImGui::Text("%s worker %u of device %u (across GPUs)", it->kind == EventKind::Steal ? "stole from" : "tried", it->arg, device);
     }
+    if (it->kind == EventKind::RankSteal) ImGui::Text("%u tasks arrived from rank %u", it->aux, it->arg);
+    if (it->kind == EventKind::RankLend) ImGui::Text("%u tasks lent to rank %u", it->aux, it->arg);
     ImGui::Text("at %s on %s", since_start(it->time_ns).c_str(), where.c_str());
     ImGui::EndTooltip();
   }
@@ -209,6 +211,7 @@ struct Frame {
   float y_base;       // where content y 0 is, after scrolling
   ViewState& vs;
   int run;  // clicks pick tasks of this run (0: trace A, 1: compare's B)
+  bool lane_tooltips = true;  // off while a rank arrow is hovered: its tooltip, not the lane's under it
 
   bool visible(float y0, float y1) const { return y1 >= top && y0 <= top + height; }
 };
@@ -244,7 +247,8 @@ void draw_header_row(const Frame& f, const LaneCtx& ctx, const Row& row, float y
     const float text_h = ImGui::GetTextLineHeight();
     const float ty = row.h >= text_h ? y0 + (row.h - text_h) * 0.5f : y0;
     f.dl->PushClipRect(ImVec2(f.x0, ty), ImVec2(is_dev ? f.right : f.left - 4, std::max(y1, ty + text_h)), true);
-    f.dl->AddText(ImVec2(f.x0 + 6, ty), row.h >= text_h || is_dev ? colours::kText : colours::kDimText, label.c_str());
+    const float indent = row.rank >= 0 && is_dev ? 14.0f : 6.0f;  // a device under its rank's row
+    f.dl->AddText(ImVec2(f.x0 + indent, ty), row.h >= text_h || is_dev ? colours::kText : colours::kDimText, label.c_str());
     f.dl->PopClipRect();
   }
   if (row.folded && busy && !is_dev) {
@@ -266,6 +270,19 @@ void draw_header_row(const Frame& f, const LaneCtx& ctx, const Row& row, float y
   }
 }
 
+// A rank of a distributed run (timeline_layout.hpp): a band across the view with its name and
+// what it drove; its host lanes and devices follow. Click its name to fold it.
+void draw_rank_row(const Frame& f, const Row& row, float y0, float y1) {
+  const RankGroup& rank = f.model.ranks()[static_cast<std::size_t>(row.rank)];
+  f.dl->AddRectFilled(ImVec2(f.x0, y0), ImVec2(f.x0 + f.width, y1 - 1), colours::kRankHeader);
+  f.dl->AddRectFilled(ImVec2(f.x0, y0), ImVec2(f.x0 + 3, y1 - 1), colours::kRankTransfer);
+  const std::string label = std::string(row.folded ? "> " : "v ") + rank.label;
+  const float ty = y0 + (row.h - ImGui::GetTextLineHeight()) * 0.5f;
+  f.dl->PushClipRect(ImVec2(f.x0, y0), ImVec2(f.right, y1), true);
+  f.dl->AddText(ImVec2(f.x0 + 8, ty), colours::kText, label.c_str());
+  f.dl->PopClipRect();
+}
+
 // A worker or host lane: striped background, its label (indented under headers), its zones.
 void draw_lane_row(const Frame& f, const LaneCtx& ctx, const Row& row, int lane_index, float y0, float y1,
                    bool row_hovered) {
@@ -282,7 +299,7 @@ void draw_lane_row(const Frame& f, const LaneCtx& ctx, const Row& row, int lane_
   draw_lane(ctx, lane, y0, y1);
   f.dl->PopClipRect();
   if (row_hovered && mouse_x >= f.left && !ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
-    lane_tooltip(f.model, lane, f.axis, mouse_x);
+    if (f.lane_tooltips) lane_tooltip(f.model, lane, f.axis, mouse_x);
     // A click (a press and release without a drag, which pans) picks the task under it.
     const ImGuiIO& io = ImGui::GetIO();
     if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) && !io.KeyShift && io.MouseDragMaxDistanceSqr[0] < 16.0f) {
@@ -305,7 +322,10 @@ void fold_on_click(const Frame& f, const Layout& layout, TimelineState& ts) {
     ts.collapsed = effective_folds(f.model, ts.collapsed, true, f.axis.ns_per_px, f.axis.ns_per_px * (f.right - f.left));
     ts.auto_fold = false;
   }
-  ts.collapsed[row.kind == RowKind::Device ? device_fold_key(row.device) : group_fold_key(row.device, row.group)] = !row.folded;
+  const std::uint64_t key = row.kind == RowKind::Rank     ? rank_fold_key(f.model.ranks()[static_cast<std::size_t>(row.rank)].rank)
+                            : row.kind == RowKind::Device ? device_fold_key(row.device)
+                                                          : group_fold_key(row.device, row.group);
+  ts.collapsed[key] = !row.folded;
 }
 
 void draw_rows(const Frame& f, const LaneCtx& ctx, const Layout& layout, TimelineState& ts) {
@@ -326,6 +346,8 @@ void draw_rows(const Frame& f, const LaneCtx& ctx, const Layout& layout, Timelin
     const bool row_hovered = hovered && mouse_y >= y0 && mouse_y < y1;
     if (row.kind == RowKind::Lane) {
       draw_lane_row(f, ctx, row, lane_index, y0, y1, row_hovered);
+    } else if (row.kind == RowKind::Rank) {
+      draw_rank_row(f, row, y0, y1);
     } else {
       draw_header_row(f, ctx, row, y0, y1, row_hovered);
     }
@@ -376,9 +398,16 @@ void draw_view_note(const Frame& f, const std::string& note, ImU32 colour, int r
 }
 
 // Chunks of tasks moved between ranks (issue 15): an arrow from the lender's host track at the
-// RankLend to the thief's host track at the RankSteal. Capped like steal arrows, with a note
-// `note_row` lines down (under the steals' note when that one shows).
-void draw_rank_transfers(const Frame& f, const Layout& layout, TimelineState& ts, int note_row) {
+// RankLend to the thief's host track at the RankSteal, capped like steal arrows. Where they go is
+// worked out before the rows are drawn, so that a hovered arrow's tooltip replaces the lane's.
+struct RankArrows {
+  std::vector<RankArrow> arrows;
+  std::string note;  // too many to draw, or some with one side only (rank_transfers_in_view)
+  int hovered = -1;  // index into arrows
+};
+
+RankArrows rank_arrows(const Frame& f, const Layout& layout, TimelineState& ts) {
+  RankArrows out;
   if (ts.transfers_model != &f.model) {
     ts.transfers_model = &f.model;
     ts.transfers = rank_transfers(f.model);
@@ -388,21 +417,43 @@ void draw_rank_transfers(const Frame& f, const Layout& layout, TimelineState& ts
     ts.transfer_lanes.clear();
     for (const RankTransfer& t : ts.transfers) ts.transfer_lanes.emplace_back(lane(t.lend_track), lane(t.arrive_track));
   }
-  if (ts.transfers.empty()) return;
+  if (ts.transfers.empty()) return out;
   const RankTransfersInView v = rank_transfers_in_view(ts.transfers, f.axis.time_at(f.left), f.axis.time_at(f.right));
-  if (!v.arrows) return draw_view_note(f, v.note, colours::kRankTransfer, note_row);
+  out.note = v.note;
   for (const std::size_t i : v.shown) {
     const auto [from, to] = ts.transfer_lanes[i];
     if (from < 0 || to < 0) continue;
     const float y0 = layout.lane_center[static_cast<std::size_t>(from)], y1 = layout.lane_center[static_cast<std::size_t>(to)];
     if (y0 < 0 || y1 < 0) continue;
-    const ImVec2 a(static_cast<float>(f.axis.x(static_cast<double>(ts.transfers[i].lend_ns))), f.y_base + y0);
-    const ImVec2 b(static_cast<float>(f.axis.x(static_cast<double>(ts.transfers[i].arrive_ns))), f.y_base + y1);
-    const float dir = b.y > a.y ? 1.0f : -1.0f;
-    f.dl->AddLine(a, ImVec2(b.x, b.y - 6 * dir), colours::kRankTransfer, 2.0f);
-    f.dl->AddTriangleFilled(ImVec2(b.x - 4, b.y - 8 * dir), ImVec2(b.x + 4, b.y - 8 * dir), b, colours::kRankTransfer);
-    f.dl->AddCircleFilled(a, 2.5f, colours::kRankTransfer);
+    out.arrows.push_back({i, static_cast<float>(f.axis.x(static_cast<double>(ts.transfers[i].lend_ns))), f.y_base + y0,
+                          static_cast<float>(f.axis.x(static_cast<double>(ts.transfers[i].arrive_ns))), f.y_base + y1});
   }
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (ImGui::IsWindowHovered() && mouse.x >= f.left && mouse.x < f.right && !ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
+    out.hovered = rank_arrow_at(out.arrows, mouse.x, mouse.y);
+  }
+  return out;
+}
+
+// The arrows, the hovered one white and its tooltip; the note `note_row` lines down (under the
+// steals' note when that one shows).
+void draw_rank_arrows(const Frame& f, const RankArrows& ra, const TimelineState& ts, int note_row) {
+  if (!ra.note.empty()) draw_view_note(f, ra.note, colours::kRankTransfer, note_row);
+  for (std::size_t k = 0; k < ra.arrows.size(); ++k) {
+    const RankArrow& r = ra.arrows[k];
+    const bool hot = static_cast<int>(k) == ra.hovered;
+    const ImU32 colour = hot ? IM_COL32(255, 255, 255, 255) : colours::kRankTransfer;
+    const ImVec2 a(r.x0, r.y0), b(r.x1, r.y1);
+    const float dir = b.y > a.y ? 1.0f : -1.0f;
+    f.dl->AddLine(a, ImVec2(b.x, b.y - 6 * dir), colour, hot ? 3.0f : 2.0f);
+    f.dl->AddTriangleFilled(ImVec2(b.x - 4, b.y - 8 * dir), ImVec2(b.x + 4, b.y - 8 * dir), b, colour);
+    f.dl->AddCircleFilled(a, 2.5f, colour);
+  }
+  if (ra.hovered < 0) return;
+  ImGui::BeginTooltip();
+  const RankTransfer& t = ts.transfers[ra.arrows[static_cast<std::size_t>(ra.hovered)].transfer];
+  for (const std::string& line : rank_transfer_lines(t, run_span(f.model).begin_ns)) ImGui::TextUnformatted(line.c_str());
+  ImGui::EndTooltip();
 }
 
 // The playhead, and a frame around every task running at that instant.
@@ -554,7 +605,9 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   ImGui::BeginChild("lanes", ImVec2(area.x, view_h), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
   handle_input(model, vs, axis, ts, left, right, max_scroll);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y, vs, options.run};
+  Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y, vs, options.run};
+  const RankArrows ranks = rank_arrows(f, layout, ts);
+  f.lane_tooltips = ranks.hovered < 0;
   dl->AddRectFilled(ImVec2(p0.x, lanes_top), ImVec2(p0.x + area.x, lanes_top + view_h), colours::kBackground);
 
   std::vector<DrawRun> scratch;
@@ -569,7 +622,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   } else {
     draw_view_note(f, steals.note, colours::kSteal, 0);
   }
-  draw_rank_transfers(f, layout, ts, steals.arrows ? 0 : 1);  // its note under the steals' one
+  draw_rank_arrows(f, ranks, ts, steals.arrows ? 0 : 1);  // its note under the steals' one
   draw_picked(dl, model, options.run, vs, layout, axis, f.y_base, left, right);
   if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns);
   draw_marks(dl, vs, axis, left, right, lanes_top, lanes_top + view_h);

@@ -32,6 +32,7 @@ struct PolicyOptions {
   std::string deque_overflow = "spill"; // work-stealing: a full deque "spill"s to the overflow queue, or "fail"s
   std::uint32_t steal_chunk = 20;       // work-stealing on the CPU: most tasks one steal takes
   std::uint32_t remote_chunk = 1;       // work-stealing on CUDA across GPUs: most tasks one steal from another GPU takes
+  std::uint32_t remote_after = 4;       // work-stealing on CUDA across GPUs: failed local passes in a row before a block tries another GPU
   std::string remote = "request";       // work-stealing on CUDA across GPUs: "request" (its owner answers) or "steal" (CAS the victim's deque)
   std::uint32_t overflow_capacity = 1u << 16;  // work-stealing: tasks the shared overflow queue holds
   std::uint32_t sharing_capacity = 4096;       // work-stealing: tasks the host-written sharing queue holds

@@ -27,6 +27,11 @@ inline const PolicyDescriptor& work_stealing() {
        {{"remote_chunk", "work-stealing (cuda, --gpus N > 1): most tasks one steal from another GPU's deque takes; 1 is ABP's one-task steal",
          "1", "1..1024", 1, 1024, {}},
         &PolicyOptions::remote_chunk},
+       // kernels/work_stealing_multi_gpu.cuh: a remote try costs NVLink round trips, and while a block
+       // waits on one it does not steal the local work that appears meanwhile.
+       {{"remote_after", "work-stealing (cuda, --gpus N > 1): failed local passes in a row (own deque, queues, a local victim) before a block also tries another GPU",
+         "4", "1..65536", 1, 65536, {}},
+        &PolicyOptions::remote_after},
        {{"remote", "work-stealing (cuda, --gpus N > 1): a thief on another GPU CASes the victim's deque (steal: every deque at system scope) or asks its owner, who hands over tasks at its next task boundary (request: deques stay device scope)",
          "request", "steal|request", 0, 0, {"steal", "request"}},
         &PolicyOptions::remote},

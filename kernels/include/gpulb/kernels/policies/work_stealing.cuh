@@ -1,10 +1,10 @@
 // The work-stealing policy on the CUDA backend: Grossman's work stealing with ABP deques per block, a sharing queue fed from the host
 // (mechanism: work_stealing_kernels.cuh), on one GPU; with --gpus N > 1 on N GPUs whose blocks also steal from each other's
-// deques over peer memory (work_stealing_multi_gpu.cuh). --gpus 0 (the default) runs on one GPU, as before.
+// deques over peer memory (work_stealing_multi_gpu.cuh; its host frame detail/multi_gpu_ws_run.cuh). --gpus 0 (the default) runs on one GPU, as before.
 #pragma once
 
 #include "gpulb/kernels/work_stealing_kernels.cuh"
-#include "gpulb/kernels/work_stealing_multi_gpu.cuh"
+#include "gpulb/kernels/detail/multi_gpu_ws_run.cuh"
 #include "gpulb/kernels/detail/body_factory.hpp"
 #include "gpulb/kernels/detail/single_gpu_run.cuh"
 #include "gpulb/policies/work_stealing.hpp"
