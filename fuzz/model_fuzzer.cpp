@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "fuzz_input.hpp"
@@ -125,7 +126,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::uint64_t n = 0;
       for (const std::uint32_t c : counts) n += c;
       GPULB_FUZZ_CHECK(n <= g.steals.size());
+      // The folded row's picture, whole and after a pan that reuses it.
+      const viewer::HeatRow whole = viewer::heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), t0, span / 64, 0, 64);
+      const viewer::HeatRow panned = viewer::heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), t0, span / 64, 5, 64, &whole);
+      GPULB_FUZZ_CHECK(whole.busy.size() == 64 && panned.busy.size() == 64 && panned.steal.size() == 64);
     }
+  }
+  for (const viewer::QueueSeries& q : model.queues()) {
+    const viewer::GridColumns whole = viewer::grid_columns(q.level, t0, span / 64, -3, 64);
+    GPULB_FUZZ_CHECK(viewer::grid_columns(q.level, t0, span / 64, 7, 64, &whole).columns.size() == 64);
   }
 
   // The selection's statistics over the whole trace, and a task's details (the first of each lane).
@@ -142,6 +151,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   GPULB_FUZZ_CHECK(viewer::counter_layout(occupancy.plots.size(), 900.0f).height <= 900.0f);
   for (const viewer::SummaryRow& r : viewer::summary_rows(model, true)) (void)viewer::wrapped_lines(r.value, 300.0f, width7);
   if (!model.lanes().empty()) (void)viewer::parse_task_query(model.lanes().front().label);
+  // Compare's search over two runs (here the trace twice): each match in both, A's first.
+  const auto found = viewer::find_tasks_in_runs(model, &model, viewer::TaskQuery{std::nullopt, std::uint16_t{0}}, 64);
+  GPULB_FUZZ_CHECK(found.size() % 2 == 0 && (found.empty() || found.front().run == 0));
+  (void)viewer::found_note(found, 0, true, false);
   // Findings: every one names a range inside the trace's events, and the figures of a lesson.
   for (const viewer::Finding& f : viewer::compute_findings(model)) {
     GPULB_FUZZ_CHECK(f.begin_ns < f.end_ns && !f.text.empty());

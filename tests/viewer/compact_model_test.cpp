@@ -9,6 +9,7 @@
 #include <random>
 
 #include "columns.hpp"
+#include "parallel.hpp"
 #include "gpulb/tracing/statistics.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "series.hpp"
@@ -201,6 +202,68 @@ TEST(StepSeriesSummary, CoarseMeansStayWithinTheirBoundOfABruteForcePass) {
       const double brute = brute_integral(p, a, a + col) / col;
       EXPECT_NEAR(exact[static_cast<std::size_t>(c)].mean, brute, 1e-6 * std::max(1.0, brute));
       EXPECT_NEAR(coarse[static_cast<std::size_t>(c)].mean, brute, bound + 1e-6 * std::max(1.0, brute)) << col << " column " << c;
+    }
+  }
+}
+
+// The counter tracks' columns on a fixed grid: a pan copies what the last frame computed and
+// computes the rest; the columns are the ones computed whole.
+TEST(StepSeriesSummary, GridColumnsAfterAPanEqualTheColumnsComputedWhole) {
+  const TraceModel& m = testing::shipped(testing::kUts);
+  ASSERT_FALSE(m.queues().empty());
+  int tested = 0;
+  for (const QueueSeries& q : m.queues()) {
+    const StepSeries& s = q.level;
+    if (s.end_ns() <= s.begin_ns()) continue;  // a level set once: no span to split
+    ++tested;
+    const double origin = static_cast<double>(s.begin_ns()), col = static_cast<double>(s.end_ns() - s.begin_ns()) / 700;
+    const GridColumns before = grid_columns(s, origin, col, -20, 600);
+    for (const std::int64_t first : {std::int64_t{-13}, std::int64_t{9}, std::int64_t{590}, std::int64_t{5000}}) {
+      const GridColumns panned = grid_columns(s, origin, col, first, 600, &before);
+      const std::vector<StepSeries::Column> whole = s.columns(origin + static_cast<double>(first) * col, col, 600);
+      ASSERT_EQ(panned.columns.size(), 600u);
+      EXPECT_DOUBLE_EQ(panned.t0_ns(), origin + static_cast<double>(first) * col);
+      for (std::size_t c = 0; c < 600; ++c) {
+        ASSERT_NEAR(panned.columns[c].mean, whole[c].mean, 1e-6 * (1.0 + std::abs(whole[c].mean))) << q.label << " column " << c;
+        ASSERT_EQ(panned.columns[c].min, whole[c].min) << q.label << " column " << c;
+        ASSERT_EQ(panned.columns[c].max, whole[c].max) << q.label << " column " << c;
+      }
+    }
+  }
+  EXPECT_GE(tested, 1) << "the deque sum at least";
+}
+
+// Loading merges sorted runs (a device's 4,224 deques, a group's lanes) by radix where the runs
+// are many: the result is the heap merge's, element for element, ties in run order included.
+TEST(MergeSortedRuns, RadixAndHeapGiveTheSameStableOrder) {
+  struct Item {
+    std::uint64_t time;
+    std::uint32_t run, at;
+  };
+  std::mt19937_64 rng(13);
+  for (const std::uint64_t range : {std::uint64_t{50}, std::uint64_t{1} << 22, std::uint64_t{1} << 45, ~std::uint64_t{0} >> 1}) {
+    for (const std::size_t runs : {std::size_t{3}, std::size_t{40}, std::size_t{4224}}) {
+      std::vector<Item> v;
+      std::vector<std::size_t> bounds{0};
+      for (std::uint32_t r = 0; r < runs; ++r) {
+        std::vector<std::uint64_t> times(rng() % 24);
+        for (auto& t : times) t = 1000 + rng() % range;
+        std::sort(times.begin(), times.end());
+        for (std::uint32_t i = 0; i < times.size(); ++i) v.push_back({times[i], r, i});
+        bounds.push_back(v.size());
+      }
+      std::vector<Item> heap = v, radix = v, either = v;
+      merge_sorted_runs(heap, bounds, [](const Item& a, const Item& b) { return a.time < b.time; });
+      radix_sort_by(radix, 0, radix.size(), [](const Item& i) { return i.time; });
+      merge_sorted_runs_by_key(either, bounds, [](const Item& i) { return i.time; });
+      ASSERT_EQ(heap.size(), v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        ASSERT_EQ(radix[i].time, heap[i].time) << "range " << range << ", " << runs << " runs, at " << i;
+        ASSERT_EQ(radix[i].run, heap[i].run) << "ties keep their runs' order";
+        ASSERT_EQ(radix[i].at, heap[i].at);
+        ASSERT_EQ(either[i].run, heap[i].run);
+        ASSERT_EQ(either[i].at, heap[i].at);
+      }
     }
   }
 }

@@ -101,3 +101,79 @@ TEST(HeatScale, BucketedColumnMeansAgreeWithTheSweep) {
 
 }  // namespace
 }  // namespace gpulb::viewer
+
+namespace gpulb::viewer {
+namespace {
+
+// The heat rows a frame computes on every core and keeps (HeatRowCache) are what the row drew
+// before: heat_level of the coarse means per lane, and the steal counts' steps.
+TEST(HeatRow, IsTheLevelsOfTheCoarseMeansAndTheStealSteps) {
+  const TraceModel& m = testing::shipped(testing::kUts);
+  int rows = 0, lit = 0, marked = 0;
+  for (const DeviceGroup& d : m.devices()) {
+    for (const LaneGroup& g : d.groups) {
+      if (!g.busy || ++rows > 24) continue;
+      const double t0 = static_cast<double>(m.begin_ns()), col = static_cast<double>(m.end_ns() - m.begin_ns()) / 400;
+      const HeatRow r = heat_row(*g.busy, g.idle.get(), g.steals, g.lanes.size(), t0, col, 400);
+      const auto busy = g.busy->coarse_mean_columns(t0, col, 400);
+      const auto idle = g.idle->coarse_mean_columns(t0, col, 400);
+      const auto steals = counts_per_column(g.steals, t0, col, 400);
+      ASSERT_EQ(r.busy.size(), 400u);
+      ASSERT_EQ(r.idle.size(), 400u);
+      for (std::size_t c = 0; c < 400; ++c) {
+        const double n = static_cast<double>(g.lanes.size());
+        ASSERT_EQ(r.busy[c], heat_level(busy[c].mean / n)) << c;
+        ASSERT_EQ(r.idle[c], heat_level(idle[c].mean / n)) << c;
+        ASSERT_EQ(r.steal[c], steals[c] == 0 ? 0 : 1 + std::min<int>(3, static_cast<int>(4 * steals[c] / g.lanes.size()))) << c;
+        lit += r.busy[c] > 0;
+        marked += r.steal[c] > 0;
+      }
+    }
+  }
+  EXPECT_GT(lit, 1000) << "busy columns";
+  EXPECT_GT(marked, 100) << "columns with steals";
+}
+
+// A pan reuses the columns the last frame computed (the same grid) and computes the rest: the row
+// is the one computed whole, column for column.
+TEST(HeatRow, APanComputesOnlyTheUncoveredColumnsAndMatchesTheWholeRow) {
+  const TraceModel& m = testing::shipped(testing::kUts);
+  const double origin = static_cast<double>(m.begin_ns());
+  const double col = static_cast<double>(m.end_ns() - m.begin_ns()) / 450;
+  int rows = 0;
+  std::size_t columns = 0, differ = 0;
+  for (const DeviceGroup& d : m.devices()) {
+    for (const LaneGroup& g : d.groups) {
+      if (!g.busy || ++rows > 32) continue;
+      const HeatRow before = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), origin, col, 0, 400);
+      EXPECT_EQ(before.t0_ns, origin);
+      for (const std::int64_t shift : {std::int64_t{7}, std::int64_t{-5}, std::int64_t{399}, std::int64_t{-1000}}) {
+        const HeatRow panned = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), origin, col, shift, 400, &before);
+        const HeatRow whole = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), origin, col, shift, 400);
+        ASSERT_EQ(panned.busy.size(), 400u);
+        ASSERT_EQ(panned.idle.size(), 400u);
+        ASSERT_EQ(panned.steal.size(), 400u);
+        EXPECT_DOUBLE_EQ(panned.t0_ns, origin + static_cast<double>(shift) * col);
+        for (std::size_t c = 0; c < 400; ++c) {
+          ++columns;
+          ASSERT_EQ(panned.steal[c], whole.steal[c]) << "shift " << shift << " column " << c;
+          differ += panned.busy[c] != whole.busy[c] || panned.idle[c] != whole.idle[c];
+        }
+      }
+    }
+  }
+  // Only the rounding of a column edge's time differs: a level changes where a mean sits on its edge.
+  EXPECT_LE(differ, columns / 1000) << differ << " of " << columns;
+}
+
+// heat_level rounds as std::lround did, without the library call.
+TEST(HeatRow, LevelsRoundHalfUpAsLroundDid) {
+  for (int i = 0; i <= 100000; ++i) {
+    const double f = i / 100000.0;
+    const int expected = f <= 0.0 ? 0 : std::max(1, static_cast<int>(std::lround(f * kHeatLevels)));
+    ASSERT_EQ(heat_level(f), expected) << f;
+  }
+}
+
+}  // namespace
+}  // namespace gpulb::viewer

@@ -28,6 +28,7 @@
 #include "findings.hpp"
 #include "run_span.hpp"
 #include "synthetic.hpp"
+#include "task_details.hpp"
 
 namespace gpulb::viewer {
 namespace {
@@ -362,6 +363,31 @@ TEST_F(ViewerScreenshots, FindShowsTheTaskFramedInItsLane) {
   std::string log;
   EXPECT_EQ(viewer(file("cpu.gpulb") + " --find k --screenshot " + (dir_ / "never-find.png").string(), log), 2) << log;
   EXPECT_NE(log.find("--find"), std::string::npos) << log;
+}
+
+// Issue 13, item 1: Compare's search covers trace B too. A task id that only B has is found,
+// and framed in B's panel (the lower one), zoomed to.
+TEST_F(ViewerScreenshots, FindInCompareFramesATaskOfTraceBInItsPanel) {
+  const std::string a = std::string(GPULB_SHIPPED_TRACES) + "/connect4-4-static-list-h100.gpulb";
+  const std::string b = std::string(GPULB_SHIPPED_TRACES) + "/patterns-P4-task-queue-h100.gpulb";
+  const TraceModel ma(std::make_shared<const trace::Trace>(trace::read_trace(a)));
+  const TraceModel mb(std::make_shared<const trace::Trace>(trace::read_trace(b)));
+  std::uint32_t id = 0;
+  bool found = false;
+  for (std::size_t l = 0; l < mb.lanes().size() && !found; ++l) {
+    for (std::size_t z = 0; z < mb.lanes()[l].zones.size() && !found; ++z) {
+      id = mb.lanes()[l].zones.id(z);
+      found = find_tasks(ma, id, std::nullopt, 1).empty();
+    }
+  }
+  ASSERT_TRUE(found) << "a task id of B that A has not";
+  const Picture before = shoot(a + " " + b, "--view compare --view-only", "compare-find-none");
+  const Picture p = shoot(a + " " + b, "--view compare --view-only --find " + std::to_string(id), "compare-find-b");
+  ASSERT_EQ(p.height, before.height);
+  const Rgb white{255, 255, 255};
+  const int lower = p.height * 3 / 5;  // B's panel: the lower of the two timelines
+  EXPECT_GT(count_colour(p, white, lower, p.height - 10, 4), count_colour(before, white, lower, before.height - 10, 4) + 40)
+      << "the found task's white frame in B's panel";
 }
 
 TEST_F(ViewerScreenshots, SelectionTabTabulatesTheSelectedRange) {

@@ -2,10 +2,14 @@
 // worker recorded it, and finding tasks by id and kind.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
+#include <tuple>
 #include <string>
 
+#include "compare_span.hpp"
 #include "shipped_traces.hpp"
 #include "task_details.hpp"
 #include "trace_fixtures.hpp"
@@ -159,6 +163,91 @@ TEST(TaskSearch, QueriesReadAnIdAKindOrBoth) {
   for (const char* bad : {"", "  ", "abc", "k", "12 13", "k1 k2", "99999999999", "kind 70000", "12x"}) {
     EXPECT_FALSE(parse_task_query(bad)) << "\"" << bad << "\"";
   }
+}
+
+}  // namespace
+}  // namespace gpulb::viewer
+
+// Compare (issue 13, item 1): the search looked in trace A only, and tasks could not be clicked
+// in either panel. Both runs are searched, each match names its run, and a click on either
+// panel picks the task of that panel's trace at that panel's time.
+namespace gpulb::viewer {
+namespace {
+
+// A task id that one run has and the other has not.
+std::optional<std::uint32_t> id_only_in(const TraceModel& has, const TraceModel& lacks) {
+  for (const Lane& lane : has.lanes()) {
+    for (std::size_t z = 0; z < lane.zones.size(); ++z) {
+      if (find_tasks(lacks, lane.zones.id(z), std::nullopt, 1).empty()) return lane.zones.id(z);
+    }
+  }
+  return std::nullopt;
+}
+
+TEST(CompareSearch, SearchesBothRunsAndSaysWhichRunEachMatchIsIn) {
+  const TraceModel& a = testing::shipped(testing::kConnect4Static);
+  const TraceModel& b = testing::shipped(testing::kP4Queue);
+  const std::optional<std::uint32_t> only_b = id_only_in(b, a);
+  ASSERT_TRUE(only_b) << "P4 has a task id connect4's static list has not";
+  const std::vector<RunTask> found = find_tasks_in_runs(a, &b, TaskQuery{only_b, std::nullopt}, 100);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].run, 1) << "found in B";
+  EXPECT_EQ(task_details(b, found[0].task).id, *only_b) << "and its ref names B's lanes";
+  EXPECT_EQ(found_note(found, 0, true, false), "1 of 1 (A 0, B 1): in B");
+  EXPECT_TRUE(find_tasks_in_runs(a, nullptr, TaskQuery{only_b, std::nullopt}, 100).empty()) << "A alone has no such task";
+
+}
+
+TEST(CompareSearch, AKindInBothRunsListsAsMatchesFirstThenBs) {
+  const TraceModel& a = testing::shipped(testing::kConnect4Static);
+  const TraceModel& b = testing::shipped(testing::kConnect4Stealing);
+  const std::uint16_t kind = a.kinds().front();
+  const std::vector<std::uint16_t> b_kinds = b.kinds();
+  ASSERT_NE(std::find(b_kinds.begin(), b_kinds.end(), kind), b_kinds.end());
+  const std::vector<RunTask> both = find_tasks_in_runs(a, &b, TaskQuery{std::nullopt, kind}, 40);
+  ASSERT_EQ(both.size(), 80u) << "at most 40 of each run";
+  EXPECT_TRUE(std::is_partitioned(both.begin(), both.end(), [](const RunTask& t) { return t.run == 0; }));
+  for (const RunTask& t : both) {
+    const TraceModel& m = t.run == 0 ? a : b;
+    ASSERT_LT(t.task.lane, m.lanes().size());
+    ASSERT_LT(t.task.zone, m.lanes()[t.task.lane].zones.size());
+    EXPECT_EQ(m.lanes()[t.task.lane].zones.kind(t.task.zone), kind);
+  }
+  EXPECT_EQ(found_note(both, 45, true, true), "46 of 80+ (A 40, B 40): in B");
+  EXPECT_EQ(found_note(both, 2, false, false), "3 of 80");
+}
+
+// A click at a task's x in either compare panel (each panel's axis is the shared one, counting from
+// its own run's first launch, shifted to its trace's clock) picks that task of that run.
+TEST(CompareSearch, AClickInEitherPanelPicksThatRunsTask) {
+  const TraceModel& a = testing::shipped(testing::kConnect4Static);
+  const TraceModel& b = testing::shipped(testing::kConnect4Stealing);
+  const CompareSpan c = compare_span(a, b);
+  const double left = 200.0, right = 1700.0;
+  const TimeAxis shared = TimeAxis::fit(c.shown.begin_ns, c.shown.end_ns, left, right - left);
+  for (const auto& [m, origin, run] : {std::tuple{&a, c.origin_a, 0}, std::tuple{&b, c.origin_b, 1}}) {
+    const TimeAxis axis = panel_axis(shared, origin);
+    int picked = 0;
+    for (std::uint32_t l = 0; l < m->lanes().size(); ++l) {
+      const ZoneList& zones = m->lanes()[l].zones;
+      for (std::uint32_t z = 0; z < zones.size(); ++z) {
+        const double x0 = axis.x(static_cast<double>(zones.begin_ns(z))), x1 = axis.x(static_cast<double>(zones.end_ns(z)));
+        if (x1 - x0 < 6) continue;  // wide enough on screen to click alone
+        const std::optional<RunTask> hit = pick_task(*m, run, l, axis, (x0 + x1) / 2);
+        ASSERT_TRUE(hit) << "run " << run << " lane " << l;
+        EXPECT_EQ(*hit, (RunTask{run, {l, z}}));
+        EXPECT_GE(x0, left - 1) << "inside the panel";
+        EXPECT_LE(x1, right + 1);
+        if (++picked == 20) break;
+      }
+      if (picked == 20) break;
+    }
+    EXPECT_EQ(picked, 20) << "run " << run << ": tasks wide enough to click";
+  }
+  // B's clock is not A's: B's task, clicked through A's axis, is not where A's panel puts it.
+  const TimeAxis axis_b = panel_axis(shared, c.origin_b);
+  EXPECT_NE(c.origin_a, c.origin_b);
+  EXPECT_NE(axis_b.t0_ns, panel_axis(shared, c.origin_a).t0_ns);
 }
 
 }  // namespace

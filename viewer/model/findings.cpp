@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 
+#include "parallel.hpp"
 #include "run_span.hpp"
 
 namespace gpulb::viewer {
@@ -40,14 +41,17 @@ std::string percent(double share) {
 // The sum of step series, as points (one per distinct time).
 std::vector<Point> sum_series(const std::vector<const StepSeries*>& series) {
   std::vector<Point> deltas;
+  std::vector<std::size_t> bounds{0};
   for (const StepSeries* s : series) {
     std::int64_t prev = 0;
     for (const Point& p : s->points()) {
       deltas.push_back({p.time_ns, p.value - prev});
       prev = p.value;
     }
+    bounds.push_back(deltas.size());
   }
-  std::stable_sort(deltas.begin(), deltas.end(), [](const Point& a, const Point& b) { return a.time_ns < b.time_ns; });
+  // Each series is sorted: a merge of the runs (one device's: none at all), not a sort.
+  merge_sorted_runs_by_key(deltas, bounds, [](const Point& p) { return p.time_ns; });
   std::vector<Point> out;
   std::int64_t v = 0;
   for (const Point& d : deltas) {

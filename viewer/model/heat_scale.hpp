@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "series.hpp"
+
 namespace gpulb::viewer {
 
 struct Rgb8 {
@@ -24,5 +26,28 @@ int heat_level(double fraction);
 // How many of `times` (sorted) fall in each of `columns` columns of col_ns from t0: the steal
 // density a folded row marks. O(columns x log n).
 std::vector<std::uint32_t> counts_per_column(std::span<const std::uint64_t> times, double t0_ns, double col_ns, int columns);
+
+// One folded row's picture over `columns` columns of col_ns from t0: per column the busy and idle
+// levels (heat_level of the share of its `lanes`, from the series' coarse column means) and the
+// steal mark's step (0: no steal; 1 to 4, the more steals a worker). What the timeline draws for
+// the row, computed apart from drawing so that a frame's rows can be computed on every core and
+// kept while the view stands still.
+struct HeatRow {
+  double t0_ns = 0.0, col_ns = 0.0;
+  std::vector<std::uint8_t> busy, idle, steal;  // one entry a column; idle empty: no idle series
+  double origin_ns = 0.0;  // heat_row_on_grid: the grid's origin, and the index of column 0 on it
+  std::int64_t first = 0;
+};
+HeatRow heat_row(const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals, std::size_t lanes,
+                 double t0_ns, double col_ns, int columns);
+
+// The same over columns [first, first + columns) of a fixed grid (column k: origin + k x col_ns),
+// so that a pan moves the columns under the picture, not their edges: what `reuse` holds of
+// those columns (a row of the same grid) is copied, and only the columns it lacks are computed.
+// A drag then costs the columns it uncovers. A copied column equals a computed one up to the
+// rounding of its edges' times (a level can differ where a mean sits on a level's edge).
+HeatRow heat_row_on_grid(const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals, std::size_t lanes,
+                         double origin_ns, double col_ns, std::int64_t first, int columns, const HeatRow* reuse = nullptr);
+int steal_step(std::uint32_t steals, std::size_t lanes);  // the mark's step for a column's steals
 
 }  // namespace gpulb::viewer

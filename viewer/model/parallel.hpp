@@ -2,9 +2,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace gpulb::viewer {
@@ -81,6 +85,56 @@ void merge_sorted_runs(std::vector<T>& v, const std::vector<std::size_t>& bounds
   }
   out.insert(out.end(), v.begin() + static_cast<std::ptrdiff_t>(bounds.back()), v.end());
   v.swap(out);
+}
+
+// A stable sort of v[from, to) by an integer key: least significant digit first, 11 bits a pass,
+// as many passes as the keys' range (max - min) needs (a 40 ms run of ns times: 3). Stable, so on
+// sorted runs laid end to end it gives what merge_sorted_runs gives (ties: the earlier run
+// first), at O(n) a pass instead of O(n log k): a device's 4,224 deques are 12 heap levels.
+template <class T, class Key>
+void radix_sort_by(std::vector<T>& v, std::size_t from, std::size_t to, Key key) {
+  if (to - from < 2) return;
+  std::uint64_t lo = key(v[from]), hi = lo;
+  for (std::size_t i = from; i < to; ++i) {
+    const std::uint64_t k = key(v[i]);
+    lo = std::min(lo, k);
+    hi = std::max(hi, k);
+  }
+  if (lo == hi) return;
+  constexpr int kBits = 11;
+  constexpr std::size_t kBuckets = std::size_t{1} << kBits;
+  const int passes = (std::bit_width(hi - lo) + kBits - 1) / kBits;
+  // Every pass's histogram from one read of the keys.
+  std::vector<std::array<std::size_t, kBuckets>> counts(static_cast<std::size_t>(passes));
+  for (auto& c : counts) c.fill(0);
+  for (std::size_t i = from; i < to; ++i) {
+    const std::uint64_t k = key(v[i]) - lo;
+    for (int p = 0; p < passes; ++p) ++counts[static_cast<std::size_t>(p)][(k >> (p * kBits)) & (kBuckets - 1)];
+  }
+  std::vector<T> buf(to - from);
+  T* src = v.data() + from;
+  T* dst = buf.data();
+  for (int p = 0; p < passes; ++p) {
+    auto& c = counts[static_cast<std::size_t>(p)];
+    if (c[(key(src[0]) - lo) >> (p * kBits) & (kBuckets - 1)] == to - from) continue;  // one digit: nothing moves
+    std::size_t sum = 0;
+    for (std::size_t& n : c) sum += std::exchange(n, sum);
+    for (std::size_t i = 0; i < to - from; ++i) dst[c[((key(src[i]) - lo) >> (p * kBits)) & (kBuckets - 1)]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != v.data() + from) std::copy(src, src + (to - from), v.data() + from);
+}
+
+// merge_sorted_runs where the order is an integer key's: by radix where the runs are many (a
+// heap of k runs costs log2 k comparisons an element), by the heap where they are few.
+template <class T, class Key>
+void merge_sorted_runs_by_key(std::vector<T>& v, const std::vector<std::size_t>& bounds, Key key) {
+  if (bounds.size() <= 2) return;
+  if (bounds.size() - 1 >= 16 && bounds.back() - bounds.front() >= 4096) {
+    radix_sort_by(v, bounds.front(), bounds.back(), key);
+  } else {
+    merge_sorted_runs(v, bounds, [&](const T& a, const T& b) { return key(a) < key(b); });
+  }
 }
 
 }  // namespace gpulb::viewer

@@ -282,6 +282,28 @@ std::vector<StepSeries::Column> StepSeries::columns(double t0_ns, double col_ns,
   return out;
 }
 
+GridColumns grid_columns(const StepSeries& series, double origin_ns, double col_ns, std::int64_t first, int count,
+                         const GridColumns* reuse) {
+  GridColumns g{origin_ns, col_ns, first, {}};
+  auto segment = [&](std::int64_t from, std::int64_t n) {
+    return series.columns(origin_ns + static_cast<double>(from) * col_ns, col_ns, static_cast<int>(n));
+  };
+  const std::int64_t end = first + std::max(count, 0);
+  const bool same_grid = reuse && reuse->col_ns == col_ns && reuse->origin_ns == origin_ns;
+  const std::int64_t kept_from = same_grid ? std::max(first, reuse->first) : 0;
+  const std::int64_t kept_to = same_grid ? std::min(end, reuse->first + static_cast<std::int64_t>(reuse->columns.size())) : 0;
+  if (kept_from >= kept_to) {
+    g.columns = segment(first, end - first);
+    return g;
+  }
+  g.columns = segment(first, kept_from - first);
+  const auto at = reuse->columns.begin() + static_cast<std::ptrdiff_t>(kept_from - reuse->first);
+  g.columns.insert(g.columns.end(), at, at + static_cast<std::ptrdiff_t>(kept_to - kept_from));
+  const std::vector<StepSeries::Column> tail = segment(kept_to, end - kept_to);
+  g.columns.insert(g.columns.end(), tail.begin(), tail.end());
+  return g;
+}
+
 StepSeries busy_series_from_keys(std::span<const std::uint64_t> sorted_keys) {
   std::vector<StepSeries::Point> points;
   points.reserve(sorted_keys.size());

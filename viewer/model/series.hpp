@@ -119,6 +119,19 @@ class StepSeries {
   std::int64_t min_ = 0, max_ = 0;
 };
 
+// Column summaries (StepSeries::columns, with extremes) over columns [first, first + count) of a
+// fixed grid, column k being [origin + k x col_ns, origin + (k + 1) x col_ns): what `reuse` (the
+// same grid) holds of them is copied, the rest computed, so that a pan costs the columns it
+// uncovers (the counter tracks under the timeline).
+struct GridColumns {
+  double origin_ns = 0.0, col_ns = 0.0;
+  std::int64_t first = 0;
+  std::vector<StepSeries::Column> columns;
+  double t0_ns() const { return origin_ns + static_cast<double>(first) * col_ns; }
+};
+GridColumns grid_columns(const StepSeries& series, double origin_ns, double col_ns, std::int64_t first, int count,
+                         const GridColumns* reuse = nullptr);
+
 // Builds a "how many are busy" series from +1/-1 keys: key = time_ns * 2 + (1 for a begin, 0 for
 // an end), sorted. Ends sort before begins at the same time, so back-to-back tasks never count twice.
 StepSeries busy_series_from_keys(std::span<const std::uint64_t> sorted_keys);

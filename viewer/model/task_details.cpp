@@ -97,6 +97,32 @@ std::vector<TaskRef> find_tasks(const TraceModel& model, std::optional<std::uint
   return out;
 }
 
+std::optional<RunTask> pick_task(const TraceModel& model, int run, std::uint32_t lane, const TimeAxis& axis, double x) {
+  const std::optional<TaskRef> hit = task_at(model, lane, axis.time_at(x), axis.ns_per_px * 2);
+  if (!hit) return std::nullopt;
+  return RunTask{run, *hit};
+}
+
+std::vector<RunTask> find_tasks_in_runs(const TraceModel& a, const TraceModel* b, const TaskQuery& query, std::size_t max_per_run) {
+  std::vector<RunTask> out;
+  const TraceModel* runs[] = {&a, b};
+  for (int r = 0; r < 2; ++r) {
+    if (!runs[r]) continue;
+    for (const TaskRef& t : find_tasks(*runs[r], query.id, query.kind, max_per_run)) out.push_back({r, t});
+  }
+  return out;
+}
+
+std::string found_note(const std::vector<RunTask>& found, int at, bool two_runs, bool capped) {
+  if (found.empty()) return "no task";
+  std::string s = std::to_string(at + 1) + " of " + std::to_string(found.size()) + (capped ? "+" : "");
+  if (!two_runs) return s;
+  const auto in_b = static_cast<std::size_t>(std::count_if(found.begin(), found.end(), [](const RunTask& t) { return t.run == 1; }));
+  s += " (A " + std::to_string(found.size() - in_b) + ", B " + std::to_string(in_b) + ")";
+  if (at >= 0 && static_cast<std::size_t>(at) < found.size()) s += found[static_cast<std::size_t>(at)].run == 1 ? ": in B" : ": in A";
+  return s;
+}
+
 std::optional<TaskQuery> parse_task_query(const std::string& text) {
   TaskQuery q;
   std::size_t i = 0;

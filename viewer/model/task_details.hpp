@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "time_axis.hpp"
 #include "trace_model.hpp"
 
 namespace gpulb::viewer {
@@ -19,6 +20,15 @@ struct TaskRef {
   std::uint32_t lane = 0;  // index into TraceModel::lanes()
   std::uint32_t zone = 0;  // index into Lane::zones
   bool operator==(const TaskRef&) const = default;
+};
+
+// A task of one of the runs on screen: 0 is trace A (the timeline's, compare's upper panel), 1 is
+// trace B (compare's lower panel). Compare's panels name lanes of two models, so a pick or a
+// search result says which.
+struct RunTask {
+  int run = 0;
+  TaskRef task;
+  bool operator==(const RunTask&) const = default;
 };
 
 struct TaskDetails {
@@ -47,6 +57,10 @@ std::optional<TaskRef> task_at(const TraceModel& model, std::uint32_t lane, doub
 std::vector<TaskRef> find_tasks(const TraceModel& model, std::optional<std::uint32_t> id, std::optional<std::uint16_t> kind,
                                 std::size_t max = 10'000);
 
+// What a click at x on a lane picks, on a panel whose axis is on its trace's clock (compare's
+// panels: panel_axis of the shared axis), within 2 px of a task's edges.
+std::optional<RunTask> pick_task(const TraceModel& model, int run, std::uint32_t lane, const TimeAxis& axis, double x);
+
 // A search as typed: "1234" (a task id), "k2" / "kind 2" (a kind), or both ("1234 k2").
 // nullopt where it is neither.
 struct TaskQuery {
@@ -54,5 +68,14 @@ struct TaskQuery {
   std::optional<std::uint16_t> kind;
 };
 std::optional<TaskQuery> parse_task_query(const std::string& text);
+
+// The search over every run on screen (A, then B where compare shows one): each run's matches in
+// lane order then time, each tagged with its run, at most `max_per_run` of each.
+std::vector<RunTask> find_tasks_in_runs(const TraceModel& a, const TraceModel* b, const TaskQuery& query, std::size_t max_per_run);
+
+// The search's count as the toolbar shows it: "3 of 14" for one run; with two, where each
+// match is and which run the shown one is in: "3 of 14 (A 9, B 5): in A". `capped`: a run hit
+// its maximum ("14+").
+std::string found_note(const std::vector<RunTask>& found, int at, bool two_runs, bool capped);
 
 }  // namespace gpulb::viewer

@@ -199,7 +199,7 @@ void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lan
       append_busy_keys(lanes[l].zones, keys);
       bounds.push_back(keys.size());
     }
-    merge_sorted_runs(keys, bounds, std::less<>{});
+    merge_sorted_runs_by_key(keys, bounds, [](std::uint64_t k) { return k; });
     g.busy = std::make_shared<const StepSeries>(busy_series_from_keys(keys));
     std::vector<std::uint64_t> idle_keys;
     std::vector<std::size_t> idle_bounds{0};
@@ -207,7 +207,7 @@ void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lan
       append_busy_keys(lanes[l].idle, idle_keys);
       idle_bounds.push_back(idle_keys.size());
     }
-    merge_sorted_runs(idle_keys, idle_bounds, std::less<>{});
+    merge_sorted_runs_by_key(idle_keys, idle_bounds, [](std::uint64_t k) { return k; });
     g.idle = std::make_shared<const StepSeries>(busy_series_from_keys(idle_keys));
     std::vector<std::size_t> steal_bounds{0};
     for (const std::uint32_t l : g.lanes) {
@@ -217,7 +217,7 @@ void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lan
       steal_bounds.push_back(g.steals.size());
     }
     g.steals.shrink_to_fit();
-    merge_sorted_runs(g.steals, steal_bounds, std::less<>{});
+    merge_sorted_runs_by_key(g.steals, steal_bounds, [](std::uint64_t k) { return k; });
   });
   std::size_t r = 0;
   for (DeviceGroup& dev : devices) {
@@ -234,7 +234,7 @@ void attach_busy_series(std::vector<DeviceGroup>& devices, const std::vector<Lan
       std::vector<std::uint64_t>().swap(group_keys[r]);  // free as we go: big traces have big keys
       bounds.push_back(keys.size());
     }
-    merge_sorted_runs(keys, bounds, std::less<>{});
+    merge_sorted_runs_by_key(keys, bounds, [](std::uint64_t k) { return k; });
     dev.busy = std::make_shared<const StepSeries>(busy_series_from_keys(keys));
   }
 }
@@ -389,7 +389,7 @@ std::vector<QueueSeries> build_queue_series(const trace::Trace& t, const std::ve
       for (std::size_t i = 1; i < edit_bounds.size(); ++i) bounds.push_back(offset + edit_bounds[i]);
     }
     // Stable by time within a track, merged across tracks by time.
-    merge_sorted_runs(vec, bounds, [](const Level& a, const Level& b) { return a.time_ns < b.time_ns; });
+    merge_sorted_runs_by_key(vec, bounds, [](const Level& l) { return l.time_ns; });
     queues.push_back(make_queue_series(t, key, vec));
   }
   return queues;

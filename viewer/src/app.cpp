@@ -72,6 +72,7 @@ void App::reset_timeline() {
   const bool unfold = vs_.timeline.unfold;
   vs_.timeline = TimelineState{};
   vs_.timeline.unfold = unfold;
+  clear_search(vs_.compare_a);  // its results name lanes of the traces that were A and B
   vs_.picked.reset();
   vs_.marks.clear();
 }
@@ -166,6 +167,9 @@ bool App::set_view(std::string_view cli_name) {
 }
 
 const Document* App::current() const { return current_ >= 0 ? docs_[static_cast<std::size_t>(current_)].get() : nullptr; }
+std::string_view App::view_name() const { return panels()[view_].cli_name; }
+
+const Document* App::compare() const { return has_compare() ? docs_[static_cast<std::size_t>(compare_)].get() : nullptr; }
 
 void App::fail(std::string message) {
   errors_.push_back(message);
@@ -237,7 +241,8 @@ void App::side_panel(float width, float height) {
     }
   }
   if (const Document* d = current()) {
-    if (vs_.picked && ImGui::CollapsingHeader("Task", ImGuiTreeNodeFlags_DefaultOpen)) draw_task_details(*d->model, vs_);
+    const Document* picked_doc = vs_.picked && vs_.picked->run == 1 ? compare() : d;
+    if (vs_.picked && picked_doc && ImGui::CollapsingHeader("Task", ImGuiTreeNodeFlags_DefaultOpen)) draw_task_details(*picked_doc->model, vs_);
     if (ImGui::CollapsingHeader("Summary", ImGuiTreeNodeFlags_DefaultOpen)) draw_summary(*d->model, true);
   }
   if (ImGui::CollapsingHeader("Run a scenario", ImGuiTreeNodeFlags_DefaultOpen)) {

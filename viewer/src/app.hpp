@@ -49,6 +49,9 @@ class App {
   std::size_t document_count() const { return docs_.size(); }
   const Document* current() const;
   bool has_compare() const { return compare_ >= 0 && compare_ != current_; }  // a trace B beside A
+  const Document* compare() const;  // trace B, or null
+  const builtin::Lesson* lesson() const { return lesson_; }  // the lesson open, or null
+  std::string_view view_name() const;                         // the view shown: its --view name
 
   // Draws one frame of the whole UI into the viewport; dt_s advances the replay.
   void frame(float dt_s);

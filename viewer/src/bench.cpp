@@ -52,9 +52,16 @@ Stats summarise(std::vector<double> t) {
 struct FrameStats {
   Stats build, render, total;
 };
-FrameStats measure(Platform& platform, App& app, int frames) {
+// What happens to the timeline before each frame: nothing (a still view, which may redraw what
+// it kept from the frame before), a drag by a few pixels (the heat maps compute the columns it
+// uncovers, the counter tracks all theirs), or a zoom step at the middle (everything recomputed).
+enum class Motion { Still, Pan, Zoom };
+FrameStats measure(Platform& platform, App& app, int frames, Motion motion) {
   std::vector<double> build, render, total;
   for (int i = 0; i < frames + 3; ++i) {
+    TimeAxis& axis = app.view_state().axis;
+    if (motion == Motion::Pan) axis.pan(i % 2 ? 7.0 : -5.0);  // drifts 1 px a frame pair: stays over the run
+    if (motion == Motion::Zoom) axis.zoom_at(axis.x0_px + 600.0, i % 2 ? 1.02 : 1 / 1.02);
     const auto start = Clock::now();
     platform.begin_frame();
     app.frame(0.0f);
@@ -173,9 +180,12 @@ int run_bench(const BenchOptions& o) {
     const char* view;  // --view name (panels.hpp)
     double zoom;  // 1: the whole run; 10: a tenth of it, at the middle
     bool expanded;
+    Motion motion = Motion::Still;
   };
   const Case cases[] = {
       {"timeline, whole run, SMs folded", "timeline", 1, false},
+      {"timeline, whole run, folded, panning", "timeline", 1, false, Motion::Pan},
+      {"timeline, whole run, folded, zooming", "timeline", 1, false, Motion::Zoom},
       {"timeline, whole run, all lanes", "timeline", 1, true},
       {"timeline, 1/10 of the run", "timeline", 10, true},
       {"timeline, 1/100", "timeline", 100, true},
@@ -199,7 +209,7 @@ int run_bench(const BenchOptions& o) {
     vs.pending_range = Selection{mid - half, mid + half};
     vs.playhead = Playhead{};
     if (std::string(c.name).find("replay") != std::string::npos) vs.playhead = Playhead{mid, true, false, 1.0f};
-    const FrameStats s = measure(platform, app, o.frames);
+    const FrameStats s = measure(platform, app, o.frames, c.motion);
     frames_ok = frames_ok && s.build.p99_ms <= 16.0;
     std::printf("%-34s %9.2f %8.2f %9.2f %8.2f %9.2f %8.2f\n", c.name, s.build.mean_ms, s.build.p99_ms, s.render.mean_ms,
                 s.render.p99_ms, s.total.mean_ms, s.total.p99_ms);

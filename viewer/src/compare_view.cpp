@@ -53,11 +53,15 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
   // One scale: both runs measured from their own start, over the longer of the two.
   const double ms_a = static_cast<double>(a.stats().makespan_ns), ms_b = static_cast<double>(b.stats().makespan_ns);
   const double ratio = ms_a > 0 ? ms_b / ms_a : 0.0;
-  ImGui::Text("Makespan A %s, B %s: B takes %.2fx the time of A. Both from their first kernel launch.", format_time(ms_a).c_str(),
+  ImGui::Text("Makespan A %s, B %s: B takes %.2fx the time of A. Both from their first kernel launch; click a task for its details.", format_time(ms_a).c_str(),
               format_time(ms_b).c_str(), ratio);
   // One toolbar for both panels (their lanes then get the same height); what is left of the
   // view's own height, not ImGui's remaining region, which includes the replay bar's room.
-  if (const std::optional<bool> fold = draw_timeline_toolbar(a, vs, vs.compare_a, false)) {
+  // Ctrl+F: the keys are off in both panels (each would take them), so compare serves this one.
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.KeyCtrl && !io.WantTextInput && ImGui::IsKeyPressed(static_cast<int>('F'))) vs.compare_a.focus_search = true;
+  // The search covers both runs: its results and picks say which (RunTask).
+  if (const std::optional<bool> fold = draw_timeline_toolbar(a, vs, vs.compare_a, false, &b, &vs.compare_b)) {
     set_all_folds(b, vs.compare_b.collapsed, *fold);
     vs.compare_b.defaults_set = true;
     vs.compare_b.auto_fold = false;
@@ -79,9 +83,9 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
   const std::string cap_a = "A: " + caption(a.header().meta.policy, " on ", a.header().meta.backend);
   const std::string cap_b = "B: " + caption(b.header().meta.policy, " on ", b.header().meta.backend);
   TimeAxis axis_a = panel_axis(vs.compare_axis, span.origin_a);
-  draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", false, cap_a.c_str(), span.origin_a, label_w, false, false});
+  draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", false, cap_a.c_str(), span.origin_a, label_w, false, false, 0});
   TimeAxis axis_b = panel_axis(axis_a, span.origin_b - span.origin_a);
-  draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str(), span.origin_b, label_w, false, false});
+  draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str(), span.origin_b, label_w, false, false, 1});
   vs.compare_axis = panel_axis(axis_b, -span.origin_b);
 }
 

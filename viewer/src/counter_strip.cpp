@@ -2,6 +2,7 @@
 // area on the timeline's own axis, its name and peak in the label column, its value scale (0 and
 // the peak) at the column's edge, the time grid and the playhead through it.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -39,18 +40,38 @@ void draw_track(const CounterStrip& s, const OccupancyPlot& plot, float y0, floa
 
   dl->PushClipRect(ImVec2(s.left, y0), ImVec2(s.right, y1), true);
   const StepSeries& series = *plot.series;
-  constexpr float kCol = 2.0f;
-  const int cols = static_cast<int>((s.right - s.left) / kCol);
-  const auto c = series.columns(s.axis.time_at(s.left), s.axis.ns_per_px * kCol, cols);
+  // 2 px columns on a grid from the series' first point, so that a pan moves the picture, not the
+  // columns' edges, and computes only the columns it uncovers (grid_columns).
+  constexpr double kCol = 2.0;
+  const double col_ns = s.axis.ns_per_px * kCol, origin = static_cast<double>(series.begin_ns());
+  if (!(col_ns > 0) || series.empty()) {
+    dl->PopClipRect();
+    return;
+  }
+  const std::int64_t first = static_cast<std::int64_t>(std::floor((s.axis.time_at(s.left) - origin) / col_ns));
+  const double t0 = origin + static_cast<double>(first) * col_ns;
+  const int cols = std::max(0, static_cast<int>(std::ceil((s.axis.time_at(s.right) - t0) / col_ns)));
+  GridColumns computed;
+  const GridColumns* grid = nullptr;
+  if (s.cache) {
+    GridColumns& kept = s.cache->series[&series];
+    const bool same = kept.col_ns == col_ns && kept.origin_ns == origin && kept.first == first &&
+                      kept.columns.size() == static_cast<std::size_t>(cols);
+    if (!same) kept = grid_columns(series, origin, col_ns, first, cols, kept.columns.empty() ? nullptr : &kept);
+    grid = &kept;
+  } else {
+    computed = grid_columns(series, origin, col_ns, first, cols);
+    grid = &computed;
+  }
   const ImU32 colour = track_colour(plot.kind);
   const ImU32 band = (colour & 0x00FFFFFFu) | (90u << 24);
+  const float x0 = static_cast<float>(s.axis.x(t0)), w = static_cast<float>(kCol);
   for (int i = 0; i < cols; ++i) {
-    const double t = s.axis.time_at(s.left + kCol * (static_cast<float>(i) + 0.5f));
-    if (t < static_cast<double>(series.begin_ns())) continue;
-    const float x = s.left + kCol * static_cast<float>(i);
-    const auto& col = c[static_cast<std::size_t>(i)];
-    if (col.max > 0) dl->AddRectFilled(ImVec2(x, y_of(static_cast<double>(col.max))), ImVec2(x + kCol, bottom), band);
-    if (col.mean > 0) dl->AddRectFilled(ImVec2(x, y_of(col.mean)), ImVec2(x + kCol, bottom), colour);
+    if (first + i < 0) continue;  // before the series' first point: nothing recorded yet
+    const float x = x0 + w * static_cast<float>(i);
+    const auto& col = grid->columns[static_cast<std::size_t>(i)];
+    if (col.max > 0) dl->AddRectFilled(ImVec2(x, y_of(static_cast<double>(col.max))), ImVec2(x + w, bottom), band);
+    if (col.mean > 0) dl->AddRectFilled(ImVec2(x, y_of(col.mean)), ImVec2(x + w, bottom), colour);
   }
   dl->PopClipRect();
   const ImVec2 m = ImGui::GetIO().MousePos;

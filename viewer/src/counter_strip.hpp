@@ -10,6 +10,7 @@
 #include "labels.hpp"
 #include "occupancy.hpp"
 #include "time_axis.hpp"
+#include "view_state.hpp"
 
 namespace gpulb::viewer {
 
@@ -20,6 +21,7 @@ struct CounterStrip {
   float x0, left, right, y0;
   bool hovered;
   std::optional<double> playhead_ns;
+  SeriesColumnsCache* cache = nullptr;  // the tracks' columns, kept between still frames
 };
 
 void draw_counter_strip(const CounterStrip& strip, const OccupancyPlots& plots, const CounterLayout& layout);

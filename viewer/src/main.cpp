@@ -232,9 +232,16 @@ int main(int argc, char** argv) {
           std::cerr << "gpulb-viewer: --find '" << a.find << "': expected a task id, k<kind>, or both, e.g. 1234 or k2\n";
           return kExitBadInput;
         }
-        TimelineState& ts = app.view_state().timeline;
-        std::snprintf(ts.search, sizeof ts.search, "%s", a.find.c_str());
-        search_tasks(*d->model, app.view_state(), ts);
+        ViewState& vs = app.view_state();
+        std::snprintf(vs.timeline.search, sizeof vs.timeline.search, "%s", a.find.c_str());
+        search_tasks(*d->model, nullptr, vs, vs.timeline);
+        // Compare's search covers A and B; shown last where Compare is, so that its pick stands.
+        if (const Document* b = app.compare()) {
+          std::snprintf(vs.compare_a.search, sizeof vs.compare_a.search, "%s", a.find.c_str());
+          const std::optional<RunTask> timeline_pick = vs.picked;
+          search_tasks(*d->model, b->model.get(), vs, vs.compare_a, &vs.compare_b);
+          if (a.view != "compare") vs.picked = timeline_pick;
+        }
       }
       if (a.finding > 0) {
         if (static_cast<std::size_t>(a.finding) > d->findings.size()) {

@@ -1,12 +1,14 @@
 #include "timeline_lanes.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "draw.hpp"
 #include "heat_scale.hpp"
 #include "labels.hpp"
+#include "parallel.hpp"
 
 namespace gpulb::viewer {
 namespace {
@@ -104,53 +106,131 @@ void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1) {
   draw_markers(c, lane, y0, y1);
 }
 
+HeatColumns heat_columns(const LaneCtx& c) {
+  constexpr double kCol = 3.0;
+  HeatColumns h;
+  h.origin_ns = static_cast<double>(c.model.begin_ns());
+  h.col_ns = c.axis.ns_per_px * kCol;
+  if (!(h.col_ns > 0)) return h;
+  h.first = static_cast<std::int64_t>(std::floor((c.axis.time_at(c.left) - h.origin_ns) / h.col_ns));
+  const double t0 = h.origin_ns + static_cast<double>(h.first) * h.col_ns;
+  h.count = std::max(0, static_cast<int>(std::ceil((c.axis.time_at(c.right) - t0) / h.col_ns)));
+  return h;
+}
+
+// While a zoom is in progress (the column width changed since the last frame), the rows are made
+// on a grid of 6 px columns: half the columns, each spanning twice the points, so that most take
+// the series' O(1) coarse means (StepSeries::coarse_mean_columns, within 1/16 of the range). The
+// first frame at rest draws them at 3 px again.
+static HeatColumns while_zooming(const HeatColumns& view) {
+  HeatColumns h = view;
+  h.col_ns = view.col_ns * 2;
+  h.first = view.first >= 0 ? view.first / 2 : -((1 - view.first) / 2);  // floor(first / 2)
+  h.count = static_cast<int>((view.first + view.count - 2 * h.first + 1) / 2);
+  return h;
+}
+
+void prepare_heat_rows(const LaneCtx& c, std::span<const std::pair<std::uint32_t, int>> groups, HeatRowCache& cache) {
+  const HeatColumns view = heat_columns(c);
+  const bool zooming = cache.model == &c.model && cache.view_col_ns > 0 && cache.view_col_ns != view.col_ns;
+  cache.view_col_ns = view.col_ns;
+  const HeatColumns cols = zooming ? while_zooming(view) : view;
+  const bool same_columns = cache.model == &c.model && cache.origin_ns == cols.origin_ns && cache.col_ns == cols.col_ns &&
+                            cache.first == cols.first && cache.columns == cols.count;
+  if (cache.model != &c.model) cache.rows.clear();
+  cache.model = &c.model;
+  cache.origin_ns = cols.origin_ns;
+  cache.col_ns = cols.col_ns;
+  cache.first = cols.first;
+  cache.columns = cols.count;
+  struct Todo {
+    const LaneGroup* group;
+    HeatRow* row;
+  };
+  std::vector<Todo> todo;
+  HeatRowCache::Rows rows;
+  for (const auto& [device, group] : groups) {
+    if (device >= c.model.devices().size() || group < 0 || static_cast<std::size_t>(group) >= c.model.devices()[device].groups.size()) continue;
+    const LaneGroup& g = c.model.devices()[device].groups[static_cast<std::size_t>(group)];
+    if (!g.busy) continue;
+    auto old = cache.rows.find({device, group});
+    HeatRow& row = rows[{device, group}];
+    if (old != cache.rows.end()) row = std::move(old->second);  // reused as it is, or as a pan's source
+    if (old == cache.rows.end() || !same_columns) todo.push_back({&g, &row});
+  }
+  auto make = [&](std::size_t i) {
+    const LaneGroup& g = *todo[i].group;
+    HeatRow& row = *todo[i].row;
+    row = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), cols.origin_ns, cols.col_ns, cols.first, cols.count,
+                           row.busy.empty() ? nullptr : &row);
+  };
+  // Each row's means are its own series' work: where every row is computed anew (a zoom, the
+  // first frame) the rows (264 on a 2 x H200 trace) are split over the cores, which wait for the
+  // frame's draw lists meanwhile. A pan's few columns a row are not worth waking threads for (on a
+  // loaded machine a thread can wait milliseconds for a core).
+  const bool pan = std::all_of(todo.begin(), todo.end(), [&](const Todo& t) {
+    return !t.row->busy.empty() && t.row->col_ns == cols.col_ns && t.row->origin_ns == cols.origin_ns;
+  });
+  if (pan) {
+    for (std::size_t i = 0; i < todo.size(); ++i) make(i);
+  } else {
+    parallel_for(todo.size(), make);
+  }
+  cache.rows = std::move(rows);
+}
+
 // A folded group as a heat map (heat_scale.hpp): per 3 px column, the share of its lanes busy
 // (grey to white) and idle (red). Neighbouring columns of one colour are drawn as one rectangle,
 // so a steady stretch costs one quad, not hundreds.
-void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals,
-                   std::size_t lanes, float y0, float y1) {
-  if (busy.empty() || lanes == 0) return;
-  constexpr float kCol = 3.0f;
-  const int cols = static_cast<int>((c.right - c.left) / kCol);
-  const double t0 = c.axis.time_at(c.left), col_ns = c.axis.ns_per_px * kCol;
-  // Coarse means: the colour quantises them to kHeatLevels steps, coarser than their error.
-  const auto busy_cols = busy.coarse_mean_columns(t0, col_ns, cols);
-  const auto idle_cols = idle && !idle->empty() ? idle->coarse_mean_columns(t0, col_ns, cols) : std::vector<StepSeries::Column>{};
-  const double n = static_cast<double>(lanes);
+void draw_heat_row(const LaneCtx& c, const HeatRow& row, float y0, float y1) {
+  const float kCol = static_cast<float>(row.col_ns / c.axis.ns_per_px);  // 3 px
+  const float x0 = static_cast<float>(c.axis.x(row.t0_ns));
+  // Column i spans [x(i), x(i + 1)), clipped to the time area.
+  auto x = [&](int i) { return std::clamp(x0 + kCol * static_cast<float>(i), c.left, c.right); };
+  // Every (busy, idle) level pair's colour, made once, not per quad (it showed in profiles of still frames).
+  static const std::vector<ImU32> heat_colours = [] {
+    std::vector<ImU32> table;
+    for (int b = 0; b <= kHeatLevels; ++b) {
+      for (int i = 0; i <= kHeatLevels; ++i) {
+        const Rgb8 rgb = heat_colour(b / static_cast<double>(kHeatLevels), i / static_cast<double>(kHeatLevels));
+        table.push_back(IM_COL32(rgb.r, rgb.g, rgb.b, 255));
+      }
+    }
+    return table;
+  }();
+  const int cols = static_cast<int>(row.busy.size());
   auto levels = [&](int i) {
     const auto k = static_cast<std::size_t>(i);
-    return std::pair{heat_level(busy_cols[k].mean / n), idle_cols.empty() ? 0 : heat_level(idle_cols[k].mean / n)};
+    return std::pair<int, int>{row.busy[k], row.idle.empty() ? 0 : row.idle[k]};
   };
   for (int i = 0; i < cols;) {
     const auto level = levels(i);
     int j = i + 1;
     while (j < cols && levels(j) == level) ++j;
     if (level != std::pair{0, 0}) {
-      const Rgb8 rgb = heat_colour(level.first / static_cast<double>(kHeatLevels), level.second / static_cast<double>(kHeatLevels));
-      c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y0), ImVec2(c.left + kCol * static_cast<float>(j), y1),
-                          IM_COL32(rgb.r, rgb.g, rgb.b, 255));
+      c.dl->AddRectFilled(ImVec2(x(i), y0), ImVec2(x(j), y1), heat_colours[static_cast<std::size_t>(level.first * (kHeatLevels + 1) + level.second)]);
     }
     i = j;
   }
-  // Steals: a mark atop each column that holds any, the more opaque the more steals a worker.
-  if (steals.empty()) return;
-  const std::vector<std::uint32_t> counts = counts_per_column(steals, t0, col_ns, cols);
+  // Steals: a mark atop each column that holds any, the more opaque the more steals a worker;
+  // neighbouring columns of one opacity step share a quad.
   const float mark_h = std::max(1.0f, (y1 - y0) * 0.35f);
-  // Neighbouring columns of one opacity step share a quad.
-  auto step = [&](int i) {
-    const std::uint32_t k = counts[static_cast<std::size_t>(i)];
-    return k == 0 ? 0 : 1 + std::min(3, static_cast<int>(4 * k / std::max<std::size_t>(lanes, 1)));
-  };
   for (int i = 0; i < cols;) {
-    const int st = step(i);
+    const int st = row.steal[static_cast<std::size_t>(i)];
     int j = i + 1;
-    while (j < cols && step(j) == st) ++j;
+    while (j < cols && row.steal[static_cast<std::size_t>(j)] == st) ++j;
     if (st > 0) {
-      c.dl->AddRectFilled(ImVec2(c.left + kCol * static_cast<float>(i), y0), ImVec2(c.left + kCol * static_cast<float>(j), y0 + mark_h),
-                          IM_COL32(255, 200, 60, 110 + 36 * st));
+      c.dl->AddRectFilled(ImVec2(x(i), y0), ImVec2(x(j), y0 + mark_h), IM_COL32(255, 200, 60, 110 + 36 * st));
     }
     i = j;
   }
+}
+
+void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals,
+                   std::size_t lanes, float y0, float y1) {
+  if (busy.empty() || lanes == 0) return;
+  const HeatColumns cols = heat_columns(c);
+  draw_heat_row(c, heat_row_on_grid(busy, idle, steals, lanes, cols.origin_ns, cols.col_ns, cols.first, cols.count), y0, y1);
 }
 
 }  // namespace gpulb::viewer

@@ -15,28 +15,39 @@ namespace {
 // capitals.
 bool key(char c) { return ImGui::IsKeyPressed(static_cast<int>(c)); }
 
-void show_found(TimelineState& ts, ViewState& vs, int at) {
+// Picks the match `at` (modulo their count) and reveals it in its run's panel (B's: ts_b).
+void show_found(TimelineState& ts, TimelineState* ts_b, ViewState& vs, int at) {
   if (ts.found.empty()) return;
   ts.found_at = (at % static_cast<int>(ts.found.size()) + static_cast<int>(ts.found.size())) % static_cast<int>(ts.found.size());
   vs.picked = ts.found[static_cast<std::size_t>(ts.found_at)];
-  ts.reveal = vs.picked;
+  (vs.picked->run == 1 && ts_b ? *ts_b : ts).reveal = vs.picked->task;
 }
 
 }  // namespace
 
-void search_tasks(const TraceModel& model, ViewState& vs, TimelineState& ts) {
+void clear_search(TimelineState& ts) {
+  ts.found.clear();
+  ts.found_capped = false;
+  ts.found_at = -1;
+  ts.searched.clear();
+  ts.search_note.clear();
+}
+
+void search_tasks(const TraceModel& a, const TraceModel* b, ViewState& vs, TimelineState& ts, TimelineState* ts_b) {
   const std::optional<TaskQuery> q = parse_task_query(ts.search);
   if (!q) {
     ts.found.clear();
     ts.search_note = "a task id, k<kind>, or both";
   } else if (!ts.found.empty() && ts.searched == ts.search) {
-    show_found(ts, vs, ts.found_at + 1);  // the same query again: the next match
+    show_found(ts, ts_b, vs, ts.found_at + 1);  // the same query again: the next match
   } else {
     // On demand, not per frame: a scan of every task (3 million in the bench's trace).
-    ts.found = find_tasks(model, q->id, q->kind, kMaxFound);
+    ts.found = find_tasks_in_runs(a, b, *q, kMaxFound);
+    const auto in_b = static_cast<std::size_t>(std::count_if(ts.found.begin(), ts.found.end(), [](const RunTask& t) { return t.run == 1; }));
+    ts.found_capped = ts.found.size() - in_b >= kMaxFound || in_b >= kMaxFound;
     ts.searched = ts.search;
-    ts.search_note = std::string("'") + ts.search + "': no task";
-    show_found(ts, vs, 0);
+    ts.search_note = std::string("'") + ts.search + "': no task" + (b ? " in A or B" : "");
+    show_found(ts, ts_b, vs, 0);
   }
 }
 
@@ -56,32 +67,30 @@ void timeline_keys(ViewState& vs, TimelineState& ts, TimeAxis& axis, float left,
     const float mx = io.MousePos.x;
     vs.marks.push_back(axis.time_at(mx >= left && mx < right ? mx : mid));
   }
-  if (key('N') && !ts.found.empty()) show_found(ts, vs, ts.found_at + (io.KeyShift ? -1 : 1));
+  if (key('N') && !ts.found.empty()) show_found(ts, nullptr, vs, ts.found_at + (io.KeyShift ? -1 : 1));
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
     vs.selection.reset();
     vs.picked.reset();
-    ts.found.clear();
-    ts.found_at = -1;
-    ts.search_note.clear();
+    clear_search(ts);
   }
 }
 
-void draw_search_bar(const TraceModel& model, ViewState& vs, TimelineState& ts) {
+void draw_search_bar(const TraceModel& a, const TraceModel* b, ViewState& vs, TimelineState& ts, TimelineState* ts_b) {
   ImGui::SetNextItemWidth(150);
   if (ts.focus_search) {
     ImGui::SetKeyboardFocusHere();
     ts.focus_search = false;
   }
-  const bool enter = ImGui::InputTextWithHint("##find", "find: id, k2 (Ctrl+F)", ts.search, sizeof ts.search,
-                                              ImGuiInputTextFlags_EnterReturnsTrue);
-  if (enter) search_tasks(model, vs, ts);
+  const bool enter = ImGui::InputTextWithHint("##find", b ? "find in A and B: id, k2" : "find: id, k2 (Ctrl+F)", ts.search,
+                                              sizeof ts.search, ImGuiInputTextFlags_EnterReturnsTrue);
+  if (enter) search_tasks(a, b, vs, ts, ts_b);
   if (!ts.search_note.empty() || !ts.found.empty()) {
     ImGui::SameLine();
     if (ts.found.empty()) {
       ImGui::TextColored(ImVec4(1.0f, 0.55f, 0.5f, 1), "%s", ts.search_note.c_str());
     } else {
-      ImGui::Text("%d of %zu%s", ts.found_at + 1, ts.found.size(), ts.found.size() == kMaxFound ? "+" : "");
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Enter or N: next, Shift+N: previous, Esc: clear");
+      ImGui::TextUnformatted(found_note(ts.found, ts.found_at, b != nullptr, ts.found_capped).c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip(b ? "Enter: next (A's matches, then B's)" : "Enter or N: next, Shift+N: previous, Esc: clear");
     }
   }
 }
@@ -136,14 +145,16 @@ void draw_marks(ImDrawList* dl, const ViewState& vs, const TimeAxis& axis, float
   }
 }
 
-void draw_picked(ImDrawList* dl, const TraceModel& model, const ViewState& vs, const TimelineLayout& layout, const TimeAxis& axis,
+void draw_picked(ImDrawList* dl, const TraceModel& model, int run, const ViewState& vs, const TimelineLayout& layout, const TimeAxis& axis,
                  float y_base, float left, float right) {
-  if (!vs.picked || vs.picked->lane >= model.lanes().size()) return;
-  const Lane& lane = model.lanes()[vs.picked->lane];
-  if (vs.picked->zone >= lane.zones.size()) return;
-  const float yc = layout.lane_center[vs.picked->lane];
+  if (!vs.picked || vs.picked->run != run) return;
+  const TaskRef picked = vs.picked->task;
+  if (picked.lane >= model.lanes().size()) return;
+  const Lane& lane = model.lanes()[picked.lane];
+  if (picked.zone >= lane.zones.size()) return;
+  const float yc = layout.lane_center[picked.lane];
   if (yc < 0) return;
-  const Zone& z = lane.zones[vs.picked->zone];
+  const Zone& z = lane.zones[picked.zone];
   const float x0 = std::max(static_cast<float>(axis.x(static_cast<double>(z.begin_ns))), left - 3);
   const float x1 = std::min(std::max(static_cast<float>(axis.x(static_cast<double>(z.end_ns))), x0 + 2), right + 3);
   const float h = std::max(layout.lane_h * 0.5f, 4.0f);
@@ -152,10 +163,11 @@ void draw_picked(ImDrawList* dl, const TraceModel& model, const ViewState& vs, c
 
 void draw_task_details(const TraceModel& model, ViewState& vs) {
   if (!vs.picked) return;
-  const TaskDetails d = task_details(model, *vs.picked);
+  const TaskDetails d = task_details(model, vs.picked->task);
   const double origin = run_span(model).begin_ns;
   const ImVec4 dim(0.6f, 0.62f, 0.67f, 1);
-  ImGui::Text("task %u, kind %u", d.id, d.kind);
+  const bool in_b = vs.picked->run == 1;
+  ImGui::Text("task %u, kind %u%s", d.id, d.kind, in_b ? ", trace B" : "");
   ImGui::TextColored(dim, "worker  ");
   ImGui::SameLine();
   ImGui::TextWrapped("%s", d.worker.c_str());
@@ -177,7 +189,8 @@ void draw_task_details(const TraceModel& model, ViewState& vs) {
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(dim, "Payload and parent are not in the trace (its events carry a task's id and kind only).");
   ImGui::PopTextWrapPos();
-  if (ImGui::SmallButton("Show in timeline")) vs.timeline.reveal = vs.picked;
+  // B's tasks are on screen only in Compare's lower panel.
+  if (ImGui::SmallButton(in_b ? "Show in Compare" : "Show in timeline")) (in_b ? vs.compare_b : vs.timeline).reveal = vs.picked->task;
   ImGui::SameLine();
   if (ImGui::SmallButton("Unpick")) vs.picked.reset();
 }

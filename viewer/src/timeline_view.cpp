@@ -210,7 +210,7 @@ struct Frame {
   float top, height;  // the visible lanes
   float y_base;       // where content y 0 is, after scrolling
   ViewState& vs;
-  bool picking;  // the main timeline: clicks pick tasks of the current trace (compare's B would name another's lanes)
+  int run;  // clicks pick tasks of this run (0: trace A, 1: compare's B)
   bool lane_tooltips = true;  // off while a rank arrow is hovered: its tooltip, not the lane's under it
 
   bool visible(float y0, float y1) const { return y1 >= top && y0 <= top + height; }
@@ -253,7 +253,12 @@ void draw_header_row(const Frame& f, const LaneCtx& ctx, const Row& row, float y
   }
   if (row.folded && busy && !is_dev) {
     f.dl->PushClipRect(ImVec2(f.left, y0), ImVec2(f.right, y1 - gap), true);
-    draw_heat_row(ctx, *busy, idle, dev.groups[static_cast<std::size_t>(row.group)].steals, lanes, y0, y1 - gap);
+    const auto cached = ctx.heat ? ctx.heat->rows.find({row.device, row.group}) : HeatRowCache::Rows::const_iterator{};
+    if (ctx.heat && cached != ctx.heat->rows.end()) {
+      draw_heat_row(ctx, cached->second, y0, y1 - gap);
+    } else {
+      draw_heat_row(ctx, *busy, idle, dev.groups[static_cast<std::size_t>(row.group)].steals, lanes, y0, y1 - gap);
+    }
     f.dl->PopClipRect();
   } else if (row.folded && busy) {
     draw_heat_row(ctx, *busy, nullptr, {}, lanes, y0 + 2, y1 - 2);
@@ -297,8 +302,8 @@ void draw_lane_row(const Frame& f, const LaneCtx& ctx, const Row& row, int lane_
     if (f.lane_tooltips) lane_tooltip(f.model, lane, f.axis, mouse_x);
     // A click (a press and release without a drag, which pans) picks the task under it.
     const ImGuiIO& io = ImGui::GetIO();
-    if (f.picking && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && !io.KeyShift && io.MouseDragMaxDistanceSqr[0] < 16.0f) {
-      if (const auto hit = task_at(f.model, row.lane, f.axis.time_at(mouse_x), f.axis.ns_per_px * 2)) f.vs.picked = hit;
+    if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) && !io.KeyShift && io.MouseDragMaxDistanceSqr[0] < 16.0f) {
+      if (const auto hit = pick_task(f.model, f.run, row.lane, f.axis, mouse_x)) f.vs.picked = hit;
     }
   }
 }
@@ -327,6 +332,12 @@ void draw_rows(const Frame& f, const LaneCtx& ctx, const Layout& layout, Timelin
   const float mouse_y = ImGui::GetIO().MousePos.y;
   const bool hovered = ImGui::IsWindowHovered();
   fold_on_click(f, layout, ts);
+  // The folded groups on screen: their heat maps first, on every core (or from the last frame's).
+  std::vector<std::pair<std::uint32_t, int>> heat_groups;
+  for (const Row& row : layout.rows) {
+    if (row.kind == RowKind::Group && row.folded && f.visible(f.y_base + row.y, f.y_base + row.y + row.h)) heat_groups.emplace_back(row.device, row.group);
+  }
+  prepare_heat_rows(ctx, heat_groups, ts.heat);
   int lane_index = 0;
   for (const Row& row : layout.rows) {
     const float y0 = f.y_base + row.y, y1 = y0 + row.h;
@@ -486,11 +497,12 @@ void draw_scroll_indicator(const Frame& f, const Layout& layout, float scroll_y)
 // [SECTION] The view
 // -------------------------------------------------------------------------------------------------
 
-std::optional<bool> draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters) {
+std::optional<bool> draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters,
+                                          const TraceModel* b, TimelineState* ts_b) {
   std::optional<bool> folded_all;
   if (ImGui::Button("Fit")) vs.fit_pending = true;
   ImGui::SameLine();
-  draw_search_bar(model, vs, ts);
+  draw_search_bar(model, b, vs, ts, ts_b);
   ImGui::SameLine();
   // Folding by hand ends the automatic unfolding of a zoom (timeline_layout.hpp). Only SMs fold.
   const bool sms = std::any_of(model.devices().begin(), model.devices().end(), [](const DeviceGroup& d) { return d.has_sms; });
@@ -593,14 +605,14 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   ImGui::BeginChild("lanes", ImVec2(area.x, view_h), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
   handle_input(model, vs, axis, ts, left, right, max_scroll);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y, vs, options.keys};
+  Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y, vs, options.run};
   const RankArrows ranks = rank_arrows(f, layout, ts);
   f.lane_tooltips = ranks.hovered < 0;
   dl->AddRectFilled(ImVec2(p0.x, lanes_top), ImVec2(p0.x + area.x, lanes_top + view_h), colours::kBackground);
 
   std::vector<DrawRun> scratch;
   std::vector<double> xs;
-  const LaneCtx ctx{model, axis, vs.colour, left, right, dl, scratch, xs};
+  const LaneCtx ctx{model, axis, vs.colour, left, right, dl, scratch, xs, &ts.heat};
   draw_rows(f, ctx, layout, ts);
 
   dl->PushClipRect(ImVec2(left, lanes_top), ImVec2(right, lanes_top + view_h), true);
@@ -611,7 +623,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
     draw_view_note(f, steals.note, colours::kSteal, 0);
   }
   draw_rank_arrows(f, ranks, ts, steals.arrows ? 0 : 1);  // its note under the steals' one
-  if (f.picking) draw_picked(dl, model, vs, layout, axis, f.y_base, left, right);
+  draw_picked(dl, model, options.run, vs, layout, axis, f.y_base, left, right);
   if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns);
   draw_marks(dl, vs, axis, left, right, lanes_top, lanes_top + view_h);
   if (vs.selection) draw_selection(f, *vs.selection);
@@ -624,7 +636,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
     const float y0 = lanes_top + view_h;
     const bool hovered = !(ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NoMouse) && ImGui::IsMouseHoveringRect(ImVec2(p0.x, y0), ImVec2(p0.x + area.x, y0 + strip.height));
     const std::optional<double> playhead = vs.playhead.active ? std::optional<double>(vs.playhead.time_ns) : std::nullopt;
-    draw_counter_strip(CounterStrip{outer, axis, origin, p0.x, left, right, y0, hovered, playhead}, counters, strip);
+    draw_counter_strip(CounterStrip{outer, axis, origin, p0.x, left, right, y0, hovered, playhead, &ts.counter_columns}, counters, strip);
   }
   draw_ruler(outer, axis, origin, options.origin_ns ? "time from launch" : "time from start",
              label_w, left, right, p0.y, p0.y + kRulerHeight);

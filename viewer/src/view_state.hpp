@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "heat_scale.hpp"
 #include "rank_transfers.hpp"
 #include "task_details.hpp"
 #include "time_axis.hpp"
@@ -30,6 +31,24 @@ struct Selection {
   double begin_ns = 0.0, end_ns = 0.0;
 };
 
+// The folded rows' heat maps (heat_scale.hpp) of the last frame, by (device, group), kept while
+// the frame's columns stay the same: a still view redraws them without recomputing them.
+struct HeatRowCache {
+  const void* model = nullptr;
+  double view_col_ns = 0.0;  // the last frame's 3 px: another one now is a zoom in progress
+  double origin_ns = 0.0, col_ns = 0.0;  // the rows' grid
+  std::int64_t first = 0;
+  int columns = 0;
+  using Rows = std::map<std::pair<std::uint32_t, int>, HeatRow>;
+  Rows rows;
+};
+
+// The counter tracks' column summaries (grid_columns) of the last frame, by series: a still frame
+// redraws them, a pan computes the columns it uncovers.
+struct SeriesColumnsCache {
+  std::map<const StepSeries*, GridColumns> series;
+};
+
 // One timeline's own state; compare draws two of them against one shared TimeAxis.
 struct TimelineState {
   std::map<std::uint64_t, bool> collapsed;  // fold key -> folded (timeline_layout.hpp)
@@ -43,7 +62,8 @@ struct TimelineState {
   // Search (timeline_tools.cpp): the query as typed, what it found, which one is shown.
   char search[48] = "";
   std::string searched;  // the query `found` answers
-  std::vector<TaskRef> found;
+  std::vector<RunTask> found;  // compare's search: A's matches, then B's
+  bool found_capped = false;   // a run had kMaxFound matches or more
   int found_at = -1;
   std::string search_note;
   bool focus_search = false;        // Ctrl+F: put the cursor in the search field
@@ -53,6 +73,8 @@ struct TimelineState {
   const void* transfers_model = nullptr;
   std::vector<RankTransfer> transfers;
   std::vector<std::pair<int, int>> transfer_lanes;
+  HeatRowCache heat;
+  SeriesColumnsCache counter_columns;
 };
 
 // The replay playhead, shared by every view.
@@ -75,7 +97,7 @@ struct ViewState {
   bool compare_fit_pending = true;
   Playhead playhead;
   RangeStatsCache range_cache;
-  std::optional<TaskRef> picked;  // the task clicked: its details in the side panel
+  std::optional<RunTask> picked;  // the task clicked (of trace A, or of compare's B): its details in the side panel
   std::vector<double> marks;      // times marked with M (trace clock)
   std::string switch_view;        // a view asks for another (a finding's click): its --view name, served after the frame's panel
 };

@@ -22,14 +22,17 @@ struct TimelineOptions {
   std::optional<double> origin_ns;  // where the ruler counts from (compare: the launch); else the run's start
   float label_width = 0.0f;
   bool counters = true;      // counter tracks under the lanes (compare: off, for room)
-  bool keys = true;          // W/A/S/D, M, N, Ctrl+F, Esc and picking a task (compare: off; both panels would take them)  // the label column; 0: label_column_width of the model (compare: both panels' widest)
+  bool keys = true;          // W/A/S/D, M, N, Ctrl+F and Esc (compare: off; both panels would take them)
+  int run = 0;               // which run a click picks a task of: 0 trace A, 1 trace B (compare's lower panel)
 };
 void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, TimeAxis& axis, ImVec2 size,
                    const TimelineOptions& options);
 // Fit, find, fold, zoom to selection, (counters,) colour mode and legend: what draw_timeline puts
-// above its lanes with `toolbar`; compare draws it once above both panels. Returns true or false
-// where Fold SMs or Unfold SMs was pressed (compare folds B as well).
-std::optional<bool> draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters);
+// above its lanes with `toolbar`; compare draws it once above both panels, its search then
+// covering trace B (b, with B's panel state ts_b) too. Returns true or false where Fold SMs or
+// Unfold SMs was pressed (compare folds B as well).
+std::optional<bool> draw_timeline_toolbar(const TraceModel& model, ViewState& vs, TimelineState& ts, bool counters,
+                                          const TraceModel* b = nullptr, TimelineState* ts_b = nullptr);
 // The legend for the current colour mode (kinds present, or the duration scale).
 void draw_legend(const TraceModel& model, ColourMode mode);
 
