@@ -157,6 +157,89 @@ TEST(HybridSplit, RunningAveragesFollowAChangingWorkload) {
   EXPECT_DOUBLE_EQ(h.cpu_fraction(), 0.25);
 }
 
+// A splitter calibrated with scripted times: after the warm-ups, `cpu` and `gpu` ns a work unit
+// (per worker on a side of workers).
+HybridSplitter calibrated(double cpu, double gpu, std::uint32_t cpu_workers = 0) {
+  HybridSplitter h(HybridStrategy::Adaptive, 0.0, cpu_workers, 0);
+  h.record(Side::Cpu, 100, 1);  // warm-ups
+  h.record(Side::Gpu, 100, 1);
+  h.record(Side::Cpu, 1000, static_cast<std::uint64_t>(cpu * 1000));
+  h.record(Side::Gpu, 1000, static_cast<std::uint64_t>(gpu * 1000));
+  return h;
+}
+
+TEST(HybridSplit, IdleSidesGetThePapersRatioWithTheCrossingRequestWhereItFinishesEarlier) {
+  const HybridSplitter h = calibrated(3, 1);  // the CPU should get a quarter of the work
+  const std::vector<std::uint64_t> even(8, 100);
+  const SplitPlan p = h.plan(even, {true, 0}, {true, 0});
+  EXPECT_EQ(p.cpu, 2u);  // 200 of 800 units: CPU 600 ns, GPU 600 ns
+  EXPECT_EQ(p.cpu + p.gpu, even.size());
+  // 10 + 10 + 200 + 10 units: the paper gives the CPU the crossing request (the third: 660 ns on
+  // the CPU against 10 on the GPU); finishing earliest keeps it on the GPU.
+  const std::vector<std::uint64_t> uneven = {10, 10, 200, 10};
+  EXPECT_EQ(h.cpu_requests(std::span<const std::uint64_t>(uneven)), 3u);
+  const SplitPlan q = h.plan(uneven, {true, 0}, {true, 0});
+  EXPECT_EQ(q.cpu, 2u);
+  EXPECT_EQ(q.gpu, 2u);
+}
+
+TEST(HybridSplit, AFreeSideTakesItsPartWhileTheOtherIsBusy) {
+  const HybridSplitter h = calibrated(1, 1);
+  const std::vector<std::uint64_t> work(10, 100);
+  // Both idle and equally fast: half each.
+  EXPECT_EQ(h.plan(work, {true, 0}, {true, 0}).cpu, 5u);
+  // The CPU is busy for another 600 ns: the GPU (free) takes 8 of 10 (CPU 600 + 200, GPU 800)
+  // now; the CPU's 2 wait for its slot.
+  const SplitPlan p = h.plan(work, {false, 600}, {true, 0});
+  EXPECT_EQ(p.cpu, 2u);
+  EXPECT_EQ(p.gpu, 8u);
+  // The GPU is busy for longer than the whole batch would take the CPU: all to the CPU.
+  const SplitPlan q = h.plan(work, {true, 0}, {false, 5000});
+  EXPECT_EQ(q.cpu, 10u);
+  EXPECT_EQ(q.gpu, 0u);
+  // Neither side free: nothing now.
+  const SplitPlan none = h.plan(work, {false, 0}, {false, 0});
+  EXPECT_EQ(none.cpu + none.gpu, 0u);
+}
+
+TEST(HybridSplit, StaticAndUncalibratedWaitForBothSidesAsThePaper) {
+  const std::vector<std::uint64_t> work(4, 10);
+  const HybridSplitter s(HybridStrategy::Static, 0.5);
+  EXPECT_EQ(s.plan(work, {true, 0}, {true, 0}).cpu, 2u);
+  EXPECT_EQ(s.plan(work, {true, 0}, {false, 0}).cpu + s.plan(work, {true, 0}, {false, 0}).gpu, 0u);
+  const HybridSplitter fresh(HybridStrategy::Adaptive, 0.0, 8, 0);
+  EXPECT_EQ(fresh.plan(work, {false, 0}, {true, 0}).gpu, 0u);
+  EXPECT_EQ(fresh.plan(work, {true, 0}, {true, 0}).cpu, 2u);  // half, until both have measured
+}
+
+TEST(HybridSplit, ACpuPartRunsOnOneWorkerPerRequestAndTheLargestBoundsIt) {
+  // 8 workers. A part of 2 requests of 800 units took 8000 ns: 10 ns a unit per worker (on 2 of
+  // the 8 workers), not 5 ns a unit over the whole CPU.
+  HybridSplitter h(HybridStrategy::Adaptive, 0.0, 8, 0);
+  h.record(Side::Cpu, PartShape{1600, 800, 2}, 1);  // warm-up
+  h.record(Side::Cpu, PartShape{1600, 800, 2}, 8000);
+  EXPECT_DOUBLE_EQ(h.cpu_ns_per_item(), 10.0);
+  // 16 requests of 100 units: two rounds of 8 workers, 200 units each: 2000 ns.
+  EXPECT_DOUBLE_EQ(h.predict(Side::Cpu, PartShape{1600, 100, 16}), 2000.0);
+  // One request of 1000 units and 7 of 10: the large one bounds the part.
+  EXPECT_DOUBLE_EQ(h.predict(Side::Cpu, PartShape{1070, 1000, 8}), 10000.0);
+  // The GPU, one wide device, is linear in the work: 1 ns a unit.
+  h.record(Side::Gpu, PartShape{1000, 10, 100}, 1);
+  h.record(Side::Gpu, PartShape{1000, 10, 100}, 1000);
+  EXPECT_DOUBLE_EQ(h.predict(Side::Gpu, PartShape{5000, 5000, 1}), 5000.0);
+  // A batch of one large request and many small ones: the CPU gets small requests spread over
+  // its workers, not the large one (alone, it would keep the CPU 5 x as long as the whole batch the GPU).
+  std::vector<std::uint64_t> work = {4000};
+  for (int i = 0; i < 64; ++i) work.push_back(50);
+  const SplitPlan p = h.plan(work, {true, 0}, {true, 0});
+  EXPECT_EQ(p.cpu, 0u);
+  EXPECT_EQ(p.gpu, work.size());
+  std::vector<std::uint64_t> small(64, 50);
+  const SplitPlan q = h.plan(small, {true, 0}, {true, 0});  // GPU: 1 ns a unit; CPU: 10 / 8 ns
+  EXPECT_GT(q.cpu, 16u);
+  EXPECT_LT(q.cpu, 40u);
+}
+
 TEST(DataCacheTable, CopiesOnlyMissingItemsAndReusesResidentOnes) {
   DataCacheTable t(4);
   const auto first = t.place(std::vector<std::uint32_t>{10, 11, 10});
