@@ -2,6 +2,7 @@
 // as pure functions driven by scripted arrivals and a scripted clock (no timing in the tests).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <numeric>
@@ -397,6 +398,118 @@ TEST(CombiningLoop, EveryRequestRunsOnceOverTheItemsOfItsOwnTableUnderEveryStrat
       if (std::string(strategy) == "eager") EXPECT_EQ(t.batches, 300u);
       if (std::string(transfer) == "redundant") EXPECT_EQ(t.lanes[0].items_copied, t.lanes[0].items_read);
       else EXPECT_LE(t.lanes[0].items_copied, 500u) << transfer;  // at most each table's items once
+    }
+  }
+}
+
+// A device whose launches end after `polls` calls of done(), reporting `ns_per_unit` a unit of
+// work; it notes how many of its launches began while `other` was busy.
+struct ScriptedDevice : RequestDevice {
+  ScriptedDevice(std::uint32_t slots, std::uint32_t polls, std::uint64_t ns_per_unit)
+      : left(slots, 0), busy(slots, false), outputs(slots), polls(polls), ns_per_unit(ns_per_unit) {}
+  std::vector<std::uint32_t> left;
+  std::vector<bool> busy;
+  std::vector<std::vector<std::uint64_t>> outputs;
+  std::vector<std::uint32_t> slot_lists;
+  std::uint32_t polls;
+  std::uint64_t ns_per_unit;
+  const ScriptedDevice* other = nullptr;
+  std::uint64_t launches = 0, launches_while_other_busy = 0;
+  // Running a launch of an earlier decision: the loop has polled it since (the two parts of one
+  // decision are submitted with no poll between them).
+  bool running_from_before() const {
+    for (std::size_t k = 0; k < busy.size(); ++k) {
+      if (busy[k] && left[k] < polls) return true;
+    }
+    return false;
+  }
+
+  std::uint32_t launch_slots() const override { return static_cast<std::uint32_t>(busy.size()); }
+  std::uint32_t resident_blocks() const override { return 4; }
+  DeviceAreas prepare(std::uint32_t k, const CombinedRequest& c) override {
+    outputs[k].assign(c.output_bytes / 8, 0);
+    return {reinterpret_cast<std::uintptr_t>(c.table.data()), 0, 0, reinterpret_cast<std::uintptr_t>(outputs[k].data())};
+  }
+  void submit(std::uint32_t k, CombinedRequest& c) override {
+    // The body, on the host: whatever the transfer mode, read the items from the table.
+    for (std::size_t i = 0; i < c.tasks.size(); ++i) {
+      std::uint64_t sum = 0;
+      for (std::uint32_t item : c.requests[i].items) sum += reinterpret_cast<const std::uint32_t*>(c.table.data())[item];
+      *request_output<std::uint64_t>(c.tasks[i]) += sum;
+    }
+    busy[k] = true;
+    left[k] = polls;
+    ++launches;
+    if (other != nullptr && other->running_from_before()) ++launches_while_other_busy;
+  }
+  bool done(std::uint32_t k) override { return left[k] == 0 || --left[k] == 0; }
+  LaunchTimes finish(std::uint32_t k, CombinedRequest& c) override {
+    for (std::size_t i = 0; i < c.requests.size(); ++i) std::memcpy(c.requests[i].output.data(), &outputs[k][c.output_offset[i] / 8], 8);
+    busy[k] = false;
+    std::uint64_t work = 0;
+    for (const PendingRequest& r : c.requests) work += r.work;
+    return {0, ns_per_unit * work, 0};
+  }
+  void stop_kernels() override {}
+};
+
+// Issue 10, item 4: under adaptive the GPU takes work while the CPU's part runs; under static
+// (the paper's loop) it waits for both. Either way every request runs exactly once.
+TEST(HybridLoop, AFreeGpuTakesWorkWhileTheCpuRunsAndEveryRequestRunsOnce) {
+  for (const char* strategy : {"adaptive", "static"}) {
+    std::vector<std::uint32_t> table(500);
+    std::iota(table.begin(), table.end(), 7u);
+    constexpr std::uint32_t kSteps = 3, kPerStep = 200;
+    std::vector<std::uint64_t> outputs(kSteps * kPerStep), expected(kSteps * kPerStep);
+    RequestStream stream;
+    stream.item_bytes = 4;
+    stream.produce = [&](RequestSink& sink) {
+      for (std::uint32_t g = 0; g < kSteps; ++g) {
+        sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
+        std::vector<std::uint32_t> items;
+        for (std::uint32_t r = 0; r < kPerStep; ++r) {
+          items.clear();
+          std::uint64_t sum = 0;
+          for (std::uint32_t i = 0; i < 1 + (r * 13) % 20; ++i) {
+            items.push_back((r * 31 + i * 17 + g) % table.size());
+            sum += table[items.back()];
+          }
+          const std::size_t slot = g * kPerStep + r;
+          expected[slot] = sum;
+          Request q;
+          q.task.id = static_cast<std::uint32_t>(slot);
+          q.items = items;
+          q.work = items.size() * items.size();  // a cost quadratic in the items, as md2d's
+          q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[slot], 1));
+          sink.emit(q);
+        }
+        sink.wait_all();
+      }
+    };
+    ExecPlan plan;
+    plan.options.strategy = strategy;
+    plan.options.transfer = "reuse";
+    plan.options.max_size = 32;
+    plan.options.cpu_share = 0.5;
+    plan.options.cache_items = 4096;
+    plan.requests = &stream;
+    ScriptedDevice cpu(1, 60, 3), gpu(2, 3, 1);
+    cpu.other = &gpu;
+    gpu.other = &cpu;
+    FakeHost host;
+    std::vector<DeviceLane> lanes;
+    HybridSplitter splitter(parse_hybrid_strategy(strategy), 0.5, 4, 0);
+    const RequestTotals t = run_hybrid(plan, host, cpu, TransferMode::InPlace, gpu, lanes, splitter);
+    EXPECT_EQ(outputs, expected) << strategy;
+    EXPECT_EQ(t.requests, std::uint64_t{kSteps} * kPerStep) << strategy;
+    EXPECT_EQ(t.lanes[0].requests + t.lanes[1].requests, t.requests) << strategy;
+    EXPECT_GT(t.lanes[0].requests, 0u) << strategy;
+    EXPECT_GT(t.lanes[1].requests, 0u) << strategy;
+    if (std::string(strategy) == "adaptive") {
+      EXPECT_GT(gpu.launches_while_other_busy, 0u);
+      EXPECT_TRUE(splitter.calibrated());
+    } else {
+      EXPECT_EQ(gpu.launches_while_other_busy, 0u);
     }
   }
 }
