@@ -208,9 +208,21 @@ TEST(HybridSplit, StaticAndUncalibratedWaitForBothSidesAsThePaper) {
   const HybridSplitter s(HybridStrategy::Static, 0.5);
   EXPECT_EQ(s.plan(work, {true, 0}, {true, 0}).cpu, 2u);
   EXPECT_EQ(s.plan(work, {true, 0}, {false, 0}).cpu + s.plan(work, {true, 0}, {false, 0}).gpu, 0u);
-  const HybridSplitter fresh(HybridStrategy::Adaptive, 0.0, 8, 0);
+  const HybridSplitter fresh(HybridStrategy::Adaptive, 0.0);  // a wide CPU, uncalibrated: the paper's half
   EXPECT_EQ(fresh.plan(work, {false, 0}, {true, 0}).gpu, 0u);
-  EXPECT_EQ(fresh.plan(work, {true, 0}, {true, 0}).cpu, 2u);  // half, until both have measured
+  EXPECT_EQ(fresh.plan(work, {true, 0}, {true, 0}).cpu, 2u);
+}
+
+TEST(HybridSplit, UncalibratedCpuWorkersGetAProbeWhileTheGpuTakesTheRest) {
+  const HybridSplitter h(HybridStrategy::Adaptive, 0.0, 2, 0);  // 2 workers
+  const std::vector<std::uint64_t> work(10, 10);
+  // One request a worker, not half the batch; the GPU's part goes now even if the CPU is busy.
+  const SplitPlan p = h.plan(work, {false, 0}, {true, 0});
+  EXPECT_EQ(p.cpu, 2u);
+  EXPECT_EQ(p.gpu, 8u);
+  // Never more than half the batch's work: a large front request is left to the GPU.
+  const std::vector<std::uint64_t> large = {100, 1, 1};
+  EXPECT_EQ(h.plan(large, {true, 0}, {true, 0}).cpu, 0u);
 }
 
 TEST(HybridSplit, ACpuPartRunsOnOneWorkerPerRequestAndTheLargestBoundsIt) {
