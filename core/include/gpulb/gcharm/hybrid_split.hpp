@@ -120,11 +120,14 @@ class HybridSplitter {
   }
   std::size_t cpu_requests(const std::vector<std::uint32_t>& work) const { return cpu_requests(std::span<const std::uint32_t>(work)); }
 
+  // Whether plan() decides only once both sides are free (static; a wide CPU before calibration).
+  bool waits_for_both() const { return strategy_ == HybridStrategy::Static || (!calibrated() && workers_[0] == 0); }
+
   // The share of a due batch (each request's work, in list order) given the sides' loads.
   SplitPlan plan(std::span<const std::uint64_t> work, LaneLoad cpu, LaneLoad gpu) const {
     const std::size_t n = work.size();
     if (n == 0 || (!cpu.free && !gpu.free)) return {};
-    if (strategy_ == HybridStrategy::Static || (!calibrated() && workers_[0] == 0)) {
+    if (waits_for_both()) {
       // The paper's loop: a decision once both sides can take their parts.
       if (!cpu.free || !gpu.free) return {};
       const std::size_t c = cpu_requests(work);

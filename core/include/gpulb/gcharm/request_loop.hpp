@@ -127,6 +127,8 @@ struct BatchRouter {
   std::function<SplitPlan(std::span<const std::uint64_t> work, std::span<const LaneLoad> lanes)> split;
   std::function<double(std::size_t lane, const PartShape&)> predict_ns;
   std::function<void(std::size_t lane, const PartShape&, const LaunchTimes&)> finished;
+  // Whether a decision waits until every lane has a free slot (the paper's loop).
+  std::function<bool()> waits_for_all;
 };
 
 inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::span<const DeviceLane> lanes, CombiningController& controller,
@@ -283,42 +285,39 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
       std::vector<std::optional<std::uint32_t>> free(lanes.size());
       std::uint32_t free_mask = 0;
       for (std::size_t l = 0; l < lanes.size(); ++l) free_mask |= (free[l] = free_slot(l)).has_value() ? 1u << l : 0u;
-      const bool can_decide = lanes.size() == 1 ? free_mask == 1 : free_mask != 0;
+      const std::uint32_t all = (1u << lanes.size()) - 1;
+      const bool can_decide = lanes.size() == 1 || (router.waits_for_all && router.waits_for_all()) ? free_mask == all : free_mask != 0;
       const bool same_as_idle = idle_key.valid && idle_key.waiting == st.waiting && idle_key.completed == st.completed &&
                                 idle_key.free_mask == free_mask;
       if (can_decide && st.waiting > 0 && !same_as_idle) {
         const LaunchDecision d = controller.next_launch(host.now_ns(), st.waiting, st.arrivals_paused);
         if (d.count > 0) {
           const std::uint64_t t0 = host.now_ns();
-          std::vector<PendingRequest> batch = list.take_front(d.count);
-          const std::span<const std::byte> table = list.table();
-          std::size_t to_first = batch.size(), to_second = 0;
+          std::size_t to_first = d.count, to_second = 0;
           bool launch_first = true, launch_second = false;
           if (lanes.size() > 1) {
-            work.clear();
-            for (const PendingRequest& r : batch) work.push_back(r.work);
+            list.front_work(d.count, work);  // the requests stay in the list unless a part launches
             LaneLoad load[2];
             for (std::size_t l = 0; l < 2; ++l) load[l] = {free[l].has_value(), state[l].free_at_ns > t0 ? state[l].free_at_ns - t0 : 0};
             const SplitPlan p = router.split(work, load);
-            to_first = std::min(p.cpu, batch.size());
-            to_second = std::min(p.gpu, batch.size() - to_first);
+            to_first = std::min(p.cpu, work.size());
+            to_second = std::min(p.gpu, work.size() - to_first);
             launch_first = to_first > 0 && free[0].has_value();
             launch_second = to_second > 0 && free[1].has_value();
           }
           if (!launch_first && !launch_second) {
-            list.put_back_front(std::move(batch));
             idle_key = {true, st.waiting, st.completed, free_mask};
           } else {
+            // Only this loop takes from the list: its front is still what was split.
+            std::vector<PendingRequest> batch = list.take_front(launch_second ? to_first + to_second : to_first);
+            const std::span<const std::byte> table = list.table();
             idle_key.valid = false;
-            std::vector<PendingRequest> first(std::make_move_iterator(batch.begin()),
-                                              std::make_move_iterator(batch.begin() + static_cast<std::ptrdiff_t>(to_first)));
-            std::vector<PendingRequest> second(std::make_move_iterator(batch.begin() + static_cast<std::ptrdiff_t>(to_first)),
-                                               std::make_move_iterator(batch.begin() + static_cast<std::ptrdiff_t>(to_first + to_second)));
-            std::vector<PendingRequest> wait;  // a busy lane's part, back to the list's front in order
-            if (!launch_first) wait = std::move(first), first.clear();
-            if (!launch_second) wait = std::move(second), second.clear();
-            for (auto it = batch.begin() + static_cast<std::ptrdiff_t>(to_first + to_second); it != batch.end(); ++it) wait.push_back(std::move(*it));
-            if (!wait.empty()) list.put_back_front(std::move(wait));
+            const auto cut = batch.begin() + static_cast<std::ptrdiff_t>(std::min(to_first, batch.size()));
+            std::vector<PendingRequest> first(std::make_move_iterator(batch.begin()), std::make_move_iterator(cut));
+            std::vector<PendingRequest> second(std::make_move_iterator(cut), std::make_move_iterator(batch.end()));
+            // A busy first lane's part goes back to the list's front (a busy second lane's part
+            // was never taken).
+            if (!launch_first) list.put_back_front(std::move(first)), first.clear();
             const std::uint64_t launched = first.size() + second.size();
             ++totals.batches;
             ++totals.batches_by_reason[static_cast<int>(d.reason)];
@@ -383,6 +382,7 @@ inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, Request
                                  o.static_k);
   BatchRouter router;
   router.split = [&](std::span<const std::uint64_t> work, std::span<const LaneLoad> load) { return splitter.plan(work, load[0], load[1]); };
+  router.waits_for_all = [&] { return splitter.waits_for_both(); };
   router.predict_ns = [&](std::size_t lane, const PartShape& part) { return splitter.predict(lane == 0 ? Side::Cpu : Side::Gpu, part); };
   router.finished = [&](std::size_t lane, const PartShape& part, const LaunchTimes& t) {
     splitter.record(lane == 0 ? Side::Cpu : Side::Gpu, part, t.total());

@@ -106,6 +106,13 @@ class WorkGroupList : public RequestSink {
     list_.erase(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(n));
     return out;
   }
+  // The work of the first `n` requests (hybrid's split reads it before taking any).
+  void front_work(std::uint64_t n, std::vector<std::uint64_t>& out) const {
+    std::lock_guard lock(mutex_);
+    n = std::min<std::uint64_t>(n, list_.size());
+    out.clear();
+    for (std::uint64_t i = 0; i < n; ++i) out.push_back(list_[i].work);
+  }
   // Requests taken but not launched (hybrid: a busy side's part) go back to the front, in order.
   void put_back_front(std::vector<PendingRequest> requests) {
     std::lock_guard lock(mutex_);
