@@ -298,7 +298,11 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
           if (lanes.size() > 1) {
             list.front_work(d.count, work);  // the requests stay in the list unless a part launches
             LaneLoad load[2];
-            for (std::size_t l = 0; l < 2; ++l) load[l] = {free[l].has_value(), state[l].free_at_ns > t0 ? state[l].free_at_ns - t0 : 0};
+            // A lane past its predicted end is taken to need as long again as it is late.
+            for (std::size_t l = 0; l < 2; ++l) {
+              const std::uint64_t at = state[l].free_at_ns;
+              load[l] = {free[l].has_value(), at > t0 ? at - t0 : at != 0 ? t0 - at : 0};
+            }
             const SplitPlan p = router.split(work, load);
             to_first = std::min(p.cpu, work.size());
             to_second = std::min(p.gpu, work.size() - to_first);
