@@ -258,9 +258,12 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
   std::vector<std::uint64_t> arrivals, work;
   struct {
     bool valid = false;
-    std::uint64_t waiting = 0, completed = 0;
+    std::uint64_t waiting = 0, completed = 0, at_ns = 0;
     std::uint32_t free_mask = 0;
   } idle_key;
+  // How long a "nothing now" stands without a change: a busy lane's backlog estimate moves with
+  // the clock (late lanes), so the split is asked again after this.
+  constexpr std::uint64_t kIdleRecheckNs = 100'000;
   try {
     for (;;) {
       bool moved = false;
@@ -281,14 +284,14 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
       // A decision is asked for only when it can be carried out: with one lane, when its slot is
       // free; with two (hybrid), when either has a free slot -- the router says what each takes,
       // and a busy lane's part waits (the requests keep arriving meanwhile, and the next decision
-      // sees them). A router's "nothing now" holds until the list or the lanes change.
+      // sees them). A router's "nothing now" holds until the list or the lanes change, or a while.
       std::vector<std::optional<std::uint32_t>> free(lanes.size());
       std::uint32_t free_mask = 0;
       for (std::size_t l = 0; l < lanes.size(); ++l) free_mask |= (free[l] = free_slot(l)).has_value() ? 1u << l : 0u;
       const std::uint32_t all = (1u << lanes.size()) - 1;
       const bool can_decide = lanes.size() == 1 || (router.waits_for_all && router.waits_for_all()) ? free_mask == all : free_mask != 0;
       const bool same_as_idle = idle_key.valid && idle_key.waiting == st.waiting && idle_key.completed == st.completed &&
-                                idle_key.free_mask == free_mask;
+                                idle_key.free_mask == free_mask && host.now_ns() - idle_key.at_ns < kIdleRecheckNs;
       if (can_decide && st.waiting > 0 && !same_as_idle) {
         const LaunchDecision d = controller.next_launch(host.now_ns(), st.waiting, st.arrivals_paused);
         if (d.count > 0) {
@@ -310,7 +313,7 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
             launch_second = to_second > 0 && free[1].has_value();
           }
           if (!launch_first && !launch_second) {
-            idle_key = {true, st.waiting, st.completed, free_mask};
+            idle_key = {true, st.waiting, st.completed, t0, free_mask};
           } else {
             // Only this loop takes from the list: its front is still what was split.
             std::vector<PendingRequest> batch = list.take_front(launch_second ? to_first + to_second : to_first);
