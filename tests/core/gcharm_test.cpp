@@ -169,6 +169,14 @@ HybridSplitter calibrated(double cpu, double gpu, std::uint32_t cpu_workers = 0)
   return h;
 }
 
+TEST(HybridSplit, ASmallPartWeighsByItsSizeNotAsMuchAsAFullBatch) {
+  HybridSplitter h(HybridStrategy::Adaptive, 0.0);
+  h.record(Side::Gpu, 100, 1);              // warm-up
+  h.record(Side::Gpu, 1'000'000, 1'000'000);  // a full batch: 1 ns a unit
+  h.record(Side::Gpu, 1'000, 21'000);         // a leftover of 1,000 units that paid a 20 us launch
+  EXPECT_DOUBLE_EQ(h.gpu_ns_per_item(), 1'021'000.0 / 1'001'000.0);  // about 1.02, not (1 + 21) / 2
+}
+
 TEST(HybridSplit, IdleSidesGetThePapersRatioWithTheCrossingRequestWhereItFinishesEarlier) {
   const HybridSplitter h = calibrated(3, 1);  // the CPU should get a quarter of the work
   const std::vector<std::uint64_t> even(8, 100);

@@ -15,6 +15,10 @@
 //    and is left out of the averages. Measured on an H100, a first launch took 100x longer per
 //    item than the next; folded into a running mean it sent every later batch to the other
 //    device, which then never measured again.
+//  - Weighted average: a side's average is its measured time over its measured work (each part
+//    weighs by its size), not the mean of the parts' ratios: the work-conserving loop below sends
+//    a free side small leftovers too, and a small part's fixed costs (a launch, its copies' latency)
+//    would otherwise count as much as a full batch's.
 //  - Work units: a stream may weigh its requests (Request::work, e.g. md2d's pair tests, which
 //    grow with the square of a request's items); the averages are then per work unit. Unweighed
 //    requests weigh their items, as in the paper.
@@ -91,7 +95,9 @@ class HybridSplitter {
       return;
     }
     ++a.samples;
-    a.mean_ns_per_item += (static_cast<double>(ns) / units - a.mean_ns_per_item) / static_cast<double>(a.samples);
+    a.ns += static_cast<double>(ns);
+    a.units += units;
+    a.mean_ns_per_item = a.ns / a.units;
   }
   // A combined request of `items` data items took `ns` on `side` (a part of one request).
   void record(Side side, std::uint64_t items, std::uint64_t ns) { record(side, PartShape{items, items, 1}, ns); }
@@ -178,6 +184,7 @@ class HybridSplitter {
   struct Average {
     bool warmed_up = false;
     std::uint64_t samples = 0;
+    double ns = 0, units = 0;  // summed over the measured parts
     double mean_ns_per_item = 0;
   };
   // The work units the side's slowest worker runs: all of them on a wide device.
