@@ -207,6 +207,9 @@ void Md2dInstance::emit_step(RequestSink& sink, std::uint32_t step) {
       // A pair's A part keeps its order (its outputs go by position); the rest may be sorted.
       r.ordered_items = c.self ? 0 : bins_.count(a);
       r.output = std::as_writable_bytes(std::span<Force2>(outputs_.data() + output_offset_[o], outputs));
+      // Its cost: the distance tests (both directions), plus a load and a store per item.
+      const std::uint64_t na = bins_.count(a), nb = c.self ? 0 : bins_.count(c.b);
+      r.work = (c.self ? na * (na - 1) : 2 * na * nb) + na + nb;
       sink.emit(r);
       ++mine;
       biggest = std::max(biggest, static_cast<std::uint32_t>(items.size()));
@@ -247,43 +250,83 @@ void Md2dInstance::emit_step(RequestSink& sink, std::uint32_t step) {
 }
 
 // Sums each compute object's outputs into its particles' forces and checks that every particle
-// tested each particle of its 3 x 3 patches once.
+// tested each particle of its 3 x 3 patches once. Threads take whole patches: a particle's 9
+// contributions (self, 4 objects as A, 4 as B) are added in the order of their object index, as a
+// serial pass over the objects adds them, so the forces are the same bits whatever the threads.
+// (The potential energy is summed per patch, then over patches: a different association than
+// one pass over the objects, at the last bits of a double.)
 double Md2dInstance::gather_step() {
-  std::fill(force_.begin(), force_.end(), Vec2{});
-  std::vector<std::uint32_t> tested(force_.size(), 0);
-  double potential = 0;
-  for (std::uint32_t a = 0; a < box_.count(); ++a) {
-    for (std::uint32_t k = 0; k < kObjectsPerPatch; ++k) {
-      const std::uint32_t o = a * kObjectsPerPatch + k;
-      const std::uint64_t n = output_offset_[o + 1] - output_offset_[o];
+  const std::uint32_t patches = box_.count();
+  struct Part {
+    double potential = 0;
+    std::uint64_t tests = 0, wrong = 0;
+    std::uint32_t first_wrong = 0xFFFFFFFFu, first_tested = 0, first_expected = 0;
+  };
+  auto gather = [&](std::uint32_t from, std::uint32_t to, Part& part) {
+    std::vector<std::uint32_t> tested;
+    std::pair<std::uint32_t, bool> objects[1 + 2 * (kObjectsPerPatch - 1)];  // (object, p is its B)
+    for (std::uint32_t p = from; p < to; ++p) {
+      const std::uint32_t n = bins_.count(p), first = bins_.start[p];
       if (n == 0) continue;
-      const ComputeObject c = compute_object(box_, a, k);
-      const std::uint32_t na = bins_.count(a);
-      for (std::uint64_t x = 0; x < n; ++x) {
-        const Force2& f = outputs_[output_offset_[o] + x];
-        const std::uint32_t id = x < na ? bins_.order[bins_.start[a] + x] : bins_.order[bins_.start[c.b] + (x - na)];
-        force_[id].x += f.fx, force_[id].y += f.fy;
-        potential += f.energy;
-        tested[id] += f.tested;
+      std::size_t m = 0;
+      objects[m++] = {p * kObjectsPerPatch, false};
+      for (std::uint32_t k = 1; k < kObjectsPerPatch; ++k) {
+        objects[m++] = {p * kObjectsPerPatch + k, false};
+        objects[m++] = {box_.neighbour(p, -kHalfShell[k - 1][0], -kHalfShell[k - 1][1]) * kObjectsPerPatch + k, true};
+      }
+      std::sort(objects, objects + m);
+      tested.assign(n, 0);
+      for (std::size_t j = 0; j < m; ++j) {
+        const auto [o, as_b] = objects[j];
+        if (output_offset_[o + 1] == output_offset_[o]) continue;  // not emitted (an empty side)
+        const Force2* out = outputs_.data() + output_offset_[o] + (as_b ? bins_.count(o / kObjectsPerPatch) : 0);
+        for (std::uint32_t x = 0; x < n; ++x) {
+          const Force2& f = out[x];
+          Vec2& force = force_[bins_.order[first + x]];
+          force.x += f.fx, force.y += f.fy;
+          part.potential += f.energy;
+          tested[x] += f.tested;
+        }
+      }
+      // A particle of patch p tests every particle of p's 3 x 3 patches but itself.
+      std::uint32_t expected = 0;
+      for (int sy = -1; sy <= 1; ++sy) {
+        for (int sx = -1; sx <= 1; ++sx) expected += bins_.count(box_.neighbour(p, sx, sy));
+      }
+      --expected;
+      for (std::uint32_t x = 0; x < n; ++x) {
+        part.tests += tested[x];
+        if (tested[x] == expected) continue;
+        ++part.wrong;
+        const std::uint32_t id = bins_.order[first + x];
+        if (id < part.first_wrong) part.first_wrong = id, part.first_tested = tested[x], part.first_expected = expected;
       }
     }
+  };
+  std::fill(force_.begin(), force_.end(), Vec2{});
+  const std::uint32_t hardware = std::max(1u, std::thread::hardware_concurrency());
+  const std::uint32_t threads = std::max(1u, std::min({config_.producers != 0 ? config_.producers : hardware, patches, 64u}));
+  std::vector<Part> parts(threads);
+  std::vector<std::thread> pool;
+  for (std::uint32_t t = 1; t < threads; ++t) {
+    pool.emplace_back([&, t] { gather(patches * t / threads, patches * (t + 1) / threads, parts[t]); });
   }
-  // A particle of patch p tests every particle of p's 3 x 3 patches but itself.
-  std::vector<std::uint32_t> neighbourhood(box_.count(), 0);
-  for (std::uint32_t p = 0; p < box_.count(); ++p) {
-    for (int sy = -1; sy <= 1; ++sy) {
-      for (int sx = -1; sx <= 1; ++sx) neighbourhood[p] += bins_.count(box_.neighbour(p, sx, sy));
-    }
+  gather(0, patches / threads, parts[0]);
+  for (std::thread& t : pool) t.join();
+  double potential = 0;
+  Part worst;
+  for (const Part& part : parts) {
+    potential += part.potential;
+    tests_ += part.tests;
+    worst.wrong += part.wrong;
+    if (part.first_wrong < worst.first_wrong) worst = {0, 0, worst.wrong, part.first_wrong, part.first_tested, part.first_expected};
   }
-  for (std::uint32_t i = 0; i < tested.size(); ++i) {
-    const std::uint32_t p = bins_.patch[i];
-    const std::uint32_t expected = neighbourhood[p] - 1;
-    tests_ += tested[i];
-    if (tested[i] != expected && wrong_counts_++ == 0) {
-      first_wrong_ = "step " + std::to_string(steps_done_) + ", particle " + std::to_string(i) + " of patch " + std::to_string(p) +
-                     " tested " + std::to_string(tested[i]) + " partners, its 3 x 3 patches hold " + std::to_string(expected);
-    }
+  if (worst.wrong != 0 && wrong_counts_ == 0) {
+    const std::uint32_t i = worst.first_wrong, p = bins_.patch[i];
+    first_wrong_ = "step " + std::to_string(steps_done_) + ", particle " + std::to_string(i) + " of patch " + std::to_string(p) + " tested " +
+                   std::to_string(worst.first_tested) + " partners, its 3 x 3 patches hold " + std::to_string(worst.first_expected);
   }
+  wrong_counts_ += worst.wrong;
   return potential;
 }
 

@@ -111,6 +111,9 @@ class Placer {
 };
 
 double wrap(double x, double length) {
+  // Inside the box (nearly every particle, every step) fmod would return x itself: skip it (it
+  // was most of the integrator's time).
+  if (x >= 0 && x < length) return x;
   x = std::fmod(x, length);
   if (x < 0) x += length;
   return x >= length ? 0.0 : x;

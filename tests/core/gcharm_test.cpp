@@ -2,6 +2,7 @@
 // as pure functions driven by scripted arrivals and a scripted clock (no timing in the tests).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <numeric>
@@ -155,6 +156,109 @@ TEST(HybridSplit, RunningAveragesFollowAChangingWorkload) {
   h.record(Side::Cpu, 100, 500);  // the CPU slows down: mean (1 + 5) / 2 = 3 ns an item
   EXPECT_DOUBLE_EQ(h.cpu_ns_per_item(), 3.0);
   EXPECT_DOUBLE_EQ(h.cpu_fraction(), 0.25);
+}
+
+// A splitter calibrated with scripted times: after the warm-ups, `cpu` and `gpu` ns a work unit
+// (per worker on a side of workers).
+HybridSplitter calibrated(double cpu, double gpu, std::uint32_t cpu_workers = 0) {
+  HybridSplitter h(HybridStrategy::Adaptive, 0.0, cpu_workers, 0);
+  h.record(Side::Cpu, 100, 1);  // warm-ups
+  h.record(Side::Gpu, 100, 1);
+  h.record(Side::Cpu, 1000, static_cast<std::uint64_t>(cpu * 1000));
+  h.record(Side::Gpu, 1000, static_cast<std::uint64_t>(gpu * 1000));
+  return h;
+}
+
+TEST(HybridSplit, ASmallPartWeighsByItsSizeNotAsMuchAsAFullBatch) {
+  HybridSplitter h(HybridStrategy::Adaptive, 0.0);
+  h.record(Side::Gpu, 100, 1);              // warm-up
+  h.record(Side::Gpu, 1'000'000, 1'000'000);  // a full batch: 1 ns a unit
+  h.record(Side::Gpu, 1'000, 21'000);         // a leftover of 1,000 units that paid a 20 us launch
+  EXPECT_DOUBLE_EQ(h.gpu_ns_per_item(), 1'021'000.0 / 1'001'000.0);  // about 1.02, not (1 + 21) / 2
+}
+
+TEST(HybridSplit, IdleSidesGetThePapersRatioWithTheCrossingRequestWhereItFinishesEarlier) {
+  const HybridSplitter h = calibrated(3, 1);  // the CPU should get a quarter of the work
+  const std::vector<std::uint64_t> even(8, 100);
+  const SplitPlan p = h.plan(even, {true, 0}, {true, 0});
+  EXPECT_EQ(p.cpu, 2u);  // 200 of 800 units: CPU 600 ns, GPU 600 ns
+  EXPECT_EQ(p.cpu + p.gpu, even.size());
+  // 10 + 10 + 200 + 10 units: the paper gives the CPU the crossing request (the third: 660 ns on
+  // the CPU against 10 on the GPU); finishing earliest keeps it on the GPU.
+  const std::vector<std::uint64_t> uneven = {10, 10, 200, 10};
+  EXPECT_EQ(h.cpu_requests(std::span<const std::uint64_t>(uneven)), 3u);
+  const SplitPlan q = h.plan(uneven, {true, 0}, {true, 0});
+  EXPECT_EQ(q.cpu, 2u);
+  EXPECT_EQ(q.gpu, 2u);
+}
+
+TEST(HybridSplit, AFreeSideTakesItsPartWhileTheOtherIsBusy) {
+  const HybridSplitter h = calibrated(1, 1);
+  const std::vector<std::uint64_t> work(10, 100);
+  // Both idle and equally fast: half each.
+  EXPECT_EQ(h.plan(work, {true, 0}, {true, 0}).cpu, 5u);
+  // The CPU is busy for another 600 ns: the GPU (free) takes 8 of 10 (CPU 600 + 200, GPU 800)
+  // now; the CPU's 2 wait for its slot.
+  const SplitPlan p = h.plan(work, {false, 600}, {true, 0});
+  EXPECT_EQ(p.cpu, 2u);
+  EXPECT_EQ(p.gpu, 8u);
+  // The GPU is busy for longer than the whole batch would take the CPU: all to the CPU.
+  const SplitPlan q = h.plan(work, {true, 0}, {false, 5000});
+  EXPECT_EQ(q.cpu, 10u);
+  EXPECT_EQ(q.gpu, 0u);
+  // Neither side free: nothing now.
+  const SplitPlan none = h.plan(work, {false, 0}, {false, 0});
+  EXPECT_EQ(none.cpu + none.gpu, 0u);
+}
+
+TEST(HybridSplit, StaticAndUncalibratedWaitForBothSidesAsThePaper) {
+  const std::vector<std::uint64_t> work(4, 10);
+  const HybridSplitter s(HybridStrategy::Static, 0.5);
+  EXPECT_EQ(s.plan(work, {true, 0}, {true, 0}).cpu, 2u);
+  EXPECT_EQ(s.plan(work, {true, 0}, {false, 0}).cpu + s.plan(work, {true, 0}, {false, 0}).gpu, 0u);
+  const HybridSplitter fresh(HybridStrategy::Adaptive, 0.0);  // a wide CPU, uncalibrated: the paper's half
+  EXPECT_EQ(fresh.plan(work, {false, 0}, {true, 0}).gpu, 0u);
+  EXPECT_EQ(fresh.plan(work, {true, 0}, {true, 0}).cpu, 2u);
+}
+
+TEST(HybridSplit, UncalibratedCpuWorkersGetAProbeWhileTheGpuTakesTheRest) {
+  const HybridSplitter h(HybridStrategy::Adaptive, 0.0, 2, 0);  // 2 workers
+  const std::vector<std::uint64_t> work(10, 10);
+  // One request a worker, not half the batch; the GPU's part goes now even if the CPU is busy.
+  const SplitPlan p = h.plan(work, {false, 0}, {true, 0});
+  EXPECT_EQ(p.cpu, 2u);
+  EXPECT_EQ(p.gpu, 8u);
+  // Never more than half the batch's work: a large front request is left to the GPU.
+  const std::vector<std::uint64_t> large = {100, 1, 1};
+  EXPECT_EQ(h.plan(large, {true, 0}, {true, 0}).cpu, 0u);
+}
+
+TEST(HybridSplit, ACpuPartRunsOnOneWorkerPerRequestAndTheLargestBoundsIt) {
+  // 8 workers. A part of 2 requests of 800 units took 8000 ns: 10 ns a unit per worker (on 2 of
+  // the 8 workers), not 5 ns a unit over the whole CPU.
+  HybridSplitter h(HybridStrategy::Adaptive, 0.0, 8, 0);
+  h.record(Side::Cpu, PartShape{1600, 800, 2}, 1);  // warm-up
+  h.record(Side::Cpu, PartShape{1600, 800, 2}, 8000);
+  EXPECT_DOUBLE_EQ(h.cpu_ns_per_item(), 10.0);
+  // 16 requests of 100 units: two rounds of 8 workers, 200 units each: 2000 ns.
+  EXPECT_DOUBLE_EQ(h.predict(Side::Cpu, PartShape{1600, 100, 16}), 2000.0);
+  // One request of 1000 units and 7 of 10: the large one bounds the part.
+  EXPECT_DOUBLE_EQ(h.predict(Side::Cpu, PartShape{1070, 1000, 8}), 10000.0);
+  // The GPU, one wide device, is linear in the work: 1 ns a unit.
+  h.record(Side::Gpu, PartShape{1000, 10, 100}, 1);
+  h.record(Side::Gpu, PartShape{1000, 10, 100}, 1000);
+  EXPECT_DOUBLE_EQ(h.predict(Side::Gpu, PartShape{5000, 5000, 1}), 5000.0);
+  // A batch of one large request and many small ones: the CPU gets small requests spread over
+  // its workers, not the large one (alone, it would keep the CPU 5 x as long as the whole batch the GPU).
+  std::vector<std::uint64_t> work = {4000};
+  for (int i = 0; i < 64; ++i) work.push_back(50);
+  const SplitPlan p = h.plan(work, {true, 0}, {true, 0});
+  EXPECT_EQ(p.cpu, 0u);
+  EXPECT_EQ(p.gpu, work.size());
+  std::vector<std::uint64_t> small(64, 50);
+  const SplitPlan q = h.plan(small, {true, 0}, {true, 0});  // GPU: 1 ns a unit; CPU: 10 / 8 ns
+  EXPECT_GT(q.cpu, 16u);
+  EXPECT_LT(q.cpu, 40u);
 }
 
 TEST(DataCacheTable, CopiesOnlyMissingItemsAndReusesResidentOnes) {
@@ -314,6 +418,118 @@ TEST(CombiningLoop, EveryRequestRunsOnceOverTheItemsOfItsOwnTableUnderEveryStrat
       if (std::string(strategy) == "eager") EXPECT_EQ(t.batches, 300u);
       if (std::string(transfer) == "redundant") EXPECT_EQ(t.lanes[0].items_copied, t.lanes[0].items_read);
       else EXPECT_LE(t.lanes[0].items_copied, 500u) << transfer;  // at most each table's items once
+    }
+  }
+}
+
+// A device whose launches end after `polls` calls of done(), reporting `ns_per_unit` a unit of
+// work; it notes how many of its launches began while `other` was busy.
+struct ScriptedDevice : RequestDevice {
+  ScriptedDevice(std::uint32_t slots, std::uint32_t polls, std::uint64_t ns_per_unit)
+      : left(slots, 0), busy(slots, false), outputs(slots), polls(polls), ns_per_unit(ns_per_unit) {}
+  std::vector<std::uint32_t> left;
+  std::vector<bool> busy;
+  std::vector<std::vector<std::uint64_t>> outputs;
+  std::vector<std::uint32_t> slot_lists;
+  std::uint32_t polls;
+  std::uint64_t ns_per_unit;
+  const ScriptedDevice* other = nullptr;
+  std::uint64_t launches = 0, launches_while_other_busy = 0;
+  // Running a launch of an earlier decision: the loop has polled it since (the two parts of one
+  // decision are submitted with no poll between them).
+  bool running_from_before() const {
+    for (std::size_t k = 0; k < busy.size(); ++k) {
+      if (busy[k] && left[k] < polls) return true;
+    }
+    return false;
+  }
+
+  std::uint32_t launch_slots() const override { return static_cast<std::uint32_t>(busy.size()); }
+  std::uint32_t resident_blocks() const override { return 4; }
+  DeviceAreas prepare(std::uint32_t k, const CombinedRequest& c) override {
+    outputs[k].assign(c.output_bytes / 8, 0);
+    return {reinterpret_cast<std::uintptr_t>(c.table.data()), 0, 0, reinterpret_cast<std::uintptr_t>(outputs[k].data())};
+  }
+  void submit(std::uint32_t k, CombinedRequest& c) override {
+    // The body, on the host: whatever the transfer mode, read the items from the table.
+    for (std::size_t i = 0; i < c.tasks.size(); ++i) {
+      std::uint64_t sum = 0;
+      for (std::uint32_t item : c.requests[i].items) sum += reinterpret_cast<const std::uint32_t*>(c.table.data())[item];
+      *request_output<std::uint64_t>(c.tasks[i]) += sum;
+    }
+    busy[k] = true;
+    left[k] = polls;
+    ++launches;
+    if (other != nullptr && other->running_from_before()) ++launches_while_other_busy;
+  }
+  bool done(std::uint32_t k) override { return left[k] == 0 || --left[k] == 0; }
+  LaunchTimes finish(std::uint32_t k, CombinedRequest& c) override {
+    for (std::size_t i = 0; i < c.requests.size(); ++i) std::memcpy(c.requests[i].output.data(), &outputs[k][c.output_offset[i] / 8], 8);
+    busy[k] = false;
+    std::uint64_t work = 0;
+    for (const PendingRequest& r : c.requests) work += r.work;
+    return {0, ns_per_unit * work, 0};
+  }
+  void stop_kernels() override {}
+};
+
+// Issue 10, item 4: under adaptive the GPU takes work while the CPU's part runs; under static
+// (the paper's loop) it waits for both. Either way every request runs exactly once.
+TEST(HybridLoop, AFreeGpuTakesWorkWhileTheCpuRunsAndEveryRequestRunsOnce) {
+  for (const char* strategy : {"adaptive", "static"}) {
+    std::vector<std::uint32_t> table(500);
+    std::iota(table.begin(), table.end(), 7u);
+    constexpr std::uint32_t kSteps = 3, kPerStep = 200;
+    std::vector<std::uint64_t> outputs(kSteps * kPerStep), expected(kSteps * kPerStep);
+    RequestStream stream;
+    stream.item_bytes = 4;
+    stream.produce = [&](RequestSink& sink) {
+      for (std::uint32_t g = 0; g < kSteps; ++g) {
+        sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
+        std::vector<std::uint32_t> items;
+        for (std::uint32_t r = 0; r < kPerStep; ++r) {
+          items.clear();
+          std::uint64_t sum = 0;
+          for (std::uint32_t i = 0; i < 1 + (r * 13) % 20; ++i) {
+            items.push_back((r * 31 + i * 17 + g) % table.size());
+            sum += table[items.back()];
+          }
+          const std::size_t slot = g * kPerStep + r;
+          expected[slot] = sum;
+          Request q;
+          q.task.id = static_cast<std::uint32_t>(slot);
+          q.items = items;
+          q.work = items.size() * items.size();  // a cost quadratic in the items, as md2d's
+          q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[slot], 1));
+          sink.emit(q);
+        }
+        sink.wait_all();
+      }
+    };
+    ExecPlan plan;
+    plan.options.strategy = strategy;
+    plan.options.transfer = "reuse";
+    plan.options.max_size = 32;
+    plan.options.cpu_share = 0.5;
+    plan.options.cache_items = 4096;
+    plan.requests = &stream;
+    ScriptedDevice cpu(1, 60, 3), gpu(2, 3, 1);
+    cpu.other = &gpu;
+    gpu.other = &cpu;
+    FakeHost host;
+    std::vector<DeviceLane> lanes;
+    HybridSplitter splitter(parse_hybrid_strategy(strategy), 0.5, 4, 0);
+    const RequestTotals t = run_hybrid(plan, host, cpu, TransferMode::InPlace, gpu, lanes, splitter);
+    EXPECT_EQ(outputs, expected) << strategy;
+    EXPECT_EQ(t.requests, std::uint64_t{kSteps} * kPerStep) << strategy;
+    EXPECT_EQ(t.lanes[0].requests + t.lanes[1].requests, t.requests) << strategy;
+    EXPECT_GT(t.lanes[0].requests, 0u) << strategy;
+    EXPECT_GT(t.lanes[1].requests, 0u) << strategy;
+    if (std::string(strategy) == "adaptive") {
+      EXPECT_GT(gpu.launches_while_other_busy, 0u);
+      EXPECT_TRUE(splitter.calibrated());
+    } else {
+      EXPECT_EQ(gpu.launches_while_other_busy, 0u);
     }
   }
 }

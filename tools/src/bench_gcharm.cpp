@@ -2,8 +2,10 @@
 // Vadhiyar, sections 4.3-4.4): adaptive against static (and eager) kernel combining, and the
 // kernel and transfer times of redundant copies, reuse, and reuse with sorted indices. Every
 // figure is a median of --repeats runs, next to the reference row measured in the same run.
+#include <algorithm>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_table.hpp"
@@ -160,7 +162,32 @@ std::vector<Table> bench_hybrid(const BenchArgs& a, bool cpu, bool gpu) {
   for (const Backend b : {Backend::Cpu, Backend::Cuda}) {
     if ((b == Backend::Cpu && !cpu) || (b == Backend::Cuda && !gpu)) continue;
     const std::string particles = particles_for(a, b);
-    if (md2d) tables.push_back(hybrid_split(a, b, "md2d", {{"particles", particles}}, "md2d particles=" + particles));
+    if (md2d) {
+      tables.push_back(hybrid_split(a, b, "md2d", {{"particles", particles}}, "md2d particles=" + particles));
+      // Devices bound (issue 10, item 4). At the defaults (about 32 particles a patch) every run
+      // is bound by the host: on an H100 with 16 host cores the GPU-only run of 200,000
+      // particles spent ~300 ms of 5 steps in host work (binning, emission, assembly,
+      // integration) and 3-34 ms in kernels, so the CPU-only and GPU-only runs shared one
+      // bottleneck and their rates could not add up. A compute object's work grows with the
+      // square of its patches' particles, the host's with the particles: fewer, fuller patches
+      // give the devices the larger part. patches=7 at 100,000 particles puts ~2,000 particles in
+      // a patch (4 x patches=20 at 200,000, whose kernels took 34 ms), 245 requests a step: the
+      // GPU's work a step (~1.8e9 pair tests, a few hundred blocks) outweighs the host's (half
+      // of 200,000's), and the CPU (~0.7 s a step) is slow enough that the split matters but
+      // not by one request. patches=10 at 200,000: the same patches, twice the requests.
+      for (const auto& [n, patches] : b == Backend::Cuda ? std::vector<std::pair<std::string, std::string>>{{"100000", "7"}, {"200000", "10"}}
+                                                         : std::vector<std::pair<std::string, std::string>>{{particles, "5"}}) {
+        // Half the host's threads produce: on the cuda backend the other half are the CPU side's
+        // workers (its default), which would otherwise share their cores with the producers.
+        const std::string producers = std::to_string(std::max(1u, std::thread::hardware_concurrency() / 2));
+        tables.push_back(hybrid_split(a, b, "md2d", {{"particles", n}, {"patches", patches}, {"steps", "5"}, {"producers", producers}},
+                                      "md2d particles=" + n + " patches=" + patches + " producers=" + producers +
+                                          " steps=5, chosen so that the devices, not the host, bound the run: a compute object's work "
+                                          "grows with the square of its patches' particles, the host's (binning, emission, assembly, "
+                                          "integration) with the particles, and at the defaults (~32 a patch) an H100's GPU-only run "
+                                          "was ~90% host work, so no split could add the two sides' rates"));
+      }
+    }
     tables.push_back(hybrid_split(a, b, "nbody", {{"particles", particles}, {"steps", "3"}, {"sample", "64"}},
                                   "nbody particles=" + particles + " steps=3"));
   }

@@ -32,6 +32,10 @@ struct Request {
   // Where the body's output lands on the host once the request has run (must stay valid until
   // wait_all returns); the body finds it zeroed.
   std::span<std::byte> output;
+  // What the request costs, in the stream's own units (0: its items, G-Charm's workload). Only
+  // hybrid's split reads it, to weigh requests whose cost is not linear in their items (md2d's
+  // pair tests grow with the product of its patches' particles).
+  std::uint64_t work = 0;
 };
 
 // The producer's side of the run. Every member is safe to call from any producer thread.

@@ -9,43 +9,102 @@
 // Until both devices have a measurement the batch is split in half ("the first requests run on
 // both"). The static strategy gives the CPU a fixed fraction (cpu_share).
 //
-// Departure from the paper (which does not single it out): each device's first combined request
-// is a warm-up -- it pays for loading the kernel's module, the first touch of the device cache
-// and of the threads' stacks -- and is left out of the averages. Measured on an H100, a first
-// launch took 100x longer per item than the next; folded into a running mean it sent every later
-// batch to the other device, which then never measured again.
+// Departures from the paper:
+//  - Warm-up (the paper does not single it out): each device's first combined request pays for
+//    loading the kernel's module, the first touch of the device cache and of the threads' stacks,
+//    and is left out of the averages. Measured on an H100, a first launch took 100x longer per
+//    item than the next; folded into a running mean it sent every later batch to the other
+//    device, which then never measured again.
+//  - Weighted average: a side's average is its measured time over its measured work (each part
+//    weighs by its size), not the mean of the parts' ratios: the work-conserving loop below sends
+//    a free side small leftovers too, and a small part's fixed costs (a launch, its copies' latency)
+//    would otherwise count as much as a full batch's.
+//  - Work units: a stream may weigh its requests (Request::work, e.g. md2d's pair tests, which
+//    grow with the square of a request's items); the averages are then per work unit. Unweighed
+//    requests weigh their items, as in the paper.
+//  - Workers (adaptive): a side made of `workers` threads that each run one request at a time
+//    (the CPU) runs a part of k requests on min(k, workers) threads, the largest request bounding
+//    it. Its average is per work unit *per worker*: a part's time over its span,
+//    max(work / min(k, workers), largest request). The paper divides by all the items as if the
+//    whole device worked on any part; a CPU part of 1-2 large requests then measured 6x slower
+//    per item than the CPU is, and the next batches gave it too little or (with the crossing rule)
+//    a few large requests again. A side of workers = 0 (the GPU) is one wide device, as the paper
+//    models both.
+//  - Finish-time split (adaptive, once both sides are measured): the loop passes each side's
+//    backlog (the predicted remaining time of its running parts) and whether it has a free slot;
+//    the cut is the prefix that makes the later of the two predicted finishes earliest. With both
+//    sides idle and linear costs this is the paper's ratio, except that the crossing request goes
+//    to whichever side finishes earlier with it (the paper always gives it to the CPU: with few
+//    large requests that overshot the CPU's share by a whole request). A side without a free slot
+//    keeps its part waiting in the list while the other side takes its own at once (the paper's
+//    loop waits until both devices are free, so the GPU idled while the CPU ran its part).
+//    Static keeps the paper's rule and waits for both sides. Until both sides have measured, a
+//    CPU of workers gets a probe -- the front requests, at most one a worker and half the batch's
+//    work -- rather than half the batch (the paper's "initial tasks on both"): on an H100 the CPU
+//    was 50 x slower on md2d, and half of a first batch of hundreds of requests kept it busy for
+//    longer than the GPU took for the whole step.
 //
 // Pure logic: the policy drivers feed it measured times, the tests scripted ones.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
+#include <vector>
 
 namespace gpulb::gcharm {
 
 enum class HybridStrategy : std::uint8_t { Adaptive, Static };
 enum class Side : std::uint8_t { Cpu, Gpu };
 
+// What the cost model needs of a part (a combined request).
+struct PartShape {
+  std::uint64_t work = 0;      // its requests' work units summed
+  std::uint64_t largest = 0;   // its largest request's work units
+  std::uint64_t requests = 0;
+};
+
+// A side as the loop sees it when a batch is due.
+struct LaneLoad {
+  bool free = true;             // a launch slot is free: its part can start now
+  std::uint64_t backlog_ns = 0; // predicted time until its running parts end
+};
+
+// How a batch is shared: its first `cpu` requests are the CPU's, the next `gpu` the GPU's. A side
+// launches its part only if it is free; otherwise the part stays waiting. Both 0: nothing now.
+struct SplitPlan {
+  std::size_t cpu = 0, gpu = 0;
+};
+
 class HybridSplitter {
  public:
-  // cpu_share: static's fraction of data items for the CPU, 0..1.
-  HybridSplitter(HybridStrategy strategy, double cpu_share) : strategy_(strategy), cpu_share_(cpu_share) {}
+  // cpu_share: static's fraction of data items for the CPU, 0..1. *_workers: threads of a side
+  // that run one request each (0: one wide device).
+  HybridSplitter(HybridStrategy strategy, double cpu_share, std::uint32_t cpu_workers = 0, std::uint32_t gpu_workers = 0)
+      : strategy_(strategy), cpu_share_(cpu_share), workers_{cpu_workers, gpu_workers} {}
 
-  // A combined request of `items` data items took `ns` on `side`.
-  void record(Side side, std::uint64_t items, std::uint64_t ns) {
-    if (items == 0) return;
-    Average& a = side == Side::Cpu ? cpu_ : gpu_;
+  // A part took `ns` on `side`.
+  void record(Side side, const PartShape& part, std::uint64_t ns) {
+    const double units = span(side, part);
+    if (units <= 0) return;
+    Average& a = avg(side);
     if (!a.warmed_up) {
       a.warmed_up = true;  // the warm-up launch: not a measure of the device's speed
       return;
     }
     ++a.samples;
-    a.mean_ns_per_item += (static_cast<double>(ns) / static_cast<double>(items) - a.mean_ns_per_item) / static_cast<double>(a.samples);
+    a.ns += static_cast<double>(ns);
+    a.units += units;
+    a.mean_ns_per_item = a.ns / a.units;
   }
+  // A combined request of `items` data items took `ns` on `side` (a part of one request).
+  void record(Side side, std::uint64_t items, std::uint64_t ns) { record(side, PartShape{items, items, 1}, ns); }
 
   bool calibrated() const { return cpu_.samples > 0 && gpu_.samples > 0; }
 
-  // The CPU's fraction of the next batch's data items.
+  // The CPU's fraction of the next batch's data items (the paper's ratio).
   double cpu_fraction() const {
     if (strategy_ == HybridStrategy::Static) return cpu_share_;
     if (!calibrated()) return 0.5;
@@ -53,18 +112,71 @@ class HybridSplitter {
     return sum > 0 ? gpu_.mean_ns_per_item / sum : 0.5;
   }
 
-  // How many requests from the front of a batch go to the CPU (the rest go to the GPU), given
-  // each request's data items.
-  std::size_t cpu_requests(std::span<const std::uint32_t> items_per_request) const {
+  // The paper's rule: how many requests from the front of a batch go to the CPU (the rest go to
+  // the GPU), given each request's work; the request that crosses the CPU's share goes to it.
+  template <class W>
+  std::size_t cpu_requests(std::span<const W> work) const {
     std::uint64_t total = 0;
-    for (std::uint32_t n : items_per_request) total += n;
+    for (W n : work) total += n;
     const double cpu_items = cpu_fraction() * static_cast<double>(total);
     std::size_t taken = 0;
     std::uint64_t sum = 0;
-    while (taken < items_per_request.size() && static_cast<double>(sum) < cpu_items) sum += items_per_request[taken++];
+    while (taken < work.size() && static_cast<double>(sum) < cpu_items) sum += work[taken++];
     return taken;
   }
+  std::size_t cpu_requests(const std::vector<std::uint32_t>& work) const { return cpu_requests(std::span<const std::uint32_t>(work)); }
 
+  // Whether plan() decides only once both sides are free (static; a wide CPU before calibration).
+  bool waits_for_both() const { return strategy_ == HybridStrategy::Static || (!calibrated() && workers_[0] == 0); }
+
+  // The share of a due batch (each request's work, in list order) given the sides' loads.
+  SplitPlan plan(std::span<const std::uint64_t> work, LaneLoad cpu, LaneLoad gpu) const {
+    const std::size_t n = work.size();
+    if (n == 0 || (!cpu.free && !gpu.free)) return {};
+    if (waits_for_both()) {
+      // The paper's loop: a decision once both sides can take their parts.
+      if (!cpu.free || !gpu.free) return {};
+      const std::size_t c = cpu_requests(work);
+      return {c, n - c};
+    }
+    if (!calibrated()) {
+      // A CPU of workers measures on a probe: the front requests, at most one a worker and half
+      // the batch's work; the GPU takes the rest at once, busy CPU or not.
+      std::uint64_t total = 0;
+      for (std::uint64_t w : work) total += w;
+      std::size_t c = 0;
+      for (std::uint64_t sum = 0; c < n && c < workers_[0] && 2 * (sum + work[c]) <= total;) sum += work[c++];
+      return {c, n - c};
+    }
+    // The cut c (0..n) that minimises max(CPU finish, GPU finish): the CPU's prefix grows, the
+    // GPU's suffix shrinks, each predicted from its side's average and span.
+    std::uint64_t total = 0;
+    for (std::uint64_t w : work) total += w;
+    std::vector<std::uint64_t> suffix_largest(n + 1, 0);
+    for (std::size_t i = n; i-- > 0;) suffix_largest[i] = std::max(suffix_largest[i + 1], work[i]);
+    std::size_t best = 0;
+    double best_end = std::numeric_limits<double>::infinity(), best_gap = best_end;
+    PartShape head{0, 0, 0};
+    for (std::size_t c = 0;; ++c) {
+      const PartShape tail{total - head.work, suffix_largest[c], n - c};
+      const double cpu_end = static_cast<double>(cpu.backlog_ns) + predict(Side::Cpu, head);
+      const double gpu_end = static_cast<double>(gpu.backlog_ns) + predict(Side::Gpu, tail);
+      const double end = std::max(cpu_end, gpu_end), gap = std::abs(cpu_end - gpu_end);
+      // Ties (equal ends, e.g. a side's backlog dominating) go to the more even split.
+      if (end < best_end || (end == best_end && gap < best_gap)) best = c, best_end = end, best_gap = gap;
+      if (c == n) break;
+      head.work += work[c], head.largest = std::max(head.largest, work[c]), ++head.requests;
+    }
+    return {best, n - best};
+  }
+
+  // Predicted time of `part` on `side` (0 until the side has measured).
+  double predict(Side side, const PartShape& part) const {
+    if (part.requests == 0) return 0;
+    return avg(side).mean_ns_per_item * span(side, part);
+  }
+
+  // ns per work unit (per worker for a side of workers).
   double cpu_ns_per_item() const { return cpu_.mean_ns_per_item; }
   double gpu_ns_per_item() const { return gpu_.mean_ns_per_item; }
 
@@ -72,10 +184,22 @@ class HybridSplitter {
   struct Average {
     bool warmed_up = false;
     std::uint64_t samples = 0;
+    double ns = 0, units = 0;  // summed over the measured parts
     double mean_ns_per_item = 0;
   };
+  // The work units the side's slowest worker runs: all of them on a wide device.
+  double span(Side side, const PartShape& part) const {
+    const std::uint32_t w = workers_[side == Side::Cpu ? 0 : 1];
+    if (w == 0 || part.requests == 0) return static_cast<double>(part.work);
+    const double threads = static_cast<double>(std::min<std::uint64_t>(part.requests, w));
+    return std::max(static_cast<double>(part.work) / threads, static_cast<double>(part.largest));
+  }
+  Average& avg(Side side) { return side == Side::Cpu ? cpu_ : gpu_; }
+  const Average& avg(Side side) const { return side == Side::Cpu ? cpu_ : gpu_; }
+
   HybridStrategy strategy_;
   double cpu_share_;
+  std::uint32_t workers_[2];
   Average cpu_, gpu_;
 };
 

@@ -118,12 +118,17 @@ struct RequestTotals {
   }
 };
 
-// How a due batch is shared: the number of requests from its front that go to lane 0 (the rest
-// go to lane 1). Combining's router sends everything to lane 0. `finished(lane, items, times)`
-// reports each part's measured cost.
+// How a due batch is shared between two lanes (hybrid): `split` gets each request's work and
+// the lanes' loads and says which requests are lane 0's (from the front) and lane 1's (the rest);
+// a lane without a free slot keeps its part waiting. `predict_ns` estimates a part's time on a
+// lane (its backlog while it runs); `finished` reports each part's measured cost. Combining (one
+// lane) leaves them empty: every batch goes to lane 0 once its slot is free.
 struct BatchRouter {
-  std::function<std::size_t(std::span<const PendingRequest>)> split;
-  std::function<void(std::size_t lane, std::uint64_t items, const LaunchTimes&)> finished;
+  std::function<SplitPlan(std::span<const std::uint64_t> work, std::span<const LaneLoad> lanes)> split;
+  std::function<double(std::size_t lane, const PartShape&)> predict_ns;
+  std::function<void(std::size_t lane, const PartShape&, const LaunchTimes&)> finished;
+  // Whether a decision waits until every lane has a free slot (the paper's loop).
+  std::function<bool()> waits_for_all;
 };
 
 inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::span<const DeviceLane> lanes, CombiningController& controller,
@@ -137,15 +142,17 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
   struct InFlight {
     bool busy = false;
     LaunchReason reason = LaunchReason::None;
+    PartShape shape;
     CombinedRequest request;
   };
   struct LaneState {
     std::vector<InFlight> slots;
     DataCacheTable cache;
     std::uint64_t cache_generation = 0;
+    std::uint64_t free_at_ns = 0;  // predicted end of its running parts (hybrid's backlog)
   };
   std::vector<LaneState> state;
-  for (const DeviceLane& l : lanes) state.push_back({std::vector<InFlight>(l.device->launch_slots()), DataCacheTable(o.cache_items), 0});
+  for (const DeviceLane& l : lanes) state.push_back({std::vector<InFlight>(l.device->launch_slots()), DataCacheTable(o.cache_items), 0, 0});
 
   WorkGroupList list(stream, [&] { return host.now_ns(); });
   std::exception_ptr producer_error;
@@ -187,9 +194,12 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
     lt.times.kernel_ns += t.kernel_ns;
     lt.times.to_host_ns += t.to_host_ns;
     lt.bytes_to_host += s.request.output_bytes;
-    if (router.finished) router.finished(lane, s.request.items_read, t);
+    if (router.finished) router.finished(lane, s.shape, t);
     s.busy = false;
     s.request = {};
+    bool idle = true;
+    for (const InFlight& f : state[lane].slots) idle = idle && !f.busy;
+    if (idle) state[lane].free_at_ns = 0;
     list.completed(n);
   };
   auto finish_all = [&](std::size_t lane) {
@@ -217,6 +227,12 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
       for (const PendingRequest& r : part) need += r.items.size();
       if (ls.cache.resident() + need > ls.cache.slots()) finish_all(lane);
     }
+    PartShape shape{0, 0, part.size()};
+    for (const PendingRequest& r : part) shape.work += r.work, shape.largest = std::max(shape.largest, r.work);
+    if (router.predict_ns) {
+      const std::uint64_t now = host.now_ns();
+      ls.free_at_ns = std::max(now, ls.free_at_ns) + static_cast<std::uint64_t>(router.predict_ns(lane, shape));
+    }
     CombinedRequest c = assemble(std::move(part), mode, uses_cache(mode) ? &ls.cache : nullptr, table, stream.item_bytes);
     const DeviceAreas areas = lanes[lane].device->prepare(k, c);
     bind(c, stream.item_bytes, areas);
@@ -234,11 +250,20 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
     InFlight& s = ls.slots[k];
     s.busy = true;
     s.reason = reason;
+    s.shape = shape;
     s.request = std::move(c);
     lanes[lane].device->submit(k, s.request);
   };
 
-  std::vector<std::uint64_t> arrivals;
+  std::vector<std::uint64_t> arrivals, work;
+  struct {
+    bool valid = false;
+    std::uint64_t waiting = 0, completed = 0, at_ns = 0;
+    std::uint32_t free_mask = 0;
+  } idle_key;
+  // How long a "nothing now" stands without a change: a busy lane's backlog estimate moves with
+  // the clock (late lanes), so the split is asked again after this.
+  constexpr std::uint64_t kIdleRecheckNs = 100'000;
   try {
     for (;;) {
       bool moved = false;
@@ -256,29 +281,67 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
       for (std::uint64_t t : arrivals) controller.on_arrival(t);
       if (!arrivals.empty()) host.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(st.waiting), kWorkGroupQueue);
 
-      // A decision is asked for only when it can be carried out: every lane has a free slot (the
-      // requests keep arriving meanwhile, and the next decision sees them).
+      // A decision is asked for only when it can be carried out: with one lane, when its slot is
+      // free; with two (hybrid), when either has a free slot -- the router says what each takes,
+      // and a busy lane's part waits (the requests keep arriving meanwhile, and the next decision
+      // sees them). A router's "nothing now" holds until the list or the lanes change, or a while.
       std::vector<std::optional<std::uint32_t>> free(lanes.size());
-      bool all_free = true;
-      for (std::size_t l = 0; l < lanes.size(); ++l) all_free = all_free && (free[l] = free_slot(l)).has_value();
-      if (all_free && st.waiting > 0) {
+      std::uint32_t free_mask = 0;
+      for (std::size_t l = 0; l < lanes.size(); ++l) free_mask |= (free[l] = free_slot(l)).has_value() ? 1u << l : 0u;
+      const std::uint32_t all = (1u << lanes.size()) - 1;
+      const bool can_decide = lanes.size() == 1 || (router.waits_for_all && router.waits_for_all()) ? free_mask == all : free_mask != 0;
+      const bool same_as_idle = idle_key.valid && idle_key.waiting == st.waiting && idle_key.completed == st.completed &&
+                                idle_key.free_mask == free_mask && host.now_ns() - idle_key.at_ns < kIdleRecheckNs;
+      if (can_decide && st.waiting > 0 && !same_as_idle) {
         const LaunchDecision d = controller.next_launch(host.now_ns(), st.waiting, st.arrivals_paused);
         if (d.count > 0) {
           const std::uint64_t t0 = host.now_ns();
-          std::vector<PendingRequest> batch = list.take_front(d.count);
-          const std::span<const std::byte> table = list.table();
-          const std::size_t first_part = lanes.size() == 1 ? batch.size() : std::min(router.split(batch), batch.size());
-          ++totals.batches;
-          ++totals.batches_by_reason[static_cast<int>(d.reason)];
-          totals.requests += batch.size();
-          std::vector<PendingRequest> rest(std::make_move_iterator(batch.begin() + static_cast<std::ptrdiff_t>(first_part)),
-                                           std::make_move_iterator(batch.end()));
-          batch.resize(first_part);
-          if (!batch.empty()) launch(0, *free[0], std::move(batch), d.reason, table);
-          if (!rest.empty()) launch(1, *free[1], std::move(rest), d.reason, table);
-          totals.assemble_ns += host.now_ns() - t0;
-          host.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(st.waiting - d.count), kWorkGroupQueue);
-          moved = true;
+          std::size_t to_first = d.count, to_second = 0;
+          bool launch_first = true, launch_second = false;
+          if (lanes.size() > 1) {
+            list.front_work(d.count, work);  // the requests stay in the list unless a part launches
+            LaneLoad load[2];
+            // A lane past its predicted end is taken to need as long again as it is late.
+            for (std::size_t l = 0; l < 2; ++l) {
+              const std::uint64_t at = state[l].free_at_ns;
+              load[l] = {free[l].has_value(), at > t0 ? at - t0 : at != 0 ? t0 - at : 0};
+            }
+            const SplitPlan p = router.split(work, load);
+            to_first = std::min(p.cpu, work.size());
+            to_second = std::min(p.gpu, work.size() - to_first);
+            launch_first = to_first > 0 && free[0].has_value();
+            launch_second = to_second > 0 && free[1].has_value();
+          }
+          if (!launch_first && !launch_second) {
+            idle_key = {true, st.waiting, st.completed, t0, free_mask};
+          } else {
+            // Only this loop takes from the list: its front is still what was split.
+            std::vector<PendingRequest> batch = list.take_front(launch_second ? to_first + to_second : to_first);
+            const std::span<const std::byte> table = list.table();
+            idle_key.valid = false;
+            const auto cut = batch.begin() + static_cast<std::ptrdiff_t>(std::min(to_first, batch.size()));
+            std::vector<PendingRequest> first(std::make_move_iterator(batch.begin()), std::make_move_iterator(cut));
+            std::vector<PendingRequest> second(std::make_move_iterator(cut), std::make_move_iterator(batch.end()));
+            // A busy first lane's part goes back to the list's front (a busy second lane's part
+            // was never taken).
+            if (!launch_first) list.put_back_front(std::move(first)), first.clear();
+            const std::uint64_t launched = first.size() + second.size();
+            ++totals.batches;
+            ++totals.batches_by_reason[static_cast<int>(d.reason)];
+            totals.requests += launched;
+            if (lanes.size() > 1) {
+              std::uint64_t items = 0, to_cpu = 0;
+              for (const PendingRequest& r : first) items += r.items.size(), to_cpu += r.items.size();
+              for (const PendingRequest& r : second) items += r.items.size();
+              host.record(trace::EventKind::RequestSplit, static_cast<std::uint32_t>(first.size()),
+                          static_cast<std::uint16_t>(items ? (1000 * to_cpu + items / 2) / items : 0));
+            }
+            if (!first.empty()) launch(0, *free[0], std::move(first), d.reason, table);
+            if (!second.empty()) launch(1, *free[1], std::move(second), d.reason, table);
+            totals.assemble_ns += host.now_ns() - t0;
+            host.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(st.waiting - launched), kWorkGroupQueue);
+            moved = true;
+          }
         }
       }
       if (busy_slots() == 0 && st.all_done) break;
@@ -313,29 +376,23 @@ inline RequestTotals run_combining(const ExecPlan& plan, RequestHost& host, Requ
 
 // The hybrid policy's loop: batches as adaptive combining forms them for both devices together
 // (maxSize: the CPU's workers plus the GPU's resident blocks), each split by HybridSplitter: the
-// requests from the front whose items make up the CPU's share go to lane 0 (the CPU), the rest to
-// lane 1 (the GPU); each part's measured time per item updates that side's running average. The
-// split is a host event (RequestSplit).
+// requests from the front that make up the CPU's share go to lane 0 (the CPU), the rest to lane 1
+// (the GPU); each part's measured time updates that side's running average. Adaptive, once
+// calibrated, lets a free side take its part while the other is busy (hybrid_split.hpp says how
+// this departs from the paper). Each launching split is a host event (RequestSplit: the requests
+// launched on the CPU, and the per mille of the launched items they read).
 inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, RequestDevice& cpu, TransferMode cpu_mode, RequestDevice& gpu,
                                 std::vector<DeviceLane>& lanes_out, HybridSplitter& splitter) {
   const PolicyOptions& o = plan.options;
   lanes_out = {{&cpu, cpu_mode, "cpu_"}, {&gpu, parse_transfer_mode(o.transfer), "gpu_"}};
   CombiningController controller(CombineStrategy::Adaptive, o.max_size != 0 ? o.max_size : cpu.resident_blocks() + gpu.resident_blocks(),
                                  o.static_k);
-  std::vector<std::uint32_t> items;
   BatchRouter router;
-  router.split = [&](std::span<const PendingRequest> batch) {
-    items.clear();
-    std::uint64_t total = 0, to_cpu = 0;
-    for (const PendingRequest& r : batch) items.push_back(static_cast<std::uint32_t>(r.items.size())), total += r.items.size();
-    const std::size_t n = splitter.cpu_requests(items);
-    for (std::size_t i = 0; i < n; ++i) to_cpu += items[i];
-    host.record(trace::EventKind::RequestSplit, static_cast<std::uint32_t>(n),
-                static_cast<std::uint16_t>(total ? (1000 * to_cpu + total / 2) / total : 0));
-    return n;
-  };
-  router.finished = [&](std::size_t lane, std::uint64_t read, const LaunchTimes& t) {
-    splitter.record(lane == 0 ? Side::Cpu : Side::Gpu, read, t.total());
+  router.split = [&](std::span<const std::uint64_t> work, std::span<const LaneLoad> load) { return splitter.plan(work, load[0], load[1]); };
+  router.waits_for_all = [&] { return splitter.waits_for_both(); };
+  router.predict_ns = [&](std::size_t lane, const PartShape& part) { return splitter.predict(lane == 0 ? Side::Cpu : Side::Gpu, part); };
+  router.finished = [&](std::size_t lane, const PartShape& part, const LaunchTimes& t) {
+    splitter.record(lane == 0 ? Side::Cpu : Side::Gpu, part, t.total());
   };
   return run_requests(plan, host, lanes_out, controller, router);
 }

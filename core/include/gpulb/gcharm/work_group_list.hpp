@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -28,6 +29,7 @@ struct PendingRequest {
   std::span<std::byte> output;
   std::uint64_t arrival_ns = 0;
   std::uint64_t generation = 0;  // the item table it indexes (publish_items counts them)
+  std::uint64_t work = 0;        // Request::work, or its items when the stream gave none
 };
 
 class WorkGroupList : public RequestSink {
@@ -44,12 +46,14 @@ class WorkGroupList : public RequestSink {
     std::unique_lock lock(mutex_);
     wait_quiet(lock);
     table_ = items;
+    table_items_.store(items.size() / stream_.item_bytes, std::memory_order_release);
     ++generation_;
   }
 
   void emit(const Request& r) override {
-    // The table does not change while requests are emitted (publish_items waits for quiet).
-    const std::uint64_t table_items = table_size() / stream_.item_bytes;
+    // The table does not change while requests are emitted (publish_items waits for quiet, and
+    // the producer that published it emits after); acquire pairs with the publish. No lock here.
+    const std::uint64_t table_items = table_items_.load(std::memory_order_acquire);
     for (std::uint32_t item : r.items) {
       if (item >= table_items) {
         throw std::out_of_range("request " + std::to_string(r.task.id) + " names item " + std::to_string(item) +
@@ -66,6 +70,7 @@ class WorkGroupList : public RequestSink {
     if (aborted_) throw RunError("the run was stopped while requests were being produced");
     p.arrival_ns = now_ns_();  // under the lock: arrivals are in time order
     p.generation = generation_;
+    p.work = r.work != 0 ? r.work : r.items.size();
     list_.push_back(std::move(p));
     ++emitted_;
   }
@@ -101,13 +106,29 @@ class WorkGroupList : public RequestSink {
     list_.erase(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(n));
     return out;
   }
+  // The work of the first `n` requests (hybrid's split reads it before taking any).
+  void front_work(std::uint64_t n, std::vector<std::uint64_t>& out) const {
+    std::lock_guard lock(mutex_);
+    n = std::min<std::uint64_t>(n, list_.size());
+    out.clear();
+    for (std::uint64_t i = 0; i < n; ++i) out.push_back(list_[i].work);
+  }
+  // Requests taken but not launched (hybrid: a busy side's part) go back to the front, in order.
+  void put_back_front(std::vector<PendingRequest> requests) {
+    std::lock_guard lock(mutex_);
+    list_.insert(list_.begin(), std::make_move_iterator(requests.begin()), std::make_move_iterator(requests.end()));
+  }
   // Requests whose output has landed on the host.
   void completed(std::uint64_t n) {
+    bool quiet;
     {
       std::lock_guard lock(mutex_);
       completed_ += n;
+      quiet = completed_ == emitted_ && quiet_waiters_ > 0;
     }
-    quiet_.notify_all();
+    // Only the completion that makes the list quiet can end a wait (an emit makes it busy again):
+    // waking the producer at every launch's end cost it a context switch each.
+    if (quiet) quiet_.notify_all();
   }
   void producer_done() {
     std::lock_guard lock(mutex_);
@@ -134,10 +155,6 @@ class WorkGroupList : public RequestSink {
   }
 
  private:
-  std::uint64_t table_size() const {
-    std::lock_guard lock(mutex_);
-    return table_.size();
-  }
   void wait_quiet(std::unique_lock<std::mutex>& lock) {
     ++quiet_waiters_;
     quiet_.wait(lock, [&] { return aborted_ || completed_ == emitted_; });
@@ -151,6 +168,7 @@ class WorkGroupList : public RequestSink {
   std::condition_variable quiet_;
   std::deque<PendingRequest> list_;
   std::span<const std::byte> table_;
+  std::atomic<std::uint64_t> table_items_{0};
   std::uint64_t generation_ = 0;
   std::uint64_t emitted_ = 0;
   std::uint64_t announced_ = 0;

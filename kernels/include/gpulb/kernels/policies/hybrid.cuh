@@ -67,7 +67,9 @@ ExecOutput run_hybrid_on_gpu(const ExecPlan& plan, Factory& make_body) {
     cpu::detail::CombiningHost<Body> cpu_side(rt, cpu_plan, body, plan.requests->item_bytes, 0, rt.workers());
     HybridHost host(rt, watchdog);
     rt.start([&](std::uint32_t rank) { cpu_side.work(rank); });
-    gcharm::HybridSplitter splitter(gcharm::parse_hybrid_strategy(plan.options.strategy), plan.options.cpu_share);
+    // The CPU side's averages are per worker (a part of k requests runs on min(k, workers)
+    // threads); the GPU is one wide device, as the paper models both.
+    gcharm::HybridSplitter splitter(gcharm::parse_hybrid_strategy(plan.options.strategy), plan.options.cpu_share, rt.workers(), 0);
     std::vector<gcharm::DeviceLane> lanes;
     gcharm::RequestTotals totals;
     try {
