@@ -541,7 +541,7 @@ int main(int argc, char** argv) {
   bench->add_option("--tasks", ba.tasks, "Empty tasks per dispatch measurement")->check(CLI::Range(1000ull, 100'000'000ull))->capture_default_str();
   bench->add_option("--repeats", ba.repeats, "Runs per figure (the median is reported)")->check(CLI::Range(1u, 100u))->capture_default_str();
   bench->add_option("-o,--output", ba.output, "Also write the tables to this .md file, and JSON beside it");
-  bench->add_option("--tree", ba.tree, "uts: one sample tree for every policy (default: T1 with every policy, then T1L without blocking-queue)")
+  bench->add_option("--tree", ba.tree, "uts: one sample tree for every policy, blocking-queue left out of the large trees T1L, T2L, T3L (default: T1 with every policy, then T1L)")
       ->check(CLI::IsMember({"T1", "T2", "T3", "T4", "T5", "T1L", "T2L", "T3L"}));
   bench->add_option("--uts-leaves", ba.uts_leaves,
                     "uts: the scenario's leaves: task (a task per node) or inline (a leaf child counted by its parent's task; "
