@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <random>
+#include <stdexcept>
+#include <vector>
 
 #include "columns.hpp"
 #include "parallel.hpp"
@@ -93,6 +96,22 @@ TEST(CompactStore, LanesHoldTheTrackTaskSpansIdleSpellsAndMarkers) {
     ++checked;
   }
   EXPECT_EQ(checked, t.tracks.size());
+}
+
+// Building the model on every core: an exception in one item reaches the caller (a hostile
+// trace's limit must be an error message, not std::terminate from a worker thread).
+TEST(ParallelFor, AnExceptionInOneItemReachesTheCaller) {
+  std::vector<std::atomic<int>> ran(1000);
+  EXPECT_THROW(parallel_for(ran.size(), [&](std::size_t i) {
+                 ran[i].store(1);
+                 if (i == 500) throw std::runtime_error("item 500");
+               }),
+               std::runtime_error);
+  EXPECT_EQ(ran[500].load(), 1);
+  // Without a throw every item runs once.
+  std::vector<std::atomic<int>> once(1000);
+  parallel_for(once.size(), [&](std::size_t i) { once[i].fetch_add(1); });
+  for (const auto& c : once) EXPECT_EQ(c.load(), 1);
 }
 
 TEST(TimeColumn, KeepsEveryTimeWhenTheySpanMoreThan32Bits) {

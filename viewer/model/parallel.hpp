@@ -7,6 +7,8 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -14,7 +16,9 @@
 namespace gpulb::viewer {
 
 // Calls fn(i) for i in [0, n) on up to hardware_concurrency threads; items are taken one at a time
-// so a few large tracks do not leave threads idle.
+// so a few large tracks do not leave threads idle. If fn throws (a hostile trace's limit, memory),
+// the other threads stop taking items and the first exception is rethrown here, as the loop on
+// one thread would: an exception leaving a thread's function would end the process.
 template <class Fn>
 void parallel_for(std::size_t n, Fn&& fn) {
   const std::size_t threads = std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
@@ -23,12 +27,23 @@ void parallel_for(std::size_t n, Fn&& fn) {
     return;
   }
   std::atomic<std::size_t> next{0};
-  std::vector<std::jthread> pool;
-  for (std::size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      for (std::size_t i; (i = next.fetch_add(1)) < n;) fn(i);
-    });
-  }
+  std::exception_ptr error;
+  std::mutex error_lock;
+  {
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        try {
+          for (std::size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+        } catch (...) {
+          const std::lock_guard<std::mutex> hold(error_lock);
+          if (!error) error = std::current_exception();
+          next.store(n);  // the others stop at their next item
+        }
+      });
+    }
+  }  // the jthreads join here
+  if (error) std::rethrow_exception(error);
 }
 
 // `v` holds sorted runs that start at bounds[0..k) (bounds[k] == v.size()); leaves it all sorted,
