@@ -42,6 +42,14 @@ struct MdRecord {
 };
 
 struct MdBody {
+  // The force loop is latency-bound: on an H100 the task queue's time at 512K atoms fell in
+  // proportion to its resident blocks (1,056 blocks 313 ms, 528 blocks 606 ms, 264 blocks
+  // 1,168 ms). Solution 1's launch_kernel needs 40 registers (12 blocks of 128 an SM); the task
+  // queue's persistent kernels are capped to the same, so every solution keeps as many warps
+  // resident (kernels/worker_kernels.cuh, register_cap). At 40 the modern kernel spills a few
+  // bytes of its claim state, outside the force loop.
+  static constexpr int kRegisterCap = 40;
+
   const Atom* atoms;          // original order (the inner loop)
   const std::uint32_t* order; // A: original ids in processing order (the outer atoms)
   MdRecord* records;

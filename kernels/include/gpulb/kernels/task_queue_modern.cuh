@@ -166,8 +166,8 @@ struct ModernMailbox {
   BlockScratch scratch;
 };
 template <class Body>
-__global__ void task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed, Body body, DeviceTraceRef trace,
-                                         const std::uint32_t* stop, std::uint32_t* tasks_done) {
+__device__ __forceinline__ void task_queue_modern_worker(TaskQueueRef queues, ModernFeedRef feed, Body body, DeviceTraceRef trace,
+                                                         const std::uint32_t* stop, std::uint32_t* tasks_done) {
   __shared__ ModernMailbox box;
   Task* tasks = reinterpret_cast<Task*>(box.task_bytes);
   const BlockContext ctx(blockIdx.x, trace.segment(blockIdx.x), stop, &box.scratch);
@@ -277,6 +277,20 @@ __global__ void task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed
   }
   ctx.record(trace::EventKind::WorkerEnd, failed);
   if (threadIdx.x == 0) tasks_done[blockIdx.x] = done;
+}
+
+// The kernel, without and with the body's register cap (RegisterCapped, worker_kernels.cuh).
+template <class Body>
+  requires(!RegisterCapped<Body>)
+__global__ void task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed, Body body, DeviceTraceRef trace, const std::uint32_t* stop,
+                                         std::uint32_t* tasks_done) {
+  task_queue_modern_worker(queues, feed, body, trace, stop, tasks_done);
+}
+template <class Body>
+  requires RegisterCapped<Body>
+__global__ void __maxnreg__(Body::kRegisterCap) task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed, Body body, DeviceTraceRef trace,
+                                                                         const std::uint32_t* stop, std::uint32_t* tasks_done) {
+  task_queue_modern_worker(queues, feed, body, trace, stop, tasks_done);
 }
 
 }  // namespace gpulb::kernels

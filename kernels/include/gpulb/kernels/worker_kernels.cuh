@@ -33,6 +33,15 @@ struct BlockMailbox {
 };
 inline constexpr int kRun = 0, kHalt = 1, kStop = 2;
 
+// A body may cap the registers of the persistent kernels that run it (`static constexpr int
+// kRegisterCap`): a latency-bound body (md's force loop) runs faster the more warps an SM holds,
+// and a persistent kernel's own state (claims, cursors) otherwise costs it resident blocks that
+// the hardware policy's one-block-per-task launch_kernel keeps. Such a kernel comes in two
+// overloads, one with __maxnreg__ for capped bodies and one without: a __maxnreg__(255) is not
+// "no cap" (ptxas then spends registers freely: patterns' task-queue kernels went 31 -> 68).
+template <class Body>
+concept RegisterCapped = requires { Body::kRegisterCap; };
+
 template <class Body>
 __device__ void run_one(const BlockContext& ctx, const Body& body, const Task& task) {
   ctx.record(trace::EventKind::TaskBegin, task.id, task.kind);
@@ -43,8 +52,8 @@ __device__ void run_one(const BlockContext& ctx, const Body& body, const Task& t
 // Chen et al. Algorithm 3 in a persistent block: thread 0 dequeues (TaskQueueRef::try_dequeue,
 // the same source the CPU backend runs), the block runs the task, HALT ends the block.
 template <class Body>
-__global__ void task_queue_kernel(TaskQueueRef queues, Body body, DeviceTraceRef trace, const std::uint32_t* stop,
-                                  std::uint32_t* tasks_done) {
+__device__ __forceinline__ void task_queue_worker(TaskQueueRef queues, Body body, DeviceTraceRef trace, const std::uint32_t* stop,
+                                                  std::uint32_t* tasks_done) {
   __shared__ BlockMailbox box;
   Task& task = *reinterpret_cast<Task*>(box.task_bytes);
   const BlockContext ctx(blockIdx.x, trace.segment(blockIdx.x), stop, &box.scratch);
@@ -81,6 +90,18 @@ __global__ void task_queue_kernel(TaskQueueRef queues, Body body, DeviceTraceRef
   }
   ctx.record(trace::EventKind::WorkerEnd, failed);
   if (threadIdx.x == 0) tasks_done[blockIdx.x] = done;
+}
+
+template <class Body>
+  requires(!RegisterCapped<Body>)
+__global__ void task_queue_kernel(TaskQueueRef queues, Body body, DeviceTraceRef trace, const std::uint32_t* stop, std::uint32_t* tasks_done) {
+  task_queue_worker(queues, body, trace, stop, tasks_done);
+}
+template <class Body>
+  requires RegisterCapped<Body>
+__global__ void __maxnreg__(Body::kRegisterCap)
+    task_queue_kernel(TaskQueueRef queues, Body body, DeviceTraceRef trace, const std::uint32_t* stop, std::uint32_t* tasks_done) {
+  task_queue_worker(queues, body, trace, stop, tasks_done);
 }
 
 // One block per task of tasks[first, first + gridDim.x): a kernel launch as Solution 1 and 3 do.

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpulb/clock.hpp"
@@ -101,6 +102,19 @@ class HostTaskPool {
       if (next_.compare_exchange_weak(first, first + n, std::memory_order_relaxed)) return {tasks_.data() + first, n, first, range};
     }
   }
+  // The GPUs' control threads meet here once their kernels run, so that the first GPU to launch
+  // does not take the pool before the others can ask (with fewer tasks than resident blocks it
+  // took up to 40% of it: docs/benchmarks.md, md Figure 10). Returns false where the run aborts
+  // meanwhile (a GPU failed before it arrived).
+  void expect_starters(std::uint32_t n) { unstarted_.store(n, std::memory_order_relaxed); }
+  bool start_together(const std::atomic<bool>& abort_all) {
+    unstarted_.fetch_sub(1, std::memory_order_acq_rel);
+    while (unstarted_.load(std::memory_order_acquire) > 0) {
+      if (abort_all.load(std::memory_order_relaxed)) return false;
+      std::this_thread::yield();
+    }
+    return true;
+  }
   bool empty() const { return next_.load(std::memory_order_relaxed) >= tasks_.size(); }
   std::uint64_t level() const { return tasks_.size() - std::min<std::uint64_t>(next_.load(std::memory_order_relaxed), tasks_.size()); }
   std::uint64_t size() const { return tasks_.size(); }
@@ -118,6 +132,7 @@ class HostTaskPool {
   std::vector<Run> runs_;
   std::span<const Task> tasks_;
   std::atomic<std::uint64_t> next_{0};
+  std::atomic<std::uint32_t> unstarted_{0};
   bool pinned_ = false;
 };
 

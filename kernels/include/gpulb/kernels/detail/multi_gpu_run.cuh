@@ -67,6 +67,7 @@ ExecOutput run_on_gpus(const ExecPlan& plan, TrackLayout layout, Factory& make_b
   }
 
   HostTaskPool pool(p.tasks);
+  pool.expect_starters(gpus);
   std::vector<std::string> pool_notes;
   if (pin_pool) {
     if (std::string n = pool.pin(); !n.empty()) pool_notes.push_back(std::move(n));

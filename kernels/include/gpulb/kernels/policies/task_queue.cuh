@@ -163,8 +163,14 @@ inline std::uint32_t persistent_trace_capacity(const ExecPlan& plan, std::uint64
 
 // The feeding loop both variants share: batches from the pool whenever a queue is empty
 // (Algorithm 2), then, once every queue is drained, `halt()`.
+//
+// Across GPUs (`gpus` > 1) a batch is at most the pool's level over (GPUs x queues), as in guided
+// self-scheduling: the pool's last tasks go in smaller batches, so that no GPU holds queued tasks
+// that another GPU's idle blocks could run. With a pool of thousands of tasks a batch is still the
+// queue's capacity until the last few batches.
 template <class Publisher, class WaitStep, class Halt>
-void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& pool, WaitStep&& wait_step, Halt&& halt) {
+void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& pool, std::uint32_t gpus, std::uint32_t queues,
+                 WaitStep&& wait_step, Halt&& halt) {
   using Batch = typename TaskQueueHost<Publisher>::Batch;
   // Range batches where the publisher takes them (the copy feed). Batches fill each empty queue to
   // capacity, as in the paper. Tried and measured worse on an H100 (patterns P1 and P4 0.1-0.3 ms
@@ -177,6 +183,10 @@ void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& po
     std::uint32_t q = 0;
     const std::uint32_t wrote = host.try_enqueue_from(
         [&](std::uint32_t most) {
+          if (gpus > 1) {
+            const std::uint64_t guided = (pool.level() + std::uint64_t{gpus} * queues - 1) / (std::uint64_t{gpus} * queues);
+            most = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(guided, 1, most));
+          }
           const HostTaskPool::Take t = pool.take(most, ranges);
           pool_drained = t.n == 0;
           return Batch{t.tasks, t.n, t.range};
@@ -261,6 +271,10 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
     s.host_record(EventKind::KernelLaunch, grid.blocks);
     out.launch_ns = s.now_ns();
   };
+  // After the launch, every GPU's control thread waits for the others' (HostTaskPool::start_together).
+  auto start_together = [&] {
+    if (plan.gpus > 1 && !pool.start_together(abort_all)) throw RunError("task-queue: another GPU of the run failed before it started");
+  };
   if (copy_feed) {
     cuda::MappedBuffer<std::uint32_t> words(4 * num_queues), halt(1);
     cuda::DeviceBuffer<std::uint32_t> published(num_queues), halt_seen(1);
@@ -273,10 +287,11 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
     launching();
     task_queue_modern_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, feed, body, s.trace_ref(), s.stop_flag(), done.get());
     GPULB_CUDA_CHECK_LAUNCH();
+    start_together();
     TaskQueueHost<CopyPublisher> host(
         CopyPublisher{slots.get(), counters.get(), host_consumed.host(), staging.host(), words.host(), stream_handles.data(), capacity},
         num_queues, capacity);
-    feed_queues(s, host, pool, wait_step, [&] {
+    feed_queues(s, host, pool, plan.gpus, num_queues, wait_step, [&] {
       s.host_record(EventKind::Halt);
       system_atomic_ref<std::uint32_t>(*halt.host()).store(1, mo::release);
     });
@@ -293,8 +308,9 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
     launching();
     task_queue_modern_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, feed, body, s.trace_ref(), s.stop_flag(), done.get());
     GPULB_CUDA_CHECK_LAUNCH();
+    start_together();
     TaskQueueHost<MappedPublisher> host(MappedPublisher{doorbells.host(), staging.host(), host_consumed.host(), capacity}, num_queues, capacity);
-    feed_queues(s, host, pool, wait_step, [&] {
+    feed_queues(s, host, pool, plan.gpus, num_queues, wait_step, [&] {
       s.host_record(EventKind::Halt);
       system_atomic_ref<std::uint32_t>(*halt.host()).store(1, mo::release);
     });
@@ -306,10 +322,11 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
     launching();
     task_queue_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, body, s.trace_ref(), s.stop_flag(), done.get());
     GPULB_CUDA_CHECK_LAUNCH();
+    start_together();
     TaskQueueHost<PciePublisher> host(
         PciePublisher{slots.get(), counters.get(), host_consumed.host(), staging.host(), words.host(), capacity, s.copy_stream(), fence.get()},
         num_queues, capacity);
-    feed_queues(s, host, pool, wait_step, [&] {
+    feed_queues(s, host, pool, plan.gpus, num_queues, wait_step, [&] {
       // One HALT per block (Chen et al.), through the queues like any task.
       const std::vector<Task> halts(grid.blocks, Task::halt());
       for (std::size_t sent = 0; sent < halts.size();) {
