@@ -4,6 +4,7 @@
 // emulated warps, and a solution under another policy is refused there too.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <utility>
 #include <string>
@@ -12,6 +13,7 @@
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/cuda/devices.hpp"
 #include "gpulb/run.hpp"
+#include "gpulb/tracing/statistics.hpp"
 
 namespace gpulb {
 namespace {
@@ -100,6 +102,42 @@ TEST(MdGpu, AMillionAtomsVerifyUnderTheTaskQueue) {
   const RunResult r = run_md(kSolutions[4], Backend::Cuda, 1 << 20);
   EXPECT_TRUE(r.verified) << r.verification;
   EXPECT_EQ(r.tasks, (1u << 20) / 128);
+}
+
+// Fewer tasks than resident blocks (a one-wave run): the task queue gives each GPU a grid of its
+// even share and the pool no more than that share, so the tasks spread over the SMs as Solution
+// 1's launch spreads them. Before, a full grid let the first blocks to poll take every task: up
+// to 7 tasks an SM on half of the SMs (md, 64K atoms on 4 H200s).
+TEST(MdGpu, AOneWaveTaskQueueRunGivesEachGpuItsShareSpreadOverItsSms) {
+  SKIP_WITHOUT_GPU();
+  const auto gpus = static_cast<std::uint32_t>(cuda::list_devices().size());
+  RunConfig c;
+  c.scenario = "md";
+  c.policy = "task-queue";
+  c.backend = Backend::Cuda;
+  c.gpus = gpus;
+  c.trace = true;
+  c.params = {{"atoms", "65536"}, {"solution", "tq"}, {"steps", "0"}};  // 512 tasks
+  const RunResult r = run(builtin::registry(), c);
+  ASSERT_TRUE(r.verified) << r.verification;
+  const std::uint32_t share = (512 + gpus - 1) / gpus;
+  std::map<std::uint32_t, std::uint32_t> per_gpu;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> per_sm;
+  for (const trace::Track& t : r.trace.tracks) {
+    if (t.role != trace::TrackRole::Worker) continue;
+    const auto n = static_cast<std::uint32_t>(trace::task_spans(t).size());
+    per_gpu[t.device] += n;
+    if (n > 0) per_sm[{t.device, t.sm}] += n;
+  }
+  for (std::uint32_t g = 0; g < gpus; ++g) {
+    SCOPED_TRACE("GPU " + std::to_string(g));
+    EXPECT_EQ(r.trace.devices[g].workers, share) << "the grid is not the GPU's share of the tasks";
+    EXPECT_LE(per_gpu[g], share);
+  }
+  std::uint32_t most = 0;
+  for (const auto& [where, n] : per_sm) most = std::max(most, n);
+  // 512 / gpus tasks on an H100's or H200's 132 SMs: the hardware's round-robin puts 1 to 4 on an SM.
+  EXPECT_LE(most, (share + 131) / 132 + 1) << "tasks clustered on few SMs";
 }
 
 TEST(MdGpu, ASolutionUnderAnotherPolicyIsRefused) {

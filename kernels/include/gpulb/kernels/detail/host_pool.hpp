@@ -80,7 +80,52 @@ class HostTaskPool {
   };
   // Up to `most` tasks, in order; n == 0 once the pool is empty. With `ranges`, a batch inside a
   // run found by index_runs is a range, and no other batch reaches into a run.
-  Take take(std::uint32_t most, bool ranges = false) {
+  // `taker`: the GPU slot that takes, for the share quota (set_share_quota); kNoTaker: none.
+  static constexpr std::uint32_t kNoTaker = ~0u;
+  Take take(std::uint32_t most, bool ranges = false, std::uint32_t taker = kNoTaker) {
+    const std::uint64_t quota = share_quota_.load(std::memory_order_relaxed);
+    if (quota != 0 && taker < taken_.size()) {
+      most = static_cast<std::uint32_t>(std::min<std::uint64_t>(most, quota - std::min(quota, taken_[taker])));
+      if (most == 0) return {nullptr, 0, next_.load(std::memory_order_relaxed)};
+      const Take t = take_unlimited(most, ranges);
+      taken_[taker] += t.n;
+      return t;
+    }
+    return take_unlimited(most, ranges);
+  }
+  // A one-wave run (every task can start at once on some GPU's block): each GPU takes at most
+  // `quota` tasks, its even share. A dynamic take could then only put a second task behind a busy
+  // block of one GPU while a block of another stays idle. 0: no quota (the default).
+  void set_share_quota(std::uint64_t quota) { share_quota_.store(quota, std::memory_order_relaxed); }
+  // The taker has taken its whole quota: what is left in the pool is the other GPUs' share.
+  bool share_spent(std::uint32_t taker) const {
+    const std::uint64_t quota = share_quota_.load(std::memory_order_relaxed);
+    return quota != 0 && taker < taken_.size() && taken_[taker] >= quota;
+  }
+
+  // The GPUs' control threads meet here once their kernels run, so that the first GPU to launch
+  // does not take the pool before the others can ask (with fewer tasks than resident blocks it
+  // took up to 40% of it: docs/benchmarks.md, md Figure 10). Returns false where the run aborts
+  // meanwhile (a GPU failed before it arrived).
+  void expect_starters(std::uint32_t n) {
+    unstarted_.store(n, std::memory_order_relaxed);
+    taken_.assign(n, 0);
+  }
+  bool start_together(const std::atomic<bool>& abort_all) {
+    unstarted_.fetch_sub(1, std::memory_order_acq_rel);
+    while (unstarted_.load(std::memory_order_acquire) > 0) {
+      if (abort_all.load(std::memory_order_relaxed)) return false;
+      std::this_thread::yield();
+    }
+    return true;
+  }
+  bool empty() const { return next_.load(std::memory_order_relaxed) >= tasks_.size(); }
+  std::uint64_t level() const { return tasks_.size() - std::min<std::uint64_t>(next_.load(std::memory_order_relaxed), tasks_.size()); }
+  std::uint64_t size() const { return tasks_.size(); }
+
+ private:
+  // Up to `most` tasks from the shared cursor, as take() without a quota.
+  Take take_unlimited(std::uint32_t most, bool ranges) {
     if (!ranges || runs_.empty()) {
       const std::uint64_t first = next_.fetch_add(most, std::memory_order_relaxed);
       if (first >= tasks_.size()) return {nullptr, 0, first};
@@ -102,24 +147,6 @@ class HostTaskPool {
       if (next_.compare_exchange_weak(first, first + n, std::memory_order_relaxed)) return {tasks_.data() + first, n, first, range};
     }
   }
-  // The GPUs' control threads meet here once their kernels run, so that the first GPU to launch
-  // does not take the pool before the others can ask (with fewer tasks than resident blocks it
-  // took up to 40% of it: docs/benchmarks.md, md Figure 10). Returns false where the run aborts
-  // meanwhile (a GPU failed before it arrived).
-  void expect_starters(std::uint32_t n) { unstarted_.store(n, std::memory_order_relaxed); }
-  bool start_together(const std::atomic<bool>& abort_all) {
-    unstarted_.fetch_sub(1, std::memory_order_acq_rel);
-    while (unstarted_.load(std::memory_order_acquire) > 0) {
-      if (abort_all.load(std::memory_order_relaxed)) return false;
-      std::this_thread::yield();
-    }
-    return true;
-  }
-  bool empty() const { return next_.load(std::memory_order_relaxed) >= tasks_.size(); }
-  std::uint64_t level() const { return tasks_.size() - std::min<std::uint64_t>(next_.load(std::memory_order_relaxed), tasks_.size()); }
-  std::uint64_t size() const { return tasks_.size(); }
-
- private:
   // b repeats a with the next id (the bytes after `id` equal).
   static bool continues(const Task& a, const Task& b) {
     static_assert(offsetof(Task, id) == 0 && std::has_unique_object_representations_v<Task>, "memcmp compares all of a task but its id");
@@ -133,6 +160,8 @@ class HostTaskPool {
   std::span<const Task> tasks_;
   std::atomic<std::uint64_t> next_{0};
   std::atomic<std::uint32_t> unstarted_{0};
+  std::atomic<std::uint64_t> share_quota_{0};
+  std::vector<std::uint64_t> taken_;  // per taker; each element written by its own control thread only
   bool pinned_ = false;
 };
 
