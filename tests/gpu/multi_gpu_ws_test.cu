@@ -3,6 +3,9 @@
 // the initial tasks and the host's ring reach every GPU, and the spawning scenarios verify. Each
 // test runs on every GPU present (2 or more; fewer: skipped with a message), and on 2 where the
 // host has more, so a 4-GPU host covers both.
+// The static list across GPUs (kernels/detail/multi_gpu_sl_run.cuh; GpuStaticListAcrossGpus, at the
+// end): every task once, every GPU works, tasks move between GPUs and the trace shows them, the
+// spawning scenarios verify, and its errors name list_capacity, the GPU or the watchdog.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +23,7 @@
 #include "gpulb/kernels/execute.cuh"
 #include "gpulb/run.hpp"
 #include "spawn_test_bodies.hpp"
+#include "test_bodies.hpp"
 
 namespace gpulb {
 namespace {
@@ -54,14 +58,14 @@ struct MultiTreeRun {
   std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> tables;
   std::vector<std::uint32_t> counts;  // summed over the GPUs
 
-  MultiTreeRun(std::uint32_t gpus, std::uint32_t fanout_, std::uint32_t levels, std::uint32_t spin_)
+  MultiTreeRun(std::uint32_t gpus, std::uint32_t fanout_, std::uint32_t levels, std::uint32_t spin_, Policy policy = &policies::work_stealing())
       : total(TreeBody::tree_size(fanout_, levels)), ids(gpus * total + gpus), fanout(fanout_), spin(spin_) {
     Task root;
     root.id = 0;
     root.parent = Task::kNoParent;
     root.payload[0] = levels;
     roots = {root};
-    plan.policy = &policies::work_stealing();
+    plan.policy = policy;
     plan.backend = Backend::Cuda;
     plan.gpus = gpus;
     plan.block_size = 64;
@@ -333,15 +337,216 @@ TEST(GpuWorkStealingAcrossGpus, Connect4AcrossGpusIsRefusedNamingWhy) {
 
 TEST(GpuWorkStealingAcrossGpus, PoliciesWithoutARunAcrossGpusRefuseItNamingTheAlternatives) {
   SKIP_WITHOUT_TWO_GPUS();
-  for (const char* policy : {"static-list", "blocking-queue"}) {
+  for (const char* policy : {"blocking-queue"}) {
     try {
       run_cuda("uts", 2, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}}, policy);
       FAIL() << policy << " accepted --gpus 2";
     } catch (const ConfigError& e) {
       EXPECT_NE(std::string(e.what()).find("use --gpus 1"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("work-stealing"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("static-list"), std::string::npos) << e.what();
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The static list across GPUs
+
+template <class F>
+void expect_run_error(F&& run, const std::vector<std::string>& fragments) {
+  try {
+    run();
+    ADD_FAILURE() << "the run should have failed with a message naming " << fragments.front();
+  } catch (const RunError& e) {
+    for (const std::string& f : fragments) EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+  }
+}
+
+// Tasks the host tracks of `out` say arrived from other GPUs (Transfer markers, in bytes), per device.
+std::vector<std::uint64_t> transferred_tasks(const ExecOutput& out, std::uint32_t gpus) {
+  std::vector<std::uint64_t> tasks(gpus, 0);
+  for (const trace::Track& t : out.trace.tracks) {
+    if (t.role != trace::TrackRole::Host) continue;
+    for (const trace::Event& e : t.events) {
+      if (e.kind == trace::EventKind::Transfer && t.device < gpus) tasks[t.device] += e.arg / sizeof(Task);
+    }
+  }
+  return tasks;
+}
+
+TEST(GpuStaticListAcrossGpus, EveryTaskRunsOnceEveryGpuWorksAndTasksMove) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs");
+    // One root on GPU 0: the other GPUs get their first tasks from the split of generation 2.
+    MultiTreeRun run(gpus, 4, 9, 500, &policies::static_list());  // 349525 tasks, 10 generations
+    run.plan.options.list_capacity = 1u << 20;
+    const ExecOutput out = run.run();
+    run.expect_each_ran_once(out);
+    EXPECT_EQ(out.trace.devices.size(), gpus);
+    EXPECT_EQ(metric(out, "gpus"), gpus);
+    EXPECT_EQ(metric(out, "generations"), 10u);
+    EXPECT_EQ(metric(out, "peak_task_slots"), 262144u);  // 4^9, all GPUs together as on one GPU
+    EXPECT_LE(metric(out, "peak_task_slots_per_gpu"), 262144u);
+    std::uint64_t sum = 0, moved_in = 0;
+    for (std::uint32_t g = 0; g < gpus; ++g) {
+      const std::uint64_t n = metric(out, "gpu" + std::to_string(g) + "_tasks");
+      EXPECT_GT(n, 0u) << "GPU " << g << " of " << gpus << " ran nothing";
+      // Even shares: a GPU runs about 1/N of every generation of more than N tasks.
+      EXPECT_GT(n, run.total / gpus / 2) << "GPU " << g;
+      sum += n;
+      moved_in += metric(out, "gpu" + std::to_string(g) + "_moved_in");
+    }
+    EXPECT_EQ(sum, run.total);
+    EXPECT_GT(metric(out, "tasks_moved"), 0u);
+    EXPECT_EQ(moved_in, metric(out, "tasks_moved"));
+  }
+}
+
+// Several initial tasks, dealt in even contiguous shares; a flat generation moves nothing.
+TEST(GpuStaticListAcrossGpus, InitialTasksAreDealtEvenlyAndAFlatRunMovesNothing) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs");
+    std::vector<Task> tasks(20000);
+    for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
+    ExecPlan plan;
+    plan.policy = &policies::static_list();
+    plan.gpus = gpus;
+    plan.tasks = tasks;
+    plan.options.list_capacity = 1u << 16;
+    std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> tables;
+    const ExecOutput out = kernels::execute(plan, [&](std::uint32_t) {
+      tables.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(tasks.size()));
+      return TreeBody{tables.back()->get(), tasks.size(), 0, 200};
+    });
+    EXPECT_EQ(out.tasks_run, tasks.size());
+    std::vector<std::uint32_t> counts(tasks.size(), 0), one(tasks.size());
+    for (const auto& t : tables) {
+      t->download(one.data(), one.size());
+      for (std::size_t i = 0; i < one.size(); ++i) counts[i] += one[i];
+    }
+    for (std::size_t i = 0; i < counts.size(); ++i) ASSERT_EQ(counts[i], 1u) << "task " << i;
+    EXPECT_EQ(metric(out, "generations"), 1u);
+    EXPECT_EQ(metric(out, "tasks_moved"), 0u);
+    for (std::uint32_t g = 0; g < gpus; ++g) {
+      const std::uint64_t share = tasks.size() / gpus + (g < tasks.size() % gpus ? 1 : 0);
+      EXPECT_EQ(metric(out, "gpu" + std::to_string(g) + "_tasks"), share) << "GPU " << g;
+    }
+  }
+}
+
+TEST(GpuStaticListAcrossGpus, TraceShowsEachGpusTasksGenerationsAndTheTasksThatMoved) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs");
+    MultiTreeRun run(gpus, 4, 7, 500, &policies::static_list());  // 21845 tasks, 8 generations
+    run.plan.trace = true;
+    run.plan.workers = 132;
+    run.plan.options.trace_capacity = 1u << 16;
+    run.plan.options.list_capacity = 1u << 16;
+    const ExecOutput out = run.run();
+    run.expect_each_ran_once(out);
+    ASSERT_EQ(out.trace.devices.size(), gpus);
+    std::uint64_t begins = 0;
+    std::vector<std::uint64_t> begins_per_device(gpus, 0), launches(gpus, 0), ends(gpus, 0), host_tracks(gpus, 0);
+    for (const trace::Track& t : out.trace.tracks) {
+      EXPECT_EQ(t.dropped, 0u) << t.name;
+      ASSERT_LT(t.device, gpus) << t.name;
+      if (t.role == trace::TrackRole::Host) ++host_tracks[t.device];
+      for (const trace::Event& e : t.events) {
+        if (e.kind == trace::EventKind::TaskBegin) {
+          ++begins;
+          ++begins_per_device[t.device];
+        }
+        if (t.role == trace::TrackRole::Host && e.kind == trace::EventKind::KernelLaunch) ++launches[t.device];
+        if (t.role == trace::TrackRole::Host && e.kind == trace::EventKind::KernelEnd) ++ends[t.device];
+      }
+    }
+    EXPECT_EQ(begins, run.total);
+    for (std::uint32_t g = 0; g < gpus; ++g) {
+      EXPECT_EQ(host_tracks[g], 1u) << "GPU " << g;
+      EXPECT_GT(begins_per_device[g], 0u) << "GPU " << g;
+      EXPECT_EQ(begins_per_device[g], metric(out, "gpu" + std::to_string(g) + "_tasks")) << "GPU " << g;
+      // Generation k has 4^k tasks in even shares: GPU g launches in those of more than g tasks.
+      std::uint64_t expected = 0;
+      for (std::uint64_t k = 0, size = 1; k < 8; ++k, size *= 4) expected += size > g;
+      EXPECT_EQ(metric(out, "generations"), 8u);
+      EXPECT_EQ(launches[g], expected) << "GPU " << g;
+      EXPECT_EQ(ends[g], expected) << "GPU " << g;
+    }
+    const std::vector<std::uint64_t> moved = transferred_tasks(out, gpus);
+    std::uint64_t moved_sum = 0;
+    for (std::uint32_t g = 0; g < gpus; ++g) {
+      EXPECT_EQ(moved[g], metric(out, "gpu" + std::to_string(g) + "_moved_in")) << "GPU " << g;
+      moved_sum += moved[g];
+    }
+    EXPECT_EQ(moved_sum, metric(out, "tasks_moved"));
+    EXPECT_GT(moved_sum, 0u);
+  }
+}
+
+TEST(GpuStaticListAcrossGpus, SpawningScenariosVerify) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs");
+    const RunResult t1 = run_cuda("uts", gpus, {{"tree", "T1"}, {"watchdog_ms", "60000"}}, "static-list");
+    EXPECT_TRUE(t1.verified) << t1.verification;
+    EXPECT_EQ(t1.tasks, 4130071u);
+    EXPECT_NE(t1.result_json.find("tasks_moved"), std::string::npos) << t1.result_json;
+    EXPECT_NE(t1.result_json.find("gpu1_tasks"), std::string::npos) << t1.result_json;
+    const RunResult geo = run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}}, "static-list");
+    EXPECT_TRUE(geo.verified) << geo.verification;
+    const RunResult bin = run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}}, "static-list");
+    EXPECT_TRUE(bin.verified) << bin.verification;
+    const RunResult q = run_cuda("nqueens", gpus, {{"n", "13"}, {"cutoff", "3"}}, "static-list");
+    EXPECT_TRUE(q.verified) << q.verification;
+    const RunResult p = run_cuda("patterns", gpus, {{"pattern", "P3"}, {"blocks", "5000"}, {"work", "200"}}, "static-list");
+    EXPECT_TRUE(p.verified) << p.verification;
+  }
+}
+
+TEST(GpuStaticListAcrossGpus, Connect4AcrossGpusIsRefusedNamingWhy) {
+  SKIP_WITHOUT_TWO_GPUS();
+  try {
+    run_cuda("connect4", 2, {{"lookahead", "4"}}, "static-list");
+    FAIL() << "connect4 ran across GPUs";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("table per task id"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GpuStaticListAcrossGpus, AGenerationBeyondOneGpusListFailsNamingListCapacityAndTheGpu) {
+  SKIP_WITHOUT_TWO_GPUS();
+  MultiTreeRun run(2, 4, 5, 0, &policies::static_list());  // generation 6: 1024 tasks, about 512 a GPU
+  run.plan.options.list_capacity = 100;
+  expect_run_error([&] { run.run(); }, {"list_capacity=100", "on GPU "});
+  // Too many initial tasks for the GPUs' first arrays: refused before any launch.
+  std::vector<Task> tasks(500);
+  for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
+  MultiTreeRun flat(2, 0, 0, 0, &policies::static_list());
+  flat.plan.tasks = tasks;
+  flat.plan.options.list_capacity = 100;
+  expect_run_error([&] { flat.run(); }, {"500 initial tasks", "list_capacity=100", "2 GPUs"});
+  // The GPUs are usable again afterwards.
+  MultiTreeRun again(2, 3, 5, 0, &policies::static_list());
+  again.expect_each_ran_once(again.run());
+}
+
+TEST(GpuStaticListAcrossGpus, TheWatchdogStopsEveryGpuAndTheNextRunWorks) {
+  SKIP_WITHOUT_TWO_GPUS();
+  std::vector<Task> tasks(8);
+  for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
+  ExecPlan plan;
+  plan.policy = &policies::static_list();
+  plan.gpus = 2;
+  plan.trace = false;
+  plan.tasks = tasks;
+  plan.options.watchdog_ms = 300;
+  plan.options.list_capacity = 1024;
+  expect_run_error([&] { kernels::execute(plan, [](std::uint32_t) { return testing::StuckBody{}; }); }, {"watchdog", "on GPU "});
+  MultiTreeRun again(2, 3, 5, 0, &policies::static_list());
+  again.expect_each_ran_once(again.run());
 }
 
 }  // namespace

@@ -506,7 +506,7 @@ int main(int argc, char** argv) {
   run->add_option("-w,--workers", ra.workers, "Workers: CPU threads, or persistent blocks per GPU (default: all the hardware holds)")
       ->check(CLI::Range(1u, 1u << 20));
   run->add_option("--block-size", ra.block_size, "Threads per worker block (default: the scenario's, shown by gpulb list)")->check(CLI::Range(1u, 1024u));
-  run->add_option("--gpus", ra.gpus, "CUDA: GPUs to use (default: all under task-queue, hardware, chunked; one GPU under the others; work-stealing runs across N GPUs with --gpus N)")->check(CLI::Range(1u, 64u));
+  run->add_option("--gpus", ra.gpus, "CUDA: GPUs to use (default: all under task-queue, hardware, chunked; one GPU under the others; work-stealing and static-list run across N GPUs with --gpus N)")->check(CLI::Range(1u, 64u));
   run->add_option("--param", ra.params, "Scenario or policy parameter name=value (repeatable)");
   run->add_option("-o,--output", ra.output, "Write the trace to this .gpulb file");
   run->add_flag("--json", ra.json, "Print one JSON object instead of the text summary");

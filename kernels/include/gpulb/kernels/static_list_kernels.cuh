@@ -26,7 +26,9 @@ struct alignas(kHotLine) GenerationCursor {
   std::uint32_t next;
 };
 
-template <class Body>
+// kInterleaved: a run across GPUs (detail/multi_gpu_sl_run.cuh), whose spawned ids interleave with
+// the other GPUs' (DynamicArgs::take_children_interleaved); the one-GPU run keeps take_children.
+template <class Body, bool kInterleaved = false>
 __global__ void static_list_kernel(StaticTaskListRef list, GenerationCursor* cursor, DynamicArgs a, Body body) {
   using trace::EventKind;
   __shared__ DynamicMailbox box;
@@ -47,7 +49,11 @@ __global__ void static_list_kernel(StaticTaskListRef list, GenerationCursor* cur
 
   auto publish = [&](const Task& task, std::uint32_t count) -> bool {
     a.task_finished(rank, ++st.tasks);
-    if (!a.take_children(task, rank, count)) return false;
+    if constexpr (kInterleaved) {
+      if (!a.take_children_interleaved(task, rank, count)) return false;
+    } else {
+      if (!a.take_children(task, rank, count)) return false;
+    }
     if (count == 0) return true;
     st.spawned += count;
     ctx.record(EventKind::Spawn, count);

@@ -1,6 +1,6 @@
-// The frame of the policies whose workers share one GPU's memory (static-list, blocking-queue, and
-// work-stealing unless --gpus N > 1 asks for its run across GPUs, work_stealing_multi_gpu.cuh): their
-// deques and queues live in one device, so the run uses one GPU. With --gpus 0 on a host of several
+// The frame of the policies whose workers share one GPU's memory (blocking-queue, and work-stealing
+// and static-list unless --gpus N > 1 asks for their runs across GPUs, work_stealing_multi_gpu.cuh
+// and multi_gpu_sl_run.cuh): their deques and queues live in one device, so the run uses one GPU. With --gpus 0 on a host of several
 // GPUs the run uses GPU 0 and says so. The policy's control function sizes the grid, makes the body,
 // launches and waits; this frame turns its outcome into an ExecOutput.
 #pragma once
@@ -59,7 +59,7 @@ ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control, TrackLayout l
   check_gpu_request(plan.gpus, static_cast<std::uint64_t>(count));
   if (plan.gpus > 1) {
     throw ConfigError("policy '" + policy + "' runs on one GPU on the cuda backend (" + (why_one ? why_one : "this frame") +
-                      "); use --gpus 1, or a policy that runs across GPUs (task-queue, hardware, chunked, work-stealing)");
+                      "); use --gpus 1, or a policy that runs across GPUs (task-queue, hardware, chunked, work-stealing, static-list)");
   }
   cuda::check_usable(0);
   try {
