@@ -4,7 +4,8 @@
 #   scripts/bench-ws-gpus.sh [GPULB] [TREES] [GPU_COUNTS] [REMOTES] [REPEATS]
 #   scripts/bench-ws-gpus.sh build/tools/gpulb "T1L T3L" "1 2 4" "steal request" 3
 # Prints one line a run and, per (tree, remote, gpus), the median rate and its ratio to 1 GPU.
-# Extra --param settings go in WS_PARAMS, e.g. WS_PARAMS="--param remote_chunk=4".
+# Extra --param settings go in WS_PARAMS, e.g. WS_PARAMS="--param remote_chunk=4", or
+# WS_PARAMS="--param peer=off" for the run through host memory on a host with peer access.
 set -euo pipefail
 GPULB=${1:-build/tools/gpulb}
 TREES=${2:-T1L T3L}

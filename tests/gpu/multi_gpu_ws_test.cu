@@ -547,6 +547,187 @@ TEST(GpuStaticListAcrossGpus, TheWatchdogStopsEveryGpuAndTheNextRunWorks) {
   expect_run_error([&] { kernels::execute(plan, [](std::uint32_t) { return testing::StuckBody{}; }); }, {"watchdog", "on GPU "});
   MultiTreeRun again(2, 3, 5, 0, &policies::static_list());
   again.expect_each_ran_once(again.run());
+
+// Through host memory (--param peer=off, or auto without peer access; work_stealing_multi_gpu.cuh,
+// "Two placements"): the same kernel with the words GPUs share in mapped host memory.
+
+// Why this host cannot run the host placement ("" = it can): every GPU's link to the host must do
+// the shared words' RMWs as native atomics.
+std::string host_placement_unavailable() {
+  return kernels::detail::missing_host_atomics(static_cast<std::uint32_t>(std::min(gpu_count(), 8)));
+}
+
+#define SKIP_WITHOUT_HOST_PLACEMENT()                                                    \
+  SKIP_WITHOUT_TWO_GPUS();                                                               \
+  if (const std::string why = host_placement_unavailable(); !why.empty()) GTEST_SKIP() << why
+
+bool has_note(const std::vector<std::string>& notes, const std::string& part) {
+  return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });
+}
+
+TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryEveryTaskRunsOnceAndTasksCrossGpus) {
+  SKIP_WITHOUT_HOST_PLACEMENT();
+  for (const std::uint32_t gpus : gpu_settings()) for (const char* chunk : {"1", "8"}) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs, peer=off, remote_chunk=" + chunk);
+    MultiTreeRun run(gpus, 4, 8, 2000);  // 87381 tasks from one root on GPU 0
+    run.plan.options.peer = "off";
+    run.plan.options.remote_chunk = static_cast<std::uint32_t>(std::stoul(chunk));
+    run.plan.options.deque_capacity = 128;
+    const ExecOutput out = run.run();
+    run.expect_each_ran_once(out);
+    EXPECT_TRUE(has_note(out.notes, "through host memory (--param peer=off)")) << (out.notes.empty() ? "" : out.notes[0]);
+    for (std::uint32_t g = 0; g < gpus; ++g) EXPECT_GT(metric(out, "gpu" + std::to_string(g) + "_tasks"), 0u) << "GPU " << g;
+    EXPECT_GT(metric(out, "remote_steals"), 0u);
+  }
+}
+
+// The host's feed closes the run through host memory too: host_end is stored there by the host.
+TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryTheRunWaitsForLateHostInserts) {
+  SKIP_WITHOUT_HOST_PLACEMENT();
+  constexpr std::uint32_t kLate = 3000;
+  MultiTreeRun run(2, 2, 3, 0);  // 15 tasks
+  run.plan.options.peer = "off";
+  run.plan.spawn_id_base = 1;
+  run.plan.host_feed = [&](HostInserter& host) {
+    for (std::uint32_t wave = 0; wave < 3; ++wave) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::vector<Task> tasks(kLate / 3);
+      for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = kLateBase + wave * (kLate / 3) + i;
+      host.insert(tasks);
+    }
+  };
+  std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> trees, lates;
+  const ExecOutput out = kernels::execute(run.plan, [&](std::uint32_t) {
+    trees.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(run.ids));
+    lates.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(kLate));
+    return LateBody{TreeBody{trees.back()->get(), run.ids, 2, 0}, lates.back()->get()};
+  });
+  EXPECT_EQ(out.tasks_run, run.total + kLate);
+  std::vector<std::uint32_t> late(kLate, 0), one(kLate);
+  for (const auto& l : lates) {
+    l->download(one.data(), kLate);
+    for (std::uint32_t i = 0; i < kLate; ++i) late[i] += one[i];
+  }
+  for (std::uint32_t i = 0; i < kLate; ++i) ASSERT_EQ(late[i], 1u) << "late task " << i;
+}
+
+TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryUtsT1AndNQueensVerify) {
+  SKIP_WITHOUT_HOST_PLACEMENT();
+  for (const std::uint32_t gpus : gpu_settings()) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs, peer=off");
+    const RunResult t1 = run_cuda("uts", gpus, {{"tree", "T1"}, {"watchdog_ms", "60000"}, {"peer", "off"}});
+    EXPECT_TRUE(t1.verified) << t1.verification;
+    EXPECT_EQ(t1.tasks, 4130071u);
+    // A small tree may end on GPU 0 before another GPU takes anything: it only has to verify.
+    const RunResult small = run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}, {"peer", "off"}});
+    EXPECT_TRUE(small.verified) << small.verification;
+    EXPECT_TRUE(has_note(small.notes, "through host memory (--param peer=off)"));
+    // One root, 38680 tasks: the other GPUs live by taking work from GPU 0 through host memory.
+    const RunResult q = run_cuda("nqueens", gpus, {{"n", "13"}, {"cutoff", "5"}, {"peer", "off"}});
+    EXPECT_TRUE(q.verified) << q.verification;
+    EXPECT_EQ(q.tasks, 38680u);
+    for (const RunResult* r : {&t1, &q}) {
+      EXPECT_TRUE(has_note(r->notes, "through host memory (--param peer=off)"));
+      std::uint64_t sum = 0;
+      for (std::uint32_t g = 0; g < gpus; ++g) {
+        const auto it = r->metrics.find("gpu" + std::to_string(g) + "_tasks");
+        ASSERT_NE(it, r->metrics.end()) << "no gpu" << g << "_tasks";
+        EXPECT_GT(it->second, 0u) << "GPU " << g << " ran nothing";
+        sum += it->second;
+      }
+      EXPECT_EQ(sum, r->tasks);
+      const auto across = r->metrics.find("remote_steals");
+      ASSERT_NE(across, r->metrics.end());
+      EXPECT_GT(across->second, 0u) << "no task crossed GPUs";
+    }
+  }
+}
+
+// The default (peer=auto) says which path it took.
+TEST(GpuWorkStealingAcrossGpus, TheRunSaysWhichPathItTook) {
+  SKIP_WITHOUT_TWO_GPUS();
+  const std::string no_peer = kernels::detail::missing_peer_path(2);
+  if (!no_peer.empty() && !host_placement_unavailable().empty()) GTEST_SKIP() << "neither peer memory (" << no_peer << ") nor host atomics";
+  MultiTreeRun run(2, 4, 6, 100);
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  ASSERT_FALSE(out.notes.empty());
+  if (no_peer.empty()) EXPECT_EQ(out.notes[0], "work stealing across GPUs over peer memory (NVLink/PCIe P2P)");
+  else EXPECT_EQ(out.notes[0], "work stealing across GPUs through host memory: " + no_peer);
+}
+
+// remote=steal CASes deques in another GPU's memory: with peer=off it is refused, naming the
+// option, before any CUDA call (so this runs without a GPU).
+TEST(WorkStealingAcrossGpusPlacement, StealWithPeerOffIsRefusedNamingTheOption) {
+  ExecPlan plan;
+  plan.policy = &policies::work_stealing();
+  plan.backend = Backend::Cuda;
+  plan.gpus = 2;
+  plan.options.remote = "steal";
+  plan.options.peer = "off";
+  std::vector<Task> tasks(1);
+  plan.tasks = tasks;
+  try {
+    kernels::execute(plan, [&](std::uint32_t) { return TreeBody{nullptr, 0, 0, 0}; });
+    FAIL() << "remote=steal ran with peer=off";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("remote=steal"), std::string::npos) << what;
+    EXPECT_NE(what.find("peer=off"), std::string::npos) << what;
+    EXPECT_NE(what.find("remote=request"), std::string::npos) << what;
+  }
+}
+
+// The placement's decision table (pure: what the GPUs offer is passed in).
+TEST(WorkStealingAcrossGpusPlacement, AutoTakesPeerMemoryWhereEveryPairHasItElseHostMemory) {
+  using kernels::detail::choose_ws_placement;
+  PolicyOptions o;  // peer=auto, remote=request
+  const std::string no_peer = "no peer access between GPU 0 and GPU 1";
+  const kernels::detail::WsPlacement with_peer = choose_ws_placement(o, "", "");
+  EXPECT_FALSE(with_peer.host);
+  EXPECT_EQ(with_peer.note, "work stealing across GPUs over peer memory (NVLink/PCIe P2P)");
+  const kernels::detail::WsPlacement without = choose_ws_placement(o, no_peer, "");
+  EXPECT_TRUE(without.host);
+  EXPECT_EQ(without.note, "work stealing across GPUs through host memory: " + no_peer);
+  o.peer = "off";
+  const kernels::detail::WsPlacement off = choose_ws_placement(o, "", "");
+  EXPECT_TRUE(off.host);
+  EXPECT_EQ(off.note, "work stealing across GPUs through host memory (--param peer=off)");
+  o.peer = "on";
+  EXPECT_FALSE(choose_ws_placement(o, "", "").host);
+}
+
+TEST(WorkStealingAcrossGpusPlacement, RefusalsNameTheOptionAndTheMissingLink) {
+  using kernels::detail::choose_ws_placement;
+  const std::string no_peer = "no peer access between GPU 0 and GPU 1";
+  auto refusal = [](const PolicyOptions& o, const std::string& peer, const std::string& host) -> std::string {
+    try {
+      choose_ws_placement(o, peer, host);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  PolicyOptions on;
+  on.peer = "on";
+  const std::string a = refusal(on, no_peer, "");
+  EXPECT_NE(a.find("peer=on"), std::string::npos) << a;
+  EXPECT_NE(a.find(no_peer), std::string::npos) << a;
+  PolicyOptions steal;
+  steal.remote = "steal";
+  const std::string b = refusal(steal, no_peer, "");  // peer=auto without peer memory
+  EXPECT_NE(b.find("remote=steal"), std::string::npos) << b;
+  EXPECT_NE(b.find("remote=request"), std::string::npos) << b;
+  steal.peer = "off";
+  EXPECT_NE(refusal(steal, "", "").find("peer=off"), std::string::npos);
+  PolicyOptions off;
+  off.peer = "off";
+  const std::string c = refusal(off, "", "GPU 1's link to the host has no native 64-bit atomic add");
+  EXPECT_NE(c.find("native 64-bit atomic add"), std::string::npos) << c;
+  EXPECT_NE(c.find("peer=off"), std::string::npos) << c;
+  PolicyOptions steal_with_peer;
+  steal_with_peer.remote = "steal";
+  EXPECT_TRUE(refusal(steal_with_peer, "", "").empty());  // peer=auto with peer memory: it runs
 }
 
 }  // namespace

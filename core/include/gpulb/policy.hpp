@@ -35,6 +35,7 @@ struct PolicyOptions {
   std::uint32_t remote_chunk = 1;       // work-stealing on CUDA across GPUs: most tasks one steal from another GPU takes
   std::uint32_t remote_after = 4;       // work-stealing on CUDA across GPUs: failed local passes in a row before a block tries another GPU
   std::string remote = "request";       // work-stealing on CUDA across GPUs: "request" (its owner answers) or "steal" (CAS the victim's deque)
+  std::string peer = "auto";            // work-stealing on CUDA across GPUs: "on" (peer memory), "off" (host memory) or "auto"
   std::uint32_t overflow_capacity = 1u << 16;  // work-stealing: tasks the shared overflow queue holds
   std::uint32_t sharing_capacity = 4096;       // work-stealing: tasks the host-written sharing queue holds
   std::uint32_t list_capacity = 1u << 23;      // static-list: task slots per array

@@ -11,7 +11,7 @@ namespace gpulb::policies {
 inline const PolicyDescriptor& work_stealing() {
   static const PolicyDescriptor d{
       "work-stealing", "Grossman; Arora-Blumofe-Plaxton in Mohan & Gopalan",
-      "persistent workers with private deques, a host-written sharing queue, stealing; CUDA --gpus N: stealing across GPUs over peer memory",
+      "persistent workers with private deques, a host-written sharing queue, stealing; CUDA --gpus N: stealing across GPUs over peer memory, or through host memory where GPUs lack peer access",
       {.runs_spawned_tasks = true, .host_fed = true, .persistent = true, .host_inserts = true, .distributed = true},
       {spawn_capacity_option(),
        {{"deque_capacity", "work-stealing: tasks per worker deque", "1024", "1..16777216", 1, 1 << 24, {}},
@@ -32,9 +32,14 @@ inline const PolicyDescriptor& work_stealing() {
        {{"remote_after", "work-stealing (cuda, --gpus N > 1): failed local passes in a row (own deque, queues, a local victim) before a block also tries another GPU",
          "4", "1..65536", 1, 65536, {}},
         &PolicyOptions::remote_after},
-       {{"remote", "work-stealing (cuda, --gpus N > 1): a thief on another GPU CASes the victim's deque (steal: every deque at system scope) or asks its owner, who hands over tasks at its next task boundary (request: deques stay device scope)",
+       {{"remote", "work-stealing (cuda, --gpus N > 1): a thief on another GPU CASes the victim's deque (steal: every deque at system scope; needs peer memory) or asks its owner, who hands over tasks at its next task boundary (request: deques stay device scope)",
          "request", "steal|request", 0, 0, {"steal", "request"}},
         &PolicyOptions::remote},
+       // kernels/work_stealing_multi_gpu.cuh, "Two placements": what crosses GPUs lives in one GPU's
+       // memory (peer access) or in mapped host memory (no peer access needed).
+       {{"peer", "work-stealing (cuda, --gpus N > 1): where the words GPUs share live: on = GPU memory over peer access (NVLink/PCIe P2P; refused without it), off = mapped host memory (remote=request only), auto = on where every pair of GPUs has peer access with native atomics, else off",
+         "auto", "auto|on|off", 0, 0, {"auto", "on", "off"}},
+        &PolicyOptions::peer},
        {{"deque_overflow", "work-stealing: a full deque spills to the overflow queue, or fails the run", "spill",
          "spill|fail", 0, 0, {"spill", "fail"}},
         &PolicyOptions::deque_overflow},

@@ -38,6 +38,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <span>
 
@@ -296,13 +297,15 @@ struct WsDeviceState {
 // host feed, then host_end = 1 + every task the host gave -- one aligned 8-byte copy into device
 // memory on the copy stream (as GpuSession::request_stop). The inserts are completed host stores to
 // coherent pinned memory before the copy is issued, and a block reads host_end with a system-scope
-// acquire before it compares `fed` with it.
+// acquire before it compares `fed` with it. `control_in_host`: a run across GPUs through host memory
+// keeps `control` in mapped host memory, and the host stores host_end there itself (one aligned
+// 8-byte release store: no block can read half of it).
 // `rest`: the initial tasks not prefilled; `fed_before`: the tasks in this control word's sharing
 // queue before the launch (the prefill). The run across GPUs calls it for GPU 0 (its staging ring
 // and the run's control word).
 inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, std::span<const Task> rest, const StagingRef& host_view,
                                     std::uint64_t fed_before, WorkStealingControl* control, cuda::MappedBuffer<std::uint64_t>& host_end,
-                                    DynamicHost& host, const std::function<std::string()>& state) {
+                                    DynamicHost& host, const std::function<std::string()>& state, bool control_in_host = false) {
   GpuSharingInserter inserter(host_view, s, host, state);
   try {
     inserter.insert(rest);
@@ -313,6 +316,10 @@ inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, std::sp
     s.request_stop();  // the feed failed: stop the blocks before the memory goes
     GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
     throw;
+  }
+  if (control_in_host) {
+    std::atomic_ref<std::uint64_t>(control->host_end).store(1 + fed_before + inserter.inserted(), std::memory_order_release);
+    return inserter.inserted();
   }
   *host_end.host() = 1 + fed_before + inserter.inserted();
   GPULB_CUDA_TRY(cudaMemcpyAsync(&control->host_end, host_end.host(), sizeof(std::uint64_t), cudaMemcpyHostToDevice, s.copy_stream()));

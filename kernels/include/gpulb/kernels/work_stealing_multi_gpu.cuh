@@ -1,35 +1,74 @@
 // The work-stealing policy across the GPUs of one host (--gpus N > 1). No paper does this (issue 11
 // item 6; docs/papers.md): Grossman's runtime and the ABP deques (work_stealing_kernels.cuh) on every
-// GPU, and the idle blocks of one GPU steal from the deques of another over peer memory.
+// GPU, and the idle blocks of one GPU take work from the deques of another, over peer memory where
+// every pair of GPUs has it, else through host memory ("Two placements" below).
 //
 // This file: the kernel (one per GPU; the one-GPU kernel's loop plus a remote steal). The host's
-// frame (peer access, each GPU's memory, one control thread per GPU, the merged trace) is in
-// detail/multi_gpu_ws_run.cuh.
+// frame (the placement, peer access, each GPU's memory, one control thread per GPU, the merged
+// trace) is in detail/multi_gpu_ws_run.cuh.
 //
 // Two ways to take work from another GPU (--param remote=...):
-//   steal    (default) the thief CASes the victim's deque over peer memory: every deque of the run
+//   steal    the thief CASes the victim's deque over peer memory: every deque of the run
 //            is then accessed at system scope by every party, the owner included (a .gpu access on
 //            one GPU and a .sys access from another are not morally strong in the PTX model, and
 //            ABP's owner/thief race needs its Dekker pair to hold): a fence.sc.sys in each owner pop.
-//   request  Acar, Chargueraud & Rainey's private deques (PPoPP 2013) between GPUs: the thief CASes
-//            a request into the victim block's mailbox and waits; the owner polls its mailbox at
-//            every task boundary (one relaxed system-scope load of its own memory) and answers with
+//   request  (default) Acar, Chargueraud & Rainey's private deques (PPoPP 2013) between GPUs: the
+//            thief CASes a request into the victim block's mailbox and waits; the owner polls its
+//            mailbox at every task boundary (one relaxed system-scope load) and answers with
 //            up to remote_chunk tasks from its deque's top, written into the thief's inbox before a
 //            system-scope release of the reply. The deques stay device scope (ABP as on one GPU,
 //            local thieves included); only the mailboxes cross GPUs, at system scope by both
 //            parties. A waiting thief answers requests to itself (with nothing) so that two
 //            thieves cannot wait on each other, and stops waiting when the run is over.
-// Which is faster is for the H200s to say (docs/papers.md).
+// Measured on 2 H200s, request is faster (docs/papers.md).
 //
 // Memory, for G GPUs:
 //   per GPU g, in g's memory:  the blocks' deques (system scope under remote=steal, device scope
 //                              under remote=request); its sharing and overflow queues (device
-//                              scope: only g's blocks touch them); remote=request: each block's
-//                              mailbox and inbox;
+//                              scope: only g's blocks touch them); its reserve (device scope);
+//                              remote=request: each block's mailbox and inbox (peer placement);
 //   GPU 0 only:                the run's one control word set (WorkStealingControl: `pending`,
 //                              `fed`, `host_end`; system scope, every GPU's blocks read or update
-//                              it), the host's staging ring and feed lock (only GPU 0's blocks feed
-//                              from the host).
+//                              it; peer placement), the host's staging ring (mapped host memory
+//                              either way) and feed lock (only GPU 0's blocks feed from the host).
+//
+// What crosses GPUs, every access (the rest -- deques under request, queues, reserves, feed lock,
+// stats, trace segments, records -- is touched by one GPU's blocks and its host thread only):
+//   `pending`     RMW (acq_rel, system scope) by every GPU's blocks: count_children's lease,
+//                 drain_reserve, GPU 0's accept_host_tasks; acquire loads in finished().
+//   `fed`         written by GPU 0's feeding block (release), read by every GPU (acquire).
+//   `host_end`    written once by the host, read by every GPU (system-scope acquire).
+//   remote=request, mailbox of block (g, b): `request` CASed 0 -> thief id by thieves of other
+//                 GPUs (release), loaded (relaxed, then an acquire fence) and cleared by its owner;
+//                 `reply` zeroed by the thief itself, stored (release) by the victim's owner,
+//                 loaded (acquire) by the thief. Inbox of block (g, b): plain stores by the
+//                 victim's owner before its reply's release, plain loads by the thief after the
+//                 acquire. The thief reads nothing else of the victim's GPU: victim and GPU are
+//                 drawn from kernel arguments (each GPU's block count).
+//   remote=steal: the victims' deques themselves (pop_top_chunk by a remote thief; every access
+//                 to every deque at system scope).
+//
+// Two placements (--param peer=auto|on|off; the frame's choose_ws_placement):
+//   peer  (on, or auto where every pair of GPUs has peer access with native atomics: NVLink, or a
+//         PCIe P2P path) the words above live in GPU memory as listed under "Memory" and are
+//         reached over peer access.
+//   host  (off, or auto without peer access between some pair) `pending`, `fed`, `host_end`, and
+//         every GPU's mailboxes and inboxes live in mapped, pinned, portable host memory
+//         (cudaHostAlloc; under unified addressing one pointer for every GPU), each GPU's deques
+//         and the rest stay in its memory. remote=request only: stealing by CAS reaches into a
+//         deque in another GPU's memory, which needs peer access, so remote=steal is refused
+//         there naming the option. The kernel is the same code and instantiation (S = Device):
+//         every access above is already a system-scope atomic or ordered by one, which is what
+//         memory shared with another GPU through the host needs; only the allocations differ
+//         (registers too: nothing in this file changes). The RMWs on host memory (64-bit add on
+//         `pending`, 32-bit CAS on `request`) must be native atomics over each GPU's link to the
+//         host (PCIe AtomicOps, NVLink-C2C): without that CUDA does not make one GPU's atomic on
+//         host memory atomic with respect to another's, so the frame refuses the placement
+//         (missing_host_atomics). The host writes host_end there with one aligned 8-byte store
+//         (feed_and_close). Costs: every access above becomes a PCIe round trip (about 1-2 us)
+//         instead of an NVLink one, and the owner's mailbox poll at every task boundary, a load of
+//         its own memory under peer placement, reads host memory; a remote_chunk whose inboxes
+//         would take more than 16 MiB of pinned memory a GPU is lowered, with a note.
 // Why one `pending` in GPU 0's memory and not one per GPU: a task's unit moves between GPUs with a
 // steal, and a sum of per-GPU counters read one after the other can see 0 while work is in flight
 // (a unit counted on the counter already read passes to one not yet read), so it would need a
@@ -69,7 +108,21 @@
 // host feed is all counted) && pending == 0, read in that order with system-scope acquires. The
 // credits and leases keep pending >= the tasks outstanding at every instant (every credit <= 0),
 // so pending == 0 means none is left anywhere; all RMWs are acq_rel at system scope on one word, so
-// the reader also sees every finished task's writes.
+// the reader also sees every finished task's writes. With the reserves, at every instant
+//     pending = outstanding - sum over blocks of credit - sum over GPUs of reserve,
+// every credit and reserve <= 0, so pending >= outstanding >= 0: a unit is added to `pending`
+// (count_children, accept_host_tasks) before the task it counts is visible, leaves a block's credit
+// only into its GPU's reserve (park_credit: device-scope acq_rel RMW) or back to a child
+// (count_from_reserve takes units out of the reserve only while it stays <= 0), and reaches
+// `pending` only with drain_reserve's exchange (device scope) then fetch_add (system scope); a task
+// moved to another GPU carries its unit with it and changes no counter. The order chain of a
+// finished task's unit: its block's RMW on the reserve (release) -> the draining block's exchange
+// (acquire; PTX release/acquire are cumulative) -> its system-scope fetch_add on `pending` ->
+// whoever reads pending == 0 (system-scope acquire). Under host placement the argument is the
+// same word by word: `pending` is still one word with every RMW an atomic at system scope (native
+// over the links, as the frame checks), the reserves stay device scope in each GPU's memory (only
+// its blocks touch them), and `fed`/`host_end` are single-writer words read with system-scope
+// acquires; where a word lives changes no order, only its latency.
 //
 // Spawned ids: each GPU counts its own and interleaves (assign_child_ids_strided): no traffic
 // between GPUs for ids.
@@ -86,8 +139,8 @@ namespace gpulb::kernels {
 
 inline constexpr std::uint32_t kMaxWsGpus = 8;
 
-// remote=request: one block's mailbox, in its GPU's memory. `request` is written by thieves of
-// other GPUs (CAS 0 -> 1 + thief id) and cleared by the owner; `reply` (0 while waiting, else 1 +
+// remote=request: one block's mailbox, in its GPU's memory (in host memory under host placement).
+// `request` is written by thieves of other GPUs (CAS 0 -> 1 + thief id) and cleared by the owner; `reply` (0 while waiting, else 1 +
 // tasks sent) and `inbox` (remote_chunk tasks) are written by the victim's owner for this block
 // as a thief. Every access to request and reply is a system-scope atomic (two GPUs touch them);
 // the inbox is plain data, written before the reply's release and read after its acquire.
@@ -97,7 +150,9 @@ struct alignas(16) RemoteMailbox {
 };
 __host__ __device__ constexpr std::uint32_t remote_thief_id(std::uint32_t gpu, std::uint32_t block) { return (gpu << 24) + block + 1; }
 
-// Every GPU's deques and mailboxes, as this GPU addresses them (peer pointers; peer access is on).
+// Every GPU's deques and mailboxes, as this GPU addresses them: peer pointers under peer placement;
+// under host placement the mailboxes and inboxes are mapped host memory and another GPU's deques
+// are null (only their `count` is read).
 struct PeerDeques {
   WorkStealingDequesRef gpu[kMaxWsGpus];
   RemoteMailbox* mail[kMaxWsGpus] = {};  // remote=request: blocks' mailboxes of each GPU

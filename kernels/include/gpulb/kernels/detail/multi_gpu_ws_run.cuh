@@ -1,7 +1,8 @@
-// The host's frame of work stealing across the GPUs of one host (--gpus N > 1): peer access, each
-// GPU's deques and queues in its memory, GPU 0's control words and staging ring, one control thread
-// per GPU, and the merged trace. The kernel, and the design (memory, stealing, termination, ids):
-// work_stealing_multi_gpu.cuh.
+// The host's frame of work stealing across the GPUs of one host (--gpus N > 1): where the words
+// that GPUs share live (peer memory or mapped host memory, --param peer), each GPU's deques and
+// queues in its memory, the run's control words and GPU 0's staging ring, one control thread per
+// GPU, and the merged trace. The kernel, and the design (memory, stealing, termination, ids, the
+// two placements): work_stealing_multi_gpu.cuh.
 #pragma once
 
 #include <algorithm>
@@ -25,23 +26,92 @@
 namespace gpulb::kernels {
 namespace detail {
 
-// Checks that every GPU of the run reaches every other's memory with native atomics (NVLink, or a
-// PCIe peer path with atomics) and enables peer access both ways. A host-mediated fallback (steals
-// relayed by the control threads) is not built: without peer access the run is refused.
-inline void enable_peer_access(std::uint32_t gpus) {
+// Why not every pair of GPUs reaches the other's memory with native atomics (NVLink, or a PCIe
+// peer path with atomics), e.g. "no peer access between GPU 0 and GPU 1"; empty when all do.
+inline std::string missing_peer_path(std::uint32_t gpus) {
   for (std::uint32_t a = 0; a < gpus; ++a) {
     for (std::uint32_t b = 0; b < gpus; ++b) {
       if (a == b) continue;
       int can = 0, atomics = 0;
       GPULB_CUDA_TRY(cudaDeviceCanAccessPeer(&can, static_cast<int>(a), static_cast<int>(b)));
       if (can) GPULB_CUDA_TRY(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, static_cast<int>(a), static_cast<int>(b)));
-      if (!can || !atomics) {
-        throw ConfigError("work-stealing across GPUs steals over peer memory, and GPU " + std::to_string(a) + " cannot " +
-                          (can ? "use atomics on" : "access") + " GPU " + std::to_string(b) +
-                          "'s memory (no NVLink or PCIe peer path); a host-mediated fallback is not built: use --gpus 1");
-      }
+      if (!can) return "no peer access between GPU " + std::to_string(a) + " and GPU " + std::to_string(b);
+      if (!atomics) return "no native peer atomics from GPU " + std::to_string(a) + " on GPU " + std::to_string(b) + "'s memory";
     }
   }
+  return {};
+}
+
+// Why not every GPU's link to the host carries the RMWs that the run's shared words take (64-bit
+// integer add on `pending`, 32-bit CAS on a mailbox) as native atomics; empty when all do. Without
+// native support CUDA does not promise that one GPU's atomic on mapped host memory is atomic with
+// respect to another GPU's (libcu++'s "Concurrency Restrictions"; the Programming Guide's note on
+// mapped memory), and the run's termination counts on exactly that.
+inline std::string missing_host_atomics(std::uint32_t gpus) {
+  for (std::uint32_t g = 0; g < gpus; ++g) {
+    int all = 0;
+    GPULB_CUDA_TRY(cudaDeviceGetAttribute(&all, cudaDevAttrHostNativeAtomicSupported, static_cast<int>(g)));
+    if (all) continue;  // NVLink-C2C, POWER9: every atomic
+    const std::string who = "GPU " + std::to_string(g) + "'s link to the host";
+#if CUDART_VERSION >= 13000
+    // A PCIe link with AtomicOps (FetchAdd, Swap, CAS) reports these as native.
+    const cudaAtomicOperation ops[2] = {cudaAtomicOperationIntegerAdd, cudaAtomicOperationCAS};
+    unsigned caps[2] = {0, 0};
+    const cudaError_t e = cudaDeviceGetHostAtomicCapabilities(caps, ops, 2, static_cast<int>(g));
+    if (e != cudaSuccess) {
+      cudaGetLastError();  // not sticky
+      return who + " does not say which atomics it carries (" + cudaGetErrorString(e) + ")";
+    }
+    if (!(caps[0] & cudaAtomicCapabilityScalar64)) return who + " has no native 64-bit atomic add";
+    if (!(caps[1] & cudaAtomicCapabilityScalar32)) return who + " has no native 32-bit compare-and-swap";
+#else
+    return who + " has no native atomics (cudaDevAttrHostNativeAtomicSupported is 0)";
+#endif
+  }
+  return {};
+}
+
+// Where the words that GPUs share live (--param peer; work_stealing_multi_gpu.cuh, "Two
+// placements"): in one GPU's memory, reached over peer access, or in mapped host memory.
+struct WsPlacement {
+  bool host = false;
+  std::string note;  // for the run's notes: which path, and why
+};
+
+// The option checks that need no GPU: remote=steal CASes another GPU's deque, which lives in that
+// GPU's memory, so it needs peer memory.
+inline void check_ws_placement_options(const PolicyOptions& o) {
+  if (o.peer == "off" && o.remote == "steal") {
+    throw ConfigError("work-stealing across GPUs: --param remote=steal CASes the deques of another GPU over peer memory, and --param "
+                      "peer=off keeps the run off peer memory; use --param remote=request with peer=off (the owner hands tasks over "
+                      "through host memory), or peer=auto|on");
+  }
+}
+
+// The placement from the options and what the GPUs offer: `no_peer` and `no_host_atomics` as
+// missing_peer_path and missing_host_atomics say it ("" = available). Pure, for the tests.
+inline WsPlacement choose_ws_placement(const PolicyOptions& o, const std::string& no_peer, const std::string& no_host_atomics) {
+  check_ws_placement_options(o);
+  if (o.peer != "off" && no_peer.empty()) return {false, "work stealing across GPUs over peer memory (NVLink/PCIe P2P)"};
+  if (o.peer == "on") {
+    throw ConfigError("work-stealing across GPUs: --param peer=on needs peer memory between every pair of GPUs, and there is " + no_peer +
+                      " (no NVLink or PCIe peer path with atomics); use --param peer=auto or peer=off (through host memory), or --gpus 1");
+  }
+  if (o.remote == "steal") {  // peer=auto without peer memory
+    throw ConfigError("work-stealing across GPUs: --param remote=steal CASes the deques of another GPU over peer memory, and there is " +
+                      no_peer + " (--param peer=auto); use --param remote=request (the owner hands tasks over through host memory), or --gpus 1");
+  }
+  const std::string why = o.peer == "off" ? std::string("--param peer=off") : no_peer;
+  if (!no_host_atomics.empty()) {
+    throw ConfigError("work-stealing across GPUs through host memory (" + why + ") needs native atomics between each GPU and the host, and " +
+                      no_host_atomics + "; use --gpus 1" + (o.peer == "off" ? std::string(" or --param peer=auto") : std::string()));
+  }
+  return {true, o.peer == "off" ? "work stealing across GPUs through host memory (--param peer=off)"
+                                : "work stealing across GPUs through host memory: " + no_peer};
+}
+
+// Enables peer access both ways between every pair of GPUs (missing_peer_path said it is there).
+inline void enable_peer_access(std::uint32_t gpus) {
   for (std::uint32_t a = 0; a < gpus; ++a) {
     GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(a)));
     for (std::uint32_t b = 0; b < gpus; ++b) {
@@ -56,9 +126,24 @@ inline void enable_peer_access(std::uint32_t gpus) {
   }
 }
 
+// Most bytes of one GPU's inboxes (blocks x remote_chunk tasks) in pinned host memory: a larger
+// remote_chunk is lowered for the run, with a note.
+inline constexpr std::uint64_t kHostInboxBytes = 16u << 20;
+
+// Words that other GPUs touch: in the GPU's memory (peer placement; current device at
+// construction) or in mapped, pinned, portable host memory (zeroed either way). Under unified
+// addressing a mapped buffer's device pointer is its host pointer, the same on every GPU.
+template <class T>
+struct SharedArray {
+  SharedArray(std::size_t n, bool host) : in_gpu(host ? 0 : n), in_host(host ? n : 0) {}
+  T* get() const { return in_host.size() ? in_host.device() : in_gpu.get(); }
+  cuda::DeviceBuffer<T> in_gpu;
+  cuda::MappedBuffer<T> in_host;
+};
+
 // One GPU's deques and queues (in its memory; current device at construction).
 struct MgWsGpuState {
-  MgWsGpuState(const PolicyOptions& o, std::uint32_t blocks, std::span<const Task> prefill, std::uint32_t inbox_slots)
+  MgWsGpuState(const PolicyOptions& o, std::uint32_t blocks, std::span<const Task> prefill, std::uint32_t inbox_slots, bool host)
       : blocks(blocks),
         capacity(o.deque_capacity),
         deque_ctl((check_device_bytes(std::uint64_t{blocks} * o.deque_capacity * sizeof(gpulb::detail::TaskWords),
@@ -68,8 +153,8 @@ struct MgWsGpuState {
         deque_slots(std::size_t{blocks} * o.deque_capacity),
         overflow(o.overflow_capacity),
         sharing(o.sharing_capacity, prefill),
-        mail(inbox_slots ? blocks : 0),
-        inbox(std::size_t{blocks} * inbox_slots),
+        mail(inbox_slots ? blocks : 0, host),
+        inbox(std::size_t{blocks} * inbox_slots, host),
         reserve(1) {}
 
   WorkStealingDequesRef deques() const { return {deque_ctl.get(), deque_slots.get(), blocks, capacity}; }
@@ -80,19 +165,21 @@ struct MgWsGpuState {
   cuda::DeviceBuffer<gpulb::detail::TaskWords> deque_slots;
   DeviceSharingQueue overflow;
   DeviceSharingQueue sharing;
-  cuda::DeviceBuffer<RemoteMailbox> mail;  // remote=request only (zeroed: no request, no reply)
-  cuda::DeviceBuffer<Task> inbox;
+  SharedArray<RemoteMailbox> mail;  // remote=request only (zeroed: no request, no reply)
+  SharedArray<Task> inbox;
   cuda::DeviceBuffer<std::int64_t> reserve;  // units counted in GPU 0's pending, parked here (zeroed)
 };
 
-// GPU 0's part for the whole run: the control words, the host's staging ring and its feed lock.
+// The run's part in GPU 0's memory (or host memory): the control words, the host's staging ring
+// and its feed lock (GPU 0's blocks alone feed from the host).
 struct MgWsHome {
-  MgWsHome(const PolicyOptions& o, std::uint64_t pending, std::uint64_t fed)
-      : capacity(o.sharing_capacity), staging_ctl(1), staging_ring(o.sharing_capacity), feed_lock(1), control(1), host_end(1) {
+  MgWsHome(const PolicyOptions& o, std::uint64_t pending, std::uint64_t fed, bool host)
+      : capacity(o.sharing_capacity), staging_ctl(1), staging_ring(o.sharing_capacity), feed_lock(1), control(1, host), host_end(1) {
     WorkStealingControl c;
     c.pending = static_cast<std::int64_t>(pending);
     c.fed = fed;
-    control.upload(&c, 1);
+    if (host) *control.in_host.host() = c;  // before the launch, which orders it
+    else control.in_gpu.upload(&c, 1);
   }
   StagingRef device_staging(std::uint64_t prefilled) const {
     return {staging_ctl.device(), staging_ring.device(), capacity, feed_lock.get(), prefilled};
@@ -103,7 +190,7 @@ struct MgWsHome {
   cuda::MappedBuffer<HostStaging> staging_ctl;
   cuda::MappedBuffer<Task> staging_ring;
   cuda::DeviceBuffer<std::uint32_t> feed_lock;
-  cuda::DeviceBuffer<WorkStealingControl> control;
+  SharedArray<WorkStealingControl> control;  // every GPU's blocks update it (system scope)
   cuda::MappedBuffer<std::uint64_t> host_end;  // allocated before the launch (see WsDeviceState)
 };
 
@@ -157,6 +244,7 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
   using trace::EventKind;
   constexpr bool kRequest = S == Scope::Device;
+  check_ws_placement_options(plan.options);  // before any CUDA call
   int count = 0;
   GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
   if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
@@ -167,10 +255,16 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
   ExecPlan p = plan;
   p.progress = nullptr;
   const PolicyOptions& o = p.options;
-  const std::uint32_t remote_chunk = std::max(1u, std::min({o.remote_chunk, o.deque_capacity, o.spawn_capacity}));
+  std::uint32_t remote_chunk = std::max(1u, std::min({o.remote_chunk, o.deque_capacity, o.spawn_capacity}));
 
   for (std::uint32_t g = 0; g < gpus; ++g) cuda::check_usable(static_cast<int>(g));
-  enable_peer_access(gpus);
+  // Peer memory, or host memory (work_stealing_multi_gpu.cuh, "Two placements"). Only
+  // remote=request runs through host memory, the kernel's S = Device instantiation: the same
+  // kernel, its shared words allocated elsewhere.
+  const std::string no_peer = o.peer == "off" ? std::string() : missing_peer_path(gpus);
+  const bool want_host = o.peer == "off" || !no_peer.empty();
+  const WsPlacement placement = choose_ws_placement(o, no_peer, want_host && kRequest ? missing_host_atomics(gpus) : std::string());
+  if (!placement.host) enable_peer_access(gpus);
 
   const InitialSplit split = split_initial_tasks(p.tasks, gpus, o.sharing_capacity);
   const std::uint64_t origin = host_now_ns();
@@ -181,7 +275,7 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
   std::vector<std::unique_ptr<MgWsGpuState>> states;
   std::vector<std::unique_ptr<DynamicHost>> hosts;
   std::unique_ptr<MgWsHome> home;
-  std::vector<std::string> notes;
+  std::vector<std::string> notes{placement.note};
   // Every GPU's body and memory is made here, one GPU after the other, before any kernel starts:
   // a block may steal from any GPU's deques from its first pass on.
   std::uint32_t total_blocks = 0;
@@ -199,13 +293,24 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
     }
   }
   const std::uint32_t trace_capacity = dynamic_trace_capacity(p, total_blocks, 8, notes);
+  if (placement.host) {  // the inboxes are pinned host memory: keep them to kHostInboxBytes a GPU
+    std::uint32_t most_blocks = 1;
+    for (const GridSize& grid : grids) most_blocks = std::max(most_blocks, grid.blocks);
+    const auto fits = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, kHostInboxBytes / (std::uint64_t{most_blocks} * sizeof(Task))));
+    if (remote_chunk > fits) {
+      notes.push_back("remote_chunk lowered from " + std::to_string(remote_chunk) + " to " + std::to_string(fits) +
+                      ": through host memory each block's inbox holds remote_chunk tasks in pinned memory, at most " +
+                      std::to_string(kHostInboxBytes >> 20) + " MiB a GPU");
+      remote_chunk = fits;
+    }
+  }
   for (std::uint32_t g = 0; g < gpus; ++g) {
     try {
       GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
       GpuSession& s = *sessions[g];
       const std::uint32_t blocks = grids[g].blocks;
-      states.push_back(std::make_unique<MgWsGpuState>(o, blocks, split.shares[g], kRequest ? remote_chunk : 0));
-      if (g == 0) home = std::make_unique<MgWsHome>(o, split.prefilled, split.shares[0].size());
+      states.push_back(std::make_unique<MgWsGpuState>(o, blocks, split.shares[g], kRequest ? remote_chunk : 0, placement.host));
+      if (g == 0) home = std::make_unique<MgWsHome>(o, split.prefilled, split.shares[0].size(), placement.host);
       if (!split.shares[g].empty()) s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(split.shares[g].size()), kSharingQueueId);
       hosts.push_back(std::make_unique<DynamicHost>(s, p, blocks, abort_all));
       hosts.back()->interleave_ids(g, gpus);
@@ -225,6 +330,12 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
     k.peers.self = g;
     for (std::uint32_t h = 0; h < gpus; ++h) {
       k.peers.gpu[h] = states[h]->deques();
+      // Through host memory a block reads another GPU's block count, never its deques: a null
+      // pointer makes a read by mistake fail loudly rather than read a foreign address.
+      if (placement.host && h != g) {
+        k.peers.gpu[h].ctl = nullptr;
+        k.peers.gpu[h].slots = nullptr;
+      }
       k.peers.mail[h] = states[h]->mail.get();
       k.peers.inbox[h] = states[h]->inbox.get();
     }
@@ -273,7 +384,8 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
           std::uint64_t inserted = 0;
           if (g == 0) {
             inserted = feed_and_close(s, p, split.rest, home->host_staging(split.shares[0].size()), split.shares[0].size(),
-                                      home->control.get(), home->host_end, host, state);
+                                      placement.host ? home->control.in_host.host() : home->control.get(), home->host_end, host, state,
+                                      placement.host);
           }
           while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) {
             std::this_thread::sleep_for(std::chrono::microseconds(20));

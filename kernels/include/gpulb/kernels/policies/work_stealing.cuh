@@ -1,6 +1,7 @@
 // The work-stealing policy on the CUDA backend: Grossman's work stealing with ABP deques per block, a sharing queue fed from the host
 // (mechanism: work_stealing_kernels.cuh), on one GPU; with --gpus N > 1 on N GPUs whose blocks also steal from each other's
-// deques over peer memory (work_stealing_multi_gpu.cuh; its host frame detail/multi_gpu_ws_run.cuh). --gpus 0 (the default) runs on one GPU, as before.
+// deques over peer memory, or through host memory without peer access (work_stealing_multi_gpu.cuh; its host frame
+// detail/multi_gpu_ws_run.cuh). --gpus 0 (the default) runs on one GPU, as before.
 #pragma once
 
 #include "gpulb/kernels/work_stealing_kernels.cuh"
@@ -20,7 +21,7 @@ struct WorkStealingDriver {
         if (plan.options.remote == "request") return detail::run_work_stealing_on_gpus<Scope::Device>(plan, make_body);
         return detail::run_work_stealing_on_gpus<Scope::System>(plan, make_body);
       } catch (...) {
-        detail::rethrow_gpu_failure(plan, 0);  // a CUDA error outside any one GPU's part (peer access)
+        detail::rethrow_gpu_failure(plan, 0);  // a CUDA error outside any one GPU's part (the placement, peer access)
       }
     }
     return detail::run_on_one_gpu(
