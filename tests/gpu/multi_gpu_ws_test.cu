@@ -547,6 +547,7 @@ TEST(GpuStaticListAcrossGpus, TheWatchdogStopsEveryGpuAndTheNextRunWorks) {
   expect_run_error([&] { kernels::execute(plan, [](std::uint32_t) { return testing::StuckBody{}; }); }, {"watchdog", "on GPU "});
   MultiTreeRun again(2, 3, 5, 0, &policies::static_list());
   again.expect_each_ran_once(again.run());
+}
 
 // Through host memory (--param peer=off, or auto without peer access; work_stealing_multi_gpu.cuh,
 // "Two placements"): the same kernel with the words GPUs share in mapped host memory.
