@@ -60,5 +60,18 @@ TEST(Statistics, HistogramHasOneLinePerBinAndCountsEveryWorker) {
   EXPECT_NE(h.find("    6 |"), std::string::npos) << h;
 }
 
+TEST(Statistics, HistogramOfFewerTaskCountsThanBinsHasOneLineEachWithItsOwnRange) {
+  // Two idle workers and four of one task (a one-wave run): 0 and 1 tasks, 8 bins asked.
+  Trace t = gpulb::testing::make_trace(6, 1, 10);
+  for (int w : {0, 1}) {
+    std::erase_if(t.tracks[w].events, [](const Event& e) { return e.kind == EventKind::TaskBegin || e.kind == EventKind::TaskEnd; });
+  }
+  const std::string h = tasks_per_worker_histogram(compute_statistics(t), 8);
+  EXPECT_EQ(std::count(h.begin(), h.end(), '\n'), 2) << h;
+  EXPECT_NE(h.find("0..0 "), std::string::npos) << h;
+  EXPECT_NE(h.find("1..1 "), std::string::npos) << h;
+  EXPECT_EQ(h.find("18446744073709551615"), std::string::npos) << h;
+}
+
 }  // namespace
 }  // namespace gpulb::trace

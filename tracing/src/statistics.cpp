@@ -135,7 +135,9 @@ TraceStatistics compute_statistics(const Trace& trace) {
 std::string tasks_per_worker_histogram(const TraceStatistics& stats, int bins, int width) {
   if (stats.per_worker.empty() || bins <= 0) return "  (no workers)\n";
   const std::uint64_t lo = stats.load.min_tasks, hi = stats.load.max_tasks;
-  if (lo == hi) bins = 1;
+  // No more bins than task counts in [lo, hi]: a bin narrower than one task had an empty range
+  // whose end wrapped below 0 ("0..18446744073709551615" for workers of 0 and 1 tasks).
+  bins = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(bins), hi - lo + 1));
   std::vector<std::uint64_t> counts(bins, 0);
   const double step = static_cast<double>(hi - lo + 1) / bins;
   for (const WorkerStats& w : stats.per_worker) {
