@@ -206,6 +206,34 @@ struct UtsBody {
   // fixed costs (a deque pop, two trace events, the block's barriers) are paid about 5x less often.
   bool inline_leaves = false;
 
+  // leaves=inline's children (operator()): thread t hashes children t, t + block_size, ...; a leaf
+  // is counted (one relaxed atomic on this worker's own line, which the block's threads share), the
+  // others are spawned (as are the leaves of the exponential and cyclic shapes: surely_leaf). Every
+  // node counted here is a leaf, so one count is kept (collect adds it to nodes and leaves).
+  // A call of its own on the host: inlined beside leaves=task's loop, its second copy of SHA-1's
+  // unrolled rounds grew the CPU body from 7.6 to 12.8 KB and ran leaves=task 9% slower a node on
+  // T3L (g++ -O3, the 2-core VM; T1L unchanged). Inlined on the device, as before.
+  template <class Ctx>
+#if defined(__CUDA_ARCH__)
+  __forceinline__
+#else
+  [[gnu::noinline]]
+#endif
+  GPULB_HD void spawn_or_count_children(Ctx& ctx, const RngState& s, int depth, std::uint16_t type, int n) const {
+    ctx.for_each_index(n, [&](int i) {
+      const RngState c = rng_spawn_call(s, i);
+      if (surely_leaf(params, depth + 1, c)) {
+        device_atomic_ref<std::uint64_t>(counts[ctx.rank()].visited_inline).fetch_add(1, mo::relaxed);
+        return;
+      }
+      Task child;
+      child.kind = kUtsTaskKind;
+      child.flags = type;
+      store_state(child, c);
+      ctx.spawn(child);
+    });
+  }
+
   template <class Ctx>
   GPULB_HD void operator()(Ctx& ctx, const Task& task) const {
     const RngState s = load_state(task);
@@ -214,22 +242,7 @@ struct UtsBody {
     const int n = num_children(params, task.flags, depth, s);
     const auto type = static_cast<std::uint16_t>(child_type(params, depth));
     if (inline_leaves) {
-      // Thread t hashes children t, t + block_size, ...; a leaf is counted (one relaxed atomic on
-      // this worker's own line, which the block's threads share), the others are spawned (as are
-      // the leaves of the exponential and cyclic shapes: surely_leaf). Every node counted here is a
-      // leaf, so one count is kept (collect adds it to nodes and leaves).
-      ctx.for_each_index(n, [&](int i) {
-        const RngState c = rng_spawn_call(s, i);
-        if (surely_leaf(params, depth + 1, c)) {
-          device_atomic_ref<std::uint64_t>(counts[ctx.rank()].visited_inline).fetch_add(1, mo::relaxed);
-          return;
-        }
-        Task child;
-        child.kind = kUtsTaskKind;
-        child.flags = type;
-        store_state(child, c);
-        ctx.spawn(child);
-      });
+      spawn_or_count_children(ctx, s, depth, type, n);
     } else {
       ctx.for_each_index(n, [&](int i) {  // device: thread t hashes children t, t + block_size, ...
         Task child;
