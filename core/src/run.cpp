@@ -144,7 +144,7 @@ void split_params(const Registry& registry, const ParamMap& params, const Scenar
 RunResult run(const Registry& registry, const RunConfig& config) {
   const ScenarioEntry& entry = registry.entry(config.scenario);
   const Scenario& scenario = entry.scenario();
-  const PolicyDescriptor& policy = registry.policy(config.policy);
+  const PolicyDescriptor& policy = registry.policy(config.policy.empty() ? scenario.default_policy(config.params) : config.policy);
   const Backend backend = config.backend.value_or(default_backend(registry));
   check_backend(registry, entry, config, backend, policy);
   const std::uint32_t block_size = config.block_size != 0 ? config.block_size : scenario.default_block_size();

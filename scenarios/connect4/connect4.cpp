@@ -65,6 +65,7 @@ std::uint64_t tree_bound(int lookahead) {
 
 class Connect4Scenario : public ScenarioOf<Connect4Instance> {
  public:
+  std::string default_policy(const ParamMap&) const override { return "work-stealing"; }
   std::string name() const override { return "connect4"; }
   std::string description() const override {
     return "Four-in-a-row min-max search (Mohan & Gopalan 2014, section III): every node of the game tree is a "

@@ -46,6 +46,11 @@ std::uint64_t forces_hash(const std::vector<MdRecord>& records, std::size_t n) {
 
 class MdScenario : public ScenarioOf<MdInstance> {
  public:
+  // The policy its solution requires (solution=tq, the default: task-queue).
+  std::string default_policy(const ParamMap& params) const override {
+    const auto it = params.find("solution");
+    return policy_of(solution_from(it == params.end() ? "tq" : it->second));
+  }
   std::string name() const override { return "md"; }
   std::string description() const override {
     return "Chen et al. 2010, section 6: molecular-dynamics forces (Lennard-Jones + electrostatics, cutoff), atom "

@@ -27,6 +27,7 @@ std::uint64_t count_partial(const Placement& p, int row, int n, int cutoff) {
 
 class NQueensScenario : public ScenarioOf<NQueensInstance> {
  public:
+  std::string default_policy(const ParamMap&) const override { return "work-stealing"; }
   std::string name() const override { return "nqueens"; }
   std::string description() const override {
     return "N-Queens as in BOTS (Grossman's benchmark): a task per partial placement down to a cutoff row, each "

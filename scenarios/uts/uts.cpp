@@ -54,6 +54,7 @@ const std::vector<ParamSpec>& specs() {
 
 class UtsScenario : public ScenarioOf<UtsInstance> {
  public:
+  std::string default_policy(const ParamMap&) const override { return "work-stealing"; }
   std::string name() const override { return "uts"; }
   std::string description() const override {
     return "Unbalanced Tree Search (Olivier et al., LCPC 2006): an implicit random tree, SHA-1 splittable streams, "

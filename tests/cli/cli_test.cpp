@@ -114,6 +114,29 @@ TEST_F(Cli, MdRunsVerifiedAndBenchMdPrintsItsTables) {
   EXPECT_NE(bad.out.find("--md-sizes: 'lots'"), std::string::npos) << bad.out;
 }
 
+// Without --policy a run gets its scenario's default, one that runs it: a spawning scenario used to
+// get task-queue, which CUDA refuses for it and the CPU runs through the host thread (10x slower).
+TEST_F(Cli, ARunWithoutPolicyGetsTheScenariosDefaultAndListNamesIt) {
+  const std::map<std::string, std::string> expected = {
+      {"run uts --param tree=custom --param d=5 --param b=3 --param r=1", "work-stealing"},
+      {"run nqueens --param n=6", "work-stealing"},
+      {"run nbody --param particles=2000 --param steps=1", "combining"},
+      {"run md --param atoms=512 --param solution=3 --param steps=0", "chunked"},
+      {"run patterns --param blocks=50", "task-queue"}};
+  for (const auto& [command, policy] : expected) {
+    const Outcome o = gpulb(command + " --backend cpu --workers 2 --no-trace --json");
+    ASSERT_EQ(o.exit_code, 0) << command << "\n" << o.out;
+    const auto j = nlohmann::json::parse(o.out.substr(o.out.find('{')));
+    EXPECT_EQ(j.at("policy"), policy) << command;
+    EXPECT_TRUE(j.at("verified").get<bool>()) << command;
+  }
+  const auto list = nlohmann::json::parse(gpulb("list --json").out);
+  for (const auto& s : list.at("scenarios")) {
+    if (s.at("name") == "uts") EXPECT_EQ(s.at("default_policy"), "work-stealing");
+    if (s.at("name") == "md2d") EXPECT_EQ(s.at("default_policy"), "combining");
+  }
+}
+
 TEST_F(Cli, UnknownScenarioIsRefused) {
   const Outcome o = gpulb("run nosuch --backend cpu");
   EXPECT_EQ(o.exit_code, 2);

@@ -89,7 +89,7 @@ int cmd_list(bool json) {
     for (const Scenario* s : reg.scenarios()) {
       nlohmann::json params = nlohmann::json::array();
       for (const ParamSpec& p : s->params()) params.push_back(param_json(p));
-      j["scenarios"].push_back({{"name", s->name()}, {"description", s->description()}, {"default_block_size", s->default_block_size()}, {"parameters", params}});
+      j["scenarios"].push_back({{"name", s->name()}, {"description", s->description()}, {"default_block_size", s->default_block_size()}, {"default_policy", s->default_policy({})}, {"parameters", params}});
     }
     for (const PolicyDescriptor* p : reg.policies()) {
       nlohmann::json backends = nlohmann::json::array(), options = nlohmann::json::array();
@@ -111,7 +111,8 @@ int cmd_list(bool json) {
   }
   std::cout << "Scenarios (set parameters with --param name=value):\n";
   for (const Scenario* s : reg.scenarios()) {
-    std::cout << "  " << s->name() << "\n      " << s->description() << "\n      (blocks of " << s->default_block_size() << " threads unless --block-size says otherwise)\n";
+    std::cout << "  " << s->name() << "\n      " << s->description() << "\n      (blocks of " << s->default_block_size()
+              << " threads unless --block-size says otherwise; policy " << s->default_policy({}) << " unless --policy says otherwise)\n";
     for (const ParamSpec& p : s->params()) print_param(p, "      ");
   }
   std::cout << "\nPolicies (--policy) and their options (--param name=value):\n";
@@ -137,7 +138,7 @@ int cmd_list(bool json) {
 
 struct RunArgs {
   std::string scenario;
-  std::string policy = "task-queue";
+  std::string policy;  // empty: the scenario's default (gpulb list names it)
   std::string backend;
   std::uint32_t workers = 0;
   std::uint32_t block_size = 0;  // 0: the scenario's default
@@ -259,7 +260,8 @@ int cmd_run(const RunArgs& a, Distribution* dist = nullptr) {
     cfg.trace_budget = *bytes;
   }
   check_output(a);
-  if (reports) cfg.progress = progress_line(a.scenario + " / " + a.policy);
+  const std::string policy = a.policy.empty() ? builtin::registry().entry(a.scenario).scenario().default_policy(cfg.params) : a.policy;
+  if (reports) cfg.progress = progress_line(a.scenario + " / " + policy);
 
   RunResult r = run(builtin::registry(), cfg);
   if (!reports) return 0;  // rank 0 judges the run; main() hands its exit code to every rank
@@ -500,7 +502,9 @@ int main(int argc, char** argv) {
   RunArgs ra;
   auto* run = app.add_subcommand("run", "Run a scenario under a policy, verify it, optionally write its trace");
   run->add_option("scenario", ra.scenario, "Scenario name (see gpulb list)")->required();
-  run->add_option("-p,--policy", ra.policy, "Policy (see gpulb list)")->capture_default_str();
+  run->add_option("-p,--policy", ra.policy,
+                  "Policy (see gpulb list; default: the scenario's, which gpulb list names: work-stealing for uts, nqueens and connect4, "
+                  "combining for nbody and md2d, the solution's for md, task-queue otherwise)");
   run->add_option("-b,--backend", ra.backend, "cpu or cuda (default: cuda where a GPU is present, else cpu)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   run->add_option("-w,--workers", ra.workers, "Workers: CPU threads, or persistent blocks per GPU (default: all the hardware holds)")

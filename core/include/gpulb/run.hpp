@@ -15,7 +15,7 @@ namespace gpulb {
 
 struct RunConfig {
   std::string scenario;
-  std::string policy = "task-queue";
+  std::string policy;  // empty: the scenario's (Scenario::default_policy)
   std::optional<Backend> backend;  // empty: CUDA where a GPU is present, else CPU
   std::uint32_t workers = 0;       // 0: the backend's default
   std::uint32_t block_size = 0;    // threads per worker block; 0: the scenario's default

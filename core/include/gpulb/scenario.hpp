@@ -94,6 +94,12 @@ class Scenario {
   virtual std::uint32_t default_block_size() const { return 128; }
   // Whether its instances make work requests (ScenarioInstance::request_stream).
   virtual bool makes_requests() const { return false; }
+  // The policy a run gets where it names none (RunConfig::policy empty, `gpulb run` without
+  // --policy), given the run's parameters: one that runs this scenario well on both backends.
+  // A request stream's is `combining`, G-Charm's launcher; the others' `task-queue`, Chen et
+  // al.'s; spawning scenarios say `work-stealing` (task-queue runs their children through the
+  // host on the CPU and not at all on CUDA).
+  virtual std::string default_policy(const ParamMap& /*params*/) const { return makes_requests() ? "combining" : "task-queue"; }
 };
 
 // A scenario that makes instances of one type. instantiate() validates every parameter (defaults
