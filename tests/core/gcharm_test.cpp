@@ -722,5 +722,69 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
   EXPECT_GT(with_cpu, 0u);
 }
 
+// With one GPU slot, the GPU's lead goes alone while its slot is free and the rest waits for the
+// next decision (its requests, each under half the lead's largest, end before the lead even so):
+// every GPU launch then holds requests within a factor 2 of its largest, and each runs once.
+TEST(HybridLoop, WithOneFreeGpuSlotTheLeadGoesAloneAndTheRestWaitsForTheNextDecision) {
+  std::vector<std::uint32_t> table(300);
+  std::iota(table.begin(), table.end(), 11u);
+  constexpr std::uint32_t kSteps = 3, kPerStep = 60;
+  std::vector<std::uint64_t> outputs(kSteps * kPerStep), expected(kSteps * kPerStep);
+  RequestStream stream;
+  stream.item_bytes = 4;
+  stream.produce = [&](RequestSink& sink) {
+    for (std::uint32_t g = 0; g < kSteps; ++g) {
+      sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
+      std::vector<std::uint32_t> items;
+      for (std::uint32_t r = 0; r < kPerStep; ++r) {
+        items.clear();
+        std::uint64_t sum = 0;
+        const std::uint32_t n = 1 + (r * 5 + g) % 16;
+        for (std::uint32_t i = 0; i < n; ++i) {
+          items.push_back((r * 13 + i * 7 + g) % table.size());
+          sum += table[items.back()];
+        }
+        const std::size_t slot = g * kPerStep + r;
+        expected[slot] = sum;
+        Request q;
+        q.task.id = static_cast<std::uint32_t>(slot);
+        q.items = items;
+        q.work = std::uint64_t{n} * n;
+        q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[slot], 1));
+        sink.emit(q);
+      }
+      sink.wait_all();
+    }
+  };
+  ExecPlan plan;
+  plan.options.strategy = "adaptive";
+  plan.options.transfer = "reuse";
+  plan.options.max_size = 1000;
+  plan.options.cache_items = 4096;
+  plan.requests = &stream;
+  std::vector<std::pair<int, std::vector<std::uint64_t>>> log;
+  ScriptedDevice cpu(1, 4, 50), gpu(1, 6, 1);
+  cpu.log = gpu.log = &log;
+  gpu.lane = 1;
+  FakeHost host;
+  HybridSplitter splitter(HybridStrategy::Adaptive, 0.0, 4, 1000);
+  for (Side side : {Side::Cpu, Side::Gpu}) splitter.record(side, PartShape{400, 100, 4}, 1);  // warm-ups
+  splitter.record(Side::Cpu, PartShape{400, 100, 4}, 5 * 100 * 100);
+  splitter.record(Side::Gpu, PartShape{400, 100, 4}, 100 * 100);
+  std::vector<DeviceLane> lanes;
+  const RequestTotals t = run_hybrid(plan, host, cpu, TransferMode::InPlace, gpu, lanes, splitter);
+  EXPECT_EQ(outputs, expected);
+  EXPECT_EQ(t.requests, std::uint64_t{kSteps} * kPerStep);
+  EXPECT_EQ(t.lanes[0].requests + t.lanes[1].requests, t.requests);
+  std::size_t gpu_launches = 0;
+  for (const auto& [lane, work] : log) {
+    if (lane != 1) continue;
+    ++gpu_launches;
+    ASSERT_FALSE(work.empty());
+    for (std::uint64_t w : work) EXPECT_GE(2 * w, work.front()) << "a GPU launch mixed its lead with requests under half its largest";
+  }
+  EXPECT_GT(gpu_launches, std::size_t{kSteps});  // the rest went in later launches
+}
+
 }  // namespace
 }  // namespace gpulb::gcharm

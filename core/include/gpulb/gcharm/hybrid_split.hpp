@@ -57,10 +57,11 @@
 //  - Launch order (adaptive): each part lists its requests largest first (the order its blocks
 //    are taken: longest processing time first, so a side's workers or blocks end together), and
 //    the GPU's requests of at least half its largest's work are a launch of their own (gpu_lead)
-//    that the loop sends before the rest: on md2d the GPU's time is its largest requests' (one
-//    block of 64 threads runs a whole compute object), so their launch should not wait for the
-//    assembly of the other ~200, which the loop then assembles while they run, and whose outputs
-//    land while the lead still runs.
+//    that the loop sends before the rest, where the rest's span is at most half the lead's: on
+//    md2d the GPU's time is its largest requests' (one block of 64 threads runs a whole compute
+//    object), so their launch should not wait for the assembly of the other ~200, which the loop
+//    then assembles while they run (or, with one free slot, sends at its next decision), and
+//    whose outputs land while the lead still runs.
 //  - CPU margin (adaptive, calibrated): the cut weighs the CPU's predicted time 10% above its
 //    average. Ending before the GPU costs the CPU's part nothing when the GPU's time is set by its
 //    largest requests, ending after it delays the step by the whole overrun; the CPU's time per
@@ -221,19 +222,25 @@ class HybridSplitter {
 
  private:
   // The plan of cut `c` over `pos` (the CPU's part first): each part largest first (the CPU's
-  // only where it is a side of workers; a wide CPU keeps list order), the GPU's requests of at
-  // least half its largest's work as its lead launch when others remain.
-  static SplitPlan arranged(std::span<const std::uint64_t> work, std::vector<std::size_t> pos, std::size_t c, bool cpu_by_size) {
+  // only where it is a side of workers; a wide CPU keeps list order), and the GPU's requests of at
+  // least half its largest's work as its lead launch, where the others' span is at most half the
+  // lead's (they may start up to that much later and still end first: true of a GPU's blocks, not
+  // of a few workers with many requests left).
+  SplitPlan arranged(std::span<const std::uint64_t> work, std::vector<std::size_t> pos, std::size_t c, bool cpu_by_size) const {
     auto larger_first = [&](std::size_t a, std::size_t b) { return work[a] > work[b]; };
     const auto cut = pos.begin() + static_cast<std::ptrdiff_t>(c);
     if (cpu_by_size) std::stable_sort(pos.begin(), cut, larger_first);
     std::stable_sort(cut, pos.end(), larger_first);
     SplitPlan p{c, pos.size() - c, std::move(pos), 0};
     if (p.gpu > 1) {
+      PartShape lead{0, 0, 0}, rest{0, 0, 0};
       const std::uint64_t largest = work[p.order[c]];
-      std::size_t lead = 0;
-      while (lead < p.gpu && 2 * work[p.order[c + lead]] >= largest) ++lead;
-      p.gpu_lead = lead < p.gpu ? lead : 0;
+      for (std::size_t i = c; i < p.order.size(); ++i) {
+        const std::uint64_t w = work[p.order[i]];
+        PartShape& part = 2 * w >= largest ? lead : rest;  // the order is by work: the lead is a prefix
+        part.work += w, part.largest = std::max(part.largest, w), ++part.requests;
+      }
+      if (rest.requests > 0 && 2 * span(Side::Gpu, rest) <= span(Side::Gpu, lead)) p.gpu_lead = lead.requests;
     }
     return p;
   }

@@ -308,6 +308,7 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
           // lane 1's first `lead` requests may go as a launch of their own.
           std::vector<std::size_t> part[2];
           std::size_t lead = 0;
+          std::uint64_t gpu_backlog = 0;
           if (lanes.size() > 1) {
             list.front_work(d.count, work);  // the requests stay in the list unless a part launches
             LaneLoad load[2];
@@ -321,23 +322,42 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
             const bool ordered = p.order.size() >= c + g;  // else the paper's prefix
             for (std::size_t i = 0; i < c + g; ++i) part[i < c ? 0 : 1].push_back(ordered ? p.order[i] : i);
             lead = p.gpu_lead < g ? p.gpu_lead : 0;
+            gpu_backlog = load[1].backlog_ns;
           } else {
             part[0].resize(d.count);
             std::iota(part[0].begin(), part[0].end(), std::size_t{0});
           }
           const bool launch_first = !part[0].empty() && free[0].has_value();
           const bool launch_second = !part[1].empty() && free[1].has_value();
+          // Lane 1's lead goes alone where a second slot takes the rest at once (after the CPU's
+          // part), or where its running launches end within half the lead's predicted time (or it
+          // has no prediction yet): the rest, each request under half the lead's largest, then
+          // waits in the list for the next decision and still ends before the lead. On md2d's
+          // first step the GPU's second slot ran the first request alone (adaptive combining's
+          // rule) for 26 ms, and the whole part, launched in the other, waited 15 ms for its
+          // assembly and buffers.
+          const std::optional<std::uint32_t> rest_slot = launch_second && lead > 0 ? free_slot(1, free[1]) : std::nullopt;
+          bool lead_alone = false;
+          if (launch_second && lead > 0 && !rest_slot) {
+            PartShape lead_shape{0, 0, 0};
+            for (std::size_t i = 0; i < lead; ++i) {
+              const std::uint64_t w = work[part[1][i]];
+              lead_shape.work += w, lead_shape.largest = std::max(lead_shape.largest, w), ++lead_shape.requests;
+            }
+            const double lead_ns = router.predict_ns ? router.predict_ns(1, lead_shape) : 0;
+            lead_alone = lead_ns <= 0 || 2.0 * static_cast<double>(gpu_backlog) <= lead_ns;
+          }
+          const std::size_t second_now = !launch_second ? 0 : lead_alone ? lead : part[1].size();
           if (!launch_first && !launch_second) {
             idle_key = {true, st.waiting, st.completed, t0, free_mask};
           } else {
             // Only this loop takes from the list: its front is still what was split. It takes up to
             // the last request that launches now; the others go back to the front, in list order.
             std::size_t take = 0;
-            for (std::size_t l = 0; l < 2; ++l) {
-              if (l == 0 ? launch_first : launch_second) {
-                for (std::size_t i : part[l]) take = std::max(take, i + 1);
-              }
+            if (launch_first) {
+              for (std::size_t i : part[0]) take = std::max(take, i + 1);
             }
+            for (std::size_t i = 0; i < second_now; ++i) take = std::max(take, part[1][i] + 1);
             std::vector<PendingRequest> batch = list.take_front(take);
             const std::span<const std::byte> table = list.table();
             idle_key.valid = false;
@@ -353,12 +373,10 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
             };
             std::vector<PendingRequest> first, second_lead, second;
             if (launch_first) first = gather(part[0], 0, part[0].size());
-            // The GPU's lead goes alone only where a second slot can take the rest at once.
-            const std::optional<std::uint32_t> rest_slot = launch_second && lead > 0 ? free_slot(1, free[1]) : std::nullopt;
             if (launch_second) {
-              const std::size_t split_at = rest_slot ? lead : 0;
+              const std::size_t split_at = rest_slot || lead_alone ? lead : 0;
               second_lead = gather(part[1], 0, split_at);
-              second = gather(part[1], split_at, part[1].size());
+              second = gather(part[1], split_at, second_now);
             }
             std::vector<PendingRequest> back;
             for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -390,7 +408,7 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
               if (gpu_start == 0) gpu_start = host.now_ns();
             };
             launch_gpu(std::move(second_lead), *free[1]);
-            if (rest_slot.has_value() == false) launch_gpu(std::move(second), free[1].value_or(0));
+            if (!rest_slot) launch_gpu(std::move(second), free[1].value_or(0));  // empty after a lead alone
             if (!first.empty()) {
               launch(0, *free[0], std::move(first), d.reason, table);
               cpu_start = host.now_ns();
