@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "gpulb/policies/combining.hpp"
@@ -340,6 +341,20 @@ TEST(HybridSplit, TheGpusLargestRequestsLeadItsPartAsALaunchOfTheirOwn) {
   EXPECT_EQ(q.gpu_lead, 0u);
 }
 
+TEST(HybridSplit, TheLeadGoesAloneOnlyWhereTheRunningLaunchesFreeTheirSlotInTime) {
+  const HybridSplitter h(HybridStrategy::Adaptive, 0.0, 8, 1000);  // uncalibrated: spans only
+  const PartShape lead{3000, 1000, 4};                             // spans its largest: 1000
+  const std::vector<PartShape> first_alone = {{400, 400, 1}};      // the first request alone
+  EXPECT_TRUE(h.lead_goes_alone(lead, first_alone));
+  const std::vector<PartShape> large = {{700, 700, 1}};  // would free its slot too late for the rest
+  EXPECT_FALSE(h.lead_goes_alone(lead, large));
+  // An earlier lead (the rest of a batch whose lead went alone never goes alone in turn).
+  const std::vector<PartShape> earlier_lead = {{3000, 1000, 4}};
+  EXPECT_FALSE(h.lead_goes_alone(PartShape{900, 500, 3}, earlier_lead));
+  // Nothing running: a device of one slot would start the rest only after the lead.
+  EXPECT_FALSE(h.lead_goes_alone(lead, {}));
+}
+
 TEST(DataCacheTable, CopiesOnlyMissingItemsAndReusesResidentOnes) {
   DataCacheTable t(4);
   const auto first = t.place(std::vector<std::uint32_t>{10, 11, 10});
@@ -517,6 +532,8 @@ struct ScriptedDevice : RequestDevice {
   // Where set: each launch's (lane, its requests' work in launch order), in submit order.
   std::vector<std::pair<int, std::vector<std::uint64_t>>>* log = nullptr;
   int lane = 0;
+  std::uint32_t first_polls = 0;             // where set, the first launch's polls
+  std::atomic<bool>* submitted = nullptr;    // where set, raised at each launch
   // Running a launch of an earlier decision: the loop has polled it since (the two parts of one
   // decision are submitted with no poll between them).
   bool running_from_before() const {
@@ -540,8 +557,9 @@ struct ScriptedDevice : RequestDevice {
       *request_output<std::uint64_t>(c.tasks[i]) += sum;
     }
     busy[k] = true;
-    left[k] = polls;
+    left[k] = launches == 0 && first_polls != 0 ? first_polls : polls;
     ++launches;
+    if (submitted != nullptr) submitted->store(true);
     if (log != nullptr) {
       std::vector<std::uint64_t> work;
       for (const PendingRequest& r : c.requests) work.push_back(r.work);
@@ -722,39 +740,42 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
   EXPECT_GT(with_cpu, 0u);
 }
 
-// With one GPU slot, the GPU's lead goes alone while its slot is free and the rest waits for the
-// next decision (its requests, each under half the lead's largest, end before the lead even so):
-// every GPU launch then holds requests within a factor 2 of its largest, and each runs once.
-TEST(HybridLoop, WithOneFreeGpuSlotTheLeadGoesAloneAndTheRestWaitsForTheNextDecision) {
-  std::vector<std::uint32_t> table(300);
-  std::iota(table.begin(), table.end(), 11u);
-  constexpr std::uint32_t kSteps = 3, kPerStep = 60;
-  std::vector<std::uint64_t> outputs(kSteps * kPerStep), expected(kSteps * kPerStep);
+// The GPU's other slot runs the first request alone (adaptive combining's rule) when the batch
+// is split: the lead goes alone into the free slot, the CPU takes its part, and the rest waits for
+// the next decision; that decision (the lead now running, a long span) sends the rest in one
+// launch. Every request runs once.
+TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaunch) {
+  std::vector<std::uint32_t> table(400);
+  std::iota(table.begin(), table.end(), 5u);
+  constexpr std::uint32_t kRequests = 80;
+  std::vector<std::uint64_t> outputs(kRequests), expected(kRequests);
+  std::atomic<bool> gpu_launched{false};
   RequestStream stream;
   stream.item_bytes = 4;
   stream.produce = [&](RequestSink& sink) {
-    for (std::uint32_t g = 0; g < kSteps; ++g) {
-      sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
-      std::vector<std::uint32_t> items;
-      for (std::uint32_t r = 0; r < kPerStep; ++r) {
-        items.clear();
-        std::uint64_t sum = 0;
-        const std::uint32_t n = 1 + (r * 5 + g) % 16;
-        for (std::uint32_t i = 0; i < n; ++i) {
-          items.push_back((r * 13 + i * 7 + g) % table.size());
-          sum += table[items.back()];
-        }
-        const std::size_t slot = g * kPerStep + r;
-        expected[slot] = sum;
-        Request q;
-        q.task.id = static_cast<std::uint32_t>(slot);
-        q.items = items;
-        q.work = std::uint64_t{n} * n;
-        q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[slot], 1));
-        sink.emit(q);
+    sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
+    std::vector<std::uint32_t> items;
+    for (std::uint32_t r = 0; r < kRequests; ++r) {
+      items.clear();
+      std::uint64_t sum = 0;
+      // The first request small; then 1..20 items, every 9th 40 (the large ones: the lead).
+      const std::uint32_t n = r == 0 ? 2 : r % 9 == 4 ? 40 : 1 + (r * 7) % 20;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        items.push_back((r * 29 + i * 11) % table.size());
+        sum += table[items.back()];
       }
-      sink.wait_all();
+      expected[r] = sum;
+      Request q;
+      q.task.id = r;
+      q.items = items;
+      q.work = std::uint64_t{n} * n;
+      q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[r], 1));
+      sink.emit(q);
+      // The first request is launched alone before the others arrive (no timing: the device
+      // says when).
+      while (r == 0 && !gpu_launched.load()) std::this_thread::yield();
     }
+    sink.wait_all();
   };
   ExecPlan plan;
   plan.options.strategy = "adaptive";
@@ -763,27 +784,31 @@ TEST(HybridLoop, WithOneFreeGpuSlotTheLeadGoesAloneAndTheRestWaitsForTheNextDeci
   plan.options.cache_items = 4096;
   plan.requests = &stream;
   std::vector<std::pair<int, std::vector<std::uint64_t>>> log;
-  ScriptedDevice cpu(1, 4, 50), gpu(1, 6, 1);
+  ScriptedDevice cpu(1, 4, 50), gpu(2, 6, 1);
+  gpu.first_polls = 100'000;  // the first request runs long enough for the batch to be split meanwhile
+  gpu.submitted = &gpu_launched;
   cpu.log = gpu.log = &log;
   gpu.lane = 1;
   FakeHost host;
   HybridSplitter splitter(HybridStrategy::Adaptive, 0.0, 4, 1000);
   for (Side side : {Side::Cpu, Side::Gpu}) splitter.record(side, PartShape{400, 100, 4}, 1);  // warm-ups
-  splitter.record(Side::Cpu, PartShape{400, 100, 4}, 5 * 100 * 100);
+  splitter.record(Side::Cpu, PartShape{400, 100, 4}, 8 * 100 * 100);  // a worker 8 x slower than a block
   splitter.record(Side::Gpu, PartShape{400, 100, 4}, 100 * 100);
   std::vector<DeviceLane> lanes;
   const RequestTotals t = run_hybrid(plan, host, cpu, TransferMode::InPlace, gpu, lanes, splitter);
   EXPECT_EQ(outputs, expected);
-  EXPECT_EQ(t.requests, std::uint64_t{kSteps} * kPerStep);
-  EXPECT_EQ(t.lanes[0].requests + t.lanes[1].requests, t.requests);
-  std::size_t gpu_launches = 0;
+  EXPECT_EQ(t.requests, std::uint64_t{kRequests});
+  std::vector<std::vector<std::uint64_t>> gpu_launches;
   for (const auto& [lane, work] : log) {
-    if (lane != 1) continue;
-    ++gpu_launches;
-    ASSERT_FALSE(work.empty());
-    for (std::uint64_t w : work) EXPECT_GE(2 * w, work.front()) << "a GPU launch mixed its lead with requests under half its largest";
+    if (lane == 1) gpu_launches.push_back(work);
   }
-  EXPECT_GT(gpu_launches, std::size_t{kSteps});  // the rest went in later launches
+  ASSERT_EQ(gpu_launches.size(), 3u);
+  EXPECT_EQ(gpu_launches[0], (std::vector<std::uint64_t>{4}));  // the first request alone
+  // The lead: the large requests only (1600 units each).
+  for (std::uint64_t w : gpu_launches[1]) EXPECT_EQ(w, 1600u);
+  EXPECT_FALSE(gpu_launches[1].empty());
+  // The rest, in one launch after the first request's slot freed: each under half the lead's.
+  for (std::uint64_t w : gpu_launches[2]) EXPECT_LT(2 * w, 1600u);
 }
 
 }  // namespace

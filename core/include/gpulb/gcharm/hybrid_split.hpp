@@ -168,7 +168,7 @@ class HybridSplitter {
       // The paper's loop: a decision once both sides can take their parts.
       if (!cpu.free || !gpu.free) return {};
       const std::size_t c = cpu_requests(work);
-      return {c, n - c};
+      return {c, n - c, {}, 0};
     }
     std::vector<std::size_t> pos(n);
     std::iota(pos.begin(), pos.end(), std::size_t{0});
@@ -209,6 +209,18 @@ class HybridSplitter {
 
   // The factor on the CPU's predicted time in the finish-time cut (the header says why).
   static constexpr double kCpuMargin = 1.1;
+
+  // Whether the GPU's lead launches alone into its one free slot while `running` (its launches
+  // from earlier decisions) occupy the others; the rest then waits for the next decision. Only
+  // where the running launches span at most half the lead: they free their slot in time for the
+  // rest (each of its requests under half the lead's largest) to end before the lead. Spans need
+  // no calibration (in the first step the other slot runs the first request alone); nothing
+  // running (a device of one slot) means the rest would only start after the lead: never alone.
+  bool lead_goes_alone(const PartShape& lead, std::span<const PartShape> running) const {
+    double longest = 0;
+    for (const PartShape& r : running) longest = std::max(longest, span(Side::Gpu, r));
+    return !running.empty() && 2 * longest <= span(Side::Gpu, lead);
+  }
 
   // Predicted time of `part` on `side` (0 until the side has measured).
   double predict(Side side, const PartShape& part) const {

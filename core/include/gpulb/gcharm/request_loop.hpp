@@ -130,6 +130,9 @@ struct BatchRouter {
   std::function<void(std::size_t lane, const PartShape&, const LaunchTimes&)> finished;
   // Whether a decision waits until every lane has a free slot (the paper's loop).
   std::function<bool()> waits_for_all;
+  // Whether lane 1's lead (SplitPlan::gpu_lead) launches alone into its one free slot while its
+  // `running` launches occupy the others (empty: never).
+  std::function<bool(const PartShape& lead, std::span<const PartShape> running)> lead_alone;
 };
 
 inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::span<const DeviceLane> lanes, CombiningController& controller,
@@ -308,7 +311,6 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
           // lane 1's first `lead` requests may go as a launch of their own.
           std::vector<std::size_t> part[2];
           std::size_t lead = 0;
-          std::uint64_t gpu_backlog = 0;
           if (lanes.size() > 1) {
             list.front_work(d.count, work);  // the requests stay in the list unless a part launches
             LaneLoad load[2];
@@ -322,7 +324,6 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
             const bool ordered = p.order.size() >= c + g;  // else the paper's prefix
             for (std::size_t i = 0; i < c + g; ++i) part[i < c ? 0 : 1].push_back(ordered ? p.order[i] : i);
             lead = p.gpu_lead < g ? p.gpu_lead : 0;
-            gpu_backlog = load[1].backlog_ns;
           } else {
             part[0].resize(d.count);
             std::iota(part[0].begin(), part[0].end(), std::size_t{0});
@@ -330,22 +331,23 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
           const bool launch_first = !part[0].empty() && free[0].has_value();
           const bool launch_second = !part[1].empty() && free[1].has_value();
           // Lane 1's lead goes alone where a second slot takes the rest at once (after the CPU's
-          // part), or where its running launches end within half the lead's predicted time (or it
-          // has no prediction yet): the rest, each request under half the lead's largest, then
-          // waits in the list for the next decision and still ends before the lead. On md2d's
-          // first step the GPU's second slot ran the first request alone (adaptive combining's
-          // rule) for 26 ms, and the whole part, launched in the other, waited 15 ms for its
-          // assembly and buffers.
+          // part), or, with one free slot, where the router says its running launches free theirs
+          // in time: the rest then waits in the list for the next decision. On md2d's first step
+          // the GPU's other slot ran the first request alone (adaptive combining's rule) for 26
+          // ms, and the whole part waited 15 ms for its assembly and buffers.
           const std::optional<std::uint32_t> rest_slot = launch_second && lead > 0 ? free_slot(1, free[1]) : std::nullopt;
           bool lead_alone = false;
-          if (launch_second && lead > 0 && !rest_slot) {
+          if (launch_second && lead > 0 && !rest_slot && router.lead_alone) {
             PartShape lead_shape{0, 0, 0};
             for (std::size_t i = 0; i < lead; ++i) {
               const std::uint64_t w = work[part[1][i]];
               lead_shape.work += w, lead_shape.largest = std::max(lead_shape.largest, w), ++lead_shape.requests;
             }
-            const double lead_ns = router.predict_ns ? router.predict_ns(1, lead_shape) : 0;
-            lead_alone = lead_ns <= 0 || 2.0 * static_cast<double>(gpu_backlog) <= lead_ns;
+            std::vector<PartShape> running;
+            for (const InFlight& f : state[1].slots) {
+              if (f.busy) running.push_back(f.shape);
+            }
+            lead_alone = router.lead_alone(lead_shape, running);
           }
           const std::size_t second_now = !launch_second ? 0 : lead_alone ? lead : part[1].size();
           if (!launch_first && !launch_second) {
@@ -468,6 +470,7 @@ inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, Request
   BatchRouter router;
   router.split = [&](std::span<const std::uint64_t> work, std::span<const LaneLoad> load) { return splitter.plan(work, load[0], load[1]); };
   router.waits_for_all = [&] { return splitter.waits_for_both(); };
+  router.lead_alone = [&](const PartShape& lead, std::span<const PartShape> running) { return splitter.lead_goes_alone(lead, running); };
   router.predict_ns = [&](std::size_t lane, const PartShape& part) { return splitter.predict(lane == 0 ? Side::Cpu : Side::Gpu, part); };
   router.finished = [&](std::size_t lane, const PartShape& part, const LaunchTimes& t) {
     splitter.record(lane == 0 ? Side::Cpu : Side::Gpu, part, t.total());
