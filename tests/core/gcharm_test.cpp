@@ -342,8 +342,8 @@ TEST(HybridSplit, TheGpusLargestRequestsLeadItsPartAsALaunchOfTheirOwn) {
 }
 
 TEST(HybridSplit, TheLeadGoesAloneOnlyWhereTheRunningLaunchesFreeTheirSlotInTime) {
-  const HybridSplitter h(HybridStrategy::Adaptive, 0.0, 8, 1000);  // uncalibrated: spans only
-  const PartShape lead{3000, 1000, 4};                             // spans its largest: 1000
+  const HybridSplitter h = calibrated_workers(10, 100);
+  const PartShape lead{3000, 1000, 4};                         // spans its largest: 1000
   const std::vector<PartShape> first_alone = {{400, 400, 1}};      // the first request alone
   EXPECT_TRUE(h.lead_goes_alone(lead, first_alone));
   const std::vector<PartShape> large = {{700, 700, 1}};  // would free its slot too late for the rest
@@ -353,6 +353,9 @@ TEST(HybridSplit, TheLeadGoesAloneOnlyWhereTheRunningLaunchesFreeTheirSlotInTime
   EXPECT_FALSE(h.lead_goes_alone(PartShape{900, 500, 3}, earlier_lead));
   // Nothing running: a device of one slot would start the rest only after the lead.
   EXPECT_FALSE(h.lead_goes_alone(lead, {}));
+  // Uncalibrated: never (the rest would be offered to the CPU again as a probe).
+  const HybridSplitter fresh(HybridStrategy::Adaptive, 0.0, 8, 1000);
+  EXPECT_FALSE(fresh.lead_goes_alone(lead, first_alone));
 }
 
 TEST(DataCacheTable, CopiesOnlyMissingItemsAndReusesResidentOnes) {

@@ -213,13 +213,15 @@ class HybridSplitter {
   // Whether the GPU's lead launches alone into its one free slot while `running` (its launches
   // from earlier decisions) occupy the others; the rest then waits for the next decision. Only
   // where the running launches span at most half the lead: they free their slot in time for the
-  // rest (each of its requests under half the lead's largest) to end before the lead. Spans need
-  // no calibration (in the first step the other slot runs the first request alone); nothing
+  // rest (each of its requests under half the lead's largest) to end before the lead. Nothing
   // running (a device of one slot) means the rest would only start after the lead: never alone.
+  // Not before calibration: the rest would be split again under the probe rule, which offers a
+  // busy CPU the front requests, and the CPU would run them after its probe, past the lead's end
+  // (md2d's first step, where the other slot runs the first request alone, keeps one launch).
   bool lead_goes_alone(const PartShape& lead, std::span<const PartShape> running) const {
     double longest = 0;
     for (const PartShape& r : running) longest = std::max(longest, span(Side::Gpu, r));
-    return !running.empty() && 2 * longest <= span(Side::Gpu, lead);
+    return calibrated() && !running.empty() && 2 * longest <= span(Side::Gpu, lead);
   }
 
   // Predicted time of `part` on `side` (0 until the side has measured).
