@@ -229,9 +229,18 @@ TEST(HybridSplit, UncalibratedCpuWorkersGetAProbeWhileTheGpuTakesTheRest) {
   const SplitPlan p = h.plan(work, {false, 0}, {true, 0});
   EXPECT_EQ(p.cpu, 2u);
   EXPECT_EQ(p.gpu, 8u);
-  // Never more than half the batch's work: a large front request is left to the GPU.
+  // Never more than half the batch's work: a large front request is left to the GPU. (The probe
+  // was the front requests, and got nothing here; it is now the smallest: the two 1s.)
   const std::vector<std::uint64_t> large = {100, 1, 1};
-  EXPECT_EQ(h.plan(large, {true, 0}, {true, 0}).cpu, 0u);
+  const SplitPlan q = h.plan(large, {true, 0}, {true, 0});
+  EXPECT_EQ(q.cpu, 2u);
+  ASSERT_EQ(q.order.size(), 3u);
+  EXPECT_EQ(q.order[2], 0u);  // the large one is the GPU's
+  // Half the work bounds it: of 10 + 1 + 10, the 1 (with a 10 it would hold 11 of 21).
+  const std::vector<std::uint64_t> heavy = {10, 1, 10};
+  const SplitPlan r = h.plan(heavy, {true, 0}, {true, 0});
+  EXPECT_EQ(r.cpu, 1u);
+  EXPECT_EQ(r.order.front(), 1u);
 }
 
 TEST(HybridSplit, ACpuPartRunsOnOneWorkerPerRequestAndTheLargestBoundsIt) {

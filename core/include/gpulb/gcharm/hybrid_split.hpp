@@ -43,8 +43,8 @@
 //    keeps its part waiting in the list while the other side takes its own at once (the paper's
 //    loop waits until both devices are free, so the GPU idled while the CPU ran its part).
 //    Static keeps the paper's rule and waits for both sides. Until both sides have measured, a
-//    CPU of workers gets a probe -- the front requests, at most one a worker and half the batch's
-//    work -- rather than half the batch (the paper's "initial tasks on both"): on an H100 the CPU
+//    CPU of workers gets a probe -- the smallest requests, at most one a worker and half the
+//    batch's work -- rather than half the batch (the paper's "initial tasks on both"): on an H100 the CPU
 //    was 50 x slower on md2d, and half of a first batch of hundreds of requests kept it busy for
 //    longer than the GPU took for the whole step.
 //  - Smallest first (adaptive, calibrated, a CPU of workers): the cut runs over the batch sorted
@@ -53,7 +53,10 @@
 //    arrival order an md2d batch put a ~60 ms compute object at the front of the CPU's part
 //    (one worker busy for the whole step, the other seven idle after a few ms), or made the cut
 //    give the CPU nothing (an H100 trace: 0-21 of 245 requests, where its speed allowed ~100).
-//    The probe stays a prefix: it is a sample of the batch as it comes.
+//    The probe is chosen the same way: in arrival order it held a 31 ms and a 62 ms compute
+//    object in md2d's first two steps on an H100 (the largest would take a worker ~110 ms, past
+//    the GPU's whole step once its part launches without delay), and the smallest requests are
+//    what the calibrated split gives the CPU: the sample to measure it on.
 //  - Launch order (adaptive): each part lists its requests largest first (the order its blocks
 //    are taken: longest processing time first, so a side's workers or blocks end together), and
 //    the GPU's requests of at least half its largest's work are a launch of their own (gpu_lead)
@@ -170,20 +173,20 @@ class HybridSplitter {
       const std::size_t c = cpu_requests(work);
       return {c, n - c, {}, 0};
     }
+    // A CPU of workers chooses among the batch by size, smallest first (the header says why).
     std::vector<std::size_t> pos(n);
     std::iota(pos.begin(), pos.end(), std::size_t{0});
+    const bool by_size = workers_[0] != 0;
+    if (by_size) std::stable_sort(pos.begin(), pos.end(), [&](std::size_t a, std::size_t b) { return work[a] < work[b]; });
     if (!calibrated()) {
-      // A CPU of workers measures on a probe: the front requests, at most one a worker and half
-      // the batch's work; the GPU takes the rest at once, busy CPU or not.
+      // A CPU of workers measures on a probe: the smallest requests, at most one a worker and
+      // half the batch's work; the GPU takes the rest at once, busy CPU or not.
       std::uint64_t total = 0;
       for (std::uint64_t w : work) total += w;
       std::size_t c = 0;
-      for (std::uint64_t sum = 0; c < n && c < workers_[0] && 2 * (sum + work[c]) <= total;) sum += work[c++];
-      return arranged(work, std::move(pos), c, false);
+      for (std::uint64_t sum = 0; c < n && c < workers_[0] && 2 * (sum + work[pos[c]]) <= total;) sum += work[pos[c++]];
+      return arranged(work, std::move(pos), c, by_size);
     }
-    // A CPU of workers chooses among the batch by size, smallest first (the header says why).
-    const bool by_size = workers_[0] != 0;
-    if (by_size) std::stable_sort(pos.begin(), pos.end(), [&](std::size_t a, std::size_t b) { return work[a] < work[b]; });
     // The cut c (0..n) that minimises max(CPU finish, GPU finish): the CPU's part (the first c of
     // `pos`) grows, the GPU's (the rest) shrinks, each predicted from its side's average and span.
     std::uint64_t total = 0;
@@ -216,8 +219,9 @@ class HybridSplitter {
   // rest (each of its requests under half the lead's largest) to end before the lead. Nothing
   // running (a device of one slot) means the rest would only start after the lead: never alone.
   // Not before calibration: the rest would be split again under the probe rule, which offers a
-  // busy CPU the front requests, and the CPU would run them after its probe, past the lead's end
-  // (md2d's first step, where the other slot runs the first request alone, keeps one launch).
+  // busy CPU another probe to run after the first, and the rest's launch would pay for new
+  // buffers while the lead runs (md2d's first step, where the other slot runs the first request
+  // alone, keeps one launch: untested on a GPU, so not risked).
   bool lead_goes_alone(const PartShape& lead, std::span<const PartShape> running) const {
     double longest = 0;
     for (const PartShape& r : running) longest = std::max(longest, span(Side::Gpu, r));

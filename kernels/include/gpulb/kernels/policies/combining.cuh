@@ -160,14 +160,15 @@ class CombiningGpu : public gcharm::RequestDevice {
     bool busy = false;  // submitted and not yet finished: its buffers are in use
   };
 
-  // Grows a buffer to at least `bytes`, with a quarter more for the next launches (at least half
-  // again the old size), so that growing is rare: a new pinned buffer cost 10-20 ms on an H100's
-  // host (cudaHostAlloc of md2d's ~20 MB a launch, on the loop's critical path), and cudaFree and
-  // cudaFreeHost wait for the whole device.
+  // Grows a buffer to at least `bytes`, with an eighth more for the next launches (md2d's full
+  // batches differ by ~3% from step to step; pinned memory costs time in proportion on the first
+  // allocation) and at least half again the old size, so that growing is rare: a new pinned
+  // buffer cost 10-20 ms on an H100's host (cudaHostAlloc of md2d's ~20 MB a launch, on the
+  // loop's critical path), and cudaFree and cudaFreeHost wait for the whole device.
   template <class Buffer>
   static void grow(Buffer& b, std::size_t bytes) {
     if (b.size() >= bytes) return;
-    b = Buffer(std::max<std::size_t>(bytes + bytes / 4, b.size() + b.size() / 2));
+    b = Buffer(std::max<std::size_t>(bytes + bytes / 8, b.size() + b.size() / 2));
   }
 
   // Buffers follow the launches, not the slots: where slot k's are too small for a launch and an
