@@ -44,11 +44,11 @@
 //    loop waits until both devices are free, so the GPU idled while the CPU ran its part).
 //    Static keeps the paper's rule and waits for both sides. Until both sides have measured, a
 //    CPU of workers gets a probe -- the smallest requests, at most one a worker and half the
-//    batch's work -- rather than half the batch (the paper's "initial tasks on both"): on an H100 the CPU
-//    was 50 x slower on md2d, and half of a first batch of hundreds of requests kept it busy for
-//    longer than the GPU took for the whole step.
-//  - Smallest first (adaptive, calibrated, a CPU of workers): the cut runs over the batch sorted
-//    by work, so the CPU's part is the batch's smallest requests, not a prefix in arrival order.
+//    batch's work -- rather than half the batch (the paper's "initial tasks on both"): on an
+//    H100 the CPU was 50 x slower on md2d, and half of a first batch of hundreds of requests kept
+//    it busy for longer than the GPU took for the whole step.
+//  - Smallest first (adaptive, a CPU of workers): the cut runs over the batch sorted by work, so
+//    the CPU's part is the batch's smallest requests, not a prefix in arrival order.
 //    A CPU worker runs a request alone, so the part's span is bounded by its largest request: in
 //    arrival order an md2d batch put a ~60 ms compute object at the front of the CPU's part
 //    (one worker busy for the whole step, the other seven idle after a few ms), or made the cut
