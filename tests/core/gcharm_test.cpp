@@ -752,6 +752,19 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
   EXPECT_GT(with_cpu, 0u);
 }
 
+// A scripted clock that holds every thread but the producer while `closed` (the producer's
+// emits read it too): arrivals the loop sees all at once, whatever the threads' scheduling.
+struct GatedHost : FakeHost {
+  mutable std::atomic<bool> closed{false};
+  std::atomic<std::thread::id> producer{};
+  std::uint64_t now_ns() const override {
+    if (std::this_thread::get_id() != producer.load()) {
+      while (closed.load()) std::this_thread::yield();
+    }
+    return FakeHost::now_ns();
+  }
+};
+
 // The GPU's other slot runs the first request alone (adaptive combining's rule) when the batch
 // is split: the lead goes alone into the free slot, the CPU takes its part, and the rest waits for
 // the next decision; that decision (the lead now running, a long span) sends the rest in one
@@ -762,9 +775,11 @@ TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaun
   constexpr std::uint32_t kRequests = 80;
   std::vector<std::uint64_t> outputs(kRequests), expected(kRequests);
   std::atomic<bool> gpu_launched{false};
+  GatedHost host;
   RequestStream stream;
   stream.item_bytes = 4;
   stream.produce = [&](RequestSink& sink) {
+    host.producer = std::this_thread::get_id();
     sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
     std::vector<std::uint32_t> items;
     for (std::uint32_t r = 0; r < kRequests; ++r) {
@@ -784,9 +799,13 @@ TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaun
       q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[r], 1));
       sink.emit(q);
       // The first request is launched alone before the others arrive (no timing: the device
-      // says when).
-      while (r == 0 && !gpu_launched.load()) std::this_thread::yield();
+      // says when), and the others arrive while the loop waits (one batch).
+      if (r == 0) {
+        while (!gpu_launched.load()) std::this_thread::yield();
+        host.closed = true;
+      }
     }
+    host.closed = false;
     sink.wait_all();
   };
   ExecPlan plan;
@@ -801,7 +820,6 @@ TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaun
   gpu.submitted = &gpu_launched;
   cpu.log = gpu.log = &log;
   gpu.lane = 1;
-  FakeHost host;
   HybridSplitter splitter(HybridStrategy::Adaptive, 0.0, 4, 1000);
   for (Side side : {Side::Cpu, Side::Gpu}) splitter.record(side, PartShape{400, 100, 4}, 1);  // warm-ups
   splitter.record(Side::Cpu, PartShape{400, 100, 4}, 8 * 100 * 100);  // a worker 8 x slower than a block
