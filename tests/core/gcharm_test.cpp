@@ -752,16 +752,14 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
   EXPECT_GT(with_cpu, 0u);
 }
 
-// A scripted clock that holds every thread but the producer while `closed` (the producer's
-// emits read it too): arrivals the loop sees all at once, whatever the threads' scheduling.
-struct GatedHost : FakeHost {
-  mutable std::atomic<bool> closed{false};
+// A scripted clock that only the producer moves, and only while `ticking` (1 us a reading): the
+// requests it emits meanwhile arrive at one instant, so no gap between them times out and cuts
+// the batch, whatever the threads' scheduling.
+struct ProducerClockHost : FakeHost {
   std::atomic<std::thread::id> producer{};
+  std::atomic<bool> ticking{false};
   std::uint64_t now_ns() const override {
-    if (std::this_thread::get_id() != producer.load()) {
-      while (closed.load()) std::this_thread::yield();
-    }
-    return FakeHost::now_ns();
+    return std::this_thread::get_id() == producer.load() && ticking.load() ? FakeHost::now_ns() : now.load();
   }
 };
 
@@ -775,7 +773,7 @@ TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaun
   constexpr std::uint32_t kRequests = 80;
   std::vector<std::uint64_t> outputs(kRequests), expected(kRequests);
   std::atomic<bool> gpu_launched{false};
-  GatedHost host;
+  ProducerClockHost host;
   RequestStream stream;
   stream.item_bytes = 4;
   stream.produce = [&](RequestSink& sink) {
@@ -798,14 +796,16 @@ TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaun
       q.work = std::uint64_t{n} * n;
       q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[r], 1));
       sink.emit(q);
-      // The first request is launched alone before the others arrive (no timing: the device
-      // says when), and the others arrive while the loop waits (one batch).
-      if (r == 0) {
-        while (!gpu_launched.load()) std::this_thread::yield();
-        host.closed = true;
+      // The first request times out alone (time passes while the producer waits for its
+      // launch: no timing, the device says when); the others form one batch (no time passes for
+      // the loop until the producer waits for them all).
+      host.ticking = r == 0;
+      while (r == 0 && !gpu_launched.load()) {
+        host.now_ns();
+        std::this_thread::yield();
       }
+      host.ticking = false;
     }
-    host.closed = false;
     sink.wait_all();
   };
   ExecPlan plan;
@@ -832,7 +832,13 @@ TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaun
   for (const auto& [lane, work] : log) {
     if (lane == 1) gpu_launches.push_back(work);
   }
-  ASSERT_EQ(gpu_launches.size(), 3u);
+  std::string seen;
+  for (const auto& [lane, work] : log) {
+    seen += (lane ? " GPU[" : " CPU[");
+    for (std::uint64_t w : work) seen += std::to_string(w) + ",";
+    seen += "]";
+  }
+  ASSERT_EQ(gpu_launches.size(), 3u) << seen;
   EXPECT_EQ(gpu_launches[0], (std::vector<std::uint64_t>{4}));  // the first request alone
   // The lead: the large requests only (1600 units each).
   for (std::uint64_t w : gpu_launches[1]) EXPECT_EQ(w, 1600u);
