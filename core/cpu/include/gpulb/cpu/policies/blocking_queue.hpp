@@ -27,11 +27,8 @@ template <class Body>
 ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
   const PolicyOptions& o = plan.options;
   const std::uint64_t expected = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
-  // Short tasks are timed in batches like every policy's (trace_stream.hpp): timing each 100 ns
-  // UTS node cost 10% at 16 threads (docs/benchmarks.md, "Tracing overhead"), a trace that changes
-  // the contention it shows. A failed dequeue still ends a batch as a timed idle spell, so the
-  // lock's waits stay on the timeline; --param trace_batch=1 times every task as before.
-  Runtime rt(plan, 4 * expected + 16);
+  // Its lock waits between tasks are its lesson: every task timed, unless --param trace_batch says.
+  Runtime rt(plan, 4 * expected + 16, 1);
   const std::uint32_t workers = rt.workers();
   HostBlockingQueue queue(o.blocking_capacity);
   const BlockingQueueRef q = queue.ref();
