@@ -164,10 +164,11 @@ inline std::uint32_t persistent_trace_capacity(const ExecPlan& plan, std::uint64
 // The feeding loop both variants share: batches from the pool whenever a queue is empty
 // (Algorithm 2), then, once every queue is drained, `halt()`.
 //
-// Across GPUs (`gpus` > 1) a batch is at most the pool's level over (GPUs x queues), as in guided
-// self-scheduling: the pool's last tasks go in smaller batches, so that no GPU holds queued tasks
-// that another GPU's idle blocks could run. With a pool of thousands of tasks a batch is still the
-// queue's capacity until the last few batches.
+// Across GPUs (`gpus` > 1) only, a batch is at most the pool's level over (GPUs x queues), as in
+// guided self-scheduling: the pool's last tasks go in smaller batches, so that no GPU holds queued
+// tasks that another GPU's idle blocks could run. On one GPU it measured worse (below), and across
+// GPUs its effect alone was not measured: it came with the start barrier, and md on 2 GPUs then
+// ran 162-164 ms in four runs where the fourth session's three runs spread over 158-234 ms.
 template <class Publisher, class WaitStep, class Halt>
 void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& pool, std::uint32_t gpus, std::uint32_t queues,
                  WaitStep&& wait_step, Halt&& halt) {
@@ -206,9 +207,8 @@ void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& po
   halt();
 }
 
-// Each GPU's even share of the tasks, where they are too few to fill the GPUs' grids; else 0. It
-// needs the resident grid, which it does not know yet: any share below a GPU's resident blocks
-// counts (task_queue_grid compares).
+// Each GPU's even share of the run's tasks: task_queue_grid caps a GPU's grid to it where it is
+// below the resident blocks (a one-wave run).
 inline std::uint64_t one_wave_share(const ExecPlan& plan) {
   const std::uint64_t gpus = std::max<std::uint32_t>(1, plan.gpus);
   return (plan.tasks.size() + gpus - 1) / gpus;
