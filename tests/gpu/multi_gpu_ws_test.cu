@@ -252,14 +252,10 @@ struct LateBody {
   }
 };
 
-// The host keeps inserting after the tree is done: no GPU may stop until GPU 0's ring is closed.
-TEST(GpuWorkStealingAcrossGpus, RunWaitsForLateHostInserts) {
-  SKIP_WITHOUT_TWO_GPUS();
+// Runs a 15-task tree while the host inserts 3,000 more tasks in three late waves (50 ms apart):
+// every task, the tree's and the late ones, must run exactly once.
+void expect_late_host_inserts_run_once(MultiTreeRun& run) {
   constexpr std::uint32_t kLate = 3000;
-  for (const char* remote : kRemotes) {
-  SCOPED_TRACE(std::string("remote=") + remote);
-  MultiTreeRun run(2, 2, 3, 0);  // 15 tasks
-  run.plan.options.remote = remote;
   run.plan.spawn_id_base = 1;
   run.plan.host_feed = [&](HostInserter& host) {
     for (std::uint32_t wave = 0; wave < 3; ++wave) {
@@ -282,6 +278,16 @@ TEST(GpuWorkStealingAcrossGpus, RunWaitsForLateHostInserts) {
     for (std::uint32_t i = 0; i < kLate; ++i) late[i] += one[i];
   }
   for (std::uint32_t i = 0; i < kLate; ++i) ASSERT_EQ(late[i], 1u) << "late task " << i;
+}
+
+// The host keeps inserting after the tree is done: no GPU may stop until GPU 0's ring is closed.
+TEST(GpuWorkStealingAcrossGpus, RunWaitsForLateHostInserts) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const char* remote : kRemotes) {
+    SCOPED_TRACE(std::string("remote=") + remote);
+    MultiTreeRun run(2, 2, 3, 0);  // 15 tasks
+    run.plan.options.remote = remote;
+    expect_late_host_inserts_run_once(run);
   }
 }
 
@@ -585,31 +591,9 @@ TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryEveryTaskRunsOnceAndTasksCrossG
 // The host's feed closes the run through host memory too: host_end is stored there by the host.
 TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryTheRunWaitsForLateHostInserts) {
   SKIP_WITHOUT_HOST_PLACEMENT();
-  constexpr std::uint32_t kLate = 3000;
   MultiTreeRun run(2, 2, 3, 0);  // 15 tasks
   run.plan.options.peer = "off";
-  run.plan.spawn_id_base = 1;
-  run.plan.host_feed = [&](HostInserter& host) {
-    for (std::uint32_t wave = 0; wave < 3; ++wave) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      std::vector<Task> tasks(kLate / 3);
-      for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = kLateBase + wave * (kLate / 3) + i;
-      host.insert(tasks);
-    }
-  };
-  std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> trees, lates;
-  const ExecOutput out = kernels::execute(run.plan, [&](std::uint32_t) {
-    trees.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(run.ids));
-    lates.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(kLate));
-    return LateBody{TreeBody{trees.back()->get(), run.ids, 2, 0}, lates.back()->get()};
-  });
-  EXPECT_EQ(out.tasks_run, run.total + kLate);
-  std::vector<std::uint32_t> late(kLate, 0), one(kLate);
-  for (const auto& l : lates) {
-    l->download(one.data(), kLate);
-    for (std::uint32_t i = 0; i < kLate; ++i) late[i] += one[i];
-  }
-  for (std::uint32_t i = 0; i < kLate; ++i) ASSERT_EQ(late[i], 1u) << "late task " << i;
+  expect_late_host_inserts_run_once(run);
 }
 
 TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryUtsT1AndNQueensVerify) {
