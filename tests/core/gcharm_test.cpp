@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "gpulb/policies/combining.hpp"
@@ -228,9 +229,18 @@ TEST(HybridSplit, UncalibratedCpuWorkersGetAProbeWhileTheGpuTakesTheRest) {
   const SplitPlan p = h.plan(work, {false, 0}, {true, 0});
   EXPECT_EQ(p.cpu, 2u);
   EXPECT_EQ(p.gpu, 8u);
-  // Never more than half the batch's work: a large front request is left to the GPU.
+  // Never more than half the batch's work: a large front request is left to the GPU. (The probe
+  // was the front requests, and got nothing here; it is now the smallest: the two 1s.)
   const std::vector<std::uint64_t> large = {100, 1, 1};
-  EXPECT_EQ(h.plan(large, {true, 0}, {true, 0}).cpu, 0u);
+  const SplitPlan q = h.plan(large, {true, 0}, {true, 0});
+  EXPECT_EQ(q.cpu, 2u);
+  ASSERT_EQ(q.order.size(), 3u);
+  EXPECT_EQ(q.order[2], 0u);  // the large one is the GPU's
+  // Half the work bounds it: of 10 + 1 + 10, the 1 (with a 10 it would hold 11 of 21).
+  const std::vector<std::uint64_t> heavy = {10, 1, 10};
+  const SplitPlan r = h.plan(heavy, {true, 0}, {true, 0});
+  EXPECT_EQ(r.cpu, 1u);
+  EXPECT_EQ(r.order.front(), 1u);
 }
 
 TEST(HybridSplit, ACpuPartRunsOnOneWorkerPerRequestAndTheLargestBoundsIt) {
@@ -250,15 +260,111 @@ TEST(HybridSplit, ACpuPartRunsOnOneWorkerPerRequestAndTheLargestBoundsIt) {
   EXPECT_DOUBLE_EQ(h.predict(Side::Gpu, PartShape{5000, 5000, 1}), 5000.0);
   // A batch of one large request and many small ones: the CPU gets small requests spread over
   // its workers, not the large one (alone, it would keep the CPU 5 x as long as the whole batch the GPU).
+  // (In list order the large one came first and the CPU got nothing; it now chooses by size.)
   std::vector<std::uint64_t> work = {4000};
   for (int i = 0; i < 64; ++i) work.push_back(50);
   const SplitPlan p = h.plan(work, {true, 0}, {true, 0});
-  EXPECT_EQ(p.cpu, 0u);
-  EXPECT_EQ(p.gpu, work.size());
+  EXPECT_GT(p.cpu, 32u);
+  EXPECT_EQ(p.cpu + p.gpu, work.size());
+  ASSERT_EQ(p.order.size(), work.size());
+  for (std::size_t i = 0; i < p.cpu; ++i) EXPECT_NE(p.order[i], 0u);  // the large one is the GPU's
+  EXPECT_EQ(p.order[p.cpu], 0u);                                    // and leads its part
   std::vector<std::uint64_t> small(64, 50);
   const SplitPlan q = h.plan(small, {true, 0}, {true, 0});  // GPU: 1 ns a unit; CPU: 10 / 8 ns
   EXPECT_GT(q.cpu, 16u);
   EXPECT_LT(q.cpu, 40u);
+}
+
+// A splitter of 8 CPU workers and a GPU of 1000 resident blocks, calibrated with scripted times:
+// the CPU `cpu` ns a work unit per worker, the GPU `gpu` ns a unit of its largest request's work.
+HybridSplitter calibrated_workers(double cpu, double gpu) {
+  HybridSplitter h(HybridStrategy::Adaptive, 0.0, 8, 1000);
+  h.record(Side::Cpu, PartShape{800, 100, 8}, 1);  // warm-ups
+  h.record(Side::Gpu, PartShape{800, 100, 8}, 1);
+  h.record(Side::Cpu, PartShape{800, 100, 8}, static_cast<std::uint64_t>(cpu * 100));
+  h.record(Side::Gpu, PartShape{800, 100, 8}, static_cast<std::uint64_t>(gpu * 100));
+  return h;
+}
+
+TEST(HybridSplit, AGpuOfResidentBlocksTakesAsLongAsItsLargestRequest) {
+  const HybridSplitter h = calibrated_workers(10, 100);
+  // 8 requests, at most 1000 blocks at once: the part spans its largest request, not its work.
+  EXPECT_DOUBLE_EQ(h.predict(Side::Gpu, PartShape{800, 100, 8}), 10'000.0);
+  EXPECT_DOUBLE_EQ(h.predict(Side::Gpu, PartShape{100'000, 100, 1000}), 10'000.0);  // 1000 x 100: still one round
+  EXPECT_DOUBLE_EQ(h.predict(Side::Gpu, PartShape{200'000, 100, 2000}), 20'000.0);  // two rounds of 1000 blocks
+}
+
+TEST(HybridSplit, ACpuOfWorkersTakesTheSmallestRequestsOfTheBatchNotItsFront) {
+  // GPU: 100 ns a unit of its largest request; CPU: 200 ns a unit per worker (a request takes a
+  // worker twice as long as a block).
+  const HybridSplitter h = calibrated_workers(200, 100);
+  // In list order three large requests (1000 units: 100 us on the GPU, 200 us on a worker) come
+  // first, 40 small ones (10 or 20 units) after them.
+  std::vector<std::uint64_t> work = {1000, 1000, 900};
+  for (int i = 0; i < 40; ++i) work.push_back(i % 2 ? 10 : 20);
+  const SplitPlan p = h.plan(work, {true, 0}, {true, 0});
+  ASSERT_EQ(p.order.size(), work.size());
+  // The GPU keeps the three large ones (its time, 100 us, is the largest's whatever else it runs)
+  // and the CPU takes every small one: 600 units over 8 workers, 15 us (x 1.1 of margin). A
+  // prefix cut could only have offered it the front's large requests, and given it nothing.
+  EXPECT_EQ(p.cpu, 40u);
+  EXPECT_EQ(p.gpu, 3u);
+  for (std::size_t i = 0; i < p.cpu; ++i) EXPECT_GE(p.order[i], 3u);
+  // Each part largest first: the CPU's 20s before its 10s (its workers end together), the GPU's
+  // 1000s before its 900.
+  for (std::size_t i = 1; i < p.cpu; ++i) EXPECT_GE(work[p.order[i - 1]], work[p.order[i]]);
+  EXPECT_EQ(work[p.order[p.cpu]], 1000u);
+  EXPECT_EQ(work[p.order[p.cpu + 2]], 900u);
+}
+
+TEST(HybridSplit, TheCpusPartIsPlannedToEndBeforeTheGpusByItsMargin) {
+  // GPU: its largest request takes 10 us (100 units x 100 ns). CPU: 10 ns a unit per worker, so
+  // 10 us is 8000 units over its 8 workers; with 10% of margin it takes what fits in 10 / 1.1 us.
+  const HybridSplitter h = calibrated_workers(10, 100);
+  std::vector<std::uint64_t> work = {100};
+  for (int i = 0; i < 200; ++i) work.push_back(50);
+  const SplitPlan p = h.plan(work, {true, 0}, {true, 0});
+  const double cpu_ns = h.predict(Side::Cpu, PartShape{50 * p.cpu, 50, p.cpu});
+  EXPECT_LE(HybridSplitter::kCpuMargin * cpu_ns, 10'000.0);
+  // One more request would break the margin: the CPU got all that fits, not fewer.
+  EXPECT_GT(HybridSplitter::kCpuMargin * h.predict(Side::Cpu, PartShape{50 * (p.cpu + 1), 50, p.cpu + 1}), 10'000.0);
+  EXPECT_EQ(p.cpu, 145u);  // 145 x 50 / 8 x 10 = 9,062 ns; x 1.1 = 9,969 ns
+}
+
+TEST(HybridSplit, TheGpusLargestRequestsLeadItsPartAsALaunchOfTheirOwn) {
+  const HybridSplitter h = calibrated_workers(1000, 1);  // a slow CPU: the GPU takes everything
+  // The GPU's requests of at least half its largest's work (1000, 800, 500) lead; the rest follow.
+  const std::vector<std::uint64_t> work = {10, 800, 499, 1000, 20, 500};
+  const SplitPlan p = h.plan(work, {true, 0}, {true, 0});
+  ASSERT_EQ(p.cpu, 0u);
+  ASSERT_EQ(p.gpu, work.size());
+  EXPECT_EQ(p.gpu_lead, 3u);
+  EXPECT_EQ(p.order, (std::vector<std::size_t>{3, 1, 5, 2, 4, 0}));
+  // All of a similar size: no lead (one launch; nothing would be gained by two).
+  const std::vector<std::uint64_t> even = {100, 90, 80, 100};
+  EXPECT_EQ(h.plan(even, {true, 0}, {true, 0}).gpu_lead, 0u);
+  // Static keeps the paper's prefix and one launch a side.
+  const HybridSplitter s(HybridStrategy::Static, 0.5, 8, 1000);
+  const SplitPlan q = s.plan(work, {true, 0}, {true, 0});
+  EXPECT_TRUE(q.order.empty());
+  EXPECT_EQ(q.gpu_lead, 0u);
+}
+
+TEST(HybridSplit, TheLeadGoesAloneOnlyWhereTheRunningLaunchesFreeTheirSlotInTime) {
+  const HybridSplitter h = calibrated_workers(10, 100);
+  const PartShape lead{3000, 1000, 4};                         // spans its largest: 1000
+  const std::vector<PartShape> first_alone = {{400, 400, 1}};      // the first request alone
+  EXPECT_TRUE(h.lead_goes_alone(lead, first_alone));
+  const std::vector<PartShape> large = {{700, 700, 1}};  // would free its slot too late for the rest
+  EXPECT_FALSE(h.lead_goes_alone(lead, large));
+  // An earlier lead (the rest of a batch whose lead went alone never goes alone in turn).
+  const std::vector<PartShape> earlier_lead = {{3000, 1000, 4}};
+  EXPECT_FALSE(h.lead_goes_alone(PartShape{900, 500, 3}, earlier_lead));
+  // Nothing running: a device of one slot would start the rest only after the lead.
+  EXPECT_FALSE(h.lead_goes_alone(lead, {}));
+  // Uncalibrated: never (the rest would be offered to the CPU again as a probe).
+  const HybridSplitter fresh(HybridStrategy::Adaptive, 0.0, 8, 1000);
+  EXPECT_FALSE(fresh.lead_goes_alone(lead, first_alone));
 }
 
 TEST(DataCacheTable, CopiesOnlyMissingItemsAndReusesResidentOnes) {
@@ -435,6 +541,11 @@ struct ScriptedDevice : RequestDevice {
   std::uint64_t ns_per_unit;
   const ScriptedDevice* other = nullptr;
   std::uint64_t launches = 0, launches_while_other_busy = 0;
+  // Where set: each launch's (lane, its requests' work in launch order), in submit order.
+  std::vector<std::pair<int, std::vector<std::uint64_t>>>* log = nullptr;
+  int lane = 0;
+  std::uint32_t first_polls = 0;             // where set, the first launch's polls
+  std::atomic<bool>* submitted = nullptr;    // where set, raised at each launch
   // Running a launch of an earlier decision: the loop has polled it since (the two parts of one
   // decision are submitted with no poll between them).
   bool running_from_before() const {
@@ -458,8 +569,14 @@ struct ScriptedDevice : RequestDevice {
       *request_output<std::uint64_t>(c.tasks[i]) += sum;
     }
     busy[k] = true;
-    left[k] = polls;
+    left[k] = launches == 0 && first_polls != 0 ? first_polls : polls;
     ++launches;
+    if (submitted != nullptr) submitted->store(true);
+    if (log != nullptr) {
+      std::vector<std::uint64_t> work;
+      for (const PendingRequest& r : c.requests) work.push_back(r.work);
+      log->emplace_back(lane, std::move(work));
+    }
     if (other != nullptr && other->running_from_before()) ++launches_while_other_busy;
   }
   bool done(std::uint32_t k) override { return left[k] == 0 || --left[k] == 0; }
@@ -532,6 +649,202 @@ TEST(HybridLoop, AFreeGpuTakesWorkWhileTheCpuRunsAndEveryRequestRunsOnce) {
       EXPECT_EQ(gpu.launches_while_other_busy, 0u);
     }
   }
+}
+
+// Marks each decision in a run: a RequestSplit event on the host track precedes its launches.
+struct SplitCountingHost : FakeHost {
+  std::vector<std::size_t> splits_at;  // the number of launches logged when each split was recorded
+  const std::vector<std::pair<int, std::vector<std::uint64_t>>>* log = nullptr;
+  void record(trace::EventKind kind, std::uint32_t, std::uint16_t) override {
+    if (kind == trace::EventKind::RequestSplit) splits_at.push_back(log->size());
+  }
+};
+
+// Issue 10 (the G-Charm target): in each decision of a calibrated adaptive split the GPU's part
+// launches first -- its largest requests alone where it has a second slot, then the CPU's part,
+// then the GPU's rest -- the CPU's part is among the smallest requests of the decision, each part
+// goes largest first, and every request still runs exactly once.
+TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRunsOnce) {
+  std::vector<std::uint32_t> table(500);
+  std::iota(table.begin(), table.end(), 3u);
+  constexpr std::uint32_t kSteps = 4, kPerStep = 120;
+  std::vector<std::uint64_t> outputs(kSteps * kPerStep), expected(kSteps * kPerStep);
+  RequestStream stream;
+  stream.item_bytes = 4;
+  stream.produce = [&](RequestSink& sink) {
+    for (std::uint32_t g = 0; g < kSteps; ++g) {
+      sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
+      std::vector<std::uint32_t> items;
+      for (std::uint32_t r = 0; r < kPerStep; ++r) {
+        items.clear();
+        std::uint64_t sum = 0;
+        // 1..30 items, a few requests (every 17th) much larger than the rest, as md2d's clusters.
+        const std::uint32_t n = r % 17 == 5 ? 30 : 1 + (r * 7 + g) % 12;
+        for (std::uint32_t i = 0; i < n; ++i) {
+          items.push_back((r * 31 + i * 17 + g) % table.size());
+          sum += table[items.back()];
+        }
+        const std::size_t slot = g * kPerStep + r;
+        expected[slot] = sum;
+        Request q;
+        q.task.id = static_cast<std::uint32_t>(slot);
+        q.items = items;
+        q.work = std::uint64_t{n} * n;
+        q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[slot], 1));
+        sink.emit(q);
+      }
+      sink.wait_all();
+    }
+  };
+  ExecPlan plan;
+  plan.options.strategy = "adaptive";
+  plan.options.transfer = "reuse";
+  plan.options.max_size = 1000;
+  plan.options.cache_items = 4096;
+  plan.requests = &stream;
+  std::vector<std::pair<int, std::vector<std::uint64_t>>> log;
+  ScriptedDevice cpu(1, 8, 40), gpu(2, 8, 1);
+  cpu.log = gpu.log = &log;
+  gpu.lane = 1;
+  SplitCountingHost host;
+  host.log = &log;
+  // Calibrated before the run (scripted): a CPU worker 4 x slower on a request than a GPU block,
+  // the GPU's time its largest request's (4 CPU workers, 1000 resident blocks).
+  HybridSplitter splitter(HybridStrategy::Adaptive, 0.0, 4, 1000);
+  for (Side side : {Side::Cpu, Side::Gpu}) splitter.record(side, PartShape{400, 100, 4}, 1);  // warm-ups
+  splitter.record(Side::Cpu, PartShape{400, 100, 4}, 4 * 100 * 100);
+  splitter.record(Side::Gpu, PartShape{400, 100, 4}, 100 * 100);
+  std::vector<DeviceLane> lanes;
+  const RequestTotals t = run_hybrid(plan, host, cpu, TransferMode::InPlace, gpu, lanes, splitter);
+  EXPECT_EQ(outputs, expected);
+  EXPECT_EQ(t.requests, std::uint64_t{kSteps} * kPerStep);
+  EXPECT_EQ(t.lanes[0].requests + t.lanes[1].requests, t.requests);
+
+  std::size_t with_lead = 0, with_cpu = 0;
+  host.splits_at.push_back(log.size());
+  for (std::size_t d = 0; d + 1 < host.splits_at.size(); ++d) {
+    std::vector<std::pair<int, std::vector<std::uint64_t>>> launches(log.begin() + host.splits_at[d], log.begin() + host.splits_at[d + 1]);
+    ASSERT_FALSE(launches.empty());
+    std::vector<std::uint64_t> cpu_work, gpu_work;
+    std::size_t gpu_launches = 0;
+    for (const auto& [lane, work] : launches) {
+      EXPECT_TRUE(std::is_sorted(work.rbegin(), work.rend())) << "decision " << d << ": a part not largest first";
+      (lane == 0 ? cpu_work : gpu_work).insert((lane == 0 ? cpu_work : gpu_work).end(), work.begin(), work.end());
+      gpu_launches += lane == 1;
+    }
+    if (!gpu_work.empty()) EXPECT_EQ(launches.front().first, 1) << "decision " << d << ": the GPU's part did not go first";
+    if (gpu_launches == 2) {
+      // GPU lead, CPU (if any), GPU rest: the lead holds the requests of at least half the largest.
+      ++with_lead;
+      EXPECT_EQ(launches.back().first, 1);
+      const std::uint64_t largest = launches.front().second.front();
+      for (std::uint64_t w : launches.front().second) EXPECT_GE(2 * w, largest);
+      for (std::uint64_t w : launches.back().second) EXPECT_LT(2 * w, largest);
+    }
+    EXPECT_LE(gpu_launches, 2u);
+    if (!cpu_work.empty() && !gpu_work.empty()) {
+      ++with_cpu;
+      EXPECT_LE(*std::max_element(cpu_work.begin(), cpu_work.end()), *std::min_element(gpu_work.begin(), gpu_work.end()))
+          << "decision " << d << ": the CPU took a request larger than one the GPU kept";
+    }
+  }
+  EXPECT_GT(with_lead, 0u);  // the run exercised both decisions
+  EXPECT_GT(with_cpu, 0u);
+}
+
+// A scripted clock that only the producer moves, and only while `ticking` (1 us a reading): the
+// requests it emits meanwhile arrive at one instant, so no gap between them times out and cuts
+// the batch, whatever the threads' scheduling.
+struct ProducerClockHost : FakeHost {
+  std::atomic<std::thread::id> producer{};
+  std::atomic<bool> ticking{false};
+  std::uint64_t now_ns() const override {
+    return std::this_thread::get_id() == producer.load() && ticking.load() ? FakeHost::now_ns() : now.load();
+  }
+};
+
+// The GPU's other slot runs the first request alone (adaptive combining's rule) when the batch
+// is split: the lead goes alone into the free slot, the CPU takes its part, and the rest waits for
+// the next decision; that decision (the lead now running, a long span) sends the rest in one
+// launch. Every request runs once.
+TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaunch) {
+  std::vector<std::uint32_t> table(400);
+  std::iota(table.begin(), table.end(), 5u);
+  constexpr std::uint32_t kRequests = 80;
+  std::vector<std::uint64_t> outputs(kRequests), expected(kRequests);
+  std::atomic<bool> gpu_launched{false};
+  ProducerClockHost host;
+  RequestStream stream;
+  stream.item_bytes = 4;
+  stream.produce = [&](RequestSink& sink) {
+    host.producer = std::this_thread::get_id();
+    sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
+    std::vector<std::uint32_t> items;
+    for (std::uint32_t r = 0; r < kRequests; ++r) {
+      items.clear();
+      std::uint64_t sum = 0;
+      // The first request small; then 1..20 items, every 9th 40 (the large ones: the lead).
+      const std::uint32_t n = r == 0 ? 2 : r % 9 == 4 ? 40 : 1 + (r * 7) % 20;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        items.push_back((r * 29 + i * 11) % table.size());
+        sum += table[items.back()];
+      }
+      expected[r] = sum;
+      Request q;
+      q.task.id = r;
+      q.items = items;
+      q.work = std::uint64_t{n} * n;
+      q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[r], 1));
+      sink.emit(q);
+      // The first request times out alone (time passes while the producer waits for its
+      // launch: no timing, the device says when); the others form one batch (no time passes for
+      // the loop until the producer waits for them all).
+      host.ticking = r == 0;
+      while (r == 0 && !gpu_launched.load()) {
+        host.now_ns();
+        std::this_thread::yield();
+      }
+      host.ticking = false;
+    }
+    sink.wait_all();
+  };
+  ExecPlan plan;
+  plan.options.strategy = "adaptive";
+  plan.options.transfer = "reuse";
+  plan.options.max_size = 1000;
+  plan.options.cache_items = 4096;
+  plan.requests = &stream;
+  std::vector<std::pair<int, std::vector<std::uint64_t>>> log;
+  ScriptedDevice cpu(1, 4, 50), gpu(2, 6, 1);
+  gpu.first_polls = 100'000;  // the first request runs long enough for the batch to be split meanwhile
+  gpu.submitted = &gpu_launched;
+  cpu.log = gpu.log = &log;
+  gpu.lane = 1;
+  HybridSplitter splitter(HybridStrategy::Adaptive, 0.0, 4, 1000);
+  for (Side side : {Side::Cpu, Side::Gpu}) splitter.record(side, PartShape{400, 100, 4}, 1);  // warm-ups
+  splitter.record(Side::Cpu, PartShape{400, 100, 4}, 8 * 100 * 100);  // a worker 8 x slower than a block
+  splitter.record(Side::Gpu, PartShape{400, 100, 4}, 100 * 100);
+  std::vector<DeviceLane> lanes;
+  const RequestTotals t = run_hybrid(plan, host, cpu, TransferMode::InPlace, gpu, lanes, splitter);
+  EXPECT_EQ(outputs, expected);
+  EXPECT_EQ(t.requests, std::uint64_t{kRequests});
+  std::vector<std::vector<std::uint64_t>> gpu_launches;
+  for (const auto& [lane, work] : log) {
+    if (lane == 1) gpu_launches.push_back(work);
+  }
+  std::string seen;
+  for (const auto& [lane, work] : log) {
+    seen += (lane ? " GPU[" : " CPU[");
+    for (std::uint64_t w : work) seen += std::to_string(w) + ",";
+    seen += "]";
+  }
+  ASSERT_EQ(gpu_launches.size(), 3u) << seen;
+  EXPECT_EQ(gpu_launches[0], (std::vector<std::uint64_t>{4}));  // the first request alone
+  // The lead: the large requests only (1600 units each).
+  for (std::uint64_t w : gpu_launches[1]) EXPECT_EQ(w, 1600u);
+  EXPECT_FALSE(gpu_launches[1].empty());
+  // The rest, in one launch after the first request's slot freed: each under half the lead's.
+  for (std::uint64_t w : gpu_launches[2]) EXPECT_LT(2 * w, 1600u);
 }
 
 }  // namespace

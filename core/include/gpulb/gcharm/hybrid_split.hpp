@@ -28,8 +28,12 @@
 //    max(work / min(k, workers), largest request). The paper divides by all the items as if the
 //    whole device worked on any part; a CPU part of 1-2 large requests then measured 6x slower
 //    per item than the CPU is, and the next batches gave it too little or (with the crossing rule)
-//    a few large requests again. A side of workers = 0 (the GPU) is one wide device, as the paper
-//    models both.
+//    a few large requests again. A side of workers = 0 is one wide device, as the paper models
+//    both. The CUDA driver gives the GPU its resident blocks as workers (a block runs one request,
+//    and up to that many run at once): a part of k <= resident requests then spans its largest
+//    request, not its work. On md2d (patches=7, ~2,000 particles a patch) an H100's part of 224 or
+//    of 245 requests took the same 72 ms, its longest block's time; as one wide device the GPU was
+//    predicted to finish 10-15% earlier for each request the CPU took, which it did not.
 //  - Finish-time split (adaptive, once both sides are measured): the loop passes each side's
 //    backlog (the predicted remaining time of its running parts) and whether it has a free slot;
 //    the cut is the prefix that makes the later of the two predicted finishes earliest. With both
@@ -39,10 +43,33 @@
 //    keeps its part waiting in the list while the other side takes its own at once (the paper's
 //    loop waits until both devices are free, so the GPU idled while the CPU ran its part).
 //    Static keeps the paper's rule and waits for both sides. Until both sides have measured, a
-//    CPU of workers gets a probe -- the front requests, at most one a worker and half the batch's
-//    work -- rather than half the batch (the paper's "initial tasks on both"): on an H100 the CPU
-//    was 50 x slower on md2d, and half of a first batch of hundreds of requests kept it busy for
-//    longer than the GPU took for the whole step.
+//    CPU of workers gets a probe -- the smallest requests, at most one a worker and half the
+//    batch's work -- rather than half the batch (the paper's "initial tasks on both"): on an
+//    H100 the CPU was 50 x slower on md2d, and half of a first batch of hundreds of requests kept
+//    it busy for longer than the GPU took for the whole step.
+//  - Smallest first (adaptive, a CPU of workers): the cut runs over the batch sorted by work, so
+//    the CPU's part is the batch's smallest requests, not a prefix in arrival order.
+//    A CPU worker runs a request alone, so the part's span is bounded by its largest request: in
+//    arrival order an md2d batch put a ~60 ms compute object at the front of the CPU's part
+//    (one worker busy for the whole step, the other seven idle after a few ms), or made the cut
+//    give the CPU nothing (an H100 trace: 0-21 of 245 requests, where its speed allowed ~100).
+//    The probe is chosen the same way: in arrival order it held a 31 ms and a 62 ms compute
+//    object in md2d's first two steps on an H100 (the largest would take a worker ~110 ms, past
+//    the GPU's whole step once its part launches without delay), and the smallest requests are
+//    what the calibrated split gives the CPU: the sample to measure it on.
+//  - Launch order (adaptive): each part lists its requests largest first (the order its blocks
+//    are taken: longest processing time first, so a side's workers or blocks end together), and
+//    the GPU's requests of at least half its largest's work are a launch of their own (gpu_lead)
+//    that the loop sends before the rest, where the rest's span is at most half the lead's: on
+//    md2d the GPU's time is its largest requests' (one block of 64 threads runs a whole compute
+//    object), so their launch should not wait for the assembly of the other ~200, which the loop
+//    then assembles while they run (or, with one free slot, sends at its next decision), and
+//    whose outputs land while the lead still runs.
+//  - CPU margin (adaptive, calibrated): the cut weighs the CPU's predicted time 10% above its
+//    average. Ending before the GPU costs the CPU's part nothing when the GPU's time is set by its
+//    largest requests, ending after it delays the step by the whole overrun; the CPU's time per
+//    unit varies from part to part (the producers' threads share its cores, the longest request
+//    a worker takes last), and its part is launched after the GPU's lead.
 //
 // Pure logic: the policy drivers feed it measured times, the tests scripted ones.
 #pragma once
@@ -51,6 +78,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <span>
 #include <vector>
 
@@ -72,10 +100,16 @@ struct LaneLoad {
   std::uint64_t backlog_ns = 0; // predicted time until its running parts end
 };
 
-// How a batch is shared: its first `cpu` requests are the CPU's, the next `gpu` the GPU's. A side
-// launches its part only if it is free; otherwise the part stays waiting. Both 0: nothing now.
+// How a batch is shared. Without `order`: its first `cpu` requests are the CPU's, the next `gpu`
+// the GPU's (the paper's prefix). With it: order[0, cpu) are the positions in the batch (list
+// order, from 0) of the CPU's requests and order[cpu, cpu + gpu) the GPU's, each part in the order
+// its requests are to be launched; gpu_lead > 0: the GPU's first gpu_lead requests go as a launch
+// of their own, ahead of the rest, where the GPU has two free slots. A side launches its part only
+// if it is free; otherwise the part stays waiting. cpu + gpu == 0: nothing now.
 struct SplitPlan {
   std::size_t cpu = 0, gpu = 0;
+  std::vector<std::size_t> order;
+  std::size_t gpu_lead = 0;
 };
 
 class HybridSplitter {
@@ -137,37 +171,61 @@ class HybridSplitter {
       // The paper's loop: a decision once both sides can take their parts.
       if (!cpu.free || !gpu.free) return {};
       const std::size_t c = cpu_requests(work);
-      return {c, n - c};
+      return {c, n - c, {}, 0};
     }
+    // A CPU of workers chooses among the batch by size, smallest first (the header says why).
+    std::vector<std::size_t> pos(n);
+    std::iota(pos.begin(), pos.end(), std::size_t{0});
+    const bool by_size = workers_[0] != 0;
+    if (by_size) std::stable_sort(pos.begin(), pos.end(), [&](std::size_t a, std::size_t b) { return work[a] < work[b]; });
     if (!calibrated()) {
-      // A CPU of workers measures on a probe: the front requests, at most one a worker and half
-      // the batch's work; the GPU takes the rest at once, busy CPU or not.
+      // A CPU of workers measures on a probe: the smallest requests, at most one a worker and
+      // half the batch's work; the GPU takes the rest at once, busy CPU or not.
       std::uint64_t total = 0;
       for (std::uint64_t w : work) total += w;
       std::size_t c = 0;
-      for (std::uint64_t sum = 0; c < n && c < workers_[0] && 2 * (sum + work[c]) <= total;) sum += work[c++];
-      return {c, n - c};
+      for (std::uint64_t sum = 0; c < n && c < workers_[0] && 2 * (sum + work[pos[c]]) <= total;) sum += work[pos[c++]];
+      return arranged(work, std::move(pos), c, by_size);
     }
-    // The cut c (0..n) that minimises max(CPU finish, GPU finish): the CPU's prefix grows, the
-    // GPU's suffix shrinks, each predicted from its side's average and span.
+    // The cut c (0..n) that minimises max(CPU finish, GPU finish): the CPU's part (the first c of
+    // `pos`) grows, the GPU's (the rest) shrinks, each predicted from its side's average and span.
     std::uint64_t total = 0;
     for (std::uint64_t w : work) total += w;
     std::vector<std::uint64_t> suffix_largest(n + 1, 0);
-    for (std::size_t i = n; i-- > 0;) suffix_largest[i] = std::max(suffix_largest[i + 1], work[i]);
+    for (std::size_t i = n; i-- > 0;) suffix_largest[i] = std::max(suffix_largest[i + 1], work[pos[i]]);
     std::size_t best = 0;
     double best_end = std::numeric_limits<double>::infinity(), best_gap = best_end;
     PartShape head{0, 0, 0};
     for (std::size_t c = 0;; ++c) {
       const PartShape tail{total - head.work, suffix_largest[c], n - c};
-      const double cpu_end = static_cast<double>(cpu.backlog_ns) + predict(Side::Cpu, head);
+      const double cpu_end = static_cast<double>(cpu.backlog_ns) + kCpuMargin * predict(Side::Cpu, head);
       const double gpu_end = static_cast<double>(gpu.backlog_ns) + predict(Side::Gpu, tail);
       const double end = std::max(cpu_end, gpu_end), gap = std::abs(cpu_end - gpu_end);
       // Ties (equal ends, e.g. a side's backlog dominating) go to the more even split.
       if (end < best_end || (end == best_end && gap < best_gap)) best = c, best_end = end, best_gap = gap;
       if (c == n) break;
-      head.work += work[c], head.largest = std::max(head.largest, work[c]), ++head.requests;
+      const std::uint64_t w = work[pos[c]];
+      head.work += w, head.largest = std::max(head.largest, w), ++head.requests;
     }
-    return {best, n - best};
+    return arranged(work, std::move(pos), best, by_size);
+  }
+
+  // The factor on the CPU's predicted time in the finish-time cut (the header says why).
+  static constexpr double kCpuMargin = 1.1;
+
+  // Whether the GPU's lead launches alone into its one free slot while `running` (its launches
+  // from earlier decisions) occupy the others; the rest then waits for the next decision. Only
+  // where the running launches span at most half the lead: they free their slot in time for the
+  // rest (each of its requests under half the lead's largest) to end before the lead. Nothing
+  // running (a device of one slot) means the rest would only start after the lead: never alone.
+  // Not before calibration: the rest would be split again under the probe rule, which offers a
+  // busy CPU another probe to run after the first, and the rest's launch would pay for new
+  // buffers while the lead runs (md2d's first step, where the other slot runs the first request
+  // alone, keeps one launch: untested on a GPU, so not risked).
+  bool lead_goes_alone(const PartShape& lead, std::span<const PartShape> running) const {
+    double longest = 0;
+    for (const PartShape& r : running) longest = std::max(longest, span(Side::Gpu, r));
+    return calibrated() && !running.empty() && 2 * longest <= span(Side::Gpu, lead);
   }
 
   // Predicted time of `part` on `side` (0 until the side has measured).
@@ -181,6 +239,30 @@ class HybridSplitter {
   double gpu_ns_per_item() const { return gpu_.mean_ns_per_item; }
 
  private:
+  // The plan of cut `c` over `pos` (the CPU's part first): each part largest first (the CPU's
+  // only where it is a side of workers; a wide CPU keeps list order), and the GPU's requests of at
+  // least half its largest's work as its lead launch, where the others' span is at most half the
+  // lead's (they may start up to that much later and still end first: true of a GPU's blocks, not
+  // of a few workers with many requests left).
+  SplitPlan arranged(std::span<const std::uint64_t> work, std::vector<std::size_t> pos, std::size_t c, bool cpu_by_size) const {
+    auto larger_first = [&](std::size_t a, std::size_t b) { return work[a] > work[b]; };
+    const auto cut = pos.begin() + static_cast<std::ptrdiff_t>(c);
+    if (cpu_by_size) std::stable_sort(pos.begin(), cut, larger_first);
+    std::stable_sort(cut, pos.end(), larger_first);
+    SplitPlan p{c, pos.size() - c, std::move(pos), 0};
+    if (p.gpu > 1) {
+      PartShape lead{0, 0, 0}, rest{0, 0, 0};
+      const std::uint64_t largest = work[p.order[c]];
+      for (std::size_t i = c; i < p.order.size(); ++i) {
+        const std::uint64_t w = work[p.order[i]];
+        PartShape& part = 2 * w >= largest ? lead : rest;  // the order is by work: the lead is a prefix
+        part.work += w, part.largest = std::max(part.largest, w), ++part.requests;
+      }
+      if (rest.requests > 0 && 2 * span(Side::Gpu, rest) <= span(Side::Gpu, lead)) p.gpu_lead = lead.requests;
+    }
+    return p;
+  }
+
   struct Average {
     bool warmed_up = false;
     std::uint64_t samples = 0;

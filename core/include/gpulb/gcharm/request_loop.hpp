@@ -13,6 +13,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <string>
@@ -129,6 +130,9 @@ struct BatchRouter {
   std::function<void(std::size_t lane, const PartShape&, const LaunchTimes&)> finished;
   // Whether a decision waits until every lane has a free slot (the paper's loop).
   std::function<bool()> waits_for_all;
+  // Whether lane 1's lead (SplitPlan::gpu_lead) launches alone into its one free slot while its
+  // `running` launches occupy the others (empty: never).
+  std::function<bool(const PartShape& lead, std::span<const PartShape> running)> lead_alone;
 };
 
 inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::span<const DeviceLane> lanes, CombiningController& controller,
@@ -176,9 +180,10 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
     }
     return n;
   };
-  auto free_slot = [&](std::size_t lane) -> std::optional<std::uint32_t> {
+  // The first free slot of `lane` other than `except`.
+  auto free_slot = [&](std::size_t lane, std::optional<std::uint32_t> except = std::nullopt) -> std::optional<std::uint32_t> {
     for (std::uint32_t k = 0; k < state[lane].slots.size(); ++k) {
-      if (!state[lane].slots[k].busy) return k;
+      if (!state[lane].slots[k].busy && k != except) return k;
     }
     return std::nullopt;
   };
@@ -211,6 +216,17 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
       if (state[lane].slots[k].busy) finish_slot(lane, k);
     }
   };
+  auto shape_of = [](const std::vector<PendingRequest>& part, PartShape shape) {
+    for (const PendingRequest& r : part) shape.work += r.work, shape.largest = std::max(shape.largest, r.work), ++shape.requests;
+    return shape;
+  };
+  // A lane's backlog grows by its new part's predicted time from `start`, when its first launch
+  // went (the launches of one part run at once: the part is booked whole, after them, since a
+  // launch that may evict cached items first lets the lane's running launches end).
+  auto book = [&](std::size_t lane, const PartShape& shape, std::uint64_t start) {
+    if (!router.predict_ns || shape.requests == 0) return;
+    state[lane].free_at_ns = std::max(start, state[lane].free_at_ns) + static_cast<std::uint64_t>(router.predict_ns(lane, shape));
+  };
   // Sends requests to `lane`'s free slot `k` as one combined request.
   auto launch = [&](std::size_t lane, std::uint32_t k, std::vector<PendingRequest> part, LaunchReason reason, std::span<const std::byte> table) {
     LaneState& ls = state[lane];
@@ -227,12 +243,7 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
       for (const PendingRequest& r : part) need += r.items.size();
       if (ls.cache.resident() + need > ls.cache.slots()) finish_all(lane);
     }
-    PartShape shape{0, 0, part.size()};
-    for (const PendingRequest& r : part) shape.work += r.work, shape.largest = std::max(shape.largest, r.work);
-    if (router.predict_ns) {
-      const std::uint64_t now = host.now_ns();
-      ls.free_at_ns = std::max(now, ls.free_at_ns) + static_cast<std::uint64_t>(router.predict_ns(lane, shape));
-    }
+    const PartShape shape = shape_of(part, {});
     CombinedRequest c = assemble(std::move(part), mode, uses_cache(mode) ? &ls.cache : nullptr, table, stream.item_bytes);
     const DeviceAreas areas = lanes[lane].device->prepare(k, c);
     bind(c, stream.item_bytes, areas);
@@ -296,8 +307,10 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
         const LaunchDecision d = controller.next_launch(host.now_ns(), st.waiting, st.arrivals_paused);
         if (d.count > 0) {
           const std::uint64_t t0 = host.now_ns();
-          std::size_t to_first = d.count, to_second = 0;
-          bool launch_first = true, launch_second = false;
+          // Each lane's part as positions in the batch (from the list's front), in launch order;
+          // lane 1's first `lead` requests may go as a launch of their own.
+          std::vector<std::size_t> part[2];
+          std::size_t lead = 0;
           if (lanes.size() > 1) {
             list.front_work(d.count, work);  // the requests stay in the list unless a part launches
             LaneLoad load[2];
@@ -307,37 +320,104 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
               load[l] = {free[l].has_value(), at > t0 ? at - t0 : at != 0 ? t0 - at : 0};
             }
             const SplitPlan p = router.split(work, load);
-            to_first = std::min(p.cpu, work.size());
-            to_second = std::min(p.gpu, work.size() - to_first);
-            launch_first = to_first > 0 && free[0].has_value();
-            launch_second = to_second > 0 && free[1].has_value();
+            const std::size_t c = std::min(p.cpu, work.size()), g = std::min(p.gpu, work.size() - c);
+            const bool ordered = p.order.size() >= c + g;  // else the paper's prefix
+            for (std::size_t i = 0; i < c + g; ++i) part[i < c ? 0 : 1].push_back(ordered ? p.order[i] : i);
+            lead = p.gpu_lead < g ? p.gpu_lead : 0;
+          } else {
+            part[0].resize(d.count);
+            std::iota(part[0].begin(), part[0].end(), std::size_t{0});
           }
+          const bool launch_first = !part[0].empty() && free[0].has_value();
+          const bool launch_second = !part[1].empty() && free[1].has_value();
+          // Lane 1's lead goes alone where a second slot takes the rest at once (after the CPU's
+          // part), or, with one free slot, where the router says its running launches free theirs
+          // in time: the rest then waits in the list for the next decision. On md2d's first step
+          // the GPU's other slot ran the first request alone (adaptive combining's rule) for 26
+          // ms, and the whole part waited 15 ms for its assembly and buffers.
+          const std::optional<std::uint32_t> rest_slot = launch_second && lead > 0 ? free_slot(1, free[1]) : std::nullopt;
+          bool lead_alone = false;
+          if (launch_second && lead > 0 && !rest_slot && router.lead_alone) {
+            PartShape lead_shape{0, 0, 0};
+            for (std::size_t i = 0; i < lead; ++i) {
+              const std::uint64_t w = work[part[1][i]];
+              lead_shape.work += w, lead_shape.largest = std::max(lead_shape.largest, w), ++lead_shape.requests;
+            }
+            std::vector<PartShape> running;
+            for (const InFlight& f : state[1].slots) {
+              if (f.busy) running.push_back(f.shape);
+            }
+            lead_alone = router.lead_alone(lead_shape, running);
+          }
+          const std::size_t second_now = !launch_second ? 0 : lead_alone ? lead : part[1].size();
           if (!launch_first && !launch_second) {
             idle_key = {true, st.waiting, st.completed, t0, free_mask};
           } else {
-            // Only this loop takes from the list: its front is still what was split.
-            std::vector<PendingRequest> batch = list.take_front(launch_second ? to_first + to_second : to_first);
+            // Only this loop takes from the list: its front is still what was split. It takes up to
+            // the last request that launches now; the others go back to the front, in list order.
+            std::size_t take = 0;
+            if (launch_first) {
+              for (std::size_t i : part[0]) take = std::max(take, i + 1);
+            }
+            for (std::size_t i = 0; i < second_now; ++i) take = std::max(take, part[1][i] + 1);
+            std::vector<PendingRequest> batch = list.take_front(take);
             const std::span<const std::byte> table = list.table();
             idle_key.valid = false;
-            const auto cut = batch.begin() + static_cast<std::ptrdiff_t>(std::min(to_first, batch.size()));
-            std::vector<PendingRequest> first(std::make_move_iterator(batch.begin()), std::make_move_iterator(cut));
-            std::vector<PendingRequest> second(std::make_move_iterator(cut), std::make_move_iterator(batch.end()));
-            // A busy first lane's part goes back to the list's front (a busy second lane's part
-            // was never taken).
-            if (!launch_first) list.put_back_front(std::move(first)), first.clear();
-            const std::uint64_t launched = first.size() + second.size();
+            std::vector<char> taken(batch.size(), 0);
+            auto gather = [&](const std::vector<std::size_t>& positions, std::size_t from, std::size_t to) {
+              std::vector<PendingRequest> out;
+              for (std::size_t i = from; i < to; ++i) {
+                if (positions[i] >= batch.size() || taken[positions[i]]) continue;
+                taken[positions[i]] = 1;
+                out.push_back(std::move(batch[positions[i]]));
+              }
+              return out;
+            };
+            std::vector<PendingRequest> first, second_lead, second;
+            if (launch_first) first = gather(part[0], 0, part[0].size());
+            if (launch_second) {
+              const std::size_t split_at = rest_slot || lead_alone ? lead : 0;
+              second_lead = gather(part[1], 0, split_at);
+              second = gather(part[1], split_at, second_now);
+            }
+            std::vector<PendingRequest> back;
+            for (std::size_t i = 0; i < batch.size(); ++i) {
+              if (!taken[i]) back.push_back(std::move(batch[i]));
+            }
+            if (!back.empty()) list.put_back_front(std::move(back));
+            const std::uint64_t launched = first.size() + second_lead.size() + second.size();
             ++totals.batches;
             ++totals.batches_by_reason[static_cast<int>(d.reason)];
             totals.requests += launched;
             if (lanes.size() > 1) {
               std::uint64_t items = 0, to_cpu = 0;
               for (const PendingRequest& r : first) items += r.items.size(), to_cpu += r.items.size();
-              for (const PendingRequest& r : second) items += r.items.size();
+              for (const auto* gpu_part : {&second_lead, &second}) {
+                for (const PendingRequest& r : *gpu_part) items += r.items.size();
+              }
               host.record(trace::EventKind::RequestSplit, static_cast<std::uint32_t>(first.size()),
                           static_cast<std::uint16_t>(items ? (1000 * to_cpu + items / 2) / items : 0));
             }
-            if (!first.empty()) launch(0, *free[0], std::move(first), d.reason, table);
-            if (!second.empty()) launch(1, *free[1], std::move(second), d.reason, table);
+            const PartShape cpu_shape = shape_of(first, {}), gpu_shape = shape_of(second, shape_of(second_lead, {}));
+            std::uint64_t cpu_start = 0, gpu_start = 0;
+            // The GPU's part first: it is the step's critical path (the CPU's part is sized to end
+            // before it, and its launch, in place, is short); its lead before the CPU's part, the
+            // rest after it (the rest ends long before the lead: each of its requests has at most
+            // half the lead's largest work).
+            auto launch_gpu = [&](std::vector<PendingRequest> part_now, std::uint32_t slot) {
+              if (part_now.empty()) return;
+              launch(1, slot, std::move(part_now), d.reason, table);
+              if (gpu_start == 0) gpu_start = host.now_ns();
+            };
+            launch_gpu(std::move(second_lead), *free[1]);
+            if (!rest_slot) launch_gpu(std::move(second), free[1].value_or(0));  // empty after a lead alone
+            if (!first.empty()) {
+              launch(0, *free[0], std::move(first), d.reason, table);
+              cpu_start = host.now_ns();
+            }
+            if (rest_slot) launch_gpu(std::move(second), *rest_slot);
+            book(0, cpu_shape, cpu_start);
+            book(1, gpu_shape, gpu_start);
             totals.assemble_ns += host.now_ns() - t0;
             host.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(st.waiting - launched), kWorkGroupQueue);
             moved = true;
@@ -390,6 +470,7 @@ inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, Request
   BatchRouter router;
   router.split = [&](std::span<const std::uint64_t> work, std::span<const LaneLoad> load) { return splitter.plan(work, load[0], load[1]); };
   router.waits_for_all = [&] { return splitter.waits_for_both(); };
+  router.lead_alone = [&](const PartShape& lead, std::span<const PartShape> running) { return splitter.lead_goes_alone(lead, running); };
   router.predict_ns = [&](std::size_t lane, const PartShape& part) { return splitter.predict(lane == 0 ? Side::Cpu : Side::Gpu, part); };
   router.finished = [&](std::size_t lane, const PartShape& part, const LaunchTimes& t) {
     splitter.record(lane == 0 ? Side::Cpu : Side::Gpu, part, t.total());

@@ -80,6 +80,7 @@ class CombiningGpu : public gcharm::RequestDevice {
     slot.upload_slots_at = slot.slot_lists_at + c.slot_lists.size() * 4;
     slot.items_at = (slot.upload_slots_at + c.upload_slots.size() * 4 + 15) / 16 * 16;
     slot.bytes_in = slot.items_at + c.upload_items.size();
+    take_buffers(k, slot.bytes_in, c.output_bytes);
     grow(slot.staging, slot.bytes_in);
     grow(slot.in, slot.bytes_in);
     grow(slot.out, c.output_bytes);
@@ -94,6 +95,7 @@ class CombiningGpu : public gcharm::RequestDevice {
 
   void submit(std::uint32_t k, gcharm::CombinedRequest& c) override {
     Slot& slot = *slots_[k];
+    slot.busy = true;
     std::byte* staging = slot.staging.host();
     std::memcpy(staging + slot.tasks_at, c.tasks.data(), c.tasks.size() * sizeof(Task));
     std::memcpy(staging + slot.slot_lists_at, c.slot_lists.data(), c.slot_lists.size() * 4);
@@ -134,6 +136,7 @@ class CombiningGpu : public gcharm::RequestDevice {
       if (!out.empty()) std::memcpy(out.data(), slot.out_host.host() + c.output_offset[i], out.size());
     }
     tasks_run_ += c.tasks.size();
+    slot.busy = false;
     return t;
   }
 
@@ -154,14 +157,42 @@ class CombiningGpu : public gcharm::RequestDevice {
     cuda::DeviceBuffer<std::byte> in, out;
     TimingEvent started, copied, ran, done;
     std::uint64_t tasks_at = 0, slot_lists_at = 0, upload_slots_at = 0, items_at = 0, bytes_in = 0;
+    bool busy = false;  // submitted and not yet finished: its buffers are in use
   };
 
-  // Grows a buffer to at least `bytes` (by half again, so that growing is rare: cudaFree and
-  // cudaFreeHost wait for the whole device).
+  // Grows a buffer to at least `bytes`, with an eighth more for the next launches (md2d's full
+  // batches differ by ~3% from step to step; pinned memory costs time in proportion on the first
+  // allocation) and at least half again the old size, so that growing is rare: a new pinned
+  // buffer cost 10-20 ms on an H100's host (cudaHostAlloc of md2d's ~20 MB a launch, on the
+  // loop's critical path), and cudaFree and cudaFreeHost wait for the whole device.
   template <class Buffer>
   static void grow(Buffer& b, std::size_t bytes) {
     if (b.size() >= bytes) return;
-    b = Buffer(std::max<std::size_t>(bytes, b.size() + b.size() / 2));
+    b = Buffer(std::max<std::size_t>(bytes + bytes / 8, b.size() + b.size() / 2));
+  }
+
+  // Buffers follow the launches, not the slots: where slot k's are too small for a launch and an
+  // idle slot's are large enough, the two slots swap them (the smallest that fits). The loop takes
+  // the first free slot, so a small launch (the first request alone, an uncalibrated hybrid's
+  // leftovers) left one slot's buffers small and the next full batch grew them again: on md2d
+  // (hybrid, an H100) the GPU's part was launched 15-20 ms after its split in 3 of 5 steps, the
+  // time of the allocations, against 4 ms without.
+  void take_buffers(std::uint32_t k, std::size_t bytes_in, std::size_t bytes_out) {
+    Slot& slot = *slots_[k];
+    auto fits = [&](const Slot& s) {
+      return s.staging.size() >= bytes_in && s.in.size() >= bytes_in && s.out.size() >= bytes_out && s.out_host.size() >= bytes_out;
+    };
+    if (fits(slot)) return;
+    Slot* best = nullptr;
+    for (auto& other : slots_) {
+      if (other.get() == &slot || other->busy || !fits(*other)) continue;
+      if (best == nullptr || other->staging.size() + other->out_host.size() < best->staging.size() + best->out_host.size()) best = other.get();
+    }
+    if (best == nullptr) return;
+    std::swap(slot.staging, best->staging);
+    std::swap(slot.in, best->in);
+    std::swap(slot.out, best->out);
+    std::swap(slot.out_host, best->out_host);
   }
 
   GpuSession& s_;

@@ -67,9 +67,11 @@ ExecOutput run_hybrid_on_gpu(const ExecPlan& plan, Factory& make_body) {
     cpu::detail::CombiningHost<Body> cpu_side(rt, cpu_plan, body, plan.requests->item_bytes, 0, rt.workers());
     HybridHost host(rt, watchdog);
     rt.start([&](std::uint32_t rank) { cpu_side.work(rank); });
-    // The CPU side's averages are per worker (a part of k requests runs on min(k, workers)
-    // threads); the GPU is one wide device, as the paper models both.
-    gcharm::HybridSplitter splitter(gcharm::parse_hybrid_strategy(plan.options.strategy), plan.options.cpu_share, rt.workers(), 0);
+    // Both sides' averages are per worker: a CPU part of k requests runs on min(k, workers)
+    // threads, a GPU part on min(k, resident) blocks, one request each, its largest bounding it
+    // (the paper models both as wide devices: hybrid_split.hpp says why not).
+    gcharm::HybridSplitter splitter(gcharm::parse_hybrid_strategy(plan.options.strategy), plan.options.cpu_share, rt.workers(),
+                                    gpu.resident_blocks());
     std::vector<gcharm::DeviceLane> lanes;
     gcharm::RequestTotals totals;
     try {
