@@ -147,12 +147,12 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   const PolicyDescriptor& policy = registry.policy(config.policy.empty() ? scenario.default_policy(config.params) : config.policy);
   const Backend backend = config.backend.value_or(default_backend(registry));
   check_backend(registry, entry, config, backend, policy);
-  const std::uint32_t block_size = config.block_size != 0 ? config.block_size : scenario.default_block_size();
-  if (block_size > 1024) throw ConfigError("block size " + std::to_string(block_size) + " is out of range 1..1024");
+  if (config.block_size > 1024) throw ConfigError("block size " + std::to_string(config.block_size) + " is out of range 1..1024");
 
   ParamMap scenario_params, policy_params;
   split_params(registry, config.params, scenario, policy, scenario_params, policy_params);
   std::unique_ptr<BoundRun> bound = entry.bind(scenario_params);
+  const std::uint32_t block_size = config.block_size != 0 ? config.block_size : scenario.default_block_size(scenario_params);
   ScenarioInstance& instance = bound->instance();
   check_spawning(instance, scenario.name(), registry, policy, backend, config.distribution != nullptr);
   check_requests(instance, scenario, registry, policy);

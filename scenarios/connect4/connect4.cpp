@@ -73,7 +73,7 @@ class Connect4Scenario : public ScenarioOf<Connect4Instance> {
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
   // A node has at most 7 moves, one per thread: one warp covers them.
-  std::uint32_t default_block_size() const override { return 32; }
+  std::uint32_t default_block_size(const ParamMap&) const override { return 32; }
   std::unique_ptr<Connect4Instance> instantiate(const ParamMap& params) const override {
     const int lookahead = static_cast<int>(int_param(params, find_spec(specs(), "lookahead")));
     auto it = params.find("opening");

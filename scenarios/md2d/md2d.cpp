@@ -52,10 +52,24 @@ class Md2dScenario : public ScenarioOf<Md2dInstance> {
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
   bool makes_requests() const override { return true; }
-  // One thread a target: a patch holds about 32 particles at the defaults (self 32 targets, pair
-  // 64), so 128 threads would leave most of the block idle; cluster patches' hundred-odd targets
-  // take a few strides. 64 also doubles the resident blocks (maxSize) on an H100.
-  std::uint32_t default_block_size() const override { return 64; }
+  // One thread a target, so a block as wide as a patch's mean count of particles, in warps, from
+  // 64 to 256 threads. At the defaults a patch holds about 32 (self 32 targets, pair 64): 128
+  // threads would leave most of the block idle, and 64 doubles the resident blocks (maxSize) on
+  // an H100. Full patches (patches=7 at 100,000 particles: ~2,000 a patch) make the GPU
+  // latency-bound: a step lasts as long as its largest compute object's block, and on an H100
+  // blocks of 256 ran such a step 2.1x faster than blocks of 64 (docs/benchmarks.md, G-Charm).
+  // Missing parameters take their defaults (`gpulb list` passes none).
+  std::uint32_t default_block_size(const ParamMap& params) const override {
+    const auto particles = static_cast<double>(int_param(params, find_spec(specs(), "particles")));
+    const auto density = real_param(params, find_spec(specs(), "density"), 0.01, 0.5);
+    const auto cutoff = real_param(params, find_spec(specs(), "cutoff"), 1.5, 5);
+    const double length = std::sqrt(particles / density);
+    const auto given = static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "patches")));
+    const std::uint32_t side = given != 0 ? given : Box::auto_patches(length, static_cast<std::uint32_t>(particles), cutoff);
+    const double per_patch = particles / (static_cast<double>(side) * side);
+    const auto warps = static_cast<std::uint32_t>(std::ceil(per_patch / 32));
+    return 32 * std::clamp(warps, 2u, 8u);
+  }
   std::unique_ptr<Md2dInstance> instantiate(const ParamMap& params) const override {
     auto integer = [&](const char* n) { return int_param(params, find_spec(specs(), n)); };
     auto real = [&](const char* n, double lo, double hi) { return real_param(params, find_spec(specs(), n), lo, hi); };

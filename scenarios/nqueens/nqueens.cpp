@@ -35,7 +35,7 @@ class NQueensScenario : public ScenarioOf<NQueensInstance> {
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
   // A task's threads split one row's n columns (n <= 20): one warp covers them.
-  std::uint32_t default_block_size() const override { return 32; }
+  std::uint32_t default_block_size(const ParamMap&) const override { return 32; }
   std::unique_ptr<NQueensInstance> instantiate(const ParamMap& params) const override {
     const int n = static_cast<int>(int_param(params, find_spec(specs(), "n")));
     const int cutoff = static_cast<int>(int_param(params, find_spec(specs(), "cutoff")));

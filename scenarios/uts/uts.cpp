@@ -64,7 +64,7 @@ class UtsScenario : public ScenarioOf<UtsInstance> {
   // A node has a few children (4 on average in the sample trees), each hashed by one thread: one
   // warp is plenty, and smaller blocks mean more workers. Measured on an H100 (T1L,
   // work-stealing): 32 threads 499 M nodes/s, 64 threads 290 M/s, 128 threads 173 M/s.
-  std::uint32_t default_block_size() const override { return 32; }
+  std::uint32_t default_block_size(const ParamMap&) const override { return 32; }
   std::unique_ptr<UtsInstance> instantiate(const ParamMap& params) const override {
     const std::string tree = choice_param(params, find_spec(specs(), "tree"));
     const std::string ref = choice_param(params, find_spec(specs(), "reference"));

@@ -98,7 +98,7 @@ TEST(RunConfig, BlockSizeZeroTakesTheScenariosDefaultAndTheTraceSaysWhich) {
   c.scenario = "nqueens";
   c.policy = "work-stealing";
   c.params = {{"n", "6"}, {"cutoff", "2"}};
-  EXPECT_EQ(registry().get("nqueens").default_block_size(), 32u);
+  EXPECT_EQ(registry().get("nqueens").default_block_size({}), 32u);
   EXPECT_EQ(run(registry(), c).trace.meta.parameters.at("block_size"), "32");
   c.block_size = 8;  // a named block size wins
   EXPECT_EQ(run(registry(), c).trace.meta.parameters.at("block_size"), "8");

@@ -57,6 +57,25 @@ TEST(Md2dHybrid, VerifiesAndTheTwoSidesShareEveryRequestOnce) {
   }
 }
 
+// A block is one thread a target: md2d's default block follows a patch's mean count of particles,
+// in warps, from 64 to 256 threads (full patches leave the GPU latency-bound on the largest
+// compute object, where wider blocks shorten its step).
+TEST(Md2dBlocks, TheDefaultBlockFollowsTheParticlesOfAPatch) {
+  const Scenario& md2d = builtin::registry().get("md2d");
+  EXPECT_EQ(md2d.default_block_size({}), 64u);  // the defaults: about 32 particles a patch
+  EXPECT_EQ(md2d.default_block_size({{"particles", "100000"}, {"patches", "7"}}), 256u);  // ~2,041 a patch
+  EXPECT_EQ(md2d.default_block_size({{"particles", "10000"}, {"patches", "8"}}), 160u);   // ~156 a patch: 5 warps
+  RunConfig c;
+  c.scenario = "md2d";
+  c.policy = "combining";
+  c.backend = Backend::Cpu;
+  c.workers = 2;
+  c.params = {{"particles", "10000"}, {"patches", "8"}, {"steps", "1"}, {"producers", "1"}};
+  const RunResult r = run(builtin::registry(), c);
+  ASSERT_TRUE(r.verified) << r.verification;
+  EXPECT_EQ(r.trace.meta.parameters.at("block_size"), "160");
+}
+
 struct Mode {
   const char* strategy;
   const char* transfer;

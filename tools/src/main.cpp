@@ -89,7 +89,7 @@ int cmd_list(bool json) {
     for (const Scenario* s : reg.scenarios()) {
       nlohmann::json params = nlohmann::json::array();
       for (const ParamSpec& p : s->params()) params.push_back(param_json(p));
-      j["scenarios"].push_back({{"name", s->name()}, {"description", s->description()}, {"default_block_size", s->default_block_size()}, {"default_policy", s->default_policy({})}, {"parameters", params}});
+      j["scenarios"].push_back({{"name", s->name()}, {"description", s->description()}, {"default_block_size", s->default_block_size({})}, {"default_policy", s->default_policy({})}, {"parameters", params}});
     }
     for (const PolicyDescriptor* p : reg.policies()) {
       nlohmann::json backends = nlohmann::json::array(), options = nlohmann::json::array();
@@ -111,7 +111,7 @@ int cmd_list(bool json) {
   }
   std::cout << "Scenarios (set parameters with --param name=value):\n";
   for (const Scenario* s : reg.scenarios()) {
-    std::cout << "  " << s->name() << "\n      " << s->description() << "\n      (blocks of " << s->default_block_size()
+    std::cout << "  " << s->name() << "\n      " << s->description() << "\n      (blocks of " << s->default_block_size({})
               << " threads unless --block-size says otherwise; policy " << s->default_policy({}) << " unless --policy says otherwise)\n";
     for (const ParamSpec& p : s->params()) print_param(p, "      ");
   }

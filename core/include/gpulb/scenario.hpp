@@ -89,9 +89,10 @@ class Scenario {
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;  // may hold several lines
   virtual const std::vector<ParamSpec>& params() const = 0;
-  // Threads per worker block where the user names none (RunConfig::block_size 0): what the
+  // Threads per worker block where the user names none (RunConfig::block_size 0), given the run's
+  // scenario parameters (already validated by instantiate; {} for `gpulb list`): what the
   // scenario's tasks can use.
-  virtual std::uint32_t default_block_size() const { return 128; }
+  virtual std::uint32_t default_block_size(const ParamMap& /*params*/) const { return 128; }
   // Whether its instances make work requests (ScenarioInstance::request_stream).
   virtual bool makes_requests() const { return false; }
   // The policy a run gets where it names none (RunConfig::policy empty, `gpulb run` without
