@@ -343,11 +343,21 @@ TEST(HybridSplit, TheGpusLargestRequestsLeadItsPartAsALaunchOfTheirOwn) {
   // All of a similar size: no lead (one launch; nothing would be gained by two).
   const std::vector<std::uint64_t> even = {100, 90, 80, 100};
   EXPECT_EQ(h.plan(even, {true, 0}, {true, 0}).gpu_lead, 0u);
-  // Static keeps the paper's prefix and one launch a side.
+  // Static keeps the paper's prefix (the request crossing the CPU's half goes to it), and each
+  // part launches in adaptive's order: largest first, the GPU's lead apart.
   const HybridSplitter s(HybridStrategy::Static, 0.5, 8, 1000);
-  const SplitPlan q = s.plan(work, {true, 0}, {true, 0});
-  EXPECT_TRUE(q.order.empty());
-  EXPECT_EQ(q.gpu_lead, 0u);
+  const std::vector<std::uint64_t> uneven = {10, 30, 20, 100, 5, 5, 60};  // 230: the CPU's 115 is crossed at 100
+  const SplitPlan q = s.plan(uneven, {true, 0}, {true, 0});
+  EXPECT_EQ(q.cpu, 4u);
+  EXPECT_EQ(q.gpu, 3u);
+  EXPECT_EQ(q.order, (std::vector<std::size_t>{3, 1, 2, 0, 6, 4, 5}));
+  EXPECT_EQ(q.gpu_lead, 1u);
+  // Nothing for the CPU (the GPU-only reference): the GPU's part is the whole batch, so ordered.
+  const HybridSplitter gpu_only(HybridStrategy::Static, 0.0, 8, 1000);
+  const SplitPlan g = gpu_only.plan(uneven, {true, 0}, {true, 0});
+  EXPECT_EQ(g.cpu, 0u);
+  EXPECT_EQ(g.order, (std::vector<std::size_t>{3, 6, 1, 2, 0, 4, 5}));
+  EXPECT_EQ(g.gpu_lead, 2u);
 }
 
 TEST(HybridSplit, TheLeadGoesAloneOnlyWhereTheRunningLaunchesFreeTheirSlotInTime) {
