@@ -34,6 +34,7 @@ struct PolicyOptions {
   std::uint32_t steal_chunk = 20;       // work-stealing on the CPU: most tasks one steal takes
   std::uint32_t remote_chunk = 1;       // work-stealing on CUDA across GPUs: most tasks one steal from another GPU takes
   std::uint32_t remote_after = 4;       // work-stealing on CUDA across GPUs: failed local passes in a row before a block tries another GPU
+  std::uint32_t remote_poll = 1;        // work-stealing on CUDA across GPUs, remote=request: tasks a block runs between looks at its mailbox
   std::string remote = "request";       // work-stealing on CUDA across GPUs: "request" (its owner answers) or "steal" (CAS the victim's deque)
   std::string peer = "auto";            // work-stealing on CUDA across GPUs: "on" (peer memory), "off" (host memory) or "auto"
   std::uint32_t overflow_capacity = 1u << 16;  // work-stealing: tasks the shared overflow queue holds

@@ -32,6 +32,11 @@ inline const PolicyDescriptor& work_stealing() {
        {{"remote_after", "work-stealing (cuda, --gpus N > 1): failed local passes in a row (own deque, queues, a local victim) before a block also tries another GPU",
          "4", "1..65536", 1, 65536, {}},
         &PolicyOptions::remote_after},
+       // kernels/work_stealing_multi_gpu.cuh: each look is a system-scope load, an L2 round trip
+       // on the critical path of every task.
+       {{"remote_poll", "work-stealing (cuda, --gpus N > 1, remote=request): tasks a block runs between looks at its mailbox for another GPU's request (an idle block looks at every pass)",
+         "1", "1..65536", 1, 65536, {}},
+        &PolicyOptions::remote_poll},
        {{"remote", "work-stealing (cuda, --gpus N > 1): a thief on another GPU CASes the victim's deque (steal: every deque at system scope; needs peer memory) or asks its owner, who hands over tasks at its next task boundary (request: deques stay device scope)",
          "request", "steal|request", 0, 0, {"steal", "request"}},
         &PolicyOptions::remote},

@@ -175,6 +175,10 @@ struct MgWsKernelArgs {
   // another GPU (--param remote_after): a remote steal costs a few NVLink round trips, a local one
   // an L2 access, and a block waiting on a remote answer misses the local work that appears.
   std::uint32_t remote_after = 4;
+  // remote=request: tasks a busy block runs between looks at its mailbox (--param remote_poll; an
+  // idle block looks at every pass). A look is a system-scope load, which goes to L2, on the
+  // critical path of every task; a thief waits up to this many of the owner's tasks longer.
+  std::uint32_t remote_poll = 1;
   // This GPU's reserve of units (in its memory, <= 0): see "A per-GPU reserve" at the top.
   std::int64_t* reserve = nullptr;
 };
@@ -354,7 +358,9 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
   auto find = [&](Task& task) -> WorkerAction {
     for (;;) {
       if (a.should_stop()) return WorkerAction::Stop;
-      if constexpr (kRequest) answer_remote_request(w, rank);
+      if constexpr (kRequest) {
+        if (idle || st.tasks % w.remote_poll == 0) answer_remote_request(w, rank);
+      }
       const FindResult f = ws.find_task(rank, picker, task);
       bool found = f.source != TaskSource::None;
       if (found) {

@@ -342,6 +342,7 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
     k.victim = o.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random;
     k.remote_chunk = remote_chunk;
     k.remote_after = std::max(1u, o.remote_after);
+    k.remote_poll = std::max(1u, o.remote_poll);
     k.reserve = states[g]->reserve.get();
   }
 
