@@ -375,11 +375,6 @@ TEST(HybridSplit, TheLeadGoesAloneOnlyWhereTheRunningLaunchesFreeTheirSlotInTime
   // Uncalibrated: never (the rest would be offered to the CPU again as a probe).
   const HybridSplitter fresh(HybridStrategy::Adaptive, 0.0, 8, 1000);
   EXPECT_FALSE(fresh.lead_goes_alone(lead, first_alone));
-  // Static splits the rest by its share again: its lead goes alone as adaptive's, measured or not
-  // (the GPU-only reference, cpu_share=0, never measures the CPU).
-  const HybridSplitter gpu_only(HybridStrategy::Static, 0.0, 8, 1000);
-  EXPECT_TRUE(gpu_only.lead_goes_alone(lead, first_alone));
-  EXPECT_FALSE(gpu_only.lead_goes_alone(lead, large));
 }
 
 TEST(DataCacheTable, CopiesOnlyMissingItemsAndReusesResidentOnes) {

@@ -224,16 +224,17 @@ class HybridSplitter {
   // where the running launches span at most half the lead: they free their slot in time for the
   // rest (each of its requests under half the lead's largest) to end before the lead. Nothing
   // running (a device of one slot) means the rest would only start after the lead: never alone.
-  // Adaptive, not before calibration: the rest would be split again under the probe rule, which
-  // offers a busy CPU another probe to run after the first, and the rest's launch would pay for
-  // new buffers while the lead runs (md2d's first step, where the other slot runs the first
-  // request alone, keeps one launch: untested on a GPU, so not risked). Static splits the rest by
-  // its fixed share again, calibrated or not (with cpu_share=0 the CPU never measures), so its
-  // GPU part launches as adaptive's does.
+  // Not before calibration: the rest would be split again under the probe rule, which offers a
+  // busy CPU another probe to run after the first, and the rest's launch would pay for new
+  // buffers while the lead runs (md2d's first step, where the other slot runs the first request
+  // alone, keeps one launch: untested on a GPU, so not risked). Static with cpu_share=0 never
+  // calibrates (the CPU never measures), so its lead never goes alone: one way in which the
+  // GPU-only reference of `gpulb bench hybrid` can launch less well than adaptive's GPU part
+  // (docs/benchmarks.md, G-Charm).
   bool lead_goes_alone(const PartShape& lead, std::span<const PartShape> running) const {
     double longest = 0;
     for (const PartShape& r : running) longest = std::max(longest, span(Side::Gpu, r));
-    return (calibrated() || strategy_ == HybridStrategy::Static) && !running.empty() && 2 * longest <= span(Side::Gpu, lead);
+    return calibrated() && !running.empty() && 2 * longest <= span(Side::Gpu, lead);
   }
 
   // Predicted time of `part` on `side` (0 until the side has measured).
