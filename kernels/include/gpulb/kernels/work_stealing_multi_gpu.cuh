@@ -178,7 +178,7 @@ struct MgWsKernelArgs {
   // remote=request: tasks a busy block runs between looks at its mailbox (--param remote_poll; an
   // idle block looks at every pass). A look is a system-scope load on the critical path of every
   // task; a thief waits up to this many of the owner's tasks longer. On 2 H200s (T1L, medians of
-  // 3) looking every 4 tasks ran 1.02x every task, every 16 1.00x and every 64 0.98x: the look
+  // 3) looking every 4 tasks ran 1.02x every task, every 16 0.99x and every 64 0.98x: the look
   // is not where the kernel across GPUs loses its 12% a GPU, so the default stays 1.
   std::uint32_t remote_poll = 1;
   // This GPU's reserve of units (in its memory, <= 0): see "A per-GPU reserve" at the top.
