@@ -13,6 +13,7 @@
 #include "policy_handles.hpp"
 #include "gpulb/cpu/execute.hpp"
 #include "gpulb/sharing_queue.hpp"
+#include "gpulb/tracing/trace.hpp"
 #include "gpulb/work_stealing_deque.hpp"
 #include "spawn_test_bodies.hpp"
 
@@ -448,6 +449,56 @@ TEST(BlockingQueue, FullQueueFailsNamingItsCapacity) {
   TreeRun run(&policies::blocking_queue(), 1, 10, 3);
   run.plan.options.blocking_capacity = 50;
   EXPECT_THROW(run.run(), RunError);
+}
+
+// Every task is timed at its begin and its end (the lock waits between tasks are the blocking
+// queue's lesson), and its queue levels ride on those times: a take's level right after the task's
+// begin, a put's right after its end and its Spawn, both without a clock read of their own
+// (flagged interpolated). With one worker the levels follow the queue exactly.
+TEST(BlockingQueue, EveryTakeAndPutLeavesALevelAtItsTasksBeginOrEnd) {
+  TreeRun run(&policies::blocking_queue(), 1, 2, 4);  // 31 tasks, 15 of them spawn two
+  run.plan.trace = true;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  using trace::EventKind;
+  const trace::Track* worker = nullptr;
+  for (const trace::Track& t : out.trace.tracks) {
+    if (t.role == trace::TrackRole::Worker) worker = &t;
+  }
+  ASSERT_NE(worker, nullptr);
+  const std::vector<trace::Event>& ev = worker->events;
+  std::int64_t queued = 1;  // the root
+  std::uint32_t begins = 0, takes = 0, puts = 0;
+  for (std::size_t i = 0; i < ev.size(); ++i) {
+    if (ev[i].kind == EventKind::TaskBegin || ev[i].kind == EventKind::TaskEnd) {
+      EXPECT_EQ(ev[i].flags & trace::kTimeInterpolated, 0) << "event " << i << ": every task edge is timed";
+    }
+    if (ev[i].kind == EventKind::TaskBegin) {
+      ++begins;
+      ASSERT_LT(i + 1, ev.size());
+      const trace::Event& level = ev[i + 1];
+      ASSERT_EQ(level.kind, EventKind::QueueLevel) << "event " << i + 1;
+      EXPECT_EQ(level.time_ns, ev[i].time_ns);
+      EXPECT_NE(level.flags & trace::kTimeInterpolated, 0);
+      EXPECT_EQ(static_cast<std::int64_t>(level.arg), --queued) << "take " << takes;
+      ++takes;
+    }
+    if (ev[i].kind == EventKind::Spawn) {
+      ASSERT_GE(i, 1u);
+      ASSERT_EQ(ev[i - 1].kind, EventKind::TaskEnd);
+      ASSERT_LT(i + 1, ev.size());
+      const trace::Event& level = ev[i + 1];
+      ASSERT_EQ(level.kind, EventKind::QueueLevel) << "event " << i + 1;
+      EXPECT_EQ(level.time_ns, ev[i - 1].time_ns);
+      queued += ev[i].arg;
+      EXPECT_EQ(static_cast<std::int64_t>(level.arg), queued) << "put " << puts;
+      ++puts;
+    }
+  }
+  EXPECT_EQ(begins, 31u);
+  EXPECT_EQ(takes, 31u);
+  EXPECT_EQ(puts, 15u);
+  EXPECT_EQ(queued, 0);
 }
 
 // task-queue runs children only where the plan says the scenario spawns (its workers then keep

@@ -409,8 +409,11 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
               launch(1, slot, std::move(part_now), d.reason, table);
               if (gpu_start == 0) gpu_start = host.now_ns();
             };
-            launch_gpu(std::move(second_lead), *free[1]);
-            if (!rest_slot) launch_gpu(std::move(second), free[1].value_or(0));  // empty after a lead alone
+            // Only where lane 1 launches now: with one lane (combining) free[1] does not exist.
+            if (launch_second) {
+              launch_gpu(std::move(second_lead), *free[1]);
+              if (!rest_slot) launch_gpu(std::move(second), *free[1]);  // empty after a lead alone
+            }
             if (!first.empty()) {
               launch(0, *free[0], std::move(first), d.reason, table);
               cpu_start = host.now_ns();

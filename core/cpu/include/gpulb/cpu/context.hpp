@@ -75,6 +75,10 @@ class WorkerContext {
   GPULB_TRACE_INLINE void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
     clock_.record(kind, arg, aux);
   }
+  // An event at the time of this worker's record before it (no clock read; BatchClock::record_untimed).
+  GPULB_TRACE_INLINE void record_at_last(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
+    clock_.record_untimed(kind, arg, aux);
+  }
   GPULB_TRACE_INLINE void task_begin(const Task& task) const { clock_.task_begin(task.id, task.kind); }
   GPULB_TRACE_INLINE void task_end() const { clock_.task_end(); }
   // Before a wait outside the trace (a launch barrier): see BatchClock::pause.

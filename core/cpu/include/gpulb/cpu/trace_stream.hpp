@@ -122,6 +122,14 @@ class BatchClock {
     record_timed(kind, arg, aux);
   }
 
+  // An event that takes the time of the record before it, with no clock read of its own (flagged
+  // interpolated): a queue level written right after a timed task edge.
+  GPULB_TRACE_INLINE void record_untimed(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) {
+    if (!s_.enabled()) return;
+    flush_pending_begin();
+    s_.untimed(kind, arg, aux);
+  }
+
   GPULB_TRACE_INLINE void task_begin(std::uint32_t id, std::uint16_t kind) {
     if (!s_.enabled()) return;
     id_ = id;

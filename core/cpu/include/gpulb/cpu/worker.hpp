@@ -91,14 +91,21 @@ struct WorkerIds {
   }
 };
 
+// Nothing to record between a task's begin and its body (run_spawning_task's default).
+struct NothingAtBegin {
+  void operator()() const {}
+};
+
 // Runs one task whose body may spawn; on return the children are in `spawn` with their ids,
-// parent and depth set. Returns false (the run has been failed with a message naming the
-// parameter to raise) when the body spawned more than spawn_capacity children or the ids ran out.
-template <class Body>
+// parent and depth set. `at_begin` runs right after the task's begin is recorded (an event that
+// shares its time). Returns false (the run has been failed with a message naming the parameter
+// to raise) when the body spawned more than spawn_capacity children or the ids ran out.
+template <class Body, class AtBegin = NothingAtBegin>
 bool run_spawning_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Body& body, const Task& task,
-                       SpawnBuffer& spawn, WorkerIds& ids) {
+                       SpawnBuffer& spawn, WorkerIds& ids, const AtBegin& at_begin = {}) {
   spawn.clear();
   ctx.task_begin(task);
+  at_begin();
   body(ctx, task);
   ctx.task_end();
   slot.tasks_done.store(slot.tasks_done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -120,11 +127,11 @@ bool run_spawning_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, 
 }
 
 // The same with one fetch-and-add on the run-wide counter per task that spawns (exact ids).
-template <class Body>
+template <class Body, class AtBegin = NothingAtBegin>
 bool run_spawning_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Body& body, const Task& task,
-                       SpawnBuffer& spawn, TaskIdCounter* ids, std::uint64_t id_limit) {
+                       SpawnBuffer& spawn, TaskIdCounter* ids, std::uint64_t id_limit, const AtBegin& at_begin = {}) {
   WorkerIds exact{ids, id_limit, 1};
-  return run_spawning_task(rt, ctx, slot, body, task, spawn, exact);
+  return run_spawning_task(rt, ctx, slot, body, task, spawn, exact, at_begin);
 }
 
 

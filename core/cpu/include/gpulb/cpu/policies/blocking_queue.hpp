@@ -4,7 +4,12 @@
 // find them); the run ends when no task is queued or running.
 //
 // Trace: QueueLevel (aux 0, arg: tasks queued after the operation) after each take and put;
-// DequeueFailed once per idle spell; Spawn; TaskBegin/TaskEnd.
+// DequeueFailed once per idle spell; Spawn; TaskBegin/TaskEnd. Every task is timed at its begin
+// and its end (the lock waits between them are the lesson); the levels take no clock read of
+// their own: a take's level is written right after the task's begin and takes its time, a put's
+// takes the time of the task's end (early by the put's lock wait; flagged interpolated). With a
+// clock read for each of its four records a task, tracing cost 8-10% of UTS T1's time on 16 host
+// threads (docs/benchmarks.md, issue 12).
 #pragma once
 
 #include <algorithm>
@@ -62,8 +67,9 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
         continue;
       }
       idle.idle = false;
-      ctx.record(EventKind::QueueLevel, lvl, 0);
-      if (!run_spawning_task(rt, ctx, slot, body, task, kids, &ids, limit)) break;
+      const std::uint32_t taken_level = lvl;
+      const auto level_at_begin = [&] { ctx.record_at_last(EventKind::QueueLevel, taken_level, 0); };
+      if (!run_spawning_task(rt, ctx, slot, body, task, kids, &ids, limit, level_at_begin)) break;
       if (kids.count == 0) {
         q.add_pending(-1);
         continue;
@@ -74,7 +80,7 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
                 "); raise --param blocking_capacity");
         break;
       }
-      ctx.record(EventKind::QueueLevel, lvl, 0);
+      ctx.record_at_last(EventKind::QueueLevel, lvl, 0);
     }
     worker_end(ctx, slot, idle.failed);
   });
