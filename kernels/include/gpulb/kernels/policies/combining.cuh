@@ -105,9 +105,17 @@ class CombiningGpu : public gcharm::RequestDevice {
     GPULB_CUDA_TRY(cudaEventRecord(slot.started.get(), stream));
     GPULB_CUDA_TRY(cudaMemcpyAsync(slot.in.get(), staging, slot.bytes_in, cudaMemcpyHostToDevice, stream));
     if (gcharm::uses_cache(c.mode)) {
+      // The cache table counts an item resident once a launch is assembled to upload it, so a
+      // later launch on another slot (another stream) reads it without uploading it: its scatter
+      // and kernel must follow every earlier launch's scatter. Without this wait nothing ordered
+      // the streams; the hybrid's lead and rest, two launches sharing most of their items, made
+      // that the common case (found in review, 2026-11-23; compiled, not yet run on a GPU). The
+      // wait is inside this launch's copy time (started..copied).
+      GPULB_CUDA_TRY(cudaStreamWaitEvent(stream, cache_written_.get(), 0));
       scatter_items(reinterpret_cast<const std::uint32_t*>(slot.in.get() + slot.items_at),
                     reinterpret_cast<const std::uint32_t*>(slot.in.get() + slot.upload_slots_at), c.upload_slots.size(), item_bytes_ / 4,
                     reinterpret_cast<std::uint32_t*>(cache_.get()), stream);
+      GPULB_CUDA_TRY(cudaEventRecord(cache_written_.get(), stream));
     }
     if (c.output_bytes) GPULB_CUDA_TRY(cudaMemsetAsync(slot.out.get(), 0, c.output_bytes, stream));
     GPULB_CUDA_TRY(cudaEventRecord(slot.copied.get(), stream));
@@ -205,6 +213,7 @@ class CombiningGpu : public gcharm::RequestDevice {
   std::uint32_t next_segment_ = 0;
   std::uint64_t tasks_run_ = 0;
   cuda::DeviceBuffer<std::byte> cache_;
+  cuda::Event cache_written_;  // after the last submitted scatter into cache_ (submit says why)
   std::vector<std::unique_ptr<Slot>> slots_;
 };
 
