@@ -477,6 +477,21 @@ struct FakeDevice : RequestDevice {
   void stop_kernels() override {}
 };
 
+// Emits request `slot` over `items` of `table`; the fake devices sum their values into
+// outputs[slot], so expected[slot] gets that sum. `work` 0: the list weighs it by its items.
+void emit_summing(RequestSink& sink, std::span<const std::uint32_t> table, const std::vector<std::uint32_t>& items, std::size_t slot,
+                  std::uint64_t work, std::vector<std::uint64_t>& outputs, std::vector<std::uint64_t>& expected) {
+  std::uint64_t sum = 0;
+  for (const std::uint32_t i : items) sum += table[i];
+  expected[slot] = sum;
+  Request q;
+  q.task.id = static_cast<std::uint32_t>(slot);
+  q.items = items;
+  q.work = work;
+  q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[slot], 1));
+  sink.emit(q);
+}
+
 // A scripted clock: every reading is 1 us after the last (read by the producer's emits too).
 struct FakeHost : RequestHost {
   mutable std::atomic<std::uint64_t> now{0};
@@ -502,18 +517,8 @@ TEST(CombiningLoop, EveryRequestRunsOnceOverTheItemsOfItsOwnTableUnderEveryStrat
           std::vector<std::uint32_t> items;
           for (std::uint32_t r = 0; r < 150; ++r) {
             items.clear();
-            std::uint64_t sum = 0;
-            for (std::uint32_t i = 0; i < 1 + (r * 7) % 20; ++i) {
-              items.push_back((r * 31 + i * 17) % tables[g].size());
-              sum += tables[g][items.back()];
-            }
-            const std::size_t slot = g * 150 + r;
-            expected[slot] = sum;
-            Request q;
-            q.task.id = static_cast<std::uint32_t>(slot);
-            q.items = items;
-            q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[slot], 1));
-            sink.emit(q);
+            for (std::uint32_t i = 0; i < 1 + (r * 7) % 20; ++i) items.push_back((r * 31 + i * 17) % tables[g].size());
+            emit_summing(sink, tables[g], items, g * 150 + r, 0, outputs, expected);
           }
           sink.wait_all();
         }
@@ -531,9 +536,14 @@ TEST(CombiningLoop, EveryRequestRunsOnceOverTheItemsOfItsOwnTableUnderEveryStrat
       const RequestTotals t = run_combining(plan, host, dev, lanes);
       EXPECT_EQ(t.requests, 300u) << strategy << " " << transfer;
       EXPECT_EQ(outputs, expected) << strategy << " " << transfer;
-      if (std::string(strategy) == "eager") EXPECT_EQ(t.batches, 300u);
-      if (std::string(transfer) == "redundant") EXPECT_EQ(t.lanes[0].items_copied, t.lanes[0].items_read);
-      else EXPECT_LE(t.lanes[0].items_copied, 500u) << transfer;  // at most each table's items once
+      if (std::string(strategy) == "eager") {
+        EXPECT_EQ(t.batches, 300u);
+      }
+      if (std::string(transfer) == "redundant") {
+        EXPECT_EQ(t.lanes[0].items_copied, t.lanes[0].items_read);
+      } else {
+        EXPECT_LE(t.lanes[0].items_copied, 500u) << transfer;  // at most each table's items once
+      }
     }
   }
 }
@@ -616,19 +626,9 @@ TEST(HybridLoop, AFreeGpuTakesWorkWhileTheCpuRunsAndEveryRequestRunsOnce) {
         std::vector<std::uint32_t> items;
         for (std::uint32_t r = 0; r < kPerStep; ++r) {
           items.clear();
-          std::uint64_t sum = 0;
-          for (std::uint32_t i = 0; i < 1 + (r * 13) % 20; ++i) {
-            items.push_back((r * 31 + i * 17 + g) % table.size());
-            sum += table[items.back()];
-          }
-          const std::size_t slot = g * kPerStep + r;
-          expected[slot] = sum;
-          Request q;
-          q.task.id = static_cast<std::uint32_t>(slot);
-          q.items = items;
-          q.work = items.size() * items.size();  // a cost quadratic in the items, as md2d's
-          q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[slot], 1));
-          sink.emit(q);
+          for (std::uint32_t i = 0; i < 1 + (r * 13) % 20; ++i) items.push_back((r * 31 + i * 17 + g) % table.size());
+          // a cost quadratic in the items, as md2d's
+          emit_summing(sink, table, items, g * kPerStep + r, items.size() * items.size(), outputs, expected);
         }
         sink.wait_all();
       }
@@ -687,21 +687,10 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
       std::vector<std::uint32_t> items;
       for (std::uint32_t r = 0; r < kPerStep; ++r) {
         items.clear();
-        std::uint64_t sum = 0;
         // 1..30 items, a few requests (every 17th) much larger than the rest, as md2d's clusters.
         const std::uint32_t n = r % 17 == 5 ? 30 : 1 + (r * 7 + g) % 12;
-        for (std::uint32_t i = 0; i < n; ++i) {
-          items.push_back((r * 31 + i * 17 + g) % table.size());
-          sum += table[items.back()];
-        }
-        const std::size_t slot = g * kPerStep + r;
-        expected[slot] = sum;
-        Request q;
-        q.task.id = static_cast<std::uint32_t>(slot);
-        q.items = items;
-        q.work = std::uint64_t{n} * n;
-        q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[slot], 1));
-        sink.emit(q);
+        for (std::uint32_t i = 0; i < n; ++i) items.push_back((r * 31 + i * 17 + g) % table.size());
+        emit_summing(sink, table, items, g * kPerStep + r, std::uint64_t{n} * n, outputs, expected);
       }
       sink.wait_all();
     }
@@ -742,7 +731,9 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
       (lane == 0 ? cpu_work : gpu_work).insert((lane == 0 ? cpu_work : gpu_work).end(), work.begin(), work.end());
       gpu_launches += lane == 1;
     }
-    if (!gpu_work.empty()) EXPECT_EQ(launches.front().first, 1) << "decision " << d << ": the GPU's part did not go first";
+    if (!gpu_work.empty()) {
+      EXPECT_EQ(launches.front().first, 1) << "decision " << d << ": the GPU's part did not go first";
+    }
     if (gpu_launches == 2) {
       // GPU lead, CPU (if any), GPU rest: the lead holds the requests of at least half the largest.
       ++with_lead;
@@ -792,20 +783,10 @@ TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaun
     std::vector<std::uint32_t> items;
     for (std::uint32_t r = 0; r < kRequests; ++r) {
       items.clear();
-      std::uint64_t sum = 0;
       // The first request small; then 1..20 items, every 9th 40 (the large ones: the lead).
       const std::uint32_t n = r == 0 ? 2 : r % 9 == 4 ? 40 : 1 + (r * 7) % 20;
-      for (std::uint32_t i = 0; i < n; ++i) {
-        items.push_back((r * 29 + i * 11) % table.size());
-        sum += table[items.back()];
-      }
-      expected[r] = sum;
-      Request q;
-      q.task.id = r;
-      q.items = items;
-      q.work = std::uint64_t{n} * n;
-      q.output = std::as_writable_bytes(std::span<std::uint64_t>(&outputs[r], 1));
-      sink.emit(q);
+      for (std::uint32_t i = 0; i < n; ++i) items.push_back((r * 29 + i * 11) % table.size());
+      emit_summing(sink, table, items, r, std::uint64_t{n} * n, outputs, expected);
       // The first request times out alone (time passes while the producer waits for its
       // launch: no timing, the device says when); the others form one batch (no time passes for
       // the loop until the producer waits for them all).
