@@ -45,6 +45,24 @@ std::vector<std::uint32_t> gpu_settings() {
   return s;
 }
 
+// Runs `plan` with a TreeBody on each GPU that counts into its own table of `ids` entries in that
+// GPU's memory; `counts` gets the tables summed over the GPUs.
+ExecOutput run_counting(const ExecPlan& plan, std::uint64_t ids, std::uint32_t fanout, std::uint32_t spin,
+                        std::vector<std::uint32_t>& counts) {
+  std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> tables;
+  ExecOutput out = kernels::execute(plan, [&](std::uint32_t) {  // called with that GPU current
+    tables.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(ids));
+    return TreeBody{tables.back()->get(), ids, fanout, spin};
+  });
+  counts.assign(ids, 0);
+  std::vector<std::uint32_t> one(ids);
+  for (const auto& t : tables) {
+    t->download(one.data(), ids);
+    for (std::uint64_t i = 0; i < ids; ++i) counts[i] += one[i];
+  }
+  return out;
+}
+
 // A tree of TreeBody tasks from one root, on `gpus` GPUs. Each GPU's body counts into its own table
 // in its own memory; ids interleave across GPUs (assign_child_ids_strided), so the tables are
 // gpus x the tree size, and exactly `total` ids must have run once, the rest never.
@@ -55,7 +73,6 @@ struct MultiTreeRun {
   std::uint64_t ids;
   std::uint32_t fanout;
   std::uint32_t spin;
-  std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> tables;
   std::vector<std::uint32_t> counts;  // summed over the GPUs
 
   MultiTreeRun(std::uint32_t gpus, std::uint32_t fanout_, std::uint32_t levels, std::uint32_t spin_, Policy policy = &policies::work_stealing())
@@ -75,20 +92,7 @@ struct MultiTreeRun {
     plan.expected_tasks = total;
   }
 
-  ExecOutput run() {
-    tables.clear();
-    ExecOutput out = kernels::execute(plan, [&](std::uint32_t) {  // called with that GPU current
-      tables.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(ids));
-      return TreeBody{tables.back()->get(), ids, fanout, spin};
-    });
-    counts.assign(ids, 0);
-    std::vector<std::uint32_t> one(ids);
-    for (const auto& t : tables) {
-      t->download(one.data(), ids);
-      for (std::uint64_t i = 0; i < ids; ++i) counts[i] += one[i];
-    }
-    return out;
-  }
+  ExecOutput run() { return run_counting(plan, ids, fanout, spin, counts); }
 
   void expect_each_ran_once(const ExecOutput& out) const {
     EXPECT_EQ(out.tasks_run, total);
@@ -213,17 +217,9 @@ TEST(GpuWorkStealingAcrossGpus, InitialTasksBeyondTheSharingQueuesReachEveryGpu)
     plan.tasks = tasks;
     plan.options.sharing_capacity = 16;
     plan.options.remote = remote;
-    std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> tables;
-    const ExecOutput out = kernels::execute(plan, [&](std::uint32_t) {
-      tables.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(tasks.size()));
-      return TreeBody{tables.back()->get(), tasks.size(), 0, 200};
-    });
+    std::vector<std::uint32_t> counts;
+    const ExecOutput out = run_counting(plan, tasks.size(), 0, 200, counts);
     EXPECT_EQ(out.tasks_run, tasks.size());
-    std::vector<std::uint32_t> counts(tasks.size(), 0), one(tasks.size());
-    for (const auto& t : tables) {
-      t->download(one.data(), one.size());
-      for (std::size_t i = 0; i < one.size(); ++i) counts[i] += one[i];
-    }
     for (std::size_t i = 0; i < counts.size(); ++i) ASSERT_EQ(counts[i], 1u) << "task " << i;
     std::uint64_t inserted = 0;
     for (const trace::Track& t : out.trace.tracks) {
@@ -421,17 +417,9 @@ TEST(GpuStaticListAcrossGpus, InitialTasksAreDealtEvenlyAndAFlatRunMovesNothing)
     plan.gpus = gpus;
     plan.tasks = tasks;
     plan.options.list_capacity = 1u << 16;
-    std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> tables;
-    const ExecOutput out = kernels::execute(plan, [&](std::uint32_t) {
-      tables.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(tasks.size()));
-      return TreeBody{tables.back()->get(), tasks.size(), 0, 200};
-    });
+    std::vector<std::uint32_t> counts;
+    const ExecOutput out = run_counting(plan, tasks.size(), 0, 200, counts);
     EXPECT_EQ(out.tasks_run, tasks.size());
-    std::vector<std::uint32_t> counts(tasks.size(), 0), one(tasks.size());
-    for (const auto& t : tables) {
-      t->download(one.data(), one.size());
-      for (std::size_t i = 0; i < one.size(); ++i) counts[i] += one[i];
-    }
     for (std::size_t i = 0; i < counts.size(); ++i) ASSERT_EQ(counts[i], 1u) << "task " << i;
     EXPECT_EQ(metric(out, "generations"), 1u);
     EXPECT_EQ(metric(out, "tasks_moved"), 0u);
