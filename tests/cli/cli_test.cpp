@@ -114,6 +114,35 @@ TEST_F(Cli, MdRunsVerifiedAndBenchMdPrintsItsTables) {
   EXPECT_NE(bad.out.find("--md-sizes: 'lots'"), std::string::npos) << bad.out;
 }
 
+// `gpulb bench uts` puts the peer's load max/min (the nodes its threads explored, from
+// scripts/uts-peer.sh's thread_nodes=) beside the CPU backend's, and fails the peer's row, not the
+// table, where the counts do not add up to its threads and nodes. The peer here is a script that
+// prints a PEER line: one thread explored twice the nodes of each other.
+TEST_F(Cli, BenchUtsReportsThePeersLoadFromItsThreadsNodes) {
+  const auto script = [&](const std::string& name, const std::string& body) {
+    std::ofstream(path(name)) << "#!/bin/sh\n" << body << "\n";
+    std::filesystem::permissions(path(name), std::filesystem::perms::owner_all);
+    return path(name);
+  };
+  const std::string good = script("peer.sh",
+                                  "n=$1; list=20; i=1; while [ $i -lt $n ]; do list=$list,10; i=$((i+1)); done\n"
+                                  "echo \"PEER impl=fake tree=$2 threads=$n nodes=$((10*n+10)) s=0.5 nodes_per_s=1 thread_nodes=$list\"");
+  const Outcome b = gpulb("bench uts --backend cpu --tree T1 --repeats 1 --peer-uts " + good);
+  ASSERT_EQ(b.exit_code, 0) << b.out;
+  const std::string load = std::thread::hardware_concurrency() > 1 ? "| 2.00 (20 / 10) |" : "| 1.00 (20 / 20) |";
+  const std::size_t row = b.out.find("| cpu peer (");
+  ASSERT_NE(row, std::string::npos) << b.out;
+  EXPECT_NE(b.out.substr(row, b.out.find('\n', row) - row).find(load), std::string::npos) << b.out;
+
+  const std::string bad = script("bad.sh", "echo \"PEER impl=fake tree=$2 threads=$1 nodes=999 s=0.5 nodes_per_s=1 thread_nodes=5\"");
+  const Outcome f = gpulb("bench uts --backend cpu --tree T1 --repeats 1 --peer-uts " + bad);
+  ASSERT_EQ(f.exit_code, 0) << f.out;
+  EXPECT_NE(f.out.find("failed: thread_nodes= names 1 threads and 5 nodes, not " + std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
+                       " and 999"),
+            std::string::npos)
+      << f.out;
+}
+
 // Without --policy a run gets its scenario's default, one that runs it: a spawning scenario used to
 // get task-queue, which CUDA refuses for it and the CPU runs through the host thread (10x slower).
 TEST_F(Cli, ARunWithoutPolicyGetsTheScenariosDefaultAndListNamesIt) {
@@ -132,8 +161,12 @@ TEST_F(Cli, ARunWithoutPolicyGetsTheScenariosDefaultAndListNamesIt) {
   }
   const auto list = nlohmann::json::parse(gpulb("list --json").out);
   for (const auto& s : list.at("scenarios")) {
-    if (s.at("name") == "uts") EXPECT_EQ(s.at("default_policy"), "work-stealing");
-    if (s.at("name") == "md2d") EXPECT_EQ(s.at("default_policy"), "combining");
+    if (s.at("name") == "uts") {
+      EXPECT_EQ(s.at("default_policy"), "work-stealing");
+    }
+    if (s.at("name") == "md2d") {
+      EXPECT_EQ(s.at("default_policy"), "combining");
+    }
   }
 }
 
@@ -213,7 +246,7 @@ TEST_F(Cli, MaxMemoryRefusesATraceOverTheBudget) {
   for (std::uint64_t i = 0; i < 100000; ++i) t.tracks[0].events.push_back(gpulb::trace::make_event(2000 + i * 7 + i % 5, gpulb::trace::EventKind::DequeueFailed));
   t.tracks[0].events.push_back(gpulb::trace::make_event(1u << 30, gpulb::trace::EventKind::WorkerEnd));
   gpulb::trace::write_trace(path("big.gpulb"), t);
-  for (const std::string cmd : {"info " + path("big.gpulb") + " --max-memory 256K",
+  for (const std::string& cmd : {"info " + path("big.gpulb") + " --max-memory 256K",
                                 "export " + path("big.gpulb") + " -f csv -o " + path("big.csv") + " --max-memory 256K"}) {
     const Outcome o = gpulb(cmd);
     EXPECT_EQ(o.exit_code, 2) << cmd << "\n" << o.out;
@@ -305,7 +338,9 @@ TEST_F(Cli, ASharingQueueOfOneSlotIsRefusedAndTwoSlotsFinish) {
   const Outcome tiny = gpulb("run uts --backend cpu --param tree=custom --param d=5 --policy work-stealing --param deque_capacity=1 "
                              "--param overflow_capacity=2 --param watchdog_ms=5000 --no-trace");
   EXPECT_TRUE(tiny.exit_code == 0 || tiny.exit_code == 1) << tiny.out;  // verified, or full queues named
-  if (tiny.exit_code == 1) EXPECT_NE(tiny.out.find("overflow_capacity=2"), std::string::npos) << tiny.out;
+  if (tiny.exit_code == 1) {
+    EXPECT_NE(tiny.out.find("overflow_capacity=2"), std::string::npos) << tiny.out;
+  }
 }
 
 // A fuzz finding (fuzz/corpus/export/repro-export-invalid-utf8-track-name.bin): a valid trace
@@ -324,7 +359,7 @@ TEST_F(Cli, InfoJsonOfATrackNameThatIsNotUtf8Works) {
   gpulb::trace::write_trace(file, t);
   const Outcome o = gpulb("info --json " + file);
   EXPECT_EQ(o.exit_code, 0) << o.out;
-  EXPECT_NO_THROW((void)nlohmann::json::parse(o.out.substr(o.out.find('{')))) << o.out;
+  EXPECT_NO_THROW({ [[maybe_unused]] const auto parsed = nlohmann::json::parse(o.out.substr(o.out.find('{'))); }) << o.out;
 }
 
 TEST_F(Cli, ASpawningScenarioUnderANonSpawningPolicyIsABadArgument) {

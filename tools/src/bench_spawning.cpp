@@ -5,6 +5,9 @@
 // Columns: throughput (tasks/s), its ratio to the CPU backend under the same policy, the load
 // balance (tasks run by the busiest SM over the idlest; on the CPU, per worker thread), the peak
 // task slots the policy needed (Mohan & Gopalan's memory comparison) and the steals.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +15,8 @@
 #include <map>
 #include <thread>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bench_table.hpp"
 #include "gpulb/policies/blocking_queue.hpp"
@@ -85,7 +90,9 @@ std::string balance(const Measured& m, Backend backend) {
 std::uint64_t metric(const Measured& m, const char* key) { return m.metrics.count(key) ? m.metrics.at(key) : 0; }
 
 // --- The CPU peer: the official UTS 2.1 (uts_shm, OpenMP), built and run by its script, which
-// prints "PEER impl=uts_shm-omp tree=T1L threads=16 nodes=102181082 s=1.93 nodes_per_s=53261701".
+// prints "PEER impl=uts_shm-omp tree=T1L threads=16 nodes=102181082 s=1.93 nodes_per_s=53261701",
+// and, from scripts/uts-peer.sh, " thread_nodes=6390412,6401120,...": the nodes each thread
+// explored, the peer's load max/min beside the CPU backend's.
 struct Peer {
   std::string script;   // empty: not run, `why` says why
   std::string why;
@@ -93,10 +100,24 @@ struct Peer {
   std::uint32_t threads = 0;
   std::vector<double> seconds;
   std::uint64_t nodes = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> busiest_idlest;  // per run with thread_nodes
   std::string error;    // the last run failed
 
   bool ran() const { return !seconds.empty(); }
   double rate() const { return ran() ? static_cast<double>(nodes) / median(seconds) : 0.0; }
+  // The run of median max/min among those that reported their threads' nodes, as the CPU
+  // backend's column prints it; "-" where the script reports none (run-uts-peer.sh).
+  std::string balance() const {
+    if (busiest_idlest.empty()) return "-";
+    auto runs = busiest_idlest;
+    const auto ratio = [](const std::pair<std::uint64_t, std::uint64_t>& r) {
+      return r.second ? static_cast<double>(r.first) / static_cast<double>(r.second) : INFINITY;
+    };
+    std::sort(runs.begin(), runs.end(), [&](const auto& x, const auto& y) { return ratio(x) < ratio(y); });
+    const auto [most, least] = runs[runs.size() / 2];
+    if (least == 0) return "inf (" + std::to_string(most) + " / 0)";
+    return fixed(ratio({most, least}), 2) + " (" + std::to_string(most) + " / " + std::to_string(least) + ")";
+  }
 
   void run_once() {
     if (script.empty() || !error.empty()) return;
@@ -126,6 +147,28 @@ struct Peer {
       seconds.push_back(secs);
     } catch (const std::exception&) {
       error = "no PEER line with nodes= and s= in the script's output: " + out.substr(0, 300);
+      return;
+    }
+    if (const std::string per = field("thread_nodes"); !per.empty()) {
+      std::uint64_t most = 0, least = UINT64_MAX, sum = 0;
+      std::size_t count = 0;
+      try {
+        for (std::size_t from = 0; from <= per.size();) {
+          const std::size_t comma = std::min(per.find(',', from), per.size());
+          const std::uint64_t v = std::stoull(per.substr(from, comma - from));
+          most = std::max(most, v), least = std::min(least, v), sum += v, ++count;
+          from = comma + 1;
+        }
+      } catch (const std::exception&) {
+        error = "thread_nodes= is not a list of counts: " + per.substr(0, 200);
+        return;
+      }
+      if (count != threads || sum != nodes) {
+        error = "thread_nodes= names " + std::to_string(count) + " threads and " + std::to_string(sum) + " nodes, not " +
+                std::to_string(threads) + " and " + std::to_string(nodes);
+        return;
+      }
+      busiest_idlest.emplace_back(most, least);
     }
   }
 };
@@ -143,10 +186,13 @@ Peer make_peer(const BenchArgs& a, const std::string& tree) {
     }
   }
   if (script.empty()) {
-    if (std::filesystem::exists("../shared/peers/run-uts-peer.sh")) {
+    // From the repository's root: its own script (the peer's per-thread counts too), else the peer's.
+    if (std::filesystem::exists("scripts/uts-peer.sh") && std::filesystem::exists("../shared/peers/uts-1.1/uts_shm.c")) {
+      script = std::filesystem::absolute("scripts/uts-peer.sh").string();
+    } else if (std::filesystem::exists("../shared/peers/run-uts-peer.sh")) {
       script = std::filesystem::absolute("../shared/peers/run-uts-peer.sh").string();
     } else {
-      p.why = "peer not run: no script (give --peer-uts PATH or set GPULB_PEER_UTS to run-uts-peer.sh)";
+      p.why = "peer not run: no script (give --peer-uts PATH or set GPULB_PEER_UTS to scripts/uts-peer.sh or run-uts-peer.sh)";
       return p;
     }
   } else if (!std::filesystem::exists(script)) {
@@ -169,6 +215,7 @@ std::vector<std::string> peer_row(const Peer& p, std::size_t columns) {
     row[2] = std::to_string(p.nodes);
     row[3] = format_ns(median(p.seconds) * 1e9);
     row[4] = format_rate(p.rate());
+    row[6] = p.balance();
   }
   return row;
 }
@@ -188,6 +235,7 @@ Table spawning_table(Table t, const std::string& scenario, const std::string& un
       j["tasks"] = peer->nodes;
       j["seconds"] = median(peer->seconds);
       j["tasks_per_second"] = peer->rate();
+      if (!peer->busiest_idlest.empty()) j["load_max_min"] = peer->balance();
     } else {
       j["error"] = peer->error.empty() ? peer->why : peer->error;
     }

@@ -551,7 +551,7 @@ int main(int argc, char** argv) {
                     "uts: the scenario's leaves: task (a task per node) or inline (a leaf child counted by its parent's task; "
                     "nodes/s counts every node either way)")
       ->check(CLI::IsMember({"task", "inline"}));
-  bench->add_option("--peer-uts", ba.peer_uts, "uts: the official UTS's run script, run beside the CPU backend (default: $GPULB_PEER_UTS, else ../shared/peers/run-uts-peer.sh if present)");
+  bench->add_option("--peer-uts", ba.peer_uts, "uts: the official UTS's run script, run beside the CPU backend (default: $GPULB_PEER_UTS, else scripts/uts-peer.sh, which adds the peer's per-thread nodes, where ../shared/peers/uts-1.1 is present, else ../shared/peers/run-uts-peer.sh)");
   bench->add_option("--particles", ba.particles, "combining, hybrid: particles of nbody and md2d (default: 200000 on a GPU, 20000 on the CPU)")->check(CLI::Range(64u, 4194304u));
   bench->add_option("--queens", ba.queens, "nqueens: board size")->check(CLI::Range(4u, 18u))->capture_default_str();
   bench->add_option("--cutoff", ba.cutoff, "nqueens: rows placed by tasks, the rest sequentially within a task")->check(CLI::Range(0u, 18u))->capture_default_str();
