@@ -838,5 +838,56 @@ TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaun
   for (std::uint64_t w : gpu_launches[2]) EXPECT_LT(2 * w, 1600u);
 }
 
+// Where the rest's launch must first let the lead end (its items do not fit the item cache beside
+// the lead's), the lead is done before the rest starts: the GPU's backlog at the next decision is
+// the rest's predicted time alone, from its launch, not the lead's and the rest's from the lead's.
+TEST(HybridLoop, ARestThatWaitedForTheLeadToEvictBooksOnlyItsOwnTime) {
+  std::vector<std::uint32_t> table(16);
+  std::iota(table.begin(), table.end(), 3u);
+  std::vector<std::uint64_t> outputs(4), expected(4);
+  RequestStream stream;
+  stream.item_bytes = 4;
+  stream.produce = [&](RequestSink& sink) {
+    sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
+    emit_summing(sink, table, {0, 1, 2, 3}, 0, 1000, outputs, expected);       // the lead: 4 items
+    emit_summing(sink, table, {4, 5, 6, 7, 8, 9}, 1, 1, outputs, expected);    // the rest: 6 more, 10 > 8 slots
+    emit_summing(sink, table, {10}, 2, 1, outputs, expected);
+    emit_summing(sink, table, {11}, 3, 1, outputs, expected);
+    sink.wait_all();
+  };
+  ExecPlan plan;
+  plan.options.cache_items = 8;
+  plan.requests = &stream;
+  ScriptedDevice cpu(1, 1, 1), gpu(2, 200'000, 1);
+  gpu.first_polls = 10;  // the lead ends soon; the rest runs on through the next decision
+  const std::vector<DeviceLane> lanes = {{&cpu, TransferMode::InPlace, "cpu_"}, {&gpu, TransferMode::Reuse, "gpu_"}};
+  // Static K = 4: the first decision sees all four requests and launches the first two on the GPU
+  // (the first as its lead); the other two wait for the second, once the producer waits.
+  CombiningController controller(CombineStrategy::Static, 1000, 4);
+  std::vector<std::vector<std::uint64_t>> work_seen;
+  std::vector<LaneLoad> gpu_load_seen;
+  BatchRouter router;
+  router.split = [&](std::span<const std::uint64_t> work, std::span<const LaneLoad> load) {
+    work_seen.emplace_back(work.begin(), work.end());
+    gpu_load_seen.push_back(load[1]);
+    SplitPlan p;
+    p.gpu = std::min<std::size_t>(2, work.size());
+    p.gpu_lead = work_seen.size() == 1 ? 1 : 0;
+    return p;
+  };
+  router.predict_ns = [](std::size_t, const PartShape& shape) { return 1e9 * static_cast<double>(shape.work); };  // 1 s a unit
+  FakeHost host;
+  const RequestTotals t = run_requests(plan, host, lanes, controller, router);
+  EXPECT_EQ(outputs, expected);
+  EXPECT_EQ(t.lanes[1].requests, 4u);
+  ASSERT_GE(work_seen.size(), 2u);
+  EXPECT_EQ(work_seen[0], (std::vector<std::uint64_t>{1000, 1, 1, 1}));
+  EXPECT_EQ(work_seen[1], (std::vector<std::uint64_t>{1, 1}));
+  // The rest (1 unit) runs: about 1 s left. Booking the lead's 1000 units too said 1001 s.
+  EXPECT_TRUE(gpu_load_seen[1].free);
+  EXPECT_GT(gpu_load_seen[1].backlog_ns, 500'000'000u);
+  EXPECT_LT(gpu_load_seen[1].backlog_ns, 1'500'000'000u);
+}
+
 }  // namespace
 }  // namespace gpulb::gcharm

@@ -227,9 +227,12 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
     if (!router.predict_ns || shape.requests == 0) return;
     state[lane].free_at_ns = std::max(start, state[lane].free_at_ns) + static_cast<std::uint64_t>(router.predict_ns(lane, shape));
   };
-  // Sends requests to `lane`'s free slot `k` as one combined request.
-  auto launch = [&](std::size_t lane, std::uint32_t k, std::vector<PendingRequest> part, LaunchReason reason, std::span<const std::byte> table) {
+  // Sends requests to `lane`'s free slot `k` as one combined request. True where it first let the
+  // lane's running launches end (to evict cached items): the lane was idle when it went.
+  auto launch = [&](std::size_t lane, std::uint32_t k, std::vector<PendingRequest> part, LaunchReason reason,
+                    std::span<const std::byte> table) -> bool {
     LaneState& ls = state[lane];
+    bool waited = false;
     const TransferMode mode = lanes[lane].mode;
     if (uses_cache(mode)) {
       // A new item table (publish_items waited until nothing ran): the cache is stale.
@@ -241,7 +244,10 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
       // evict, let the lane's running launches finish first.
       std::uint64_t need = 0;
       for (const PendingRequest& r : part) need += r.items.size();
-      if (ls.cache.resident() + need > ls.cache.slots()) finish_all(lane);
+      if (ls.cache.resident() + need > ls.cache.slots()) {
+        finish_all(lane);
+        waited = true;
+      }
     }
     const PartShape shape = shape_of(part, {});
     CombinedRequest c = assemble(std::move(part), mode, uses_cache(mode) ? &ls.cache : nullptr, table, stream.item_bytes);
@@ -264,6 +270,7 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
     s.shape = shape;
     s.request = std::move(c);
     lanes[lane].device->submit(k, s.request);
+    return waited;
   };
 
   std::vector<std::uint64_t> arrivals, work;
@@ -398,16 +405,26 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
               host.record(trace::EventKind::RequestSplit, static_cast<std::uint32_t>(first.size()),
                           static_cast<std::uint16_t>(items ? (1000 * to_cpu + items / 2) / items : 0));
             }
-            const PartShape cpu_shape = shape_of(first, {}), gpu_shape = shape_of(second, shape_of(second_lead, {}));
+            const PartShape cpu_shape = shape_of(first, {});
+            PartShape gpu_shape{0, 0, 0};  // what of the GPU's part still runs from gpu_start
             std::uint64_t cpu_start = 0, gpu_start = 0;
             // The GPU's part first: it is the step's critical path (the CPU's part is sized to end
             // before it, and its launch, in place, is short); its lead before the CPU's part, the
             // rest after it (the rest ends long before the lead: each of its requests has at most
             // half the lead's largest work).
+            // The rest's launch may first wait for the lead to end (to evict cached items): the
+            // lead is then done, and the lane's backlog is the rest's alone, from its launch.
             auto launch_gpu = [&](std::vector<PendingRequest> part_now, std::uint32_t slot) {
               if (part_now.empty()) return;
-              launch(1, slot, std::move(part_now), d.reason, table);
-              if (gpu_start == 0) gpu_start = host.now_ns();
+              const PartShape launched_shape = shape_of(part_now, {});
+              const bool lane_was_idle = launch(1, slot, std::move(part_now), d.reason, table);
+              if (gpu_start == 0 || lane_was_idle) {
+                gpu_start = host.now_ns();
+                gpu_shape = launched_shape;
+              } else {
+                gpu_shape = {gpu_shape.work + launched_shape.work, std::max(gpu_shape.largest, launched_shape.largest),
+                             gpu_shape.requests + launched_shape.requests};
+              }
             };
             // Only where lane 1 launches now: with one lane (combining) free[1] does not exist.
             if (launch_second) {
