@@ -11,6 +11,10 @@ const std::vector<ParamSpec>& specs() {
       {"n", "board size (queens)", "11", "1..20", 1, kMaxN, {}},
       {"cutoff", "rows placed by tasks (BOTS's cutoff); the rest is solved sequentially in the task", "4", "0..20", 0,
        kMaxN, {}},
+      {"split", "how a task at the cutoff shares its sequential rest among its block's threads: pairs (each thread completes "
+                "placements of the next two rows, the pairs spread over all lanes) or row (a thread per column of the next "
+                "row: at most n lanes busy, BOTS's loop as first written here)",
+       "pairs", "pairs|row", 0, 0, {"pairs", "row"}},
   };
   return s;
 }
@@ -34,13 +38,15 @@ class NQueensScenario : public ScenarioOf<NQueensInstance> {
            "spawning a child per safe column, then sequential. Counts all solutions.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
-  // A task's threads split one row's n columns (n <= 20): one warp covers them.
+  // A task's threads split the pairs of columns of the next two rows (up to 20 x 20) at the
+  // cutoff and one row's columns above it: one warp keeps its lanes busy.
   std::uint32_t default_block_size(const ParamMap&) const override { return 32; }
   std::unique_ptr<NQueensInstance> instantiate(const ParamMap& params) const override {
     const int n = static_cast<int>(int_param(params, find_spec(specs(), "n")));
     const int cutoff = static_cast<int>(int_param(params, find_spec(specs(), "cutoff")));
     if (cutoff > n) throw ConfigError("parameter 'cutoff': " + std::to_string(cutoff) + " is more than n=" + std::to_string(n));
-    return std::make_unique<NQueensInstance>(n, cutoff);
+    const bool pairs = choice_param(params, find_spec(specs(), "split")) == "pairs";
+    return std::make_unique<NQueensInstance>(n, cutoff, pairs ? LeafSplit::Pairs : LeafSplit::Row);
   }
 };
 
@@ -55,7 +61,8 @@ std::uint64_t known_solutions(int n) {
 
 std::uint64_t task_count(int n, int cutoff) { return count_partial(Placement{}, 0, n, cutoff); }
 
-NQueensInstance::NQueensInstance(int n, int cutoff) : n_(n), cutoff_(cutoff), expected_tasks_(task_count(n, cutoff)) {}
+NQueensInstance::NQueensInstance(int n, int cutoff, LeafSplit split)
+    : n_(n), cutoff_(cutoff), split_(split), expected_tasks_(task_count(n, cutoff)) {}
 
 std::vector<Task> NQueensInstance::initial_tasks() const {
   Task root;
@@ -96,7 +103,8 @@ Verification NQueensInstance::verify() const {
                 ": matches the sequential solver and the known count; one task per partial placement (" +
                 std::to_string(tasks) + ")";
   }
-  const nlohmann::json r = {{"n", n_},          {"cutoff", cutoff_},          {"solutions", solutions},
+  const nlohmann::json r = {{"n", n_},          {"cutoff", cutoff_},          {"split", split_ == LeafSplit::Pairs ? "pairs" : "row"},
+                            {"solutions", solutions},
                             {"sequential", sequential}, {"known", known}, {"tasks", tasks_run_},
                             {"expected_tasks", expected_tasks_}, {"policy_metrics", metrics_}};
   v.result_json = r.dump();

@@ -22,19 +22,20 @@ std::uint64_t task_count(int n, int cutoff);
 // One NQueensCounts record a worker, summed by verify().
 class NQueensInstance : public Workload<NQueensBody, NQueensCounts> {
  public:
-  NQueensInstance(int n, int cutoff);
+  NQueensInstance(int n, int cutoff, LeafSplit split = LeafSplit::Pairs);
 
   std::vector<Task> initial_tasks() const override;
   Verification verify() const override;
   std::uint64_t expected_tasks() const override { return expected_tasks_; }
   bool spawns() const override { return true; }
   std::size_t record_count(std::uint32_t workers) const override { return workers; }
-  NQueensBody body(NQueensCounts* counts) const override { return {n_, cutoff_, counts}; }
+  NQueensBody body(NQueensCounts* counts) const override { return {n_, cutoff_, split_, counts}; }
   void collect(std::vector<std::vector<NQueensCounts>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
 
  private:
   int n_;
   int cutoff_;
+  LeafSplit split_;
   std::uint64_t expected_tasks_;
   std::vector<NQueensCounts> counts_;
   std::uint64_t tasks_run_ = 0;

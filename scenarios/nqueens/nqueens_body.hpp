@@ -78,9 +78,13 @@ GPULB_HD inline Placement load(const Task& t) {
           static_cast<std::uint32_t>(t.payload[2])};
 }
 
+// How a task at the cutoff shares its sequential rest among its block's threads (--param split).
+enum class LeafSplit : std::uint8_t { Pairs, Row };
+
 struct NQueensBody {
   int n;
   int cutoff;               // rows placed by tasks; the rest sequentially
+  LeafSplit split;
   NQueensCounts* counts;    // one per worker (ctx.rank())
 
   template <class Ctx>
@@ -102,12 +106,34 @@ struct NQueensBody {
           ctx.spawn(child);
         }
       });
-    } else {
-      // Sequential from here on; the block's threads split the next row's columns.
+    } else if (split == LeafSplit::Row || row + 1 == n) {
+      // A thread per column of the next row (one row left: each free column is a solution).
       solutions = ctx.sum_over_threads([&](std::uint32_t t) -> std::uint64_t {
         std::uint64_t s = 0;
         for (std::uint32_t c = t; c < static_cast<std::uint32_t>(n); c += ctx.block_size()) {
           if (p.free(c)) s += count_completions(p.place(c, full), row + 1, n);
+        }
+        return s;
+      });
+    } else {
+      // Sequential from here on. The block's threads take the placements of the next two rows in
+      // turn, each completing its own sequentially. Splitting one row's n columns left most of a
+      // warp idle (at most 16 of 32 lanes for n = 16, fewer where columns are taken) and a block
+      // as slow as its largest subtree; the pairs of columns, the free ones spread over all the
+      // lanes, give each lane several smaller subtrees. Slot k holds the pair (k >> bits, k &
+      // mask), n rounded up to a power of two: a shift, not a division, per slot (the CPU backend
+      // runs the block's threads as one loop over every slot).
+      const std::uint32_t un = static_cast<std::uint32_t>(n);
+      std::uint32_t bits = 0;
+      while ((1u << bits) < un) ++bits;
+      const std::uint32_t mask = (1u << bits) - 1, slots = un << bits;
+      solutions = ctx.sum_over_threads([&](std::uint32_t t) -> std::uint64_t {
+        std::uint64_t s = 0;
+        for (std::uint32_t k = t; k < slots; k += ctx.block_size()) {
+          const std::uint32_t first = k >> bits, second = k & mask;
+          if (second >= un || !p.free(first)) continue;
+          const Placement q = p.place(first, full);
+          if (q.free(second)) s += count_completions(q.place(second, full), row + 2, n);
         }
         return s;
       });

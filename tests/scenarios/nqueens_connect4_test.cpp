@@ -85,6 +85,31 @@ TEST(Connect4, OpeningsThatLeaveTheHumanToMoveAreRejected) {
   EXPECT_THROW(run_on_cpu("connect4", "work-stealing", {{"opening", "3x3"}}), ConfigError);
 }
 
+// A task at the cutoff shares its sequential rest among its block's threads by pairs of the next
+// two rows' columns (or by the next row's columns): every board, cutoff and block size, the
+// last rows included (one row left, none left), counts the known solutions either way.
+TEST(NQueens, BothLeafSplitsCountTheKnownSolutionsAtEveryCutoffAndBlockSize) {
+  for (const char* split : {"pairs", "row"}) {
+    for (int n = 1; n <= 9; ++n) {
+      for (int cutoff = 0; cutoff <= n; ++cutoff) {
+        for (std::uint32_t block : {1u, 5u, 32u}) {
+          RunConfig c;
+          c.scenario = "nqueens";
+          c.policy = "work-stealing";
+          c.backend = Backend::Cpu;
+          c.workers = 2;
+          c.block_size = block;
+          c.trace = false;
+          c.params = {{"n", std::to_string(n)}, {"cutoff", std::to_string(cutoff)}, {"split", split}};
+          const RunResult r = run(registry(), c);
+          EXPECT_TRUE(r.verified) << split << " n=" << n << " cutoff=" << cutoff << " block=" << block << ": " << r.verification;
+          EXPECT_EQ(nlohmann::json::parse(r.result_json)["solutions"], nqueens::known_solutions(n)) << split << " n=" << n;
+        }
+      }
+    }
+  }
+}
+
 TEST(NQueens, CutoffBeyondTheBoardIsRejected) {
   EXPECT_THROW(run_on_cpu("nqueens", "work-stealing", {{"n", "6"}, {"cutoff", "7"}}), ConfigError);
 }
