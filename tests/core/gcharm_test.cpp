@@ -858,8 +858,10 @@ TEST(HybridLoop, ARestThatWaitedForTheLeadToEvictBooksOnlyItsOwnTime) {
   ExecPlan plan;
   plan.options.cache_items = 8;
   plan.requests = &stream;
-  ScriptedDevice cpu(1, 1, 1), gpu(2, 200'000, 1);
-  gpu.first_polls = 10;  // the lead ends soon; the rest runs on through the next decision
+  // The lead ends soon; the rest runs until the second decision has seen its backlog (then every
+  // launch ends at its next poll), however late the producer's wait lets that decision come.
+  ScriptedDevice cpu(1, 1, 1), gpu(2, 1u << 30, 1);
+  gpu.first_polls = 10;
   const std::vector<DeviceLane> lanes = {{&cpu, TransferMode::InPlace, "cpu_"}, {&gpu, TransferMode::Reuse, "gpu_"}};
   // Static K = 4: the first decision sees all four requests and launches the first two on the GPU
   // (the first as its lead); the other two wait for the second, once the producer waits.
@@ -870,6 +872,10 @@ TEST(HybridLoop, ARestThatWaitedForTheLeadToEvictBooksOnlyItsOwnTime) {
   router.split = [&](std::span<const std::uint64_t> work, std::span<const LaneLoad> load) {
     work_seen.emplace_back(work.begin(), work.end());
     gpu_load_seen.push_back(load[1]);
+    if (work_seen.size() == 2) {
+      gpu.polls = 1;
+      for (std::uint32_t& left : gpu.left) left = std::min(left, 1u);
+    }
     SplitPlan p;
     p.gpu = std::min<std::size_t>(2, work.size());
     p.gpu_lead = work_seen.size() == 1 ? 1 : 0;
