@@ -222,7 +222,8 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
   };
   // A lane's backlog grows by its new part's predicted time from `start`, when its first launch
   // went (the launches of one part run at once: the part is booked whole, after them, since a
-  // launch that may evict cached items first lets the lane's running launches end).
+  // launch that may evict cached items first lets the lane's running launches end; what ended so
+  // is not booked: see launch_gpu).
   auto book = [&](std::size_t lane, const PartShape& shape, std::uint64_t start) {
     if (!router.predict_ns || shape.requests == 0) return;
     state[lane].free_at_ns = std::max(start, state[lane].free_at_ns) + static_cast<std::uint64_t>(router.predict_ns(lane, shape));
