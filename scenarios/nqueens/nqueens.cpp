@@ -11,9 +11,10 @@ const std::vector<ParamSpec>& specs() {
       {"n", "board size (queens)", "11", "1..20", 1, kMaxN, {}},
       {"cutoff", "rows placed by tasks (BOTS's cutoff); the rest is solved sequentially in the task", "4", "0..20", 0,
        kMaxN, {}},
-      {"split", "how a task at the cutoff shares its sequential rest among its block's threads: pairs (each thread completes "
-                "placements of the next two rows, the pairs spread over all lanes) or row (a thread per column of the next "
-                "row: at most n lanes busy, BOTS's loop as first written here)",
+      {"split", "how a task at the cutoff shares its sequential rest among its block's threads on a GPU: pairs (each thread "
+                "completes placements of the next two rows, the pairs dealt out over all lanes) or row (a thread per column of "
+                "the next row: at most n lanes busy, as first written here). The CPU backend runs a block's threads as one "
+                "loop and takes the columns in turn either way",
        "pairs", "pairs|row", 0, 0, {"pairs", "row"}},
   };
   return s;

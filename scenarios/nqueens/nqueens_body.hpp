@@ -106,8 +106,10 @@ struct NQueensBody {
           ctx.spawn(child);
         }
       });
-    } else if (split == LeafSplit::Row || row + 1 == n) {
-      // A thread per column of the next row (one row left: each free column is a solution).
+    } else if (split == LeafSplit::Row || row + 1 == n || !Ctx::kThreadsRunTogether) {
+      // A thread per column of the next row (one row left: each free column is a solution). Where
+      // a block's threads are one loop (the CPU backend), the pairs below would only add n * n
+      // slot checks (15% on n = 14) to the same subtrees: the columns' loop is the cheaper order.
       solutions = ctx.sum_over_threads([&](std::uint32_t t) -> std::uint64_t {
         std::uint64_t s = 0;
         for (std::uint32_t c = t; c < static_cast<std::uint32_t>(n); c += ctx.block_size()) {
@@ -119,21 +121,26 @@ struct NQueensBody {
       // Sequential from here on. The block's threads take the placements of the next two rows in
       // turn, each completing its own sequentially. Splitting one row's n columns left most of a
       // warp idle (at most 16 of 32 lanes for n = 16, fewer where columns are taken) and a block
-      // as slow as its largest subtree; the pairs of columns, the free ones spread over all the
-      // lanes, give each lane several smaller subtrees. Slot k holds the pair (k >> bits, k &
-      // mask), n rounded up to a power of two: a shift, not a division, per slot (the CPU backend
-      // runs the block's threads as one loop over every slot).
-      const std::uint32_t un = static_cast<std::uint32_t>(n);
-      std::uint32_t bits = 0;
-      while ((1u << bits) < un) ++bits;
-      const std::uint32_t mask = (1u << bits) - 1, slots = un << bits;
+      // as slow as its largest subtree. Here slot k of the n * n is the pair (f, (s + f) mod n)
+      // for f = k / n, s = k % n, and thread t takes slots t, t + B, t + 2B, ... (B the block's
+      // threads). The rotation by f matters where n divides B (n = 16, B = 32): k % n is then the
+      // same on every slot of a thread, and a thread whose one second column was taken would
+      // idle. The slot steps by B / n and B % n with a carry, two divisions a thread (the CPU
+      // backend runs the B threads as a loop, and a division a slot cost it 6% on n = 14).
+      const std::uint32_t un = static_cast<std::uint32_t>(n), threads = ctx.block_size();
+      const std::uint32_t step_first = threads / un, step_second = threads % un;  // a stride of B slots
       solutions = ctx.sum_over_threads([&](std::uint32_t t) -> std::uint64_t {
         std::uint64_t s = 0;
-        for (std::uint32_t k = t; k < slots; k += ctx.block_size()) {
-          const std::uint32_t first = k >> bits, second = k & mask;
-          if (second >= un || !p.free(first)) continue;
-          const Placement q = p.place(first, full);
-          if (q.free(second)) s += count_completions(q.place(second, full), row + 2, n);
+        std::uint32_t first = t / un, offset = t % un;
+        while (first < un) {
+          if (p.free(first)) {
+            const std::uint32_t second = offset + first < un ? offset + first : offset + first - un;
+            const Placement q = p.place(first, full);
+            if (q.free(second)) s += count_completions(q.place(second, full), row + 2, n);
+          }
+          first += step_first;
+          offset += step_second;
+          if (offset >= un) offset -= un, ++first;
         }
         return s;
       });

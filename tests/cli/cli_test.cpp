@@ -124,8 +124,10 @@ TEST_F(Cli, BenchUtsReportsThePeersLoadFromItsThreadsNodes) {
     std::filesystem::permissions(path(name), std::filesystem::perms::owner_all);
     return path(name);
   };
+  // A line before the PEER line (as a first run's build prints) with fields of its own: not read.
   const std::string good = script("peer.sh",
                                   "n=$1; list=20; i=1; while [ $i -lt $n ]; do list=$list,10; i=$((i+1)); done\n"
+                                  "echo \"building: nodes=1 s=9 thread_nodes=1\"\n"
                                   "echo \"PEER impl=fake tree=$2 threads=$n nodes=$((10*n+10)) s=0.5 nodes_per_s=1 thread_nodes=$list\"");
   const Outcome b = gpulb("bench uts --backend cpu --tree T1 --repeats 1 --peer-uts " + good);
   ASSERT_EQ(b.exit_code, 0) << b.out;
@@ -141,6 +143,11 @@ TEST_F(Cli, BenchUtsReportsThePeersLoadFromItsThreadsNodes) {
                        " and 999"),
             std::string::npos)
       << f.out;
+  // A count with letters after its digits is refused, not read as its digits.
+  const std::string letters = script("letters.sh", "echo \"PEER impl=fake tree=$2 threads=$1 nodes=999x s=0.5 nodes_per_s=1\"");
+  const Outcome l = gpulb("bench uts --backend cpu --tree T1 --repeats 1 --peer-uts " + letters);
+  ASSERT_EQ(l.exit_code, 0) << l.out;
+  EXPECT_NE(l.out.find("failed: the PEER line has no count in nodes= or no time in s="), std::string::npos) << l.out;
 }
 
 // Without --policy a run gets its scenario's default, one that runs it: a spawning scenario used to

@@ -445,8 +445,9 @@ TEST(HybridLoop, ARestThatWaitedForTheLeadToEvictBooksOnlyItsOwnTime) {
   plan.options.cache_items = 8;
   plan.requests = &stream;
   // The lead ends soon; the rest runs until the second decision has seen its backlog (then every
-  // launch ends at its next poll), however late the producer's wait lets that decision come.
-  ScriptedDevice cpu(1, 1, 1), gpu(2, 1u << 30, 1);
+  // launch ends at its next poll), however late the producer's wait lets that decision come (up
+  // to 4 M polls, seconds: a loop that never decides again ends and fails the test).
+  ScriptedDevice cpu(1, 1, 1), gpu(2, 1u << 22, 1);
   gpu.first_polls = 10;
   const std::vector<DeviceLane> lanes = {{&cpu, TransferMode::InPlace, "cpu_"}, {&gpu, TransferMode::Reuse, "gpu_"}};
   // Static K = 4: the first decision sees all four requests and launches the first two on the GPU

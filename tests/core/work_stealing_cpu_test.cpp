@@ -158,6 +158,8 @@ TEST(WorkStealingDeque, ChunkedStealsTakeEachTaskOnceUnderContention) {
   constexpr std::uint32_t kMaxRounds = 20 * kRounds, kMinMultiSteals = 20;
   constexpr std::uint32_t kBatch = 7, kChunk = 3, kThieves = 2, kHoldEvery = 64;
   constexpr auto kHold = std::chrono::milliseconds(20);
+  constexpr std::uint32_t kMaxMissedHolds = 8;
+  std::uint32_t missed_holds = 0;
   HostWorkStealingDeques deques(1, 16);
   const WorkStealingDequeRef d = deques.ref().deque(0);
   std::vector<std::atomic<std::uint32_t>> taken(kMaxRounds * kBatch);
@@ -192,11 +194,14 @@ TEST(WorkStealingDeque, ChunkedStealsTakeEachTaskOnceUnderContention) {
     // steals from it: on a loaded 2-core machine under TSAN the thieves otherwise seldom run while
     // more than one task is there, and the race of a chunk against the owner went untested (CI
     // saw 18 multi-task steals in 60,000 rounds). The other rounds keep the free-running race.
-    if (rounds % kHoldEvery == 0) {
+    // Holds stop after kMaxMissedHolds in a row found no thief: a deque whose steals fail then
+    // fails the test in seconds, not after every hold's timeout.
+    if (rounds % kHoldEvery == 0 && missed_holds < kMaxMissedHolds) {
       const std::uint64_t before = steals.load(std::memory_order_acquire);
       const auto deadline = std::chrono::steady_clock::now() + kHold;
       while (steals.load(std::memory_order_acquire) == before && std::chrono::steady_clock::now() < deadline)
         std::this_thread::yield();
+      missed_holds = steals.load(std::memory_order_acquire) == before ? missed_holds + 1 : 0;
     }
     Task t;
     while (d.pop_bottom_chunked(t, level, kChunk)) taken[t.id].fetch_add(1, std::memory_order_relaxed);

@@ -85,29 +85,80 @@ TEST(Connect4, OpeningsThatLeaveTheHumanToMoveAreRejected) {
   EXPECT_THROW(run_on_cpu("connect4", "work-stealing", {{"opening", "3x3"}}), ConfigError);
 }
 
+// A context that runs a block's threads as a loop, like the CPU's, but says they run together,
+// like the GPU's: the body takes its GPU path (pairs at the cutoff) on the host. Spawned children
+// are kept for the driver below, with their depth one more than their parent's (as the runtime).
+struct LockstepHostContext {
+  static constexpr bool kThreadsRunTogether = true;
+  std::uint32_t threads;
+  std::vector<Task>* spawned;
+  std::uint32_t depth;
+
+  std::uint32_t rank() const { return 0; }
+  std::uint32_t block_size() const { return threads; }
+  template <class F>
+  void for_each_thread(F&& fn) const {
+    for (std::uint32_t t = 0; t < threads; ++t) fn(t);
+  }
+  template <class F>
+  std::uint64_t sum_over_threads(F&& fn) const {
+    std::uint64_t sum = 0;
+    for (std::uint32_t t = 0; t < threads; ++t) sum += fn(t);
+    return sum;
+  }
+  template <class F>
+  void once(F&& fn) const {
+    fn();
+  }
+  void spawn(Task child) const {
+    child.depth = depth + 1;
+    spawned->push_back(child);
+  }
+};
+
+// Runs every task of an nqueens run depth first through `body` on a lockstep context.
+nqueens::NQueensCounts run_body(int n, int cutoff, nqueens::LeafSplit split, std::uint32_t threads) {
+  nqueens::NQueensCounts counts;
+  const nqueens::NQueensBody body{n, cutoff, split, &counts};
+  std::vector<Task> pending = {Task{}};
+  while (!pending.empty()) {
+    const Task task = pending.back();
+    pending.pop_back();
+    const LockstepHostContext ctx{threads, &pending, task.depth};
+    body(ctx, task);
+  }
+  return counts;
+}
+
 // A task at the cutoff shares its sequential rest among its block's threads by pairs of the next
-// two rows' columns (or by the next row's columns): every board, cutoff and block size, the
-// last rows included (one row left, none left), counts the known solutions either way.
+// two rows' columns (the GPU's path) or by the next row's columns: every board, cutoff and block
+// size, the last rows included (one row left, none left), counts the known solutions either way,
+// a task per partial placement. Block sizes that n divides, and ones it does not, step the slots
+// differently.
 TEST(NQueens, BothLeafSplitsCountTheKnownSolutionsAtEveryCutoffAndBlockSize) {
-  for (const char* split : {"pairs", "row"}) {
-    for (int n = 1; n <= 9; ++n) {
+  for (const nqueens::LeafSplit split : {nqueens::LeafSplit::Pairs, nqueens::LeafSplit::Row}) {
+    for (int n = 1; n <= 10; ++n) {
       for (int cutoff = 0; cutoff <= n; ++cutoff) {
-        for (std::uint32_t block : {1u, 5u, 32u}) {
-          RunConfig c;
-          c.scenario = "nqueens";
-          c.policy = "work-stealing";
-          c.backend = Backend::Cpu;
-          c.workers = 2;
-          c.block_size = block;
-          c.trace = false;
-          c.params = {{"n", std::to_string(n)}, {"cutoff", std::to_string(cutoff)}, {"split", split}};
-          const RunResult r = run(registry(), c);
-          EXPECT_TRUE(r.verified) << split << " n=" << n << " cutoff=" << cutoff << " block=" << block << ": " << r.verification;
-          EXPECT_EQ(nlohmann::json::parse(r.result_json)["solutions"], nqueens::known_solutions(n)) << split << " n=" << n;
+        for (std::uint32_t threads : {1u, 5u, 8u, 32u}) {
+          const nqueens::NQueensCounts c = run_body(n, cutoff, split, threads);
+          const char* name = split == nqueens::LeafSplit::Pairs ? "pairs" : "row";
+          EXPECT_EQ(c.solutions, nqueens::known_solutions(n)) << name << " n=" << n << " cutoff=" << cutoff << " threads=" << threads;
+          EXPECT_EQ(c.tasks, nqueens::task_count(n, cutoff)) << name << " n=" << n << " cutoff=" << cutoff << " threads=" << threads;
         }
       }
     }
   }
+}
+
+// The split is a parameter of the run: refused when unknown, reported in the result, and the CPU
+// backend verifies under both.
+TEST(NQueens, TheSplitParameterReachesTheRun) {
+  for (const char* split : {"pairs", "row"}) {
+    const RunResult r = run_on_cpu("nqueens", "work-stealing", {{"n", "9"}, {"cutoff", "3"}, {"split", split}});
+    EXPECT_TRUE(r.verified) << split << ": " << r.verification;
+    EXPECT_EQ(nlohmann::json::parse(r.result_json)["split"], split);
+  }
+  EXPECT_THROW(run_on_cpu("nqueens", "work-stealing", {{"split", "diagonal"}}), ConfigError);
 }
 
 TEST(NQueens, CutoffBeyondTheBoardIsRejected) {

@@ -133,20 +133,36 @@ struct Peer {
       error = "could not start " + script;
     }
     if (!error.empty()) return;
+    // The fields of the PEER line only (a first run's build may print before it).
+    std::string line;  // the last PEER line, after a space
+    for (std::size_t from = 0; from < out.size();) {
+      const std::size_t end = std::min(out.find('\n', from), out.size());
+      if (out.compare(from, 5, "PEER ") == 0) line = " " + out.substr(from, end - from);
+      from = end + 1;
+    }
+    if (line.empty()) {
+      error = "no PEER line in the script's output: " + out.substr(0, 300);
+      return;
+    }
     const auto field = [&](const std::string& key) -> std::string {
-      const std::size_t at = out.find(" " + key + "=");
+      const std::size_t at = line.find(" " + key + "=");
       if (at == std::string::npos) return {};
       const std::size_t from = at + key.size() + 2;
-      return out.substr(from, out.find_first_of(" \n", from) - from);
+      return line.substr(from, line.find(' ', from) - from);
+    };
+    // A count: digits only (std::stoull would take "12abc" and wrap "-5").
+    const auto parse_count = [](const std::string& text) -> std::uint64_t {
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) throw std::invalid_argument(text);
+      return std::stoull(text);
     };
     try {
-      const std::uint64_t n = std::stoull(field("nodes"));
+      const std::uint64_t n = parse_count(field("nodes"));
       const double secs = std::stod(field("s"));
       if (secs <= 0) throw std::invalid_argument("time");
       nodes = n;
       seconds.push_back(secs);
     } catch (const std::exception&) {
-      error = "no PEER line with nodes= and s= in the script's output: " + out.substr(0, 300);
+      error = "the PEER line has no count in nodes= or no time in s=: " + line.substr(1, 300);
       return;
     }
     if (const std::string per = field("thread_nodes"); !per.empty()) {
@@ -155,7 +171,7 @@ struct Peer {
       try {
         for (std::size_t from = 0; from <= per.size();) {
           const std::size_t comma = std::min(per.find(',', from), per.size());
-          const std::uint64_t v = std::stoull(per.substr(from, comma - from));
+          const std::uint64_t v = parse_count(per.substr(from, comma - from));
           most = std::max(most, v), least = std::min(least, v), sum += v, ++count;
           from = comma + 1;
         }

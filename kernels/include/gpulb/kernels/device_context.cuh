@@ -47,6 +47,8 @@ class BlockContext {
 
   __device__ std::uint32_t rank() const { return rank_; }
   __device__ std::uint32_t block_size() const { return blockDim.x; }
+  // The block's threads run at once, a warp's in lockstep (the CPU's WorkerContext: false).
+  static constexpr bool kThreadsRunTogether = true;
 
   // Each thread of the block runs fn(threadIdx.x).
   template <class F>

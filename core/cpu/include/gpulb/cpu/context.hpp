@@ -23,6 +23,9 @@ class WorkerContext {
 
   std::uint32_t rank() const { return rank_; }
   std::uint32_t block_size() const { return block_size_; }
+  // A block's threads are one loop here: a body that would deal work out to keep lanes busy
+  // together (BlockContext: true) may instead do the work in its cheapest order.
+  static constexpr bool kThreadsRunTogether = false;
 
   // Device: each thread of the block calls fn(thread) once. CPU: a loop over the block's threads.
   template <class F>
