@@ -78,13 +78,16 @@ Measured measure(const std::string& scenario, const ParamMap& params, const Poli
 }
 
 // "1.23 (412 / 335)": the busiest unit's tasks over the idlest's.
+std::string format_balance(std::uint64_t most, std::uint64_t least) {
+  if (least == 0) return "inf (" + std::to_string(most) + " / 0)";
+  return fixed(static_cast<double>(most) / static_cast<double>(least), 2) + " (" + std::to_string(most) + " / " + std::to_string(least) + ")";
+}
+
 std::string balance(const Measured& m, Backend backend) {
   const char* max_key = backend == Backend::Cuda ? "tasks_per_sm_max" : "tasks_per_worker_max";
   const char* min_key = backend == Backend::Cuda ? "tasks_per_sm_min" : "tasks_per_worker_min";
   if (!m.metrics.count(max_key) || !m.metrics.count(min_key)) return "-";
-  const std::uint64_t most = m.metrics.at(max_key), least = m.metrics.at(min_key);
-  if (least == 0) return "inf (" + std::to_string(most) + " / 0)";
-  return fixed(static_cast<double>(most) / static_cast<double>(least), 2) + " (" + std::to_string(most) + " / " + std::to_string(least) + ")";
+  return format_balance(m.metrics.at(max_key), m.metrics.at(min_key));
 }
 
 std::uint64_t metric(const Measured& m, const char* key) { return m.metrics.count(key) ? m.metrics.at(key) : 0; }
@@ -114,9 +117,7 @@ struct Peer {
       return r.second ? static_cast<double>(r.first) / static_cast<double>(r.second) : INFINITY;
     };
     std::sort(runs.begin(), runs.end(), [&](const auto& x, const auto& y) { return ratio(x) < ratio(y); });
-    const auto [most, least] = runs[runs.size() / 2];
-    if (least == 0) return "inf (" + std::to_string(most) + " / 0)";
-    return fixed(ratio({most, least}), 2) + " (" + std::to_string(most) + " / " + std::to_string(least) + ")";
+    return format_balance(runs[runs.size() / 2].first, runs[runs.size() / 2].second);
   }
 
   void run_once() {
