@@ -301,6 +301,24 @@ TEST(WorkStealing, TasksPerWorkerMatchTheTrace) {
   EXPECT_EQ(out.metrics.at("tasks_per_worker_min"), least);
 }
 
+// Each worker's share of its wall time on a CPU and its tasks per second of its own CPU time
+// (issue 12: whether a spread in tasks per worker is the machine's or the scheduler's): shares
+// are per mille of at most 1000, and the busiest worker's rate is at least its tasks over all the
+// workers' CPU time.
+TEST(WorkStealing, WorkersReportTheirCpuShareAndTheirTasksPerCpuSecond) {
+  TreeRun run(&policies::work_stealing(), 3, 4, kLevels);
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  const auto& m = out.metrics;
+  EXPECT_LE(m.at("worker_cpu_share_min_pm"), m.at("worker_cpu_share_max_pm"));
+  EXPECT_LE(m.at("worker_cpu_share_max_pm"), 1000u);
+  EXPECT_GT(m.at("worker_cpu_share_max_pm"), 0u);
+  EXPECT_LE(m.at("tasks_per_cpu_s_min"), m.at("tasks_per_cpu_s_max"));
+  const double all_cpu_s = static_cast<double>(m.at("worker_cpu_us")) / 1e6;
+  ASSERT_GT(all_cpu_s, 0.0);
+  EXPECT_GE(static_cast<double>(m.at("tasks_per_cpu_s_max")) + 1, static_cast<double>(m.at("tasks_per_worker_max")) / all_cpu_s);
+}
+
 TEST(WorkStealing, RoundRobinVictimsRunEveryTaskOnce) {
   TreeRun run(&policies::work_stealing(), 4, 3, kLevels);
   run.plan.options.victim = "round-robin";

@@ -3,8 +3,10 @@
 // all of the host's cores in the same run. Each figure is a median of --repeats verified runs.
 //
 // Columns: throughput (tasks/s), its ratio to the CPU backend under the same policy, the load
-// balance (tasks run by the busiest SM over the idlest; on the CPU, per worker thread), the peak
-// task slots the policy needed (Mohan & Gopalan's memory comparison) and the steals.
+// balance (tasks run by the busiest SM over the idlest; on the CPU, per worker thread), on the CPU
+// the same over each worker's own CPU time (even there and not in the load: the machine took CPU
+// time from some workers), the peak task slots the policy needed (Mohan & Gopalan's memory
+// comparison) and the steals.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -244,7 +246,7 @@ std::vector<std::string> peer_row(const Peer& p, std::size_t columns) {
 Table spawning_table(Table t, const std::string& scenario, const std::string& unit, const std::vector<Policy>& policies,
                      const std::map<Policy, ParamMap>& params, const BenchArgs& a, bool cpu, bool gpu, Peer* peer = nullptr) {
   t.header = {"backend", "policy", unit, "time", unit + "/s", peer ? "x CPU (better of same policy, peer)" : "x CPU (same policy)",
-              "load max/min (per SM; CPU: per thread)", "peak task slots", "steals"};
+              "load max/min (per SM; CPU: per thread)", "CPU: tasks per CPU-second max/min", "peak task slots", "steals"};
   const auto add_peer_row = [&] {
     t.rows.push_back(peer_row(*peer, t.header.size()));
     nlohmann::json j = {{"backend", "cpu"}, {"policy", "peer: uts_shm (OpenMP)"}, {"threads", peer->threads}};
@@ -276,7 +278,7 @@ Table spawning_table(Table t, const std::string& scenario, const std::string& un
                                  with_peer ? std::function<void()>([peer] { peer->run_once(); }) : std::function<void()>());
       nlohmann::json j = {{"backend", to_string(backend)}, {"policy", label}};
       if (!m.error.empty()) {
-        t.rows.push_back({std::string(to_string(backend)), label, "-", "-", "-", "-", "-", "-", "failed: " + m.error});
+        t.rows.push_back({std::string(to_string(backend)), label, "-", "-", "-", "-", "-", "-", "-", "failed: " + m.error});
         j["error"] = m.error;
         t.json.push_back(j);
         if (with_peer) add_peer_row();
@@ -288,8 +290,11 @@ Table spawning_table(Table t, const std::string& scenario, const std::string& un
       if (peer && peer->ran() && peer->error.empty()) cpu_best = std::max(cpu_best, peer->rate());
       const std::string vs_cpu = backend == Backend::Cuda && cpu_best > 0 ? fixed(rate / cpu_best, 1) + "x" : "-";
       const std::string backend_label = std::string(to_string(backend)) + " (" + std::to_string(m.workers) + (backend == Backend::Cuda ? " blocks)" : " threads)");
+      const std::string cpu_rates = backend == Backend::Cpu && m.metrics.count("tasks_per_cpu_s_max")
+                                        ? format_balance(metric(m, "tasks_per_cpu_s_max"), metric(m, "tasks_per_cpu_s_min"))
+                                        : "-";
       t.rows.push_back({backend_label, label, std::to_string(m.tasks), format_ns(m.seconds * 1e9), format_rate(rate), vs_cpu, balance(m, backend),
-                        std::to_string(metric(m, "peak_task_slots")),
+                        cpu_rates, std::to_string(metric(m, "peak_task_slots")),
                         policy == &policies::work_stealing() ? std::to_string(metric(m, "steals")) : "-"});
       j["tasks"] = m.tasks;
       j["seconds"] = m.seconds;

@@ -115,9 +115,12 @@ void Runtime::start(const std::function<void(std::uint32_t)>& fn) {
   threads_.reserve(workers_);
   for (std::uint32_t w = 0; w < workers_; ++w) {
     threads_.emplace_back([this, fn, w] {
+      const auto wall0 = std::chrono::steady_clock::now();
       const std::uint64_t cpu0 = thread_cpu_ns();
       fn(w);
       slots_[w].cpu_ns = thread_cpu_ns() - cpu0;
+      slots_[w].wall_ns = static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - wall0).count());
       if (finished_workers_.fetch_add(1, std::memory_order_acq_rel) + 1 == workers_) {
         std::lock_guard<std::mutex> lock(finished_mutex_);  // so the waiter cannot miss the notify
         finished_cv_.notify_all();
@@ -237,6 +240,27 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
   std::uint64_t cpu_ns = 0;
   for (const WorkerSlot& s : slots_) cpu_ns += s.cpu_ns;
   out.metrics["worker_cpu_us"] = cpu_ns / 1000;
+  // Whether the workers ran at one speed (issue 12's CPU load max/min): each worker thread's
+  // share of its wall time on a CPU (per mille; under 1000 where the OS or a hypervisor ran
+  // something else on its core), and its tasks per second of its own CPU time. A spread in
+  // tasks per worker with even rates is the machine's (CPU time taken away); with even shares
+  // and uneven rates, the cores ran at different speeds (a busy hyperthread sibling); with both
+  // even, the scheduler's. Idle polling counts as CPU time and a yield gives the core away: read
+  // them where workers seldom idle (UTS's large trees).
+  std::uint64_t share_min = ~std::uint64_t{0}, share_max = 0, rate_min = ~std::uint64_t{0}, rate_max = 0;
+  for (const WorkerSlot& s : slots_) {
+    const std::uint64_t share = s.wall_ns ? std::min<std::uint64_t>(1000, s.cpu_ns * 1000 / s.wall_ns) : 0;
+    const std::uint64_t n = s.tasks_done.load(std::memory_order_relaxed);
+    const std::uint64_t rate = s.cpu_ns ? static_cast<std::uint64_t>(static_cast<double>(n) * 1e9 / static_cast<double>(s.cpu_ns)) : 0;
+    share_min = std::min(share_min, share), share_max = std::max(share_max, share);
+    rate_min = std::min(rate_min, rate), rate_max = std::max(rate_max, rate);
+  }
+  if (workers_ > 0) {
+    out.metrics["worker_cpu_share_min_pm"] = share_min;
+    out.metrics["worker_cpu_share_max_pm"] = share_max;
+    out.metrics["tasks_per_cpu_s_min"] = rate_min;
+    out.metrics["tasks_per_cpu_s_max"] = rate_max;
+  }
 
   trace::Device cpu;
   cpu.kind = trace::DeviceKind::Cpu;

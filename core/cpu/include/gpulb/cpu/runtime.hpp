@@ -28,7 +28,8 @@ struct alignas(kHotLine) WorkerSlot {
   std::atomic<std::uint64_t> tasks_spawned{0};  // children this worker's tasks created
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
-  std::uint64_t cpu_ns = 0;  // the worker thread's CPU time (what a shared machine's load disturbs least)
+  std::uint64_t cpu_ns = 0;   // the worker thread's CPU time (what a shared machine's load disturbs least)
+  std::uint64_t wall_ns = 0;  // the worker thread's wall time over the same span
   StreamCounts trace;  // the worker's trace stream: units used, records dropped
 };
 
