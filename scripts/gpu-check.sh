@@ -44,7 +44,7 @@ for s in "${stages[@]}"; do
       filter='*GpuSpawning*:*GpuStaticList*:*GpuBlockingQueue*:*GpuWorkStealing*:-*T1*:*Watchdog*'
       stage memcheck 300 "compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/gpu/dynamic_gpu_tests --gtest_filter='$filter'"
       stage memcheck_faults 120 "for p in hardware task-queue work-stealing; do compute-sanitizer --tool memcheck --error-exitcode 9 $gpulb run faults --backend cuda --no-trace --param tasks=300 --param at=7 --policy \$p || exit 1; done"
-      stage memcheck_gcharm 300 "compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/gpu/gcharm_gpu_tests --gtest_filter='*adaptive_reuse_sorted*:*adaptive_redundant*:*LaunchesCarry*'"
+      stage memcheck_gcharm 300 "compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/gpu/gcharm_gpu_tests --gtest_filter='*adaptive_reuse_sorted*:*adaptive_redundant*:*LaunchesCarry*:GpuHybrid.*'"
       stage racecheck_gcharm 300 "compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/gpu/gcharm_gpu_tests --gtest_filter='*adaptive_reuse_sorted*'"
       stage racecheck 300 "compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/gpu/dynamic_gpu_tests --gtest_filter='*GpuSpawning.EverySpawnedTaskRunsExactlyOnce*:*GpuSpawningScenarios.Connect4*'" ;;
     bench)
