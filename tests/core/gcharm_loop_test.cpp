@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -196,6 +197,31 @@ struct ScriptedDevice : RequestDevice {
   void stop_kernels() override {}
 };
 
+// The hybrid loop tests' requests: `steps` steps over `table` (published anew each step, each step
+// waited for before the next) of `per_step` summing requests; request r of step g reads
+// items_of(g, r) items, (r * 31 + i * 17 + g) mod the table's size, and weighs their count
+// squared (a cost quadratic in the items, as md2d's).
+RequestStream stepped_requests(const std::vector<std::uint32_t>& table, std::uint32_t steps, std::uint32_t per_step,
+                               std::function<std::uint32_t(std::uint32_t, std::uint32_t)> items_of, std::vector<std::uint64_t>& outputs,
+                               std::vector<std::uint64_t>& expected) {
+  RequestStream stream;
+  stream.item_bytes = 4;
+  stream.produce = [&table, steps, per_step, items_of, &outputs, &expected](RequestSink& sink) {
+    for (std::uint32_t g = 0; g < steps; ++g) {
+      sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
+      std::vector<std::uint32_t> items;
+      for (std::uint32_t r = 0; r < per_step; ++r) {
+        items.clear();
+        const std::uint32_t n = items_of(g, r);
+        for (std::uint32_t i = 0; i < n; ++i) items.push_back((r * 31 + i * 17 + g) % table.size());
+        emit_summing(sink, table, items, g * per_step + r, std::uint64_t{n} * n, outputs, expected);
+      }
+      sink.wait_all();
+    }
+  };
+  return stream;
+}
+
 // Issue 10, item 4: under adaptive the GPU takes work while the CPU's part runs; under static
 // (the paper's loop) it waits for both. Either way every request runs exactly once.
 TEST(HybridLoop, AFreeGpuTakesWorkWhileTheCpuRunsAndEveryRequestRunsOnce) {
@@ -204,21 +230,8 @@ TEST(HybridLoop, AFreeGpuTakesWorkWhileTheCpuRunsAndEveryRequestRunsOnce) {
     std::iota(table.begin(), table.end(), 7u);
     constexpr std::uint32_t kSteps = 3, kPerStep = 200;
     std::vector<std::uint64_t> outputs(kSteps * kPerStep), expected(kSteps * kPerStep);
-    RequestStream stream;
-    stream.item_bytes = 4;
-    stream.produce = [&](RequestSink& sink) {
-      for (std::uint32_t g = 0; g < kSteps; ++g) {
-        sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
-        std::vector<std::uint32_t> items;
-        for (std::uint32_t r = 0; r < kPerStep; ++r) {
-          items.clear();
-          for (std::uint32_t i = 0; i < 1 + (r * 13) % 20; ++i) items.push_back((r * 31 + i * 17 + g) % table.size());
-          // a cost quadratic in the items, as md2d's
-          emit_summing(sink, table, items, g * kPerStep + r, items.size() * items.size(), outputs, expected);
-        }
-        sink.wait_all();
-      }
-    };
+    const RequestStream stream = stepped_requests(
+        table, kSteps, kPerStep, [](std::uint32_t, std::uint32_t r) { return 1 + (r * 13) % 20; }, outputs, expected);
     ExecPlan plan;
     plan.options.strategy = strategy;
     plan.options.transfer = "reuse";
@@ -265,22 +278,9 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
   std::iota(table.begin(), table.end(), 3u);
   constexpr std::uint32_t kSteps = 4, kPerStep = 120;
   std::vector<std::uint64_t> outputs(kSteps * kPerStep), expected(kSteps * kPerStep);
-  RequestStream stream;
-  stream.item_bytes = 4;
-  stream.produce = [&](RequestSink& sink) {
-    for (std::uint32_t g = 0; g < kSteps; ++g) {
-      sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
-      std::vector<std::uint32_t> items;
-      for (std::uint32_t r = 0; r < kPerStep; ++r) {
-        items.clear();
-        // 1..30 items, a few requests (every 17th) much larger than the rest, as md2d's clusters.
-        const std::uint32_t n = r % 17 == 5 ? 30 : 1 + (r * 7 + g) % 12;
-        for (std::uint32_t i = 0; i < n; ++i) items.push_back((r * 31 + i * 17 + g) % table.size());
-        emit_summing(sink, table, items, g * kPerStep + r, std::uint64_t{n} * n, outputs, expected);
-      }
-      sink.wait_all();
-    }
-  };
+  // 1..30 items, a few requests (every 17th) much larger than the rest, as md2d's clusters.
+  const RequestStream stream = stepped_requests(
+      table, kSteps, kPerStep, [](std::uint32_t g, std::uint32_t r) { return r % 17 == 5 ? 30 : 1 + (r * 7 + g) % 12; }, outputs, expected);
   ExecPlan plan;
   plan.options.strategy = "adaptive";
   plan.options.transfer = "reuse";
