@@ -1,5 +1,8 @@
 #include "nqueens/nqueens.hpp"
 
+#include <future>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 namespace gpulb::scenarios::nqueens {
@@ -11,23 +14,43 @@ const std::vector<ParamSpec>& specs() {
       {"n", "board size (queens)", "11", "1..20", 1, kMaxN, {}},
       {"cutoff", "rows placed by tasks (BOTS's cutoff); the rest is solved sequentially in the task", "4", "0..20", 0,
        kMaxN, {}},
-      {"split", "how a task at the cutoff shares its sequential rest among its block's threads on a GPU: pairs (each thread "
-                "completes placements of the next two rows, the pairs dealt out over all lanes) or row (a thread per column of "
-                "the next row: at most n lanes busy, as first written here). The CPU backend runs a block's threads as one "
-                "loop and takes the columns in turn either way",
-       "pairs", "pairs|row", 0, 0, {"pairs", "row"}},
+      {"split", "how a task at the cutoff shares its sequential rest among its block's threads on a GPU: deal (one walk of the "
+                "rest in which the placements deal_depth rows down are dealt out to the threads in turn, each completing its own) or "
+                "row (a thread per column of the next row: at most n lanes busy, as first written here). The CPU backend runs a "
+                "block's threads as one loop and takes the columns in turn either way",
+       "deal", "deal|row", 0, 0, {"deal", "row"}},
+      {"deal_depth", "split=deal: rows below the cutoff whose placements are dealt out (more: finer shares, more rows walked by "
+                     "every thread)", "3", "0..20", 0, kMaxN, {}},
+      {"symmetry", "mirror (the first queen in the left half, its solutions counted twice: half the tree) or none (the whole "
+                   "tree, as BOTS)", "mirror", "mirror|none", 0, 0, {"mirror", "none"}},
   };
   return s;
 }
 
-std::uint64_t count_partial(const Placement& p, int row, int n, int cutoff) {
+std::uint64_t count_partial(const Placement& p, int row, int n, int cutoff, bool mirror) {
   std::uint64_t tasks = 1;
   if (row >= cutoff || row == n) return tasks;
   const std::uint32_t full = (1u << n) - 1;
-  for (int c = 0; c < n; ++c) {
-    if (p.free(c)) tasks += count_partial(p.place(c, full), row + 1, n, cutoff);
+  const int columns = row == 0 ? root_columns(n, mirror) : n;
+  for (int c = 0; c < columns; ++c) {
+    if (p.free(c)) tasks += count_partial(p.place(c, full), row + 1, n, cutoff, mirror);
   }
   return tasks;
+}
+
+// The host's count of every solution, the whole tree walked (no symmetry): a thread per column of
+// the first row (18 s in one thread for n = 16 on a 2-core VM; a check is not meant to outlast
+// the run).
+std::uint64_t reference_solutions(int n) {
+  if (n == 0) return count_completions(Placement{}, 0, n);
+  const std::uint32_t full = (1u << n) - 1;
+  std::vector<std::future<std::uint64_t>> columns;
+  for (int c = 0; c < n; ++c) {
+    columns.push_back(std::async(std::launch::async, [=] { return count_completions(Placement{}.place(c, full), 1, n); }));
+  }
+  std::uint64_t total = 0;
+  for (auto& f : columns) total += f.get();
+  return total;
 }
 
 class NQueensScenario : public ScenarioOf<NQueensInstance> {
@@ -39,15 +62,17 @@ class NQueensScenario : public ScenarioOf<NQueensInstance> {
            "spawning a child per safe column, then sequential. Counts all solutions.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
-  // A task's threads split the pairs of columns of the next two rows (up to 20 x 20) at the
-  // cutoff and one row's columns above it: one warp keeps its lanes busy.
+  // A task's threads share the placements a few rows below the cutoff (split=deal) and one row's
+  // columns above it: one warp keeps its lanes busy.
   std::uint32_t default_block_size(const ParamMap&) const override { return 32; }
   std::unique_ptr<NQueensInstance> instantiate(const ParamMap& params) const override {
     const int n = static_cast<int>(int_param(params, find_spec(specs(), "n")));
     const int cutoff = static_cast<int>(int_param(params, find_spec(specs(), "cutoff")));
     if (cutoff > n) throw ConfigError("parameter 'cutoff': " + std::to_string(cutoff) + " is more than n=" + std::to_string(n));
-    const bool pairs = choice_param(params, find_spec(specs(), "split")) == "pairs";
-    return std::make_unique<NQueensInstance>(n, cutoff, pairs ? LeafSplit::Pairs : LeafSplit::Row);
+    const bool deal = choice_param(params, find_spec(specs(), "split")) == "deal";
+    const int deal_depth = static_cast<int>(int_param(params, find_spec(specs(), "deal_depth")));
+    const bool mirror = choice_param(params, find_spec(specs(), "symmetry")) == "mirror";
+    return std::make_unique<NQueensInstance>(n, cutoff, deal ? LeafSplit::Deal : LeafSplit::Row, deal_depth, mirror);
   }
 };
 
@@ -60,10 +85,10 @@ std::uint64_t known_solutions(int n) {
   return a000170[n];
 }
 
-std::uint64_t task_count(int n, int cutoff) { return count_partial(Placement{}, 0, n, cutoff); }
+std::uint64_t task_count(int n, int cutoff, bool mirror) { return count_partial(Placement{}, 0, n, cutoff, mirror); }
 
-NQueensInstance::NQueensInstance(int n, int cutoff, LeafSplit split)
-    : n_(n), cutoff_(cutoff), split_(split), expected_tasks_(task_count(n, cutoff)) {}
+NQueensInstance::NQueensInstance(int n, int cutoff, LeafSplit split, int deal_depth, bool mirror)
+    : n_(n), cutoff_(cutoff), split_(split), deal_depth_(deal_depth), mirror_(mirror), expected_tasks_(task_count(n, cutoff, mirror)) {}
 
 std::vector<Task> NQueensInstance::initial_tasks() const {
   Task root;
@@ -86,7 +111,7 @@ Verification NQueensInstance::verify() const {
     solutions += c.solutions;
     tasks += c.tasks;
   }
-  const std::uint64_t sequential = count_completions(Placement{}, 0, n_);
+  const std::uint64_t sequential = reference_solutions(n_);
   const std::uint64_t known = known_solutions(n_);
   Verification v;
   if (solutions != sequential) {
@@ -104,7 +129,8 @@ Verification NQueensInstance::verify() const {
                 ": matches the sequential solver and the known count; one task per partial placement (" +
                 std::to_string(tasks) + ")";
   }
-  const nlohmann::json r = {{"n", n_},          {"cutoff", cutoff_},          {"split", split_ == LeafSplit::Pairs ? "pairs" : "row"},
+  const nlohmann::json r = {{"n", n_},          {"cutoff", cutoff_},          {"split", split_ == LeafSplit::Deal ? "deal" : "row"},
+                            {"deal_depth", deal_depth_}, {"symmetry", mirror_ ? "mirror" : "none"},
                             {"solutions", solutions},
                             {"sequential", sequential}, {"known", known}, {"tasks", tasks_run_},
                             {"expected_tasks", expected_tasks_}, {"policy_metrics", metrics_}};

@@ -16,26 +16,29 @@ namespace gpulb::scenarios::nqueens {
 
 // Solutions for n = 0..20 (OEIS A000170).
 std::uint64_t known_solutions(int n);
-// Partial placements of 0..cutoff queens with no two attacking: the tasks a run executes.
-std::uint64_t task_count(int n, int cutoff);
+// Partial placements of 0..cutoff queens with no two attacking (under `mirror`, those whose first
+// queen is in the left half or the middle): the tasks a run executes.
+std::uint64_t task_count(int n, int cutoff, bool mirror);
 
 // One NQueensCounts record a worker, summed by verify().
 class NQueensInstance : public Workload<NQueensBody, NQueensCounts> {
  public:
-  NQueensInstance(int n, int cutoff, LeafSplit split = LeafSplit::Pairs);
+  NQueensInstance(int n, int cutoff, LeafSplit split = LeafSplit::Deal, int deal_depth = 3, bool mirror = true);
 
   std::vector<Task> initial_tasks() const override;
   Verification verify() const override;
   std::uint64_t expected_tasks() const override { return expected_tasks_; }
   bool spawns() const override { return true; }
   std::size_t record_count(std::uint32_t workers) const override { return workers; }
-  NQueensBody body(NQueensCounts* counts) const override { return {n_, cutoff_, split_, counts}; }
+  NQueensBody body(NQueensCounts* counts) const override { return {n_, cutoff_, split_, deal_depth_, mirror_, counts}; }
   void collect(std::vector<std::vector<NQueensCounts>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
 
  private:
   int n_;
   int cutoff_;
   LeafSplit split_;
+  int deal_depth_;
+  bool mirror_;
   std::uint64_t expected_tasks_;
   std::vector<NQueensCounts> counts_;
   std::uint64_t tasks_run_ = 0;

@@ -40,7 +40,7 @@ TEST_P(DynamicScenarios, NQueensCountsTheKnownSolutionsWithATaskPerPartialPlacem
   EXPECT_TRUE(r.verified) << r.verification;
   const auto j = nlohmann::json::parse(r.result_json);
   EXPECT_EQ(j["solutions"], 724);
-  EXPECT_EQ(r.tasks, nqueens::task_count(10, 4));
+  EXPECT_EQ(r.tasks, nqueens::task_count(10, 4, /*mirror=*/true));
 }
 
 TEST_P(DynamicScenarios, NQueensWithCutoffZeroIsOneSequentialTask) {
@@ -86,7 +86,7 @@ TEST(Connect4, OpeningsThatLeaveTheHumanToMoveAreRejected) {
 }
 
 // A context that runs a block's threads as a loop, like the CPU's, but says they run together,
-// like the GPU's: the body takes its GPU path (pairs at the cutoff) on the host. Spawned children
+// like the GPU's: the body takes its GPU path (dealing at the cutoff) on the host. Spawned children
 // are kept for the driver below, with their depth one more than their parent's (as the runtime).
 struct LockstepHostContext {
   static constexpr bool kThreadsRunTogether = true;
@@ -117,9 +117,10 @@ struct LockstepHostContext {
 };
 
 // Runs every task of an nqueens run depth first through `body` on a lockstep context.
-nqueens::NQueensCounts run_body(int n, int cutoff, nqueens::LeafSplit split, std::uint32_t threads) {
+nqueens::NQueensCounts run_body(const nqueens::NQueensBody& shape, std::uint32_t threads) {
   nqueens::NQueensCounts counts;
-  const nqueens::NQueensBody body{n, cutoff, split, &counts};
+  nqueens::NQueensBody body = shape;
+  body.counts = &counts;
   std::vector<Task> pending = {Task{}};
   while (!pending.empty()) {
     const Task task = pending.back();
@@ -130,35 +131,65 @@ nqueens::NQueensCounts run_body(int n, int cutoff, nqueens::LeafSplit split, std
   return counts;
 }
 
-// A task at the cutoff shares its sequential rest among its block's threads by pairs of the next
-// two rows' columns (the GPU's path) or by the next row's columns: every board, cutoff and block
-// size, the last rows included (one row left, none left), counts the known solutions either way,
-// a task per partial placement. Block sizes that n divides, and ones it does not, step the slots
-// differently.
-TEST(NQueens, BothLeafSplitsCountTheKnownSolutionsAtEveryCutoffAndBlockSize) {
-  for (const nqueens::LeafSplit split : {nqueens::LeafSplit::Pairs, nqueens::LeafSplit::Row}) {
-    for (int n = 1; n <= 10; ++n) {
-      for (int cutoff = 0; cutoff <= n; ++cutoff) {
-        for (std::uint32_t threads : {1u, 5u, 8u, 32u}) {
-          const nqueens::NQueensCounts c = run_body(n, cutoff, split, threads);
-          const char* name = split == nqueens::LeafSplit::Pairs ? "pairs" : "row";
-          EXPECT_EQ(c.solutions, nqueens::known_solutions(n)) << name << " n=" << n << " cutoff=" << cutoff << " threads=" << threads;
-          EXPECT_EQ(c.tasks, nqueens::task_count(n, cutoff)) << name << " n=" << n << " cutoff=" << cutoff << " threads=" << threads;
+// A task at the cutoff shares its sequential rest among its block's threads by dealing out the
+// placements some rows down (the GPU's path) or by the next row's columns; the root may place its
+// queen in the left half only (the mirror symmetry). Every board, cutoff, deal depth (none, within
+// the board, past its last row) and block size counts the known solutions, a task per partial
+// placement: the last rows included (one row left, none left), and block sizes that n divides and
+// ones it does not.
+TEST(NQueens, EveryLeafSplitAndSymmetryCountsTheKnownSolutionsAtEveryCutoffAndBlockSize) {
+  struct Shape {
+    nqueens::LeafSplit split;
+    int deal_depth;
+  };
+  const Shape shapes[] = {{nqueens::LeafSplit::Row, 0}, {nqueens::LeafSplit::Deal, 0}, {nqueens::LeafSplit::Deal, 1},
+                          {nqueens::LeafSplit::Deal, 2}, {nqueens::LeafSplit::Deal, 3}, {nqueens::LeafSplit::Deal, 12}};
+  for (const Shape& shape : shapes) {
+    for (const bool mirror : {false, true}) {
+      for (int n = 1; n <= 10; ++n) {
+        for (int cutoff = 0; cutoff <= n; ++cutoff) {
+          for (std::uint32_t threads : {1u, 5u, 8u, 32u}) {
+            const nqueens::NQueensCounts c = run_body({n, cutoff, shape.split, shape.deal_depth, mirror, nullptr}, threads);
+            const std::string name = std::string(shape.split == nqueens::LeafSplit::Deal ? "deal" : "row") +
+                                     " deal_depth=" + std::to_string(shape.deal_depth) + (mirror ? " mirror" : "") +
+                                     " n=" + std::to_string(n) + " cutoff=" + std::to_string(cutoff) +
+                                     " threads=" + std::to_string(threads);
+            EXPECT_EQ(c.solutions, nqueens::known_solutions(n)) << name;
+            EXPECT_EQ(c.tasks, nqueens::task_count(n, cutoff, mirror)) << name;
+          }
         }
       }
     }
   }
 }
 
-// The split is a parameter of the run: refused when unknown, reported in the result, and the CPU
-// backend verifies under both.
-TEST(NQueens, TheSplitParameterReachesTheRun) {
-  for (const char* split : {"pairs", "row"}) {
-    const RunResult r = run_on_cpu("nqueens", "work-stealing", {{"n", "9"}, {"cutoff", "3"}, {"split", split}});
-    EXPECT_TRUE(r.verified) << split << ": " << r.verification;
-    EXPECT_EQ(nlohmann::json::parse(r.result_json)["split"], split);
+// The mirror symmetry halves the root's children: 4 queens, a task per row-0 queen: 4 without
+// it, 2 with it (columns 0 and 1); 5 queens: 5 and 3 (the middle column is its own mirror).
+TEST(NQueens, TheMirrorSymmetryKeepsTheRootsLeftHalfAndMiddle) {
+  EXPECT_EQ(nqueens::task_count(4, 1, false), 1u + 4u);
+  EXPECT_EQ(nqueens::task_count(4, 1, true), 1u + 2u);
+  EXPECT_EQ(nqueens::task_count(5, 1, false), 1u + 5u);
+  EXPECT_EQ(nqueens::task_count(5, 1, true), 1u + 3u);
+}
+
+// The split, deal depth and symmetry are parameters of the run: refused when unknown, reported in
+// the result, and the CPU backend verifies under each.
+TEST(NQueens, TheSplitAndSymmetryParametersReachTheRun) {
+  for (const char* split : {"deal", "row"}) {
+    for (const char* symmetry : {"mirror", "none"}) {
+      const RunResult r =
+          run_on_cpu("nqueens", "work-stealing", {{"n", "9"}, {"cutoff", "3"}, {"split", split}, {"deal_depth", "2"}, {"symmetry", symmetry}});
+      EXPECT_TRUE(r.verified) << split << " " << symmetry << ": " << r.verification;
+      const auto j = nlohmann::json::parse(r.result_json);
+      EXPECT_EQ(j["split"], split);
+      EXPECT_EQ(j["symmetry"], symmetry);
+      EXPECT_EQ(j["deal_depth"], 2);
+      EXPECT_EQ(r.tasks, nqueens::task_count(9, 3, std::string(symmetry) == "mirror"));
+    }
   }
   EXPECT_THROW(run_on_cpu("nqueens", "work-stealing", {{"split", "diagonal"}}), ConfigError);
+  EXPECT_THROW(run_on_cpu("nqueens", "work-stealing", {{"symmetry", "rotate"}}), ConfigError);
+  EXPECT_THROW(run_on_cpu("nqueens", "work-stealing", {{"deal_depth", "21"}}), ConfigError);
 }
 
 TEST(NQueens, CutoffBeyondTheBoardIsRejected) {

@@ -25,9 +25,10 @@ __device__ inline std::uint32_t smid() {
   return id;
 }
 
-// Room for one value per warp (blocks of up to 1024 threads).
+// Room for one value per warp (blocks of up to 1024 threads), and the block's trace count.
 struct BlockScratch {
   std::uint64_t warp_sums[32];
+  std::uint32_t trace_count;  // thread 0's; BlockContext
 };
 
 // The block's spawn buffer (gpulb/spawn.hpp, device side): `capacity` task slots in global memory
@@ -43,7 +44,17 @@ class BlockContext {
  public:
   __device__ BlockContext(std::uint32_t rank, trace::TraceSegment segment, const std::uint32_t* stop, BlockScratch* scratch,
                           DeviceSpawnRef spawn = {})
-      : rank_(rank), segment_(segment), stop_(stop), scratch_(scratch), spawn_(spawn) {}
+      : rank_(rank), segment_(segment), stop_(stop), scratch_(scratch), spawn_(spawn) {
+    // Thread 0 counts its events in shared memory and writes the count through to the global one
+    // the host reads. Counting in global memory put a load of the count, which the previous
+    // event's store had just written, in front of every event: traced work stealing on UTS T1
+    // ran 1.195x its untraced time on an H100 (`gpulb bench trace-overhead`, 2026-11-23).
+    if (segment_.enabled() && segment_.published == nullptr) {
+      if (threadIdx.x == 0) scratch_->trace_count = *segment_.count;
+      segment_.published = segment_.count;
+      segment_.count = &scratch_->trace_count;
+    }
+  }
 
   __device__ std::uint32_t rank() const { return rank_; }
   __device__ std::uint32_t block_size() const { return blockDim.x; }
@@ -113,9 +124,9 @@ class BlockContext {
     if (slot < spawn_.capacity) spawn_.slots[slot] = child;
   }
 
-  // Thread 0 writes the block's events.
+  // Thread 0 writes the block's events. Untraced, nothing is read: not even the clock.
   __device__ void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
-    if (threadIdx.x == 0) segment_.record(trace::make_event(globaltimer(), kind, arg, aux));
+    if (threadIdx.x == 0 && segment_.enabled()) segment_.record(trace::make_event(globaltimer(), kind, arg, aux));
   }
 
  private:
