@@ -45,15 +45,7 @@ class BlockContext {
   __device__ BlockContext(std::uint32_t rank, trace::TraceSegment segment, const std::uint32_t* stop, BlockScratch* scratch,
                           DeviceSpawnRef spawn = {})
       : rank_(rank), segment_(segment), stop_(stop), scratch_(scratch), spawn_(spawn) {
-    // Thread 0 counts its events in shared memory and writes the count through to the global one
-    // the host reads. Counting in global memory put a load of the count, which the previous
-    // event's store had just written, in front of every event: traced work stealing on UTS T1
-    // ran 1.195x its untraced time on an H100 (`gpulb bench trace-overhead`, 2026-11-23).
-    if (segment_.enabled() && segment_.published == nullptr) {
-      if (threadIdx.x == 0) scratch_->trace_count = *segment_.count;
-      segment_.published = segment_.count;
-      segment_.count = &scratch_->trace_count;
-    }
+    if (segment_.enabled() && threadIdx.x == 0) scratch_->trace_count = *segment_.count;
   }
 
   __device__ std::uint32_t rank() const { return rank_; }
@@ -124,9 +116,21 @@ class BlockContext {
     if (slot < spawn_.capacity) spawn_.slots[slot] = child;
   }
 
-  // Thread 0 writes the block's events. Untraced, nothing is read: not even the clock.
+  // Thread 0 writes the block's events (the same as trace::TraceSegment::record). It counts them
+  // in shared memory and writes the count through to the segment's, which the host reads after
+  // the kernel: counting in global memory put a load of the count, just written by the previous
+  // event's store, in front of every event (traced work stealing on UTS T1 ran 1.195x its
+  // untraced time on an H100; `gpulb bench trace-overhead`, 2026-11-23). The shared count is
+  // reached through scratch_, not through a second pointer in the segment: with that pointer the
+  // occupancy API gave the work-stealing kernel 28 resident blocks an SM instead of 32 (a
+  // register budget of 64 a thread). Untraced, nothing is read, not even the clock.
   __device__ void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
-    if (threadIdx.x == 0 && segment_.enabled()) segment_.record(trace::make_event(globaltimer(), kind, arg, aux));
+    if (threadIdx.x != 0 || !segment_.enabled()) return;
+    const std::uint32_t n = scratch_->trace_count;
+    if (n < segment_.capacity) segment_.events[n] = trace::make_event(globaltimer(), kind, arg, aux);
+    if (n == 0xFFFFFFFFu) return;
+    scratch_->trace_count = n + 1;
+    *segment_.count = n + 1;
   }
 
  private:

@@ -244,6 +244,11 @@ struct WsDeviceState {
     WorkStealingControl c;
     c.pending = static_cast<std::int64_t>(prefill.size());
     c.fed = prefill.size();
+    // Every host task in the prefill and no host feed: the host has nothing left to insert, so
+    // the feed is closed before the launch (feed_and_close later writes the same value). The
+    // kernel then never waits on the host: a profiler that holds the host until the kernel ends
+    // (Nsight Compute) no longer hangs it.
+    if (prefill.size() == plan.tasks.size() && !plan.host_feed) c.host_end = 1 + prefill.size();
     control.upload(&c, 1);
   }
 

@@ -16,10 +16,6 @@ struct TraceSegment {
   Event* events = nullptr;        // capacity slots; nullptr when tracing is off
   std::uint32_t capacity = 0;
   std::uint32_t* count = nullptr;  // events offered so far (may exceed capacity)
-  // Where the count is kept in memory the worker reads faster than the reader of the trace (a GPU
-  // block's shared memory; the reader: the host, after the kernel): the count as the reader sees
-  // it, written through on every event. nullptr where `count` is the one the reader reads.
-  std::uint32_t* published = nullptr;
 
   GPULB_HD bool enabled() const { return events != nullptr; }
 
@@ -28,9 +24,7 @@ struct TraceSegment {
     if (events == nullptr) return;
     const std::uint32_t n = *count;
     if (n < capacity) events[n] = e;
-    if (n == 0xFFFFFFFFu) return;
-    *count = n + 1;
-    if (published != nullptr) *published = n + 1;
+    if (n != 0xFFFFFFFFu) *count = n + 1;
   }
 };
 
