@@ -25,11 +25,20 @@ __device__ inline std::uint32_t smid() {
   return id;
 }
 
-// Room for one value per warp (blocks of up to 1024 threads), and the block's trace count.
+// Room for one value per warp (blocks of up to 1024 threads).
 struct BlockScratch {
   std::uint64_t warp_sums[32];
-  std::uint32_t trace_count;  // thread 0's; BlockContext
 };
+
+// The block's trace event count while it runs (BlockContext::record): a __shared__ variable of a
+// device function is one per block, at an address the compiler knows, so reaching it costs no
+// register (a pointer to it in BlockScratch or in the segment cost the work-stealing and
+// static-list kernels registers a thread and, at a budget of 64, 4 of their 32 resident blocks an
+// SM: the occupancy API's count on an H100, 2026-11-23).
+__device__ inline std::uint32_t& block_trace_count() {
+  __shared__ std::uint32_t count;
+  return count;
+}
 
 // The block's spawn buffer (gpulb/spawn.hpp, device side): `capacity` task slots in global memory
 // that belong to this block, and a counter in the block's shared memory that the runtime zeroes
@@ -45,8 +54,15 @@ class BlockContext {
   __device__ BlockContext(std::uint32_t rank, trace::TraceSegment segment, const std::uint32_t* stop, BlockScratch* scratch,
                           DeviceSpawnRef spawn = {})
       : rank_(rank), segment_(segment), stop_(stop), scratch_(scratch), spawn_(spawn) {
-    if (segment_.enabled() && threadIdx.x == 0) scratch_->trace_count = *segment_.count;
+    if (segment_.enabled() && threadIdx.x == 0) block_trace_count() = *segment_.count;
   }
+  // The count goes back to the segment's, which the host reads after the kernel, when the context
+  // ends with the kernel's block. A copy that ends earlier writes the count so far: harmless.
+  __device__ ~BlockContext() {
+    if (segment_.enabled() && threadIdx.x == 0) *segment_.count = block_trace_count();
+  }
+  BlockContext(const BlockContext&) = default;
+  BlockContext& operator=(const BlockContext&) = default;
 
   __device__ std::uint32_t rank() const { return rank_; }
   __device__ std::uint32_t block_size() const { return blockDim.x; }
@@ -116,21 +132,17 @@ class BlockContext {
     if (slot < spawn_.capacity) spawn_.slots[slot] = child;
   }
 
-  // Thread 0 writes the block's events (the same as trace::TraceSegment::record). It counts them
-  // in shared memory and writes the count through to the segment's, which the host reads after
-  // the kernel: counting in global memory put a load of the count, just written by the previous
-  // event's store, in front of every event (traced work stealing on UTS T1 ran 1.195x its
-  // untraced time on an H100; `gpulb bench trace-overhead`, 2026-11-23). The shared count is
-  // reached through scratch_, not through a second pointer in the segment: with that pointer the
-  // occupancy API gave the work-stealing kernel 28 resident blocks an SM instead of 32 (a
-  // register budget of 64 a thread). Untraced, nothing is read, not even the clock.
+  // Thread 0 writes the block's events (the same as trace::TraceSegment::record), counting them
+  // in shared memory; the destructor hands the count to the host. Counting in global memory put
+  // a load of the count, just written by the previous event's store, in front of every event:
+  // traced work stealing on UTS T1 ran 1.195x its untraced time on an H100 (`gpulb bench
+  // trace-overhead`, 2026-11-23). Untraced, nothing is read, not even the clock.
   __device__ void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
     if (threadIdx.x != 0 || !segment_.enabled()) return;
-    const std::uint32_t n = scratch_->trace_count;
+    std::uint32_t& count = block_trace_count();
+    const std::uint32_t n = count;
     if (n < segment_.capacity) segment_.events[n] = trace::make_event(globaltimer(), kind, arg, aux);
-    if (n == 0xFFFFFFFFu) return;
-    scratch_->trace_count = n + 1;
-    *segment_.count = n + 1;
+    if (n != 0xFFFFFFFFu) count = n + 1;
   }
 
  private:
