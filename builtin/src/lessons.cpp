@@ -105,9 +105,10 @@ const std::vector<Lesson>& table() {
        "launches up to 1,584 requests (the resident blocks) at a time, static 100: count the launches in "
        "the figures above. Then look at the row \"no task running\": in both runs the GPU is idle almost "
        "all the time, waiting for the host's tree walks to emit requests.",
-       "On an H100 (docs/benchmarks.md, 200,000 particles) adaptive combining is 1.04x faster than static "
-       "in total time, not the paper's 8-38%, though it does the same work with 7.7x less GPU time (21.2 ms "
-       "of kernels and copies against 162.7 ms). In these two small shipped runs the adaptive one is even "
+       "On an H100 (docs/benchmarks.md, 200,000 particles) adaptive combining took between 0.88x and 1.04x "
+       "static's total time in three runs, not the paper's 8-38% less, though it does the same work with 7x "
+       "less GPU time (23.0 ms of kernels and copies against 161.3 ms). In these two small shipped runs the "
+       "adaptive one is even "
        "the longer. With the GPU idle nearly all of both runs, the host producing requests sets the pace, "
        "and when to launch matters little; the paper's gain needs a GPU kept busy by the requests."},
   };

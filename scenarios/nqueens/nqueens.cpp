@@ -59,7 +59,8 @@ class NQueensScenario : public ScenarioOf<NQueensInstance> {
   std::string name() const override { return "nqueens"; }
   std::string description() const override {
     return "N-Queens as in BOTS (Grossman's benchmark): a task per partial placement down to a cutoff row, each "
-           "spawning a child per safe column, then sequential. Counts all solutions.";
+           "spawning a child per safe column, then sequential. Counts all solutions; by default the first queen goes in the "
+           "left half and its solutions count twice (symmetry=none walks BOTS's whole tree).";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
   // A task's threads share the placements a few rows below the cutoff (split=deal) and one row's
