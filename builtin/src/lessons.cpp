@@ -59,7 +59,7 @@ const std::vector<Lesson>& table() {
        {"work stealing on UTS (63,914 nodes of a geometric tree)", "uts-geometric-d7-work-stealing-h100.gpulb", "uts",
         "work-stealing", {"tree=custom", "t=1", "a=3", "d=7", "b=4", "r=19"}},
        {"work stealing on N-Queens n=10 (few tasks a block)", "nqueens-10-work-stealing-h100.gpulb", "nqueens",
-        "work-stealing", {"n=10", "cutoff=4"}},
+        "work-stealing", {"n=10", "cutoff=4", "symmetry=none"}},
        "Compare the rows \"tasks per SM max/min\" above, then open Histograms on each (trace A, then B in "
        "the trace chooser). UTS has about 15 tasks a block and comes out near Grossman's own figure; "
        "N-Queens n=10 has fewer tasks than blocks, so some SMs run one task and some none, and no policy "
@@ -68,7 +68,7 @@ const std::vector<Lesson>& table() {
        "Grossman's balance is reached and passed on an H100 when every block gets many tasks "
        "(docs/papers.md, docs/benchmarks.md): UTS T1L (102 M nodes) runs 558 M nodes/s with tasks per SM "
        "max/min 1.06 (T1, 4 M nodes: 1.09; Grossman saw 1.6). With few tasks per worker it is not: "
-       "N-Queens n=14 (65 k tasks, 15 a block) shows max/min 1.80, a short run of unequal tasks rather "
+       "N-Queens n=14 (its whole tree, symmetry=none: 65 k tasks, 15 a block) shows max/min 1.80, a short run of unequal tasks rather "
        "than a throughput test."},
       {"mohan-static-vs-stealing",
        "Mohan & Gopalan: a static task list against work stealing, in time and in memory",
@@ -105,8 +105,8 @@ const std::vector<Lesson>& table() {
        "launches up to 1,584 requests (the resident blocks) at a time, static 100: count the launches in "
        "the figures above. Then look at the row \"no task running\": in both runs the GPU is idle almost "
        "all the time, waiting for the host's tree walks to emit requests.",
-       "On an H100 (docs/benchmarks.md, 200,000 particles) adaptive combining took between 0.88x and 1.04x "
-       "static's total time in three runs, not the paper's 8-38% less, though it does the same work with 7x "
+       "On an H100 (docs/benchmarks.md, 200,000 particles) adaptive combining ran at 0.88x to 1.04x "
+       "static's speed (static's total time over its own) in three runs, not the paper's 8-38% less time, though it does the same work with 7x "
        "less GPU time (23.0 ms of kernels and copies against 161.3 ms). In these two small shipped runs the "
        "adaptive one is even "
        "the longer. With the GPU idle nearly all of both runs, the host producing requests sets the pace, "

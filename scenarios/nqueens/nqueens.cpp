@@ -21,7 +21,8 @@ const std::vector<ParamSpec>& specs() {
        "deal", "deal|row", 0, 0, {"deal", "row"}},
       {"deal_depth", "split=deal: rows below the cutoff whose placements are dealt out (more: finer shares, more rows walked by "
                      "every thread)", "3", "0..20", 0, kMaxN, {}},
-      {"symmetry", "mirror (the first queen in the left half, its solutions counted twice: half the tree) or none (the whole "
+      {"symmetry", "mirror (the first queen in the left half, its solutions counted twice: half the tree; at cutoff 0 the one task "
+                   "walks the whole board, as none) or none (the whole "
                    "tree, as BOTS)", "mirror", "mirror|none", 0, 0, {"mirror", "none"}},
   };
   return s;
@@ -89,7 +90,9 @@ std::uint64_t known_solutions(int n) {
 std::uint64_t task_count(int n, int cutoff, bool mirror) { return count_partial(Placement{}, 0, n, cutoff, mirror); }
 
 NQueensInstance::NQueensInstance(int n, int cutoff, LeafSplit split, int deal_depth, bool mirror)
-    : n_(n), cutoff_(cutoff), split_(split), deal_depth_(deal_depth), mirror_(mirror), expected_tasks_(task_count(n, cutoff, mirror)) {}
+    : n_(n), cutoff_(cutoff), split_(split), deal_depth_(deal_depth),
+      mirror_(mirror && cutoff > 0),  // at cutoff 0 the root is the one task and walks the whole board
+      expected_tasks_(task_count(n, cutoff, mirror_)) {}
 
 std::vector<Task> NQueensInstance::initial_tasks() const {
   Task root;
@@ -130,11 +133,17 @@ Verification NQueensInstance::verify() const {
                 ": matches the sequential solver and the known count; one task per partial placement (" +
                 std::to_string(tasks) + ")";
   }
-  const nlohmann::json r = {{"n", n_},          {"cutoff", cutoff_},          {"split", split_ == LeafSplit::Deal ? "deal" : "row"},
-                            {"deal_depth", deal_depth_}, {"symmetry", mirror_ ? "mirror" : "none"},
-                            {"solutions", solutions},
-                            {"sequential", sequential}, {"known", known}, {"tasks", tasks_run_},
-                            {"expected_tasks", expected_tasks_}, {"policy_metrics", metrics_}};
+  nlohmann::json r = {{"n", n_},
+                      {"cutoff", cutoff_},
+                      {"split", split_ == LeafSplit::Deal ? "deal" : "row"},
+                      {"symmetry", mirror_ ? "mirror" : "none"},
+                      {"solutions", solutions},
+                      {"sequential", sequential},
+                      {"known", known},
+                      {"tasks", tasks_run_},
+                      {"expected_tasks", expected_tasks_},
+                      {"policy_metrics", metrics_}};
+  if (split_ == LeafSplit::Deal) r["deal_depth"] = deal_depth_;  // split=row ignores it
   v.result_json = r.dump();
   return v;
 }

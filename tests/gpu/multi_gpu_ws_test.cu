@@ -595,8 +595,9 @@ TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryUtsT1AndNQueensVerify) {
     const RunResult small = run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}, {"peer", "off"}});
     EXPECT_TRUE(small.verified) << small.verification;
     EXPECT_TRUE(has_note(small.notes, "through host memory (--param peer=off)"));
-    // One root, 38680 tasks: the other GPUs live by taking work from GPU 0 through host memory.
-    const RunResult q = run_cuda("nqueens", gpus, {{"n", "13"}, {"cutoff", "5"}, {"peer", "off"}});
+    // One root, 38680 tasks (the whole tree): the other GPUs live by taking work from GPU 0
+    // through host memory.
+    const RunResult q = run_cuda("nqueens", gpus, {{"n", "13"}, {"cutoff", "5"}, {"symmetry", "none"}, {"peer", "off"}});
     EXPECT_TRUE(q.verified) << q.verification;
     EXPECT_EQ(q.tasks, 38680u);
     for (const RunResult* r : {&t1, &q}) {

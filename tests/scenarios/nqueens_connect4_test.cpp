@@ -183,13 +183,72 @@ TEST(NQueens, TheSplitAndSymmetryParametersReachTheRun) {
       const auto j = nlohmann::json::parse(r.result_json);
       EXPECT_EQ(j["split"], split);
       EXPECT_EQ(j["symmetry"], symmetry);
-      EXPECT_EQ(j["deal_depth"], 2);
+      if (std::string(split) == "deal") {
+        EXPECT_EQ(j["deal_depth"], 2);
+      } else {
+        EXPECT_FALSE(j.contains("deal_depth"));  // split=row ignores it
+      }
       EXPECT_EQ(r.tasks, nqueens::task_count(9, 3, std::string(symmetry) == "mirror"));
     }
   }
   EXPECT_THROW(run_on_cpu("nqueens", "work-stealing", {{"split", "diagonal"}}), ConfigError);
   EXPECT_THROW(run_on_cpu("nqueens", "work-stealing", {{"symmetry", "rotate"}}), ConfigError);
   EXPECT_THROW(run_on_cpu("nqueens", "work-stealing", {{"deal_depth", "21"}}), ConfigError);
+}
+
+// At cutoff 0 the root is the one task and walks the whole board: the mirror cannot apply, and
+// the result says so.
+TEST(NQueens, AtCutoffZeroTheSymmetryIsNone) {
+  const RunResult r = run_on_cpu("nqueens", "work-stealing", {{"n", "8"}, {"cutoff", "0"}, {"symmetry", "mirror"}});
+  EXPECT_TRUE(r.verified) << r.verification;
+  EXPECT_EQ(nlohmann::json::parse(r.result_json)["symmetry"], "none");
+  EXPECT_EQ(r.tasks, 1u);
+}
+
+// The dealt walk undoes each row exactly on the largest boards (n = 17..20), at every deal depth
+// (past the last row: clamped), its 32 lanes together counting what the stack walk counts. The
+// placement is the first rows of the board's first solution (so it has completions), with 14 rows
+// left: within them the right diagonal's bits fall below bit 32 of its word (a 32-bit word would
+// drop them and miscount; checked by masking them off), and the walk is still short enough to run
+// 32 times over (0.8 s on the 2-core VM).
+std::vector<std::uint32_t> first_solution(int n) {
+  const std::uint32_t full = (1u << n) - 1;
+  std::vector<std::uint32_t> columns;
+  std::vector<nqueens::Placement> at = {nqueens::Placement{}};
+  std::vector<std::uint32_t> next = {0};
+  while (static_cast<int>(columns.size()) < n) {
+    const std::size_t r = columns.size();
+    std::uint32_t c = next[r];
+    while (c < static_cast<std::uint32_t>(n) && !at[r].free(c)) ++c;
+    if (c == static_cast<std::uint32_t>(n)) {  // no column left in this row: back up one row
+      columns.pop_back();
+      at.pop_back();
+      next.pop_back();
+      continue;
+    }
+    next[r] = c + 1;
+    columns.push_back(c);
+    at.push_back(at[r].place(c, full));
+    next.push_back(0);
+  }
+  return columns;
+}
+
+TEST(NQueens, TheDealtWalkMatchesTheStackWalkOnTheLargestBoards) {
+  for (const int n : {17, 18, 20}) {
+    const std::uint32_t full = (1u << n) - 1;
+    const int row = n - 14;
+    const std::vector<std::uint32_t> solution = first_solution(n);
+    nqueens::Placement p;
+    for (int r = 0; r < row; ++r) p = p.place(solution[static_cast<std::size_t>(r)], full);
+    const std::uint64_t expected = nqueens::count_completions(p, row, n);
+    ASSERT_GT(expected, 0u) << "n=" << n;
+    for (const int deal_depth : {1, 3, 20}) {
+      std::uint64_t dealt = 0;
+      for (std::uint32_t lane = 0; lane < 32; ++lane) dealt += nqueens::count_completions_dealt(p, row, n, deal_depth, lane, 32);
+      EXPECT_EQ(dealt, expected) << "n=" << n << " deal_depth=" << deal_depth;
+    }
+  }
 }
 
 TEST(NQueens, CutoffBeyondTheBoardIsRejected) {

@@ -364,7 +364,7 @@ Table bench_nqueens(const BenchArgs& a, bool cpu, bool gpu) {
   Table t{"nqueens: BOTS N-Queens, n=" + n + ", cutoff=" + cutoff + ", tasks per second",
           "Median of " + std::to_string(a.repeats) + " runs, each verified against a sequential solver and the known count. A task "
           "places one queen (rows below the cutoff) or completes a placement (at the cutoff; on a GPU its warp's lanes share the "
-          "placements 3 rows further down), so tasks differ in cost by orders of magnitude. The first queen goes in the left half and "
+          "placements deal_depth rows further down), so tasks differ in cost by orders of magnitude. The first queen goes in the left half and "
           "its solutions count twice (the scenario's symmetry=mirror: half BOTS's tree).",
           {}, {}};
   const std::vector<Policy> all(std::begin(kSpawningPolicies), std::end(kSpawningPolicies));

@@ -57,7 +57,9 @@ class BlockContext {
     if (segment_.enabled() && threadIdx.x == 0) block_trace_count() = *segment_.count;
   }
   // The count goes back to the segment's, which the host reads after the kernel, when the context
-  // ends with the kernel's block. A copy that ends earlier writes the count so far: harmless.
+  // ends with the kernel's block. A copy that ends earlier writes the count so far: harmless. One
+  // context is constructed a block: a second, constructed while the first lives, would start
+  // from the count the first has not yet handed back and overwrite its events.
   __device__ ~BlockContext() {
     if (segment_.enabled() && threadIdx.x == 0) *segment_.count = block_trace_count();
   }

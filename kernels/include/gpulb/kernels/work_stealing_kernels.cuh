@@ -14,7 +14,9 @@
 //                                          `consumed` (no read-modify-write crosses PCIe);
 //   host_end                               device memory, set once by the host with a copy on its
 //                                          own stream after its last insert, as the watchdog's
-//                                          stop flag is (see control_work_stealing).
+//                                          stop flag is (see control_work_stealing); or before
+//                                          the launch where every task is in the prefill and no
+//                                          host feed is set (WsDeviceState).
 // The initial tasks are in the sharing queue before the launch (DeviceSharingQueue), the rest of
 // Grossman's host insert_task goes through the staging ring.
 //
