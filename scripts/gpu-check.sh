@@ -36,7 +36,7 @@ stage() {  # stage NAME SECONDS COMMAND...: run with a time limit, log, count fa
 for s in "${stages[@]}"; do
   case $s in
     build)
-      stage build 400 "cmake -S . -B $build -G Ninja -DGPULB_VIEWER=OFF -DCMAKE_BUILD_TYPE=Release && ninja -C $build gpulb gpu_runtime_tests dynamic_gpu_tests multi_gpu_ws_tests gpu_fault_tests gcharm_gpu_tests md_gpu_tests md2d_gpu_tests" ;;
+      stage build 400 "cmake -S . -B $build -G Ninja -DGPULB_VIEWER=OFF -DCMAKE_BUILD_TYPE=Release && ninja -C $build gpulb gpu_runtime_tests dynamic_gpu_tests multi_gpu_ws_tests gpu_fault_tests gcharm_gpu_tests md_gpu_tests md2d_gpu_tests work_stealing_lanes_gpu_tests" ;;
     test)
       stage test 480 "cd $build && ctest -L gpu --output-on-failure" ;;
     sanitize)
@@ -46,6 +46,8 @@ for s in "${stages[@]}"; do
       stage memcheck_faults 120 "for p in hardware task-queue work-stealing; do compute-sanitizer --tool memcheck --error-exitcode 9 $gpulb run faults --backend cuda --no-trace --param tasks=300 --param at=7 --policy \$p || exit 1; done"
       stage memcheck_gcharm 300 "compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/gpu/gcharm_gpu_tests --gtest_filter='*adaptive_reuse_sorted*:*adaptive_redundant*:*LaunchesCarry*:GpuHybrid.*'"
       stage racecheck_gcharm 300 "compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/gpu/gcharm_gpu_tests --gtest_filter='*adaptive_reuse_sorted*'"
+      stage memcheck_lanes 300 "compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/gpu/work_stealing_lanes_gpu_tests --gtest_filter='-*T1*'"
+      stage racecheck_lanes 300 "compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/gpu/work_stealing_lanes_gpu_tests --gtest_filter='*SmallDeques*:*TraceHasAZone*'"
       stage racecheck 300 "compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/gpu/dynamic_gpu_tests --gtest_filter='*GpuSpawning.EverySpawnedTaskRunsExactlyOnce*:*GpuSpawningScenarios.Connect4*'" ;;
     bench)
       stage bench_uts 420 "$gpulb bench uts --repeats 3 -o $out/bench_uts.md"

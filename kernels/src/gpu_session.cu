@@ -162,9 +162,9 @@ void GpuSession::drain_sm_lane_tracks(std::vector<trace::Track>& out) {
   if (lost > 0 && !out.empty()) out.front().dropped += lost;
 }
 
-GridSize persistent_grid(const void* kernel, int device, std::uint32_t block_size, std::uint32_t requested) {
+GridSize persistent_grid(const void* kernel, int device, std::uint32_t block_size, std::uint32_t requested, std::size_t dynamic_smem) {
   int per_sm = 0;
-  GPULB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block_size), 0));
+  GPULB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block_size), dynamic_smem));
   cudaDeviceProp prop{};
   GPULB_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
   const std::uint32_t most = static_cast<std::uint32_t>(per_sm) * static_cast<std::uint32_t>(prop.multiProcessorCount);

@@ -196,6 +196,22 @@ struct alignas(kHotLine) UtsCounts {
   std::uint64_t visited_inline = 0;
 };
 
+// The lane form (the CUDA backend's work-stealing with task_per=lane, kernels/work_stealing_lanes.cuh):
+// a thread runs one node; the runtime spreads the batch's children over the block's threads. Same
+// tree, same counts as operator()'s leaves=task: a task a node.
+struct UtsLaneForm {
+  GPULB_HD static int children(const TreeParams& p, const Task& t) {
+    return num_children(p, t.flags, static_cast<int>(t.depth), load_state(t));
+  }
+  GPULB_HD static Task child(const TreeParams& p, const Task& parent, int i) {
+    Task c;
+    c.kind = kUtsTaskKind;
+    c.flags = static_cast<std::uint16_t>(child_type(p, static_cast<int>(parent.depth)));
+    store_state(c, rng_spawn(load_state(parent), i));
+    return c;
+  }
+};
+
 struct UtsBody {
   TreeParams params;
   UtsCounts* counts;  // one per worker: ctx.rank() indexes it, only that worker writes it
@@ -233,6 +249,30 @@ struct UtsBody {
       ctx.spawn(child);
     });
   }
+
+  // --- The lane form (UtsLaneForm; the LaneBody concept of kernels/work_stealing_lanes.cuh).
+  GPULB_HD const char* lane_refusal() const {
+    return inline_leaves ? "uts leaves=inline counts leaves inside their parent's task, the lane form runs a task a node: use leaves=task" : nullptr;
+  }
+  GPULB_HD int lane_children(const Task& t) const { return UtsLaneForm::children(params, t); }
+  GPULB_HD Task lane_child(const Task& parent, int i) const { return UtsLaneForm::child(params, parent, i); }
+#if defined(__CUDACC__)
+  // Every thread of the block, once a batch: one warp's nodes, leaves and depth are counted by its
+  // lane 0 with relaxed atomics whose results go unused: fire-and-forget reductions (RED) that
+  // the warp does not wait for, where a load and a store of the count would put an L2 round trip
+  // into every batch (and blocks of several warps share the worker's line).
+  __device__ void lane_account(std::uint32_t rank, const Task* t, int children) const {
+    const unsigned all = 0xFFFFFFFFu;
+    const unsigned nodes = __popc(__ballot_sync(all, t != nullptr));
+    const unsigned leaves = __popc(__ballot_sync(all, t != nullptr && children == 0));
+    const unsigned deepest = __reduce_max_sync(all, t != nullptr ? t->depth : 0u);
+    if (threadIdx.x % 32 != 0 || nodes == 0) return;
+    UtsCounts& c = counts[rank];
+    device_atomic_ref<std::uint64_t>(c.nodes).fetch_add(nodes, mo::relaxed);
+    device_atomic_ref<std::uint64_t>(c.leaves).fetch_add(leaves, mo::relaxed);
+    device_atomic_ref<std::uint32_t>(c.max_depth).fetch_max(deepest, mo::relaxed);
+  }
+#endif
 
   template <class Ctx>
   GPULB_HD void operator()(Ctx& ctx, const Task& task) const {

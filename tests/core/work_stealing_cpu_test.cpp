@@ -212,6 +212,121 @@ TEST(WorkStealingDeque, ChunkedStealsTakeEachTaskOnceUnderContention) {
   EXPECT_GE(multi.load(), kMinMultiSteals) << "no steal took more than one task: the test did not exercise chunks";
 }
 
+// Batch pops (work_stealing_deque.hpp, pop_bottom_batch: the CUDA backend's task_per=lane): the
+// owner pushes a batch and takes it back kTake at a time while thieves take chunks from the top;
+// every task is taken exactly once, including the pops that end within a chunk of the top (the
+// CAS) and those that find the thieves past their range (the reset).
+TEST(WorkStealingDeque, BatchPopsAndChunkedStealsTakeEachTaskOnce) {
+#if defined(GPULB_TSAN_BUILD) || defined(__SANITIZE_THREAD__)
+  constexpr std::uint32_t kRounds = 3000;
+#else
+  constexpr std::uint32_t kRounds = 100000;
+#endif
+  constexpr std::uint32_t kBatch = 9, kTake = 4, kChunk = 3, kThieves = 2, kHoldEvery = 64;
+  constexpr auto kHold = std::chrono::milliseconds(20);
+  HostWorkStealingDeques deques(1, 16);
+  const WorkStealingDequeRef d = deques.ref().deque(0);
+  std::vector<std::atomic<std::uint32_t>> taken(kRounds * kBatch);
+  std::atomic<bool> done{false};
+  std::atomic<std::uint64_t> steals{0};
+  std::atomic<std::uint32_t> started{0};
+  std::vector<std::thread> thieves;
+  for (std::uint32_t i = 0; i < kThieves; ++i) {
+    thieves.emplace_back([&] {
+      Task loot[kChunk];
+      std::uint32_t misses = 0;
+      started.fetch_add(1, std::memory_order_release);
+      while (!done.load(std::memory_order_acquire)) {
+        StealResult r = StealResult::Empty;
+        const std::uint32_t k = d.pop_top_chunk(loot, kChunk, r);
+        for (std::uint32_t j = 0; j < k; ++j) taken[loot[j].id].fetch_add(1, std::memory_order_relaxed);
+        if (k > 0) steals.fetch_add(1, std::memory_order_release);
+        if (k == 0 && ++misses % 64 == 0) std::this_thread::yield();
+      }
+    });
+  }
+  while (started.load(std::memory_order_acquire) < kThieves) std::this_thread::yield();
+  Task batch[kBatch];
+  std::uint32_t level = 0, batches = 0, partial_batches = 0;
+  for (std::uint32_t round = 0; round < kRounds; ++round) {
+    for (std::uint32_t i = 0; i < kBatch; ++i) batch[i].id = round * kBatch + i;
+    ASSERT_EQ(d.push_bottom(batch, kBatch, level), kBatch);  // fits: the deque is reset every round
+    if (round % kHoldEvery == 0) {  // let a thief in first now and then (see the test above)
+      const std::uint64_t before = steals.load(std::memory_order_acquire);
+      const auto deadline = std::chrono::steady_clock::now() + kHold;
+      while (steals.load(std::memory_order_acquire) == before && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::yield();
+    }
+    std::uint32_t bottom = d.bottom_index();
+    for (;;) {
+      const BatchPop p = d.pop_bottom_batch(bottom, kTake, kChunk);
+      ASSERT_EQ(p.bottom, d.bottom_index()) << "the pop reports the bottom it left";
+      bottom = p.bottom;
+      if (p.k == 0) break;
+      ASSERT_LE(p.k, kTake);
+      ASSERT_LE(p.first + p.k, 16u);
+      ++batches;
+      if (p.k < kTake) ++partial_batches;
+      for (std::uint32_t j = 0; j < p.k; ++j) taken[detail::load_task_relaxed(d.slots[p.first + j]).id].fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  done.store(true, std::memory_order_release);
+  for (auto& th : thieves) th.join();
+  for (std::uint32_t i = 0; i < kRounds * kBatch; ++i) ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
+  EXPECT_GT(steals.load(), 0u) << "the thieves never won a race: the test did not exercise stealing";
+  EXPECT_GT(batches, kRounds) << "every pop took a whole round: the test did not exercise batches";
+  EXPECT_GT(partial_batches, 0u);
+}
+
+// The owner alone: a batch pop takes the youngest tasks, oldest first within the batch; a pop of
+// more than is there takes the rest and resets the deque; publish_written publishes slots the
+// owner wrote itself.
+TEST(WorkStealingDeque, BatchPopTakesTheYoungestInOrder) {
+  HostWorkStealingDeques deques(1, 8);
+  const WorkStealingDequeRef d = deques.ref().deque(0);
+  Task in[6];
+  for (std::uint32_t i = 0; i < 6; ++i) in[i].id = 100 + i;
+  std::uint32_t level = 0;
+  ASSERT_EQ(d.push_bottom(in, 6, level), 6u);
+  BatchPop p = d.pop_bottom_batch(d.bottom_index(), 4, 1);
+  ASSERT_EQ(p.k, 4u);
+  EXPECT_EQ(p.first, 2u);
+  EXPECT_EQ(p.level, 2u);
+  EXPECT_EQ(p.bottom, 2u);
+  EXPECT_EQ(detail::load_task_relaxed(d.slots[p.first]).id, 102u);
+  Task extra;
+  extra.id = 7;
+  detail::store_task_relaxed(d.slots[p.bottom], extra);
+  EXPECT_EQ(d.publish_written(p.bottom, 1), 3u);
+  p = d.pop_bottom_batch(d.bottom_index(), 8, 1);  // everything: within a chunk of the top
+  ASSERT_EQ(p.k, 3u);
+  EXPECT_EQ(p.first, 0u);
+  EXPECT_EQ(detail::load_task_relaxed(d.slots[2]).id, 7u);
+  EXPECT_EQ(p.bottom, 0u) << "a pop that empties the deque restarts it at 0";
+  EXPECT_EQ(d.bottom_index(), 0u);
+  EXPECT_EQ(d.pop_bottom_batch(0, 8, 1).k, 0u);
+}
+
+// A thief ahead of the owner's batch: what is left above top is the owner's, and the deque restarts.
+TEST(WorkStealingDeque, BatchPopAfterStealsTakesWhatIsLeft) {
+  HostWorkStealingDeques deques(1, 8);
+  const WorkStealingDequeRef d = deques.ref().deque(0);
+  Task in[5];
+  for (std::uint32_t i = 0; i < 5; ++i) in[i].id = 10 + i;
+  std::uint32_t level = 0;
+  ASSERT_EQ(d.push_bottom(in, 5, level), 5u);
+  Task loot[2];
+  StealResult r = StealResult::Empty;
+  ASSERT_EQ(d.pop_top_chunk(loot, 2, r), 2u);  // half of 5, at most 2: tasks 10 and 11
+  const BatchPop p = d.pop_bottom_batch(d.bottom_index(), 8, 2);
+  ASSERT_EQ(p.k, 3u);
+  EXPECT_EQ(p.first, 2u);
+  EXPECT_EQ(detail::load_task_relaxed(d.slots[p.first]).id, 12u);
+  EXPECT_EQ(p.bottom, 0u);
+  EXPECT_EQ(d.pop_top_chunk(loot, 2, r), 0u);
+  EXPECT_EQ(r, StealResult::Empty);
+}
+
 TEST(SharingQueue, HostProducesWhileConsumersTakeEachTaskOnce) {
 #if defined(GPULB_TSAN_BUILD) || defined(__SANITIZE_THREAD__)
   constexpr std::uint32_t kTasks = 3000, kConsumers = 2;

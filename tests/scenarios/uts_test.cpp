@@ -138,6 +138,17 @@ TEST(UtsCustomTrees, WithoutAReferenceTheResultIsNotChecked) {
   EXPECT_TRUE(on.verified) << on.verification;
 }
 
+// task_per=lane is the CUDA backend's (a task per thread of a block): the CPU backend says so
+// before running anything rather than ignoring it.
+TEST(UtsCustomTrees, TaskPerLaneIsRefusedOnTheCpuBackend) {
+  try {
+    run_uts("work-stealing", {{"tree", "custom"}, {"d", "4"}, {"task_per", "lane"}});
+    FAIL() << "task_per=lane ran on the cpu backend";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda backend"), std::string::npos) << e.what();
+  }
+}
+
 TEST(UtsSampleTrees, PresetsRejectCustomParameters) {
   EXPECT_THROW(run_uts("work-stealing", {{"tree", "T1"}, {"b", "3"}}), ConfigError);
 }

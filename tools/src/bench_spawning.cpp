@@ -17,6 +17,7 @@
 #include <map>
 #include <thread>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -243,8 +244,12 @@ std::vector<std::string> peer_row(const Peer& p, std::size_t columns) {
 // the better of the CPU row of the same policy and the peer (when there is one), from this run.
 // The peer's runs are interleaved with the CPU backend's work-stealing runs (or run on their own
 // where the CPU backend is not measured).
+// `cuda_variants`: more work-stealing rows on the GPU, each its label's extra parameters on top of
+// work-stealing's (task_per=lane), measured right after the plain work-stealing row.
+using Variants = std::vector<std::pair<std::string, ParamMap>>;
 Table spawning_table(Table t, const std::string& scenario, const std::string& unit, const std::vector<Policy>& policies,
-                     const std::map<Policy, ParamMap>& params, const BenchArgs& a, bool cpu, bool gpu, Peer* peer = nullptr) {
+                     const std::map<Policy, ParamMap>& params, const BenchArgs& a, bool cpu, bool gpu, Peer* peer = nullptr,
+                     const Variants& cuda_variants = {}) {
   t.header = {"backend", "policy", unit, "time", unit + "/s", peer ? "x CPU (better of same policy, peer)" : "x CPU (same policy)",
               "load max/min (per SM; CPU: per thread)", "CPU: tasks per CPU-second max/min", "peak task slots", "steals"};
   const auto add_peer_row = [&] {
@@ -270,11 +275,20 @@ Table spawning_table(Table t, const std::string& scenario, const std::string& un
   if (cpu) backends.push_back(Backend::Cpu);
   if (gpu) backends.push_back(Backend::Cuda);
   for (Backend backend : backends) {
+    std::vector<std::tuple<Policy, std::string, ParamMap>> rows;
     for (const PolicyDescriptor* policy : policies) {
-      const std::string label = std::string(policy->name);
+      rows.emplace_back(policy, std::string(policy->name), params.at(policy));
+      if (backend != Backend::Cuda || policy != &policies::work_stealing()) continue;
+      for (const auto& [suffix, extra] : cuda_variants) {
+        ParamMap v = params.at(policy);
+        for (const auto& [k, value] : extra) v[k] = value;
+        rows.emplace_back(policy, std::string(policy->name) + " " + suffix, std::move(v));
+      }
+    }
+    for (const auto& [policy, label, row_params] : rows) {
       progress(scenario + " " + label + " on " + std::string(to_string(backend)));
       const bool with_peer = peer && backend == Backend::Cpu && policy == &policies::work_stealing();
-      const Measured m = measure(scenario, params.at(policy), policy, backend, a.repeats,
+      const Measured m = measure(scenario, row_params, policy, backend, a.repeats,
                                  with_peer ? std::function<void()>([peer] { peer->run_once(); }) : std::function<void()>());
       nlohmann::json j = {{"backend", to_string(backend)}, {"policy", label}};
       if (!m.error.empty()) {
@@ -285,7 +299,7 @@ Table spawning_table(Table t, const std::string& scenario, const std::string& un
         continue;
       }
       const double rate = static_cast<double>(m.tasks) / m.seconds;
-      if (backend == Backend::Cpu) cpu_rate[policy] = rate;
+      if (backend == Backend::Cpu && !cpu_rate.count(policy)) cpu_rate[policy] = rate;
       double cpu_best = cpu_rate.count(policy) ? cpu_rate[policy] : 0.0;
       if (peer && peer->ran() && peer->error.empty()) cpu_best = std::max(cpu_best, peer->rate());
       const std::string vs_cpu = backend == Backend::Cuda && cpu_best > 0 ? fixed(rate / cpu_best, 1) + "x" : "-";
@@ -329,11 +343,14 @@ std::vector<Table> bench_uts(const BenchArgs& a, bool cpu, bool gpu) {
                      std::string(a.uts_leaves == "task" ? "A node is a task. " : "A leaf child is counted by its parent's task (leaves=inline); nodes/s counts every node. ") +
                      "The peer is the official UTS 2.1 (uts_shm, OpenMP, its own wall-clock figure) on the same threads, its runs "
                  "interleaved with the CPU backend's work-stealing runs; x CPU divides by the better of the CPU backend under the "
-                 "same policy and the peer. "
+                 "same policy and the peer. work-stealing task_per=lane runs a task a thread instead of a block (a block takes a batch of "
+                 "nodes from its deque at once); still a task a node. "
                  "Targets (issue 12, one H100): work-stealing on T1L >= 1 G nodes/s and T3L >= 450 M nodes/s; the CPU backend at "
                  "least the peer's rate; load max/min <= 1.2.",
                  {}, {}};
   };
+  // A task a thread (kernels/work_stealing_lanes.cuh): only with a task a node, as leaves=task.
+  const Variants lanes = a.uts_leaves == "task" ? Variants{{"task_per=lane", {{"task_per", "lane"}}}} : Variants{};
   std::vector<Table> out;
   const std::vector<Policy> all(std::begin(kSpawningPolicies), std::end(kSpawningPolicies));
   // A large tree's ~100 M nodes through one lock take minutes a run: the blocking queue sits those out.
@@ -345,15 +362,15 @@ std::vector<Table> bench_uts(const BenchArgs& a, bool cpu, bool gpu) {
     if (large(a.tree)) t.note += skip_note;
     out.push_back(spawning_table(std::move(t), "uts", "nodes",
                                  large(a.tree) ? std::vector<Policy>{&policies::work_stealing(), &policies::static_list()} : all,
-                                 params_for(a.tree), a, cpu, gpu, &peer));
+                                 params_for(a.tree), a, cpu, gpu, &peer, lanes));
     return out;
   }
   Peer peer_t1 = make_peer(a, "T1"), peer_t1l = make_peer(a, "T1L");
-  out.push_back(spawning_table(title("T1"), "uts", "nodes", all, params_for("T1"), a, cpu, gpu, &peer_t1));
+  out.push_back(spawning_table(title("T1"), "uts", "nodes", all, params_for("T1"), a, cpu, gpu, &peer_t1, lanes));
   Table t1l = title("T1L");
   t1l.note += skip_note;
   out.push_back(spawning_table(t1l, "uts", "nodes", {&policies::work_stealing(), &policies::static_list()}, params_for("T1L"), a, cpu, gpu,
-                               &peer_t1l));
+                               &peer_t1l, lanes));
   return out;
 }
 

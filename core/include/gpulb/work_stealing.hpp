@@ -198,8 +198,13 @@ struct BasicWorkStealingRef {
   // see the top), counted before any child is visible, on the shared word unless the credit
   // absorbs them. publish_children calls it; the CPU driver, which keeps the youngest children
   // private for a while (cpu/policies/work_stealing.hpp), calls it before it stores them.
-  GPULB_HD void count_children(std::uint32_t k, PendingCredit& credit) const {
-    const std::int64_t need = static_cast<std::int64_t>(k) - 1;
+  GPULB_HD void count_children(std::uint32_t k, PendingCredit& credit) const { count_batch(k, 1, credit); }
+
+  // count_children for `finished` tasks that end together with `k` children between them (a
+  // batch of tasks run a thread each: kernels/work_stealing_lanes.cuh): k - finished more units,
+  // counted as above before any child is visible; fewer children than tasks only lower the credit.
+  GPULB_HD void count_batch(std::uint32_t k, std::uint32_t finished, PendingCredit& credit) const {
+    const std::int64_t need = static_cast<std::int64_t>(k) - static_cast<std::int64_t>(finished);
     if (credit.units + need > 0) {
       atomic_ref<std::int64_t>(ctl->pending).fetch_add(credit.units + need + lease, mo::acq_rel);
       credit.units = -lease;

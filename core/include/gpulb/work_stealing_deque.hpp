@@ -51,6 +51,15 @@ GPULB_HD constexpr std::uint64_t ws_make_age(std::uint32_t tag, std::uint32_t to
 GPULB_HD constexpr std::uint32_t ws_age_top(std::uint64_t age) { return static_cast<std::uint32_t>(age); }
 GPULB_HD constexpr std::uint32_t ws_age_tag(std::uint64_t age) { return static_cast<std::uint32_t>(age >> 32); }
 
+// What pop_bottom_batch claimed: k tasks at slots [first, first + k); `level` tasks left in the
+// deque; `bottom`, its bottom afterwards (the owner's to remember: its next push writes there).
+struct BatchPop {
+  std::uint32_t k = 0;
+  std::uint32_t first = 0;
+  std::uint32_t level = 0;
+  std::uint32_t bottom = 0;
+};
+
 // A view of one deque (trivially copyable; cuCollections' *_ref pattern). S is the scope of every
 // atomic access: Device where one GPU's blocks (or the CPU's threads) share the deque, System in a
 // run across GPUs, where a block of another GPU may steal over peer memory -- then the owner, the
@@ -64,6 +73,20 @@ struct BasicWorkStealingDequeRef {
   WsDequeControl* ctl = nullptr;
   detail::TaskWords* slots = nullptr;  // capacity slots
   std::uint32_t capacity = 0;
+
+#if defined(__CUDA_ARCH__)
+  // The batch pop's and the chunk steal's Dekker pair on the device: a relaxed (or acquire)
+  // access, one fence.sc at the deque's scope, then the other access -- Chase-Lev's take and
+  // steal as Le, Pop, Cohen & Zappa Nardelli prove them for C11 ("Correct and Efficient
+  // Work-Stealing for Weak Memory Models", PPoPP 2013). A seq_cst store followed by a seq_cst
+  // load compiles to two fence.sc; this is one. The host keeps the seq_cst accesses, which TSAN
+  // models (it does not model fences). Both forms order the pair the same way, so a side using
+  // one and a side using the other still exclude each other.
+  __device__ static void dekker_fence() {
+    ::cuda::atomic_thread_fence(::cuda::std::memory_order_seq_cst,
+                                S == Scope::Device ? ::cuda::thread_scope_device : ::cuda::thread_scope_system);
+  }
+#endif
 
   // Owner only. Writes up to `n` tasks at the bottom and publishes them with one release store;
   // returns how many fit (the caller spills or fails with the rest). `level` receives the number
@@ -188,12 +211,105 @@ struct BasicWorkStealingDequeRef {
     }
   }
 
+  // --- Batch pops (gpulb's extension, for workers that run a task a thread: the CUDA backend's
+  // task_per=lane, kernels/work_stealing_lanes.cuh). The owner takes up to `max` tasks from the
+  // bottom at once, on a deque whose thieves use pop_top_chunk(chunk) (chunk = 1: ABP's one-task
+  // steal). The argument of pop_bottom_chunked, for a range: the owner lowers bottom to nb = b - k
+  // and then reads age (the Dekker pair); a thief that read the old bottom read an age no later
+  // than the owner's, and can only succeed with exactly the owner's, taking [top, top + chunk) at
+  // most. So [nb, b) is the owner's without a CAS while nb >= top + chunk. Nearer the top the
+  // owner bumps the tag with a CAS (same top): every thief holding the old age then fails, and one
+  // that reads the new age also reads bottom = nb, so takes at most half of [top, nb). If thieves
+  // had already passed nb, the owner takes what is left, [top, b), and restarts the deque at 0.
+
+  // Owner only; `b` is the deque's bottom (the owner's own last write: bottom_index(), or what its
+  // last pop or publish left). Claims up to `max` tasks: slots [first, first + k), oldest first
+  // (k = 0: empty; the deque is then reset to 0). The slots stay as they are until the owner's
+  // next push, so the caller copies them out before it pushes. On the device the Dekker pair is a
+  // relaxed store, one fence.sc and a relaxed load (dekker_fence).
+  GPULB_HD BatchPop pop_bottom_batch(std::uint32_t b, std::uint32_t max, std::uint32_t chunk) const {
+    atomic_ref<std::uint32_t> bottom(ctl->bottom);
+    atomic_ref<std::uint64_t> age(ctl->age);
+    BatchPop r;
+    r.bottom = b;
+    if (b == 0 || max == 0) return r;
+    const std::uint32_t k = max < b ? max : b;
+    const std::uint32_t nb = b - k;
+    std::uint64_t old_age = 0;
+#if defined(__CUDA_ARCH__)
+    bottom.store(nb, mo::relaxed);
+    dekker_fence();
+    old_age = age.load(mo::relaxed);
+#else
+    bottom.store(nb, mo::seq_cst);  // the owner side of the Dekker pair, as in pop_bottom
+    old_age = age.load(mo::seq_cst);
+#endif
+    r.bottom = nb;
+    for (;;) {
+      const std::uint32_t top = ws_age_top(old_age);
+      if (nb >= top && nb - top >= chunk) {  // no thief holding this age can reach [nb, b)
+        r.k = k;
+        r.first = nb;
+        r.level = nb - top;
+        return r;
+      }
+      if (top >= b) {  // thieves took every task: restart at 0 (as pop_bottom)
+        bottom.store(0, mo::relaxed);
+        age.store(ws_make_age(ws_age_tag(old_age) + 1, 0), mo::seq_cst);
+        r.bottom = 0;
+        return r;
+      }
+      if (nb <= top) {
+        // What is left, [top, b), is all ours if no thief moves top first: one CAS both fences
+        // off the thieves that read old_age and restarts the deque at 0 (bottom = 0 before it,
+        // published by it, as in pop_bottom). On failure a thief moved top: look again.
+        bottom.store(0, mo::relaxed);
+        r.bottom = 0;
+        if (age.compare_exchange_strong(old_age, ws_make_age(ws_age_tag(old_age) + 1, 0), mo::seq_cst, mo::seq_cst)) {
+          r.k = b - top;
+          r.first = top;
+          return r;
+        }
+        continue;
+      }
+      // top < nb < top + chunk: fence off the thieves that read old_age with a tag bump (same top);
+      // one that reads the new age also reads bottom = nb. On failure a thief moved top: look again.
+      if (age.compare_exchange_strong(old_age, ws_make_age(ws_age_tag(old_age) + 1, top), mo::seq_cst, mo::seq_cst)) {
+        r.k = k;
+        r.first = nb;
+        r.level = nb - top;
+        return r;
+      }
+    }
+  }
+
+  // Owner only: publishes `n` tasks that the owner's threads have written at slots [b, b + n),
+  // b being the bottom (detail::store_task_relaxed; the caller checked the room, capacity - b),
+  // with one release store, as push_bottom does after its own writes. Returns the level after.
+  GPULB_HD std::uint32_t publish_written(std::uint32_t b, std::uint32_t n) const {
+    atomic_ref<std::uint32_t>(ctl->bottom).store(b + n, mo::release);
+    const std::uint32_t top = ws_age_top(atomic_ref<std::uint64_t>(ctl->age).load(mo::relaxed));
+    const std::uint32_t level = b + n > top ? b + n - top : 0;
+    if (level > ctl->peak) ctl->peak = level;
+    return level;
+  }
+  // Owner only: where the next push writes, and how many slots are left from there.
+  GPULB_HD std::uint32_t bottom_index() const { return atomic_ref<std::uint32_t>(ctl->bottom).load(mo::relaxed); }
+
   // Any worker other than the owner: takes up to `chunk` tasks (half of those it sees, rounded
   // up) from the top into out[0..k), oldest first; returns k, 0 with `result` Empty or Abort.
   GPULB_HD std::uint32_t pop_top_chunk(Task* out, std::uint32_t chunk, StealResult& result) const {
     atomic_ref<std::uint64_t> age(ctl->age);
+#if defined(__CUDA_ARCH__)
+    // The thief side of the Dekker pair with one fence.sc (dekker_fence); acquire: the slots
+    // below the bottom we read were published by the owner's release store of it.
+    const std::uint64_t old_age = age.load(mo::acquire);
+    dekker_fence();
+    const std::uint32_t b = atomic_ref<std::uint32_t>(ctl->bottom).load(mo::acquire);
+#else
     const std::uint64_t old_age = age.load(mo::seq_cst);
     const std::uint32_t b = atomic_ref<std::uint32_t>(ctl->bottom).load(mo::seq_cst);
+#endif
     const std::uint32_t top = ws_age_top(old_age);
     if (b <= top) {
       result = StealResult::Empty;

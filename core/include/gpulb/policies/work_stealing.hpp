@@ -20,9 +20,14 @@ inline const PolicyDescriptor& work_stealing() {
          {"random", "round-robin"}},
         &PolicyOptions::victim},
        // The official UTS (uts_shm) steals chunks of 20 nodes; gpulb/work_stealing_deque.hpp, "Chunked steals".
-       {{"steal_chunk", "work-stealing (cpu): most tasks one steal takes, half the victim's deque up to this; 1 is ABP's one-task steal",
+       {{"steal_chunk", "work-stealing (cpu; cuda with task_per=lane, at most the block size): most tasks one steal takes, half the victim's deque up to this; 1 is ABP's one-task steal",
          "20", "1..4096", 1, 4096, {}},
         &PolicyOptions::steal_chunk},
+       // kernels/work_stealing_lanes.cuh: a warp that runs one task at a time leaves most lanes idle
+       // on trees whose nodes have few children (UTS).
+       {{"task_per", "work-stealing (cuda): what runs one task: a thread block (Grossman; every scenario), or one thread, a block taking a batch of tasks from its deque at once (lane; scenarios with a lane form: uts)",
+         "block", "block|lane", 0, 0, {"block", "lane"}},
+        &PolicyOptions::task_per},
        // kernels/work_stealing_multi_gpu.cuh: the owners pay a CAS per pop while their deque holds fewer than this.
        {{"remote_chunk", "work-stealing (cuda, --gpus N > 1): most tasks one steal from another GPU's deque takes; 1 is ABP's one-task steal",
          "1", "1..1024", 1, 1024, {}},

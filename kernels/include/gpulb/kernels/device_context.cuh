@@ -147,6 +147,37 @@ class BlockContext {
     if (n != 0xFFFFFFFFu) count = n + 1;
   }
 
+  // The TaskBegin/TaskEnd pairs of a batch of `k` tasks that ran together, one a thread
+  // (work-stealing's task_per=lane), since `begin_ns` (thread 0's globaltimer() when the batch
+  // started). Every thread of the block calls it, `has_task` for the batch's first k threads; it
+  // contains a barrier. The tasks ran side by side on k lanes, but a track shows one task at a
+  // time: they are laid end to end across the batch's span, thread i's in the i-th k-th of it,
+  // and every edge but the batch's first and last is marked trace::kTimeInterpolated (its time
+  // is placed, not read). Each thread writes its own pair; thread 0 alone moves the count, after
+  // the barrier, and every other thread read it before (its last writer was thread 0 before an
+  // earlier barrier of the caller's).
+  __device__ void record_lane_tasks(bool has_task, std::uint32_t k, std::uint32_t id, std::uint16_t kind, std::uint64_t begin_ns) const {
+    if (!segment_.enabled()) return;
+    std::uint32_t& count = block_trace_count();
+    const std::uint32_t n = count;
+    if (threadIdx.x == 0) scratch_->warp_sums[0] = globaltimer();
+    __syncthreads();
+    const std::uint64_t end_ns = scratch_->warp_sums[0];
+    if (threadIdx.x == 0) count = n > 0xFFFFFFFFu - 2 * k ? 0xFFFFFFFFu : n + 2 * k;
+    if (!has_task) return;
+    const std::uint32_t i = threadIdx.x;
+    const std::uint64_t span = end_ns > begin_ns ? end_ns - begin_ns : 0;
+    const std::uint32_t slot = n + 2 * i;
+    if (slot + 1 < segment_.capacity && slot >= n) {
+      trace::Event begin = trace::make_event(begin_ns + span * i / k, trace::EventKind::TaskBegin, id, kind);
+      trace::Event end = trace::make_event(begin_ns + span * (i + 1) / k, trace::EventKind::TaskEnd, id, kind);
+      if (i > 0) begin.flags = trace::kTimeInterpolated;
+      if (i + 1 < k) end.flags = trace::kTimeInterpolated;
+      segment_.events[slot] = begin;
+      segment_.events[slot + 1] = end;
+    }
+  }
+
  private:
   std::uint32_t rank_;
   trace::TraceSegment segment_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -75,6 +76,7 @@ struct GridSize {
   std::uint32_t blocks;
   std::string note;
 };
-GridSize persistent_grid(const void* kernel, int device, std::uint32_t block_size, std::uint32_t requested);
+// `dynamic_smem`: the bytes of dynamic shared memory each block is launched with.
+GridSize persistent_grid(const void* kernel, int device, std::uint32_t block_size, std::uint32_t requested, std::size_t dynamic_smem = 0);
 
 }  // namespace gpulb::kernels::detail

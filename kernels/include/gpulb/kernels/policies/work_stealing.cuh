@@ -1,10 +1,12 @@
 // The work-stealing policy on the CUDA backend: Grossman's work stealing with ABP deques per block, a sharing queue fed from the host
 // (mechanism: work_stealing_kernels.cuh), on one GPU; with --gpus N > 1 on N GPUs whose blocks also steal from each other's
 // deques over peer memory, or through host memory without peer access (work_stealing_multi_gpu.cuh; its host frame
-// detail/multi_gpu_ws_run.cuh). --gpus 0 (the default) runs on one GPU, as before.
+// detail/multi_gpu_ws_run.cuh). --gpus 0 (the default) runs on one GPU, as before. --param task_per=lane:
+// a task per thread instead of per block, on one GPU (work_stealing_lanes.cuh).
 #pragma once
 
 #include "gpulb/kernels/work_stealing_kernels.cuh"
+#include "gpulb/kernels/work_stealing_lanes.cuh"
 #include "gpulb/kernels/detail/multi_gpu_ws_run.cuh"
 #include "gpulb/kernels/detail/body_factory.hpp"
 #include "gpulb/kernels/detail/single_gpu_run.cuh"
@@ -16,6 +18,20 @@ struct WorkStealingDriver {
   static const PolicyDescriptor& descriptor() { return policies::work_stealing(); }
   template <class Factory>
   static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
+    using Body = std::decay_t<decltype(make_body(0u, 0u))>;
+    if (plan.options.task_per == "lane") {
+      if constexpr (LaneBody<Body>) {
+        if (plan.gpus > 1) throw ConfigError("work-stealing: task_per=lane runs on one GPU; use --gpus 1, or task_per=block across GPUs");
+        return detail::run_on_one_gpu(
+            plan,
+            [&](detail::GpuSession& s, std::atomic<bool>& abort_all, detail::DynamicOutcome& o) {
+              detail::control_work_stealing_lanes<Body>(s, plan, make_body, abort_all, o);
+            },
+            detail::TrackLayout::PerBlock, nullptr);
+      } else {
+        throw ConfigError("work-stealing: task_per=lane needs a scenario whose tasks have a lane form (uts); this one runs a task a block: use task_per=block");
+      }
+    }
     if (plan.gpus > 1) {
       try {
         if (plan.options.remote == "request") return detail::run_work_stealing_on_gpus<Scope::Device>(plan, make_body);
@@ -27,7 +43,7 @@ struct WorkStealingDriver {
     return detail::run_on_one_gpu(
         plan,
         [&](detail::GpuSession& s, std::atomic<bool>& abort_all, detail::DynamicOutcome& o) {
-          detail::control_work_stealing<std::decay_t<decltype(make_body(0u, 0u))>>(s, plan, make_body, abort_all, o);
+          detail::control_work_stealing<Body>(s, plan, make_body, abort_all, o);
         },
         detail::TrackLayout::PerBlock, nullptr);
   }

@@ -36,6 +36,7 @@
 #include "gpulb/cpu/context.hpp"
 #include "gpulb/cpu/runtime.hpp"
 #include "gpulb/cpu/worker.hpp"
+#include "gpulb/errors.hpp"
 #include "gpulb/exec_plan.hpp"
 #include "gpulb/policies/work_stealing.hpp"
 #include "gpulb/work_stealing.hpp"
@@ -318,6 +319,10 @@ inline void work_stealing_metrics(WsRun& r, ExecOutput& out) {
 
 template <class Body>
 ExecOutput run_work_stealing(const ExecPlan& plan, const Body& body) {
+  if (plan.options.task_per != "block") {
+    throw ConfigError("work-stealing: task_per=" + plan.options.task_per +
+                      " is the cuda backend's (a task per thread of a block); a cpu worker is one thread already: use task_per=block");
+  }
   WsRun r(plan);
   r.rt.start([&](std::uint32_t rank) { work_stealing_worker(r, body, rank); });
   try {

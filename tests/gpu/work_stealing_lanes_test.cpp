@@ -1,0 +1,156 @@
+// work-stealing with a task per thread (--param task_per=lane, kernels/work_stealing_lanes.cuh):
+// UTS trees verify against the host search at every block size and steal chunk, including a
+// binomial root wider than a block and deques small enough to spill; a full deque without
+// spilling fails naming its capacity; the trace holds one task zone per node; the settings with
+// no lane form are refused before anything runs. Small trees except T1 (4 million nodes), which
+// compute-sanitizer runs skip (--gtest_filter=-*T1*).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpulb/builtin/registry.hpp"
+#include "gpulb/cuda/devices.hpp"
+#include "gpulb/run.hpp"
+#include "gpulb/tracing/event.hpp"
+
+namespace gpulb {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \
+  if (cuda::list_devices().empty()) GTEST_SKIP() << "no CUDA GPU present: GPU tests skipped"
+
+const ParamMap kGeometric = {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}};
+// A binomial root of 300 children (more than a block's threads), then q * m = 0.8 below it.
+const ParamMap kWideBinomial = {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}};
+
+RunResult run_lanes(ParamMap params, std::uint32_t block_size = 32, bool trace = false, Backend backend = Backend::Cuda) {
+  RunConfig c;
+  c.scenario = "uts";
+  c.policy = "work-stealing";
+  c.backend = backend;
+  c.gpus = 1;
+  c.block_size = block_size;
+  c.trace = trace;
+  params["task_per"] = "lane";
+  c.params = std::move(params);
+  return run(builtin::registry(), c);
+}
+
+std::uint64_t result_nodes(const RunResult& r) {
+  const std::size_t at = r.result_json.find("\"nodes\":");
+  if (at == std::string::npos) return 0;
+  return std::stoull(r.result_json.substr(at + 8));
+}
+
+TEST(GpuWorkStealingLanes, SmallTreesVerifyAtEveryBlockSizeAndStealChunk) {
+  SKIP_WITHOUT_GPU();
+  for (const ParamMap& tree : {kGeometric, kWideBinomial}) {
+    for (std::uint32_t block : {32u, 64u, 256u}) {
+      for (const char* chunk : {"1", "20"}) {
+        ParamMap p = tree;
+        p["steal_chunk"] = chunk;
+        const RunResult r = run_lanes(p, block);
+        EXPECT_TRUE(r.verified) << "block " << block << ", steal_chunk " << chunk << ": " << r.verification;
+        // A task a node: as many tasks ran as the search counted nodes.
+        EXPECT_EQ(r.tasks, result_nodes(r)) << r.result_json;
+        EXPECT_GT(r.tasks, 1u);
+      }
+    }
+  }
+}
+
+// Deques of 8 slots: a batch's children spill to the overflow queue, and none is lost.
+TEST(GpuWorkStealingLanes, SmallDequesSpillAndLoseNothing) {
+  SKIP_WITHOUT_GPU();
+  ParamMap p = kWideBinomial;
+  p["deque_capacity"] = "8";
+  const RunResult r = run_lanes(p);
+  EXPECT_TRUE(r.verified) << r.verification;
+  EXPECT_GT(r.metrics.at("spilled"), 0u) << "the root's 300 children should not fit 8 slots";
+}
+
+TEST(GpuWorkStealingLanes, FullDequeWithoutSpillingFailsNamingTheCapacity) {
+  SKIP_WITHOUT_GPU();
+  ParamMap p = kWideBinomial;
+  p["deque_capacity"] = "8";
+  p["deque_overflow"] = "fail";
+  try {
+    run_lanes(p);
+    FAIL() << "300 children cannot fit a deque of 8 without spilling";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("deque_capacity=8"), std::string::npos) << e.what();
+  }
+}
+
+// The spill of one batch passes the block's spawn slots: the run fails naming both capacities.
+TEST(GpuWorkStealingLanes, SpillPastTheSpawnSlotsFailsNamingThem) {
+  SKIP_WITHOUT_GPU();
+  ParamMap p = kWideBinomial;
+  p["deque_capacity"] = "8";
+  p["spawn_capacity"] = "16";
+  try {
+    run_lanes(p);
+    FAIL() << "292 spilled children cannot fit 16 spawn slots";
+  } catch (const RunError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("spawn_capacity=16"), std::string::npos) << m;
+    EXPECT_NE(m.find("deque_capacity=8"), std::string::npos) << m;
+  }
+}
+
+// One TaskBegin/TaskEnd pair per node, on the block tracks; the edges inside a batch are placed
+// (kTimeInterpolated), the batch's outer edges read from the clock.
+TEST(GpuWorkStealingLanes, TraceHasAZonePerNodeAndMarksPlacedTimes) {
+  SKIP_WITHOUT_GPU();
+  const RunResult r = run_lanes(kGeometric, 32, true);
+  ASSERT_TRUE(r.verified) << r.verification;
+  std::uint64_t begins = 0, ends = 0, placed = 0, timed = 0;
+  for (const trace::Track& t : r.trace.tracks) {
+    for (const trace::Event& e : t.events) {
+      if (e.kind != trace::EventKind::TaskBegin && e.kind != trace::EventKind::TaskEnd) continue;
+      (e.kind == trace::EventKind::TaskBegin ? begins : ends) += 1;
+      ((e.flags & trace::kTimeInterpolated) ? placed : timed) += 1;
+    }
+  }
+  EXPECT_EQ(begins, r.tasks);
+  EXPECT_EQ(ends, r.tasks);
+  EXPECT_EQ(r.stats.tasks, r.tasks) << "every zone pairs up";
+  EXPECT_GT(placed, 0u) << "no batch held more than one task";
+  EXPECT_GT(timed, 0u);
+}
+
+TEST(GpuWorkStealingLanes, UtsT1MatchesThePublishedCounts) {
+  SKIP_WITHOUT_GPU();
+  const RunResult r = run_lanes({{"tree", "T1"}, {"watchdog_ms", "60000"}});
+  EXPECT_TRUE(r.verified) << r.verification;
+  EXPECT_EQ(r.tasks, 4130071u);
+}
+
+TEST(GpuWorkStealingLanes, SettingsWithoutALaneFormAreRefused) {
+  SKIP_WITHOUT_GPU();
+  auto expect_config_error = [](auto&& f, const std::string& fragment) {
+    try {
+      f();
+      FAIL() << "should have been refused naming " << fragment;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  expect_config_error([] { run_lanes({{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "4"}, {"b", "4"}, {"leaves", "inline"}}); },
+                      "leaves=task");
+  expect_config_error([] { run_lanes(kGeometric, 48); }, "multiple of 32");
+  expect_config_error(
+      [] {
+        RunConfig c;
+        c.scenario = "nqueens";
+        c.policy = "work-stealing";
+        c.backend = Backend::Cuda;
+        c.gpus = 1;
+        c.params = {{"n", "6"}, {"cutoff", "2"}, {"task_per", "lane"}};
+        run(builtin::registry(), c);
+      },
+      "lane form");
+}
+
+}  // namespace
+}  // namespace gpulb
