@@ -19,6 +19,15 @@
 //             spawn slots for the overflow queue once the deque is full;
 //   thread 0: publishes the children with one release store of bottom (publish_written), after a
 //             barrier (the other threads' slot writes happen before it: see dynamic_worker.cuh).
+// Children that fit one batch (at most blockDim.x) skip the deque: they are the block's next
+// batch, kept in shared memory. Publishing them would only have them popped back by the same
+// block, which runs a batch in one step however many it holds (a thief could take some, but
+// that spreads no work a block was short of), and the round trip (the children's stores, the
+// release, the next pop's fence.sc, the slot loads) was most of a step on UTS T3L, whose
+// 111 M nodes hang from a path 17,844 levels deep. A batch with more children publishes them all.
+// Ids: a block takes them from the run's counter 256 at a time where no table is indexed by id
+// (ExecPlan::id_capacity == 0; they are then unique but not dense), one fetch-and-add less per
+// batch on the run's hottest word.
 // So a task is still a deque entry with its own id, parent and depth; what changes is how many of
 // them a block holds at once. The children of a batch are spread over the lanes too, so a task
 // with many children (UTS's binomial root, 2000) is made by all the threads.
@@ -62,14 +71,16 @@ struct LaneMailbox {
   std::uint32_t deque_base;  // the deque slot of child 0
   std::uint32_t room;        // children that go into the deque; the rest go to the overflow queue
   std::uint32_t failed;      // thread 0 failed the run: every thread leaves
+  std::uint32_t keep;        // the children (at most a batch) are the next batch: no deque round trip
   std::uint64_t begin_ns;    // when the batch started (traced runs)
   std::uint32_t warp_totals[32];
   BlockScratch scratch;
 };
 
-// The dynamic shared memory of a block of `threads`: the batch's tasks and the children's
-// numbering (offsets[i]: the number of task i's first child within the batch).
-inline std::size_t lane_shared_bytes(std::uint32_t threads) { return std::size_t{threads} * (sizeof(Task) + sizeof(std::uint32_t)); }
+// The dynamic shared memory of a block of `threads`: two batches of tasks (the running one and
+// the next, see the top) and the children's numbering (offsets[i]: the number of task i's first
+// child within the batch).
+inline std::size_t lane_shared_bytes(std::uint32_t threads) { return std::size_t{threads} * (2 * sizeof(Task) + sizeof(std::uint32_t)); }
 
 // Exclusive prefix sum of `v` over the block (blockDim.x a multiple of 32); every thread gets its
 // own prefix and the block's total. Contains barriers.
@@ -104,12 +115,14 @@ __device__ inline std::uint32_t lane_parent_of(const std::uint32_t* offsets, std
 }
 
 template <class Body>
-__global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body body, std::uint32_t chunk) {
+__global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body body, std::uint32_t chunk, std::uint32_t id_grab) {
   using trace::EventKind;
   __shared__ LaneMailbox box;
   extern __shared__ __align__(16) unsigned char lane_memory[];
+  // Two batch arrays: the one running, and the next one when a batch keeps its children.
   Task* batch = reinterpret_cast<Task*>(lane_memory);
-  std::uint32_t* offsets = reinterpret_cast<std::uint32_t*>(batch + blockDim.x);
+  Task* next = batch + blockDim.x;
+  std::uint32_t* offsets = reinterpret_cast<std::uint32_t*>(next + blockDim.x);
   const std::uint32_t rank = blockIdx.x;
   const BlockContext ctx(rank, a.trace.segment(rank), a.stop, &box.scratch);
   ctx.record(EventKind::WorkerStart, rank, static_cast<std::uint16_t>(smid()));
@@ -119,13 +132,18 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
   DynamicBlockStats st{};
   st.sm = smid();
   __shared__ PendingCredit credit;
-  if (threadIdx.x == 0) credit.units = 0;  // only thread 0 ever touches it
+  if (threadIdx.x == 0) {
+    credit.units = 0;  // only thread 0 ever touches it
+    box.keep = 0;      // read by the others only after the loop's barriers
+  }
   bool idle = false, drained = false;
   unsigned backoff = kMinBackoffNs;
   const auto owner = static_cast<std::uint16_t>(rank);
 
   // Thread 0's: the deque's bottom. Only the owner writes it, so it need not be read back.
   std::uint32_t own_bottom = 0;
+  // Thread 0's: ids taken from the run's counter and not yet given, [id_next, id_end).
+  std::uint32_t id_next = 0, id_end = 0;
   // Thread 0: up to `chunk` tasks from a shared queue into the batch (each its own claim).
   auto take_from = [&](const SharingQueueRef& q) -> std::uint32_t {
     std::uint32_t k = 0;
@@ -187,16 +205,26 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
   auto plan_children = [&](std::uint32_t k, std::uint32_t total) -> bool {
     const std::uint32_t first_id = k > 0 ? batch[0].id : 0;
     box.total = total;
+    box.keep = 0;
     if (total == 0) {
       ws.count_batch(0, k, credit);
       return true;
     }
-    const std::uint32_t base = device_atomic_ref<std::uint32_t>(a.ids->next).fetch_add(total, mo::relaxed);
-    if (static_cast<std::uint64_t>(base) + total > a.id_limit) {
-      a.fail(DynamicFailure::IdCapacity, rank, first_id, total);
-      return false;
+    if (id_end - id_next < total) {  // one fetch-and-add for id_grab ids or more (see the top)
+      const std::uint32_t grab = total > id_grab ? total : id_grab;
+      const std::uint32_t base = device_atomic_ref<std::uint32_t>(a.ids->next).fetch_add(grab, mo::relaxed);
+      if (static_cast<std::uint64_t>(base) + total > a.id_limit) {
+        a.fail(DynamicFailure::IdCapacity, rank, first_id, total);
+        return false;
+      }
+      id_next = base;
+      id_end = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{base} + grab, a.id_limit));
     }
-    box.id_base = base;
+    box.id_base = id_next;
+    id_next += total;
+    ws.count_batch(total, k, credit);  // before any child is visible (work_stealing.hpp)
+    box.keep = total <= blockDim.x;
+    if (box.keep) return true;  // the next batch, private: nothing to place
     box.deque_base = own_bottom;
     const std::uint32_t room = own.capacity - own_bottom;
     box.room = total < room ? total : room;
@@ -209,7 +237,6 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
       a.fail(DynamicFailure::SpawnCapacity, rank, first_id, total);
       return false;
     }
-    ws.count_batch(total, k, credit);  // before any child is visible (work_stealing.hpp)
     return true;
   };
 
@@ -221,6 +248,7 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
     if (total == 0) return true;
     st.spawned += total;
     ctx.record(EventKind::Spawn, total);
+    if (box.keep) return true;
     if (box.room > 0) {
       ctx.record(EventKind::DequeLevel, own.publish_written(own_bottom, box.room), owner);
       own_bottom += box.room;
@@ -240,7 +268,15 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
   bool stopped = false;  // thread 0's
   for (;;) {
     if (threadIdx.x == 0) {
-      box.action = static_cast<int>(stopped ? WorkerAction::Stop : find());
+      if (stopped) {
+        box.action = static_cast<int>(WorkerAction::Stop);
+      } else if (box.keep) {  // the children of the last batch are this one
+        box.action = static_cast<int>(a.should_stop() ? WorkerAction::Stop : WorkerAction::Run);
+        box.k = box.total;
+        box.from_deque = 0;
+      } else {
+        box.action = static_cast<int>(find());
+      }
       box.failed = 0;
       if (a.trace.events != nullptr) box.begin_ns = globaltimer();
     }
@@ -260,6 +296,7 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
     __syncthreads();
     if (box.failed) break;
     const std::uint32_t room = box.room, deque_base = box.deque_base, id_base = box.id_base;
+    const bool keep = box.keep;
     Task* spill_slots = a.slots(rank);
     for (std::uint32_t j = threadIdx.x; j < total; j += blockDim.x) {
       const std::uint32_t p = lane_parent_of(offsets, k, j);
@@ -268,12 +305,18 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
       child.id = id_base + j;
       child.parent = parent.id;
       child.depth = parent.depth + 1;
-      if (j < room) gpulb::detail::store_task_relaxed(own.slots[deque_base + j], child);
+      if (keep) next[j] = child;
+      else if (j < room) gpulb::detail::store_task_relaxed(own.slots[deque_base + j], child);
       else spill_slots[j - room] = child;
     }
     __syncthreads();  // every child is written (and ordered before thread 0's publication)
     ctx.record_lane_tasks(has_task, k, has_task ? batch[threadIdx.x].id : 0, has_task ? batch[threadIdx.x].kind : 0, box.begin_ns);
     if (threadIdx.x == 0 && !publish(k)) stopped = true;
+    if (keep) {  // every thread, alike: box.keep stays until thread 0 plans the next batch's children
+      Task* t = batch;
+      batch = next;
+      next = t;
+    }
   }
   ctx.record(EventKind::WorkerEnd, static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu : st.failed_attempts));
   if (threadIdx.x == 0) a.stats[rank] = st;
@@ -310,7 +353,10 @@ void control_work_stealing_lanes(GpuSession& s, const ExecPlan& plan, MakeBody& 
 
   s.host_record(EventKind::KernelLaunch, blocks);
   out.launch_ns = s.now_ns();
-  work_stealing_lane_kernel<Body><<<blocks, plan.block_size, smem, s.kernel_stream()>>>(d.kernel_args(blocks), host.args(), body, chunk);
+  // Ids a block takes at once: 256 where no table is indexed by id (they need not be dense then;
+  // a block leaves at most 255 unused), else exactly what each batch needs.
+  const std::uint32_t id_grab = plan.id_capacity == 0 ? 256 : 1;
+  work_stealing_lane_kernel<Body><<<blocks, plan.block_size, smem, s.kernel_stream()>>>(d.kernel_args(blocks), host.args(), body, chunk, id_grab);
   GPULB_CUDA_CHECK_LAUNCH();
   const std::uint64_t inserted = feed_and_close(s, plan, d, host, state);
   host.wait_kernel(state, inserted);
