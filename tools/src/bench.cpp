@@ -92,7 +92,8 @@ Table trace_overhead(const BenchArgs& a, Backend backend) {
   const bool gpu = backend == Backend::Cuda;
   Table t{std::string("trace-overhead: makespan with tracing on vs off, ") + std::string(to_string(backend)) + " backend",
           "Median of " + std::to_string(a.repeats) + " runs each, on and off interleaved; makespan as the runtime measures it (first launch to last end). "
-              "Every policy on patterns P0 (long tasks), the spawning ones also on UTS T1 (4.1 M short nodes), and the request ones on nbody "
+              "Every policy on patterns P0 (long tasks), the spawning ones also on UTS T1 (4.1 M short nodes; on a GPU work-stealing's task_per=lane "
+              "also on T1L), and the request ones on nbody "
               "under strategy=static: adaptive's launches follow the clock, so its runs differ in launches from one to the next, traced or not, "
               "and the tracing cost per launch is the same under either strategy." +
               (gpu ? "" : " CPU: 'worker CPU' divides the medians of the worker threads' CPU time (metric worker_cpu_us), which other load on a shared machine disturbs far less than the makespan."),
@@ -113,9 +114,16 @@ Table trace_overhead(const BenchArgs& a, Backend backend) {
   for (const char* policy : {"work-stealing", "static-list", "blocking-queue"}) {
     if (!(gpu && std::string(policy) == "blocking-queue")) rows.push_back({policy, "", "uts", "UTS T1", {{"tree", "T1"}}});
   }
+  // A task a thread (work_stealing_lanes.cuh): each thread writes its task's two events; T1L's
+  // 20 ms runs as well as T1's 1.4 ms ones.
+  if (gpu) {
+    for (const char* tree : {"T1", "T1L"}) {
+      rows.push_back({"work-stealing", "lane", "uts", std::string("UTS ") + tree, {{"tree", tree}, {"task_per", "lane"}}});
+    }
+  }
   for (const char* policy : {"combining", "hybrid"}) rows.push_back({policy, "", "nbody", "nbody (strategy=static)", {{"strategy", "static"}}});
   for (const Row& r : rows) {
-    const std::string label = r.policy + (r.variant == "modern" ? " (modern)" : "");
+    const std::string label = r.policy + (r.variant == "modern" ? " (modern)" : r.variant == "lane" ? " (task_per=lane)" : "");
     progress("trace overhead " + label + " " + r.workload + " on " + std::string(to_string(backend)));
     std::vector<double> on, off, cpu_on, cpu_off;
     for (std::uint32_t i = 0; i < a.repeats; ++i) {
