@@ -362,25 +362,25 @@ inline void work_stealing_metrics(const WsDeviceState& d, const DynamicHost& hos
   }
 }
 
-template <class Body, class MakeBody>
-void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_body, std::atomic<bool>& abort_all,
-                           DynamicOutcome& out) {
+// The host's part of a one-GPU work-stealing run once the grid and the body are known, for both
+// kernels (a task a block here, a task a thread in work_stealing_lanes.cuh): the device state,
+// the trace (`events_per_task`), `launch(kernel_args, dynamic_args)` on the kernel stream, the
+// host feed, the wait, the failure messages (`spawn_capacity_message`, where not nullptr, for a
+// SpawnCapacity failure), the counts and metrics.
+template <class Launch>
+void drive_work_stealing(GpuSession& s, const ExecPlan& plan, std::uint32_t blocks, std::uint32_t events_per_task, Launch&& launch,
+                         std::atomic<bool>& abort_all, DynamicOutcome& out,
+                         const std::function<std::string(const DeviceFailure&)>& spawn_capacity_message = {}) {
   using trace::EventKind;
-  const GridSize grid = persistent_grid(reinterpret_cast<const void*>(&work_stealing_kernel<Body>), s.device(), plan.block_size, plan.workers);
-  if (!grid.note.empty()) out.notes.push_back(grid.note);
-  const std::uint32_t blocks = grid.blocks;
-  const Body body = make_body(s.slot(), blocks);
-
   WsDeviceState d(plan, blocks);
   if (!d.prefill.empty()) s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(d.prefill.size()), kSharingQueueId);
   DynamicHost host(s, plan, blocks, abort_all);
-  // Per task: begin, end, a deque level on pop and on push, a spawn, a steal; plus idle spells.
-  s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 8, out.notes));
+  s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, events_per_task, out.notes));
   const std::function<std::string()> state = [&] { return d.describe(s); };
 
   s.host_record(EventKind::KernelLaunch, blocks);
   out.launch_ns = s.now_ns();
-  work_stealing_kernel<Body><<<blocks, plan.block_size, 0, s.kernel_stream()>>>(d.kernel_args(blocks), host.args(), body);
+  launch(d.kernel_args(blocks), host.args());
   GPULB_CUDA_CHECK_LAUNCH();
   const std::uint64_t inserted = feed_and_close(s, plan, d, host, state);
   host.wait_kernel(state, inserted);
@@ -393,11 +393,28 @@ void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_b
     if (why == DynamicFailure::OverflowFull || why == DynamicFailure::DequeFull) {
       throw RunError(policies::work_stealing_full_message("block", f.block, plan.options));
     }
+    if (why == DynamicFailure::SpawnCapacity && spawn_capacity_message) throw RunError(spawn_capacity_message(f));
     throw RunError(host.common_failure_message(f));
   }
   host.collect(out);
   out.workers = blocks;
   work_stealing_metrics(d, host, blocks, out);
+}
+
+template <class Body, class MakeBody>
+void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_body, std::atomic<bool>& abort_all,
+                           DynamicOutcome& out) {
+  const GridSize grid = persistent_grid(reinterpret_cast<const void*>(&work_stealing_kernel<Body>), s.device(), plan.block_size, plan.workers);
+  if (!grid.note.empty()) out.notes.push_back(grid.note);
+  const std::uint32_t blocks = grid.blocks;
+  const Body body = make_body(s.slot(), blocks);
+  // Per task: begin, end, a deque level on pop and on push, a spawn, a steal; plus idle spells.
+  drive_work_stealing(
+      s, plan, blocks, 8,
+      [&](const WsKernelArgs& k, const DynamicArgs& a) {
+        work_stealing_kernel<Body><<<blocks, plan.block_size, 0, s.kernel_stream()>>>(k, a, body);
+      },
+      abort_all, out);
 }
 
 }  // namespace detail

@@ -328,7 +328,6 @@ namespace detail {
 template <class Body, class MakeBody>
 void control_work_stealing_lanes(GpuSession& s, const ExecPlan& plan, MakeBody& make_body, std::atomic<bool>& abort_all,
                                  DynamicOutcome& out) {
-  using trace::EventKind;
   if (plan.block_size % 32 != 0) {
     throw ConfigError("work-stealing: task_per=lane runs whole warps: --block-size must be a multiple of 32 (got " +
                       std::to_string(plan.block_size) + ")");
@@ -344,42 +343,21 @@ void control_work_stealing_lanes(GpuSession& s, const ExecPlan& plan, MakeBody& 
   // A steal lands in the batch array: at most a block's worth (and owners and thieves agree on it).
   const std::uint32_t chunk = std::min(plan.options.steal_chunk, plan.block_size);
 
-  WsDeviceState d(plan, blocks);
-  if (!d.prefill.empty()) s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(d.prefill.size()), kSharingQueueId);
-  DynamicHost host(s, plan, blocks, abort_all);
-  // Per task: its begin and end; per batch: a deque level on pop and push, a spawn, a steal.
-  s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 4, out.notes));
-  const std::function<std::string()> state = [&] { return d.describe(s); };
-
-  s.host_record(EventKind::KernelLaunch, blocks);
-  out.launch_ns = s.now_ns();
   // Ids a block takes at once: 256 where no table is indexed by id (they need not be dense then;
   // a block leaves at most 255 unused), else exactly what each batch needs.
   const std::uint32_t id_grab = plan.id_capacity == 0 ? 256 : 1;
-  work_stealing_lane_kernel<Body><<<blocks, plan.block_size, smem, s.kernel_stream()>>>(d.kernel_args(blocks), host.args(), body, chunk, id_grab);
-  GPULB_CUDA_CHECK_LAUNCH();
-  const std::uint64_t inserted = feed_and_close(s, plan, d, host, state);
-  host.wait_kernel(state, inserted);
-  out.end_ns = s.now_ns();
-  s.host_record(EventKind::KernelEnd, blocks);
-
-  const DeviceFailure f = host.failure();
-  if (f.code != 0) {
-    const auto why = static_cast<DynamicFailure>(f.code);
-    if (why == DynamicFailure::OverflowFull || why == DynamicFailure::DequeFull) {
-      throw RunError(policies::work_stealing_full_message("block", f.block, plan.options));
-    }
-    if (why == DynamicFailure::SpawnCapacity) {  // the spill of one batch passed the block's spawn slots
-      throw RunError("work-stealing (task_per=lane): block " + std::to_string(f.block) + "'s batch (first task " + std::to_string(f.task) +
-                     ") made " + std::to_string(f.count) + " children, and more than spawn_capacity=" +
-                     std::to_string(plan.options.spawn_capacity) + " of them did not fit its deque (deque_capacity=" +
-                     std::to_string(plan.options.deque_capacity) + "); raise --param deque_capacity or spawn_capacity");
-    }
-    throw RunError(host.common_failure_message(f));
-  }
-  host.collect(out);
-  out.workers = blocks;
-  work_stealing_metrics(d, host, blocks, out);
+  // Per task: its begin and end; per batch: a deque level on pop and push, a spawn, a steal.
+  drive_work_stealing(
+      s, plan, blocks, 4,
+      [&](const WsKernelArgs& k, const DynamicArgs& a) {
+        work_stealing_lane_kernel<Body><<<blocks, plan.block_size, smem, s.kernel_stream()>>>(k, a, body, chunk, id_grab);
+      },
+      abort_all, out, [&](const DeviceFailure& f) {  // the spill of one batch passed the block's spawn slots
+        return "work-stealing (task_per=lane): block " + std::to_string(f.block) + "'s batch (first task " + std::to_string(f.task) +
+               ") made " + std::to_string(f.count) + " children, and more than spawn_capacity=" +
+               std::to_string(plan.options.spawn_capacity) + " of them did not fit its deque (deque_capacity=" +
+               std::to_string(plan.options.deque_capacity) + "); raise --param deque_capacity or spawn_capacity";
+      });
 }
 
 }  // namespace detail
