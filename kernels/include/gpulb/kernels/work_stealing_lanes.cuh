@@ -13,10 +13,11 @@
 //             the sharing or overflow queue, else steals up to `chunk` with pop_top_chunk;
 //   thread i: runs task i's lane form: body.lane_children(task) says how many children it has;
 //   block:    an exclusive scan of the counts numbers every child of the batch; thread 0 takes
-//             their ids (one fetch-and-add) and counts them in `pending` (count_batch); then the
-//             block's threads make child j = 0, 1, ... in turn (body.lane_child(parent, index)),
-//             each written straight into the owner's deque above its bottom, or into the block's
-//             spawn slots for the overflow queue once the deque is full;
+//             their ids (from the block's range of ids, below) and counts them in `pending`
+//             (count_batch); then the block's threads make child j = 0, 1, ... in turn
+//             (body.lane_child(parent, index)), each kept as the next batch (below), or written
+//             straight into the owner's deque above its bottom, or into the block's spawn slots
+//             for the overflow queue once the deque is full;
 //   thread 0: publishes the children with one release store of bottom (publish_written), after a
 //             barrier (the other threads' slot writes happen before it: see dynamic_worker.cuh).
 // Children that fit one batch (at most blockDim.x) skip the deque: they are the block's next
