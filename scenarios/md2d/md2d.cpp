@@ -31,6 +31,11 @@ const std::vector<ParamSpec>& specs() {
       {"clusters", "Gaussian clusters (denser patches: costlier compute objects)", "2", "1..16", 1, 16, {}},
       {"producers", "host threads delivering patches and emitting requests; 0 = the host's hardware threads", "0", "0..1024", 0, 1024,
        {}},
+      {"piece_targets",
+       "most targets one request computes: a compute object with more is cut into pieces, each a range of one patch's "
+       "particles against every particle of the other patch (NAMD splits its computes so); 0 = a request a compute object, "
+       "as in G-Charm",
+       "4096", "0 or 32..1048576", 0, 1 << 20, {}},
       {"seed", "random seed of the initial state", "1", "0..4294967295", 0, 4294967295LL, {}},
       {"tolerance",
        "largest |x - x_ref| (sigma) allowed against the double-precision reference after the run; float and double "
@@ -86,6 +91,11 @@ class Md2dScenario : public ScenarioOf<Md2dInstance> {
     c.temperature = real("temperature", 0, 5);
     c.contrast = real("contrast", 0, 0.95);
     c.tolerance = real("tolerance", 1e-9, 10);
+    c.piece_targets = static_cast<std::uint32_t>(integer("piece_targets"));
+    if (c.piece_targets != 0 && c.piece_targets < 32) {
+      throw ConfigError("parameter 'piece_targets' is " + std::to_string(c.piece_targets) +
+                        ": 0 (whole compute objects) or at least 32 (a warp of targets)");
+    }
     const double length = std::sqrt(c.particles / c.density);
     if (length < 3 * c.cutoff) {
       throw ConfigError("parameter 'cutoff' is " + std::to_string(c.cutoff) + ": the box of " + std::to_string(length) +
@@ -122,7 +132,12 @@ Md2dInstance::Md2dInstance(const Md2dConfig& config) : config_(config), lj_(conf
   for (std::uint32_t p = 0; p < box_.count(); ++p) patch_min_ = std::min(patch_min_, bins_.count(p)), patch_max_ = std::max(patch_max_, bins_.count(p));
   force_.resize(state_.pos.size());
   stream_.item_bytes = sizeof(Particle2);
-  stream_.expected_requests = std::uint64_t{box_.count()} * kObjectsPerPatch * config.steps;  // empty objects are not emitted
+  // Empty objects are not emitted. Pieces: an object of n targets makes at most n / piece_targets
+  // + 2 requests, and a step's objects have 9 x particles targets (each particle is a target of
+  // its self object and of 8 pairs).
+  std::uint64_t per_step = std::uint64_t{box_.count()} * kObjectsPerPatch;
+  if (config.piece_targets != 0) per_step += 2 * per_step + 9ull * config.particles / config.piece_targets;
+  stream_.expected_requests = per_step * config.steps;
   stream_.max_items_per_request = 0;  // patches grow and shrink as particles migrate
   stream_.produce = [this](RequestSink& sink) { produce(sink); };
 }
@@ -201,32 +216,67 @@ void Md2dInstance::emit_step(RequestSink& sink, std::uint32_t step) {
     std::vector<std::uint32_t> items;
     std::uint64_t mine = 0;
     std::uint32_t biggest = 0;
+    auto emit = [&](Request& r) {
+      r.task.id = next_id_.fetch_add(1, std::memory_order_relaxed);
+      r.task.parent = Task::kNoParent;
+      r.items = items;
+      sink.emit(r);
+      ++mine;
+      biggest = std::max(biggest, static_cast<std::uint32_t>(items.size()));
+    };
+    // Targets [from, to) of patch `t` against every particle of patch `p` (p lies (sx, sy) from t),
+    // their outputs at `out`.
+    auto emit_piece = [&](std::uint32_t t, std::uint32_t from, std::uint32_t to, std::uint32_t p, int sx, int sy, Force2* out) {
+      items.clear();
+      for (std::uint32_t x = bins_.start[t] + from; x < bins_.start[t] + to; ++x) items.push_back(x);
+      for (std::uint32_t x = bins_.start[p]; x < bins_.start[p + 1]; ++x) items.push_back(x);
+      Request r;
+      r.task.kind = t == p ? kSelfPiece : kPairPiece;
+      r.task.payload[kCountAWord] = to - from;
+      r.task.payload[kShiftWord] = encode_shift(sx, sy);
+      r.ordered_items = to - from;
+      r.output = std::as_writable_bytes(std::span<Force2>(out, to - from));
+      r.work = std::uint64_t{to - from} * bins_.count(p) + items.size();
+      emit(r);
+    };
+    // A side of an object in pieces of at most piece_targets, evenly sized.
+    auto emit_side = [&](std::uint32_t t, std::uint32_t p, int sx, int sy, Force2* out) {
+      const std::uint32_t n = bins_.count(t), pieces = (n + config_.piece_targets - 1) / config_.piece_targets;
+      for (std::uint32_t k = 0; k < pieces; ++k) {
+        const std::uint32_t from = static_cast<std::uint32_t>(std::uint64_t{n} * k / pieces);
+        const std::uint32_t to = static_cast<std::uint32_t>(std::uint64_t{n} * (k + 1) / pieces);
+        emit_piece(t, from, to, p, sx, sy, out + from);
+      }
+    };
     auto fire = [&](std::uint32_t a, std::uint32_t k) {
       const std::uint32_t o = a * kObjectsPerPatch + k;
       const std::uint64_t outputs = output_offset_[o + 1] - output_offset_[o];
       if (outputs == 0) return;
       const ComputeObject c = compute_object(box_, a, k);
+      if (config_.piece_targets != 0 && outputs > config_.piece_targets) {
+        // The object's output layout stays A's then B's, so gather_step reads pieces and whole
+        // objects alike.
+        Force2* out = outputs_.data() + output_offset_[o];
+        emit_side(a, c.b, c.sx, c.sy, out);
+        if (!c.self) emit_side(c.b, a, -c.sx, -c.sy, out + bins_.count(a));
+        return;
+      }
       items.clear();
       for (std::uint32_t x = bins_.start[a]; x < bins_.start[a + 1]; ++x) items.push_back(x);
       if (!c.self) {
         for (std::uint32_t x = bins_.start[c.b]; x < bins_.start[c.b + 1]; ++x) items.push_back(x);
       }
       Request r;
-      r.task.id = next_id_.fetch_add(1, std::memory_order_relaxed);
       r.task.kind = c.self ? kSelf : kPair;
-      r.task.parent = Task::kNoParent;
       r.task.payload[kCountAWord] = bins_.count(a);
       r.task.payload[kShiftWord] = encode_shift(c.sx, c.sy);
-      r.items = items;
       // A pair's A part keeps its order (its outputs go by position); the rest may be sorted.
       r.ordered_items = c.self ? 0 : bins_.count(a);
       r.output = std::as_writable_bytes(std::span<Force2>(outputs_.data() + output_offset_[o], outputs));
       // Its cost: the distance tests (both directions), plus a load and a store per item.
       const std::uint64_t na = bins_.count(a), nb = c.self ? 0 : bins_.count(c.b);
       r.work = (c.self ? na * (na - 1) : 2 * na * nb) + na + nb;
-      sink.emit(r);
-      ++mine;
-      biggest = std::max(biggest, static_cast<std::uint32_t>(items.size()));
+      emit(r);
     };
     // acq_rel: the thread that takes an object's count to zero emits it (either may be last).
     auto deliver = [&](std::uint32_t a, std::uint32_t k) {

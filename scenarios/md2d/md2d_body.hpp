@@ -7,7 +7,11 @@
 //   self (task.kind 0): the particles of one patch, each against every other of the same patch;
 //   pair (task.kind 1): patch A's particles then patch B's (a neighbour of A), each particle
 //                       against every particle of the other patch.
-// Its output is one Force2 per item. Each target is written by exactly one thread, so no atomics:
+//   self piece (task.kind 2), pair piece (task.kind 3): a range of one patch's particles (the
+//                       targets, first) against every particle of a patch (the partners): the
+//                       scenario cuts a compute object with many targets into such pieces
+//                       (parameter `piece_targets`), so that no one block runs a whole dense pair.
+// Its output is one Force2 per target. Each target is written by exactly one thread, so no atomics:
 // the pair computes both sides of each pair (the force on A's particle and, separately, on B's)
 // rather than writing B's reaction with an atomic, as the CHARM++ code's interact updates the
 // force components of both vectors.
@@ -50,9 +54,12 @@ struct Force2 {
 };
 static_assert(sizeof(Force2) == 16);
 
-enum RequestKind : std::uint16_t { kSelf = 0, kPair = 1 };
-inline constexpr std::uint32_t kCountAWord = 4;  // payload word: A's particles (all of them for self)
-inline constexpr std::uint32_t kShiftWord = 5;   // payload word: where B's patch lies from A's (pair)
+enum RequestKind : std::uint16_t { kSelf = 0, kPair = 1, kSelfPiece = 2, kPairPiece = 3 };
+// payload word: A's particles (all of them for self); a piece's targets
+inline constexpr std::uint32_t kCountAWord = 4;
+// payload word: where B's patch lies from A's (pair); where the partners' patch lies from the
+// targets' (pair piece)
+inline constexpr std::uint32_t kShiftWord = 5;
 
 // B's corner minus A's corner, in patch sides, each of -1, 0, 1: coded as (sx + 1) + 3 (sy + 1).
 GPULB_HD inline std::uint64_t encode_shift(int sx, int sy) { return static_cast<std::uint64_t>((sx + 1) + 3 * (sy + 1)); }
@@ -71,6 +78,10 @@ struct Md2dBody {
     const std::uint32_t n = request_item_count(task);
     const auto count_a = static_cast<std::uint32_t>(task.payload[kCountAWord]);
     Force2* out = request_output<Force2>(task);
+    if (task.kind == kSelfPiece || task.kind == kPairPiece) {
+      run_piece(ctx, task, n, count_a, out);
+      return;
+    }
     if (task.kind == kSelf) {
       ctx.for_each_index(static_cast<int>(n), [&](int t) {
         const auto i = static_cast<std::uint32_t>(t);
@@ -101,6 +112,26 @@ struct Md2dBody {
   }
 
  private:
+  // A piece: targets [0, t) in order (their outputs go by position), partners [t, n) in any order.
+  // Each target meets the partners in the order a whole object's target meets them (its partner
+  // patch in item order), so cutting an object into pieces leaves every force the same bits.
+  template <class Ctx>
+  GPULB_HD void run_piece(Ctx& ctx, const Task& task, std::uint32_t n, std::uint32_t targets, Force2* out) const {
+    const bool self = task.kind == kSelfPiece;
+    const float ox = self ? 0.0f : static_cast<float>(shift_x(task.payload[kShiftWord])) * side;
+    const float oy = self ? 0.0f : static_cast<float>(shift_y(task.payload[kShiftWord])) * side;
+    ctx.for_each_index(static_cast<int>(targets), [&](int t) {
+      const auto i = static_cast<std::uint32_t>(t);
+      const Particle2 p = request_item<Particle2>(task, i);
+      Force2 f{0, 0, 0, 0};
+      for (std::uint32_t j = targets; j < n; ++j) {
+        const Particle2 q = request_item<Particle2>(task, j);
+        if (!self || q.local != p.local) add(f, p, q, ox, oy);
+      }
+      accumulate(out[i], f);
+    });
+  }
+
   // The shifted-force LJ (sigma = epsilon = 1) of q, seen at q + (ox, oy), on p.
   GPULB_HD void add(Force2& f, const Particle2& p, const Particle2& q, float ox, float oy) const {
     const float dx = p.x - (q.x + ox), dy = p.y - (q.y + oy);

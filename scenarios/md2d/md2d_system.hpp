@@ -22,6 +22,7 @@ struct Md2dConfig {
   std::uint32_t producers = 0;  // 0: the host's hardware threads
   std::uint64_t seed = 1;
   double tolerance = 1e-4;      // max |x - x_ref| allowed after the run (sigma)
+  std::uint32_t piece_targets = 4096;  // most targets a request computes (0: whole compute objects)
 };
 
 struct Vec2 {

@@ -141,6 +141,41 @@ TEST(Md2d, SortingTheItemsChangesOnlyTheOrderOfTheSums) {
   EXPECT_EQ(a.at("migrated"), b.at("migrated"));
 }
 
+// Pieces (parameter piece_targets): a compute object with more targets is cut into ranges of one
+// patch's particles against the other patch's. Each target meets its partners in the same order,
+// so the trajectory is the same bits as with whole objects, from more, smaller requests.
+TEST(Md2dPieces, CuttingObjectsIntoPiecesLeavesTheTrajectoryTheSame) {
+  for (const char* transfer : {"redundant", "reuse"}) {
+    const RunResult whole = run_md2d("adaptive", transfer, {{"piece_targets", "0"}});
+    const RunResult cut = run_md2d("adaptive", transfer, {{"piece_targets", "32"}});
+    ASSERT_TRUE(whole.verified) << whole.verification;
+    ASSERT_TRUE(cut.verified) << cut.verification;
+    const auto a = nlohmann::json::parse(whole.result_json), b = nlohmann::json::parse(cut.result_json);
+    EXPECT_EQ(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>()) << transfer;
+    EXPECT_EQ(a.at("energy_drift").get<double>(), b.at("energy_drift").get<double>()) << transfer;
+    EXPECT_EQ(a.at("tests"), b.at("tests")) << transfer;
+    EXPECT_EQ(b.at("wrong_counts").get<std::uint64_t>(), 0u);
+    // About 32 particles a patch: most pairs (~64 targets) go in pieces, no piece over 32 targets
+    // plus its partner patch.
+    EXPECT_GT(cut.tasks, 3 * whole.tasks / 2) << transfer;
+    EXPECT_LT(b.at("max_request_items").get<std::uint64_t>(), a.at("max_request_items").get<std::uint64_t>()) << transfer;
+  }
+}
+
+TEST(Md2dPieces, TheTraceHoldsSelfAndPairPieces) {
+  const RunResult r = run_md2d("static", "reuse", {{"piece_targets", "32"}});
+  ASSERT_TRUE(r.verified) << r.verification;
+  std::map<std::uint16_t, std::uint64_t> kinds;
+  for (const trace::Track& t : r.trace.tracks) {
+    for (const trace::Event& e : t.events) {
+      if (e.kind == trace::EventKind::TaskBegin) ++kinds[e.aux];
+    }
+  }
+  EXPECT_GT(kinds[scenarios::md2d::kPairPiece], kinds[scenarios::md2d::kPair]);  // most pairs exceed 32 targets
+  EXPECT_GT(kinds[scenarios::md2d::kSelfPiece] + kinds[scenarios::md2d::kSelf], 0u);
+  EXPECT_EQ(kinds[0] + kinds[1] + kinds[2] + kinds[3], r.tasks);
+}
+
 TEST(Md2d, ParticlesMigrateAndPatchesDifferInCost) {
   const RunResult r = run_md2d("adaptive", "reuse", {{"steps", "20"}, {"temperature", "2"}});
   ASSERT_TRUE(r.verified) << r.verification;
@@ -261,6 +296,63 @@ TEST(Md2dBody, OutputsFollowTheParticlesWhenTheSortableItemsAreReordered) {
   EXPECT_NEAR(fy, 0.0, 1e-5 * scale);
 }
 
+// A piece against a whole object, through the body alone: the pieces' outputs, laid where the
+// scenario lays them (A's targets, then B's), are the whole object's, bit for bit.
+Task piece_task(std::uint16_t kind, const std::vector<std::uint32_t>& slots, const std::vector<scenarios::md2d::Particle2>& cache,
+                std::vector<scenarios::md2d::Force2>& out, std::uint32_t targets, std::uint64_t shift) {
+  Task t;
+  t.kind = kind;
+  t.payload[0] = reinterpret_cast<std::uintptr_t>(slots.data());
+  t.payload[1] = slots.size();
+  t.payload[2] = reinterpret_cast<std::uintptr_t>(cache.data());
+  t.payload[3] = reinterpret_cast<std::uintptr_t>(out.data());
+  t.payload[scenarios::md2d::kCountAWord] = targets;
+  t.payload[scenarios::md2d::kShiftWord] = shift;
+  return t;
+}
+
+TEST(Md2dBody, PiecesComputeWhatTheWholeObjectComputes) {
+  using namespace scenarios::md2d;
+  const BodyCase c = make_case(20, 13, 7.0f);
+  std::vector<std::uint32_t> pair(33), self(20);
+  std::iota(pair.begin(), pair.end(), 0u);
+  std::iota(self.begin(), self.end(), 0u);
+  const auto pair_whole = run_body(c, true, pair), self_whole = run_body(c, false, self);
+  const ShiftedLj lj(2.5);
+  const Md2dBody body{7.0f, static_cast<float>(lj.rc2), static_cast<float>(lj.rc), static_cast<float>(lj.force_rc),
+                      static_cast<float>(lj.energy_rc)};
+  LoopContext ctx;
+  auto run_piece = [&](std::uint16_t kind, std::uint32_t from, std::uint32_t to, std::uint32_t partners_from, std::uint32_t partners_to,
+                       std::uint64_t shift) {
+    std::vector<std::uint32_t> slots;
+    for (std::uint32_t i = from; i < to; ++i) slots.push_back(i);
+    for (std::uint32_t i = partners_from; i < partners_to; ++i) slots.push_back(i);
+    std::vector<Force2> out(to - from, Force2{0, 0, 0, 0});
+    body(ctx, piece_task(kind, slots, c.cache, out, to - from, shift));
+    return out;
+  };
+  auto expect_bits = [](const Force2& a, const Force2& b, std::uint32_t i) {
+    EXPECT_EQ(a.fx, b.fx) << i;
+    EXPECT_EQ(a.fy, b.fy) << i;
+    EXPECT_EQ(a.energy, b.energy) << i;
+    EXPECT_EQ(a.tested, b.tested) << i;
+  };
+  // The pair in three pieces: A's [0, 8) and [8, 20) against B (which lies at (1, 0)), B's 13
+  // against A (which lies at (-1, 0) from B).
+  const auto a0 = run_piece(kPairPiece, 0, 8, 20, 33, encode_shift(1, 0));
+  const auto a1 = run_piece(kPairPiece, 8, 20, 20, 33, encode_shift(1, 0));
+  const auto b0 = run_piece(kPairPiece, 20, 33, 0, 20, encode_shift(-1, 0));
+  for (std::uint32_t i = 0; i < 8; ++i) expect_bits(a0[i], pair_whole[i], i);
+  for (std::uint32_t i = 8; i < 20; ++i) expect_bits(a1[i - 8], pair_whole[i], i);
+  for (std::uint32_t i = 20; i < 33; ++i) expect_bits(b0[i - 20], pair_whole[i], i);
+  // The self object in two pieces, each against the whole patch (itself skipped).
+  const auto s0 = run_piece(kSelfPiece, 0, 11, 0, 20, encode_shift(0, 0));
+  const auto s1 = run_piece(kSelfPiece, 11, 20, 0, 20, encode_shift(0, 0));
+  for (std::uint32_t i = 0; i < 11; ++i) expect_bits(s0[i], self_whole[i], i);
+  for (std::uint32_t i = 11; i < 20; ++i) expect_bits(s1[i - 11], self_whole[i], i);
+  EXPECT_EQ(s1[0].tested, 19u);
+}
+
 TEST(Md2d, IsNamedWhereAScenarioWithoutRequestsIsRefusedUnderCombining) {
   RunConfig c;
   c.scenario = "patterns";
@@ -299,6 +391,8 @@ TEST(Md2d, BadParametersAreRefusedByName) {
                                                                            {"clusters", "0"},
                                                                            {"particles", "10"},
                                                                            {"tolerance", "0"},
+                                                                           {"piece_targets", "16"},
+                                                                           {"piece_targets", "-1"},
                                                                            {"strategy", "lazy"},
                                                                            {"transfer", "all"}}) {
     try {

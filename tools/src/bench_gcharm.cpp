@@ -181,17 +181,28 @@ std::vector<Table> bench_hybrid(const BenchArgs& a, bool cpu, bool gpu) {
       // GPU's work a step (~1.8e9 pair tests, a few hundred blocks) outweighs the host's (half
       // of 200,000's), and the CPU (~0.7 s a step) is slow enough that the split matters but
       // not by one request. patches=10 at 200,000: the same patches, twice the requests.
-      for (const auto& [n, patches] : b == Backend::Cuda ? std::vector<std::pair<std::string, std::string>>{{"100000", "7"}, {"200000", "10"}}
-                                                         : std::vector<std::pair<std::string, std::string>>{{particles, "5"}}) {
+      // Whole compute objects (piece_targets=0, G-Charm's one request an object) once more at
+      // 100,000: there a step lasts as long as its densest pair on one block, whatever the split.
+      struct DeviceBound {
+        std::string particles, patches, piece_targets;
+      };
+      const std::vector<DeviceBound> inputs = b == Backend::Cuda ? std::vector<DeviceBound>{{"100000", "7", ""}, {"100000", "7", "0"}, {"200000", "10", ""}}
+                                                                 : std::vector<DeviceBound>{{particles, "5", ""}};
+      for (const DeviceBound& in : inputs) {
         // Half the host's threads produce: on the cuda backend the other half are the CPU side's
         // workers (its default), which would otherwise share their cores with the producers.
         const std::string producers = std::to_string(std::max(1u, std::thread::hardware_concurrency() / 2));
-        tables.push_back(hybrid_split(a, b, "md2d", {{"particles", n}, {"patches", patches}, {"steps", "5"}, {"producers", producers}},
-                                      "md2d particles=" + n + " patches=" + patches + " producers=" + producers +
-                                          " steps=5, chosen so that the devices, not the host, bound the run: a compute object's work "
+        ParamMap params = {{"particles", in.particles}, {"patches", in.patches}, {"steps", "5"}, {"producers", producers}};
+        if (!in.piece_targets.empty()) params["piece_targets"] = in.piece_targets;
+        tables.push_back(hybrid_split(a, b, "md2d", params,
+                                      "md2d particles=" + in.particles + " patches=" + in.patches + " producers=" + producers + " steps=5" +
+                                          (in.piece_targets.empty() ? "" : " piece_targets=" + in.piece_targets) +
+                                          ", chosen so that the devices, not the host, bound the run: a compute object's work "
                                           "grows with the square of its patches' particles, the host's (binning, emission, assembly, "
                                           "integration) with the particles, and at the defaults (~32 a patch) an H100's GPU-only run "
-                                          "was ~90% host work, so no split could add the two sides' rates"));
+                                          "was ~90% host work, so no split could add the two sides' rates. " +
+                                          (in.piece_targets == "0" ? "Whole compute objects: a request an object, as in G-Charm"
+                                                                   : "Objects of over 4,096 targets go in pieces (piece_targets)")));
       }
     }
     tables.push_back(hybrid_split(a, b, "nbody", {{"particles", particles}, {"steps", "3"}, {"sample", "64"}},
