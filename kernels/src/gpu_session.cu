@@ -5,6 +5,7 @@
 #include "gpulb/clock.hpp"
 #include "gpulb/errors.hpp"
 #include "gpulb/kernels/detail/gpu_session.hpp"
+#include "gpulb/kernels/lane_trace_records.hpp"
 
 namespace gpulb::kernels {
 
@@ -96,9 +97,11 @@ std::vector<std::vector<trace::Event>> GpuSession::download_segments(std::vector
   for (std::uint32_t s = 0; s < segments_; ++s) {
     const std::uint32_t kept = std::min(counts[s], capacity_);
     dropped[s] = counts[s] - kept;
+    // Compact lane records (lane_trace_records.hpp) become their task pairs here; every other
+    // event is copied. Either way each time moves to the run's origin.
     const trace::Event* first = all.data() + static_cast<std::size_t>(s) * capacity_;
-    out[s].assign(first, first + kept);
-    for (trace::Event& e : out[s]) e.time_ns = to_origin(e.time_ns);
+    out[s].reserve(kept);
+    expand_lane_records(first, kept, [this](std::uint64_t t) { return to_origin(t); }, out[s]);
   }
   return out;
 }

@@ -6,6 +6,8 @@
 // compute-sanitizer runs skip (--gtest_filter=-*T1*).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <string>
 
 #include "gpulb/builtin/registry.hpp"
@@ -105,15 +107,18 @@ TEST(GpuWorkStealingLanes, TraceHasAZonePerNodeAndMarksPlacedTimes) {
   const RunResult r = run_lanes(kGeometric, 32, true);
   ASSERT_TRUE(r.verified) << r.verification;
   std::uint64_t begins = 0, ends = 0, placed = 0, timed = 0;
+  std::set<std::uint32_t> ids;  // the device writes a batch's ids packed, the host expands them
   for (const trace::Track& t : r.trace.tracks) {
     for (const trace::Event& e : t.events) {
       if (e.kind != trace::EventKind::TaskBegin && e.kind != trace::EventKind::TaskEnd) continue;
+      if (e.kind == trace::EventKind::TaskBegin) ids.insert(e.arg);
       (e.kind == trace::EventKind::TaskBegin ? begins : ends) += 1;
       ((e.flags & trace::kTimeInterpolated) ? placed : timed) += 1;
     }
   }
   EXPECT_EQ(begins, r.tasks);
   EXPECT_EQ(ends, r.tasks);
+  EXPECT_EQ(ids.size(), r.tasks) << "every node's id once";
   EXPECT_EQ(r.stats.tasks, r.tasks) << "every zone pairs up";
   EXPECT_GT(placed, 0u) << "no batch held more than one task";
   EXPECT_GT(timed, 0u);

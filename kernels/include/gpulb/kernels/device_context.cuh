@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "gpulb/atomic.hpp"
+#include "gpulb/kernels/lane_trace_records.hpp"
 #include "gpulb/task.hpp"
 #include "gpulb/tracing/segment.hpp"
 
@@ -139,6 +140,9 @@ class BlockContext {
   // a load of the count, just written by the previous event's store, in front of every event:
   // traced work stealing on UTS T1 ran 1.195x its untraced time on an H100 (`gpulb bench
   // trace-overhead`, 2026-11-23). Untraced, nothing is read, not even the clock.
+  // Thread 0: the block's count of trace slots so far (0 untraced).
+  __device__ std::uint32_t trace_count() const { return segment_.enabled() ? block_trace_count() : 0; }
+
   __device__ void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
     if (threadIdx.x != 0 || !segment_.enabled()) return;
     std::uint32_t& count = block_trace_count();
@@ -147,35 +151,32 @@ class BlockContext {
     if (n != 0xFFFFFFFFu) count = n + 1;
   }
 
-  // The TaskBegin/TaskEnd pairs of a batch of `k` tasks that ran together, one a thread
-  // (work-stealing's task_per=lane), since `begin_ns` (thread 0's globaltimer() when the batch
-  // started). Every thread of the block calls it, `has_task` for the batch's first k threads; it
-  // contains a barrier. The tasks ran side by side on k lanes, but a track shows one task at a
-  // time: they are laid end to end across the batch's span, thread i's in the i-th k-th of it,
-  // and every edge but the batch's first and last is marked trace::kTimeInterpolated (its time
-  // is placed, not read). Each thread writes its own pair; thread 0 alone moves the count, after
-  // the barrier, and every other thread read it before (its last writer was thread 0 before an
-  // earlier barrier of the caller's).
-  __device__ void record_lane_tasks(bool has_task, std::uint32_t k, std::uint32_t id, std::uint16_t kind, std::uint64_t begin_ns) const {
-    if (!segment_.enabled()) return;
-    std::uint32_t& count = block_trace_count();
-    const std::uint32_t n = count;
-    if (threadIdx.x == 0) scratch_->warp_sums[0] = globaltimer();
-    __syncthreads();
-    const std::uint64_t end_ns = scratch_->warp_sums[0];
-    if (threadIdx.x == 0) count = n > 0xFFFFFFFFu - 2 * k ? 0xFFFFFFFFu : n + 2 * k;
-    if (!has_task) return;
-    const std::uint32_t i = threadIdx.x;
-    const std::uint64_t span = end_ns > begin_ns ? end_ns - begin_ns : 0;
-    const std::uint32_t slot = n + 2 * i;
-    if (slot + 1 < segment_.capacity && slot >= n) {
-      trace::Event begin = trace::make_event(begin_ns + span * i / k, trace::EventKind::TaskBegin, id, kind);
-      trace::Event end = trace::make_event(begin_ns + span * (i + 1) / k, trace::EventKind::TaskEnd, id, kind);
-      if (i > 0) begin.flags = trace::kTimeInterpolated;
-      if (i + 1 < k) end.flags = trace::kTimeInterpolated;
-      segment_.events[slot] = begin;
-      segment_.events[slot + 1] = end;
-    }
+  // A batch of `k` tasks that ran together, one a thread (work-stealing's task_per=lane), in the
+  // compact form of lane_trace_records.hpp, which the host expands into the TaskBegin/TaskEnd
+  // pairs the readers know, laid end to end across the batch's span. Two calls, no barrier of
+  // their own:
+  //  - record_lane_task: every thread of the block, before the caller's barrier that ends the
+  //    batch; thread i < k writes its task's id and kind. It reads `base`, its task and `k` there,
+  //    before thread 0 can pass that barrier and take the next batch (which writes over them).
+  //  - end_lane_batch: thread 0 alone, after that barrier: the header (the batch's end time read
+  //    now, every task being done) and the count moved past the batch.
+  // `base` is the block's count (trace_count()) that thread 0 shared when the batch started,
+  // having recorded nothing since. A batch that does not fit is dropped whole (a header of k = 0
+  // marks where the segment's data ends) and counted in slots: the dropped count of a lane run is
+  // records, not events.
+  __device__ bool lane_batch_fits(std::uint32_t base, std::uint32_t k) const {
+    return base <= segment_.capacity && lane_batch_slots(k) <= segment_.capacity - base;
+  }
+  __device__ void record_lane_task(std::uint32_t base, std::uint32_t k, std::uint32_t id, std::uint16_t kind) const {
+    if (!segment_.enabled() || threadIdx.x >= k || !lane_batch_fits(base, k)) return;
+    reinterpret_cast<LaneTaskRecord*>(segment_.events + base + 1)[threadIdx.x] = LaneTaskRecord{id, kind, 0};
+  }
+  __device__ void end_lane_batch(std::uint32_t base, std::uint32_t k, std::uint64_t begin_ns) const {
+    if (!segment_.enabled() || threadIdx.x != 0) return;
+    const std::uint32_t need = lane_batch_slots(k);
+    if (lane_batch_fits(base, k)) segment_.events[base] = lane_batch_header(begin_ns, globaltimer(), k);
+    else if (base < segment_.capacity) segment_.events[base] = lane_batch_header(0, 0, 0);
+    block_trace_count() = base > 0xFFFFFFFFu - need ? 0xFFFFFFFFu : base + need;
   }
 
  private:

@@ -74,6 +74,7 @@ struct LaneMailbox {
   std::uint32_t failed;      // thread 0 failed the run: every thread leaves
   std::uint32_t keep;        // the children (at most a batch) are the next batch: no deque round trip
   std::uint64_t begin_ns;    // when the batch started (traced runs)
+  std::uint32_t trace_base;  // the block's trace count when the batch started (traced runs)
   std::uint32_t warp_totals[32];
   BlockScratch scratch;
 };
@@ -279,7 +280,9 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
         box.action = static_cast<int>(find());
       }
       box.failed = 0;
-      if (a.trace.events != nullptr) box.begin_ns = globaltimer();
+      // After find()'s records: thread 0 records nothing else until end_lane_batch, which moves
+      // the count past the batch written at this one (publish() records after that).
+      if (a.trace.events != nullptr) box.begin_ns = globaltimer(), box.trace_base = ctx.trace_count();
     }
     __syncthreads();
     if (box.action != static_cast<int>(WorkerAction::Run)) break;
@@ -310,9 +313,12 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
       else if (j < room) gpulb::detail::store_task_relaxed(own.slots[deque_base + j], child);
       else spill_slots[j - room] = child;
     }
+    if (has_task) ctx.record_lane_task(box.trace_base, k, batch[threadIdx.x].id, batch[threadIdx.x].kind);
     __syncthreads();  // every child is written (and ordered before thread 0's publication)
-    ctx.record_lane_tasks(has_task, k, has_task ? batch[threadIdx.x].id : 0, has_task ? batch[threadIdx.x].kind : 0, box.begin_ns);
-    if (threadIdx.x == 0 && !publish(k)) stopped = true;
+    if (threadIdx.x == 0) {
+      ctx.end_lane_batch(box.trace_base, k, box.begin_ns);
+      if (!publish(k)) stopped = true;
+    }
     if (keep) {  // every thread, alike: box.keep stays until thread 0 plans the next batch's children
       Task* t = batch;
       batch = next;
