@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <numeric>
+#include <random>
+#include <set>
 #include <vector>
 
 #include "gpulb/gcharm/combined_request.hpp"
@@ -431,6 +434,75 @@ TEST(CombinedRequest, ReuseSortedSortsEachRequestPastItsOrderedPrefixOnly) {
   // Items 5 and 6 (slots 4 and 3) keep their order; 9, 8, 7 (slots 0, 1, 2) are sorted by slot.
   EXPECT_EQ(c.slot_lists, (std::vector<std::uint32_t>{4, 3, 0, 1, 2}));
   EXPECT_TRUE(c.upload_items.empty());  // all resident: nothing to copy
+}
+
+// A large combined request is assembled by several threads (kParallelAssemblyItems): hits in
+// parallel, misses in order on one thread. Where the cache has room, the slots, the index buffer,
+// the copies and their order are those of one thread, for every transfer mode that uses it.
+TEST(CombinedRequest, SeveralThreadsAssembleWhatOneThreadAssembles) {
+  constexpr std::uint32_t kItems = 50000;
+  std::vector<std::uint32_t> table(kItems);
+  std::iota(table.begin(), table.end(), 0u);
+  const auto bytes = std::as_bytes(std::span<const std::uint32_t>(table));
+  std::mt19937 rng(5);
+  std::vector<std::vector<std::uint32_t>> lists(400);
+  for (auto& l : lists) {  // ranges and repeats, as md2d's pieces and nbody's interaction lists read them
+    const std::uint32_t from = rng() % (kItems - 800), n = 100 + rng() % 700;
+    for (std::uint32_t i = 0; i < n; ++i) l.push_back(from + i);
+    for (int k = 0; k < 20; ++k) l.push_back(rng() % kItems);
+  }
+  std::uint64_t total = 0;
+  for (const auto& l : lists) total += l.size();
+  ASSERT_GE(total, kParallelAssemblyItems);
+  for (const TransferMode mode : {TransferMode::Reuse, TransferMode::ReuseSorted}) {
+    DataCacheTable one(kItems), four(kItems);
+    for (DataCacheTable* t : {&one, &four}) (void)t->place(std::vector<std::uint32_t>{7, 70, 700, 7000});  // a few resident
+    const CombinedRequest a = assemble(requests_reading(lists, 100), mode, &one, bytes, 4, 1);
+    const CombinedRequest b = assemble(requests_reading(lists, 100), mode, &four, bytes, 4, 4);
+    EXPECT_EQ(a.slot_lists, b.slot_lists);
+    EXPECT_EQ(a.upload_slots, b.upload_slots);
+    EXPECT_EQ(a.upload_items, b.upload_items);
+    EXPECT_EQ(a.first_item, b.first_item);
+    EXPECT_EQ(a.output_offset, b.output_offset);
+    EXPECT_LT(b.upload_slots.size(), kItems);  // a repeated item is copied once
+    // The next combined request finds what this one left: all hits.
+    const CombinedRequest again = assemble(requests_reading(lists, 100), mode, &four, bytes, 4, 4);
+    EXPECT_TRUE(again.upload_items.empty());
+    EXPECT_EQ(again.slot_lists, b.slot_lists);
+  }
+}
+
+// With a full cache the threads' placement still gives every item one slot that holds it, and
+// copies each item that was not resident once.
+TEST(CombinedRequest, SeveralThreadsPlaceEveryItemWhenTheCacheEvicts) {
+  constexpr std::uint32_t kItems = 40000;
+  std::vector<std::uint32_t> table(kItems);
+  std::iota(table.begin(), table.end(), 0u);
+  const auto bytes = std::as_bytes(std::span<const std::uint32_t>(table));
+  std::vector<std::vector<std::uint32_t>> lists(200);
+  for (std::size_t r = 0; r < lists.size(); ++r) {
+    for (std::uint32_t i = 0; i < 700; ++i) lists[r].push_back(static_cast<std::uint32_t>((r * 97 + i * 13) % kItems));
+  }
+  DataCacheTable cache(36000);
+  std::vector<std::uint32_t> old(30000);
+  std::iota(old.begin(), old.end(), 10000u);
+  (void)cache.place(old);  // mostly items the request does not read: they make room
+  const CombinedRequest c = assemble(requests_reading(lists, 0), TransferMode::Reuse, &cache, bytes, 4, 4);
+  std::map<std::uint32_t, std::uint32_t> slot_of_item, item_of_slot;
+  for (std::size_t r = 0; r < lists.size(); ++r) {
+    for (std::size_t i = 0; i < lists[r].size(); ++i) {
+      const std::uint32_t item = lists[r][i], slot = c.slot_lists[c.first_item[r] + i];
+      ASSERT_LT(slot, 36000u);
+      EXPECT_EQ(slot_of_item.emplace(item, slot).first->second, slot) << "item " << item << " in two slots";
+      EXPECT_EQ(item_of_slot.emplace(slot, item).first->second, item) << "slot " << slot << " holds two items";
+    }
+  }
+  std::set<std::uint32_t> copied(c.upload_slots.begin(), c.upload_slots.end());
+  EXPECT_EQ(copied.size(), c.upload_slots.size());  // each copied once
+  for (const auto& [item, slot] : slot_of_item) {
+    const bool was_resident = item >= 10000 && item < 40000;
+    EXPECT_EQ(copied.count(slot), was_resident ? 0u : 1u) << "item " << item;
+  }
 }
 
 }  // namespace

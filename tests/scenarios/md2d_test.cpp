@@ -162,6 +162,26 @@ TEST(Md2dPieces, CuttingObjectsIntoPiecesLeavesTheTrajectoryTheSame) {
   }
 }
 
+// A launch of a whole step (~9 x 20,000 items, past kParallelAssemblyItems) assembled by four
+// threads copies the same items and gives the same trajectory as one thread.
+TEST(Md2dAssembly, SeveralAssemblyThreadsComputeWhatOneComputes) {
+  // static_k past a step's requests: each step is one launch, when the producer waits (drain).
+  ParamMap big = {{"particles", "20000"}, {"steps", "2"}, {"static_k", "100000"}};
+  big["assembly_threads"] = "1";
+  const RunResult one = run_md2d("static", "reuse-sorted", big);
+  big["assembly_threads"] = "4";
+  const RunResult four = run_md2d("static", "reuse-sorted", big);
+  ASSERT_TRUE(one.verified) << one.verification;
+  ASSERT_TRUE(four.verified) << four.verification;
+  const auto a = nlohmann::json::parse(one.result_json), b = nlohmann::json::parse(four.result_json);
+  EXPECT_EQ(a.at("tests"), b.at("tests"));
+  EXPECT_NEAR(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>(), 1e-9);
+  EXPECT_EQ(one.metrics.at("items_copied"), four.metrics.at("items_copied"));
+  EXPECT_EQ(four.metrics.at("items_copied"), 20000u * 2);  // each particle once a step
+  EXPECT_EQ(four.metrics.at("launches"), 2u);
+  EXPECT_GE(four.metrics.at("items_read") / 2, 131072u) << "no launch large enough for the threads";
+}
+
 TEST(Md2dPieces, TheTraceHoldsSelfAndPairPieces) {
   const RunResult r = run_md2d("static", "reuse", {{"piece_targets", "32"}});
   ASSERT_TRUE(r.verified) << r.verification;

@@ -48,6 +48,7 @@ struct PolicyOptions {
   std::uint32_t max_size = 0;               // combining adaptive: requests a launch; 0 = resident blocks
   std::uint32_t cache_items = 1u << 21;     // combining, hybrid: data items the device cache holds
   std::uint32_t in_flight = 2;              // combining, hybrid: combined requests running at once
+  std::uint32_t assembly_threads = 1;       // combining, hybrid: threads that assemble a large combined request
   double cpu_share = 0.5;                   // hybrid static: the CPU's fraction of each batch's data items
 };
 

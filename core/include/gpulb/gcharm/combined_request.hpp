@@ -22,6 +22,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpulb/errors.hpp"
@@ -87,19 +88,96 @@ inline void sort_slots(std::uint32_t* first, std::uint32_t* last, std::vector<st
   if (from != first) std::copy(from, from + n, first);  // three passes: the result is in scratch
 }
 
-// `cache`: the device cache's table under reuse (nullptr for redundant). Throws RunError when a
-// combined request needs more distinct items than the cache has slots.
+// A combined request of at least this many items is assembled by several threads (assemble's
+// `threads`): below it, starting them costs more than they save.
+inline constexpr std::uint64_t kParallelAssemblyItems = std::uint64_t{1} << 17;
+
+namespace detail {
+
+// Runs fn(range, first, last) over [0, n) cut into at most `threads` contiguous ranges of about
+// equal weight (weight(i): the cost of index i), range 0 on the calling thread.
+template <class Weight, class Fn>
+void for_weighted_ranges(std::size_t n, unsigned threads, Weight&& weight, Fn&& fn) {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) total += weight(i);
+  std::vector<std::size_t> cut = {0};
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i + 1 < n && cut.size() < threads; ++i) {
+    sum += weight(i);
+    if (sum * threads >= total * cut.size()) cut.push_back(i + 1);
+  }
+  cut.push_back(n);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t + 1 < cut.size(); ++t) pool.emplace_back([&, t] { fn(t, cut[t], cut[t + 1]); });
+  fn(std::size_t{0}, cut[0], cut[1]);
+  for (std::thread& t : pool) t.join();
+}
+
+// The reuse modes with several threads: every request's hits in parallel, the misses on this
+// thread in the requests' order (DataCacheTable::hits_into, place_missed), then the sorts and
+// the copies of the missing items in parallel. The same slots and bytes as one thread, except
+// where the cache is full (place_missed says how).
+inline void assemble_reuse_parallel(CombinedRequest& c, DataCacheTable& cache, std::uint32_t item_bytes, unsigned threads) {
+  const std::size_t n = c.requests.size();
+  cache.grow_items(c.table.size() / item_bytes);  // every item indexes the table
+  auto weight = [&](std::size_t r) -> std::uint64_t { return c.requests[r].items.size() + 1; };
+  std::vector<std::vector<std::uint64_t>> missed(threads);  // per range: positions in slot_lists, ascending
+  for_weighted_ranges(n, threads, weight, [&](std::size_t range, std::size_t first, std::size_t last) {
+    for (std::size_t r = first; r < last; ++r) {
+      std::uint32_t* slots = c.slot_lists.data() + c.first_item[r];
+      cache.hits_into(c.requests[r].items, slots);
+      for (std::size_t i = 0; i < c.requests[r].items.size(); ++i) {
+        if (slots[i] == DataCacheTable::kMissing) missed[range].push_back(c.first_item[r] + i);
+      }
+    }
+  });
+  std::vector<std::uint32_t> missing_items;
+  std::size_t r = 0;
+  for (const std::vector<std::uint64_t>& positions : missed) {  // the ranges in the requests' order
+    for (const std::uint64_t pos : positions) {
+      while (c.first_item[r] + c.requests[r].items.size() <= pos) ++r;
+      try {
+        cache.place_missed(c.requests[r].items[pos - c.first_item[r]], c.slot_lists.data() + pos, c.slot_lists.size(), missing_items,
+                           c.upload_slots);
+      } catch (const std::length_error& e) {
+        throw RunError(std::string(e.what()) + "; raise --param cache_items");
+      }
+    }
+  }
+  c.upload_items.resize(missing_items.size() * item_bytes);
+  const bool sorted = c.mode == TransferMode::ReuseSorted;
+  for_weighted_ranges(n, threads, weight, [&](std::size_t, std::size_t first, std::size_t last) {
+    std::vector<std::uint32_t> scratch;
+    for (std::size_t q = first; q < last && sorted; ++q) {
+      std::uint32_t* slots = c.slot_lists.data() + c.first_item[q];
+      sort_slots(slots + c.requests[q].ordered_items, slots + c.requests[q].items.size(), scratch);
+    }
+    // This range's share of the copies: the same fraction of the missing items.
+    const std::size_t from = missing_items.size() * first / n, to = missing_items.size() * last / n;
+    for (std::size_t k = from; k < to; ++k) {
+      std::memcpy(c.upload_items.data() + k * item_bytes, c.table.data() + std::size_t{missing_items[k]} * item_bytes, item_bytes);
+    }
+  });
+}
+
+}  // namespace detail
+
+// `cache`: the device cache's table under reuse (nullptr for redundant). `threads`: how many
+// threads may place the items of a combined request of kParallelAssemblyItems or more (reuse
+// modes; the calling thread is one of them). Throws RunError when a combined request needs more
+// distinct items than the cache has slots.
 inline CombinedRequest assemble(std::vector<PendingRequest> requests, TransferMode mode, DataCacheTable* cache,
-                                std::span<const std::byte> table, std::uint32_t item_bytes) {
+                                std::span<const std::byte> table, std::uint32_t item_bytes, unsigned threads = 1) {
   CombinedRequest c;
   c.mode = mode;
   c.requests = std::move(requests);
   c.tasks.reserve(c.requests.size());
+  c.first_item.reserve(c.requests.size());
+  c.output_offset.reserve(c.requests.size());
   std::uint64_t items = 0;
   for (const PendingRequest& r : c.requests) items += r.items.size();
   c.items_read = items;
   c.table = table;
-  std::vector<std::uint32_t> missing_items, scratch;
   if (mode == TransferMode::InPlace) {
     c.slot_lists.reserve(items);
   } else if (mode == TransferMode::Redundant) {
@@ -117,27 +195,33 @@ inline CombinedRequest assemble(std::vector<PendingRequest> requests, TransferMo
       for (std::size_t i = 0; i < r.items.size(); ++i) {
         std::memcpy(c.upload_items.data() + (next_item + i) * item_bytes, table.data() + std::size_t{r.items[i]} * item_bytes, item_bytes);
       }
-    } else {
-      std::uint32_t* slots = c.slot_lists.data() + next_item;
-      try {
-        cache->place_into(r.items, slots, missing_items, c.upload_slots);
-      } catch (const std::length_error& e) {
-        throw RunError(std::string(e.what()) + "; raise --param cache_items");
-      }
-      if (mode == TransferMode::ReuseSorted) sort_slots(slots + r.ordered_items, slots + r.items.size(), scratch);
     }
     next_item += r.items.size();
     c.output_offset.push_back(next_output);
     next_output += (r.output.size() + kOutputAlign - 1) / kOutputAlign * kOutputAlign;
     c.tasks.push_back(r.task);
   }
-  if (mode == TransferMode::Reuse || mode == TransferMode::ReuseSorted) {
-    c.upload_items.resize(missing_items.size() * item_bytes);
-    for (std::size_t k = 0; k < missing_items.size(); ++k) {
-      std::memcpy(c.upload_items.data() + k * item_bytes, table.data() + std::size_t{missing_items[k]} * item_bytes, item_bytes);
-    }
-  }
   c.output_bytes = next_output;
+  if (!uses_cache(mode)) return c;
+  if (threads > 1 && items >= kParallelAssemblyItems) {
+    detail::assemble_reuse_parallel(c, *cache, item_bytes, threads);
+    return c;
+  }
+  std::vector<std::uint32_t> missing_items, scratch;
+  for (std::size_t q = 0; q < c.requests.size(); ++q) {
+    const PendingRequest& r = c.requests[q];
+    std::uint32_t* slots = c.slot_lists.data() + c.first_item[q];
+    try {
+      cache->place_into(r.items, slots, missing_items, c.upload_slots);
+    } catch (const std::length_error& e) {
+      throw RunError(std::string(e.what()) + "; raise --param cache_items");
+    }
+    if (mode == TransferMode::ReuseSorted) sort_slots(slots + r.ordered_items, slots + r.items.size(), scratch);
+  }
+  c.upload_items.resize(missing_items.size() * item_bytes);
+  for (std::size_t k = 0; k < missing_items.size(); ++k) {
+    std::memcpy(c.upload_items.data() + k * item_bytes, table.data() + std::size_t{missing_items[k]} * item_bytes, item_bytes);
+  }
   return c;
 }
 

@@ -149,9 +149,16 @@ inline PartShape shape_of(const std::vector<PendingRequest>& part) {
 // back what they finished, into the totals, the trace and the work group list.
 class RequestLanes {
  public:
-  RequestLanes(std::span<const DeviceLane> lanes, const RequestStream& stream, std::uint32_t cache_items, RequestHost& host,
-               WorkGroupList& list, const BatchRouter& router, RequestTotals& totals)
-      : lanes_(lanes), stream_(stream), cache_items_(cache_items), host_(host), list_(list), router_(router), totals_(totals) {
+  RequestLanes(std::span<const DeviceLane> lanes, const RequestStream& stream, std::uint32_t cache_items, unsigned assembly_threads,
+               RequestHost& host, WorkGroupList& list, const BatchRouter& router, RequestTotals& totals)
+      : lanes_(lanes),
+        stream_(stream),
+        cache_items_(cache_items),
+        assembly_threads_(std::max(1u, assembly_threads)),
+        host_(host),
+        list_(list),
+        router_(router),
+        totals_(totals) {
     for (const DeviceLane& l : lanes) {
       state_.push_back({std::vector<InFlight>(l.device->launch_slots()), DataCacheTable(cache_items), 0, 0});
     }
@@ -223,7 +230,7 @@ class RequestLanes {
       }
     }
     const PartShape shape = shape_of(part);
-    CombinedRequest c = assemble(std::move(part), mode, uses_cache(mode) ? &ls.cache : nullptr, table, stream_.item_bytes);
+    CombinedRequest c = assemble(std::move(part), mode, uses_cache(mode) ? &ls.cache : nullptr, table, stream_.item_bytes, assembly_threads_);
     const DeviceAreas areas = lanes_[lane].device->prepare(k, c);
     bind(c, stream_.item_bytes, areas);
     const auto n = static_cast<std::uint32_t>(c.tasks.size());
@@ -310,6 +317,12 @@ class RequestLanes {
   std::span<const DeviceLane> lanes_;
   const RequestStream& stream_;
   std::uint32_t cache_items_;
+  // Threads that assemble a large combined request (combined_request.hpp; --param
+  // assembly_threads, default 1 as in G-Charm). In a trace on an H200's host the loop took ~30
+  // ms from deciding md2d's launch of ~500 pieces (2.2 M items) to launching it, the GPU's
+  // kernel ~10 ms; but on an H100's host 8 threads made adaptive combining on nbody 14% slower
+  // than one (737 against 646 ms: its 16 tree walkers share the cores; docs/benchmarks.md).
+  unsigned assembly_threads_;
   RequestHost& host_;
   WorkGroupList& list_;
   const BatchRouter& router_;
@@ -514,7 +527,7 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
   totals.lanes.resize(lanes.size());
 
   WorkGroupList list(stream, [&] { return host.now_ns(); });
-  detail::RequestLanes lane_state(lanes, stream, plan.options.cache_items, host, list, router, totals);
+  detail::RequestLanes lane_state(lanes, stream, plan.options.cache_items, plan.options.assembly_threads, host, list, router, totals);
   detail::BatchDecider decider(host, list, lane_state, controller, router, totals);
   std::exception_ptr producer_error;
   std::thread producer([&] {

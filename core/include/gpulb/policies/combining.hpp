@@ -17,7 +17,12 @@ inline std::vector<OptionSpec> request_transfer_options() {
            &PolicyOptions::cache_items},
           {{"in_flight", "combining, hybrid: combined requests running at once (copies of one overlap the kernel of another)", "2",
             "1..8", 1, 8, {}},
-           &PolicyOptions::in_flight}};
+           &PolicyOptions::in_flight},
+          {{"assembly_threads",
+            "combining, hybrid: host threads that assemble a combined request of 131,072 items or more (reuse modes); more than 1 "
+            "competes with the producers for the host's cores",
+            "1", "1..64", 1, 64, {}},
+           &PolicyOptions::assembly_threads}};
 }
 
 inline const PolicyDescriptor& combining() {
