@@ -162,8 +162,9 @@ class BlockContext {
   //    now, every task being done) and the count moved past the batch.
   // `base` is the block's count (trace_count()) that thread 0 shared when the batch started,
   // having recorded nothing since. A batch that does not fit is dropped whole (a header of k = 0
-  // marks where the segment's data ends) and counted in slots: the dropped count of a lane run is
-  // records, not events.
+  // marks where the segment's data ends) and the count moves by its 2k events rather than its
+  // slots: past the capacity the count is only the tally of what was dropped, so the run reports
+  // events as every other worker does (short, at most, by the slots left free before the end).
   __device__ bool lane_batch_fits(std::uint32_t base, std::uint32_t k) const {
     return base <= segment_.capacity && lane_batch_slots(k) <= segment_.capacity - base;
   }
@@ -173,10 +174,11 @@ class BlockContext {
   }
   __device__ void end_lane_batch(std::uint32_t base, std::uint32_t k, std::uint64_t begin_ns) const {
     if (!segment_.enabled() || threadIdx.x != 0) return;
-    const std::uint32_t need = lane_batch_slots(k);
-    if (lane_batch_fits(base, k)) segment_.events[base] = lane_batch_header(begin_ns, globaltimer(), k);
+    const bool fits = lane_batch_fits(base, k);
+    if (fits) segment_.events[base] = lane_batch_header(begin_ns, globaltimer(), k);
     else if (base < segment_.capacity) segment_.events[base] = lane_batch_header(0, 0, 0);
-    block_trace_count() = base > 0xFFFFFFFFu - need ? 0xFFFFFFFFu : base + need;
+    const std::uint32_t step = fits ? lane_batch_slots(k) : 2 * k;  // 2k >= the slots: still past the end
+    block_trace_count() = base > 0xFFFFFFFFu - step ? 0xFFFFFFFFu : base + step;
   }
 
  private:
