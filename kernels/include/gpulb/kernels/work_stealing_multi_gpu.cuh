@@ -37,7 +37,8 @@
 //   `pending`     RMW (acq_rel, system scope) by every GPU's blocks: count_children's lease,
 //                 drain_reserve, GPU 0's accept_host_tasks; acquire loads in finished().
 //   `fed`         written by GPU 0's feeding block (release), read by every GPU (acquire).
-//   `host_end`    written once by the host, read by every GPU (system-scope acquire).
+//   `host_end`    written once by the host (before the launch where every task is in a sharing
+//                 queue and no host feed is set), read by every GPU (system-scope acquire).
 //   remote=request, mailbox of block (g, b): `request` CASed 0 -> thief id by thieves of other
 //                 GPUs (release), loaded (relaxed, then an acquire fence) and cleared by its owner;
 //                 `reply` zeroed by the thief itself, stored (release) by the victim's owner,
@@ -110,10 +111,13 @@
 // so pending == 0 means none is left anywhere; all RMWs are acq_rel at system scope on one word, so
 // the reader also sees every finished task's writes. With the reserves, at every instant
 //     pending = outstanding - sum over blocks of credit - sum over GPUs of reserve,
-// every credit and reserve <= 0, so pending >= outstanding >= 0: a unit is added to `pending`
+// every credit and reserve <= 0 (a count_from_reserve that finds the reserve short may lift it
+// above 0 until it puts its units back; those units count as that block's, whose credit is then
+// lower by as much), so pending >= outstanding >= 0: a unit is added to `pending`
 // (count_children, accept_host_tasks) before the task it counts is visible, leaves a block's credit
 // only into its GPU's reserve (park_credit: device-scope acq_rel RMW) or back to a child
-// (count_from_reserve takes units out of the reserve only while it stays <= 0), and reaches
+// (count_from_reserve uses units of the reserve only where it held them: a fetch_add that finds it
+// short puts them back, and until then they count as the taker's), and reaches
 // `pending` only with drain_reserve's exchange (device scope) then fetch_add (system scope); a task
 // moved to another GPU carries its unit with it and changes no counter. The order chain of a
 // finished task's unit: its block's RMW on the reserve (release) -> the draining block's exchange
@@ -176,10 +180,11 @@ struct MgWsKernelArgs {
   // an L2 access, and a block waiting on a remote answer misses the local work that appears.
   std::uint32_t remote_after = 4;
   // remote=request: tasks a busy block runs between looks at its mailbox (--param remote_poll; an
-  // idle block looks at every pass). A look is a system-scope load on the critical path of every
-  // task; a thief waits up to this many of the owner's tasks longer. On 2 H200s (T1L, medians of
-  // 3) looking every 4 tasks ran 1.02x every task, every 16 0.99x and every 64 0.98x: the look
-  // is not where the kernel across GPUs loses its 12% a GPU, so the default stays 1.
+  // idle block looks at every pass). A busy block's look is a load issued as a task starts and
+  // read when it ends (see `asked` in the kernel); a thief waits up to this many of the owner's
+  // tasks longer. On 2 H200s, when the look was still a load waited for at each task boundary,
+  // looking every 4 tasks ran 1.02x every task, every 16 0.99x and every 64 0.98x (T1L, medians of
+  // 3), so the default is 1.
   std::uint32_t remote_poll = 1;
   // This GPU's reserve of units (in its memory, <= 0): see "A per-GPU reserve" at the top.
   std::int64_t* reserve = nullptr;
@@ -262,6 +267,14 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
   bool idle = false, drained = false;
   unsigned backoff = kMinBackoffNs;
   const auto owner = static_cast<std::uint16_t>(rank);
+  // remote=request: our mailbox's request word, loaded as the last task's children are published
+  // and first read at the next lookup, so that the load's latency hides behind the publishing's
+  // own memory traffic (the id counter, the deque). A look waited for at the lookup (one
+  // system-scope load of our own memory on thread 0's path between two tasks) made this kernel
+  // on one GPU 0.91x the one-GPU kernel (UTS T1L, H100). Loaded before the body instead, it would
+  // live across the body: 67 registers, fewer resident blocks. answer_remote_request loads the
+  // word again.
+  std::uint32_t asked = 0;
 
   // The reserve (see the top): park our credit there, take children's units from it, move it on.
   auto park_credit = [&] {
@@ -269,21 +282,37 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
     device_atomic_ref<std::int64_t>(*w.reserve).fetch_add(credit.units, mo::acq_rel);
     credit.units = 0;
   };
+  // One fetch_add, not a CAS loop: every busy block of the GPU draws on this one word, and a CAS
+  // retried under that contention (a fence each try) held this kernel on one GPU at 0.57x the
+  // one-GPU kernel on UTS T1 and 0.93x on T1L (H100; Nsight Compute put a quarter of the warps'
+  // stall samples on the loop). When the reserve turns out short (another block took from it
+  // since our load) the units go back at once. Meanwhile the reserve may read above 0, but the
+  // units we added count as taken by us (our credit, in effect, is lower by as much), so the sum
+  // of credits and reserves -- what keeps `pending` >= the tasks outstanding -- does not change;
+  // a drain that moves such a reserve into `pending` only raises `pending` until the units are
+  // back, and units are used only when the reserve held them (old + units <= 0).
   auto count_from_reserve = [&](std::uint32_t children) {
     const std::int64_t need = static_cast<std::int64_t>(children) - 1;
     if (credit.units + need <= 0) return;  // the credit absorbs them (count_children)
     const std::int64_t units = credit.units + need + ws.lease;
     device_atomic_ref<std::int64_t> reserve(*w.reserve);
-    std::int64_t have = reserve.load(mo::relaxed);
-    while (have + units <= 0) {
-      if (reserve.compare_exchange_weak(have, have + units, mo::acq_rel, mo::relaxed)) {
-        credit.units -= units;  // count_children then leaves it at -lease without touching pending
-        return;
-      }
+    if (reserve.load(mo::relaxed) + units > 0) return;  // too little there: pending, by count_children
+    if (reserve.fetch_add(units, mo::acq_rel) + units <= 0) {
+      credit.units -= units;  // count_children then leaves it at -lease without touching pending
+      return;
     }
+    reserve.fetch_sub(units, mo::relaxed);  // short after all: put them back, take from pending
   };
+  // A load before the exchange: every idle block calls this at every pass once it has been idle
+  // kIdlePassesBeforeDrain passes (and a waiting thief at every wait), and an RMW a pass from
+  // thousands of blocks on one word saturated its atomic unit and stalled the busy blocks'
+  // count_from_reserve on the same word: this kernel on one GPU ran UTS T1 at 0.57x the one-GPU
+  // kernel (H100). A stale 0 only delays the drain to a later pass; units parked and not yet
+  // drained keep `pending` above 0, so the end is not seen early.
   auto drain_reserve = [&] {
-    const std::int64_t r = device_atomic_ref<std::int64_t>(*w.reserve).exchange(0, mo::acq_rel);
+    device_atomic_ref<std::int64_t> reserve(*w.reserve);
+    if (reserve.load(mo::relaxed) == 0) return;
+    const std::int64_t r = reserve.exchange(0, mo::acq_rel);
     if (r != 0) system_atomic_ref<std::int64_t>(ws.ctl->pending).fetch_add(r, mo::acq_rel);
   };
 
@@ -361,7 +390,8 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
     for (;;) {
       if (a.should_stop()) return WorkerAction::Stop;
       if constexpr (kRequest) {
-        if (idle || st.tasks % w.remote_poll == 0) answer_remote_request(w, rank);
+        if (idle || asked != 0) answer_remote_request(w, rank);
+        asked = 0;
       }
       const FindResult f = ws.find_task(rank, picker, task);
       bool found = f.source != TaskSource::None;
@@ -408,6 +438,13 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
   };
 
   auto publish = [&](const Task& task, std::uint32_t count) -> bool {
+    if constexpr (kRequest) {
+      // The next look (see `asked`), every remote_poll tasks: a relaxed load whose value nothing
+      // reads before the children are published.
+      if (w.remote_poll == 1 || static_cast<std::uint32_t>(st.tasks) % w.remote_poll == 0) {
+        asked = system_atomic_ref<std::uint32_t>(w.peers.mail[w.peers.self][rank].request).load(mo::relaxed);
+      }
+    }
     a.task_finished(rank, ++st.tasks);
     if (!a.take_children_interleaved(task, rank, count)) return false;
     if (count == 0) {

@@ -173,11 +173,16 @@ struct MgWsGpuState {
 // The run's part in GPU 0's memory (or host memory): the control words, the host's staging ring
 // and its feed lock (GPU 0's blocks alone feed from the host).
 struct MgWsHome {
-  MgWsHome(const PolicyOptions& o, std::uint64_t pending, std::uint64_t fed, bool host)
+  // `closed`: every task is in a sharing queue and no host feed is set, so the feed is closed
+  // before the launch (feed_and_close later writes the same value), as on one GPU (WsDeviceState):
+  // the kernels never wait on the host, and a profiler that holds the host until a kernel ends
+  // (Nsight Compute) does not hang the run.
+  MgWsHome(const PolicyOptions& o, std::uint64_t pending, std::uint64_t fed, bool host, bool closed)
       : capacity(o.sharing_capacity), staging_ctl(1), staging_ring(o.sharing_capacity), feed_lock(1), control(1, host), host_end(1) {
     WorkStealingControl c;
     c.pending = static_cast<std::int64_t>(pending);
     c.fed = fed;
+    if (closed) c.host_end = 1 + fed;
     if (host) *control.in_host.host() = c;  // before the launch, which orders it
     else control.in_gpu.upload(&c, 1);
   }
@@ -310,7 +315,7 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
       GpuSession& s = *sessions[g];
       const std::uint32_t blocks = grids[g].blocks;
       states.push_back(std::make_unique<MgWsGpuState>(o, blocks, split.shares[g], kRequest ? remote_chunk : 0, placement.host));
-      if (g == 0) home = std::make_unique<MgWsHome>(o, split.prefilled, split.shares[0].size(), placement.host);
+      if (g == 0) home = std::make_unique<MgWsHome>(o, split.prefilled, split.shares[0].size(), placement.host, split.rest.empty() && !p.host_feed);
       if (!split.shares[g].empty()) s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(split.shares[g].size()), kSharingQueueId);
       hosts.push_back(std::make_unique<DynamicHost>(s, p, blocks, abort_all));
       hosts.back()->interleave_ids(g, gpus);
