@@ -273,7 +273,9 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
   // system-scope load of our own memory on thread 0's path between two tasks) made this kernel
   // on one GPU 0.91x the one-GPU kernel (UTS T1L, H100). Loaded before the body instead, it would
   // live across the body: 67 registers, fewer resident blocks. answer_remote_request loads the
-  // word again.
+  // word again. Nsight Compute still finds the warps waiting at the load (0.7% of the stall
+  // samples, UTS T1): the compiler keeps `asked != 0` as a predicate computed there. Not yet
+  // changed (docs/benchmarks.md, "The kernel across GPUs on one GPU").
   std::uint32_t asked = 0;
 
   // The reserve (see the top): park our credit there, take children's units from it, move it on.
