@@ -14,10 +14,12 @@ REMOTES=${4:-steal request}
 REPEATS=${5:-3}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-for tree in $TREES; do
-  for remote in $REMOTES; do
-    for g in $COUNTS; do
-      for ((i = 0; i < REPEATS; i++)); do
+# Rounds outermost, so that each GPU count's runs alternate with the others' (a drift of the host
+# over the call then touches every count alike).
+for ((i = 0; i < REPEATS; i++)); do
+  for tree in $TREES; do
+    for remote in $REMOTES; do
+      for g in $COUNTS; do
         # shellcheck disable=SC2086
         "$GPULB" run uts --backend cuda --policy work-stealing --gpus "$g" --param tree="$tree" --param remote="$remote" \
           --param watchdog_ms=60000 ${WS_PARAMS:-} --no-trace --json |
