@@ -94,6 +94,25 @@ inline constexpr std::uint64_t kParallelAssemblyItems = std::uint64_t{1} << 17;
 
 namespace detail {
 
+// Runs a cache placement; a full cache (DataCacheTable's length_error) becomes the run's error,
+// naming the parameter to raise.
+template <class Place>
+void place_or_fail(Place&& place) {
+  try {
+    place();
+  } catch (const std::length_error& e) {
+    throw RunError(std::string(e.what()) + "; raise --param cache_items");
+  }
+}
+
+// Copies the table's rows of missing[from, to) to their places in c.upload_items (sized already).
+inline void copy_missing(CombinedRequest& c, const std::vector<std::uint32_t>& missing, std::uint32_t item_bytes, std::size_t from,
+                         std::size_t to) {
+  for (std::size_t k = from; k < to; ++k) {
+    std::memcpy(c.upload_items.data() + k * item_bytes, c.table.data() + std::size_t{missing[k]} * item_bytes, item_bytes);
+  }
+}
+
 // Runs fn(range, first, last) over [0, n) cut into at most `threads` contiguous ranges of about
 // equal weight (weight(i): the cost of index i), range 0 on the calling thread.
 template <class Weight, class Fn>
@@ -136,12 +155,10 @@ inline void assemble_reuse_parallel(CombinedRequest& c, DataCacheTable& cache, s
   for (const std::vector<std::uint64_t>& positions : missed) {  // the ranges in the requests' order
     for (const std::uint64_t pos : positions) {
       while (c.first_item[r] + c.requests[r].items.size() <= pos) ++r;
-      try {
+      place_or_fail([&] {
         cache.place_missed(c.requests[r].items[pos - c.first_item[r]], c.slot_lists.data() + pos, c.slot_lists.size(), missing_items,
                            c.upload_slots);
-      } catch (const std::length_error& e) {
-        throw RunError(std::string(e.what()) + "; raise --param cache_items");
-      }
+      });
     }
   }
   c.upload_items.resize(missing_items.size() * item_bytes);
@@ -153,10 +170,7 @@ inline void assemble_reuse_parallel(CombinedRequest& c, DataCacheTable& cache, s
       sort_slots(slots + c.requests[q].ordered_items, slots + c.requests[q].items.size(), scratch);
     }
     // This range's share of the copies: the same fraction of the missing items.
-    const std::size_t from = missing_items.size() * first / n, to = missing_items.size() * last / n;
-    for (std::size_t k = from; k < to; ++k) {
-      std::memcpy(c.upload_items.data() + k * item_bytes, c.table.data() + std::size_t{missing_items[k]} * item_bytes, item_bytes);
-    }
+    copy_missing(c, missing_items, item_bytes, missing_items.size() * first / n, missing_items.size() * last / n);
   });
 }
 
@@ -211,17 +225,11 @@ inline CombinedRequest assemble(std::vector<PendingRequest> requests, TransferMo
   for (std::size_t q = 0; q < c.requests.size(); ++q) {
     const PendingRequest& r = c.requests[q];
     std::uint32_t* slots = c.slot_lists.data() + c.first_item[q];
-    try {
-      cache->place_into(r.items, slots, missing_items, c.upload_slots);
-    } catch (const std::length_error& e) {
-      throw RunError(std::string(e.what()) + "; raise --param cache_items");
-    }
+    detail::place_or_fail([&] { cache->place_into(r.items, slots, missing_items, c.upload_slots); });
     if (mode == TransferMode::ReuseSorted) sort_slots(slots + r.ordered_items, slots + r.items.size(), scratch);
   }
   c.upload_items.resize(missing_items.size() * item_bytes);
-  for (std::size_t k = 0; k < missing_items.size(); ++k) {
-    std::memcpy(c.upload_items.data() + k * item_bytes, table.data() + std::size_t{missing_items[k]} * item_bytes, item_bytes);
-  }
+  detail::copy_missing(c, missing_items, item_bytes, 0, missing_items.size());
   return c;
 }
 
