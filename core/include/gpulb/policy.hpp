@@ -33,7 +33,7 @@ struct PolicyOptions {
   std::string deque_overflow = "spill"; // work-stealing: a full deque "spill"s to the overflow queue, or "fail"s
   std::uint32_t steal_chunk = 20;       // work-stealing: most tasks one steal takes (CUDA: task_per=lane only)
   std::string task_per = "block";       // work-stealing on CUDA: a task per "block" (Grossman) or per "lane" (a thread)
-  std::uint32_t remote_chunk = 1;       // work-stealing on CUDA across GPUs: most tasks one steal from another GPU takes
+  std::uint32_t remote_chunk = 0;       // work-stealing on CUDA across GPUs: most tasks one steal from another GPU takes; 0 = by remote (request 4, steal 1)
   std::uint32_t remote_after = 4;       // work-stealing on CUDA across GPUs: failed local passes in a row before a block tries another GPU
   std::uint32_t remote_poll = 1;        // work-stealing on CUDA across GPUs, remote=request: tasks a block runs between looks at its mailbox
   std::string remote = "request";       // work-stealing on CUDA across GPUs: "request" (its owner answers) or "steal" (CAS the victim's deque)

@@ -28,9 +28,11 @@ inline const PolicyDescriptor& work_stealing() {
        {{"task_per", "work-stealing (cuda): what runs one task: a thread block (Grossman; every scenario), or one thread, a block taking a batch of tasks from its deque at once (lane; scenarios with a lane form: uts)",
          "block", "block|lane", 0, 0, {"block", "lane"}},
         &PolicyOptions::task_per},
-       // kernels/work_stealing_multi_gpu.cuh: the owners pay a CAS per pop while their deque holds fewer than this.
-       {{"remote_chunk", "work-stealing (cuda, --gpus N > 1): most tasks one steal from another GPU's deque takes; 1 is ABP's one-task steal",
-         "1", "1..1024", 1, 1024, {}},
+       // kernels/work_stealing_multi_gpu.cuh: under steal the owners pay a CAS per pop while their
+       // deque holds fewer than this; under request one answer moves this many (docs/benchmarks.md,
+       // "Look before asking": 4 ran UTS T1L and T1 fastest on 2 H100s).
+       {{"remote_chunk", "work-stealing (cuda, --gpus N > 1): most tasks one steal from another GPU takes; 0 = by remote: 4 under request, 1 (ABP's one-task steal) under steal",
+         "0", "0..1024", 0, 1024, {}},
         &PolicyOptions::remote_chunk},
        // kernels/work_stealing_multi_gpu.cuh: a remote try costs NVLink round trips, and while a block
        // waits on one it does not steal the local work that appears meanwhile.

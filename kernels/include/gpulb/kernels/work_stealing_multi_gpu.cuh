@@ -44,8 +44,12 @@
 //                 `reply` zeroed by the thief itself, stored (release) by the victim's owner,
 //                 loaded (acquire) by the thief. Inbox of block (g, b): plain stores by the
 //                 victim's owner before its reply's release, plain loads by the thief after the
-//                 acquire. The thief reads nothing else of the victim's GPU: victim and GPU are
-//                 drawn from kernel arguments (each GPU's block count).
+//                 acquire. Before it asks (peer placement only), the thief reads the victim's
+//                 deque size (`age` and `bottom`, relaxed system-scope loads) as a hint; the owner
+//                 writes them at device scope, so the loads race those writes and may see any
+//                 recent value, which can only make the thief ask in vain or skip a victim once.
+//                 The thief reads nothing else of the victim's GPU: victim and GPU are drawn from
+//                 kernel arguments (each GPU's block count).
 //   remote=steal: the victims' deques themselves (pop_top_chunk by a remote thief; every access
 //                 to every deque at system scope).
 //
@@ -96,8 +100,10 @@
 // try: an idle block must keep watching its own GPU), taking up to remote_chunk tasks: under
 // remote=steal half of what it sees with one CAS on the victim's age (pop_top_chunk), the owners
 // then popping with pop_bottom_chunked(remote_chunk) (work_stealing_deque.hpp, "Chunked steals";
-// remote_chunk = 1, the default, is ABP's pop: no CAS above the last task); under remote=request
-// what the owner hands over (it keeps one task). The first task is run, the rest go onto the
+// remote_chunk = 1, the default there, is ABP's pop: no CAS above the last task); under
+// remote=request what the owner hands over (it keeps one task; default kDefaultRequestChunk).
+// Under request the thief first reads the victim's deque size over peer memory and asks only a
+// victim holding two tasks or more (see steal_remote). The first task is run, the rest go onto the
 // thief's own deque, which is empty then (its owner pop just failed and only the owner pushes).
 //
 // Initial tasks: dealt round robin into the GPUs' sharing queues before the launch (task i to GPU
@@ -142,6 +148,10 @@
 namespace gpulb::kernels {
 
 inline constexpr std::uint32_t kMaxWsGpus = 8;
+// remote=request: the most tasks one answer moves when --param remote_chunk is left at 0. On 2
+// H100s (NVLink), with the look before asking, 4 ran UTS T1L at 1.84x one GPU and T1 at 1.50x,
+// against 1.77-1.85x and 1.42x with 1 (docs/benchmarks.md, "Look before asking").
+inline constexpr std::uint32_t kDefaultRequestChunk = 4;
 
 // remote=request: one block's mailbox, in its GPU's memory (in host memory under host placement).
 // `request` is written by thieves of other GPUs (CAS 0 -> 1 + thief id) and cleared by the owner; `reply` (0 while waiting, else 1 +
@@ -352,6 +362,19 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
     const std::uint32_t victim = xorshift32(picker.state) % w.peers.gpu[g].count;
     std::uint32_t k = 0;
     if constexpr (kRequest) {
+      // Look before asking: the owner keeps its last task, so a victim with fewer than two tasks
+      // answers with nothing, after a CAS and a wait of a few NVLink round trips during which we
+      // miss our own GPU's new work. One peer read of its deque's size skips those asks (a hint:
+      // see "What crosses GPUs"; the owner answers from what it finds then). On 2 H100s this
+      // took UTS T3L on 2 GPUs from 0.50x to 0.83x one GPU and T1 from 1.23x to 1.38x
+      // (docs/benchmarks.md, "Look before asking"). Under host placement another GPU's deques
+      // are not addressable (ctl is null): ask.
+      const WorkStealingDequesRef& far = w.peers.gpu[g];
+      if (far.ctl != nullptr && far.template at<Scope::System>(victim).size_hint() < 2) {
+        ++st.steals_failed;
+        if (!idle) ctx.record(EventKind::StealFailed, victim, trace::steal_aux_for_device(g));
+        return Remote::None;
+      }
       park_credit();  // our spare units must not hold up the end while we wait
       drain_reserve();
       system_atomic_ref<std::uint32_t> reply(w.peers.mail[w.peers.self][rank].reply);

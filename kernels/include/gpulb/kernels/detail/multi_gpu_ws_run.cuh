@@ -260,7 +260,10 @@ ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
   ExecPlan p = plan;
   p.progress = nullptr;
   const PolicyOptions& o = p.options;
-  std::uint32_t remote_chunk = std::max(1u, std::min({o.remote_chunk, o.deque_capacity, o.spawn_capacity}));
+  // 0: by remote (the option's help). Under steal a chunk makes every owner pop pay a CAS while its
+  // deque is that short, so 1; an answer to a request costs the owner nothing below its last task.
+  const std::uint32_t asked_chunk = o.remote_chunk != 0 ? o.remote_chunk : (kRequest ? kDefaultRequestChunk : 1u);
+  std::uint32_t remote_chunk = std::max(1u, std::min({asked_chunk, o.deque_capacity, o.spawn_capacity}));
 
   for (std::uint32_t g = 0; g < gpus; ++g) cuda::check_usable(static_cast<int>(g));
   // Peer memory, or host memory (work_stealing_multi_gpu.cuh, "Two placements"). Only
