@@ -150,7 +150,7 @@ namespace gpulb::kernels {
 inline constexpr std::uint32_t kMaxWsGpus = 8;
 // remote=request: the most tasks one answer moves when --param remote_chunk is left at 0. On 2
 // H100s (NVLink), with the look before asking, 4 ran UTS T1L at 1.84x one GPU and T1 at 1.50x,
-// against 1.77-1.85x and 1.42x with 1 (docs/benchmarks.md, "Look before asking").
+// against 1.77-1.85x and 1.38-1.42x with 1 (docs/benchmarks.md, "Look before asking").
 inline constexpr std::uint32_t kDefaultRequestChunk = 4;
 
 // remote=request: one block's mailbox, in its GPU's memory (in host memory under host placement).
@@ -366,7 +366,7 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
       // answers with nothing, after a CAS and a wait of a few NVLink round trips during which we
       // miss our own GPU's new work. One peer read of its deque's size skips those asks (a hint:
       // see "What crosses GPUs"; the owner answers from what it finds then). On 2 H100s this
-      // took UTS T3L on 2 GPUs from 0.50x to 0.83x one GPU and T1 from 1.23x to 1.38x
+      // took UTS T3L on 2 GPUs from 0.50x to 0.82x one GPU and T1 from 1.23x to 1.38x
       // (docs/benchmarks.md, "Look before asking"). Under host placement another GPU's deques
       // are not addressable (ctl is null): ask.
       const WorkStealingDequesRef& far = w.peers.gpu[g];
