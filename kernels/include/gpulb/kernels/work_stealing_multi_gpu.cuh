@@ -192,9 +192,9 @@ struct MgWsKernelArgs {
   // remote=request: tasks a busy block runs between looks at its mailbox (--param remote_poll; an
   // idle block looks at every pass). A busy block's look is a load issued as it publishes a
   // task's children and read at its next lookup (see `asked` in the kernel); a thief waits up to
-  // this many of the owner's tasks longer. On 2 H200s, when the look was still a load waited for at each task boundary,
-  // looking every 4 tasks ran 1.02x every task, every 16 0.99x and every 64 0.98x (T1L, medians of
-  // 3), so the default is 1.
+  // this many of the owner's tasks longer. On 2 H200s, when the look was still a load waited for
+  // at each task boundary, looking every 4 tasks ran 1.02x every task, every 16 0.99x and every 64
+  // 0.98x (T1L, medians of 3), so the default is 1.
   std::uint32_t remote_poll = 1;
   // This GPU's reserve of units (in its memory, <= 0): see "A per-GPU reserve" at the top.
   std::int64_t* reserve = nullptr;
@@ -284,8 +284,9 @@ __global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, B
   // on one GPU 0.91x the one-GPU kernel (UTS T1L, H100). Loaded before the body instead, it would
   // live across the body: 67 registers, fewer resident blocks. answer_remote_request loads the
   // word again. Nsight Compute still finds the warps waiting at the load (0.7% of the stall
-  // samples, UTS T1): the compiler keeps `asked != 0` as a predicate computed there. Not yet
-  // changed (docs/benchmarks.md, "The kernel across GPUs on one GPU").
+  // samples, UTS T1): the compiler keeps `asked != 0` as a predicate computed there. An empty
+  // `asm volatile` on `asked` at the test, to move that wait, changed no run time (T1L, 2 H100s;
+  // docs/benchmarks.md, "Look before asking").
   std::uint32_t asked = 0;
 
   // The reserve (see the top): park our credit there, take children's units from it, move it on.
