@@ -4,6 +4,7 @@
 
 #include <cooperative_groups.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "gpulb/atomic.hpp"
@@ -18,6 +19,18 @@ __device__ inline std::uint64_t globaltimer() {
   std::uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
+}
+
+// One event into a block's trace segment as a single 16-byte store. Written as the struct, it
+// took four stores (PTX: st.u64, st.u32, st.u16, st.v2.u8) and their address arithmetic, on
+// thread 0's path while the block waits at its barrier. Every slot is 16-byte aligned: the
+// segments are one cudaMalloc allocation of 16-byte events (GpuSession::allocate_trace).
+static_assert(offsetof(trace::Event, arg) == 8 && offsetof(trace::Event, aux) == 12 && offsetof(trace::Event, kind) == 14 &&
+              offsetof(trace::Event, flags) == 15 && sizeof(trace::Event) == 16);
+__device__ inline void store_event(trace::Event* slot, const trace::Event& e) {
+  const unsigned tail = e.aux | (static_cast<unsigned>(e.kind) << 16) | (static_cast<unsigned>(e.flags) << 24);
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(slot), "r"(static_cast<unsigned>(e.time_ns)),
+               "r"(static_cast<unsigned>(e.time_ns >> 32)), "r"(e.arg), "r"(tail));
 }
 
 __device__ inline std::uint32_t smid() {
@@ -147,7 +160,7 @@ class BlockContext {
     if (threadIdx.x != 0 || !segment_.enabled()) return;
     std::uint32_t& count = block_trace_count();
     const std::uint32_t n = count;
-    if (n < segment_.capacity) segment_.events[n] = trace::make_event(globaltimer(), kind, arg, aux);
+    if (n < segment_.capacity) store_event(segment_.events + n, trace::make_event(globaltimer(), kind, arg, aux));
     if (n != 0xFFFFFFFFu) count = n + 1;
   }
 
@@ -175,8 +188,8 @@ class BlockContext {
   __device__ void end_lane_batch(std::uint32_t base, std::uint32_t k, std::uint64_t begin_ns) const {
     if (!segment_.enabled() || threadIdx.x != 0) return;
     const bool fits = lane_batch_fits(base, k);
-    if (fits) segment_.events[base] = lane_batch_header(begin_ns, globaltimer(), k);
-    else if (base < segment_.capacity) segment_.events[base] = lane_batch_header(0, 0, 0);
+    if (fits) store_event(segment_.events + base, lane_batch_header(begin_ns, globaltimer(), k));
+    else if (base < segment_.capacity) store_event(segment_.events + base, lane_batch_header(0, 0, 0));
     const std::uint32_t step = fits ? lane_batch_slots(k) : 2 * k;  // 2k >= the slots: still past the end
     block_trace_count() = base > 0xFFFFFFFFu - step ? 0xFFFFFFFFu : base + step;
   }

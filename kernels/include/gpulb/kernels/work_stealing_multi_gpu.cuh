@@ -248,8 +248,13 @@ __device__ std::uint32_t answer_remote_request(const MgWsKernelArgs<S>& w, std::
   return n;
 }
 
+// Capped at 64 registers, what every instantiation used before the trace's one-store events
+// (device_context.cuh, store_event): without the cap those took the nqueens, patterns, nbody and
+// faults kernels under remote=request from 64 to 71-72 registers (ptxas -v, sm_90), a block an SM
+// fewer at 128 threads. With it the UTS and nqueens request kernels do not spill; md2d, connect4,
+// nqueens steal and patterns spill 8-64 bytes.
 template <class Body, Scope S>
-__global__ void work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, Body body) {
+__global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, Body body) {
   using trace::EventKind;
   constexpr bool kRequest = S == Scope::Device;
   __shared__ DynamicMailbox box;
