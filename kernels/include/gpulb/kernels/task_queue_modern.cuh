@@ -18,11 +18,16 @@
 //  - A block claims up to `claim` tasks with one fetch-and-add (TaskQueueRef::try_claim), copies
 //    them to shared memory with all its threads, and runs them one after the other -- but never
 //    more than its fair share of what the queue holds (the queue's tasks over the blocks that poll
-//    it), and only one at a time once its tasks run longer than kLongTaskNs, where a claim's cost
-//    is lost in the task's and claiming ahead only hoards: the tail of a run of coarse tasks is
-//    then one task long, not `claim` tasks. With claims of 8 the md scenario's 4,096
-//    tasks (512K atoms) could keep at most 512 of an H200's 1,188 blocks busy, and on 2 H200s
-//    GPU 1 got no task at all (measured: its busy time 0).
+//    it), and only one at a time until it has run kShortEvidence tasks and each of its claims took
+//    under kLongTaskNs a task. Past that a claim's cost is lost in the task's and claiming ahead
+//    only hoards: the tail of a run of coarse tasks is then one task long, not `claim` tasks. With
+//    claims of 8 the md scenario's 4,096 tasks (512K atoms) could keep at most 512 of an H200's
+//    1,188 blocks busy, and on 2 H200s GPU 1 got no task at all (measured: its busy time 0).
+//    The evidence and the longest claim, not the mean: on patterns P1 (every other task empty)
+//    a block that had run one empty task claimed 8, and where its warps were the SM's youngest
+//    (the warp scheduler favours the oldest) its first full task took the whole run, 2.3 ms; the
+//    run then ended on the 7 tasks it held, started one after the other (H100 trace: the last
+//    0.1% of task starts spread over 140 us, against 28 us under the paper's claims of one).
 //  - Termination by a host flag, set once every queue is drained, instead of one HALT task per
 //    block (with batched claims one block could take two HALTs and leave another spinning).
 //  - Idle blocks back off with __nanosleep between polls, and at most one block per queue reads
@@ -44,6 +49,9 @@ inline constexpr std::uint64_t kPollIntervalNs = 1000;
 // A claim costs a few hundred ns (three L2 atomics under contention); past this a task's own time
 // dwarfs it and a block claims one task at a time.
 inline constexpr std::uint64_t kLongTaskNs = 1000;
+// Tasks a block runs, claiming one at a time, before it may claim more: what it knows of the
+// run's tasks before it holds several of them.
+inline constexpr std::uint32_t kShortEvidence = 8;
 
 // Mapped pinned memory the host writes, one per queue.
 struct alignas(kHotLine) Doorbell {
@@ -174,10 +182,11 @@ __device__ __forceinline__ void task_queue_modern_worker(TaskQueueRef queues, Mo
   ctx.record(trace::EventKind::WorkerStart, blockIdx.x, static_cast<std::uint16_t>(smid()));
   std::uint32_t cursor = blockIdx.x % queues.num_queues;
   std::uint32_t failed = 0, done = 0;
-  // Thread 0's: time and tasks run so far. Until a block knows its tasks are short it claims one
-  // at a time: the first claims of a run of coarse tasks would otherwise hoard.
-  std::uint64_t busy_ns = 0, ran = 0;
-  bool long_tasks = true;
+  // Thread 0's: tasks run so far, and whether a claim of them ever took kLongTaskNs a task (it
+  // stays so). Until a block knows its tasks are short it claims one at a time: the first claims
+  // of a run of coarse tasks would otherwise hoard.
+  std::uint32_t ran = 0;
+  bool saw_long = false, long_tasks = true;
   bool optimistic = false;     // thread 0's: the last claim on `cursor` got tasks
   std::int32_t last_left = 0;  // thread 0's: what that claim left in the queue
   for (;;) {
@@ -268,9 +277,9 @@ __device__ __forceinline__ void task_queue_modern_worker(TaskQueueRef queues, Mo
       run_one(ctx, body, mine);
     }
     if (threadIdx.x == 0) {
-      busy_ns += globaltimer() - started;
-      ran += c.count;
-      long_tasks = busy_ns > kLongTaskNs * ran;
+      saw_long = saw_long || globaltimer() - started > kLongTaskNs * c.count;
+      ran = ran + c.count < ran ? ran : ran + c.count;  // saturates
+      long_tasks = saw_long || ran < kShortEvidence;
     }
     done += c.count;
     __syncthreads();
