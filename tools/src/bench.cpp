@@ -2,6 +2,7 @@
 #include "bench_table.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <ctime>
 #include <filesystem>
@@ -165,7 +166,7 @@ Table patterns_figure7(const BenchArgs& a, Backend backend) {
   const std::string blocks = gpu ? "100000" : "8000", work = gpu ? "4000" : "400";
   Table t{std::string("patterns: Chen et al. Figure 7, runtime per pattern, ") + std::string(to_string(backend)) + " backend",
           "blocks=" + blocks + " work=" + work + " (steps per thread), median of " + std::to_string(a.repeats) +
-              " runs. 'vs P0' is the runtime saved against P0; the work saved is 0% (P0), 50% (P1-P3), 75% (P4). "
+              " runs, the rows interleaved round by round. 'vs P0' is the runtime saved against P0; the work saved is 0% (P0), 50% (P1-P3), 75% (P4). "
               "The paper (2009 GPU) saw P4 save 74.5% under the task queue and 48.4% under Solution 1 (hardware).",
           {"policy", "P0", "P1 (vs P0)", "P2 (vs P0)", "P3 (vs P0)", "P4 (vs P0)"}, {}};
   struct Row {
@@ -179,21 +180,24 @@ Table patterns_figure7(const BenchArgs& a, Backend backend) {
   if (gpu) rows.push_back({"task-queue modern copy feed, 2 x 4096", "task-queue", "modern-2", "4096"});
   if (gpu) rows.push_back({"task-queue default (modern, copy feed, chosen shape)", "task-queue", "modern", ""});
   if (gpu) rows.push_back({"chunked", "chunked", "paper", "128"});
-  for (const Row& r : rows) {
-    progress(std::string("patterns ") + r.label + " on " + std::string(to_string(backend)));
-    std::vector<std::string> cells = {r.label};
-    nlohmann::json j = {{"backend", to_string(backend)}, {"policy", r.label}};
-    double p0 = 0;
-    for (const char* pattern : {"P0", "P1", "P2", "P3", "P4"}) {
-      std::vector<double> ms;
-      for (std::uint32_t i = 0; i < a.repeats; ++i) {
+  // Round by round, each pattern under every row, the rows' order rotating from round to round:
+  // the rows run interleaved, so a slow drift of the machine (clocks, temperature, the host) over
+  // the minute the bench takes lands on every row alike, not on the rows that run last.
+  constexpr std::array<const char*, 5> kPatterns = {"P0", "P1", "P2", "P3", "P4"};
+  std::vector<std::array<std::vector<double>, kPatterns.size()>> ms(rows.size());
+  for (std::uint32_t i = 0; i < a.repeats; ++i) {
+    progress("patterns round " + std::to_string(i + 1) + " of " + std::to_string(a.repeats) + " on " + std::string(to_string(backend)));
+    for (std::size_t pi = 0; pi < kPatterns.size(); ++pi) {
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        const std::size_t ri = (k + i) % rows.size();
+        const Row& r = rows[ri];
         RunConfig c;
         c.scenario = "patterns";
         c.policy = r.policy;
         c.backend = backend;
         c.trace = false;
         c.gpus = gpu ? 1 : 0;
-        c.params = {{"pattern", pattern}, {"blocks", blocks}, {"work", work}};
+        c.params = {{"pattern", kPatterns[pi]}, {"blocks", blocks}, {"work", work}};
         if (c.policy == "task-queue") {
           const std::string variant = r.variant;
           c.params["variant"] = variant == "paper" ? "paper" : "modern";
@@ -202,17 +206,19 @@ Table patterns_figure7(const BenchArgs& a, Backend backend) {
           if (!std::string(r.capacity).empty()) c.params["queue_capacity"] = r.capacity;
         }
         const RunResult res = run(reg, c);
-        if (!res.verified) throw RunError(std::string("bench patterns: ") + r.label + " " + pattern + " did not verify");
-        ms.push_back(static_cast<double>(res.makespan_ns) / 1e6);
+        if (!res.verified) throw RunError(std::string("bench patterns: ") + r.label + " " + kPatterns[pi] + " did not verify");
+        ms[ri][pi].push_back(static_cast<double>(res.makespan_ns) / 1e6);
       }
-      const double m = median(ms);
-      if (std::string(pattern) == "P0") {
-        p0 = m;
-        cells.push_back(fixed(m, 3) + " ms");
-      } else {
-        cells.push_back(fixed(m, 3) + " ms (" + fixed(100.0 * (1.0 - m / p0), 1) + "%)");
-      }
-      j[pattern] = m;
+    }
+  }
+  for (std::size_t ri = 0; ri < rows.size(); ++ri) {
+    std::vector<std::string> cells = {rows[ri].label};
+    nlohmann::json j = {{"backend", to_string(backend)}, {"policy", rows[ri].label}};
+    const double p0 = median(ms[ri][0]);
+    for (std::size_t pi = 0; pi < kPatterns.size(); ++pi) {
+      const double m = median(ms[ri][pi]);
+      cells.push_back(pi == 0 ? fixed(m, 3) + " ms" : fixed(m, 3) + " ms (" + fixed(100.0 * (1.0 - m / p0), 1) + "%)");
+      j[kPatterns[pi]] = m;
     }
     t.rows.push_back(cells);
     t.json.push_back(j);
