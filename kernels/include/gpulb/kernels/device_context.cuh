@@ -24,7 +24,9 @@ __device__ inline std::uint64_t globaltimer() {
 // One event into a block's trace segment as a single 16-byte store. Written as the struct, it
 // took four stores (PTX: st.u64, st.u32, st.u16, st.v2.u8) and their address arithmetic, on
 // thread 0's path while the block waits at its barrier. Every slot is 16-byte aligned: the
-// segments are one cudaMalloc allocation of 16-byte events (GpuSession::allocate_trace).
+// segments are one cudaMalloc allocation of 16-byte events (GpuSession::allocate_trace). No
+// "memory" clobber: nothing in a kernel reads a slot back, and one would make the compiler reload
+// the block's event count from shared memory after every event.
 static_assert(offsetof(trace::Event, arg) == 8 && offsetof(trace::Event, aux) == 12 && offsetof(trace::Event, kind) == 14 &&
               offsetof(trace::Event, flags) == 15 && sizeof(trace::Event) == 16);
 __device__ inline void store_event(trace::Event* slot, const trace::Event& e) {

@@ -278,7 +278,7 @@ __device__ __forceinline__ void task_queue_modern_worker(TaskQueueRef queues, Mo
     }
     if (threadIdx.x == 0) {
       saw_long = saw_long || globaltimer() - started > kLongTaskNs * c.count;
-      ran = ran + c.count < ran ? ran : ran + c.count;  // saturates
+      if (ran < kShortEvidence) ran += c.count;  // only `ran < kShortEvidence` is ever read
       long_tasks = saw_long || ran < kShortEvidence;
     }
     done += c.count;

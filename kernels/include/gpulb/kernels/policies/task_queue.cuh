@@ -297,11 +297,12 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
     s.host_record(EventKind::KernelLaunch, grid.blocks);
     out.launch_ns = s.now_ns();
   };
-  // The run's time ends once the kernel has, before the variant frees its feed's memory and
-  // streams (as it starts at the launch, after they were made). Timed at the scope's end, their
-  // cudaFree, cudaFreeHost and cudaStreamDestroy added ~70 us to the copy feed's makespan and the
-  // sync of its streams 7-24 us more (H100, a 2.5 ms patterns run), the paper scheme's ~15 us.
-  auto finished = [&] {
+  // The run's time ends when the kernel does, before the variant frees its feed's memory and
+  // streams, as it starts at the launch, after they were made. When it was taken after the
+  // branch's destructors, the copy feed's cudaFree, cudaFreeHost and cudaStreamDestroy added ~70 us
+  // to its makespan and the sync of its streams 7-24 us more (H100, a 2.5 ms patterns run); the
+  // paper scheme's teardown added ~15 us.
+  auto kernel_done = [&] {
     GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
     out.end_ns = s.now_ns();
     s.host_record(EventKind::KernelEnd, grid.blocks);
@@ -331,7 +332,7 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
       system_atomic_ref<std::uint32_t>(*halt.host()).store(1, mo::release);
     });
     while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) wait_step("waiting for the blocks to stop");
-    finished();
+    kernel_done();
     // The feed's copies landed before the blocks could drain them; this only keeps the streams'
     // memory alive until they are done (7-24 us, untimed).
     for (cudaStream_t st : stream_handles) GPULB_CUDA_TRY(cudaStreamSynchronize(st));
@@ -352,7 +353,7 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
       system_atomic_ref<std::uint32_t>(*halt.host()).store(1, mo::release);
     });
     while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) wait_step("waiting for the blocks to stop");
-    finished();
+    kernel_done();
   } else {
     cuda::MappedBuffer<std::uint32_t> words(2 * num_queues);
     cuda::Event fence;
@@ -375,7 +376,7 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
       }
     });
     while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) wait_step("waiting for the blocks to halt");
-    finished();
+    kernel_done();
   }
 
   std::vector<std::uint32_t> per_block(grid.blocks);
