@@ -1,7 +1,8 @@
 // The compact trace record of work-stealing's task_per=lane (kernels/lane_trace_records.hpp): the
 // host's expansion turns a batch header and its packed task records back into the TaskBegin/TaskEnd
 // pairs the readers know, placed across the batch's span, copies every other event, and stops where
-// the device marked its segment full. Host code only: runs without a GPU.
+// the device marked its segment full; a range (consecutive ids, one kind) in two slots the same
+// way. Host code only: runs without a GPU.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -88,6 +89,47 @@ TEST(LaneTraceRecords, TheExpansionStopsWhereTheSegmentFilled) {
   append_batch(cut, 1000, 1100, {1, 2, 3, 4, 5});
   cut.pop_back();
   EXPECT_TRUE(expand(cut).empty());
+}
+
+// A range, as end_lane_batch writes one: `k` tasks with ids from `first`, one kind, two slots.
+void append_range(std::vector<Event>& slots, std::uint64_t begin, std::uint64_t end, std::uint32_t first, std::uint32_t k, std::uint16_t kind) {
+  slots.push_back(lane_batch_header(begin, end, k, kLaneRange));
+  slots.push_back(lane_range_ids(first, kind));
+}
+
+TEST(LaneTraceRecords, ARangeBecomesItsConsecutiveTaskPairsFromTwoSlots) {
+  std::vector<Event> slots = {trace::make_event(1000, EventKind::WorkerStart, 4, 12)};
+  append_range(slots, 1100, 1500, 0xFFFFFFFEu, 4, 3);  // ids wrap as the device's do: ...FE, ...FF, 0, 1
+  append_batch(slots, 1500, 1600, {20, 21});
+  slots.push_back(trace::make_event(1700, EventKind::Spawn, 9));
+  EXPECT_EQ(slots.size(), 1u + 2u + 2u + 1u);  // the range's two slots hold its four tasks
+  const std::vector<Event> out = expand(slots);
+  ASSERT_EQ(out.size(), 1u + 8u + 4u + 1u);
+  const std::uint32_t ids[] = {0xFFFFFFFEu, 0xFFFFFFFFu, 0, 1};
+  for (std::uint32_t t = 0; t < 4; ++t) {
+    const Event& b = out[1 + 2 * t];
+    const Event& e = out[2 + 2 * t];
+    EXPECT_EQ(b.kind, EventKind::TaskBegin);
+    EXPECT_EQ(e.kind, EventKind::TaskEnd);
+    EXPECT_EQ(b.arg, ids[t]);
+    EXPECT_EQ(e.arg, ids[t]);
+    EXPECT_EQ(b.aux, 3u);
+    EXPECT_EQ(b.time_ns, 100u + 100u * t);  // 1100..1500 less the origin, in quarters
+    EXPECT_EQ(e.time_ns, 200u + 100u * t);
+    EXPECT_EQ(b.flags, t == 0 ? 0 : trace::kTimeInterpolated);
+    EXPECT_EQ(e.flags, t == 3 ? 0 : trace::kTimeInterpolated);
+  }
+  EXPECT_EQ(out[9].arg, 20u);  // the batch after it, read from its own records
+  EXPECT_EQ(out[11].arg, 21u);
+  EXPECT_EQ(out[13].kind, EventKind::Spawn);
+}
+
+TEST(LaneTraceRecords, ARangeCutByTheSlotsKeptIsNotRead) {
+  std::vector<Event> slots;
+  append_range(slots, 1000, 1100, 5, 3, 1);
+  append_range(slots, 1100, 1200, 8, 3, 1);
+  slots.pop_back();  // the second range's ids slot lies past what the host kept
+  EXPECT_EQ(expand(slots).size(), 6u);
 }
 
 TEST(LaneTraceRecords, ASpanPastTheArgumentsRangeIsSaturatedNotWrapped) {

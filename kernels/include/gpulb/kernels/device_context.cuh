@@ -175,24 +175,33 @@ class BlockContext {
   //    before thread 0 can pass that barrier and take the next batch (which writes over them).
   //  - end_lane_batch: thread 0 alone, after that barrier: the header (the batch's end time read
   //    now, every task being done) and the count moved past the batch.
+  //  A `range` batch (its tasks' ids consecutive from `first_id`, one `kind`; every thread knows
+  //  whether it is one before record_lane_task) has no record a task: record_lane_task is not
+  //  called, and end_lane_batch writes the two slots of a range.
   // `base` is the block's count (trace_count()) that thread 0 shared when the batch started,
   // having recorded nothing since. A batch that does not fit is dropped whole (a header of k = 0
   // marks where the segment's data ends) and the count moves by its 2k events rather than its
   // slots: past the capacity the count is only the tally of what was dropped, so the run reports
   // events as every other worker does (short, at most, by the slots left free before the end).
-  __device__ bool lane_batch_fits(std::uint32_t base, std::uint32_t k) const {
-    return base <= segment_.capacity && lane_batch_slots(k) <= segment_.capacity - base;
+  __device__ bool lane_slots_fit(std::uint32_t base, std::uint32_t slots) const {
+    return base <= segment_.capacity && slots <= segment_.capacity - base;
   }
   __device__ void record_lane_task(std::uint32_t base, std::uint32_t k, std::uint32_t id, std::uint16_t kind) const {
-    if (!segment_.enabled() || threadIdx.x >= k || !lane_batch_fits(base, k)) return;
+    if (!segment_.enabled() || threadIdx.x >= k || !lane_slots_fit(base, lane_batch_slots(k))) return;
     reinterpret_cast<LaneTaskRecord*>(segment_.events + base + 1)[threadIdx.x] = LaneTaskRecord{id, kind, 0};
   }
-  __device__ void end_lane_batch(std::uint32_t base, std::uint32_t k, std::uint64_t begin_ns) const {
+  __device__ void end_lane_batch(std::uint32_t base, std::uint32_t k, std::uint64_t begin_ns, bool range = false, std::uint32_t first_id = 0,
+                                 std::uint16_t kind = 0) const {
     if (!segment_.enabled() || threadIdx.x != 0) return;
-    const bool fits = lane_batch_fits(base, k);
-    if (fits) store_event(segment_.events + base, lane_batch_header(begin_ns, globaltimer(), k));
-    else if (base < segment_.capacity) store_event(segment_.events + base, lane_batch_header(0, 0, 0));
-    const std::uint32_t step = fits ? lane_batch_slots(k) : 2 * k;  // 2k >= the slots: still past the end
+    const std::uint32_t slots = range ? kLaneRangeSlots : lane_batch_slots(k);
+    const bool fits = lane_slots_fit(base, slots);
+    if (fits) {
+      store_event(segment_.events + base, lane_batch_header(begin_ns, globaltimer(), k, range ? kLaneRange : kLaneBatch));
+      if (range) store_event(segment_.events + base + 1, lane_range_ids(first_id, kind));
+    } else if (base < segment_.capacity) {
+      store_event(segment_.events + base, lane_batch_header(0, 0, 0));
+    }
+    const std::uint32_t step = fits ? slots : 2 * k;  // 2k >= the slots: still past the end
     block_trace_count() = base > 0xFFFFFFFFu - step ? 0xFFFFFFFFu : base + step;
   }
 

@@ -297,7 +297,16 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
     const std::uint32_t offset = lane_exclusive_scan(static_cast<std::uint32_t>(n), total, box.warp_totals);
     if (has_task) offsets[threadIdx.x] = offset;
     if (threadIdx.x == 0 && !plan_children(k, total)) box.failed = 1;
-    __syncthreads();
+    // Traced: is the batch a range (lane_trace_records.hpp), its ids consecutive and one kind? The
+    // barrier that ends the planning answers it (a reduction). Untraced, a plain barrier and no
+    // look at the ids (a first version looked either way: untraced T1L 1% slower, H100).
+    bool range = false;
+    if (a.trace.events != nullptr) {
+      const Task& lead = batch[0];
+      range = __syncthreads_or(has_task && (batch[threadIdx.x].id != lead.id + threadIdx.x || batch[threadIdx.x].kind != lead.kind)) == 0;
+    } else {
+      __syncthreads();
+    }
     if (box.failed) break;
     const std::uint32_t room = box.room, deque_base = box.deque_base, id_base = box.id_base;
     const bool keep = box.keep;
@@ -313,10 +322,10 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
       else if (j < room) gpulb::detail::store_task_relaxed(own.slots[deque_base + j], child);
       else spill_slots[j - room] = child;
     }
-    if (has_task) ctx.record_lane_task(box.trace_base, k, batch[threadIdx.x].id, batch[threadIdx.x].kind);
+    if (has_task && !range) ctx.record_lane_task(box.trace_base, k, batch[threadIdx.x].id, batch[threadIdx.x].kind);
     __syncthreads();  // every child is written (and ordered before thread 0's publication)
     if (threadIdx.x == 0) {
-      ctx.end_lane_batch(box.trace_base, k, box.begin_ns);
+      ctx.end_lane_batch(box.trace_base, k, box.begin_ns, range, range ? batch[0].id : 0, range ? batch[0].kind : 0);
       if (!publish(k)) stopped = true;
     }
     if (keep) {  // every thread, alike: box.keep stays until thread 0 plans the next batch's children
