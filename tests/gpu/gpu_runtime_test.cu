@@ -179,6 +179,30 @@ TEST(GpuTaskQueue, ModernVariantStopsEveryBlockAndTracesIt) {
   EXPECT_EQ(begins, tasks.size());
 }
 
+// The copy feed's batches: ranges where the pool's tasks are one run of ids, whole batches where
+// no two neighbours are alike, and some queues left empty where the tasks are fewer than them.
+TEST(GpuTaskQueue, ModernCopyFeedFirstBatchesOfEveryKindRunEachTaskOnce) {
+  SKIP_WITHOUT_GPU();
+  for (const std::uint32_t n : {3u, 40'000u}) {
+    for (const bool runs : {true, false}) {
+      auto tasks = numbered_tasks(n);
+      if (!runs) {
+        for (Task& t : tasks) t.payload[0] = 7u * t.id + 1;  // no two neighbours alike: no range batch
+      }
+      ExecPlan plan;
+      plan.policy = &policies::task_queue();
+      plan.gpus = 1;
+      plan.block_size = 64;
+      plan.tasks = tasks;
+      plan.options.variant = "modern";
+      plan.options.queues = 8;
+      plan.options.queue_capacity = 1024;
+      SCOPED_TRACE(std::to_string(n) + (runs ? " tasks in one run" : " tasks in no run"));
+      expect_each_ran_once(count_runs(Backend::Cuda, plan));
+    }
+  }
+}
+
 TEST(GpuTaskQueue, OversizedGridIsClampedAndSaysSo) {
   SKIP_WITHOUT_GPU();
   const auto tasks = numbered_tasks(1000);
