@@ -5,6 +5,7 @@
 #include <memory>
 #include <new>
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include "gpulb/trace_budget.hpp"
@@ -70,6 +71,10 @@ std::uint64_t thread_cpu_ns() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return std::uint64_t(ts.tv_sec) * 1'000'000'000u + std::uint64_t(ts.tv_nsec);
 }
+std::uint64_t thread_minor_faults() {
+  rusage ru{};
+  return getrusage(RUSAGE_THREAD, &ru) == 0 ? static_cast<std::uint64_t>(ru.ru_minflt) : 0;
+}
 }  // namespace
 
 Runtime::Runtime(const ExecPlan& plan, std::uint64_t events_hint, std::uint32_t trace_batch)
@@ -116,9 +121,10 @@ void Runtime::start(const std::function<void(std::uint32_t)>& fn) {
   for (std::uint32_t w = 0; w < workers_; ++w) {
     threads_.emplace_back([this, fn, w] {
       const auto wall0 = std::chrono::steady_clock::now();
-      const std::uint64_t cpu0 = thread_cpu_ns();
+      const std::uint64_t cpu0 = thread_cpu_ns(), faults0 = thread_minor_faults();
       fn(w);
       slots_[w].cpu_ns = thread_cpu_ns() - cpu0;
+      slots_[w].minor_faults = thread_minor_faults() - faults0;
       slots_[w].wall_ns = static_cast<std::uint64_t>(
           std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - wall0).count());
       if (finished_workers_.fetch_add(1, std::memory_order_acq_rel) + 1 == workers_) {
@@ -240,6 +246,11 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
   std::uint64_t cpu_ns = 0;
   for (const WorkerSlot& s : slots_) cpu_ns += s.cpu_ns;
   out.metrics["worker_cpu_us"] = cpu_ns / 1000;
+  // Page faults the workers took while they ran (the trace's segments are faulted in before the
+  // run, Runtime(): a fault on the run's path costs more than the records it makes room for).
+  std::uint64_t faults = 0;
+  for (const WorkerSlot& s : slots_) faults += s.minor_faults;
+  out.metrics["worker_minor_faults"] = faults;
   // Whether the workers ran at one speed (issue 12's CPU load max/min): each worker thread's
   // share of its wall time on a CPU (per mille; under 1000 where the OS or a hypervisor ran
   // something else on its core), and its tasks per second of its own CPU time. A spread in

@@ -30,6 +30,7 @@ struct alignas(kHotLine) WorkerSlot {
   std::uint64_t end_ns = 0;
   std::uint64_t cpu_ns = 0;   // the worker thread's CPU time (what a shared machine's load disturbs least)
   std::uint64_t wall_ns = 0;  // the worker thread's wall time over the same span
+  std::uint64_t minor_faults = 0;  // page faults the worker thread took over that span (fresh memory it wrote)
   StreamCounts trace;  // the worker's trace stream: units used, records dropped
 };
 
