@@ -99,8 +99,9 @@ Table trace_overhead(const BenchArgs& a, Backend backend) {
               "under strategy=static: adaptive combining's launches follow the clock, so its runs differ in launches from one to the next, traced or "
               "not, and the tracing cost per launch is the same under either strategy. Under hybrid, strategy=static fixes the CPU's share; its "
               "batches are still formed adaptively (request_loop.hpp, run_hybrid), so that row keeps the run-to-run spread of a host-bound run." +
-              (gpu ? "" : " CPU: 'worker CPU' divides the medians of the worker threads' CPU time (metric worker_cpu_us), which other load on a shared machine disturbs far less than the makespan."),
-          {"policy", "workload", "off", "on", "on / off", "worker CPU on / off"}, {}};
+              (gpu ? "" : " CPU: 'worker CPU' divides the medians of the worker threads' CPU time (metric worker_cpu_us), which other load on a shared machine disturbs far less than the makespan.") +
+              " 'off: slowest / fastest' is the untraced runs' own spread: where it is above 1.02, the machine moved a row more than the 2% a trace may cost, and its on / off shows nothing finer.",
+          {"policy", "workload", "off", "on", "on / off", "worker CPU on / off", "off: slowest / fastest"}, {}};
   struct Row {
     std::string policy, variant, scenario, workload;
     ParamMap params;
@@ -151,8 +152,11 @@ Table trace_overhead(const BenchArgs& a, Backend backend) {
     const double m_on = median(on), m_off = median(off);
     const bool cpu_time = !cpu_on.empty() && !cpu_off.empty() && median(cpu_off) > 0;
     const double cpu_ratio = cpu_time ? median(cpu_on) / median(cpu_off) : 0.0;
-    t.rows.push_back({label, r.workload, format_ns(m_off), format_ns(m_on), fixed(m_on / m_off, 3), cpu_time ? fixed(cpu_ratio, 3) : "-"});
-    t.json.push_back({{"backend", to_string(backend)}, {"policy", label}, {"workload", r.workload}, {"off_ns", m_off}, {"on_ns", m_on}, {"ratio", m_on / m_off}});
+    const double off_spread = *std::max_element(off.begin(), off.end()) / *std::min_element(off.begin(), off.end());
+    t.rows.push_back({label, r.workload, format_ns(m_off), format_ns(m_on), fixed(m_on / m_off, 3), cpu_time ? fixed(cpu_ratio, 3) : "-",
+                      fixed(off_spread, 3)});
+    t.json.push_back({{"backend", to_string(backend)}, {"policy", label}, {"workload", r.workload}, {"off_ns", m_off}, {"on_ns", m_on}, {"ratio", m_on / m_off},
+                      {"off_spread", off_spread}});
     if (cpu_time) t.json.back()["worker_cpu_ratio"] = cpu_ratio;
   }
   return t;
