@@ -181,7 +181,7 @@ TEST(GpuTaskQueue, ModernVariantStopsEveryBlockAndTracesIt) {
 
 // The copy feed's batches: ranges where the pool's tasks are one run of ids, whole batches where
 // no two neighbours are alike, and some queues left empty where the tasks are fewer than them.
-TEST(GpuTaskQueue, ModernCopyFeedFirstBatchesOfEveryKindRunEachTaskOnce) {
+TEST(GpuTaskQueue, ModernCopyFeedRangesWholeBatchesAndEmptyQueuesRunEachTaskOnce) {
   SKIP_WITHOUT_GPU();
   for (const std::uint32_t n : {3u, 40'000u}) {
     for (const bool runs : {true, false}) {
