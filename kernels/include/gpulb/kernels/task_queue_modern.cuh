@@ -16,7 +16,8 @@
 //    d_n_gm in the order task_queue.hpp requires. One block's loads over PCIe are latency-bound:
 //    slower than the copy engine whenever tasks are short (docs/benchmarks.md).
 //  - A block claims up to `claim` tasks with one fetch-and-add (TaskQueueRef::try_claim), copies
-//    them to shared memory with all its threads, and runs them one after the other -- but never
+//    them to shared memory (all its threads; thread 0 alone for one task, below), and runs them one
+//    after the other -- but never
 //    more than its fair share of what the queue holds (the queue's tasks over the blocks that poll
 //    it), and only one at a time until it has run kShortEvidence tasks and each of its claims took
 //    under kLongTaskNs a task. Past that a claim's cost is lost in the task's and claiming ahead
