@@ -212,6 +212,35 @@ TEST_P(GpuSpawning, TasksPerSmMatchTheTrace) {
   EXPECT_EQ(out.metrics.at("tasks_per_sm_min"), least);
 }
 
+// A segment too small for the run keeps its first events, whole, and counts the rest. Capacities
+// of 6 and 7 slots: a block's events come one and two at a time (BlockContext::record_two), so
+// some block meets a pair with room for its first event alone, which it keeps; a slot the block
+// never wrote would come back as an event of kind None.
+TEST_P(GpuSpawning, AFullTraceKeepsItsFirstEventsAndCountsTheRest) {
+  SKIP_WITHOUT_GPU();
+  for (const std::uint32_t capacity : {6u, 7u}) {
+    GpuTreeRun run(GetParam(), 4, 6, 500);  // 5461 tasks
+    run.plan.trace = true;
+    run.plan.workers = 64;
+    run.plan.options.trace_capacity = capacity;
+    const ExecOutput out = run.run();
+    run.expect_each_ran_once(out);
+    std::uint64_t kept = 0, dropped = 0;
+    for (const trace::Track& t : out.trace.tracks) {
+      if (t.role != trace::TrackRole::Worker) continue;
+      EXPECT_LE(t.events.size(), capacity) << t.name;
+      for (const trace::Event& e : t.events) EXPECT_NE(e.kind, trace::EventKind::None) << t.name;
+      for (std::size_t i = 1; i < t.events.size(); ++i) EXPECT_LE(t.events[i - 1].time_ns, t.events[i].time_ns) << t.name;
+      if (!t.events.empty()) EXPECT_EQ(t.events.front().kind, trace::EventKind::WorkerStart) << t.name;
+      kept += t.events.size();
+      dropped += t.dropped;
+    }
+    // Every task offered its begin and end, every block of the launch its start and end.
+    EXPECT_GE(kept + dropped, 2 * run.total) << "capacity " << capacity;
+    EXPECT_GT(dropped, 0u) << "capacity " << capacity;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, GpuSpawning, ::testing::Values(&policies::work_stealing(), &policies::static_list(), &policies::blocking_queue()),
                          [](const auto& info) { return policy_name(info.param); });
 

@@ -261,18 +261,26 @@ using WorkStealingRef = BasicWorkStealingRef<Scope::Device>;
 inline constexpr std::uint16_t kSharingQueueId = 0;
 inline constexpr std::uint16_t kOverflowQueueId = 1;
 
-// The trace event for a task find_task found, the same on both backends. Returns true for a
-// steal, which the caller counts.
-template <class Ctx, Scope S, Scope C>
-GPULB_HD bool record_found(const Ctx& ctx, const BasicWorkStealingRef<S, C>& ws, const FindResult& f, std::uint16_t owner) {
+// The trace event for a task find_task found, the same on both backends (kind None where it
+// found none).
+template <Scope S, Scope C>
+GPULB_HD trace::EventPayload found_event(const BasicWorkStealingRef<S, C>& ws, const FindResult& f, std::uint16_t owner) {
   switch (f.source) {
-    case TaskSource::Own: ctx.record(trace::EventKind::DequeLevel, f.deque_level, owner); break;
-    case TaskSource::Stolen: ctx.record(trace::EventKind::Steal, f.victim); return true;
-    case TaskSource::Sharing: ctx.record(trace::EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId); break;
-    case TaskSource::Overflow: ctx.record(trace::EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId); break;
+    case TaskSource::Own: return {trace::EventKind::DequeLevel, f.deque_level, owner};
+    case TaskSource::Stolen: return {trace::EventKind::Steal, f.victim, 0};
+    case TaskSource::Sharing: return {trace::EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId};
+    case TaskSource::Overflow: return {trace::EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId};
     case TaskSource::None: break;
   }
-  return false;
+  return {};
+}
+
+// Records found_event. Returns true for a steal, which the caller counts.
+template <class Ctx, Scope S, Scope C>
+GPULB_HD bool record_found(const Ctx& ctx, const BasicWorkStealingRef<S, C>& ws, const FindResult& f, std::uint16_t owner) {
+  const trace::EventPayload e = found_event(ws, f, owner);
+  if (e.kind != trace::EventKind::None) ctx.record(e.kind, e.arg, e.aux);
+  return f.source == TaskSource::Stolen;
 }
 
 }  // namespace gpulb

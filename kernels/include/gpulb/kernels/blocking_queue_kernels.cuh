@@ -37,7 +37,7 @@ __global__ void blocking_queue_kernel(BlockingQueueRef q, DynamicArgs a, Body bo
       if (a.should_stop()) return WorkerAction::Stop;
       std::uint32_t level = 0;
       if (q.try_dequeue(task, level)) {  // DEQUEUE under the lock
-        ctx.record(EventKind::QueueLevel, level, 0);
+        ctx.record_found_task({EventKind::QueueLevel, level, 0}, task);
         idle = false;
         backoff = kMinBackoffNs;
         return WorkerAction::Run;
@@ -59,14 +59,15 @@ __global__ void blocking_queue_kernel(BlockingQueueRef q, DynamicArgs a, Body bo
       return true;
     }
     st.spawned += count;
-    ctx.record(EventKind::Spawn, count);
     q.add_pending(static_cast<std::int64_t>(count) - 1);  // before the children are visible
     std::uint32_t level = 0;
     if (!q.enqueue(a.slots(rank), count, level)) {  // ENQUEUE of the batch under one acquisition
+      ctx.record(EventKind::Spawn, count);
       a.fail(DynamicFailure::BlockingFull, rank, task.id, count);
       return false;
     }
-    ctx.record(EventKind::QueueLevel, level, 0);
+    // The spawn is recorded with the queue's level after the push, at its time (BlockContext::record_two).
+    ctx.record_two({EventKind::Spawn, count, 0}, {EventKind::QueueLevel, level, 0});
     return true;
   };
 

@@ -158,13 +158,48 @@ class BlockContext {
   // Thread 0: the block's count of trace slots so far (0 untraced).
   __device__ std::uint32_t trace_count() const { return segment_.enabled() ? block_trace_count() : 0; }
 
+  // The hot path is a load of the count, one compare, the clock, the store and the new count: a
+  // full segment (the count at or past the capacity, which holds below 2^32) takes the cold
+  // branch, which keeps the tally of the dropped events and saturates it.
   __device__ void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
     if (threadIdx.x != 0 || !segment_.enabled()) return;
     std::uint32_t& count = block_trace_count();
     const std::uint32_t n = count;
-    if (n < segment_.capacity) store_event(segment_.events + n, trace::make_event(globaltimer(), kind, arg, aux));
-    if (n != 0xFFFFFFFFu) count = n + 1;
+    if (n < segment_.capacity) {
+      store_event(segment_.events + n, trace::make_event(globaltimer(), kind, arg, aux));
+      count = n + 1;
+    } else if (n != 0xFFFFFFFFu) {
+      count = n + 1;
+    }
   }
+
+  // Two events that happen a few instructions apart on thread 0 (a deque pop and the TaskBegin of
+  // the task it took; a spawn and the deque's level after the push), at one clock read, one test
+  // for room and one count. On UTS T1 the trace's cost is thread 0's instructions while the block
+  // waits: ncu counted 59 more warp instructions a task traced, 45 with this and record's hot path
+  // (H200, docs/benchmarks.md, "Fewer instructions an event"). A segment with room for the first
+  // alone keeps it, as two record() calls would.
+  __device__ void record_two(const trace::EventPayload& first, const trace::EventPayload& second) const {
+    if (threadIdx.x != 0 || !segment_.enabled()) return;
+    std::uint32_t& count = block_trace_count();
+    const std::uint32_t n = count;
+    if (n < segment_.capacity - 1) {  // capacity >= 1 where tracing is on
+      const std::uint64_t now = globaltimer();
+      store_event(segment_.events + n, trace::make_event(now, first.kind, first.arg, first.aux));
+      store_event(segment_.events + n + 1, trace::make_event(now, second.kind, second.arg, second.aux));
+      count = n + 2;
+    } else {
+      if (n < segment_.capacity) store_event(segment_.events + n, trace::make_event(globaltimer(), first.kind, first.arg, first.aux));
+      count = n < 0xFFFFFFFEu ? n + 2 : 0xFFFFFFFFu;
+    }
+  }
+
+  // The event by which thread 0 found a task (record_two's first) and the task's TaskBegin, just
+  // before the barrier that starts the task (dynamic_block_loop).
+  __device__ void record_found_task(const trace::EventPayload& found, const Task& task) const {
+    record_two(found, {trace::EventKind::TaskBegin, task.id, task.kind});
+  }
+  __device__ void record_task_begin(const Task& task) const { record(trace::EventKind::TaskBegin, task.id, task.kind); }
 
   // A batch of `k` tasks that ran together, one a thread (work-stealing's task_per=lane), in the
   // compact form of lane_trace_records.hpp, which the host expands into the TaskBegin/TaskEnd

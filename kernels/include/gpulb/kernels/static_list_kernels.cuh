@@ -44,6 +44,7 @@ __global__ void static_list_kernel(StaticTaskListRef list, GenerationCursor* cur
     const std::uint32_t i = device_atomic_ref<std::uint32_t>(cursor->next).fetch_add(1, mo::relaxed);
     if (i >= list.in_count) return WorkerAction::Done;
     task = list.dequeue(i);
+    ctx.record_task_begin(task);
     return WorkerAction::Run;
   };
 

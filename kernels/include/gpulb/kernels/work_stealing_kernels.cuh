@@ -129,7 +129,8 @@ __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
       if (f.source != TaskSource::None) {
         idle = false;
         backoff = kMinBackoffNs;
-        if (record_found(ctx, ws, f, owner)) ++st.steals;
+        ctx.record_found_task(found_event(ws, f, owner), task);
+        if (f.source == TaskSource::Stolen) ++st.steals;
         return WorkerAction::Run;
       }
       if (f.steal_failed) {
@@ -161,9 +162,10 @@ __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
       return true;
     }
     st.spawned += count;
-    ctx.record(EventKind::Spawn, count);
     const PublishResult p = ws.publish_children(rank, a.slots(rank), count, credit);
-    if (p.pushed > 0) ctx.record(EventKind::DequeLevel, p.deque_level, owner);
+    // The spawn is recorded with the push's level, at its time (BlockContext::record_two).
+    if (p.pushed > 0) ctx.record_two({EventKind::Spawn, count, 0}, {EventKind::DequeLevel, p.deque_level, owner});
+    else ctx.record(EventKind::Spawn, count);
     if (p.spilled > 0) {
       st.spilled += p.spilled;
       ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);

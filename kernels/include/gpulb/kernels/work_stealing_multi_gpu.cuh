@@ -427,7 +427,8 @@ __global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, 
       const FindResult f = ws.find_task(rank, picker, task);
       bool found = f.source != TaskSource::None;
       if (found) {
-        if (record_found(ctx, ws, f, owner)) ++st.steals;
+        ctx.record_found_task(found_event(ws, f, owner), task);
+        if (f.source == TaskSource::Stolen) ++st.steals;
       } else {
         if (f.steal_failed) {
           ++st.steals_failed;
@@ -439,6 +440,7 @@ __global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, 
           if (r == Remote::Stop) return WorkerAction::Stop;
           if (r == Remote::Done) return WorkerAction::Done;
           found = r == Remote::Found;
+          if (found) ctx.record_task_begin(task);  // take_stolen recorded the steal
         }
       }
       if (found) {
@@ -483,10 +485,11 @@ __global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, 
       return true;
     }
     st.spawned += count;
-    ctx.record(EventKind::Spawn, count);
     count_from_reserve(count);
     const PublishResult p = ws.publish_children(rank, a.slots(rank), count, credit);
-    if (p.pushed > 0) ctx.record(EventKind::DequeLevel, p.deque_level, owner);
+    // The spawn is recorded with the push's level, at its time (BlockContext::record_two).
+    if (p.pushed > 0) ctx.record_two({EventKind::Spawn, count, 0}, {EventKind::DequeLevel, p.deque_level, owner});
+    else ctx.record(EventKind::Spawn, count);
     if (p.spilled > 0) {
       st.spilled += p.spilled;
       ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);

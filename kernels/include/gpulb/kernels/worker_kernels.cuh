@@ -42,11 +42,17 @@ inline constexpr int kRun = 0, kHalt = 1, kStop = 2;
 template <class Body>
 concept RegisterCapped = requires { Body::kRegisterCap; };
 
+// The body and its TaskEnd, for a worker whose thread 0 recorded the TaskBegin (run_one does both).
 template <class Body>
-__device__ void run_one(const BlockContext& ctx, const Body& body, const Task& task) {
-  ctx.record(trace::EventKind::TaskBegin, task.id, task.kind);
+__device__ void run_begun(const BlockContext& ctx, const Body& body, const Task& task) {
   body(ctx, task);
   ctx.record(trace::EventKind::TaskEnd, task.id, task.kind);
+}
+
+template <class Body>
+__device__ void run_one(const BlockContext& ctx, const Body& body, const Task& task) {
+  ctx.record_task_begin(task);
+  run_begun(ctx, body, task);
 }
 
 // Chen et al. Algorithm 3 in a persistent block: thread 0 dequeues (TaskQueueRef::try_dequeue,

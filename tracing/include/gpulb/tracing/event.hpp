@@ -75,4 +75,11 @@ GPULB_HD constexpr Event make_event(std::uint64_t time_ns, EventKind kind, std::
   return Event{time_ns, arg, aux, kind, 0};
 }
 
+// An event before its time is read: what a step that records it later hands on.
+struct EventPayload {
+  EventKind kind = EventKind::None;
+  std::uint32_t arg = 0;
+  std::uint16_t aux = 0;
+};
+
 }  // namespace gpulb::trace

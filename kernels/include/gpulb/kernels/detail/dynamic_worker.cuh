@@ -150,8 +150,10 @@ struct DynamicArgs {
 };
 
 // The per-task cycle every spawning kernel runs (see the top). `find(task)` runs on thread 0 and
-// returns what the block does next; `publish(task, children)` runs on thread 0 after the body and
-// returns false when the run failed (the block then stops).
+// returns what the block does next; where that is Run it has recorded the task's TaskBegin
+// (BlockContext::record_found_task, with the event that found it, or record_task_begin).
+// `publish(task, children)` runs on thread 0 after the body and returns false when the run failed
+// (the block then stops).
 template <class Body, class Find, class Publish>
 __device__ void dynamic_block_loop(const BlockContext& ctx, const Body& body, DynamicMailbox& box, Find&& find, Publish&& publish) {
   Task& task = *reinterpret_cast<Task*>(box.task_bytes);
@@ -164,7 +166,7 @@ __device__ void dynamic_block_loop(const BlockContext& ctx, const Body& body, Dy
     __syncthreads();  // every thread sees the same task and action
     if (box.action != static_cast<int>(WorkerAction::Run)) break;
     const Task mine = task;
-    run_one(ctx, body, mine);
+    run_begun(ctx, body, mine);
     __syncthreads();  // every child is in its slot and counted; nobody reads the mailbox any more
     if (threadIdx.x == 0 && !publish(mine, box.spawn_count)) stopped = true;
   }
