@@ -235,7 +235,7 @@ TEST_P(GpuSpawning, AFullTraceKeepsItsFirstEventsAndCountsTheRest) {
       kept += t.events.size();
       dropped += t.dropped;
     }
-    // Every task offered its begin and end, every block of the launch its start and end.
+    // Every task offered at least its begin and end.
     EXPECT_GE(kept + dropped, 2 * run.total) << "capacity " << capacity;
     EXPECT_GT(dropped, 0u) << "capacity " << capacity;
   }
