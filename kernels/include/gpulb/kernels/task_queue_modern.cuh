@@ -16,27 +16,29 @@
 //    d_n_gm in the order task_queue.hpp requires. One block's loads over PCIe are latency-bound:
 //    slower than the copy engine whenever tasks are short (docs/benchmarks.md).
 //  - A block claims up to `claim` tasks with one fetch-and-add (TaskQueueRef::try_claim), copies
-//    them to shared memory (all its threads; thread 0 alone for one task, below), and runs them
-//    one after the other -- but never more than its fair share of what the queue holds (the
-//    queue's tasks over the blocks that poll it), and only one at a time until it has run
-//    kShortEvidence tasks and each of its claims took under kLongTaskNs a task. Past that a claim's cost is lost in the task's and claiming ahead
-//    only hoards: the tail of a run of coarse tasks is then one task long, not `claim` tasks. With
-//    claims of 8 the md scenario's 4,096 tasks (512K atoms) could keep at most 512 of an H200's
-//    1,188 blocks busy, and on 2 H200s GPU 1 got no task at all (measured: its busy time 0).
-//    The evidence and the longest claim, not the mean: on patterns P1 (every other task empty)
-//    a block that had run one empty task claimed 8, and where its warps were the SM's youngest
-//    (the warp scheduler favours the oldest) its first full task took the whole run, 2.3 ms; the
-//    run then ended on the 7 tasks it held, started one after the other (H100 trace: the last
-//    0.1% of task starts spread over 140 us, against 28 us under the paper's claims of one).
-//  - A claim of one task (every claim until a block has seen kShortEvidence short tasks, and
-//    every claim of a run of coarse tasks) is copied and finished by thread 0 alone, before the
-//    block's one barrier, as the paper's dequeue is: every warp then starts the task together. A
-//    claim of several is copied by all threads between two barriers and finished by thread 0
-//    after them, which for one task made warp 0 start it one L2 round trip after the other warps
-//    (the block waits for its slowest warp at the task's end). Measured on an H100 (patterns, 100,000 blocks x 4,000
-//    steps, seven rounds alternating, both builds in one call): P0-P4 2.0-3.2% faster than before,
-//    the mean gap between a block's tasks 2.35 instead of 2.65 us; most of the gain came with the
-//    kernel's new code (38 registers instead of 30) rather than the path (docs/benchmarks.md).
+//    them to shared memory (all its threads; thread 0 alone for one task, below), and runs them one
+//    after the other -- but never more than its fair share of what the queue holds (the queue's
+//    tasks over the blocks that poll it), and only one at a time until it has run kShortEvidence
+//    tasks and each of its claims took under kLongTaskNs a task. Past that a claim's cost is lost
+//    in the task's and claiming ahead only hoards: the tail of a run of coarse tasks is then one
+//    task long, not `claim` tasks. With claims of 8 the md scenario's 4,096 tasks (512K atoms)
+//    could keep at most 512 of an H200's 1,188 blocks busy, and on 2 H200s GPU 1 got no task at all
+//    (measured: its busy time 0). The evidence and the longest claim, not the mean: on patterns P1
+//    (every other task empty) a block that had run one empty task claimed 8, and where its warps
+//    were the SM's youngest (the warp scheduler favours the oldest) its first full task took the
+//    whole run, 2.3 ms; the run then ended on the 7 tasks it held, started one after the other
+//    (H100 trace: the last 0.1% of task starts spread over 140 us, against 28 us under the paper's
+//    claims of one).
+//  - A claim of one task (every claim until a block has seen kShortEvidence short tasks, and every
+//    claim of a run of coarse tasks) is copied and finished by thread 0 alone, before the block's
+//    one barrier, as the paper's dequeue is: every warp then starts the task together. A claim of
+//    several is copied by all threads between two barriers and finished by thread 0 after them,
+//    which for one task made warp 0 start it one L2 round trip after the other warps (the block
+//    waits for its slowest warp at the task's end). Measured on an H100 (patterns, 100,000 blocks x
+//    4,000 steps, seven rounds alternating, both builds in one call): P0-P4 2.0-3.2% faster than
+//    before, the mean gap between a block's tasks 2.35 instead of 2.65 us; most of the gain came
+//    with the kernel's new code (then 38 registers instead of 30) rather than the path
+//    (docs/benchmarks.md).
 //  - Termination by a host flag, set once every queue is drained, instead of one HALT task per
 //    block (with batched claims one block could take two HALTs and leave another spinning).
 //  - Idle blocks back off with __nanosleep between polls, and at most one block per queue reads
