@@ -179,6 +179,45 @@ TEST(BatchClock, AnEventInsideABatchedTaskKeepsItsBegin) {
   EXPECT_EQ(std::prev(level)->arg, 2u);
 }
 
+// A batched task is written whole at its begin; an event inside it reopens it (its begin, the
+// event, its end), unless the stream shut on the task itself: then its two events, the one
+// inside and every later one are counted, and the kept prefix is whole tasks.
+TEST(BatchClock, AnEventInsideATaskTheFullStreamDroppedIsCountedOnce) {
+  // Units: WorkerStart 0-1; task 0 timed alone (begin 2-3, end 4-5), which opens batches of 8;
+  // task 1 the batch's timed first (begin 6-7, end 8); task 2 whole in unit 9; task 3 dropped.
+  Stream s(10);
+  BatchClock clock(s.ref(), std::uint64_t{1} << 50, 8);
+  clock.record(EventKind::WorkerStart, 0, 0);
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    clock.task_begin(i, 0);
+    if (i == 3) clock.record(EventKind::QueueLevel, 9, 1);
+    clock.task_end();
+  }
+  clock.record(EventKind::WorkerEnd, 0, 0);
+  EXPECT_EQ(s.counts.used, 10u);
+  EXPECT_EQ(s.counts.dropped, 4u) << "task 3's begin and end, the level inside it, WorkerEnd";
+  const std::vector<Event> ev = s.expand();
+  expect_every_task_once_in_order(ev, 3, 0);
+  EXPECT_EQ(ev.size(), 7u) << "WorkerStart and three tasks";
+
+  // The same task with room for its unit but not for the level: reopened as its begin alone,
+  // then the stream shuts; the level and the end are counted.
+  Stream t(10);
+  BatchClock c2(t.ref(), std::uint64_t{1} << 50, 8);
+  c2.record(EventKind::WorkerStart, 0, 0);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    c2.task_begin(i, 0);
+    if (i == 2) c2.record(EventKind::QueueLevel, 9, 1);
+    c2.task_end();
+  }
+  EXPECT_EQ(t.counts.used, 10u);
+  EXPECT_EQ(t.counts.dropped, 2u) << "the level and task 2's end";
+  const std::vector<Event> kept = t.expand();
+  ASSERT_EQ(kept.size(), 6u);
+  EXPECT_EQ(kept.back().kind, EventKind::TaskBegin);
+  EXPECT_EQ(kept.back().arg, 2u);
+}
+
 // Through gpulb::run: a UTS tree (nodes of about 100 ns) under work-stealing batches its clock
 // reads; the trace still has every node once, and its spawns.
 TEST(BatchClock, AUtsTraceHasEveryNodeWithBatchedTimes) {

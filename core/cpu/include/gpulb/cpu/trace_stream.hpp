@@ -68,7 +68,7 @@ struct TraceStream {
 
   void timed(std::uint64_t tick, trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) const {
     const std::uint32_t n = counts->used;
-    if (capacity - n < 2) return full(kind == trace::EventKind::None ? 0 : 1);  // a clock mark is no event
+    if (capacity - n < 2) [[unlikely]] return full(kind == trace::EventKind::None ? 0 : 1);  // a clock mark is no event
     units[n] = (tick > origin_tick ? tick - origin_tick : 0) & kTickMask;
     units[n + 1] = pack_unit(arg, aux, static_cast<std::uint8_t>(kind), 0);
     counts->used = n + 2;
@@ -78,16 +78,29 @@ struct TraceStream {
   }
   void untimed_task(std::uint32_t id, std::uint16_t kind) const { put(pack_unit(id, kind, 0, kUntimedTask), 2); }
 
+  // The untimed task that the last unit holds (untimed_task, the stream's last record) becomes its
+  // begin alone (an untimed TaskBegin), its end to follow; false where that record was dropped
+  // (the stream is shut: every record since the first drop was dropped).
+  bool reopen_last_task(std::uint32_t& id, std::uint16_t& kind) const {
+    if (counts->dropped != 0) return false;
+    std::uint64_t& unit = units[counts->used - 1];
+    id = static_cast<std::uint32_t>(unit);
+    kind = static_cast<std::uint16_t>(unit >> 32);
+    unit = pack_unit(id, kind, static_cast<std::uint8_t>(trace::EventKind::TaskBegin), kUntimedEvent);
+    return true;
+  }
+
  private:
   void put(std::uint64_t unit, std::uint32_t events) const {
     const std::uint32_t n = counts->used;
-    if (n >= capacity) return full(events);
+    if (n >= capacity) [[unlikely]] return full(events);
     units[n] = unit;
     counts->used = n + 1;
   }
   // Once a record is dropped the stream stays shut, so that what is kept is a prefix: an untimed
-  // record must not lose the timed one after it that places it.
-  void full(std::uint32_t events) const {
+  // record must not lose the timed one after it that places it. Out of line: it is off the
+  // workers' inline paths.
+  GPULB_TRACE_NOINLINE void full(std::uint32_t events) const {
     counts->used = capacity;
     counts->dropped += events;
   }
@@ -130,14 +143,20 @@ class BatchClock {
     s_.untimed(kind, arg, aux);
   }
 
+  // A task of an open batch is written whole at its begin, as one untimed unit (its id and kind
+  // are at hand there): its end then only closes it. Callgrind (UTS T1, one worker) counted 37
+  // instructions a node on this path when the unit was written at the end from fields task_begin
+  // had stored and three tests of the batch's state; see docs/benchmarks.md.
   GPULB_TRACE_INLINE void task_begin(std::uint32_t id, std::uint16_t kind) {
     if (!s_.enabled()) return;
-    id_ = id;
-    kind_ = kind;
-    if (batch_ > 1 && open_ && in_batch_ < batch_) {
-      pending_ = true;  // written with its end, as one unit
+    if (batch_left_ != 0) {
+      --batch_left_;
+      s_.untimed_task(id, kind);
+      pending_ = true;
       return;
     }
+    id_ = id;
+    kind_ = kind;
     timed_begin();
   }
 
@@ -149,19 +168,17 @@ class BatchClock {
     flush_pending_begin();
     if (!open_) return;
     s_.timed(event_ticks(), trace::EventKind::None, 0, 0);
-    open_ = false;
+    close_batch();
   }
 
   GPULB_TRACE_INLINE void task_end() {
     if (!s_.enabled()) return;
-    if (batch_ == 1) return timed_end();
-    if (pending_) {
-      s_.untimed_task(id_, kind_);
+    if (pending_) {  // written whole at its begin
       pending_ = false;
-    } else {
-      s_.untimed(trace::EventKind::TaskEnd, id_, kind_);
+      return;
     }
-    ++in_batch_;
+    if (batch_ == 1) return timed_end();
+    s_.untimed(trace::EventKind::TaskEnd, id_, kind_);  // the batch's timed first task, or one reopened
   }
 
   std::uint32_t batch() const { return batch_; }
@@ -170,16 +187,19 @@ class BatchClock {
  private:
   GPULB_TRACE_NOINLINE void record_timed(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) {
     s_.timed(event_ticks(), kind, arg, aux);
-    open_ = false;
+    close_batch();
   }
   GPULB_TRACE_NOINLINE void timed_begin() {
     const std::uint64_t t = event_ticks();
     if (open_) adapt_batch(t);  // the batch ends here: size the next from its tasks' mean
     s_.timed(t, trace::EventKind::TaskBegin, id_, kind_);
-    pending_ = false;
     begin_tick_ = t;
-    open_ = batch_ > 1;
-    in_batch_ = 0;
+    batch_left_ = batch_ - 1;  // this task is the batch's first
+    open_ = batch_left_ != 0;
+  }
+  void close_batch() {
+    open_ = false;
+    batch_left_ = 0;
   }
   GPULB_TRACE_NOINLINE void timed_end() {
     const std::uint64_t t = event_ticks();
@@ -187,11 +207,11 @@ class BatchClock {
     // A task well under the span starts batching (half: no flapping at the border).
     if (max_batch_ > 1 && t - begin_tick_ < min_span_ / 2) batch_ = batch_for(t - begin_tick_, 1);
   }
-  // An event inside a task whose begin waits for its end (no task body records one today).
+  // An event inside a task written whole at its begin (an AtBegin hook's, a body's): the task
+  // is reopened, its begin alone before the event and its end at task_end. Where its unit was
+  // dropped, it stays as it is (its two events counted as dropped) and task_end writes nothing.
   void flush_pending_begin() {
-    if (!pending_) return;
-    s_.untimed(trace::EventKind::TaskBegin, id_, kind_);
-    pending_ = false;
+    if (pending_ && s_.reopen_last_task(id_, kind_)) pending_ = false;
   }
   std::uint32_t batch_for(std::uint64_t span, std::uint32_t tasks) const {
     if (span == 0) return max_batch_;
@@ -200,7 +220,7 @@ class BatchClock {
   }
   void adapt_batch(std::uint64_t now) {
     const std::uint64_t span = now - begin_tick_;
-    const std::uint32_t tasks = in_batch_ == 0 ? 1 : in_batch_;
+    const std::uint32_t tasks = batch_;  // it ran them all: a batch cut short (a timed event) is not open
     // Back to timing each task once they take the whole span on their own.
     batch_ = span / tasks >= min_span_ ? 1 : batch_for(span, tasks);
   }
@@ -209,9 +229,9 @@ class BatchClock {
   std::uint64_t min_span_ = 0;
   std::uint32_t max_batch_ = kMaxBatch;
   std::uint32_t batch_ = 1;     // tasks a clock read covers; 1: each task timed at begin and end
-  std::uint32_t in_batch_ = 0;  // tasks ended since the batch's timed begin
+  std::uint32_t batch_left_ = 0;  // tasks the open batch still takes untimed; 0 when none is open
   bool open_ = false;           // a batch is open: its untimed records are placed by its timed ends
-  bool pending_ = false;        // task_begin wrote nothing: task_end writes the whole task
+  bool pending_ = false;        // the running task was written whole at its begin
   std::uint64_t begin_tick_ = 0;  // the last timed TaskBegin
   std::uint32_t id_ = 0;
   std::uint16_t kind_ = 0;
