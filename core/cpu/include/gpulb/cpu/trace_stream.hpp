@@ -144,9 +144,9 @@ class BatchClock {
   }
 
   // A task of an open batch is written whole at its begin, as one untimed unit (its id and kind
-  // are at hand there): its end then only closes it. Callgrind (UTS T1, one worker) counted 37
-  // instructions a node on this path when the unit was written at the end from fields task_begin
-  // had stored and three tests of the batch's state; see docs/benchmarks.md.
+  // are at hand there): its end then only closes it. Written at the end, from fields task_begin
+  // had stored after three tests of the batch's state, the path took 37.2 instructions a UTS T1
+  // node; this way 27.8 (callgrind, one worker; docs/benchmarks.md).
   GPULB_TRACE_INLINE void task_begin(std::uint32_t id, std::uint16_t kind) {
     if (!s_.enabled()) return;
     if (batch_left_ != 0) {
