@@ -229,7 +229,7 @@ class BatchClock {
   std::uint64_t min_span_ = 0;
   std::uint32_t max_batch_ = kMaxBatch;
   std::uint32_t batch_ = 1;     // tasks a clock read covers; 1: each task timed at begin and end
-  std::uint32_t batch_left_ = 0;  // tasks the open batch still takes untimed; 0 when none is open
+  std::uint32_t batch_left_ = 0;  // tasks the open batch still takes untimed (0 when none is open, or all taken)
   bool open_ = false;           // a batch is open: its untimed records are placed by its timed ends
   bool pending_ = false;        // the running task was written whole at its begin
   std::uint64_t begin_tick_ = 0;  // the last timed TaskBegin
