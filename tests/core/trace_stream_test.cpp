@@ -160,16 +160,22 @@ TEST(BatchClock, TasksLongerThanTheSpanAreTimedAlone) {
   }
 }
 
-TEST(BatchClock, AnEventInsideABatchedTaskKeepsItsBegin) {
-  Stream s(256);
+// After WorkerStart, tasks 0..tasks-1 through a clock that batches them by 8 (a span no task
+// reaches), task `level_in` recording a queue level inside it (as a task's own code would).
+void run_with_a_level_inside(Stream& s, std::uint32_t tasks, std::uint32_t level_in, bool worker_end) {
   BatchClock clock(s.ref(), std::uint64_t{1} << 50, 8);
   clock.record(EventKind::WorkerStart, 0, 0);
-  for (std::uint32_t i = 0; i < 4; ++i) {
+  for (std::uint32_t i = 0; i < tasks; ++i) {
     clock.task_begin(i, 0);
-    if (i == 2) clock.record(EventKind::QueueLevel, 9, 1);  // recorded by the task's own code
+    if (i == level_in) clock.record(EventKind::QueueLevel, 9, 1);
     clock.task_end();
   }
-  clock.record(EventKind::WorkerEnd, 0, 0);
+  if (worker_end) clock.record(EventKind::WorkerEnd, 0, 0);
+}
+
+TEST(BatchClock, AnEventInsideABatchedTaskKeepsItsBegin) {
+  Stream s(256);
+  run_with_a_level_inside(s, 4, 2, true);
   const std::vector<Event> ev = s.expand();
   expect_every_task_once_in_order(ev, 4, 0, false);
   const auto level = std::find_if(ev.begin(), ev.end(), [](const Event& e) { return e.kind == EventKind::QueueLevel; });
@@ -186,14 +192,7 @@ TEST(BatchClock, AnEventInsideATaskTheFullStreamDroppedIsCountedOnce) {
   // Units: WorkerStart 0-1; task 0 timed alone (begin 2-3, end 4-5), which opens batches of 8;
   // task 1 the batch's timed first (begin 6-7, end 8); task 2 whole in unit 9; task 3 dropped.
   Stream s(10);
-  BatchClock clock(s.ref(), std::uint64_t{1} << 50, 8);
-  clock.record(EventKind::WorkerStart, 0, 0);
-  for (std::uint32_t i = 0; i < 4; ++i) {
-    clock.task_begin(i, 0);
-    if (i == 3) clock.record(EventKind::QueueLevel, 9, 1);
-    clock.task_end();
-  }
-  clock.record(EventKind::WorkerEnd, 0, 0);
+  run_with_a_level_inside(s, 4, 3, true);
   EXPECT_EQ(s.counts.used, 10u);
   EXPECT_EQ(s.counts.dropped, 4u) << "task 3's begin and end, the level inside it, WorkerEnd";
   const std::vector<Event> ev = s.expand();
@@ -203,13 +202,7 @@ TEST(BatchClock, AnEventInsideATaskTheFullStreamDroppedIsCountedOnce) {
   // The same task with room for its unit but not for the level: reopened as its begin alone,
   // then the stream shuts; the level and the end are counted.
   Stream t(10);
-  BatchClock c2(t.ref(), std::uint64_t{1} << 50, 8);
-  c2.record(EventKind::WorkerStart, 0, 0);
-  for (std::uint32_t i = 0; i < 3; ++i) {
-    c2.task_begin(i, 0);
-    if (i == 2) c2.record(EventKind::QueueLevel, 9, 1);
-    c2.task_end();
-  }
+  run_with_a_level_inside(t, 3, 2, false);
   EXPECT_EQ(t.counts.used, 10u);
   EXPECT_EQ(t.counts.dropped, 2u) << "the level and task 2's end";
   const std::vector<Event> kept = t.expand();
