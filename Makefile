@@ -1,57 +1,73 @@
 # The two commands of the README, and a few more.
-#   make run        install what is missing, build (Release), run the default scenario on the best
-#                   backend here, write its trace under out/, print the summary, then open the
-#                   viewer (or, without a display, render a PNG of the timeline)
-#   make test       install what is missing, build, run every test (CI runs this)
+#   make run        install what the run needs, build gpulb and gpulb-viewer (Release), run a lesson's
+#                   recipe on this machine (CPU threads; the GPU too where one is) and show its
+#                   lesson view (the viewer with a display, a PNG under out/ without one)
+#   make test       install what the tests need, build everything, run every test but the
+#                   ThreadSanitizer ones
+#   make check      the quick tier for everyday work: the tests labelled "check" (model, core,
+#                   tracing and CLI; no sanitizers, no MPI jobs, no screenshots)
 #   make test-tsan  the concurrency tests under ThreadSanitizer
+#   make package    a Debian package of gpulb, gpulb-viewer, the lessons and the shipped traces
 #   make bench      the benchmarks (GPU figures need a CUDA GPU)
 #   make fuzz       build the libFuzzer targets with clang (build-fuzz/) and run each for
 #                   FUZZ_SECONDS over fuzz/corpus/<target>/ (docs/reliability.md); `make test`
 #                   replays that corpus under ASan+UBSan with any compiler
+# CMAKE_FLAGS adds to every configure, e.g. CMAKE_FLAGS=-DGPULB_CUDA=ON (what CI passes).
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
-SCENARIO ?= patterns
-PARAMS ?= --param pattern=P4
+LESSON ?= mohan-static-vs-stealing
+LESSON_PARAMS ?= --param lookahead=5
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= decode export model
 FUZZ_BUILD ?= $(BUILD)-fuzz
 GPULB := $(BUILD)/tools/gpulb
 VIEWER := $(BUILD)/viewer/gpulb-viewer
+CONFIGURE := cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release --log-level=NOTICE
 
-.PHONY: deps build run test test-tsan bench fuzz clean
+.PHONY: deps deps-run build build-run run test check test-tsan package bench fuzz clean
 
 deps:
 	@bash scripts/install-deps.sh
 
-build: deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
-	cmake --build $(BUILD) -j $(JOBS)
+deps-run:
+	@bash scripts/install-deps.sh --run
 
-run: build
-	@mkdir -p out
-	@backend=cpu; if $(GPULB) list --json | grep -q '"index"'; then backend=cuda; fi; \
-	  echo "== gpulb run $(SCENARIO) $(PARAMS) --policy task-queue --backend $$backend"; \
-	  $(GPULB) run $(SCENARIO) $(PARAMS) --policy task-queue --backend $$backend -o out/$(SCENARIO)-task-queue-$$backend.gpulb; \
-	  rc=$$?; [ $$rc -eq 0 ] || exit $$rc; \
-	  trace=out/$(SCENARIO)-task-queue-$$backend.gpulb; \
-	  $(GPULB) export $$trace --format chrome -o out/$(SCENARIO)-task-queue-$$backend.json; \
-	  if [ -x $(VIEWER) ]; then \
-	    if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then echo "== opening the viewer on $$trace"; $(VIEWER) $$trace; \
-	    else $(VIEWER) $$trace --view timeline --screenshot out/$(SCENARIO)-timeline.png --size 1600x900 2>/dev/null \
-	      || xvfb-run -a $(VIEWER) $$trace --view timeline --screenshot out/$(SCENARIO)-timeline.png --size 1600x900; \
-	      echo "== no display: timeline rendered to out/$(SCENARIO)-timeline.png"; fi; \
-	  else echo "== viewer not built (see the configure summary); open $$trace with gpulb info, or the .json in ui.perfetto.dev"; fi; \
-	  echo "== files: $$(ls out/ | tr '\n' ' ')"
+# A build folder that `make run` made first has no tests: `make test` and `make check` turn them
+# (and MPI) on; `make run` leaves whatever the folder has and builds only its two programs.
+build: deps
+	@$(CONFIGURE) -DGPULB_TESTS=ON -DGPULB_MPI=AUTO $(CMAKE_FLAGS)
+	@cmake --build $(BUILD) -j $(JOBS)
+
+build-run: deps-run
+	@if [ -f $(BUILD)/CMakeCache.txt ]; then $(CONFIGURE) $(CMAKE_FLAGS); \
+	  else $(CONFIGURE) -DGPULB_TESTS=OFF -DGPULB_MPI=OFF $(CMAKE_FLAGS); fi
+	@cmake --build $(BUILD) -j $(JOBS) --target gpulb-programs
+
+run: build-run
+	@bash scripts/first-run.sh $(BUILD) $(LESSON) $(LESSON_PARAMS)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L check
+
 test-tsan: deps
-	cmake -S . -B $(BUILD)-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPULB_TSAN=ON -DGPULB_CUDA=OFF -DGPULB_VIEWER=OFF
-	cmake --build $(BUILD)-tsan -j $(JOBS)
+	@cmake -S . -B $(BUILD)-tsan -G Ninja --log-level=NOTICE -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPULB_TSAN=ON \
+	  -DGPULB_CUDA=OFF -DGPULB_VIEWER=OFF
+	@cmake --build $(BUILD)-tsan -j $(JOBS)
 	cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L concurrency -j $(JOBS)
+
+# The package is built in its own folder, configured for /usr, without tests or MPI.
+package:
+	@bash scripts/install-deps.sh --run --package
+	@cmake -S . -B $(BUILD)-package -G Ninja --log-level=NOTICE -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
+	  -DGPULB_TESTS=OFF -DGPULB_MPI=OFF -DGPULB_VIEWER=ON $(CMAKE_FLAGS)
+	@cmake --build $(BUILD)-package -j $(JOBS) --target gpulb-programs
+	cd $(BUILD)-package && cpack -G DEB
+	@bash scripts/check-package.sh $(BUILD)-package
 
 bench: build
 	@mkdir -p out
@@ -65,4 +81,4 @@ fuzz:
 	bash scripts/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-tsan $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-tsan $(BUILD)-fuzz $(BUILD)-package

@@ -36,7 +36,7 @@ stage() {  # stage NAME SECONDS COMMAND...: run with a time limit, log, count fa
 for s in "${stages[@]}"; do
   case $s in
     build)
-      stage build 400 "cmake -S . -B $build -G Ninja -DGPULB_VIEWER=OFF -DCMAKE_BUILD_TYPE=Release && ninja -C $build gpulb gpu_runtime_tests dynamic_gpu_tests multi_gpu_ws_tests gpu_fault_tests gcharm_gpu_tests md_gpu_tests md2d_gpu_tests work_stealing_lanes_gpu_tests" ;;
+      stage build 400 "cmake -S . -B $build -G Ninja -DGPULB_CUDA=ON -DGPULB_VIEWER=OFF -DCMAKE_BUILD_TYPE=Release && ninja -C $build gpulb gpu_runtime_tests dynamic_gpu_tests multi_gpu_ws_tests gpu_fault_tests gcharm_gpu_tests md_gpu_tests md2d_gpu_tests work_stealing_lanes_gpu_tests" ;;
     test)
       stage test 480 "cd $build && ctest -L gpu --output-on-failure" ;;
     sanitize)

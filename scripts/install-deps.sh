@@ -1,29 +1,46 @@
 #!/usr/bin/env bash
 # Installs what gpulb needs from Debian's packages, and only what is missing.
-# Works as root or through sudo; says what it installs. Nothing is downloaded at build time.
+# Works as root or through sudo; prints one line a step and keeps apt's own output in a log,
+# which it names (and whose end it shows) when a step fails. Nothing is downloaded at build time.
 #
-#   scripts/install-deps.sh            build + test dependencies, and the viewer's
-#   scripts/install-deps.sh --no-viewer  without GLFW / ImGui / Xvfb
-#   scripts/install-deps.sh --fuzz       also clang and libFuzzer (make fuzz; opt-in, not for CI)
+#   scripts/install-deps.sh             what `make test` needs: build, viewer, tests, MPI
+#   scripts/install-deps.sh --run       what `make run` needs: build and viewer, nothing for tests
+#   scripts/install-deps.sh --package   also dpkg-dev and lintian (make package: shlibdeps, checks)
+#   scripts/install-deps.sh --no-viewer without GLFW / ImGui / Xvfb
+#   scripts/install-deps.sh --fuzz      also clang and libFuzzer (make fuzz; opt-in, not for CI)
+# Environment: GPULB_DEPS_LOG names the log (default: a file under ${TMPDIR:-/tmp}).
 set -euo pipefail
 
 want_viewer=1
+want_tests=1
 want_fuzz=0
+want_package=0
 for arg in "$@"; do
   case "$arg" in
+    --run) want_tests=0 ;;
     --no-viewer) want_viewer=0 ;;
     --fuzz) want_fuzz=1 ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    --package) want_package=1 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "install-deps: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
 
-packages=(cmake ninja-build g++ make pkg-config libzstd-dev nlohmann-json3-dev libcli11-dev libgtest-dev libssl-dev
-          libopenmpi-dev openmpi-bin)  # Open MPI: gpulb run --distributed (GPULB_MPI)
+packages=(cmake ninja-build g++ make pkg-config libzstd-dev nlohmann-json3-dev libcli11-dev)
 if [ "$want_viewer" = 1 ]; then
-  packages+=(libglfw3-dev libimgui-dev libstb-dev libgl-dev xvfb xauth fonts-dejavu-core)
+  packages+=(libglfw3-dev libimgui-dev libstb-dev libgl-dev fonts-dejavu-core)
+  # Xvfb renders the viewer's pictures where no display is: the screenshot tests, and `make run` there.
+  if [ "$want_tests" = 1 ] || [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+    packages+=(xvfb xauth)
+  fi
 fi
-
+if [ "$want_tests" = 1 ]; then
+  packages+=(libgtest-dev libssl-dev
+             libopenmpi-dev openmpi-bin)  # Open MPI: gpulb run --distributed (GPULB_MPI) and its tests
+fi
+if [ "$want_package" = 1 ]; then
+  packages+=(dpkg-dev lintian)  # dpkg-shlibdeps finds the .deb's runtime dependencies; lintian checks it
+fi
 if [ "$want_fuzz" = 1 ]; then
   # Debian 12: libFuzzer (libclang_rt.fuzzer) is in libclang-rt-14-dev, pulled in by libclang-rt-dev.
   packages+=(clang libclang-rt-dev)
@@ -35,7 +52,7 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: everything needed is installed"
+  echo "install-deps: the ${#packages[@]} Debian packages needed are installed"
   exit 0
 fi
 
@@ -53,7 +70,25 @@ else
   exit 1
 fi
 
-echo "install-deps: installing ${missing[*]}"
+log="${GPULB_DEPS_LOG:-${TMPDIR:-/tmp}/gpulb-install-deps.log}"
+: > "$log"
+started=$SECONDS
+
+# step "what it does" command...: one line out, the command's output into the log.
+step() {
+  local what="$1"
+  shift
+  echo "install-deps: $what"
+  echo "=== $what: $*" >> "$log"
+  if ! "$@" >> "$log" 2>&1; then
+    echo "install-deps: failed: $what; apt's output is in $log, its end:" >&2
+    tail -n 15 "$log" | sed 's/^/  /' >&2
+    exit 1
+  fi
+}
+
 export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+step "updating Debian's package lists" "${sudo[@]}" apt-get update
+step "installing ${#missing[@]} Debian packages: ${missing[*]}" \
+  "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+echo "install-deps: done in $((SECONDS - started)) s (apt's output: $log)"

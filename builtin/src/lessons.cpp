@@ -30,7 +30,10 @@ const std::vector<Lesson>& table() {
        "scheduler saves 73.3% on P4 (4.726 -> 1.260 ms; the ideal is 75%) and beats the task queue "
        "(1.518 ms, 68.2%). It retires blocks at about 1.2 ns each and backfills a finished block's slot at "
        "once; a host-fed queue is bound by how fast the host feeds it. The 2009 advantage came from a block "
-       "scheduler that no longer exists."},
+       "scheduler that no longer exists.",
+       {{Quantity::Makespan, Expectation::BBelowA, 0.0,
+         "the task queue's P4 run shorter than the block scheduler's (74.5% against 48.4% saved on P4)"}},
+       ""},
       {"chen-multi-gpu",
        "Chen section 6.2: a host task pool balancing two GPUs",
        "Chen, Villa, Krishnamoorthy & Gao, IPDPS 2010, section 6.2, Figures 9 and 10",
@@ -50,7 +53,9 @@ const std::vector<Lesson>& table() {
        "(114.3 us in 2010), the modern variant's 0.1 us; with short tasks, though, the modern variant is "
        "slower, because its batches cross PCIe in one block's loads instead of the copy engine "
        "(docs/benchmarks.md, Figure 7 table: P3 4.403 against 2.455 ms on one H100). The multi-GPU variant "
-       "has no CPU recipe: the CPU backend is one device."},
+       "has no CPU recipe: the CPU backend is one device.",
+       {{Quantity::DeviceBusyMaxMin, Expectation::AtMost, 1.1, "the GPUs' busy times nearly equal (Figure 10)"}},
+       ""},
       {"grossman-tasks-per-sm",
        "Grossman: work stealing spreads tasks evenly over the SMs",
        "Grossman, a GPU work-stealing runtime (hybrid work-sharing and work-stealing), Figure 3",
@@ -69,7 +74,9 @@ const std::vector<Lesson>& table() {
        "(docs/papers.md, docs/benchmarks.md): UTS T1L (102 M nodes) runs 558 M nodes/s with tasks per SM "
        "max/min 1.06 (T1, 4 M nodes: 1.09; Grossman saw 1.6). With few tasks per worker it is not: "
        "N-Queens n=14 (its whole tree, symmetry=none: 65 k tasks, 15 a block) shows max/min 1.80, a short run of unequal tasks rather "
-       "than a throughput test."},
+       "than a throughput test.",
+       {{Quantity::TasksPerSmMaxMin, Expectation::AtMost, 1.6, "tasks per SM max/min 1.6"}},
+       ""},
       {"mohan-static-vs-stealing",
        "Mohan & Gopalan: a static task list against work stealing, in time and in memory",
        "Mohan & Gopalan, IJISA 2014, Figures 6 and 7 (Connect-Four)",
@@ -89,7 +96,10 @@ const std::vector<Lesson>& table() {
        "task running\"). On a large tree the time half reverses on an H100 (docs/benchmarks.md, UTS T1L, "
        "102 M nodes): the static list is the fastest policy (696 against 559 M nodes/s). The memory half "
        "holds: the static list needs a slot per task of the widest generation, 76.6 M slots (4.9 GB) "
-       "against 0.58 M for the deques."},
+       "against 0.58 M for the deques.",
+       {{Quantity::Makespan, Expectation::BBelowA, 0.0, "work stealing 2x faster (7 moves of lookahead)"},
+        {Quantity::PeakTaskSlots, Expectation::BBelowA, 0.0, "800,000 task slots against 12,000 (67x fewer)"}},
+       "lookahead"},
       {"gcharm-combining",
        "G-Charm: combining work requests into launches, adaptively or every K requests",
        "Rengasamy & Vadhiyar (G-Charm), section 3.1, Figure 2",
@@ -110,7 +120,9 @@ const std::vector<Lesson>& table() {
        "less GPU time (23.0 ms of kernels and copies against 161.3 ms). In these two small shipped runs the "
        "adaptive one is even "
        "the longer. With the GPU idle nearly all of both runs, the host producing requests sets the pace, "
-       "and when to launch matters little; the paper's gain needs a GPU kept busy by the requests."},
+       "and when to launch matters little; the paper's gain needs a GPU kept busy by the requests.",
+       {{Quantity::Makespan, Expectation::ABelowB, 0.0, "adaptive 8-38% shorter than static"}},
+       ""},
   };
   return kLessons;
 }
@@ -156,23 +168,35 @@ std::optional<std::filesystem::path> find_shipped_trace(std::string_view file) {
   return std::nullopt;
 }
 
-std::optional<RunConfig> cpu_recipe(const LessonRun& run) {
+namespace {
+
+ParamMap recipe_params(const LessonRun& run, const ParamMap& overrides) {
+  ParamMap params;
+  for (std::string_view kv : run.params) {
+    const auto eq = kv.find('=');
+    params[std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
+  }
+  for (const auto& [name, value] : overrides) params[name] = value;
+  return params;
+}
+
+}  // namespace
+
+std::optional<RunConfig> lesson_recipe(const LessonRun& run, Backend backend, const ParamMap& overrides) {
   if (run.scenario.empty()) return std::nullopt;
   RunConfig cfg;
   cfg.scenario = std::string(run.scenario);
   cfg.policy = std::string(run.policy);
-  cfg.backend = Backend::Cpu;
-  for (std::string_view kv : run.params) {
-    const auto eq = kv.find('=');
-    cfg.params[std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
-  }
+  cfg.backend = backend;
+  cfg.params = recipe_params(run, overrides);
   return cfg;
 }
 
-std::string recipe_command(const LessonRun& run) {
+std::string recipe_command(const LessonRun& run, Backend backend, const ParamMap& overrides) {
   if (run.scenario.empty()) return "";
-  std::string cmd = "gpulb run " + std::string(run.scenario) + " --backend cpu --policy " + std::string(run.policy);
-  for (std::string_view kv : run.params) cmd += " --param " + std::string(kv);
+  std::string cmd = "gpulb run " + std::string(run.scenario) + " --backend " + std::string(to_string(backend)) +
+                    " --policy " + std::string(run.policy);
+  for (const auto& [name, value] : recipe_params(run, overrides)) cmd += " --param " + name + "=" + value;
   return cmd;
 }
 

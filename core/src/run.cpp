@@ -237,6 +237,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   m.verification = v.message;
   m.result_json = v.result_json;
   m.makespan_ns = out.makespan_ns;
+  m.metrics = out.metrics;
 
   r.stats = trace::compute_statistics(r.trace);
   r.verified = v.ok && v.checked;

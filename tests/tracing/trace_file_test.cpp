@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/trace_file.hpp"
@@ -79,6 +80,19 @@ TEST(TraceFile, RanksOfADistributedRunRoundTripAndOneProcessTracesKeepRankZero) 
   EXPECT_EQ(plain.meta.ranks, 1u);
   EXPECT_TRUE(plain == one);
   EXPECT_NE(encode_trace(spread), one_bytes);
+}
+
+// The policy's own measurements (peak task slots, generations) travel with the trace, for the
+// lessons' verdicts; a trace without them reads back without them.
+TEST(TraceFile, ThePolicysMetricsRoundTripAndAreAbsentWhereNoneWereRecorded) {
+  Trace t = time_ordered(make_random_trace(5, 100));
+  const Trace without = decode_trace(encode_trace(t));
+  EXPECT_TRUE(without.meta.metrics.empty());
+  t.meta.metrics = {{"peak_task_slots", 15546}, {"generations", 6}, {"huge", std::numeric_limits<std::uint64_t>::max()}};
+  const Trace with = decode_trace(encode_trace(t));
+  EXPECT_EQ(with.meta.metrics, t.meta.metrics);
+  EXPECT_TRUE(with == t);
+  EXPECT_FALSE(with == without);
 }
 
 TEST(TraceFile, WriteThenReadGivesTheSameTraceAndLeavesNoTemporaryFile) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "fixed_width_text.hpp"
 #include "compare_layout.hpp"
 #include "shipped_traces.hpp"
 #include "summary_rows.hpp"
@@ -12,7 +13,6 @@
 namespace gpulb::viewer {
 namespace {
 
-float width7(const std::string& s) { return 7.0f * static_cast<float>(s.size()); }  // about ImGui's default font
 
 // What compare_view.cpp measures: a caption line, the rows at a value column of the box less the
 // name column and padding, 13 px a line and 4 px of cell padding a row, 16 px of window padding.

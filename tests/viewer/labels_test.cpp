@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fixed_width_text.hpp"
 #include "labels.hpp"
 #include "run_span.hpp"
 #include "shipped_traces.hpp"
@@ -12,7 +13,6 @@
 namespace gpulb::viewer {
 namespace {
 
-float width7(const std::string& s) { return 7.0f * static_cast<float>(s.size()); }  // about ImGui's default font
 
 TEST(LabelColumn, EveryHostLaneNameFitsWhole) {
   for (const char* file : {testing::kP3Paper2Gpu, testing::kP4Queue, testing::kUts}) {

@@ -3,6 +3,7 @@
 // docs, not new numbers.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "findings.hpp"
+#include "gpulb/builtin/lesson_verdict.hpp"
 #include "gpulb/builtin/lessons.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tracing/trace_file.hpp"
@@ -165,6 +167,49 @@ TEST(Lessons, TodaysFiguresAreTheDocsMeasurements) {
       EXPECT_NE(docs.find((*it)[1].str()), std::string::npos) << l.name << ": " << (*it)[0] << " is in neither doc";
     }
   }
+}
+
+// The verdict's rule on made-up runs: each quantity judged against what the claim needs of it,
+// "holds" when all judged ones do, "reversed" when none does, "holds partly" between, and a
+// quantity one trace lacks named rather than guessed.
+TEST(LessonVerdict, JudgesEachQuantityAndSumsThemUp) {
+  builtin::Lesson lesson = *builtin::find_lesson("mohan-static-vs-stealing");
+  trace::RunMetadata ma, mb;
+  trace::TraceStatistics sa, sb;
+  sa.makespan_ns = 2'000'000;
+  sb.makespan_ns = 1'000'000;
+  ma.metrics["peak_task_slots"] = 15546;
+  mb.metrics["peak_task_slots"] = 71;
+  auto verdict = [&] { return builtin::assess_lesson(lesson, {ma, sa}, {mb, sb}); };
+  builtin::LessonVerdict v = verdict();
+  EXPECT_EQ(v.verdict, "holds");
+  ASSERT_EQ(v.quantities.size(), 2u);
+  EXPECT_EQ(v.quantities[0].in_short, "B 2.00x faster");
+  EXPECT_EQ(v.quantities[1].in_short, "B 219x fewer task slots");
+  EXPECT_NE(v.headline.find("800,000"), std::string::npos) << "the paper's figure beside the measured one: " << v.headline;
+
+  sb.makespan_ns = 3'000'000;  // B slower: the time half reverses, the memory half holds
+  v = verdict();
+  EXPECT_EQ(v.verdict, "holds partly");
+  EXPECT_EQ(v.quantities[0].holds, false);
+  EXPECT_EQ(v.quantities[0].in_short, "B 1.50x slower");
+
+  mb.metrics["peak_task_slots"] = 20000;
+  EXPECT_EQ(verdict().verdict, "reversed");
+
+  mb.metrics.clear();  // an older recording: the memory half is not measured, and says so
+  v = verdict();
+  EXPECT_EQ(v.verdict, "reversed") << "judged on the time alone";
+  EXPECT_FALSE(v.quantities[1].holds.has_value());
+  EXPECT_NE(v.quantities[1].measured.find("not in B's trace"), std::string::npos) << v.quantities[1].measured;
+
+  lesson.quantities = {{builtin::Quantity::TasksPerSmMaxMin, builtin::Expectation::AtMost, 1.6, "max/min 1.6"}};
+  sa.per_sm = {{"SM 0", 0, 0, 1, 10, 0}, {"SM 1", 0, 1, 1, 14, 0}};
+  sb.per_sm = {{"SM 0", 0, 0, 1, 10, 0}, {"SM 1", 0, 1, 1, 0, 0}};  // an SM without a task
+  v = verdict();
+  EXPECT_EQ(v.verdict, "holds partly");
+  EXPECT_DOUBLE_EQ(*v.quantities[0].a, 1.4);
+  EXPECT_TRUE(std::isinf(*v.quantities[0].b));
 }
 
 }  // namespace

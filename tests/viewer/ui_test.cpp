@@ -119,7 +119,7 @@ TEST_F(Ui, TheLessonsMenuOpensTheLessonChosenInIt) {
   ASSERT_TRUE(app_->errors().empty()) << app_->errors().front();
   ASSERT_NE(app_->lesson(), nullptr) << "the click opened no lesson";
   EXPECT_EQ(app_->lesson()->name, "mohan-static-vs-stealing");
-  EXPECT_EQ(app_->view_name(), "compare");
+  EXPECT_EQ(app_->view_name(), "lesson") << "a lesson opens on its verdict and key figure";
   ASSERT_TRUE(app_->has_compare());
   EXPECT_EQ(app_->current()->title.rfind("A: ", 0), 0u) << app_->current()->title;
   EXPECT_EQ(app_->compare()->title.rfind("B: ", 0), 0u) << app_->compare()->title;
@@ -133,6 +133,7 @@ TEST_F(Ui, TheLessonsMenuOpensTheLessonChosenInIt) {
 // and its reference is valid in that run's model (the side panel shows its details).
 TEST_F(Ui, AClickOnATaskInEitherComparePanelPicksItInItsRun) {
   ASSERT_TRUE(app_->open_lesson(*builtin::find_lesson("mohan-static-vs-stealing")));
+  app_->set_view("compare");  // the lesson's evidence, one click from its Lesson view
   ViewState& vs = app_->view_state();
   vs.compare_a.unfold = vs.compare_b.unfold = true;  // a lane per block: tasks to click
   frame(ImVec2(-1, -1));

@@ -22,6 +22,7 @@
 #ifdef GPULB_HAVE_MPI
 #include "gpulb/distributed/mpi_distribution.hpp"
 #endif
+#include "gpulb/builtin/lesson_verdict.hpp"
 #include "gpulb/builtin/lessons.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tools/format.hpp"
@@ -434,15 +435,79 @@ void print_wrapped(const std::string& label, std::string_view text) {
   std::cout << line << "\n";
 }
 
-// Runs each side's CPU recipe (where it has one) into OUT_DIR, and says where the shipped GPU
-// traces are and how to open the lesson in the viewer.
-int cmd_lesson_run(const std::string& name, const std::string& out_dir) {
+struct LessonArgs {
+  std::string action, name, out_dir = ".", backend = "cpu";
+  std::vector<std::string> traces;  // lesson show: A and B; none: the shipped ones
+  bool json = false;
+  std::vector<std::string> params;  // overrides of the recipe's parameters: its key parameter
+};
+
+const builtin::Lesson& lesson_named(const std::string& name) {
   const builtin::Lesson* lesson = builtin::find_lesson(name);
   if (!lesson) {
-    std::cerr << "gpulb: error: " << (name.empty() ? std::string("lesson run needs a NAME") : "no lesson named '" + name + "'") << "\n"
-              << kLessonListHelp << builtin::lessons_help();
-    return kExitBadInput;
+    throw ConfigError((name.empty() ? std::string("lesson needs a NAME") : "no lesson named '" + name + "'") + "\n" +
+                      kLessonListHelp + builtin::lessons_help());
   }
+  return *lesson;
+}
+
+nlohmann::json verdict_json(const builtin::Lesson& lesson, const builtin::LessonVerdict& v, const std::string& a,
+                            const std::string& b) {
+  nlohmann::json quantities = nlohmann::json::array();
+  for (const builtin::MeasuredQuantity& q : v.quantities) {
+    quantities.push_back({{"name", q.name},
+                          {"unit", q.unit},
+                          {"a", q.a ? nlohmann::json(*q.a) : nlohmann::json(nullptr)},
+                          {"b", q.b ? nlohmann::json(*q.b) : nlohmann::json(nullptr)},
+                          {"paper", q.paper},
+                          {"expectation", q.expectation},
+                          {"holds", q.holds ? nlohmann::json(*q.holds) : nlohmann::json(nullptr)},
+                          {"measured", q.measured}});
+  }
+  return {{"lesson", lesson.name},   {"title", lesson.title}, {"paper", lesson.paper},
+          {"claim", lesson.claim},   {"verdict", v.verdict},  {"headline", v.headline},
+          {"quantities", quantities}, {"traces", {{"a", a}, {"b", b}}}, {"today", lesson.today}};
+}
+
+// The lesson's verdict, measured on its shipped GPU traces or on two traces given (A, B).
+int cmd_lesson_show(const LessonArgs& args) {
+  const builtin::Lesson& lesson = lesson_named(args.name);
+  if (args.traces.size() == 1) throw ConfigError("lesson show takes no trace (the shipped ones) or two (A and B)");
+  std::string paths[2];
+  for (int side = 0; side < 2; ++side) {
+    if (!args.traces.empty()) {
+      paths[side] = args.traces[static_cast<std::size_t>(side)];
+      continue;
+    }
+    const std::string_view file = side == 0 ? lesson.a.trace : lesson.b.trace;
+    const auto shipped = builtin::find_shipped_trace(file);
+    if (!shipped) throw ConfigError(std::string(file) + ": the lesson's shipped trace is not installed and no source tree is here");
+    paths[side] = shipped->string();
+  }
+  const trace::Trace a = trace::read_trace(paths[0], read_limits("")), b = trace::read_trace(paths[1], read_limits(""));
+  const builtin::LessonVerdict v = builtin::assess_lesson(lesson, a, b);
+  if (args.json) {
+    std::cout << verdict_json(lesson, v, paths[0], paths[1]).dump(2) << "\n";
+    return 0;
+  }
+  std::cout << lesson.title << "\n";
+  print_wrapped("claim       ", lesson.claim);
+  print_wrapped("verdict     ", v.verdict + ": " + v.headline);
+  for (const builtin::MeasuredQuantity& q : v.quantities) {
+    print_wrapped("  " + q.name + ": ", (q.holds ? (*q.holds ? "holds; " : "does not hold; ") : "") + q.measured);
+  }
+  std::cout << "A           " << paths[0] << "\nB           " << paths[1] << "\n";
+  return 0;
+}
+
+// Runs each side's recipe (where it has one) on the chosen backend into OUT_DIR, and says where the
+// shipped GPU traces are and how to open the lesson in the viewer.
+int cmd_lesson_run(const LessonArgs& args) {
+  const std::string& name = args.name;
+  const std::string& out_dir = args.out_dir;
+  const Backend backend = parse_backend(args.backend).value_or(Backend::Cpu);  // CLI11 checked the name
+  const ParamMap overrides = parse_params(args.params);
+  const builtin::Lesson* lesson = &lesson_named(name);
   std::cout << lesson->title << "\n";
   print_wrapped("paper       ", lesson->paper);
   print_wrapped("claim       ", lesson->claim);
@@ -456,13 +521,15 @@ int cmd_lesson_run(const std::string& name, const std::string& out_dir) {
     const auto shipped = builtin::find_shipped_trace(lr->trace);
     std::cout << "  GPU trace   " << (shipped ? shipped->string() : std::string(lr->trace) + " (not found: not installed, no source tree)")
               << "\n";
-    const std::optional<RunConfig> cfg = builtin::cpu_recipe(*lr);
+    const std::optional<RunConfig> cfg = builtin::lesson_recipe(*lr, backend, overrides);
     if (!cfg) {
-      std::cout << "  CPU recipe  none: this policy or variant needs a GPU\n";
+      std::cout << "  recipe      none: this policy or variant runs only in the shipped multi-GPU trace\n";
       continue;
     }
-    std::cout << "  CPU recipe  " << builtin::recipe_command(*lr) << "\n";
+    std::cout << "  recipe      " << builtin::recipe_command(*lr, backend, overrides) << "\n";
     const std::filesystem::path out = std::filesystem::path(out_dir) / ("lesson-" + name + "-" + (side[0] == 'A' ? std::string("a") : std::string("b")) + ".gpulb");
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);  // a failure is check_writable's to name
     trace::check_writable(out.string());
     RunConfig c = *cfg;
     c.progress = progress_line(name + " " + side);
@@ -476,8 +543,8 @@ int cmd_lesson_run(const std::string& name, const std::string& out_dir) {
     if (!r.checked) status = std::max(status, kExitNotChecked);
     else if (!r.verified) status = kExitNotVerified;
   }
-  std::cout << "\nOpen it: gpulb-viewer --lesson " << name << " (the GPU traces)";
-  if (written.size() == 2) std::cout << ", or gpulb-viewer " << written[0] << " " << written[1] << " --view compare (this CPU)";
+  std::cout << "\nOpen it: gpulb-viewer --lesson " << name << " (the shipped GPU traces)";
+  if (written.size() == 2) std::cout << ", or gpulb-viewer --lesson " << name << " " << written[0] << " " << written[1] << " (these runs)";
   std::cout << "\n";
   return status;
 }
@@ -559,11 +626,17 @@ int main(int argc, char** argv) {
   bench->add_option("--md-sizes", ba.md_sizes, "md: atoms for Figures 5 and 8, comma-separated (default: 4096,8192,16384 on the CPU; 32768 to 1048576 on GPUs)");
   bench->add_option("--md-atoms", ba.md_atoms, "md: atoms for Figures 9 and 10")->check(CLI::Range(128u, 1u << 22))->capture_default_str();
 
-  std::string lesson_action, lesson_name, lesson_dir = ".";
-  auto* lesson = app.add_subcommand("lesson", "Each seed paper's headline claim as two runs side by side: list them, or run one (its CPU recipe; the GPU traces ship)");
-  lesson->add_option("action", lesson_action, "list, or run NAME")->required()->check(CLI::IsMember({"list", "run"}));
-  lesson->add_option("name", lesson_name, "the lesson (see gpulb lesson list)");
-  lesson->add_option("--out-dir", lesson_dir, "lesson run: where the CPU runs' traces go (lesson-NAME-a.gpulb, -b.gpulb)")->capture_default_str();
+  LessonArgs la;
+  auto* lesson = app.add_subcommand("lesson", "Each seed paper's headline claim as two runs side by side: list them, or run one (its recipe here; the GPU traces ship)");
+  lesson->add_option("action", la.action, "list; run NAME (its recipe here); show NAME [A B] (its verdict, measured on the shipped traces or on A and B)")
+      ->required()
+      ->check(CLI::IsMember({"list", "run", "show"}));
+  lesson->add_option("name", la.name, "the lesson (see gpulb lesson list)");
+  lesson->add_option("traces", la.traces, "lesson show: two traces, A and B (default: the lesson's shipped GPU traces)")->expected(0, 2);
+  lesson->add_flag("--json", la.json, "lesson show: print JSON (claim, paper's figures, measured figures, verdict, traces)");
+  lesson->add_option("--out-dir", la.out_dir, "lesson run: where the runs' traces go (lesson-NAME-a.gpulb, -b.gpulb; made if missing)")->capture_default_str();
+  lesson->add_option("-b,--backend", la.backend, "lesson run: cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  lesson->add_option("--param", la.params, "lesson run: a parameter of the recipe's scenario or policy, name=value, for both sides (e.g. lookahead=5)");
 
   try {
     app.parse(argc, argv);
@@ -580,8 +653,9 @@ int main(int argc, char** argv) {
     if (*info) return cmd_info(info_file, info_json, info_max_memory);
     if (*ex) return cmd_export(ex_file, ex_format, ex_output, ex_range, ex_max_memory);
     if (*lesson) {
-      if (lesson_action == "list") return cmd_lesson_list();
-      return cmd_lesson_run(lesson_name, lesson_dir);
+      if (la.action == "list") return cmd_lesson_list();
+      if (la.action == "show") return cmd_lesson_show(la);
+      return cmd_lesson_run(la);
     }
     if (*bench) {
       for (int i = 0; i < argc; ++i) ba.command_line += (i ? " " : "") + std::string(i ? argv[i] : "gpulb");

@@ -148,6 +148,7 @@ nlohmann::json metadata_to_json(const Trace& t) {
     if (d.rank != 0) j["devices"].back()["rank"] = d.rank;
   }
   if (m.ranks != 1) j["ranks"] = m.ranks;
+  if (!m.metrics.empty()) j["metrics"] = m.metrics;
   return j;
 }
 
@@ -191,6 +192,11 @@ void metadata_from_json(const nlohmann::json& j, Trace& t) {
   m.result_json = j.at("result_json").get<std::string>();
   m.makespan_ns = unsigned_field<std::uint64_t>(j, "makespan_ns");
   if (j.contains("ranks")) m.ranks = unsigned_field<std::uint32_t>(j, "ranks");
+  if (j.contains("metrics")) {
+    const nlohmann::json& metrics = j.at("metrics");
+    if (!metrics.is_object()) throw BadMetadata{"\"metrics\" is not an object"};
+    for (const auto& [name, value] : metrics.items()) m.metrics[name] = unsigned_field<std::uint64_t>(metrics, name.c_str());
+  }
   for (const auto& d : j.at("devices")) {
     Device dev;
     dev.kind = d.at("kind").get<std::string>() == "gpu" ? DeviceKind::Gpu : DeviceKind::Cpu;

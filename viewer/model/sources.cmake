@@ -25,4 +25,5 @@ set(GPULB_VIEWER_MODEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/histogram.cpp
   ${CMAKE_CURRENT_LIST_DIR}/synthetic.cpp
   ${CMAKE_CURRENT_LIST_DIR}/time_format.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/display_text.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/display_text.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/text_wrap.cpp)

@@ -77,10 +77,11 @@ void App::reset_timeline() {
   vs_.marks.clear();
 }
 
-bool App::open_lesson(const builtin::Lesson& lesson) {
+bool App::open_lesson(const builtin::Lesson& lesson, const std::vector<std::string>& own_traces) {
   std::vector<std::unique_ptr<Document>> loaded;
   for (const builtin::LessonRun* run : {&lesson.a, &lesson.b}) {
-    const auto path = builtin::find_shipped_trace(run->trace);
+    const std::size_t side = loaded.size();
+    const auto path = own_traces.size() == 2 ? std::optional<std::filesystem::path>(own_traces[side]) : builtin::find_shipped_trace(run->trace);
     if (!path) {
       std::string where;
       for (const auto& d : builtin::shipped_trace_dirs()) where += (where.empty() ? "" : " or ") + d.string();
@@ -111,7 +112,7 @@ void App::adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Docum
   vs_.selection.reset();
   vs_.playhead = Playhead{};
   reset_timeline();
-  set_view("compare");
+  set_view("lesson");
 }
 
 void App::lesson_cpu_runs() {
@@ -287,8 +288,9 @@ void App::views(float width, float height) {
       const ImVec2 p = ImGui::GetCursorScreenPos();
       const ImVec2 size(ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y - bar_h);
       view_rect_ = ImVec4(p.x, p.y, size.x, size.y);
+      const bool lesson_pair = lesson_ && current_ == lesson_a_ && compare_ == lesson_b_;
       all[i].draw(PanelContext{model, compare, doc->findings, compare_doc ? &compare_doc->findings : nullptr, vs_,
-                               effective_playhead(model, vs_.playhead), size});
+                               effective_playhead(model, vs_.playhead), size, lesson_pair ? lesson_ : nullptr});
       ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + size.y + 4));
       draw_replay_bar(model, vs_.playhead, dt_s_);
       ImGui::EndTabItem();

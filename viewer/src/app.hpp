@@ -41,7 +41,8 @@ class App {
   void add(std::unique_ptr<Document> doc);
   // Opens a lesson's two shipped traces as A and B, shows Compare and the lesson's text; a trace
   // that cannot be found or read is kept in errors() as open() does.
-  bool open_lesson(const builtin::Lesson& lesson);
+  // The lesson's shipped traces, or `own_traces` (two files: its recipe's runs made here) as A and B.
+  bool open_lesson(const builtin::Lesson& lesson, const std::vector<std::string>& own_traces = {});
   // Shows the panel `--view NAME` names (panels.hpp); false, and no change, for an unknown name.
   bool set_view(std::string_view cli_name);
   ViewState& view_state() { return vs_; }

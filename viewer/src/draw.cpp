@@ -70,14 +70,14 @@ void chart_title(ImDrawList* dl, ImVec2 p, const char* title) {
 
 namespace {
 
-struct Frame {
+struct ChartFrame {
   ImVec2 outer0, outer1;  // the whole widget
   ImVec2 p0, p1;          // the plotting area
 };
 
 // Reserves the widget's space and draws its background and title; leaves room for axis labels.
-Frame begin_chart(const char* title, ImVec2 size, float left_margin, int bottom_lines = 1) {
-  Frame f;
+ChartFrame begin_chart(const char* title, ImVec2 size, float left_margin, int bottom_lines = 1) {
+  ChartFrame f;
   f.outer0 = ImGui::GetCursorScreenPos();
   f.outer1 = ImVec2(f.outer0.x + size.x, f.outer0.y + size.y);
   ImGui::Dummy(size);
@@ -94,7 +94,7 @@ Frame begin_chart(const char* title, ImVec2 size, float left_margin, int bottom_
 
 int bar_chart(const char* title, std::span<const double> values, std::span<const Tick> axis, ImVec2 size,
               const ValueFormat& fmt, const std::function<std::string(int)>& bar_label, ImU32 colour) {
-  const Frame f = begin_chart(title, size, 64.0f, 2);
+  const ChartFrame f = begin_chart(title, size, 64.0f, 2);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (values.empty()) {
     dl->AddText(ImVec2(f.p0.x, f.p0.y + 10), colours::kDimText, "(nothing to show)");
@@ -170,7 +170,7 @@ int bar_chart(const char* title, std::span<const double> values, std::span<const
 }
 
 void histogram_chart(const char* title, const Histogram& h, ImVec2 size, const ValueFormat& edge_fmt) {
-  const Frame f = begin_chart(title, size, 64.0f);
+  const ChartFrame f = begin_chart(title, size, 64.0f);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const std::uint64_t peak = h.peak();
   if (peak == 0) {

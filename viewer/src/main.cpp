@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
   Args a;
   cli.add_option("files", a.files, "trace files (.gpulb); a second one is shown as B in Compare")->expected(0, 2);
   cli.add_option("--view", a.view, "view to show (see Views below)")->check(CLI::IsMember(panel_cli_names()));
-  cli.add_option("--lesson", a.lesson, "open a lesson: a paper's claim as two shipped GPU traces in Compare, with its text (--lesson list names them)");
+  cli.add_option("--lesson", a.lesson, "open a lesson: a paper's claim, its verdict and key figure from two traces: the shipped GPU ones, or two files given (A and B, e.g. from gpulb lesson run) (--lesson list names them)");
   cli.footer(panels_help() + "\nLessons (--lesson NAME, also the Lessons menu):\n" + gpulb::builtin::lessons_help() +
              "\nTimeline keys: W/S zoom, A/D pan, M mark the time under the cursor, Ctrl+F find a task,\n"
              "N/Shift+N next/previous match, Esc clear the selection, the picked task and the search.\n"
@@ -181,11 +181,11 @@ int main(int argc, char** argv) {
       out << "Lessons (gpulb-viewer --lesson NAME):\n" << gpulb::builtin::lessons_help();
       return kExitBadInput;
     }
-    if (!a.files.empty()) {
-      std::cerr << "gpulb-viewer: --lesson opens its own two traces; give no trace files with it\n";
+    if (a.files.size() == 1) {
+      std::cerr << "gpulb-viewer: --lesson takes no trace (its shipped ones) or two (A and B, e.g. from gpulb lesson run)\n";
       return kExitBadInput;
     }
-    if (cli.count("--view") == 0) a.view = "compare";
+    if (cli.count("--view") == 0) a.view = "lesson";
   }
   Checked c;
   if (const std::string error = check_args(a, cli.count("--range") > 0, cli.count("--playhead") > 0, cli.count("--select") > 0, c); !error.empty()) {
@@ -210,11 +210,12 @@ int main(int argc, char** argv) {
     if (!a.screenshot.empty()) gpulb::trace::resolve_output(a.screenshot);
     App app(gpulb::builtin::registry());
     // Files before the window: with --screenshot a bad file must fail fast, with its message.
-    for (const std::string& f : a.files) app.open(f);
     if (lesson) {
-      app.open_lesson(*lesson);
+      app.open_lesson(*lesson, a.files);
     } else if (a.files.empty()) {
       for (const auto& p : example_traces()) app.open(p);
+    } else {
+      for (const std::string& f : a.files) app.open(f);
     }
     if (!a.screenshot.empty() && !app.errors().empty()) {
       for (const std::string& e : app.errors()) std::cerr << "gpulb-viewer: " << e << "\n";

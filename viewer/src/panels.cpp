@@ -11,6 +11,14 @@ namespace {
 // Each row adapts the panel context to its view's own signature; the views stay callable on their
 // own (compare draws two timelines, the side panel a compact summary).
 const Panel kPanels[] = {
+    {"Lesson", "lesson", "the open lesson on one screen: its verdict, key figure and claim, and the way to its evidence",
+     [](const PanelContext& c) {
+       if (c.lesson) {
+         draw_lesson_figure(*c.lesson, c.model, c.compare, c.vs, c.size);
+       } else {
+         draw_lesson_hint(c.size);
+       }
+     }},
     {"Timeline", "timeline", "a lane per worker under its SM and device (folded SMs as heat maps), tasks as zones, steals as arrows, counter tracks",
      [](const PanelContext& c) { draw_timeline(c.model, c.vs, c.vs.timeline, c.vs.axis, c.size, {}); }},
     {"Histograms", "histograms", "tasks and busy time per worker, SM and device; task durations",

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "findings.hpp"
+#include "gpulb/builtin/lessons.hpp"
 #include "trace_model.hpp"
 #include "view_state.hpp"
 
@@ -27,6 +28,7 @@ struct PanelContext {
   ViewState& vs;
   double playhead_ns;  // effective_playhead: where histograms and occupancy take their state
   ImVec2 size;         // the panel's area, above the replay bar
+  const builtin::Lesson* lesson = nullptr;  // the open lesson where A and B are its two runs
 };
 
 struct Panel {

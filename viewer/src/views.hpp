@@ -67,6 +67,11 @@ void show_finding(const TraceModel& model, const Finding& f, bool compare, ViewS
 void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const TraceModel* b, const std::vector<Finding>* findings_a,
                  const std::vector<Finding>* findings_b);
 
+// lesson_figure_view.cpp: the Lesson view, the lesson on one screen: verdict, key figure, claim,
+// buttons to the evidence. a and b: the lesson's two runs (b null until both are open).
+void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, ViewState& vs, ImVec2 size);
+void draw_lesson_hint(ImVec2 size);
+
 // replay_bar.cpp: play/pause, speed and scrubbing. Advances the playhead by dt seconds.
 void draw_replay_bar(const TraceModel& model, Playhead& playhead, float dt_s);
 // Where the views take their state from: the playhead when replay is on, else the end of the run.

@@ -28,6 +28,25 @@ struct LessonRun {
   std::vector<std::string_view> params;
 };
 
+// A quantity a claim is about, how it is read from a trace, and what the claim needs of it.
+enum class Quantity {
+  Makespan,          // the run's time
+  PeakTaskSlots,     // task slots the run needed (the policy's metric peak_task_slots)
+  TasksPerSmMaxMin,  // tasks on the busiest SM over the idlest (Grossman's balance)
+  DeviceBusyMaxMin,  // busy time of the busiest GPU over the idlest (Chen's balance between GPUs)
+};
+enum class Expectation {
+  BBelowA,    // B's value under A's
+  ABelowB,    // A's value under B's
+  AtMost,     // both sides at most `bound`
+};
+struct ClaimQuantity {
+  Quantity quantity;
+  Expectation expectation;
+  double bound = 0.0;       // AtMost's limit
+  std::string_view paper;   // the paper's figure for it: "2x faster at 7 moves of lookahead"
+};
+
 struct Lesson {
   std::string_view name;   // `--lesson NAME`: "chen-fig7"
   std::string_view title;  // one line
@@ -36,6 +55,8 @@ struct Lesson {
   LessonRun a, b;
   std::string_view look_for;  // what to look at in the two timelines
   std::string_view today;     // what today's hardware shows (measured: docs/benchmarks.md, docs/papers.md)
+  std::vector<ClaimQuantity> quantities;  // what the verdict measures (lesson_verdict.hpp)
+  std::string_view key_parameter;         // the recipe's parameter a reader may vary ("lookahead"); empty: none
 };
 
 std::span<const Lesson> lessons();
@@ -52,10 +73,12 @@ std::string lessons_help();
 std::optional<std::filesystem::path> find_shipped_trace(std::string_view file);
 std::vector<std::filesystem::path> shipped_trace_dirs();
 
-// The RunConfig of a side's CPU recipe (backend cpu, traced); nullopt where it has none.
-std::optional<RunConfig> cpu_recipe(const LessonRun& run);
+// The RunConfig of a side's recipe on `backend` (traced), its parameters overridden by `overrides`
+// (a lesson's key parameter, e.g. lookahead=5); nullopt where the side has no recipe.
+std::optional<RunConfig> lesson_recipe(const LessonRun& run, Backend backend = Backend::Cpu, const ParamMap& overrides = {});
+inline std::optional<RunConfig> cpu_recipe(const LessonRun& run) { return lesson_recipe(run); }
 
 // The recipe as a command line: "gpulb run patterns --backend cpu --policy hardware --param ...".
-std::string recipe_command(const LessonRun& run);
+std::string recipe_command(const LessonRun& run, Backend backend = Backend::Cpu, const ParamMap& overrides = {});
 
 }  // namespace gpulb::builtin

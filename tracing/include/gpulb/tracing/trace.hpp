@@ -57,6 +57,9 @@ struct RunMetadata {
   std::string result_json;    // the scenario's result object, JSON text
   std::uint64_t makespan_ns = 0;  // first worker start to last worker end, as the runtime measured
   std::uint32_t ranks = 1;        // processes of a distributed run (devices name theirs); 1: one process
+  // The policy's own measurements (RunResult::metrics: peak_task_slots, generations, steals...),
+  // which no event carries; empty in files recorded without them.
+  std::map<std::string, std::uint64_t> metrics;
 };
 
 struct Trace {

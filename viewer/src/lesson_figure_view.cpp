@@ -1,0 +1,168 @@
+// The Lesson view: a lesson on one screen. Its verdict in one line at the top, then its key
+// figure (each quantity the claim is about as a pair of bars, A and B, with the paper's figure and
+// the measured one beside them), the claim and the two runs, and buttons to the evidence.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <string>
+
+#include "draw.hpp"
+#include "gpulb/builtin/lesson_verdict.hpp"
+#include "display_text.hpp"
+#include "text_wrap.hpp"
+#include "views.hpp"
+
+namespace gpulb::viewer {
+namespace {
+
+const ImVec4 kSideA(0.55f, 0.75f, 1.0f, 1.0f);
+const ImVec4 kSideB(1.0f, 0.75f, 0.45f, 1.0f);
+const ImVec4 kDim(0.6f, 0.62f, 0.67f, 1.0f);
+
+ImVec4 verdict_colour(const std::string& verdict) {
+  if (verdict == "holds") return ImVec4(0.30f, 0.70f, 0.40f, 1.0f);
+  if (verdict == "reversed") return ImVec4(0.80f, 0.30f, 0.30f, 1.0f);
+  if (verdict == "holds partly") return ImVec4(0.85f, 0.62f, 0.20f, 1.0f);
+  return ImVec4(0.45f, 0.47f, 0.52f, 1.0f);
+}
+
+// Text wrapped at spaces only (text_wrap.hpp): no number, unit or file name split over two lines.
+// A group, so that after SameLine every line starts where the first does.
+void wrapped(std::string_view text, float width) {
+  ImGui::BeginGroup();
+  for (const std::string& line : wrap_at_spaces(text, width, text_width)) ImGui::TextUnformatted(line.c_str());
+  ImGui::EndGroup();
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The verdict as a coloured box with the measured figures beside the paper's after it.
+void verdict_banner(const builtin::LessonVerdict& v) {
+  const std::string word = upper(v.verdict);
+  const ImVec2 pad(14, 8);
+  const ImVec2 text = ImGui::CalcTextSize(word.c_str());
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(p, ImVec2(p.x + text.x + 2 * pad.x, p.y + text.y + 2 * pad.y), ImGui::GetColorU32(verdict_colour(v.verdict)), 4.0f);
+  dl->AddText(ImVec2(p.x + pad.x, p.y + pad.y), IM_COL32(255, 255, 255, 255), word.c_str());
+  ImGui::Dummy(ImVec2(text.x + 2 * pad.x, text.y + 2 * pad.y));
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  ImGui::TextColored(kDim, "the verdict on these two runs, measured from their traces");
+  wrapped(v.headline, ImGui::GetContentRegionAvail().x);
+  ImGui::EndGroup();
+}
+
+// One quantity: its name, a bar for A and one for B on a shared scale, and the verdict's words.
+void quantity_bars(const builtin::MeasuredQuantity& q, float width) {
+  ImGui::TextColored(ImVec4(0.86f, 0.87f, 0.9f, 1), "%s", q.name.c_str());
+  ImGui::SameLine();
+  if (q.holds) {
+    ImGui::TextColored(*q.holds ? verdict_colour("holds") : verdict_colour("reversed"), *q.holds ? "  holds" : "  does not hold");
+  } else {
+    ImGui::TextColored(kDim, "  not measured");
+  }
+  const float label_w = 90.0f, bar_h = 26.0f, value_gap = 8.0f;
+  const float bars_w = std::max(120.0f, width * 0.55f);
+  double top = 0.0;
+  for (const auto& v : {q.a, q.b}) {
+    if (v && std::isfinite(*v)) top = std::max(top, *v);
+  }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (int side = 0; side < 2; ++side) {
+    const std::optional<double>& v = side == 0 ? q.a : q.b;
+    const ImVec4 colour = side == 0 ? kSideA : kSideB;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    dl->AddText(ImVec2(p.x, p.y + 4), ImGui::GetColorU32(colour), side == 0 ? "A" : "B");
+    const ImVec2 b0(p.x + label_w * 0.3f, p.y);
+    float len = 0.0f;
+    std::string text = "not in this trace";
+    if (v) {
+      const double frac = std::isfinite(*v) ? (top > 0.0 ? *v / top : 0.0) : 1.0;
+      len = static_cast<float>(std::max(frac, 0.004)) * bars_w;
+      text = builtin::format_quantity(q.quantity, *v);
+      dl->AddRectFilled(b0, ImVec2(b0.x + len, b0.y + bar_h), ImGui::GetColorU32(colour), 3.0f);
+    }
+    dl->AddText(ImVec2(b0.x + len + value_gap, p.y + 4), colours::kText, text.c_str());
+    ImGui::Dummy(ImVec2(width, bar_h + 4));
+  }
+  ImGui::TextColored(kDim, "paper:   ");
+  ImGui::SameLine();
+  wrapped(q.paper, ImGui::GetContentRegionAvail().x);
+  ImGui::TextColored(kDim, "measured:");
+  ImGui::SameLine();
+  wrapped(q.measured, ImGui::GetContentRegionAvail().x);
+}
+
+// "connect4 under static-list, lookahead 5, on CPU (2 threads)": strings from the file, clipped.
+std::string run_line(const builtin::Lesson& lesson, const TraceModel& m) {
+  const trace::RunMetadata& meta = m.header().meta;
+  std::string key;
+  if (const auto it = meta.parameters.find(std::string(lesson.key_parameter)); !lesson.key_parameter.empty() && it != meta.parameters.end()) {
+    key = ", " + it->first + " " + it->second;
+  }
+  std::string device = meta.backend == "cpu" ? "CPU threads" : "GPU";
+  if (!m.header().devices.empty()) device = m.header().devices.front().name;
+  if (m.header().devices.size() > 1) device += " and " + std::to_string(m.header().devices.size() - 1) + " more";
+  return display_label(meta.scenario + " under " + meta.policy + key + ", on " + device);
+}
+
+void evidence_buttons(ViewState& vs) {
+  ImGui::TextColored(kDim, "The evidence:");
+  ImGui::SameLine();
+  if (ImGui::Button("Both timelines (Compare)")) vs.switch_view = "compare";
+  ImGui::SameLine();
+  if (ImGui::Button("What stands out (Findings)")) vs.switch_view = "findings";
+  ImGui::SameLine();
+  if (ImGui::Button("Load per worker (Histograms)")) vs.switch_view = "histograms";
+}
+
+}  // namespace
+
+void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, ViewState& vs, ImVec2 size) {
+  ImGui::BeginChild("lesson figure", size, false);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(lesson.title.size()), lesson.title.data());
+  ImGui::TextColored(kDim, "%.*s", static_cast<int>(lesson.paper.size()), lesson.paper.data());
+  ImGui::PopTextWrapPos();
+  ImGui::Spacing();
+  if (!b) {
+    ImGui::TextDisabled("The lesson needs its two traces as A and B: choose them in the trace choosers on the left.");
+    ImGui::EndChild();
+    return;
+  }
+  const builtin::LessonVerdict v =
+      builtin::assess_lesson(lesson, {a.header().meta, a.stats()}, {b->header().meta, b->stats()});
+  verdict_banner(v);
+  ImGui::Spacing();
+  ImGui::TextColored(kDim, "The claim");
+  wrapped(lesson.claim, ImGui::GetContentRegionAvail().x);
+  ImGui::Spacing();
+  ImGui::TextColored(kSideA, "A");
+  ImGui::SameLine();
+  wrapped(std::string(lesson.a.label) + ": " + run_line(lesson, a), ImGui::GetContentRegionAvail().x);
+  ImGui::TextColored(kSideB, "B");
+  ImGui::SameLine();
+  wrapped(std::string(lesson.b.label) + ": " + run_line(lesson, *b), ImGui::GetContentRegionAvail().x);
+  ImGui::Separator();
+  const float width = ImGui::GetContentRegionAvail().x;
+  for (const builtin::MeasuredQuantity& q : v.quantities) {
+    quantity_bars(q, width);
+    ImGui::Spacing();
+    ImGui::Spacing();
+  }
+  ImGui::Separator();
+  evidence_buttons(vs);
+  ImGui::EndChild();
+}
+
+void draw_lesson_hint(ImVec2 size) {
+  ImGui::BeginChild("lesson hint", size, false);
+  ImGui::TextDisabled("No lesson open: choose one in the Lessons menu, or start with gpulb-viewer --lesson NAME.");
+  ImGui::EndChild();
+}
+
+}  // namespace gpulb::viewer
