@@ -444,7 +444,7 @@ TEST_F(ViewerScreenshots, AMissingFileFailsWithTheReadersMessage) {
 TEST_F(ViewerScreenshots, LessonChenFig7OpensCompareWithTheLessonBesideIt) {
   const fs::path out = dir_ / "lesson-chen-fig7.png";
   std::string log;
-  ASSERT_EQ(viewer("--lesson chen-fig7 --size 1280x760 --screenshot " + out.string(), log), 0) << log;
+  ASSERT_EQ(viewer("--lesson chen-fig7 --view compare --size 1280x760 --screenshot " + out.string(), log), 0) << log;
   Picture p;
   int channels = 0;
   unsigned char* data = stbi_load(out.c_str(), &p.width, &p.height, &channels, 3);
@@ -458,6 +458,28 @@ TEST_F(ViewerScreenshots, LessonChenFig7OpensCompareWithTheLessonBesideIt) {
   const int mid = side + (p.width - side) / 2;
   EXPECT_GT(count_in(p, kVerified, side + 20, mid, 0, p.height / 2, 30), 100) << "A's summary in Compare";
   EXPECT_GT(count_in(p, kVerified, mid, p.width, 0, p.height / 2, 30), 100) << "B's summary in Compare";
+}
+
+// A lesson opens on its verdict: on the H100 traces Chen's Figure 7 claim is reversed, drawn as a
+// red box at the top of the view, then the key figure's bars in A's blue and B's orange.
+TEST_F(ViewerScreenshots, LessonChenFig7OpensOnItsVerdictAndKeyFigure) {
+  const fs::path out = dir_ / "lesson-chen-fig7-verdict.png";
+  std::string log;
+  ASSERT_EQ(viewer("--lesson chen-fig7 --size 1600x900 --screenshot " + out.string(), log), 0) << log;
+  Picture p;
+  int channels = 0;
+  unsigned char* data = stbi_load(out.c_str(), &p.width, &p.height, &channels, 3);
+  ASSERT_NE(data, nullptr) << log;
+  p.rgb.assign(data, data + static_cast<std::size_t>(p.width) * p.height * 3);
+  stbi_image_free(data);
+  const int side = 370;  // past the side panel
+  const Rgb reversed{204, 77, 77}, holds{77, 179, 102}, bar_a{140, 191, 255}, bar_b{255, 191, 115};
+  EXPECT_GT(count_in(p, reversed, side, p.width, 0, p.height / 5, 20), 800) << "the REVERSED box near the top";
+  EXPECT_LT(count_in(p, holds, side, p.width, 0, p.height / 5, 20), 50) << "no HOLDS box";
+  // B (the task queue) took about 6x A's time: B's bar spans the scale, A's a sixth of it.
+  const int a_pixels = count_in(p, bar_a, side, p.width, 0, p.height, 20);
+  EXPECT_GT(a_pixels, 1500) << "A's bar";
+  EXPECT_GT(count_in(p, bar_b, side, p.width, 0, p.height, 20), 4 * a_pixels) << "B's bar, several times A's";
 }
 
 TEST_F(ViewerScreenshots, LessonListAndABadLessonExitTwoWithTheLessons) {

@@ -161,7 +161,15 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
 
 void draw_lesson_hint(ImVec2 size) {
   ImGui::BeginChild("lesson hint", size, false);
-  ImGui::TextDisabled("No lesson open: choose one in the Lessons menu, or start with gpulb-viewer --lesson NAME.");
+  ImGui::TextColored(kDim, "No lesson open. Each lesson tests a paper's claim on two runs and gives its verdict:");
+  ImGui::Spacing();
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(l.name.size()), l.name.data());
+    ImGui::SameLine(260.0f);
+    ImGui::TextUnformatted(l.title.data(), l.title.data() + l.title.size());
+  }
+  ImGui::Spacing();
+  ImGui::TextColored(kDim, "Open one from the Lessons menu, or start with gpulb-viewer --lesson NAME.");
   ImGui::EndChild();
 }
 
