@@ -28,6 +28,8 @@ void check_backend(const Registry& registry, const ScenarioEntry& entry, const R
     const std::size_t gpus = registry.cuda_devices().size();
     if (gpus == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
     check_gpu_request(config.gpus, gpus);
+  } else if (config.gpus > 0) {
+    throw ConfigError("--gpus " + std::to_string(config.gpus) + " applies to the cuda backend; the cpu backend runs on --workers threads");
   }
   if (!registry.policy_runs_on(policy, backend)) {
     std::string available;
@@ -220,7 +222,11 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   m.backend = std::string(to_string(backend));
   for (const ParamSpec& s : scenario.params()) {
     auto it = scenario_params.find(s.name);
-    m.parameters[s.name] = it == scenario_params.end() ? s.default_value : it->second;
+    if (it != scenario_params.end()) {
+      m.parameters[s.name] = it->second;
+    } else if (scenario.param_applies(s.name, scenario_params)) {
+      m.parameters[s.name] = s.default_value;
+    }
   }
   for (const auto& [k, val] : policy_params) m.parameters[k] = val;
   m.parameters["block_size"] = std::to_string(block_size);

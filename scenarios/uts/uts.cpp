@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 #include <nlohmann/json.hpp>
 
 namespace gpulb::scenarios::uts {
@@ -61,6 +62,10 @@ class UtsScenario : public ScenarioOf<UtsInstance> {
            "one task per node spawning its children. Presets are the UTS distribution's sample trees.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
+  bool param_applies(const std::string& name, const ParamMap& params) const override {
+    static const std::set<std::string> shape = {"t", "a", "d", "b", "r", "q", "m"};
+    return !shape.count(name) || find_preset(choice_param(params, find_spec(specs(), "tree"))) == nullptr;
+  }
   // A node has a few children (4 on average in the sample trees), each hashed by one thread: one
   // warp is plenty, and smaller blocks mean more workers. Measured on an H100 (T1L,
   // work-stealing): 32 threads 499 M nodes/s, 64 threads 290 M/s, 128 threads 173 M/s.

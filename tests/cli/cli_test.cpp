@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli_process.hpp"
+#include "gpulb/tracing/statistics.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 
 namespace {
@@ -278,12 +279,59 @@ TEST_F(Cli, InfoRefusesATrackWhoseTimeGoesBackwards) {
   EXPECT_EQ(o.out.find("efficiency"), std::string::npos) << o.out;
 }
 
+// --range counts from the run's start, with units, as the viewer does: a window in the middle of a
+// run keeps some of its tasks and not all. Read as raw clock values, every such range gave 0 rows.
+// A sample tree's run names the tree, not the custom tree's default shape (d=6 r=0 ... beside
+// tree=T1 read as T1's parameters, which they are not); a custom tree's run names its shape.
+TEST_F(Cli, AUtsSampleTreesScenarioLineNamesTheTreeAndNoCustomShape) {
+  const Outcome t1 = gpulb("run uts --param tree=T5 --backend cpu --workers 2 -o " + path("t5.gpulb"));
+  ASSERT_EQ(t1.exit_code, 0) << t1.out;
+  const auto meta = gpulb::trace::read_trace(path("t5.gpulb")).meta;
+  EXPECT_EQ(meta.parameters.at("tree"), "T5");
+  for (const char* shape : {"t", "a", "d", "b", "r", "q", "m"}) EXPECT_EQ(meta.parameters.count(shape), 0u) << shape;
+  EXPECT_EQ(t1.out.find(" d=6"), std::string::npos) << t1.out;
+  const Outcome custom = gpulb("run uts --param tree=custom --param d=4 --backend cpu --workers 2 -o " + path("c.gpulb"));
+  ASSERT_EQ(custom.exit_code, 0) << custom.out;
+  const auto cmeta = gpulb::trace::read_trace(path("c.gpulb")).meta;
+  EXPECT_EQ(cmeta.parameters.at("d"), "4");
+  EXPECT_EQ(cmeta.parameters.at("r"), "0") << "a custom tree records its whole shape, defaults included";
+}
+
+TEST_F(Cli, ExportRangeCountsFromTheRunsStartWithUnits) {
+  const Outcome run = gpulb("run patterns --param pattern=P0 --param blocks=400 --param work=200 --policy task-queue "
+                            "--backend cpu --workers 2 -o " + path("p0.gpulb"));
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto rows = [&](const std::string& range) {
+    const Outcome o = gpulb("export " + path("p0.gpulb") + " -f csv -o " + path("r.csv") + (range.empty() ? "" : " --range " + range));
+    EXPECT_EQ(o.exit_code, 0) << range << ": " << o.out;
+    const std::string csv = file_text(path("r.csv"));
+    return static_cast<long>(std::count(csv.begin(), csv.end(), '\n')) - 1;  // less the header
+  };
+  const long all = rows("");
+  ASSERT_EQ(all, 400);
+  const auto t = gpulb::trace::read_trace(path("p0.gpulb"));
+  const double half_us = static_cast<double>(gpulb::trace::compute_statistics(t).makespan_ns) / 2e3;
+  const long first_half = rows("0:" + std::to_string(half_us) + "us");
+  const long second_half = rows(std::to_string(half_us) + "us:");
+  EXPECT_GT(first_half, 0);
+  EXPECT_GT(second_half, 0);
+  EXPECT_LT(first_half, all);
+  EXPECT_GE(first_half + second_half, all) << "a task across the middle is in both halves";
+  EXPECT_EQ(rows("1000s:2000s"), 0) << "after the run's end";
+  for (const char* bad : {"1ms:abc", "2ms:1ms", "1ms", "-1ms:2ms", "1:2:3"}) {
+    const Outcome o = gpulb("export " + path("p0.gpulb") + " -f csv -o " + path("bad.csv") + " --range " + bad);
+    EXPECT_EQ(o.exit_code, 2) << bad << ": " << o.out;
+    EXPECT_NE(o.out.find("--range '" + std::string(bad) + "'"), std::string::npos) << o.out;
+    EXPECT_FALSE(std::filesystem::exists(path("bad.csv")));
+  }
+}
+
 TEST_F(Cli, ExportRefusesToOverwriteItsInputADeviceOrADirectory) {
   gpulb::trace::write_trace(path("in.gpulb"), small_trace("{}"));
   const std::string before = file_text(path("in.gpulb"));
   const Outcome same = gpulb("export " + path("in.gpulb") + " -f chrome -o " + path("in.gpulb"));
   EXPECT_EQ(same.exit_code, 2) << same.out;
-  EXPECT_NE(same.out.find("is the input trace " + path("in.gpulb")), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("is the input " + path("in.gpulb") + "; refusing to write over it"), std::string::npos) << same.out;
   EXPECT_EQ(file_text(path("in.gpulb")), before);
 
   const Outcome dev = gpulb("export " + path("in.gpulb") + " -f chrome -o /dev/null");
@@ -479,6 +527,74 @@ TEST_F(Cli, AnUnwritableOutputIsRefusedBeforeTheRun) {
     EXPECT_EQ(o.exit_code, 2) << out << ": " << o.out;
     EXPECT_NE(o.out.find(message), std::string::npos) << o.out;
     EXPECT_EQ(o.out.find("do not fit"), std::string::npos) << out << ": the run started: " << o.out;
+  }
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+  }
+}
+
+// bench -o is checked before the first measurement and written whole or not at all: to a missing
+// folder or a device it printed "wrote" with exit 0 having written nothing; on a full disk it left
+// empty files with exit 0.
+TEST_F(Cli, BenchOutputIsCheckedFirstAndWrittenWholeOrNotAtAll) {
+  const std::string bench = "bench dispatch --backend cpu --tasks 1000 --repeats 1 ";
+  const Outcome missing = gpulb(bench + "-o " + path("no-such-dir/b.md"));
+  EXPECT_EQ(missing.exit_code, 2) << missing.out;
+  EXPECT_NE(missing.out.find("does not exist"), std::string::npos) << missing.out;
+  EXPECT_EQ(missing.out.find("| "), std::string::npos) << "refused before measuring: " << missing.out;
+  const Outcome device = gpulb(bench + "-o /dev/full");
+  EXPECT_EQ(device.exit_code, 2) << device.out;
+  const Outcome json_named = gpulb(bench + "-o " + path("b.json"));
+  EXPECT_EQ(json_named.exit_code, 2) << json_named.out;
+
+  const Outcome full = shell_gpulb("trap '' XFSZ; ulimit -f 0; ", bench + "-o " + path("full.md"));
+  EXPECT_EQ(full.exit_code, 1) << full.out;
+  EXPECT_NE(full.out.find("write failed"), std::string::npos) << full.out;
+  EXPECT_FALSE(std::filesystem::exists(path("full.md")));
+  EXPECT_FALSE(std::filesystem::exists(path("full.json")));
+
+  const Outcome ok = gpulb(bench + "-o " + path("b.md"));
+  ASSERT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_NE(file_text(path("b.md")).find("| "), std::string::npos);
+  EXPECT_NO_THROW((void)nlohmann::json::parse(file_text(path("b.json"))));
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+  }
+}
+
+// -o '' named no file: run wrote nothing with exit 0, export failed with a filesystem error.
+TEST_F(Cli, AnEmptyOutputNameIsABadArgument) {
+  for (const char* cmd : {"run patterns --backend cpu --param blocks=8 -o ''", "export x.gpulb -f csv -o ''",
+                          "bench dispatch --backend cpu --tasks 1000 --repeats 1 -o ''"}) {
+    const Outcome o = shell_gpulb("", cmd);
+    EXPECT_EQ(o.exit_code, 2) << cmd << ": " << o.out;
+    EXPECT_NE(o.out.find("-o '': expected a file name"), std::string::npos) << cmd << ": " << o.out;
+  }
+}
+
+// An empty size was taken as the default budget, and --gpus on the cpu backend was ignored.
+TEST_F(Cli, AnEmptySizeAndGpusOnTheCpuBackendAreBadArguments) {
+  for (const char* cmd : {"run patterns --backend cpu --param blocks=8 --trace-memory ''", "info x.gpulb --max-memory ''",
+                          "export x.gpulb -f csv -o y.csv --max-memory ''"}) {
+    const Outcome o = gpulb(cmd);
+    EXPECT_EQ(o.exit_code, 2) << cmd << ": " << o.out;
+    EXPECT_NE(o.out.find("'': expected a size such as 512M or 2G"), std::string::npos) << cmd << ": " << o.out;
+  }
+  const Outcome gpus = gpulb("run patterns --backend cpu --param blocks=8 --gpus 2");
+  EXPECT_EQ(gpus.exit_code, 2) << gpus.out;
+  EXPECT_NE(gpus.out.find("--gpus 2 applies to the cuda backend"), std::string::npos) << gpus.out;
+}
+
+// A valid output name of 250-255 bytes: the temporary beside it must stay within a name's 255
+// bytes too (it took the name plus ".tmp-PID" and failed).
+TEST_F(Cli, AnOutputNameOfTheLongestLengthIsWritten) {
+  for (std::size_t length : {250u, 255u}) {
+    const std::string name = std::string(length - 6, 'n') + ".gpulb";
+    const Outcome o = gpulb("run patterns --backend cpu --param blocks=8 --workers 2 -o " + path(name));
+    EXPECT_EQ(o.exit_code, 0) << length << ": " << o.out;
+    EXPECT_TRUE(std::filesystem::exists(path(name))) << length;
+    const Outcome e = gpulb("export " + path(name) + " -f chrome -o " + path(std::string(length - 5, 'e') + ".json"));
+    EXPECT_EQ(e.exit_code, 0) << length << ": " << e.out;
   }
   for (const auto& e : std::filesystem::directory_iterator(dir_)) {
     EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();

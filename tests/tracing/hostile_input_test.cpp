@@ -8,10 +8,18 @@
 #include <zstd.h>
 
 #include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gpulb/tracing/trace_file.hpp"
 #include "gpulb/tracing/trace_limits.hpp"
@@ -92,6 +100,72 @@ std::string refusal(const Bytes& bytes, const ReadLimits& limits = {}) {
   } catch (const TraceFileError& e) {
     return e.what();
   }
+}
+
+// read_trace's message for `path`, or "" where it read a trace.
+std::string read_refusal(const std::filesystem::path& path, const ReadLimits& limits = {}) {
+  try {
+    read_trace(path, limits);
+    return "";
+  } catch (const TraceFileError& e) {
+    return e.what();
+  }
+}
+
+// A device is no trace file: /dev/zero was read whole (2.1 GB, 5-14 s) before the magic check,
+// then ended in std::bad_alloc. It is refused at once, naming the file and what it is.
+TEST(HostileTrace, DevicesAreRefusedBeforeAnyRead) {
+  for (const char* device : {"/dev/zero", "/dev/urandom", "/dev/null"}) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::string why = read_refusal(device);
+    EXPECT_NE(why.find(std::string(device) + ": is a character device, not a trace file"), std::string::npos) << why;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1)) << device;
+  }
+}
+
+// A large file that is no trace is refused on its first bytes, not read whole first.
+TEST(HostileTrace, ALargeFileWithoutTheMagicIsRefusedOnItsFirstBytes) {
+  const auto path = std::filesystem::temp_directory_path() / ("gpulb-hostile-big-" + std::to_string(::getpid()));
+  { std::ofstream(path) << "not a trace"; }
+  std::filesystem::resize_file(path, std::uint64_t{64} << 20);  // sparse: 64 MiB of zeros after the text
+  AllocationProbe probe;
+  const std::string why = read_refusal(path);
+  const std::size_t largest = probe.largest();
+  std::filesystem::remove(path);
+  EXPECT_NE(why.find("wrong magic"), std::string::npos) << why;
+  EXPECT_LT(largest, std::size_t{1} << 20) << "read in 64 KiB pieces and stopped at the magic";
+}
+
+// A named pipe without a writer blocked info, export and the viewer forever in open(). It is
+// opened without waiting, and a pipe that sends nothing is refused after pipe_wait_ms; one that
+// sends a trace is read.
+TEST(HostileTrace, ANamedPipeIsReadWithATimeLimit) {
+  const auto fifo = std::filesystem::temp_directory_path() / ("gpulb-hostile-fifo-" + std::to_string(::getpid()));
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ReadLimits quick;
+  quick.pipe_wait_ms = 200;
+  const auto start = std::chrono::steady_clock::now();
+  const std::string why = read_refusal(fifo, quick);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_NE(why.find(fifo.string() + ": a named pipe that sent nothing for 200 ms"), std::string::npos) << why;
+
+  const Trace t = gpulb::testing::make_trace(2, 50, 100);
+  const Bytes bytes = encode_trace(t);
+  std::signal(SIGPIPE, SIG_IGN);  // a writer that met a reader between two attempts must not end the test
+  std::thread writer([&] {
+    std::ofstream out(fifo, std::ios::binary);  // blocks until the reader opens its end
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  });
+  Trace got;
+  for (int attempt = 0; attempt < 50 && got.tracks.empty(); ++attempt) {
+    try {
+      got = read_trace(fifo, quick);
+    } catch (const TraceFileError&) {  // opened before the writer: no writer yet, read again
+    }
+  }
+  writer.join();
+  std::filesystem::remove(fifo);
+  EXPECT_TRUE(got == t);
 }
 
 TEST(HostileTrace, AFrameClaimingSixteenGibibytesIsRefusedWithoutAllocatingThem) {

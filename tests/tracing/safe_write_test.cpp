@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -66,7 +67,8 @@ TEST_F(SafeWrite, AnAbandonedWriteRemovesItsTemporaryFile) {
   try {
     AtomicWrite w(path("a.gpulb"));
     w.out() << "half a trace";
-    EXPECT_TRUE(fs::exists(w.temporary()));
+    w.out().flush();
+    EXPECT_FALSE(fs::exists(path("a.gpulb"))) << "nothing under the target's name before commit";
     throw std::runtime_error("the exporter failed");
   } catch (const std::runtime_error&) {
   }
@@ -109,6 +111,26 @@ TEST_F(SafeWrite, SigintDuringAWriteRemovesTheTemporaryFile) {
   EXPECT_EXIT(interrupted_write(path("c.gpulb"), SIGTERM), ::testing::KilledBySignal(SIGTERM), "");
   EXPECT_FALSE(fs::exists(path("c.gpulb")));
   EXPECT_EQ(temporaries(), std::vector<std::string>{});
+}
+
+// Every signal that ends a process by default, SIGKILL included (no handler sees it: the file has
+// no name until it is complete). SIGHUP, SIGQUIT, SIGPIPE and SIGUSR1 left "*.tmp-PID" behind, and
+// so did SIGKILL.
+TEST_F(SafeWrite, EveryTerminatingSignalDuringAWriteLeavesNoTemporaryFile) {
+  for (int sig : {SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGKILL}) {
+    struct sigaction now {};
+    ::sigaction(sig, nullptr, &now);
+    if (now.sa_handler == SIG_IGN) continue;  // ignored here (nohup, a harness): raising it ends nothing
+    EXPECT_EXIT(interrupted_write(path("d.gpulb"), sig), ::testing::KilledBySignal(sig), "") << strsignal(sig);
+    EXPECT_EQ(temporaries(), std::vector<std::string>{}) << strsignal(sig);
+  }
+  EXPECT_FALSE(fs::exists(path("d.gpulb")));
+}
+
+// A signal between check_writable's test file and its removal leaves nothing either.
+TEST_F(SafeWrite, CheckWritableLeavesNoFile) {
+  check_writable(path("e.gpulb"));
+  EXPECT_TRUE(fs::is_empty(dir_));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -42,6 +43,30 @@ int busy_at(const TraceModel& m, double t) {
     for (const Zone& z : l.zones) n += z.begin_ns <= t && t < z.end_ns ? 1 : 0;
   }
   return n;
+}
+
+// md-64k-tq-2xh200: GPU 1 ran none of the 512 tasks. That is the first thing a reader must learn,
+// before any figure of the run (the findings led with its queue "holding tasks for 98% of the run").
+TEST(Findings, ADeviceThatRanNoTaskIsTheFirstFinding) {
+  const TraceModel& m = testing::shipped("md-64k-tq-2xh200.gpulb");
+  const auto fs = compute_findings(m);
+  ASSERT_FALSE(fs.empty());
+  EXPECT_EQ(fs.front().kind, FindingKind::IdleDevice) << fs.front().text;
+  EXPECT_NE(fs.front().text.find("GPU 1 ran no task: 0 of the run's 512 tasks"), std::string::npos) << fs.front().text;
+  for (const char* other : {"patterns-P3-task-queue-modern-2xh200.gpulb", "md-64k-solution1-2xh200.gpulb"}) {
+    EXPECT_EQ(find_kind(compute_findings(testing::shipped(other)), FindingKind::IdleDevice), nullptr) << other;
+  }
+}
+
+// No finding on any shipped trace says a tail "ran on at most 0 of N workers": a stretch with no
+// worker busy is a gap with no task, which its own finding names.
+TEST(Findings, NoFindingSaysAtMostZeroWorkers) {
+  for (const auto& e : std::filesystem::directory_iterator(GPULB_SHIPPED_TRACES)) {
+    if (e.path().extension() != ".gpulb") continue;
+    for (const Finding& f : compute_findings(testing::shipped(e.path().filename().string()))) {
+      EXPECT_EQ(f.text.find("at most 0 of"), std::string::npos) << e.path().filename() << ": " << f.text;
+    }
+  }
 }
 
 TEST(Findings, ABalancedRunHasNothingToPointAt) {

@@ -16,6 +16,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -214,6 +216,28 @@ TEST_F(HostileViewer, AScreenshotIntoAMissingDirectoryIsRefused) {
   EXPECT_NE(r.output.find(out.string()), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("does not exist"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir_ / "no-such-dir"));
+}
+
+// The viewer never writes a picture over a trace it shows: named as it is, through a symbolic
+// link, or as one of a lesson's two traces. Before the check, the trace became a PNG with exit 0.
+TEST_F(HostileViewer, AScreenshotOverItsOwnInputIsRefusedAndTheTraceKept) {
+  const fs::path in = file("small.gpulb");
+  const auto bytes = [](const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  };
+  const std::string before = bytes(in);
+  const fs::path link = dir_ / "link-to-input.gpulb";
+  fs::create_symlink(in, link);
+  for (const std::string& args : {in.string() + " --screenshot " + in.string(), in.string() + " --screenshot " + link.string(),
+                                  in.string() + " " + file("long.gpulb") + " --view compare --screenshot " + link.string(),
+                                  "--lesson mohan-static-vs-stealing " + file("long.gpulb") + " " + in.string() + " --screenshot " + in.string()}) {
+    const Result r = run_viewer(args);
+    EXPECT_EQ(r.rc, kExitBadInput) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("refusing to write over it"), std::string::npos) << args << ": " << r.output;
+    EXPECT_EQ(bytes(in), before) << args << ": the trace is unchanged";
+  }
+  EXPECT_TRUE(fs::is_symlink(link));
 }
 
 // Device nodes are refused, never written or replaced (the tests may run as root).

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -21,6 +22,7 @@
 #include "gpulb/run.hpp"
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tools/format.hpp"
+#include "gpulb/tracing/safe_write.hpp"
 #ifdef GPULB_HAVE_CUDA_BACKEND
 #include "gpulb/kernels/bench.hpp"
 #endif
@@ -309,7 +311,25 @@ Table gpu_queue(const BenchArgs& a) {
 
 }  // namespace
 
+namespace {
+
+// -o's two files: the Markdown as named and the JSON beside it. Checked before the first
+// measurement, so that minutes of benchmarks are never lost to an unwritable path.
+std::pair<std::filesystem::path, std::filesystem::path> bench_outputs(const std::string& output) {
+  const std::filesystem::path md = output;
+  std::filesystem::path js = md;
+  js.replace_extension(".json");
+  if (js == md) throw ConfigError("-o " + output + ": the tables' JSON goes beside the Markdown as <name>.json; name the Markdown file otherwise (e.g. bench.md)");
+  trace::check_writable(md);
+  trace::check_writable(js);
+  return {md, js};
+}
+
+}  // namespace
+
 int cmd_bench(const BenchArgs& a) {
+  std::optional<std::pair<std::filesystem::path, std::filesystem::path>> outputs;
+  if (!a.output.empty()) outputs = bench_outputs(a.output);
   const Registry& reg = builtin::registry();
   const bool have_gpu = !reg.cuda_devices().empty();
   const bool want_cpu = a.backend.empty() || a.backend == "cpu";
@@ -360,12 +380,16 @@ int cmd_bench(const BenchArgs& a) {
     j["tables"].push_back({{"title", t.title}, {"rows", t.json}});
   }
   std::cout << md.str();
-  if (!a.output.empty()) {
-    std::ofstream(a.output) << md.str();
-    std::filesystem::path js = a.output;
-    js.replace_extension(".json");
-    std::ofstream(js) << j.dump(2) << "\n";
-    std::cerr << "bench: wrote " << a.output << " and " << js.string() << "\n";
+  if (outputs) {
+    // Both written in full before either is renamed into place: never one without the other.
+    trace::AtomicWrite md_file(outputs->first), json_file(outputs->second);
+    md_file.out() << md.str();
+    json_file.out() << j.dump(2) << "\n";
+    md_file.finish();
+    json_file.finish();
+    md_file.commit();
+    json_file.commit();
+    std::cerr << "bench: wrote " << outputs->first.string() << " and " << outputs->second.string() << "\n";
   }
   return 0;
 }

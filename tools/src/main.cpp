@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <thread>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
@@ -29,6 +30,8 @@
 #include "gpulb/tracing/export.hpp"
 #include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/trace_file.hpp"
+#include "gpulb/tracing/statistics.hpp"
+#include "gpulb/tracing/time_text.hpp"
 #include "gpulb/tracing/trace_limits.hpp"
 #include "bench.hpp"
 #include "summary.hpp"
@@ -367,37 +370,56 @@ int cmd_info(const std::string& file, bool json, const std::string& max_memory) 
 // [SECTION] export
 // -------------------------------------------------------------------------------------------------
 
-trace::TimeRange parse_range(const std::string& text) {
-  trace::TimeRange r;
+// --range START:END from the run's start (its first worker event), as the viewer's rulers count:
+// "300us:400us", "1ms:1.1ms", "0:5000" (ns); either side may be empty (the run's start, its end).
+struct RangeFromStart {
+  std::optional<double> begin_ns, end_ns;
+};
+
+RangeFromStart parse_range(const std::string& text) {
+  RangeFromStart r;
   if (text.empty()) return r;
   const auto colon = text.find(':');
-  try {
-    if (colon == std::string::npos) throw std::invalid_argument("no colon");
-    if (colon > 0) r.begin_ns = std::stoull(text.substr(0, colon));
-    if (colon + 1 < text.size()) r.end_ns = std::stoull(text.substr(colon + 1));
-  } catch (const std::exception&) {
-    throw ConfigError("--range '" + text + "': expected START:END in nanoseconds (either may be empty)");
+  const auto bad = [&](const std::string& why) {
+    return ConfigError("--range '" + text + "': " + why + "; expected START:END from the run's start, e.g. 300us:400us or 1ms:");
+  };
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos) throw bad("one colon");
+  for (const auto& [part, into] : {std::pair{text.substr(0, colon), &r.begin_ns}, std::pair{text.substr(colon + 1), &r.end_ns}}) {
+    if (part.empty()) continue;
+    *into = trace::parse_time_ns(part);
+    if (!*into) throw bad("'" + part + "' is no time (a number with ns, us, ms or s)");
   }
-  if (r.end_ns <= r.begin_ns) throw ConfigError("--range '" + text + "': END must be after START");
+  if (r.begin_ns && r.end_ns && *r.end_ns <= *r.begin_ns) throw bad("END must be after START");
   return r;
+}
+
+// The range on the trace's own clock: offsets from its first worker event.
+trace::TimeRange clock_range(const trace::Trace& t, const RangeFromStart& r) {
+  trace::TimeRange out;
+  if (!r.begin_ns && !r.end_ns) return out;
+  const std::uint64_t start = trace::compute_statistics(t).begin_ns;
+  const auto at = [&](double offset) {
+    const double ns = static_cast<double>(start) + offset;
+    return ns >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(ns);
+  };
+  if (r.begin_ns) out.begin_ns = at(*r.begin_ns);
+  if (r.end_ns) out.end_ns = at(*r.end_ns);
+  return out;
 }
 
 int cmd_export(const std::string& file, const std::string& format, const std::string& output, const std::string& range,
                const std::string& max_memory) {
-  const trace::TimeRange tr = parse_range(range);
+  const RangeFromStart from_start = parse_range(range);
   const trace::ReadLimits limits = read_limits(max_memory);
   const trace::ExportFormat fmt = format == "chrome" ? trace::ExportFormat::Chrome : trace::ExportFormat::Csv;
   // Refuse unusable outputs before reading (a large trace takes a while): the input itself (also
   // through a link), a directory, a device.
   for (const auto& p : trace::export_paths(fmt, output)) {
-    std::error_code ec;
-    if (std::filesystem::equivalent(file, p, ec)) {
-      throw ConfigError("-o " + output + ": " + p.string() + " is the input trace " + file + "; name another output file");
-    }
+    trace::refuse_inputs(p, {file}, "-o");
     trace::resolve_output(p);
   }
   const trace::Trace t = trace::read_trace(file, limits);
-  const auto written = trace::export_trace(t, fmt, output, tr);
+  const auto written = trace::export_trace(t, fmt, output, clock_range(t, from_start));
   for (const auto& p : written) std::cout << "wrote " << p.string() << "\n";
   return 0;
 }
@@ -602,7 +624,7 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember({"chrome", "csv"}));
   ex->add_option("-o,--output", ex_output, "Output file (csv also writes <name>.workers.csv)")->required();
-  ex->add_option("--range", ex_range, "Only events in START:END (ns since the run's start)");
+  ex->add_option("--range", ex_range, "Only events in START:END from the run's start (its first worker event): 300us:400us, 1ms:1.1ms, 0:5000 (ns); either side may be empty");
   ex->add_option("--max-memory", ex_max_memory, "Refuse a trace whose decoding needs more memory than this (512M, 2G; default: a quarter of physical memory)");
 
   BenchArgs ba;
@@ -645,6 +667,15 @@ int main(int argc, char** argv) {
   }
 
   try {
+    // An empty name given on purpose (-o '') is an error, not "no output": it wrote nothing with exit 0.
+    for (const auto& [sub, value] : {std::pair<CLI::App*, const std::string*>{run, &ra.output}, {ex, &ex_output}, {bench, &ba.output}}) {
+      if (*sub && sub->count("--output") > 0 && value->empty()) throw gpulb::ConfigError("-o '': expected a file name");
+    }
+    // Likewise an empty size: it was taken as the default budget.
+    for (const auto& [sub, option, value] : {std::tuple<CLI::App*, const char*, const std::string*>{run, "--trace-memory", &ra.trace_memory},
+                                              {info, "--max-memory", &info_max_memory}, {ex, "--max-memory", &ex_max_memory}}) {
+      if (*sub && sub->count(option) > 0 && value->empty()) throw gpulb::ConfigError(std::string(option) + " '': expected a size such as 512M or 2G");
+    }
     if (*list) return cmd_list(list_json);
     if (*run && !ra.distributed && (run->count("--rank-chunk") > 0 || run->count("--rank-timeout") > 0)) {
       throw gpulb::ConfigError("--rank-chunk and --rank-timeout apply to --distributed runs only");

@@ -8,7 +8,11 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
 #include <mutex>
 #include <streambuf>
 #include <vector>
@@ -36,9 +40,13 @@ struct Slot {
 };
 Slot g_slots[kSlots];
 
-constexpr int kSignals[] = {SIGINT, SIGTERM};
-struct sigaction g_previous[2];
-std::atomic<bool> g_armed[2];
+// Every signal whose default action ends the process (SIGKILL aside, which nothing can catch:
+// there an unnamed O_TMPFILE leaves nothing behind, see AtomicWrite).
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2,
+                            SIGALRM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF};
+constexpr int kSignalCount = static_cast<int>(std::size(kSignals));
+struct sigaction g_previous[kSignalCount];
+std::atomic<bool> g_armed[kSignalCount];
 std::mutex g_arm_mutex;
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
 
@@ -47,7 +55,7 @@ void on_signal(int sig) {
   for (Slot& s : g_slots) {
     if (s.state.load(std::memory_order_acquire) == kLive) ::unlink(s.path);
   }
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < kSignalCount; ++i) {
     if (kSignals[i] != sig) continue;
     // The signal is blocked while this runs: raise() leaves it pending, and it is delivered under
     // the previous disposition (default: terminate) as soon as this handler returns.
@@ -60,7 +68,7 @@ void on_signal(int sig) {
 
 void arm_handlers() {
   std::lock_guard<std::mutex> lock(g_arm_mutex);
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < kSignalCount; ++i) {
     if (g_armed[i].load()) continue;
     struct sigaction current {};
     ::sigaction(kSignals[i], nullptr, &current);
@@ -167,25 +175,67 @@ std::filesystem::path resolve_output(const std::filesystem::path& path) {
   return p;
 }
 
+void refuse_inputs(const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs, const std::string& what) {
+  for (const std::filesystem::path& input : inputs) {
+    std::error_code ec;  // an output that does not exist yet is no input
+    if (std::filesystem::equivalent(input, output, ec)) {
+      throw OutputPathError(what + " " + output.string() + ": is the input " + input.string() +
+                            "; refusing to write over it (name another file)");
+    }
+  }
+}
+
 namespace {
+std::filesystem::path directory_of(const std::filesystem::path& file) {
+  return file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+}
+
+// Links an unnamed O_TMPFILE into its directory as `name`; 0, or the errno. Through /proc (any
+// user), else by the descriptor itself (AT_EMPTY_PATH, which needs CAP_DAC_READ_SEARCH).
+int give_name(int fd, const std::filesystem::path& name) {
+  ::unlink(name.c_str());
+  const std::string proc = "/proc/self/fd/" + std::to_string(fd);
+  if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) return 0;
+  if (::linkat(fd, "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) == 0) return 0;
+  return errno;
+}
+
+// "<name>.tmp-<pid>" beside the target; where that would pass a file name's 255 bytes (a valid
+// 250-byte name), the name is cut and a hash of the whole name keeps two such targets apart.
 std::filesystem::path temporary_for(const std::filesystem::path& target) {
-  std::filesystem::path tmp = target;
-  tmp += ".tmp-" + std::to_string(::getpid());
-  return tmp;
+  constexpr std::size_t kNameMax = 255;
+  const std::string suffix = ".tmp-" + std::to_string(::getpid());
+  std::string name = target.filename().string();
+  if (name.size() + suffix.size() > kNameMax) {
+    char hash[20];
+    std::snprintf(hash, sizeof hash, "-%016zx", std::hash<std::string>{}(name));
+    name.resize(kNameMax - suffix.size() - std::strlen(hash));
+    name += hash;
+  }
+  return target.parent_path() / (name + suffix);
 }
 }  // namespace
 
 void check_writable(const std::filesystem::path& path) {
   const std::filesystem::path tmp = temporary_for(resolve_output(path));
-  // Permission bits do not tell (root ignores them; a read-only mount ignores them): try it.
-  ::unlink(tmp.c_str());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  // Permission bits do not tell (root ignores them; a read-only mount ignores them): try it, with
+  // a file that has no name where the file system allows (nothing a signal could leave behind),
+  // else with the temporary's name, registered first so that a signal removes it.
+  int fd = ::open(directory_of(tmp).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  int slot = -1;
+  if (fd < 0) {
+    slot = register_temporary(tmp);
+    ::unlink(tmp.c_str());
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  }
+  const int open_errno = errno;
+  if (fd >= 0) ::close(fd);
+  if (slot >= 0) ::unlink(tmp.c_str());
+  unregister_temporary(slot);
   if (fd < 0) {
     throw OutputPathError(path.string() + ": cannot write in " + std::filesystem::absolute(tmp).parent_path().string() +
-                          " (" + std::strerror(errno) + ")");
+                          " (" + std::strerror(open_errno) + ")");
   }
-  ::close(fd);
-  ::unlink(tmp.c_str());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -193,21 +243,32 @@ void check_writable(const std::filesystem::path& path) {
 // ---------------------------------------------------------------------------------------------
 
 struct AtomicWrite::Impl {
-  explicit Impl(int fd) : fd(fd), buf(fd), stream(&buf) {}
+  Impl(int fd, bool unnamed) : fd(fd), unnamed(unnamed), buf(fd), stream(&buf) {}
   int fd;
+  bool unnamed;  // an O_TMPFILE: it gets the temporary's name only once written in full
   FdBuf buf;
   std::ostream stream;
 };
 
 AtomicWrite::AtomicWrite(const std::filesystem::path& path) : requested_(path), target_(resolve_output(path)) {
   tmp_ = temporary_for(target_);
-  // O_EXCL|O_NOFOLLOW after removing our own stale temporary: never write through a link planted
-  // under the temporary name.
-  ::unlink(tmp_.c_str());
-  const int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0) throw WriteError(requested_.string() + ": cannot write (" + std::strerror(errno) + ")");
+  // Registered before any file exists: a signal from here on removes whatever has the name.
   slot_ = register_temporary(tmp_);
-  impl_ = std::make_unique<Impl>(fd);
+  // Where the file system allows, the file has no name while it is written: a SIGKILL (which no
+  // handler sees) leaves nothing. Else O_EXCL|O_NOFOLLOW after removing our own stale temporary:
+  // never write through a link planted under the temporary name.
+  int fd = ::open(directory_of(tmp_).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  const bool unnamed = fd >= 0;
+  if (!unnamed) {
+    ::unlink(tmp_.c_str());
+    fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  }
+  if (fd < 0) {
+    const int e = errno;
+    unregister_temporary(slot_);
+    throw WriteError(requested_.string() + ": cannot write (" + std::strerror(e) + ")");
+  }
+  impl_ = std::make_unique<Impl>(fd, unnamed);
 }
 
 AtomicWrite::~AtomicWrite() {
@@ -221,12 +282,14 @@ std::ostream& AtomicWrite::out() { return impl_->stream; }
 void AtomicWrite::finish() {
   if (impl_->fd < 0) return;
   impl_->stream.flush();
-  const int err = impl_->buf.error();
+  int err = impl_->buf.error();
+  if (err == 0 && impl_->stream && impl_->unnamed) err = give_name(impl_->fd, tmp_);
   const int closed = ::close(impl_->fd);
   const int close_err = closed == 0 ? 0 : errno;
   impl_->fd = -1;
   if (err != 0 || close_err != 0 || !impl_->stream) {
     const int e = err ? err : close_err;
+    ::unlink(tmp_.c_str());  // a name given before close failed
     throw WriteError(requested_.string() + ": write failed (" + (e ? std::strerror(e) : "stream error") + ")");
   }
 }

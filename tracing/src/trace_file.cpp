@@ -9,6 +9,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -20,6 +21,11 @@
 
 #include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/trace_limits.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace gpulb::trace {
 namespace {
@@ -415,28 +421,70 @@ void write_trace(const std::filesystem::path& path, const Trace& trace) {
   file.commit();
 }
 
-Trace read_trace(const std::filesystem::path& path, const ReadLimits& limits) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw TraceFileError(path.string() + ": is a directory, not a trace file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TraceFileError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+namespace {
+
+const char* file_kind(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode)) return "a directory";
+  return "not a regular file";
+}
+
+// An open file descriptor, closed on every path.
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Reads what `fd` holds, at most `budget` bytes (MemoryBudget names the file past that). A pipe is
+// read as it comes, each wait bounded: a pipe with no writer ends the read instead of hanging.
+std::vector<std::uint8_t> read_all(int fd, bool pipe, const ReadLimits& limits, const std::string& name) {
   const std::uint64_t budget = limits.budget();
   std::vector<std::uint8_t> bytes;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && std::filesystem::is_regular_file(path, ec)) {
-    MemoryBudget(budget, path.string()).charge(size, "the file");
-    bytes.resize(size);
-    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
-    bytes.resize(static_cast<std::size_t>(in.gcount()));
-  } else {
-    // A pipe or a device: no size to check up front, so read at most the budget.
-    std::vector<char> chunk(1 << 16);
-    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
-      MemoryBudget(budget, path.string()).charge(bytes.size() + static_cast<std::uint64_t>(in.gcount()), "the file");
-      bytes.insert(bytes.end(), chunk.data(), chunk.data() + in.gcount());
+  std::vector<std::uint8_t> chunk(1 << 16);
+  for (;;) {
+    if (pipe) {
+      pollfd p{fd, POLLIN, 0};
+      const int ready = ::poll(&p, 1, static_cast<int>(std::min<std::uint32_t>(limits.pipe_wait_ms, 1u << 30)));
+      if (ready == 0) {
+        throw TraceFileError(name + ": a named pipe that sent nothing for " + std::to_string(limits.pipe_wait_ms) + " ms (no writer?)");
+      }
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready < 0) throw TraceFileError(name + ": cannot read (" + std::strerror(errno) + ")");
     }
+    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0) throw TraceFileError(name + ": cannot read (" + std::strerror(errno) + ")");
+    if (n == 0) break;
+    MemoryBudget(budget, name).charge(bytes.size() + static_cast<std::uint64_t>(n), "the file");
+    bytes.insert(bytes.end(), chunk.data(), chunk.data() + n);
+    // The magic is the first thing to know: a file that is no trace is refused after 8 bytes,
+    // not after reading gigabytes of it.
+    if (bytes.size() >= 8 && bytes.size() - static_cast<std::size_t>(n) < 8 && std::memcmp(bytes.data(), kMagic, 8) != 0) break;
   }
-  return decode_trace(bytes, path.string(), limits);
+  return bytes;
+}
+
+}  // namespace
+
+Trace read_trace(const std::filesystem::path& path, const ReadLimits& limits) {
+  const std::string name = path.string();
+  // O_NONBLOCK: opening a named pipe with no writer returns at once instead of waiting forever.
+  Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  if (f.fd < 0) throw TraceFileError(name + ": cannot open (" + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0) throw TraceFileError(name + ": cannot open (" + std::strerror(errno) + ")");
+  const bool pipe = S_ISFIFO(st.st_mode);
+  if (!S_ISREG(st.st_mode) && !pipe) throw TraceFileError(name + ": is " + file_kind(st.st_mode) + ", not a trace file");
+  if (!pipe) {
+    MemoryBudget(limits.budget(), name).charge(static_cast<std::uint64_t>(st.st_size), "the file");
+    // A regular file reads in blocking mode (O_NONBLOCK means nothing to it, but say what we mean).
+    ::fcntl(f.fd, F_SETFL, ::fcntl(f.fd, F_GETFL) & ~O_NONBLOCK);
+  }
+  return decode_trace(read_all(f.fd, pipe, limits, name), name, limits);
 }
 
 }  // namespace gpulb::trace

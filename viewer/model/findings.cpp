@@ -156,6 +156,8 @@ void tail(const TraceModel& m, const TimeSpan& run, const Points& busy, const Fi
   area += static_cast<double>(prev_v) * (run.end_ns - prev_t);
   char mean[32];
   std::snprintf(mean, sizeof mean, "%.1f", area / (run.end_ns - start));
+  // No worker busy at all in the "tail": a gap with no task (no_task_gaps names it), not a tail.
+  if (most == 0) return;
   out.push_back({FindingKind::Tail, share >= 0.1 ? Severity::Warning : Severity::Note,
                  "The last " + percent(share) + " of the run (" + format_time(run.end_ns - start) + ") ran on at most " +
                      count_text(static_cast<std::uint64_t>(most)) + " of " + count_text(total_workers(m)) + " workers (" + mean +
@@ -261,6 +263,20 @@ void idle_sm(const TraceModel& m, const TimeSpan& run, const FindingLimits& lim,
   // Its share: how far it falls short of the median SM (a run where every SM idles is not this SM's fault).
   out.push_back({FindingKind::IdleSm, worst->share < 0.5 * median ? Severity::Warning : Severity::Note, text + ".", b, e,
                  1.0 - worst->share / median});
+}
+
+// A device of the run that ran no task at all: whatever else the trace shows, this comes first.
+void idle_devices(const TraceModel& m, const TimeSpan& run, std::vector<Finding>& out) {
+  if (m.devices().size() < 2) return;
+  std::map<std::uint32_t, std::uint64_t> tasks;
+  for (const Lane& l : m.lanes()) tasks[l.device] += l.zones.size();
+  for (const DeviceGroup& d : m.devices()) {
+    if (d.workers == 0 || tasks[d.device] > 0) continue;
+    out.push_back({FindingKind::IdleDevice, Severity::Warning,
+                   device_name(m, d.device) + " ran no task: 0 of the run's " + count_text(m.task_count()) + " tasks, on none of its " +
+                       count_text(d.workers) + " workers.",
+                   run.begin_ns, run.end_ns, 1.0});
+  }
 }
 
 void device_finish(const TraceModel& m, const TimeSpan& run, const FindingLimits& lim, std::vector<Finding>& out) {
@@ -447,6 +463,7 @@ std::vector<Finding> compute_findings(const TraceModel& model, const FindingLimi
   const TimeSpan run = run_span(model);
   if (!(run.end_ns > run.begin_ns) || model.task_count() == 0) return out;
   const std::vector<Point> total = total_busy(model);
+  idle_devices(model, run, out);
   tail(model, run, total, limits, out);
   no_task_gaps(run, total, limits, out);
   idle_sm(model, run, limits, out);
@@ -455,6 +472,7 @@ std::vector<Finding> compute_findings(const TraceModel& model, const FindingLimi
   steals(model, run, limits, out);
   launch_gaps(model, run, limits, out);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    if ((a.kind == FindingKind::IdleDevice) != (b.kind == FindingKind::IdleDevice)) return a.kind == FindingKind::IdleDevice;
     if (a.severity != b.severity) return a.severity == Severity::Warning;
     return a.share > b.share;
   });
@@ -471,6 +489,7 @@ const char* finding_kind_name(FindingKind kind) {
     case FindingKind::QueueWaiting: return "queue waiting";
     case FindingKind::StealConcentration: return "steals";
     case FindingKind::LaunchGap: return "launch gaps";
+    case FindingKind::IdleDevice: return "idle device";
   }
   return "";
 }

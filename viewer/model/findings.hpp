@@ -19,7 +19,7 @@
 
 namespace gpulb::viewer {
 
-enum class FindingKind { Tail, NoTaskGap, IdleSm, DeviceFinish, QueueStarved, QueueWaiting, StealConcentration, LaunchGap };
+enum class FindingKind { Tail, NoTaskGap, IdleSm, DeviceFinish, QueueStarved, QueueWaiting, StealConcentration, LaunchGap, IdleDevice };
 
 // How much a finding matters for the run's time: Note (worth a look), Warning (costs a visible
 // share of the run).

@@ -6,17 +6,14 @@
 #include <string>
 #include <string_view>
 
+#include "gpulb/tracing/time_text.hpp"
+
 namespace gpulb::viewer {
 
-// Parses a non-negative decimal time with an optional unit (ns, us, ms, s): "1500", "2.5us".
-// nullopt for anything else (a sign, spaces, exponents, hexadecimal, a time past what a double holds).
-std::optional<double> parse_time_ns(std::string_view text);
-
-struct TimeSpan {
-  double begin_ns = 0.0, end_ns = 0.0;
-};
-// "START:END": exactly one colon, both parts as parse_time_ns takes them, END > START.
-std::optional<TimeSpan> parse_time_span(std::string_view text);
+// The parsing lives in tracing/ (time_text.hpp), shared with the command line.
+using trace::parse_time_ns;
+using trace::parse_time_span;
+using trace::TimeSpan;
 
 // "812 ns", "3.42 us", "1.20 ms", "2.50 s".
 std::string format_time(double ns);

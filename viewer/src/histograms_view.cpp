@@ -69,11 +69,11 @@ void draw_histograms(const TraceModel& model, const ReplayState& state, ImVec2 s
                                {"Busy time per worker", &w, &w.busy, &time, colours::kBusy}};
   if (any_sms) {
     charts.push_back({"Tasks per SM", &g, &g.tasks, &count, colours::kBar});
-    charts.push_back({"Busy time per SM", &g, &g.busy, &time, colours::kBusy});
+    charts.push_back({"Busy time per SM (sum over its workers)", &g, &g.busy, &time, colours::kBusy});
   }
   if (model.devices().size() > 1) {
     charts.push_back({"Tasks per device", &d, &d.tasks, &count, colours::kBar});
-    charts.push_back({"Busy time per device", &d, &d.busy, &time, colours::kBusy});
+    charts.push_back({"Busy time per device (sum over its workers)", &d, &d.busy, &time, colours::kBusy});
   }
   charts.push_back({"Idle time per worker (alive, not in a task)", &w, &w.idle, &time, colours::kIdle});
   const int cells = static_cast<int>(charts.size()) + 1;  // + the duration histogram

@@ -187,6 +187,10 @@ int main(int argc, char** argv) {
     }
     if (cli.count("--view") == 0) a.view = "lesson";
   }
+  if (cli.count("--screenshot") > 0 && a.screenshot.empty()) {  // else the interactive window opened
+    std::cerr << "gpulb-viewer: --screenshot '': expected a PNG file name\n";
+    return kExitBadInput;
+  }
   Checked c;
   if (const std::string error = check_args(a, cli.count("--range") > 0, cli.count("--playhead") > 0, cli.count("--select") > 0, c); !error.empty()) {
     std::cerr << "gpulb-viewer: " << error << "\n";
@@ -206,8 +210,18 @@ int main(int argc, char** argv) {
       return 0;
     }
 
-    // Before loading and rendering: a screenshot onto /dev/null or into a missing directory fails now.
-    if (!a.screenshot.empty()) gpulb::trace::resolve_output(a.screenshot);
+    // Before loading and rendering: a screenshot onto /dev/null, into a missing directory or over
+    // a trace it shows (also through a link) fails now, and the file stays as it was.
+    if (!a.screenshot.empty()) {
+      std::vector<std::filesystem::path> inputs(a.files.begin(), a.files.end());
+      if (lesson && a.files.empty()) {
+        for (std::string_view t : {lesson->a.trace, lesson->b.trace}) {
+          if (const auto shipped = gpulb::builtin::find_shipped_trace(t)) inputs.push_back(*shipped);
+        }
+      }
+      gpulb::trace::refuse_inputs(a.screenshot, inputs, "--screenshot");
+      gpulb::trace::resolve_output(a.screenshot);
+    }
     App app(gpulb::builtin::registry());
     // Files before the window: with --screenshot a bad file must fail fast, with its message.
     if (lesson) {

@@ -93,6 +93,9 @@ class Scenario {
   // scenario parameters (already validated by instantiate; {} for `gpulb list`): what the
   // scenario's tasks can use.
   virtual std::uint32_t default_block_size(const ParamMap& /*params*/) const { return 128; }
+  // Whether parameter `name` means anything given the run's others: a trace records the defaults
+  // of those that do, and leaves out the rest (uts: t, a, d, ... shape a custom tree only).
+  virtual bool param_applies(const std::string& /*name*/, const ParamMap& /*params*/) const { return true; }
   // Whether its instances make work requests (ScenarioInstance::request_stream).
   virtual bool makes_requests() const { return false; }
   // The policy a run gets where it names none (RunConfig::policy empty, `gpulb run` without

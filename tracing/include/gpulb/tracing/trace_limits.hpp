@@ -22,6 +22,8 @@ struct ReadLimits {
   // claims 4.2 GB from 55 KB) or a decompression bomb (100 M empty events in 19 KB: 42000:1).
   std::uint64_t max_ratio = 10000;
   static constexpr std::uint64_t kRatioFloor = std::uint64_t{1} << 20;  // small payloads are harmless
+  // How long a named pipe may keep the reader waiting for its next bytes (none at all: no writer).
+  std::uint32_t pipe_wait_ms = 10'000;
 
   std::uint64_t budget() const;
 };
