@@ -28,8 +28,6 @@ void check_backend(const Registry& registry, const ScenarioEntry& entry, const R
     const std::size_t gpus = registry.cuda_devices().size();
     if (gpus == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
     check_gpu_request(config.gpus, gpus);
-  } else if (config.gpus > 0) {
-    throw ConfigError("--gpus " + std::to_string(config.gpus) + " applies to the cuda backend; the cpu backend runs on --workers threads");
   }
   if (!registry.policy_runs_on(policy, backend)) {
     std::string available;

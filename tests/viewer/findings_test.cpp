@@ -99,7 +99,7 @@ TEST(Findings, TheStaticListRunsNoTaskMostOfTheTime) {
   ASSERT_NE(f, nullptr);
   const double none = 1.0 - covered(m, run.begin_ns, run.end_ns) / (run.end_ns - run.begin_ns);
   EXPECT_NEAR(f->share, none, 1e-9);
-  EXPECT_NEAR(f->share, 0.938, 0.001);
+  EXPECT_NEAR(f->share, 0.947, 0.001);  // the shipped recording: no task for 94.7% of its run
   EXPECT_NE(f->text.find("in 6 gaps"), std::string::npos) << f->text;
   EXPECT_DOUBLE_EQ(covered(m, f->begin_ns, f->end_ns), 0.0) << "the longest gap has no task in it";
   EXPECT_GT(covered(m, f->begin_ns - 200, f->end_ns + 200), 0.0) << "and is the whole gap";

@@ -188,6 +188,12 @@ TEST(LessonVerdict, JudgesEachQuantityAndSumsThemUp) {
   EXPECT_EQ(v.quantities[1].in_short, "B 219x fewer task slots");
   EXPECT_NE(v.headline.find("800,000"), std::string::npos) << "the paper's figure beside the measured one: " << v.headline;
 
+  sb.makespan_ns = 1'960'000;  // 2% apart: a tie, which no claim of "faster" survives
+  v = verdict();
+  EXPECT_EQ(v.quantities[0].holds, false);
+  EXPECT_EQ(v.quantities[0].in_short, "a tie: B 1.02x as fast");
+  EXPECT_EQ(v.verdict, "holds partly");
+
   sb.makespan_ns = 3'000'000;  // B slower: the time half reverses, the memory half holds
   v = verdict();
   EXPECT_EQ(v.verdict, "holds partly");

@@ -253,6 +253,11 @@ int cmd_run(const RunArgs& a, Distribution* dist = nullptr) {
   cfg.scenario = a.scenario;
   cfg.policy = a.policy;
   if (!a.backend.empty()) cfg.backend = parse_backend(a.backend);
+  // The library ignores gpus on the cpu backend (one config may serve both); asked for on the
+  // command line, it is a mistake to say so.
+  if (a.gpus > 0 && cfg.backend == Backend::Cpu) {
+    throw ConfigError("--gpus " + std::to_string(a.gpus) + " applies to the cuda backend; the cpu backend runs on --workers threads");
+  }
   cfg.workers = a.workers;
   cfg.block_size = a.block_size;
   cfg.gpus = a.gpus;
