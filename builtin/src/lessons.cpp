@@ -54,7 +54,7 @@ const std::vector<Lesson>& table() {
        "slower, because its batches cross PCIe in one block's loads instead of the copy engine "
        "(docs/benchmarks.md, Figure 7 table: P3 4.403 against 2.455 ms on one H100). The multi-GPU variant "
        "has no CPU recipe: the CPU backend is one device.",
-       {{Quantity::DeviceBusyMaxMin, Expectation::AtMost, 1.1, "the GPUs' busy times nearly equal (Figure 10)"}},
+       {{Quantity::DeviceBusyMaxMin, Expectation::AtMost, 1.1, "the GPUs' busy times nearly equal (Figure 10; read here as max/min at most 1.1)"}},
        ""},
       {"grossman-tasks-per-sm",
        "Grossman: work stealing spreads tasks evenly over the SMs",

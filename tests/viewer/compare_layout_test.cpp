@@ -51,7 +51,8 @@ TEST(SummaryRows, TheVerificationIsTheLastCompactRow) {
 
 TEST(SummaryRows, WrappingBreaksAtSpacesAndInsideLongWords) {
   EXPECT_EQ(wrapped_lines("aaa bbb ccc", 7.0f * 7, width7), 2);  // "aaa bbb" | "ccc"
-  EXPECT_EQ(wrapped_lines("aaaaaaaaaa", 7.0f * 4, width7), 3);   // 4 + 4 + 2
+  EXPECT_EQ(wrapped_lines("aaaaaaaaaa", 7.0f * 4, width7), 1);   // a word is never split
+  EXPECT_EQ(wrapped_lines("1.5 ms 800,000", 7.0f * 7, width7), 2);  // "1.5 ms" | "800,000"
   EXPECT_EQ(wrapped_lines("one\ntwo", 1000.0f, width7), 2);
   EXPECT_EQ(wrapped_lines("", 100.0f, width7), 1);
 }

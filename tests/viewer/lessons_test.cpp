@@ -169,6 +169,23 @@ TEST(Lessons, TodaysFiguresAreTheDocsMeasurements) {
   }
 }
 
+// docs/papers.md states each lesson's verdict on its shipped traces; the verdict measured from them
+// must be that one (a re-recorded trace that changes it changes the doc too).
+TEST(LessonVerdict, EachLessonsVerdictOnItsShippedTracesIsTheOnePapersMdStates) {
+  const std::string papers = read_text(std::string(GPULB_SOURCE_DIR) + "/docs/papers.md");
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    const trace::Trace a = trace::read_trace(*builtin::find_shipped_trace(l.a.trace));
+    const trace::Trace b = trace::read_trace(*builtin::find_shipped_trace(l.b.trace));
+    const std::string verdict = builtin::assess_lesson(l, a, b).verdict;
+    const std::string stated = "`" + std::string(l.name) + "` " + verdict;
+    const auto at = papers.find(stated);
+    EXPECT_NE(at, std::string::npos) << "docs/papers.md does not say \"" << stated << "\"";
+    if (at != std::string::npos && verdict == "holds") {
+      EXPECT_NE(papers.substr(at + stated.size(), 7), " partly") << stated;
+    }
+  }
+}
+
 // The verdict's rule on made-up runs: each quantity judged against what the claim needs of it,
 // "holds" when all judged ones do, "reversed" when none does, "holds partly" between, and a
 // quantity one trace lacks named rather than guessed.
@@ -216,6 +233,10 @@ TEST(LessonVerdict, JudgesEachQuantityAndSumsThemUp) {
   EXPECT_EQ(v.verdict, "holds partly");
   EXPECT_DOUBLE_EQ(*v.quantities[0].a, 1.4);
   EXPECT_TRUE(std::isinf(*v.quantities[0].b));
+  sb.per_sm = {{"SM 0", 0, 0, 1, 100, 0}, {"SM 1", 0, 1, 1, 161, 0}};  // 1.61: "1.6" at the paper's precision
+  EXPECT_EQ(verdict().verdict, "holds");
+  sa.per_sm = sb.per_sm = {{"SM 0", 0, 0, 1, 100, 0}, {"SM 1", 0, 1, 1, 170, 0}};
+  EXPECT_EQ(verdict().verdict, "does not hold") << "a bound missed is no reversal";
 }
 
 }  // namespace

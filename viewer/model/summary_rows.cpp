@@ -1,5 +1,7 @@
 #include "summary_rows.hpp"
 
+#include "text_wrap.hpp"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -63,35 +65,7 @@ std::vector<SummaryRow> summary_rows(const TraceModel& model, bool compact) {
 }
 
 int wrapped_lines(std::string_view text, float width, const TextWidth& text_width) {
-  int lines = 0;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t nl = text.find('\n', start);
-    std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
-    // Greedy: take words while they fit; a word wider than the line is broken where it overflows.
-    do {
-      ++lines;
-      // The longest prefix that fits: widths grow with length, so a binary search finds it.
-      std::size_t lo = 0, hi = line.size();
-      while (lo < hi) {
-        const std::size_t mid = (lo + hi + 1) / 2;
-        if (text_width(std::string(line.substr(0, mid))) <= width) {
-          lo = mid;
-        } else {
-          hi = mid - 1;
-        }
-      }
-      const std::size_t fit = lo;
-      if (fit == line.size()) break;
-      // A space just past the fit counts too: the line breaks there with nothing lost.
-      const std::size_t last_space = line.substr(0, fit + 1).rfind(' ');
-      const std::size_t cut = last_space != std::string_view::npos && last_space > 0 ? last_space + 1 : std::max<std::size_t>(fit, 1);
-      line.remove_prefix(cut);
-    } while (!line.empty());
-    if (nl == std::string_view::npos) break;
-    start = nl + 1;
-  }
-  return std::max(lines, 1);
+  return static_cast<int>(wrap_at_spaces(text, width, text_width).size());
 }
 
 float summary_height(const std::vector<SummaryRow>& rows, float value_w, float line_h, float row_pad, const TextWidth& text_width) {

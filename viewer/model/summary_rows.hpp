@@ -22,8 +22,8 @@ struct SummaryRow {
 // Compact: the side panel's and compare's; full: the Summary tab's (clock, per-device totals, result).
 std::vector<SummaryRow> summary_rows(const TraceModel& model, bool compact);
 
-// Lines `text` takes when word-wrapped at `width` px (ImGui::TextWrapped's greedy rule: break at
-// the last space that fits, or inside a word longer than the line); at least 1.
+// Lines `text` takes when wrapped at `width` px as the views draw it (text_wrap.hpp: at spaces only,
+// a word wider than the line on a line of its own); at least 1.
 int wrapped_lines(std::string_view text, float width, const TextWidth& text_width);
 
 // The rows' height in a table whose value column is `value_w` px wide: `line_h` px a line and

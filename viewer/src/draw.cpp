@@ -1,5 +1,7 @@
 #include "draw.hpp"
 
+#include "text_wrap.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -62,6 +64,13 @@ std::string format_count(double v) {
     std::snprintf(buf, sizeof buf, "%.1f", v);
   }
   return buf;
+}
+
+void text_wrapped(std::string_view text) {
+  const float width = std::max(ImGui::GetContentRegionAvail().x, 1.0f);
+  ImGui::BeginGroup();
+  for (const std::string& line : wrap_at_spaces(text, width, text_width)) ImGui::TextUnformatted(line.c_str());
+  ImGui::EndGroup();
 }
 
 void chart_title(ImDrawList* dl, ImVec2 p, const char* title) {

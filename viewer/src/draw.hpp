@@ -8,6 +8,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "histogram.hpp"
 #include "loads.hpp"
@@ -60,6 +61,11 @@ int bar_chart(const char* title, std::span<const double> values, std::span<const
 
 // A histogram of counts; a log-scale histogram labels its edges as times.
 void histogram_chart(const char* title, const Histogram& h, ImVec2 size, const ValueFormat& edge_fmt);
+
+// `text` wrapped to the space left on the line, breaking only at spaces (text_wrap.hpp): ImGui's
+// TextWrapped also breaks after '.' and ',', inside "1.5 ms" or "800,000". A group, so that after
+// SameLine every line starts where the first does.
+void text_wrapped(std::string_view text);
 
 // The text of a chart's title line at p, in the title font colour.
 void chart_title(ImDrawList* dl, ImVec2 p, const char* title);

@@ -71,7 +71,7 @@ void list(const char* id, const char* caption, const TraceModel& model, const st
     if (ImGui::SmallButton(when.c_str())) show_finding(model, f, compare, vs);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Zoom the %s there", compare ? "compare view" : "timeline");
     ImGui::SameLine();
-    ImGui::TextWrapped("%s", display_text(f.text).c_str());
+    text_wrapped(display_text(f.text));
     ImGui::PopID();
     ImGui::PopID();
   }

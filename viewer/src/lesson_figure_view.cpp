@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "draw.hpp"
 #include "gpulb/builtin/lesson_verdict.hpp"
 #include "display_text.hpp"
-#include "text_wrap.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
@@ -21,17 +21,9 @@ const ImVec4 kDim(0.6f, 0.62f, 0.67f, 1.0f);
 
 ImVec4 verdict_colour(const std::string& verdict) {
   if (verdict == "holds") return ImVec4(0.30f, 0.70f, 0.40f, 1.0f);
-  if (verdict == "reversed") return ImVec4(0.80f, 0.30f, 0.30f, 1.0f);
+  if (verdict == "reversed" || verdict == "does not hold") return ImVec4(0.80f, 0.30f, 0.30f, 1.0f);
   if (verdict == "holds partly") return ImVec4(0.85f, 0.62f, 0.20f, 1.0f);
   return ImVec4(0.45f, 0.47f, 0.52f, 1.0f);
-}
-
-// Text wrapped at spaces only (text_wrap.hpp): no number, unit or file name split over two lines.
-// A group, so that after SameLine every line starts where the first does.
-void wrapped(std::string_view text, float width) {
-  ImGui::BeginGroup();
-  for (const std::string& line : wrap_at_spaces(text, width, text_width)) ImGui::TextUnformatted(line.c_str());
-  ImGui::EndGroup();
 }
 
 std::string upper(std::string s) {
@@ -52,7 +44,7 @@ void verdict_banner(const builtin::LessonVerdict& v) {
   ImGui::SameLine();
   ImGui::BeginGroup();
   ImGui::TextColored(kDim, "the verdict on these two runs, measured from their traces");
-  wrapped(v.headline, ImGui::GetContentRegionAvail().x);
+  text_wrapped(v.headline);
   ImGui::EndGroup();
 }
 
@@ -60,18 +52,24 @@ void verdict_banner(const builtin::LessonVerdict& v) {
 void quantity_bars(const builtin::MeasuredQuantity& q, float width) {
   ImGui::TextColored(ImVec4(0.86f, 0.87f, 0.9f, 1), "%s", q.name.c_str());
   ImGui::SameLine();
-  if (q.holds) {
+  if (q.a_within && q.b_within) {  // a bound on each run: say which runs keep it
+    for (const auto& [side, ok] : {std::pair{"  A", *q.a_within}, std::pair{"  B", *q.b_within}}) {
+      ImGui::SameLine();
+      ImGui::TextColored(verdict_colour(ok ? "holds" : "reversed"), "%s %s", side, ok ? "holds" : "does not hold");
+    }
+  } else if (q.holds) {
     ImGui::TextColored(*q.holds ? verdict_colour("holds") : verdict_colour("reversed"), *q.holds ? "  holds" : "  does not hold");
   } else {
     ImGui::TextColored(kDim, "  not measured");
   }
   const float label_w = 90.0f, bar_h = 26.0f, value_gap = 8.0f;
   const float bars_w = std::max(120.0f, width * 0.55f);
-  double top = 0.0;
+  double top = q.bound.value_or(0.0) * 1.25;  // a bound stands inside the scale, with room past it
   for (const auto& v : {q.a, q.b}) {
     if (v && std::isfinite(*v)) top = std::max(top, *v);
   }
   ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 bars0 = ImGui::GetCursorScreenPos();
   for (int side = 0; side < 2; ++side) {
     const std::optional<double>& v = side == 0 ? q.a : q.b;
     const ImVec4 colour = side == 0 ? kSideA : kSideB;
@@ -89,12 +87,21 @@ void quantity_bars(const builtin::MeasuredQuantity& q, float width) {
     dl->AddText(ImVec2(b0.x + len + value_gap, p.y + 4), colours::kText, text.c_str());
     ImGui::Dummy(ImVec2(width, bar_h + 4));
   }
+  if (q.bound && top > 0.0) {  // the claim's limit across both bars, named at its foot
+    const float x = bars0.x + label_w * 0.3f + static_cast<float>(*q.bound / top) * bars_w;
+    const float y1 = ImGui::GetCursorScreenPos().y;
+    dl->AddLine(ImVec2(x, bars0.y - 2), ImVec2(x, y1), colours::kText, 2.0f);
+    char label[48];
+    std::snprintf(label, sizeof label, "claim: at most %.1f", *q.bound);
+    dl->AddText(ImVec2(x + 4, y1 - 2), colours::kText, label);
+    ImGui::Dummy(ImVec2(width, ImGui::GetTextLineHeight()));
+  }
   ImGui::TextColored(kDim, "paper:   ");
   ImGui::SameLine();
-  wrapped(q.paper, ImGui::GetContentRegionAvail().x);
+  text_wrapped(q.paper);
   ImGui::TextColored(kDim, "measured:");
   ImGui::SameLine();
-  wrapped(q.measured, ImGui::GetContentRegionAvail().x);
+  text_wrapped(q.measured);
 }
 
 // "connect4 under static-list, lookahead 5, on CPU (2 threads)": strings from the file, clipped.
@@ -139,14 +146,14 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
   verdict_banner(v);
   ImGui::Spacing();
   ImGui::TextColored(kDim, "The claim");
-  wrapped(lesson.claim, ImGui::GetContentRegionAvail().x);
+  text_wrapped(lesson.claim);
   ImGui::Spacing();
   ImGui::TextColored(kSideA, "A");
   ImGui::SameLine();
-  wrapped(std::string(lesson.a.label) + ": " + run_line(lesson, a), ImGui::GetContentRegionAvail().x);
+  text_wrapped(std::string(lesson.a.label) + ": " + run_line(lesson, a));
   ImGui::TextColored(kSideB, "B");
   ImGui::SameLine();
-  wrapped(std::string(lesson.b.label) + ": " + run_line(lesson, *b), ImGui::GetContentRegionAvail().x);
+  text_wrapped(std::string(lesson.b.label) + ": " + run_line(lesson, *b));
   ImGui::Separator();
   const float width = ImGui::GetContentRegionAvail().x;
   for (const builtin::MeasuredQuantity& q : v.quantities) {

@@ -4,6 +4,7 @@
 #include "findings.hpp"
 #include <tuple>
 
+#include "draw.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
@@ -11,7 +12,7 @@ namespace {
 
 void paragraph(const char* heading, std::string_view text) {
   ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s", heading);
-  ImGui::TextWrapped("%.*s", static_cast<int>(text.size()), text.data());
+  text_wrapped(text);
   ImGui::Spacing();
 }
 
@@ -27,17 +28,17 @@ void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const Trace
   paragraph("Its claim", lesson.claim);
   ImGui::TextColored(ImVec4(0.55f, 0.75f, 1, 1), "A:");
   ImGui::SameLine();
-  ImGui::TextWrapped("%.*s", static_cast<int>(lesson.a.label.size()), lesson.a.label.data());
+  text_wrapped(lesson.a.label);
   ImGui::TextColored(ImVec4(1, 0.75f, 0.45f, 1), "B:");
   ImGui::SameLine();
-  ImGui::TextWrapped("%.*s", static_cast<int>(lesson.b.label.size()), lesson.b.label.data());
+  text_wrapped(lesson.b.label);
   ImGui::Spacing();
   if (a && b) {
     ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "What these two traces show");
     // "B took 1.5x the time of A" means something only for one input under two policies.
     if (a->header().meta.scenario == b->header().meta.scenario) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.45f, 0.85f, 0.55f, 1));
-      ImGui::TextWrapped("%s", compare_headline(*a, *b).c_str());
+      text_wrapped(compare_headline(*a, *b));
       ImGui::PopStyleColor();
     }
     if (ImGui::BeginTable("lesson figures", 3, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
@@ -49,12 +50,12 @@ void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const Trace
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.6f, 0.62f, 0.67f, 1));
-        ImGui::TextWrapped("%s", f.name.c_str());
+        text_wrapped(f.name);
         ImGui::PopStyleColor();
         ImGui::TableSetColumnIndex(1);
-        ImGui::TextWrapped("%s", f.a.c_str());
+        text_wrapped(f.a);
         ImGui::TableSetColumnIndex(2);
-        ImGui::TextWrapped("%s", f.b.c_str());
+        text_wrapped(f.b);
       }
       ImGui::EndTable();
     }
@@ -69,7 +70,7 @@ void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const Trace
                                                 std::tuple{"B:", ImVec4(1, 0.75f, 0.45f, 1), findings_b}}) {
       ImGui::TextColored(colour, "%s", tag);
       ImGui::SameLine();
-      ImGui::TextWrapped("%s", findings && !findings->empty() ? findings->front().text.c_str() : "nothing stands out");
+      text_wrapped(findings && !findings->empty() ? std::string_view(findings->front().text) : std::string_view("nothing stands out"));
     }
     ImGui::Spacing();
   }

@@ -1,6 +1,7 @@
 // The run's figures: what ran where, how long, how well balanced, and whether the result verified.
 // The rows come from the model (summary_rows.hpp); this draws them as a two-column table.
 #include "summary_rows.hpp"
+#include "draw.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
@@ -31,7 +32,7 @@ void draw_summary(const TraceModel& model, bool compact) {
     ImGui::TextColored(tone_colour(SummaryRow::Tone::Dim), "%s", r.name.c_str());
     ImGui::TableSetColumnIndex(1);
     ImGui::PushStyleColor(ImGuiCol_Text, tone_colour(r.tone));
-    ImGui::TextWrapped("%s", r.value.c_str());
+    text_wrapped(r.value);
     ImGui::PopStyleColor();
   }
   ImGui::EndTable();

@@ -170,7 +170,7 @@ void draw_task_details(const TraceModel& model, ViewState& vs) {
   ImGui::Text("task %u, kind %u%s", d.id, d.kind, in_b ? ", trace B" : "");
   ImGui::TextColored(dim, "worker  ");
   ImGui::SameLine();
-  ImGui::TextWrapped("%s", d.worker.c_str());
+  text_wrapped(d.worker);
   ImGui::TextColored(dim, "runs    ");
   ImGui::SameLine();
   ImGui::Text("%s .. %s (%s)", format_time(static_cast<double>(d.begin_ns) - origin).c_str(),
@@ -182,7 +182,7 @@ void draw_task_details(const TraceModel& model, ViewState& vs) {
   }
   ImGui::TextColored(dim, "from    ");
   ImGui::SameLine();
-  ImGui::TextWrapped("%s", d.source.c_str());
+  text_wrapped(d.source);
   ImGui::TextColored(dim, "spawned ");
   ImGui::SameLine();
   ImGui::Text("%u children", d.spawned);

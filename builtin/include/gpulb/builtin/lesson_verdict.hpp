@@ -20,6 +20,8 @@ struct MeasuredQuantity {
   std::string name;             // "time (makespan)"
   std::string unit;             // "ns", "task slots", "x"
   std::optional<double> a, b;   // nullopt: the trace does not hold it (e.g. an older recording)
+  std::optional<double> bound;  // the claim's limit, where it sets one (Expectation::AtMost)
+  std::optional<bool> a_within, b_within;  // each side against the bound, judged at its precision
   std::string paper;            // the paper's figure for it, as the paper states it
   std::string expectation;      // what the claim needs of the two values, in words: "B below A"
   std::optional<bool> holds;    // nullopt: not measured on both sides
@@ -28,7 +30,9 @@ struct MeasuredQuantity {
 };
 
 struct LessonVerdict {
-  std::string verdict;   // "holds", "holds partly", "reversed", or "not measured"
+  // "holds", "holds partly", "reversed" (a comparison went the other way), "does not hold" (a bound
+  // was missed), or "not measured"
+  std::string verdict;
   std::string headline;  // one line: the measured figures in short, then the paper's
   std::vector<MeasuredQuantity> quantities;
 };
