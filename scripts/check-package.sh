@@ -30,7 +30,7 @@ done
 
 if command -v lintian >/dev/null 2>&1; then
   # Errors fail the check; warnings (no changelog, no copyright file of Debian's form) are shown.
-  lintian --no-tag-display-limit "$deb" | tee "$build/lintian.txt" || true
+  lintian --tag-display-limit 0 "$deb" | tee "$build/lintian.txt" || true
   if grep -q '^E: ' "$build/lintian.txt"; then fail "lintian found errors ($build/lintian.txt)"; fi
 fi
 

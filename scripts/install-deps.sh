@@ -89,6 +89,8 @@ step() {
 
 export DEBIAN_FRONTEND=noninteractive
 step "updating Debian's package lists" "${sudo[@]}" apt-get update
-step "installing ${#missing[@]} Debian packages: ${missing[*]}" \
+noun=packages
+[ ${#missing[@]} -eq 1 ] && noun=package
+step "installing ${#missing[@]} Debian $noun: ${missing[*]}" \
   "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 echo "install-deps: done in $((SECONDS - started)) s (apt's output: $log)"

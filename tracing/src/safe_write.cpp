@@ -116,8 +116,11 @@ const char* kind_of(std::filesystem::file_type t) {
   }
 }
 
+}  // namespace
+
 // An unbuffered-by-the-library stream over a file descriptor: errors keep their errno, so a full
-// disk says so.
+// disk says so. Outside the anonymous namespace: AtomicWrite::Impl, of external linkage, holds one.
+namespace detail {
 class FdBuf : public std::streambuf {
  public:
   explicit FdBuf(int fd) : fd_(fd), buf_(1 << 16) { setp(buf_.data(), buf_.data() + buf_.size()); }
@@ -150,8 +153,7 @@ class FdBuf : public std::streambuf {
   std::vector<char> buf_;
   int error_ = 0;
 };
-
-}  // namespace
+}  // namespace detail
 
 std::filesystem::path resolve_output(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
@@ -246,7 +248,7 @@ struct AtomicWrite::Impl {
   Impl(int fd, bool unnamed) : fd(fd), unnamed(unnamed), buf(fd), stream(&buf) {}
   int fd;
   bool unnamed;  // an O_TMPFILE: it gets the temporary's name only once written in full
-  FdBuf buf;
+  detail::FdBuf buf;
   std::ostream stream;
 };
 

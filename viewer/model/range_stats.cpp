@@ -31,7 +31,7 @@ double busy_in(const Lane& lane, double a, double b) {
 
 void add_lane(RangeRow& row, const Lane& lane, double a, double b) {
   const double alive = std::min(b, static_cast<double>(lane.end_ns)) - std::max(a, static_cast<double>(lane.start_ns));
-  if (alive < 0 || lane.zones.empty() && lane.markers.empty()) return;
+  if (alive < 0 || (lane.zones.empty() && lane.markers.empty())) return;
   ++row.workers;
   row.alive_ns += alive;
   row.busy_ns += busy_in(lane, a, b);

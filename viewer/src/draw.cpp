@@ -68,8 +68,10 @@ std::string format_count(double v) {
 
 void text_wrapped(std::string_view text) {
   const float width = std::max(ImGui::GetContentRegionAvail().x, 1.0f);
+  std::string lines;  // one text of several lines: ImGui's own line height, as TextWrapped has
+  for (const std::string& line : wrap_at_spaces(text, width, text_width)) lines += (lines.empty() ? "" : "\n") + line;
   ImGui::BeginGroup();
-  for (const std::string& line : wrap_at_spaces(text, width, text_width)) ImGui::TextUnformatted(line.c_str());
+  ImGui::TextUnformatted(lines.c_str(), lines.c_str() + lines.size());
   ImGui::EndGroup();
 }
 
