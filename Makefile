@@ -4,8 +4,8 @@
 #                   lesson view (the viewer with a display, a PNG under out/ without one)
 #   make test       install what the tests need, build everything, run every test but the
 #                   ThreadSanitizer ones
-#   make check      the quick tier for everyday work: the tests labelled "check" (model, core,
-#                   tracing and CLI; no sanitizers, no MPI jobs, no screenshots)
+#   make check      the quick tier for everyday work: every test but those labelled gpu, mpi,
+#                   fuzz (sanitizers) and screenshots: model, core, tracing, scenarios and CLI
 #   make test-tsan  the concurrency tests under ThreadSanitizer
 #   make package    a Debian package of gpulb, gpulb-viewer, the lessons and the shipped traces
 #   make bench      the benchmarks (GPU figures need a CUDA GPU)
@@ -52,7 +52,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 check: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L check
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'gpu|mpi|fuzz|screenshots'
 
 test-tsan: deps
 	@cmake -S . -B $(BUILD)-tsan -G Ninja --log-level=NOTICE -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPULB_TSAN=ON \
