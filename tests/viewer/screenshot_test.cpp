@@ -151,6 +151,11 @@ class ViewerScreenshots : public ::testing::Test {
     std::string log;
     const int rc = viewer(files + " " + options + " --size 1280x760 --screenshot " + out.string(), log);
     EXPECT_EQ(rc, 0) << log;
+    return load_picture(out, log);
+  }
+
+  // The PNG at `out`, or an empty picture and a failure naming it (with the viewer's `log`).
+  static Picture load_picture(const fs::path& out, const std::string& log) {
     Picture p;
     int channels = 0;
     unsigned char* data = stbi_load(out.c_str(), &p.width, &p.height, &channels, 3);
@@ -445,12 +450,8 @@ TEST_F(ViewerScreenshots, LessonChenFig7OpensCompareWithTheLessonBesideIt) {
   const fs::path out = dir_ / "lesson-chen-fig7.png";
   std::string log;
   ASSERT_EQ(viewer("--lesson chen-fig7 --view compare --size 1280x760 --screenshot " + out.string(), log), 0) << log;
-  Picture p;
-  int channels = 0;
-  unsigned char* data = stbi_load(out.c_str(), &p.width, &p.height, &channels, 3);
-  ASSERT_NE(data, nullptr) << log;
-  p.rgb.assign(data, data + static_cast<std::size_t>(p.width) * p.height * 3);
-  stbi_image_free(data);
+  const Picture p = load_picture(out, log);
+  ASSERT_GT(p.width, 0);
   const int side = 300;  // the side panel is 300 px at this width
   const Rgb title{242, 217, 115};
   EXPECT_GT(count_in(p, title, 0, side, 0, p.height / 4, 30), 150) << "the lesson's title, at the top of the side panel";
@@ -466,12 +467,8 @@ TEST_F(ViewerScreenshots, LessonChenFig7OpensOnItsVerdictAndKeyFigure) {
   const fs::path out = dir_ / "lesson-chen-fig7-verdict.png";
   std::string log;
   ASSERT_EQ(viewer("--lesson chen-fig7 --size 1600x900 --screenshot " + out.string(), log), 0) << log;
-  Picture p;
-  int channels = 0;
-  unsigned char* data = stbi_load(out.c_str(), &p.width, &p.height, &channels, 3);
-  ASSERT_NE(data, nullptr) << log;
-  p.rgb.assign(data, data + static_cast<std::size_t>(p.width) * p.height * 3);
-  stbi_image_free(data);
+  const Picture p = load_picture(out, log);
+  ASSERT_GT(p.width, 0);
   const int side = 370;  // past the side panel
   const Rgb reversed{204, 77, 77}, holds{77, 179, 102}, bar_a{140, 191, 255}, bar_b{255, 191, 115};
   EXPECT_GT(count_in(p, reversed, side, p.width, 0, p.height / 5, 20), 800) << "the REVERSED box near the top";
