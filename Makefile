@@ -60,14 +60,12 @@ test-tsan: deps
 	@cmake --build $(BUILD)-tsan -j $(JOBS)
 	cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L concurrency -j $(JOBS)
 
-# The package is built in its own folder, configured for /usr, without tests or MPI.
-package:
+# The package holds what `make run` builds, from the same build folder (a test build has them
+# too): share/gpulb/traces is found beside bin/ wherever the package puts it, so no rebuild for /usr.
+package: build-run
 	@bash scripts/install-deps.sh --run --package
-	@cmake -S . -B $(BUILD)-package -G Ninja --log-level=NOTICE -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
-	  -DGPULB_TESTS=OFF -DGPULB_MPI=OFF -DGPULB_VIEWER=ON $(CMAKE_FLAGS)
-	@cmake --build $(BUILD)-package -j $(JOBS) --target gpulb-programs
-	cd $(BUILD)-package && cpack -G DEB
-	@bash scripts/check-package.sh $(BUILD)-package
+	cd $(BUILD) && cpack -G DEB -D CPACK_PACKAGING_INSTALL_PREFIX=/usr
+	@bash scripts/check-package.sh $(BUILD)
 
 bench: build
 	@mkdir -p out
@@ -81,4 +79,4 @@ fuzz:
 	bash scripts/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-tsan $(BUILD)-fuzz $(BUILD)-package
+	rm -rf $(BUILD) $(BUILD)-tsan $(BUILD)-fuzz

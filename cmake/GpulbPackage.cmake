@@ -1,7 +1,8 @@
 # `make package`: a Debian package (CPack's DEB generator) holding gpulb, gpulb-viewer, the
 # lessons (compiled into both) and the shipped traces (share/gpulb/traces). Its runtime
 # dependencies come from dpkg-shlibdeps (dpkg-dev) reading the two programs, plus the font and the
-# X server the viewer's pictures need. Configure it with -DCMAKE_INSTALL_PREFIX=/usr (make package does).
+# X server the viewer's pictures need. `make package` packs for /usr (CPACK_PACKAGING_INSTALL_PREFIX):
+# the programs find share/gpulb/traces beside their bin/, whatever prefix they were built for.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME gpulb)
 set(CPACK_PACKAGE_VENDOR "gpulb")

@@ -49,7 +49,22 @@ TEST(SummaryRows, TheVerificationIsTheLastCompactRow) {
   EXPECT_EQ(rows.back().value.rfind("yes: ", 0), 0u);
 }
 
-TEST(SummaryRows, WrappingBreaksAtSpacesAndInsideLongWords) {
+// The 4-rank trace's summary said "steals 0" while chunks of tasks moved between its ranks: it
+// counts them, in both the side panel's and the Summary tab's rows.
+TEST(SummaryRows, ADistributedRunCountsTheChunksMovedBetweenRanks) {
+  const TraceModel& m = testing::shipped(testing::kUts4Ranks);
+  ASSERT_GT(m.stats().rank_steals, 0u);
+  for (bool compact : {true, false}) {
+    const std::vector<SummaryRow> rows = summary_rows(m, compact);
+    const auto it = std::find_if(rows.begin(), rows.end(), [](const SummaryRow& r) { return r.name == "between ranks"; });
+    ASSERT_NE(it, rows.end()) << (compact ? "compact" : "full");
+    EXPECT_EQ(it->value.rfind(std::to_string(m.stats().rank_steals) + " chunks moved (", 0), 0u) << it->value;
+  }
+  const std::vector<SummaryRow> one = summary_rows(testing::shipped(testing::kP3Paper2Gpu), true);
+  EXPECT_TRUE(std::none_of(one.begin(), one.end(), [](const SummaryRow& r) { return r.name == "between ranks"; }));
+}
+
+TEST(SummaryRows, WrappingBreaksAtSpacesAndNeverInsideAWord) {
   EXPECT_EQ(wrapped_lines("aaa bbb ccc", 7.0f * 7, width7), 2);  // "aaa bbb" | "ccc"
   EXPECT_EQ(wrapped_lines("aaaaaaaaaa", 7.0f * 4, width7), 1);   // a word is never split
   EXPECT_EQ(wrapped_lines("1.5 ms 800,000", 7.0f * 7, width7), 2);  // "1.5 ms" | "800,000"

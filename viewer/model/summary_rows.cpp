@@ -44,6 +44,10 @@ std::vector<SummaryRow> summary_rows(const TraceModel& model, bool compact) {
                        ", max " + format_time(static_cast<double>(st.load.max_busy_ns)) + ")");
   row("tasks", std::to_string(st.tasks) + " on " + std::to_string(st.workers) + " workers");
   row("steals", std::to_string(st.steals) + " (" + std::to_string(st.failed_steals) + " failed)");
+  // A distributed run's steals between ranks are chunks of tasks, counted on the ranks' host tracks.
+  if (t.meta.ranks > 1 || st.rank_steals > 0) {
+    row("between ranks", std::to_string(st.rank_steals) + " chunks moved (" + std::to_string(st.rank_tasks_moved) + " tasks)");
+  }
   row("idle polls", std::to_string(st.failed_dequeues) + " failed dequeues");
   row("events", std::to_string(st.events) + " recorded, " + std::to_string(st.dropped_events) + " dropped",
       st.dropped_events ? Tone::Bad : Tone::Normal);
