@@ -110,12 +110,11 @@ std::string short_text(const ClaimQuantity& c, double a, double b) {
 }
 
 // "B 2.17x faster: 25.1 ms (A) against 11.6 ms (B)", "A 1.30, B 9.80 (claim: at most 1.6)".
-std::string measured_text(const ClaimQuantity& c, double a, double b) {
+std::string measured_text(const ClaimQuantity& c, double a, double b, const std::string& in_short) {
   if (c.expectation == Expectation::AtMost) {
     return "A " + format_quantity(c.quantity, a) + ", B " + format_quantity(c.quantity, b) + " (claim: at most " + fixed(c.bound, 1) + ")";
   }
   const std::string pair = format_quantity(c.quantity, a) + " (A) against " + format_quantity(c.quantity, b) + " (B)";
-  const std::string in_short = short_text(c, a, b);
   return in_short.empty() ? pair : in_short + ": " + pair;
 }
 
@@ -173,8 +172,8 @@ LessonVerdict assess_lesson(const Lesson& lesson, const LessonSide& a, const Les
     m.b = measure(c.quantity, b);
     if (m.a && m.b) {
       m.holds = judge(c, *m.a, *m.b);
-      m.measured = measured_text(c, *m.a, *m.b);
       m.in_short = short_text(c, *m.a, *m.b);
+      m.measured = measured_text(c, *m.a, *m.b, m.in_short);
       if (c.expectation == Expectation::AtMost) {  // a bound on each run: each side a judgement
         m.a_within = within(c, *m.a);
         m.b_within = within(c, *m.b);
