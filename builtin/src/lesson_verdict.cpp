@@ -92,6 +92,9 @@ namespace {
 
 // "B 2.17x faster", "B 219x fewer task slots": the figure a reader repeats.
 std::string short_text(const ClaimQuantity& c, double a, double b) {
+  if (c.expectation == Expectation::AAtMost) {
+    return "max/min A " + format_quantity(c.quantity, a) + " (B, for reference, " + format_quantity(c.quantity, b) + ")";
+  }
   if (c.expectation == Expectation::AtMost) {
     return "max/min A " + format_quantity(c.quantity, a) + ", B " + format_quantity(c.quantity, b);
   }
@@ -111,8 +114,9 @@ std::string short_text(const ClaimQuantity& c, double a, double b) {
 
 // "B 2.17x faster: 25.1 ms (A) against 11.6 ms (B)", "A 1.30, B 9.80 (claim: at most 1.6)".
 std::string measured_text(const ClaimQuantity& c, double a, double b, const std::string& in_short) {
-  if (c.expectation == Expectation::AtMost) {
-    return "A " + format_quantity(c.quantity, a) + ", B " + format_quantity(c.quantity, b) + " (claim: at most " + fixed(c.bound, 1) + ")";
+  if (c.expectation == Expectation::AtMost || c.expectation == Expectation::AAtMost) {
+    return "A " + format_quantity(c.quantity, a) + ", B " + format_quantity(c.quantity, b) + " (claim: " +
+           (c.expectation == Expectation::AAtMost ? "A" : "each") + " at most " + fixed(c.bound, 1) + ")";
   }
   const std::string pair = format_quantity(c.quantity, a) + " (A) against " + format_quantity(c.quantity, b) + " (B)";
   return in_short.empty() ? pair : in_short + ": " + pair;
@@ -123,6 +127,7 @@ std::string expectation_text(const ClaimQuantity& c) {
     case Expectation::BBelowA: return "B below A";
     case Expectation::ABelowB: return "A below B";
     case Expectation::AtMost: return "both at most " + fixed(c.bound, 1);
+    case Expectation::AAtMost: return "A at most " + fixed(c.bound, 1) + "; B for reference";
   }
   return "";
 }
@@ -138,6 +143,7 @@ std::optional<bool> judge(const ClaimQuantity& c, double a, double b) {
     case Expectation::BBelowA: return b * margin(c) < a;
     case Expectation::ABelowB: return a * margin(c) < b;
     case Expectation::AtMost: return within(c, a) && within(c, b);
+    case Expectation::AAtMost: return within(c, a);
   }
   return std::nullopt;
 }
@@ -167,7 +173,7 @@ LessonVerdict assess_lesson(const Lesson& lesson, const LessonSide& a, const Les
     m.unit = quantity_unit(c.quantity);
     m.paper = std::string(c.paper);
     m.expectation = expectation_text(c);
-    if (c.expectation == Expectation::AtMost) m.bound = c.bound;
+    if (c.expectation == Expectation::AtMost || c.expectation == Expectation::AAtMost) m.bound = c.bound;
     m.a = measure(c.quantity, a);
     m.b = measure(c.quantity, b);
     if (m.a && m.b) {
@@ -179,6 +185,10 @@ LessonVerdict assess_lesson(const Lesson& lesson, const LessonSide& a, const Les
         m.b_within = within(c, *m.b);
         judged += 2;
         held += (within(c, *m.a) ? 1 : 0) + (within(c, *m.b) ? 1 : 0);
+      } else if (c.expectation == Expectation::AAtMost) {  // a bound on A alone: B is the reference
+        m.a_within = within(c, *m.a);
+        ++judged;
+        held += *m.a_within ? 1 : 0;
       } else {
         ++judged;
         held += *m.holds ? 1 : 0;

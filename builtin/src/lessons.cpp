@@ -19,7 +19,7 @@ const std::vector<Lesson>& table() {
        {"hardware block scheduler (one block per task)", "patterns-P4-hardware-h100.gpulb", "patterns", "hardware",
         {"pattern=P4", "blocks=8000", "work=400"}},
        {"task queue (paper scheme, persistent blocks fed by the host)", "patterns-P4-task-queue-h100.gpulb", "patterns",
-        "task-queue", {"pattern=P4", "blocks=8000", "work=400", "queue_capacity=1024"}},
+        "task-queue", {"pattern=P4", "blocks=8000", "work=400", "variant=paper", "queue_capacity=1024"}},
        "A is one launch of 20,000 blocks: its SM rows stay white (busy) until a short tail, a nullified "
        "block ends at once and the next takes its slot. B's 2,112 persistent blocks live through the "
        "whole run, but their rows are mostly red (idle spells, failed dequeues) while the host track "
@@ -33,50 +33,52 @@ const std::vector<Lesson>& table() {
        "scheduler that no longer exists.",
        {{Quantity::Makespan, Expectation::BBelowA, 0.0,
          "the task queue's P4 run shorter than the block scheduler's (74.5% against 48.4% saved on P4)"}},
-       ""},
+       "pattern",
+       // Figure 7 itself: every pattern, at the sizes of docs/benchmarks.md's Figure 7 table.
+       LessonSeries{"pattern", {"P0", "P1", "P2", "P3", "P4"}, {"blocks=100000", "work=4000"}, SeriesFigure::ShareOfFirst,
+                    "chen-fig7-h100.json", false}},
       {"chen-multi-gpu",
-       "Chen section 6.2: a host task pool balancing two GPUs",
-       "Chen, Villa, Krishnamoorthy & Gao, IPDPS 2010, section 6.2, Figures 9 and 10",
-       "A host task pool with one control thread per GPU, each feeding two queues on its GPU, \"achieves "
-       "nearly linear speedup, load balance\" over several GPUs (Figure 10: the busy times of the GPUs "
-       "nearly equal).",
-       {"task queue, the paper's scheme (copies and an event wait per batch)", "patterns-P3-task-queue-paper-2xh200.gpulb",
-        "", "", {}},
-       {"task queue, gpulb's modern variant (mapped-memory doorbells, device-side publish)",
-        "patterns-P3-task-queue-modern-2xh200.gpulb", "", "", {}},
-       "Both runs split pattern P3 (half the blocks nullified) over two H200s. Look at the two GPU groups "
-       "of each timeline and the per-device busy time (Histograms, and the lesson's figures above): the "
-       "pool keeps both GPUs busy until about the same time. Then compare how each variant is fed: the "
-       "host tracks' enqueue batches and the queue levels under the lanes.",
-       "The balance between GPUs holds on 2 x H200: the pool hands each control thread work as its GPU "
-       "drains. What the feed costs changed: the paper scheme's enqueue takes 15-28 us a batch on an H100 "
-       "(114.3 us in 2010), the modern variant's 0.1 us; with short tasks, though, the modern variant is "
-       "slower, because its batches cross PCIe in one block's loads instead of the copy engine "
-       "(docs/benchmarks.md, Figure 7 table: P3 4.403 against 2.455 ms on one H100). The multi-GPU variant "
-       "has no CPU recipe: the CPU backend is one device.",
-       {{Quantity::DeviceBusyMaxMin, Expectation::AtMost, 1.1, "the GPUs' busy times nearly equal (Figure 10; read here as max/min at most 1.1)"}},
-       ""},
+       "Chen Figures 9 and 10: molecular dynamics over several GPUs, a static split against a task queue",
+       "Chen, Villa, Krishnamoorthy & Gao, IPDPS 2010, section 6.3.2, Figures 8, 9 and 10",
+       "On 4 GPUs and 512K atoms the task queue ran 2.45x faster than Solution 1 (each GPU a fixed, equal share of "
+       "the blocks), achieved \"nearly linear speedup\" with more GPUs, while Solution 1 did not, and kept the GPUs' "
+       "busy times nearly equal where Solution 1's load among GPUs was \"extremely unbalanced\" (Figure 10).",
+       {"Solution 1: the atoms' blocks split evenly over the GPUs, a block per task", "md-64k-solution1-4xh200.gpulb", "md",
+        "hardware", {"atoms=16384", "solution=1", "sample=16", "steps=0"}},
+       {"Solution TQ: a host task pool feeding each GPU's task queues", "md-64k-tq-4xh200.gpulb", "md", "task-queue",
+        {"atoms=16384", "solution=tq", "sample=16", "steps=0"}},
+       "The key figure's left half is Figure 9: each solution's speedup over its own one-GPU time, against the "
+       "linear line. Its right half is Figure 10: each GPU's busy time at the most GPUs. In the two shipped 4-GPU "
+       "traces (64K atoms) open Compare: every GPU group ends at about the same time under both solutions.",
+       "Solution 1 is not unbalanced here. Every atom tests all N atoms (the paper's Theta(N^2) force loop), so "
+       "every 128-atom task costs the same within a few percent and equal contiguous shares are already an even "
+       "split: on 4 GPUs both solutions' GPUs finish within 0.4% of each other (docs/benchmarks.md, md Figure 10). "
+       "The task queue then has no imbalance to remove and runs 0.95x Solution 1's speed; neither scales "
+       "linearly, since 512K atoms are one wave of blocks on 4 GPUs.",
+       {{Quantity::DeviceBusyMaxMin, Expectation::AtMost, 1.1, "the GPUs' busy times nearly equal under the task queue (Figure 10; read here as max/min at most 1.1)"},
+        {Quantity::Makespan, Expectation::BBelowA, 0.0, "the task queue 2.45x faster than Solution 1 on 4 GPUs (512K atoms)"}},
+       "",
+       LessonSeries{"gpus", {"1", "2", "4"}, {"atoms=524288"}, SeriesFigure::GpuScaling, "chen-multi-gpu-4gpus.json", true}},
       {"grossman-tasks-per-sm",
        "Grossman: work stealing spreads tasks evenly over the SMs",
        "Grossman, a GPU work-stealing runtime (hybrid work-sharing and work-stealing), Figure 3",
        "Although the computation trees are unbalanced (NQueens: the deepest leaf 9.8x the shallowest), the "
        "SM with the most tasks runs only 1.6x as many as the SM with the least.",
-       {"work stealing on UTS (63,914 nodes of a geometric tree)", "uts-geometric-d7-work-stealing-h100.gpulb", "uts",
-        "work-stealing", {"tree=custom", "t=1", "a=3", "d=7", "b=4", "r=19"}},
-       {"work stealing on N-Queens n=10 (few tasks a block)", "nqueens-10-work-stealing-h100.gpulb", "nqueens",
-        "work-stealing", {"n=10", "cutoff=4", "symmetry=none"}},
-       "Compare the rows \"tasks per SM max/min\" above, then open Histograms on each (trace A, then B in "
-       "the trace chooser). UTS has about 15 tasks a block and comes out near Grossman's own figure; "
-       "N-Queens n=10 has fewer tasks than blocks, so some SMs run one task and some none, and no policy "
-       "could even that out. In the timeline, folded SM rows are heat maps: red where an SM's blocks idle, "
-       "yellow marks where they stole; both runs spend most block-time looking for work (efficiency).",
-       "Grossman's balance is reached and passed on an H100 when every block gets many tasks "
-       "(docs/papers.md, docs/benchmarks.md): UTS T1L (102 M nodes) runs 558 M nodes/s with tasks per SM "
-       "max/min 1.06 (T1, 4 M nodes: 1.09; Grossman saw 1.6). With few tasks per worker it is not: "
-       "N-Queens n=14 (its whole tree, symmetry=none: 65 k tasks, 15 a block) shows max/min 1.80, a short run of unequal tasks rather "
-       "than a throughput test.",
-       {{Quantity::TasksPerSmMaxMin, Expectation::AtMost, 1.6, "tasks per SM max/min 1.6"}},
-       ""},
+       {"work stealing (persistent blocks, a deque each, stealing when dry)", "nqueens-14-work-stealing-h100.gpulb", "nqueens",
+        "work-stealing", {"n=14", "cutoff=5", "symmetry=none"}},
+       {"static list (no stealing: a launch per generation, the block scheduler places each task)",
+        "nqueens-14-static-list-h100.gpulb", "nqueens", "static-list", {"n=14", "cutoff=5", "symmetry=none"}},
+       "Both runs solve the same board, N-Queens n=14 (BOTS's whole tree, a task per placement of the first five "
+       "rows). The key figure counts the tasks each SM ran, Grossman's way: the busiest SM over the idlest. "
+       "Work stealing starts from one task on one block and spreads the tree by stealing; the static list never "
+       "steals, and the hardware block scheduler deals each generation's tasks out to the SMs. Open Histograms "
+       "for the tasks per SM of each run (trace A, then B).",
+       "Grossman's 1.6 is a figure of a 2012 GPU with 14 SMs; an H100 has 132 and runs 2,640 work-stealing blocks, "
+       "so the same tree gives each SM fewer tasks to even out. The recorded ratio is in the key figure; on "
+       "UTS T1L (102 M nodes, many tasks a block) work stealing reaches max/min 1.06 (docs/benchmarks.md). A policy "
+       "that does not steal can balance task counts too, when the block scheduler deals them out.",
+       {{Quantity::TasksPerSmMaxMin, Expectation::AAtMost, 1.6, "tasks per SM max/min 1.6 under work stealing"}},
+       "", std::nullopt},
       {"mohan-static-vs-stealing",
        "Mohan & Gopalan: a static task list against work stealing, in time and in memory",
        "Mohan & Gopalan, IJISA 2014, Figures 6 and 7 (Connect-Four)",
@@ -101,7 +103,9 @@ const std::vector<Lesson>& table() {
        "(4.9 GB) against 0.58 M.",
        {{Quantity::Makespan, Expectation::BBelowA, 0.0, "work stealing 2x faster (7 moves of lookahead)"},
         {Quantity::PeakTaskSlots, Expectation::BBelowA, 0.0, "800,000 task slots against 12,000 (67x fewer)"}},
-       "lookahead"},
+       "lookahead",
+       // Figures 6 and 7: time and task slots from lookahead 4 to the paper's 7.
+       LessonSeries{"lookahead", {"4", "5", "6", "7"}, {}, SeriesFigure::TimeAndSlots, "mohan-static-vs-stealing-h100.json", false}},
       {"gcharm-combining",
        "G-Charm: combining work requests into launches, adaptively or every K requests",
        "Rengasamy & Vadhiyar (G-Charm), section 3.1, Figure 2",
@@ -124,7 +128,7 @@ const std::vector<Lesson>& table() {
        "the longer. With the GPU idle nearly all of both runs, the host producing requests sets the pace, "
        "and when to launch matters little; the paper's gain needs a GPU kept busy by the requests.",
        {{Quantity::Makespan, Expectation::ABelowB, 0.0, "adaptive 8-38% shorter than static"}},
-       ""},
+       "", std::nullopt},
   };
   return kLessons;
 }
@@ -158,6 +162,12 @@ std::vector<std::filesystem::path> shipped_trace_dirs() {
   if (!ec && exe.has_parent_path()) dirs.push_back(exe.parent_path().parent_path() / "share" / "gpulb" / "traces");
   dirs.emplace_back(GPULB_INSTALLED_TRACES);
   dirs.emplace_back(GPULB_SOURCE_TRACES);
+  return dirs;
+}
+
+std::vector<std::filesystem::path> shipped_lesson_dirs() {
+  std::vector<std::filesystem::path> dirs;
+  for (const auto& traces : shipped_trace_dirs()) dirs.push_back(traces.parent_path() / "lessons");
   return dirs;
 }
 

@@ -23,6 +23,7 @@
 #ifdef GPULB_HAVE_MPI
 #include "gpulb/distributed/mpi_distribution.hpp"
 #endif
+#include "gpulb/builtin/lesson_series.hpp"
 #include "gpulb/builtin/lesson_verdict.hpp"
 #include "gpulb/builtin/lessons.hpp"
 #include "gpulb/builtin/registry.hpp"
@@ -463,7 +464,8 @@ void print_wrapped(const std::string& label, std::string_view text) {
 }
 
 struct LessonArgs {
-  std::string action, name, out_dir = ".", backend = "cpu";
+  std::string action, name, out_dir = ".", backend = "cpu", output;
+  int repeats = 3;
   std::vector<std::string> traces;  // lesson show: A and B; none: the shipped ones
   bool json = false;
   std::vector<std::string> params;  // overrides of the recipe's parameters: its key parameter
@@ -496,6 +498,19 @@ nlohmann::json verdict_json(const builtin::Lesson& lesson, const builtin::Lesson
           {"quantities", quantities}, {"traces", {{"a", a}, {"b", b}}}, {"today", lesson.today}};
 }
 
+nlohmann::json series_json(const builtin::Lesson& lesson, const builtin::SeriesRecording& rec, const std::string& file) {
+  const builtin::SeriesFigureData d = builtin::series_figure(lesson, rec);
+  nlohmann::json rows = nlohmann::json::array();
+  const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  for (const builtin::SeriesFigureRow& r : d.rows) {
+    rows.push_back({{"value", r.value}, {"a", opt(r.a)}, {"b", opt(r.b)}, {"a_slots", opt(r.a_slots)}, {"b_slots", opt(r.b_slots)},
+                    {"ideal", opt(r.ideal)}});
+  }
+  return {{"file", file},         {"parameter", rec.parameter}, {"device", rec.device},   {"recorded", rec.recorded},
+          {"command", rec.command}, {"quantity", d.quantity},   {"rows", rows},           {"measured", d.measured},
+          {"a_device_busy_ns", d.a_device_busy_ns}, {"b_device_busy_ns", d.b_device_busy_ns}};
+}
+
 // The lesson's verdict, measured on its shipped GPU traces or on two traces given (A, B).
 int cmd_lesson_show(const LessonArgs& args) {
   const builtin::Lesson& lesson = lesson_named(args.name);
@@ -513,8 +528,13 @@ int cmd_lesson_show(const LessonArgs& args) {
   }
   const trace::Trace a = trace::read_trace(paths[0], read_limits("")), b = trace::read_trace(paths[1], read_limits(""));
   const builtin::LessonVerdict v = builtin::assess_lesson(lesson, a, b);
+  const std::optional<std::filesystem::path> series_file = builtin::find_series_recording(lesson);
+  std::optional<builtin::SeriesRecording> series;
+  if (series_file) series = builtin::read_series(*series_file);
   if (args.json) {
-    std::cout << verdict_json(lesson, v, paths[0], paths[1]).dump(2) << "\n";
+    nlohmann::json j = verdict_json(lesson, v, paths[0], paths[1]);
+    if (series) j["series"] = series_json(lesson, *series, series_file->string());
+    std::cout << j.dump(2) << "\n";
     return 0;
   }
   std::cout << lesson.title << "\n";
@@ -524,6 +544,25 @@ int cmd_lesson_show(const LessonArgs& args) {
     print_wrapped("  " + q.name + ": ", (q.holds ? (*q.holds ? "holds; " : "does not hold; ") : "") + q.measured);
   }
   std::cout << "A           " << paths[0] << "\nB           " << paths[1] << "\n";
+  if (series) {
+    const builtin::SeriesFigureData d = builtin::series_figure(lesson, *series);
+    print_wrapped("series      ", d.measured + " (" + series->device + ", " + series->recorded + ": " + series_file->string() + ")");
+  }
+  return 0;
+}
+
+// The lesson's series on this machine: every value of its figure, both sides, --repeats times.
+int cmd_lesson_record(const LessonArgs& args) {
+  const builtin::Lesson& lesson = lesson_named(args.name);
+  if (args.output.empty()) throw ConfigError("lesson record needs -o FILE (the recording, JSON)");
+  trace::check_writable(args.output);
+  const Backend backend = parse_backend(args.backend).value_or(Backend::Cpu);
+  const builtin::SeriesRecording rec = builtin::record_series(lesson, backend, args.repeats, [&](int done, int total) {
+    std::fprintf(stderr, "\r%s: run %d of %d", args.name.c_str(), done, total);
+  });
+  std::fprintf(stderr, "\r%80s\r", "");
+  builtin::write_series(args.output, rec);
+  std::cout << builtin::series_figure(lesson, rec).measured << "\nwrote " << args.output << " (" << rec.device << ")\n";
   return 0;
 }
 
@@ -655,14 +694,16 @@ int main(int argc, char** argv) {
 
   LessonArgs la;
   auto* lesson = app.add_subcommand("lesson", "Each seed paper's headline claim as two runs side by side: list them, or run one (its recipe here; the GPU traces ship)");
-  lesson->add_option("action", la.action, "list; run NAME (its recipe here); show NAME [A B] (its verdict, measured on the shipped traces or on A and B)")
+  lesson->add_option("action", la.action, "list; run NAME (its recipe here); show NAME [A B] (its verdict, measured on the shipped traces or on A and B); record NAME -o FILE (its series: the claim at each value of its figure, both sides, on --backend)")
       ->required()
-      ->check(CLI::IsMember({"list", "run", "show"}));
+      ->check(CLI::IsMember({"list", "run", "show", "record"}));
   lesson->add_option("name", la.name, "the lesson (see gpulb lesson list)");
   lesson->add_option("traces", la.traces, "lesson show: two traces, A and B (default: the lesson's shipped GPU traces)")->expected(0, 2);
   lesson->add_flag("--json", la.json, "lesson show: print JSON (claim, paper's figures, measured figures, verdict, traces)");
   lesson->add_option("--out-dir", la.out_dir, "lesson run: where the runs' traces go (lesson-NAME-a.gpulb, -b.gpulb; made if missing)")->capture_default_str();
   lesson->add_option("-b,--backend", la.backend, "lesson run: cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  lesson->add_option("-o,--output", la.output, "lesson record: the series recording to write (JSON)");
+  lesson->add_option("--repeats", la.repeats, "lesson record: runs of each side at each value (the figure reads the median)")->capture_default_str();
   lesson->add_option("--param", la.params, "lesson run: a parameter of the recipe's scenario or policy, name=value, for both sides (e.g. lookahead=5)");
 
   try {
@@ -691,6 +732,7 @@ int main(int argc, char** argv) {
     if (*lesson) {
       if (la.action == "list") return cmd_lesson_list();
       if (la.action == "show") return cmd_lesson_show(la);
+      if (la.action == "record") return cmd_lesson_record(la);
       return cmd_lesson_run(la);
     }
     if (*bench) {
@@ -701,6 +743,9 @@ int main(int argc, char** argv) {
     std::cerr << "gpulb: error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const gpulb::trace::TraceFileError& e) {
+    std::cerr << "gpulb: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const gpulb::builtin::SeriesError& e) {
     std::cerr << "gpulb: error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const gpulb::trace::OutputPathError& e) {  // an output that must not be written: a bad argument

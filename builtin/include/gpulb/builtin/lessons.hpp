@@ -39,12 +39,30 @@ enum class Expectation {
   BBelowA,    // B's value under A's
   ABelowB,    // A's value under B's
   AtMost,     // both sides at most `bound`
+  AAtMost,    // A at most `bound`, B the reference beside it (a policy without the mechanism)
 };
 struct ClaimQuantity {
   Quantity quantity;
   Expectation expectation;
   double bound = 0.0;       // AtMost's limit
   std::string_view paper;   // the paper's figure for it: "2x faster at 7 moves of lookahead"
+};
+
+// How a lesson's series (lesson_series.hpp) is drawn as its key figure.
+enum class SeriesFigure {
+  ShareOfFirst,  // each side's time as a share of its own time at the first value, beside the work left (Chen Figure 7)
+  TimeAndSlots,  // time and peak task slots, both sides, at each value (Mohan Figures 6 and 7)
+  GpuScaling,    // speedup over A's one-GPU time against GPUs, and busy time per GPU at the most (Chen Figures 9 and 10)
+};
+
+// The claim at several values of one recipe parameter, recorded by `gpulb lesson record`.
+struct LessonSeries {
+  std::string_view parameter;  // "pattern", "lookahead", or "gpus" (a run's GPU count)
+  std::vector<std::string_view> values;
+  std::vector<std::string_view> record_params;  // the recording's sizes on top of the recipe: "blocks=100000"
+  SeriesFigure figure = SeriesFigure::ShareOfFirst;
+  std::string_view recording;  // the shipped recording: "chen-fig7-h100.json" in scenarios/lessons
+  bool traced = false;         // the figure needs events (busy time per GPU)
 };
 
 struct Lesson {
@@ -57,6 +75,7 @@ struct Lesson {
   std::string_view today;     // what today's hardware shows (measured: docs/benchmarks.md, docs/papers.md)
   std::vector<ClaimQuantity> quantities;  // what the verdict measures (lesson_verdict.hpp)
   std::string_view key_parameter;         // the recipe's parameter a reader may vary ("lookahead"); empty: none
+  std::optional<LessonSeries> series;     // the key figure's series; none: the two traces' bars alone
 };
 
 std::span<const Lesson> lessons();
@@ -72,6 +91,8 @@ std::string lessons_help();
 // prefix's copy, then the source tree. The first that holds `file`; nullopt where none does.
 std::optional<std::filesystem::path> find_shipped_trace(std::string_view file);
 std::vector<std::filesystem::path> shipped_trace_dirs();
+// The same places' lessons folders (share/gpulb/lessons, scenarios/lessons): the series recordings.
+std::vector<std::filesystem::path> shipped_lesson_dirs();
 
 // The RunConfig of a side's recipe on `backend` (traced), its parameters overridden by `overrides`
 // (a lesson's key parameter, e.g. lookahead=5); nullopt where the side has no recipe.
