@@ -43,9 +43,9 @@ const std::vector<Lesson>& table() {
        "On 4 GPUs and 512K atoms the task queue ran 2.45x faster than Solution 1 (each GPU a fixed, equal share of "
        "the blocks), achieved \"nearly linear speedup\" with more GPUs, while Solution 1 did not, and kept the GPUs' "
        "busy times nearly equal where Solution 1's load among GPUs was \"extremely unbalanced\" (Figure 10).",
-       {"Solution 1: the atoms' blocks split evenly over the GPUs, a block per task", "md-64k-solution1-4xh200.gpulb", "md",
+       {"Solution 1: the atoms' blocks split evenly over the GPUs, a block per task", "md-64k-solution1-4xh100.gpulb", "md",
         "hardware", {"atoms=16384", "solution=1", "sample=16", "steps=0"}},
-       {"Solution TQ: a host task pool feeding each GPU's task queues", "md-64k-tq-4xh200.gpulb", "md", "task-queue",
+       {"Solution TQ: a host task pool feeding each GPU's task queues", "md-64k-tq-4xh100.gpulb", "md", "task-queue",
         {"atoms=16384", "solution=tq", "sample=16", "steps=0"}},
        "The key figure's left half is Figure 9: each solution's speedup over its own one-GPU time, against the "
        "linear line. Its right half is Figure 10: each GPU's busy time at the most GPUs. In the two shipped 4-GPU "
@@ -112,9 +112,9 @@ const std::vector<Lesson>& table() {
        "Combining requests into a kernel when the count reaches the GPU's occupancy bound or when arrivals "
        "pause (gap over twice the largest seen) gave 8-38% shorter runs than combining every 100 requests "
        "(the static strategy) on ChaNGa's small dataset, about 19% on the large one.",
-       {"adaptive combining (up to the resident blocks, or on a pause)", "nbody-20k-combining-adaptive-h100.gpulb",
+       {"adaptive combining (up to the resident blocks, or on a pause)", "nbody-200k-combining-adaptive-h100.gpulb",
         "nbody", "combining", {"particles=20000", "steps=2", "strategy=adaptive", "transfer=reuse-sorted"}},
-       {"static combining (every K = 100 requests)", "nbody-20k-combining-static-h100.gpulb", "nbody", "combining",
+       {"static combining (every K = 100 requests)", "nbody-200k-combining-static-h100.gpulb", "nbody", "combining",
         {"particles=20000", "steps=2", "strategy=static", "transfer=reuse-sorted"}},
        "The host track \"GPU 0 control thread\" holds every combined launch with its size and reason (full, "
        "timeout, static, drain) and its transfers; the request blocks lie on the SM lanes below. Adaptive "
