@@ -8,28 +8,6 @@
 
 namespace gpulb::viewer {
 
-ImU32 kind_colour(std::uint16_t kind) {
-  static constexpr ImU32 kPalette[] = {
-      IM_COL32(76, 145, 232, 255),  IM_COL32(238, 150, 60, 255), IM_COL32(92, 190, 110, 255),
-      IM_COL32(205, 95, 200, 255),  IM_COL32(235, 205, 75, 255), IM_COL32(70, 200, 200, 255),
-      IM_COL32(230, 110, 120, 255), IM_COL32(160, 130, 230, 255)};
-  constexpr std::size_t n = sizeof kPalette / sizeof kPalette[0];
-  if (kind < n) return kPalette[kind];
-  const float hue = std::fmod(0.13f + 0.618034f * static_cast<float>(kind), 1.0f);
-  float r, g, b;
-  ImGui::ColorConvertHSVtoRGB(hue, 0.6f, 0.9f, r, g, b);
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
-}
-
-ImU32 duration_colour(double ns, double lo_ns, double hi_ns) {
-  const double a = std::log(std::max(lo_ns, 1.0)), b = std::log(std::max(hi_ns, lo_ns + 1.0));
-  const double f = std::clamp((std::log(std::max(ns, 1.0)) - a) / std::max(b - a, 1e-9), 0.0, 1.0);
-  // Hue from 0.62 (blue) down to 0.0 (red).
-  float r, g, bl;
-  ImGui::ColorConvertHSVtoRGB(static_cast<float>(0.62 * (1.0 - f)), 0.7f, 0.92f, r, g, bl);
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, bl, 1.0f));
-}
-
 ImU32 scale_colour(ImU32 c, float factor) {
   ImVec4 v = ImGui::ColorConvertU32ToFloat4(c);
   v.x = std::min(v.x * factor, 1.0f);
@@ -48,6 +26,10 @@ void legend_item(ImU32 colour, const char* label) {
   ImGui::SameLine();
   ImGui::TextUnformatted(label);
   ImGui::SameLine(0, 14);
+}
+
+void legend_items(std::span<const LegendEntry> entries) {
+  for (const LegendEntry& e : entries) legend_item(to_imgui(e.colour), e.label.c_str());
 }
 
 float text_width(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }

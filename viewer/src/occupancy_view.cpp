@@ -24,7 +24,7 @@ ImU32 plot_colour(OccupancyPlot::Kind k) {
   switch (k) {
     case OccupancyPlot::Kind::Pool: return colours::kHost;
     case OccupancyPlot::Kind::Busy: return colours::kBusy;
-    default: return colours::kBar;
+    default: return colours::kQueued;
   }
 }
 

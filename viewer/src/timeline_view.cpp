@@ -478,8 +478,8 @@ void draw_selection(const Frame& f, const Selection& sel) {
   const float a = static_cast<float>(f.axis.x(sel.begin_ns)), b = static_cast<float>(f.axis.x(sel.end_ns));
   const float bottom = f.top + f.height;
   f.dl->AddRectFilled(ImVec2(a, f.top), ImVec2(b, bottom), colours::kSelection);
-  f.dl->AddLine(ImVec2(a, f.top), ImVec2(a, bottom), colours::kHost);
-  f.dl->AddLine(ImVec2(b, f.top), ImVec2(b, bottom), colours::kHost);
+  f.dl->AddLine(ImVec2(a, f.top), ImVec2(a, bottom), colours::kChosen);
+  f.dl->AddLine(ImVec2(b, f.top), ImVec2(b, bottom), colours::kChosen);
 }
 
 // The lanes scroll by drag and Ctrl+wheel, not by an ImGui scrollbar (it would take the wheel
@@ -537,32 +537,26 @@ void draw_legend(const TraceModel& model, ColourMode mode) {
   if (mode == ColourMode::ByKind) {
     for (const std::uint16_t k : model.kinds()) {
       const std::string label = "kind " + std::to_string(k);
-      legend_item(kind_colour(k), label.c_str());
+      legend_item(to_imgui(kind_colour(k)), label.c_str());
     }
   } else {
     const double lo = static_cast<double>(model.min_task_ns()), hi = static_cast<double>(model.max_task_ns());
     for (int i = 0; i < 4; ++i) {
       const double ns = lo * std::pow(std::max(hi, lo + 1) / std::max(lo, 1.0), i / 3.0);
-      legend_item(duration_colour(ns, lo, hi), format_time(ns).c_str());
+      legend_item(to_imgui(duration_colour(ns, lo, hi)), format_time(ns).c_str());
     }
   }
-  legend_item(colours::kIdle, "idle");
-  legend_item(colours::kFailed, "failed dequeue");
-  legend_item(colours::kSteal, "steal");
-  legend_item(colours::kSpawn, "spawn");
+  legend_items(event_legend(model));
   const bool sms = std::any_of(model.devices().begin(), model.devices().end(), [](const DeviceGroup& d) { return d.has_sms; });
   if (sms) {
-    // The folded rows' heat map has its own scale (heat_scale.hpp).
-    auto heat = [](double busy, double idle) {
-      const Rgb8 c = heat_colour(busy, idle);
-      return IM_COL32(c.r, c.g, c.b, 255);
-    };
-    if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("SM rows: busy idle").x + 5 * ImGui::GetTextLineHeight()) ImGui::NewLine();
+    // The folded rows' own scale (heat_scale.hpp); their idle and steal colours are the ones above.
+    const std::vector<LegendEntry> rows = sm_row_legend();
+    float width = ImGui::CalcTextSize("SM rows:").x;
+    for (const LegendEntry& e : rows) width += ImGui::GetTextLineHeight() + 24 + ImGui::CalcTextSize(e.label.c_str()).x;
+    if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
     ImGui::TextDisabled("SM rows:");
     ImGui::SameLine();
-    legend_item(heat(0.3, 0), "");
-    legend_item(heat(1, 0), "busy");
-    legend_item(heat(0.1, 0.9), "idle");
+    legend_items(rows);
   }
   ImGui::NewLine();
 }
