@@ -42,14 +42,14 @@ constexpr float kRulerHeight = 24.0f;
 using Row = TimelineRow;
 using Layout = TimelineLayout;
 
-Layout layout_rows(const TraceModel& model, TimelineState& ts, const TimeAxis& axis, float width, float view_h) {
+// The folds in use: the user's, or every group open where the zoom shows tasks (auto_fold).
+Folds folds_in_use(const TraceModel& model, TimelineState& ts, const TimeAxis& axis, float width) {
   if (!ts.defaults_set) {
     ts.collapsed = default_folds(model, ts.unfold);
     ts.defaults_set = true;
   }
-  if (!ts.auto_fold) return layout_timeline(model, ts.collapsed, view_h, ImGui::GetTextLineHeight());
-  const double shown = axis.ns_per_px * static_cast<double>(width);
-  return layout_timeline(model, effective_folds(model, ts.collapsed, true, axis.ns_per_px, shown), view_h, ImGui::GetTextLineHeight());
+  if (!ts.auto_fold) return ts.collapsed;
+  return effective_folds(model, ts.collapsed, true, axis.ns_per_px, axis.ns_per_px * static_cast<double>(width));
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -252,12 +252,16 @@ void draw_header_row(const Frame& f, const LaneCtx& ctx, const Row& row, float y
     f.dl->PopClipRect();
   }
   if (row.folded && busy && !is_dev) {
-    f.dl->PushClipRect(ImVec2(f.left, y0), ImVec2(f.right, y1 - gap), true);
+    // On whole pixels: the clip rectangle becomes a scissor cut to whole pixels, and rows 1.7 px
+    // tall at fractional y lost a pixel each to it, striping the picture with the background.
+    // Rounded alike, one row's bottom is the next one's top.
+    const float hy0 = std::round(y0), hy1 = std::round(y1 - gap);
+    f.dl->PushClipRect(ImVec2(f.left, hy0), ImVec2(f.right, hy1), true);
     const auto cached = ctx.heat ? ctx.heat->rows.find({row.device, row.group}) : HeatRowCache::Rows::const_iterator{};
     if (ctx.heat && cached != ctx.heat->rows.end()) {
-      draw_heat_row(ctx, cached->second, y0, y1 - gap);
+      draw_heat_row(ctx, cached->second, hy0, hy1);
     } else {
-      draw_heat_row(ctx, *busy, idle, dev.groups[static_cast<std::size_t>(row.group)].steals, lanes, y0, y1 - gap);
+      draw_heat_row(ctx, *busy, idle, dev.groups[static_cast<std::size_t>(row.group)].steals, lanes, hy0, hy1);
     }
     f.dl->PopClipRect();
   } else if (row.folded && busy) {
@@ -522,6 +526,10 @@ std::optional<bool> draw_timeline_toolbar(const TraceModel& model, ViewState& vs
   if (counters) {
     ImGui::Checkbox("counters", &ts.counters);
     ImGui::SameLine();
+    if (ts.counters) {
+      own_scale_checkbox(vs);
+      ImGui::SameLine();
+    }
   }
   int mode = vs.colour == ColourMode::ByKind ? 0 : 1;
   ImGui::SetNextItemWidth(130);
@@ -586,10 +594,13 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
 
   const float lanes_top = p0.y + kRulerHeight;
   // Counter tracks take the bottom of the area; the lanes what is left.
-  const OccupancyPlots counters = options.counters && ts.counters ? occupancy_plots(model) : OccupancyPlots{};
-  const CounterLayout strip = counter_layout(counters.plots.size(), area.y - kRulerHeight);
+  const OccupancyPlots counters = options.counters && ts.counters ? occupancy_plots(model, vs.counter_scale) : OccupancyPlots{};
+  const Folds folds = folds_in_use(model, ts, axis, right - left);
+  const float text_h = ImGui::GetTextLineHeight();
+  const float lanes_min_h = counters.plots.empty() ? 0.0f : layout_timeline(model, folds, 0.0f, text_h).height;
+  const CounterLayout strip = counter_layout(counters.plots.size(), area.y - kRulerHeight, lanes_min_h);
   const float view_h = area.y - kRulerHeight - strip.height;
-  const Layout layout = layout_rows(model, ts, axis, right - left, view_h);
+  const Layout layout = layout_timeline(model, folds, view_h, text_h);
   scroll_to_revealed(ts, layout, view_h);
   const float max_scroll = std::max(0.0f, layout.height - view_h);
   ts.scroll_y = std::clamp(ts.scroll_y, 0.0f, max_scroll);
