@@ -128,15 +128,13 @@ int bar_chart(const char* title, std::span<const double> values, std::span<const
       dl->AddRectFilled(ImVec2(x0, y_of(buckets[c].mean)), ImVec2(x0 + 1, f.p1.y), colour);
     }
   }
-  // x labels: devices and a few SMs (Tick::at is a bar index), the later of two that would touch left out.
-  float label_end = -1e9f;
+  // x labels: every device, and a few SMs between them (place_axis_labels); a tick for each.
   for (const Tick& t : axis) {
     const float x = f.p0.x + bw * static_cast<float>(t.at);
     dl->AddLine(ImVec2(x, f.p1.y), ImVec2(x, f.p1.y + 4), colours::kDimText);
-    const float tw = ImGui::CalcTextSize(t.label.c_str()).x;
-    if (x < label_end || x + tw > f.outer1.x - 2) continue;
-    dl->AddText(ImVec2(x + 2, f.p1.y + 2), colours::kDimText, t.label.c_str());
-    label_end = x + tw + 8;
+  }
+  for (const PlacedLabel& l : place_axis_labels(axis, n, w, f.outer1.x - 2 - f.p1.x, text_width)) {
+    dl->AddText(ImVec2(f.p0.x + l.x, f.p1.y + 2), colours::kDimText, l.text.c_str());
   }
 
   // Min, mean and max lines, and the imbalance figure.

@@ -57,17 +57,22 @@ Folds folds_in_use(const TraceModel& model, TimelineState& ts, const TimeAxis& a
 // -------------------------------------------------------------------------------------------------
 
 // Ticks and labels come from the model (ticks.hpp): labels with the digits the step needs, the
-// last one kept inside the ruler.
+// last one kept inside the ruler. `note` (the selection's length) goes at the right end, and the
+// tick labels it would touch are left out.
 void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, const char* origin_label, float label_w, float left,
-                float right, float y0, float grid_bottom) {
+                float right, float y0, float grid_bottom, const std::string& note) {
   dl->AddRectFilled(ImVec2(left - label_w, y0), ImVec2(right, y0 + kRulerHeight), colours::kHeader);
-  for (const Tick& t : time_ticks(axis, origin_ns, left, right, 110.0, text_width)) {
+  std::vector<Tick> ticks = time_ticks(axis, origin_ns, left, right, 110.0, text_width);
+  const float note_x = right - text_width(note) - 6;
+  if (!note.empty()) clear_labels_under(ticks, note_x, right, text_width);
+  for (const Tick& t : ticks) {
     const float x = static_cast<float>(axis.x(t.at));
     dl->AddLine(ImVec2(x, y0 + kRulerHeight - 6), ImVec2(x, y0 + kRulerHeight), colours::kDimText);
     dl->AddLine(ImVec2(x, y0 + kRulerHeight), ImVec2(x, grid_bottom), IM_COL32(60, 65, 78, 90));
     if (!t.label.empty()) dl->AddText(ImVec2(static_cast<float>(t.x), y0 + 3), colours::kText, t.label.c_str());
   }
   dl->AddText(ImVec2(left - label_w + 6, y0 + 3), colours::kDimText, origin_label);
+  if (!note.empty()) dl->AddText(ImVec2(note_x, y0 + 3), colours::kChosen, note.c_str());
 }
 
 struct Arrow {
@@ -643,12 +648,9 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
     const std::optional<double> playhead = vs.playhead.active ? std::optional<double>(vs.playhead.time_ns) : std::nullopt;
     draw_counter_strip(CounterStrip{outer, axis, origin, p0.x, left, right, y0, hovered, playhead, &ts.counter_columns}, counters, strip);
   }
-  draw_ruler(outer, axis, origin, options.origin_ns ? "time from launch" : "time from start",
-             label_w, left, right, p0.y, p0.y + kRulerHeight);
-  if (vs.selection) {
-    const std::string s = "selection " + format_time(vs.selection->end_ns - vs.selection->begin_ns);
-    outer->AddText(ImVec2(right - ImGui::CalcTextSize(s.c_str()).x - 6, p0.y + 3), colours::kHost, s.c_str());
-  }
+  const std::string selected = vs.selection ? "selection " + format_time(vs.selection->end_ns - vs.selection->begin_ns) : "";
+  draw_ruler(outer, axis, origin, options.origin_ns ? "time from launch" : "time from start", label_w, left, right, p0.y,
+             p0.y + kRulerHeight, selected);
   ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + area.y));
   ImGui::PopID();
 }
