@@ -41,7 +41,7 @@ inline constexpr ImU32 kSelection = to_imgui(palette::kChosen, 40);  // the sele
 inline constexpr ImU32 kQueued = to_imgui(palette::kQueued);
 inline constexpr ImU32 kBusy = to_imgui(palette::kBusy);
 inline constexpr ImU32 kBar = IM_COL32(95, 150, 225, 255);  // a chart's bars of task counts (no kinds in its view)
-inline constexpr ImU32 kMean = IM_COL32(255, 255, 255, 230);
+inline constexpr ImU32 kMean = IM_COL32(255, 255, 255, 255);  // a chart's mean line
 }  // namespace colours
 
 ImU32 scale_colour(ImU32 c, float factor);  // darker (< 1) or lighter (> 1)
