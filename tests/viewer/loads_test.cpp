@@ -74,3 +74,33 @@ TEST(Loads, BarsAreLabelledWithTheirDevices) {
 
 }  // namespace
 }  // namespace gpulb::viewer
+
+namespace gpulb::viewer {
+namespace {
+
+// Every device named on every chart's axis, no two labels touching: GPU 0's "SM 128" took
+// GPU 1's place on the per-worker and per-SM charts of a 4-GPU run.
+TEST(Loads, EveryChartAxisNamesEveryDevice) {
+  auto width = [](const std::string& s) { return 8.0f * static_cast<float>(s.size()); };
+  for (const char* file : {testing::kUts4Gpu, testing::kMd4Gpu, testing::kP3Paper2Gpu}) {
+    const TraceModel& m = testing::shipped(file);
+    const ReplayState end = at_end(m);
+    for (const Loads& l : {worker_loads(m, end), group_loads(m, end, false), group_loads(m, end, true)}) {
+      for (const float plot_w : {300.0f, 470.0f, 900.0f}) {
+        const std::vector<PlacedLabel> placed = place_axis_labels(l.axis, l.busy.size(), plot_w, 8.0f, width);
+        for (std::size_t d = 0; d < m.devices().size(); ++d) {
+          const std::string name = "GPU " + std::to_string(d);
+          EXPECT_TRUE(std::any_of(placed.begin(), placed.end(), [&](const PlacedLabel& p) { return p.text == name; }))
+              << name << " unnamed in " << file << " at " << plot_w << " px";
+        }
+        for (std::size_t i = 1; i < placed.size(); ++i) {
+          EXPECT_GE(placed[i].x, placed[i - 1].x + width(placed[i - 1].text)) << placed[i].text << " touches " << placed[i - 1].text;
+        }
+        if (!placed.empty()) EXPECT_LE(placed.back().x + width(placed.back().text), plot_w + 8.0f);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpulb::viewer

@@ -2,6 +2,7 @@
 // window at 1.1 ms "1.1 ms", and the right-edge label was clipped.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -62,6 +63,33 @@ TEST(ValueTicks, RoundStepsFromZeroToTheTop) {
   EXPECT_EQ(at, (std::vector<double>{0, 200, 400, 600}));
   EXPECT_EQ(t[2].label, "400");
   EXPECT_EQ(value_ticks(30'784 * 1.05, 4)[1].label, "10k");
+}
+
+}  // namespace
+}  // namespace gpulb::viewer
+
+namespace gpulb::viewer {
+namespace {
+
+// "selection 473 us" at the ruler's right end was drawn over the last tick's "500 us"... and the
+// run's "2.0 ms": labels it would touch give way, the others stay.
+TEST(TimeTicks, NoTickLabelUnderTheSelectionsLength) {
+  const double left = 150, right = 1350;
+  std::vector<Tick> ticks = time_ticks(TimeAxis::fit(0, 2.14e6, left, right - left), 0, left, right, 110.0, text_width);
+  const std::string note = "selection 473 us";
+  const double x0 = right - text_width(note) - 6;
+  const auto labelled = [](const std::vector<Tick>& t) {
+    return std::count_if(t.begin(), t.end(), [](const Tick& k) { return !k.label.empty(); });
+  };
+  const auto before = labelled(ticks);
+  bool touched = false;
+  for (const Tick& t : ticks) touched = touched || (!t.label.empty() && t.x + text_width(t.label) > x0);
+  ASSERT_TRUE(touched) << "the case needs a label under the note";
+  clear_labels_under(ticks, x0, right, text_width);
+  for (const Tick& t : ticks) {
+    if (!t.label.empty()) EXPECT_LE(t.x + text_width(t.label), x0 - 4) << "\"" << t.label << "\" under the selection's length";
+  }
+  EXPECT_EQ(labelled(ticks), before - 1) << "only the label under it gives way";
 }
 
 }  // namespace

@@ -44,12 +44,18 @@ HeatRow heat_row(const StepSeries& busy, const StepSeries* idle, std::span<const
 Rgb8 heat_colour(double busy, double idle) {
   const double b = heat_level(busy) / static_cast<double>(kHeatLevels);
   const double i = heat_level(idle) / static_cast<double>(kHeatLevels);
-  // From the lane background (34 grey) to near white; idle pulls green and blue down, red up.
+  // From the lane background (34 grey, a touch blue) to near white; then towards the idle colour
+  // by the idle share.
   const double light = 34.0 + 206.0 * b;
-  const double red = std::min(255.0, light + 130.0 * i);
-  const double cool = light * (1.0 - 0.6 * i);
-  auto u8 = [](double v) { return static_cast<std::uint8_t>(std::clamp(std::lround(v), 0L, 255L)); };
-  return {u8(red), u8(cool), u8(cool * 1.04 > 255 ? 255 : cool * 1.04)};
+  auto channel = [i](double grey, std::uint8_t idle_colour) {
+    return static_cast<std::uint8_t>(std::clamp(std::lround(grey + (idle_colour - grey) * i), 0L, 255L));
+  };
+  return {channel(light, palette::kIdle.r), channel(light, palette::kIdle.g), channel(std::min(255.0, light * 1.04), palette::kIdle.b)};
+}
+
+StealMark steal_mark(int step, float row_h) {
+  const float share = 0.2f + 0.1f * static_cast<float>(std::clamp(step, 1, 4));
+  return {palette::kSteal, std::max(1.0f, row_h * share)};
 }
 
 std::vector<std::uint32_t> counts_per_column(std::span<const std::uint64_t> times, double t0_ns, double col_ns, int columns) {

@@ -1,22 +1,20 @@
 // The colour scale of folded timeline rows (one per SM): how busy its workers were, and how many
 // sat idle, per pixel column. Grey to white for busy, so that it never reads as a task kind (the
-// kinds are saturated hues); red mixed in for the share of workers in an idle spell.
+// kinds are saturated hues); the idle colour (palette.hpp) mixed in for the share of workers in an
+// idle spell, and steals marked in the steal colour, so that both mean what they mean in a lane.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "palette.hpp"
 #include "series.hpp"
 
 namespace gpulb::viewer {
 
-struct Rgb8 {
-  std::uint8_t r = 0, g = 0, b = 0;
-};
-
 // busy, idle: fractions of the row's workers in [0, 1] (clamped). Lightness grows with busy; idle
-// turns it red. Quantised to kHeatLevels steps a channel input so that neighbouring columns of
+// turns it towards palette::kIdle (all idle: that colour). Quantised to kHeatLevels steps a channel input so that neighbouring columns of
 // about the same load share a colour (and one quad).
 inline constexpr int kHeatLevels = 12;  // 24 doubled the quads of a whole-run frame for no visible gain
 Rgb8 heat_colour(double busy, double idle);
@@ -49,5 +47,13 @@ HeatRow heat_row(const StepSeries& busy, const StepSeries* idle, std::span<const
 HeatRow heat_row_on_grid(const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals, std::size_t lanes,
                          double origin_ns, double col_ns, std::int64_t first, int columns, const HeatRow* reuse = nullptr);
 int steal_step(std::uint32_t steals, std::size_t lanes);  // the mark's step for a column's steals
+
+// A column's steal mark atop a row `row_h` px tall: always the steal colour, opaque (a translucent
+// yellow over grey read as orange, a task kind's colour), taller the more steals a worker.
+struct StealMark {
+  Rgb8 colour;
+  float height = 0.0f;
+};
+StealMark steal_mark(int step, float row_h);
 
 }  // namespace gpulb::viewer

@@ -32,7 +32,7 @@ void add_sm_ticks(Loads& l, const std::vector<std::pair<double, std::uint32_t>>&
 Loads worker_loads(const TraceModel& model, const ReplayState& state) {
   Loads l;
   for (const DeviceGroup& dev : model.devices()) {
-    l.axis.push_back({static_cast<double>(l.busy.size()), 0.0, device_name(dev)});
+    l.axis.push_back({static_cast<double>(l.busy.size()), 0.0, device_name(dev), true});
     std::vector<std::pair<double, std::uint32_t>> sm_starts;
     for (const LaneGroup& g : dev.groups) {
       bool first = true;
@@ -67,7 +67,7 @@ Loads worker_loads(const TraceModel& model, const ReplayState& state) {
 Loads group_loads(const TraceModel& model, const ReplayState& state, bool per_device) {
   Loads l;
   for (const DeviceGroup& dev : model.devices()) {
-    l.axis.push_back({static_cast<double>(l.busy.size()), 0.0, device_name(dev)});
+    l.axis.push_back({static_cast<double>(l.busy.size()), 0.0, device_name(dev), true});
     std::vector<std::pair<double, std::uint32_t>> sm_starts;
     if (per_device) {
       l.labels.push_back(dev.label);
@@ -93,6 +93,30 @@ Loads group_loads(const TraceModel& model, const ReplayState& state, bool per_de
   }
   if (!l.axis.empty() && l.axis.back().at >= static_cast<double>(l.busy.size())) l.axis.pop_back();
   return l;
+}
+
+std::vector<PlacedLabel> place_axis_labels(std::span<const Tick> axis, std::size_t bars, float plot_w, float right_room,
+                                           const TextWidth& width) {
+  constexpr float kPad = 2.0f, kGap = 8.0f;
+  std::vector<PlacedLabel> placed;
+  if (bars == 0) return placed;
+  auto touches = [&](float x, float w) {
+    return std::any_of(placed.begin(), placed.end(), [&](const PlacedLabel& p) {
+      return x < p.x + width(p.text) + kGap && p.x < x + w + kGap;
+    });
+  };
+  for (const bool major : {true, false}) {
+    for (const Tick& t : axis) {
+      if (t.major != major || t.label.empty()) continue;
+      const float w = width(t.label);
+      float x = plot_w * static_cast<float>(t.at / static_cast<double>(bars)) + kPad;
+      if (major) x = std::max(0.0f, std::min(x, plot_w + right_room - w));
+      if (x + w > plot_w + right_room || touches(x, w)) continue;
+      placed.push_back({t.label, x});
+    }
+  }
+  std::sort(placed.begin(), placed.end(), [](const PlacedLabel& a, const PlacedLabel& b) { return a.x < b.x; });
+  return placed;
 }
 
 std::vector<Bucket> bar_buckets(std::span<const double> values, int columns) {

@@ -29,6 +29,18 @@ Loads worker_loads(const TraceModel& model, const ReplayState& state);
 // One bar per SM (devices without SMs: one per device), or one per device.
 Loads group_loads(const TraceModel& model, const ReplayState& state, bool per_device);
 
+// An x label of a bar chart where it is drawn: px from the plot's left edge.
+struct PlacedLabel {
+  std::string text;
+  float x = 0.0f;
+};
+// The x labels a chart of `bars` bars `plot_w` px wide draws of `axis` (Tick::at a bar index),
+// left to right: every device's name (Tick::major) at its first bar, moved left where it would
+// end past `right_room` px beyond the plot; then the SM ticks that touch none of them. Before,
+// GPU 0's "SM 128" took GPU 1's place and the axis never named GPUs 1-3.
+std::vector<PlacedLabel> place_axis_labels(std::span<const Tick> axis, std::size_t bars, float plot_w, float right_room,
+                                           const TextWidth& width);
+
 // A chart with more bars than pixel columns draws one column per bucket of neighbouring bars: its
 // fill is their mean and its band their range (the maximum alone made the fill sit above the mean
 // line on 4,224 workers).

@@ -1,10 +1,25 @@
 #include "occupancy.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace gpulb::viewer {
 
-OccupancyPlots occupancy_plots(const TraceModel& model) {
+namespace {
+
+// Every plot of a kind topped at the kind's highest top, its ticks made again for it.
+void share_scales(std::vector<OccupancyPlot>& plots) {
+  std::map<OccupancyPlot::Kind, double> top;
+  for (const OccupancyPlot& p : plots) top[p.kind] = std::max(top[p.kind], p.top);
+  for (OccupancyPlot& p : plots) {
+    p.top = top[p.kind];
+    p.ticks = value_ticks(p.top, 4);
+  }
+}
+
+}  // namespace
+
+OccupancyPlots occupancy_plots(const TraceModel& model, CounterScale scale) {
   OccupancyPlots out;
   std::vector<std::string> empty;
   auto add = [&](OccupancyPlot::Kind kind, std::string title, const StepSeries& s, double capacity) {
@@ -35,6 +50,7 @@ OccupancyPlots occupancy_plots(const TraceModel& model) {
     add(OccupancyPlot::Kind::Busy, dev.label.substr(0, dev.label.find(':')) + " busy workers", *dev.busy,
         static_cast<double>(dev.workers));
   }
+  if (scale == CounterScale::Shared) share_scales(out.plots);
   for (const std::string& e : empty) out.note += (out.note.empty() ? "" : ", ") + e;
   if (!empty.empty()) out.note += " stayed empty (not plotted)";
   return out;

@@ -70,6 +70,13 @@ std::vector<Tick> time_ticks(const TimeAxis& axis, double origin_ns, double left
   return ticks;
 }
 
+void clear_labels_under(std::vector<Tick>& ticks, double x0, double x1, const TextWidth& width) {
+  constexpr double kGap = 4.0;
+  for (Tick& t : ticks) {
+    if (!t.label.empty() && t.x < x1 + kGap && t.x + width(t.label) > x0 - kGap) t.label.clear();
+  }
+}
+
 namespace {
 
 std::string count_label(double v) {

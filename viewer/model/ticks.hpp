@@ -14,6 +14,7 @@ struct Tick {
   double at = 0.0;  // a time (ns, on the trace's clock) or a value
   double x = 0.0;   // where its label starts (time ticks: screen px)
   std::string label;
+  bool major = false;  // a chart axis's device name: drawn before, and never given up for, minor ones
 };
 
 // The round step (1, 2 or 5 x 10^k ns) that puts ticks at least min_px apart.
@@ -32,6 +33,10 @@ using TextWidth = std::function<float(const std::string&)>;
 // would then overlap its left neighbour is left out (its tick stays: Tick::label empty).
 std::vector<Tick> time_ticks(const TimeAxis& axis, double origin_ns, double left_px, double right_px, double min_px,
                              const TextWidth& width);
+
+// Clears the labels of `ticks` (time_ticks') that would touch [x0, x1], where another label is
+// drawn (the selection's length at the ruler's right end); their ticks stay.
+void clear_labels_under(std::vector<Tick>& ticks, double x0, double x1, const TextWidth& width);
 
 // Value ticks for a plot of [0, top]: 0 and round steps up to top, at most max_ticks + 1 of them,
 // labelled as counts ("1,500" is "1.5k").

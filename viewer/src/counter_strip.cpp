@@ -18,7 +18,7 @@ ImU32 track_colour(OccupancyPlot::Kind k) {
   switch (k) {
     case OccupancyPlot::Kind::Pool: return colours::kHost;
     case OccupancyPlot::Kind::Busy: return colours::kBusy;
-    default: return colours::kBar;
+    default: return colours::kQueued;
   }
 }
 
@@ -36,7 +36,7 @@ void draw_track(const CounterStrip& s, const OccupancyPlot& plot, float y0, floa
   if (h >= 2 * line + 4) dl->AddText(ImVec2(s.x0 + 8, y0 + 2 + line), colours::kDimText, fit_text_here(plot.caption, name_room).c_str());
   auto y_of = [&](double v) { return bottom - static_cast<float>(v / plot.top) * (bottom - top); };
   dl->AddText(ImVec2(s.left - scale_w, std::max(y0 + 1, y_of(plot.top / 1.05) - line * 0.5f)), colours::kDimText, peak.c_str());
-  if (h >= 2 * line) dl->AddText(ImVec2(s.left - text_width("0") - 6, bottom - line + 2), colours::kDimText, "0");
+  if (h >= 2 * line + 4) dl->AddText(ImVec2(s.left - text_width("0") - 6, bottom - line + 2), colours::kDimText, "0");
 
   dl->PushClipRect(ImVec2(s.left, y0), ImVec2(s.right, y1), true);
   const StepSeries& series = *plot.series;
@@ -86,6 +86,12 @@ void draw_track(const CounterStrip& s, const OccupancyPlot& plot, float y0, floa
 }  // namespace
 
 std::string fit_text_here(const std::string& text, float max_px) { return fit_text(text, max_px, text_width); }
+
+void own_scale_checkbox(ViewState& vs) {
+  bool own = vs.counter_scale == CounterScale::Own;
+  if (ImGui::Checkbox("own scale", &own)) vs.counter_scale = own ? CounterScale::Own : CounterScale::Shared;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("each counter track scaled to its own peak (off: one scale per kind across devices)");
+}
 
 void draw_counter_strip(const CounterStrip& s, const OccupancyPlots& plots, const CounterLayout& layout) {
   for (std::size_t i = 0; i < layout.shown; ++i) {

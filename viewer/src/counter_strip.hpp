@@ -26,5 +26,7 @@ struct CounterStrip {
 
 void draw_counter_strip(const CounterStrip& strip, const OccupancyPlots& plots, const CounterLayout& layout);
 std::string fit_text_here(const std::string& text, float max_px);  // fit_text with ImGui's widths
+// "own scale": the counters (strip and Occupancy tab) each on its own peak, or shared per kind.
+void own_scale_checkbox(ViewState& vs);
 
 }  // namespace gpulb::viewer

@@ -8,28 +8,6 @@
 
 namespace gpulb::viewer {
 
-ImU32 kind_colour(std::uint16_t kind) {
-  static constexpr ImU32 kPalette[] = {
-      IM_COL32(76, 145, 232, 255),  IM_COL32(238, 150, 60, 255), IM_COL32(92, 190, 110, 255),
-      IM_COL32(205, 95, 200, 255),  IM_COL32(235, 205, 75, 255), IM_COL32(70, 200, 200, 255),
-      IM_COL32(230, 110, 120, 255), IM_COL32(160, 130, 230, 255)};
-  constexpr std::size_t n = sizeof kPalette / sizeof kPalette[0];
-  if (kind < n) return kPalette[kind];
-  const float hue = std::fmod(0.13f + 0.618034f * static_cast<float>(kind), 1.0f);
-  float r, g, b;
-  ImGui::ColorConvertHSVtoRGB(hue, 0.6f, 0.9f, r, g, b);
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
-}
-
-ImU32 duration_colour(double ns, double lo_ns, double hi_ns) {
-  const double a = std::log(std::max(lo_ns, 1.0)), b = std::log(std::max(hi_ns, lo_ns + 1.0));
-  const double f = std::clamp((std::log(std::max(ns, 1.0)) - a) / std::max(b - a, 1e-9), 0.0, 1.0);
-  // Hue from 0.62 (blue) down to 0.0 (red).
-  float r, g, bl;
-  ImGui::ColorConvertHSVtoRGB(static_cast<float>(0.62 * (1.0 - f)), 0.7f, 0.92f, r, g, bl);
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, bl, 1.0f));
-}
-
 ImU32 scale_colour(ImU32 c, float factor) {
   ImVec4 v = ImGui::ColorConvertU32ToFloat4(c);
   v.x = std::min(v.x * factor, 1.0f);
@@ -48,6 +26,10 @@ void legend_item(ImU32 colour, const char* label) {
   ImGui::SameLine();
   ImGui::TextUnformatted(label);
   ImGui::SameLine(0, 14);
+}
+
+void legend_items(std::span<const LegendEntry> entries) {
+  for (const LegendEntry& e : entries) legend_item(to_imgui(e.colour), e.label.c_str());
 }
 
 float text_width(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
@@ -146,15 +128,13 @@ int bar_chart(const char* title, std::span<const double> values, std::span<const
       dl->AddRectFilled(ImVec2(x0, y_of(buckets[c].mean)), ImVec2(x0 + 1, f.p1.y), colour);
     }
   }
-  // x labels: devices and a few SMs (Tick::at is a bar index), the later of two that would touch left out.
-  float label_end = -1e9f;
+  // x labels: every device, and a few SMs between them (place_axis_labels); a tick for each.
   for (const Tick& t : axis) {
     const float x = f.p0.x + bw * static_cast<float>(t.at);
     dl->AddLine(ImVec2(x, f.p1.y), ImVec2(x, f.p1.y + 4), colours::kDimText);
-    const float tw = ImGui::CalcTextSize(t.label.c_str()).x;
-    if (x < label_end || x + tw > f.outer1.x - 2) continue;
-    dl->AddText(ImVec2(x + 2, f.p1.y + 2), colours::kDimText, t.label.c_str());
-    label_end = x + tw + 8;
+  }
+  for (const PlacedLabel& l : place_axis_labels(axis, n, w, f.outer1.x - 2 - f.p1.x, text_width)) {
+    dl->AddText(ImVec2(f.p0.x + l.x, f.p1.y + 2), colours::kDimText, l.text.c_str());
   }
 
   // Min, mean and max lines, and the imbalance figure.

@@ -12,10 +12,14 @@
 
 #include "histogram.hpp"
 #include "loads.hpp"
+#include "palette.hpp"
 #include "ticks.hpp"
 
 namespace gpulb::viewer {
 
+constexpr ImU32 to_imgui(Rgb8 c, unsigned alpha = 255) { return IM_COL32(c.r, c.g, c.b, alpha); }
+
+// The frame's greys, and the meanings' colours of palette.hpp (one colour per meaning).
 namespace colours {
 inline constexpr ImU32 kBackground = IM_COL32(24, 26, 31, 255);
 inline constexpr ImU32 kLaneEven = IM_COL32(30, 33, 39, 255);
@@ -25,28 +29,26 @@ inline constexpr ImU32 kRankHeader = IM_COL32(36, 58, 84, 255);  // a rank's row
 inline constexpr ImU32 kGrid = IM_COL32(70, 75, 88, 255);
 inline constexpr ImU32 kText = IM_COL32(220, 223, 228, 255);
 inline constexpr ImU32 kDimText = IM_COL32(150, 155, 165, 255);
-inline constexpr ImU32 kIdle = IM_COL32(200, 60, 60, 150);
-inline constexpr ImU32 kFailed = IM_COL32(255, 90, 90, 255);
-inline constexpr ImU32 kSteal = IM_COL32(255, 200, 60, 255);
-inline constexpr ImU32 kStealAcross = IM_COL32(255, 90, 200, 255);  // a steal from another GPU's worker
-inline constexpr ImU32 kRankTransfer = IM_COL32(90, 210, 255, 255);  // a chunk of tasks moved between ranks
-inline constexpr ImU32 kSpawn = IM_COL32(120, 230, 140, 255);
-inline constexpr ImU32 kHost = IM_COL32(120, 170, 255, 255);
-inline constexpr ImU32 kPlayhead = IM_COL32(255, 210, 70, 255);
-inline constexpr ImU32 kSelection = IM_COL32(120, 170, 255, 50);
-inline constexpr ImU32 kBusy = IM_COL32(90, 190, 130, 255);
-inline constexpr ImU32 kBar = IM_COL32(95, 150, 225, 255);
-inline constexpr ImU32 kMean = IM_COL32(255, 210, 70, 255);
+inline constexpr ImU32 kIdle = to_imgui(palette::kIdle);
+inline constexpr ImU32 kSteal = to_imgui(palette::kSteal);
+inline constexpr ImU32 kStealAcross = to_imgui(palette::kStealAcross);
+inline constexpr ImU32 kRankTransfer = to_imgui(palette::kRankTransfer);
+inline constexpr ImU32 kSpawn = to_imgui(palette::kSpawn);
+inline constexpr ImU32 kHost = to_imgui(palette::kHost);
+inline constexpr ImU32 kPlayhead = to_imgui(palette::kPlayhead);
+inline constexpr ImU32 kChosen = to_imgui(palette::kChosen);
+inline constexpr ImU32 kSelection = to_imgui(palette::kChosen, 40);  // the selected range's band
+inline constexpr ImU32 kQueued = to_imgui(palette::kQueued);
+inline constexpr ImU32 kBusy = to_imgui(palette::kBusy);
+inline constexpr ImU32 kBar = IM_COL32(95, 150, 225, 255);  // a chart's bars of task counts (no kinds in its view)
+inline constexpr ImU32 kMean = IM_COL32(255, 255, 255, 255);  // a chart's mean line
 }  // namespace colours
 
-// A distinct, saturated colour per task kind (a fixed palette, then golden-ratio hues).
-ImU32 kind_colour(std::uint16_t kind);
-// Task duration on a log scale between lo and hi, from blue (short) through green to red (long).
-ImU32 duration_colour(double ns, double lo_ns, double hi_ns);
 ImU32 scale_colour(ImU32 c, float factor);  // darker (< 1) or lighter (> 1)
 
 // A legend swatch and its label on the current line.
 void legend_item(ImU32 colour, const char* label);
+void legend_items(std::span<const LegendEntry> entries);
 
 using ValueFormat = std::function<std::string(double)>;
 std::string format_count(double v);

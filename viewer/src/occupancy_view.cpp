@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "counter_strip.hpp"
 #include "display_text.hpp"
 #include "draw.hpp"
 #include "occupancy.hpp"
@@ -24,7 +25,7 @@ ImU32 plot_colour(OccupancyPlot::Kind k) {
   switch (k) {
     case OccupancyPlot::Kind::Pool: return colours::kHost;
     case OccupancyPlot::Kind::Busy: return colours::kBusy;
-    default: return colours::kBar;
+    default: return colours::kQueued;
   }
 }
 
@@ -76,11 +77,15 @@ void series_plot(const OccupancyPlot& plot, const TimeAxis& timeline_axis, doubl
   dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(p0.x + 8, p0.y + 6), colours::kText, plot.title.c_str(), nullptr,
               left - 48 - (p0.x + 8));
   dl->PopClipRect();
+  // Value labels bottom up; one that would touch the label below it is left out (a short plot).
+  float free_above = bottom + line;
   for (const Tick& t : plot.ticks) {
     const float y = y_of(t.at);
     dl->AddLine(ImVec2(left, y), ImVec2(right, y), IM_COL32(60, 65, 78, 110));
-    const float w = text_width(t.label);
-    dl->AddText(ImVec2(left - w - 4, std::clamp(y - line * 0.5f, top - 4, bottom - line + 4)), colours::kDimText, t.label.c_str());
+    const float ty = std::clamp(y - line * 0.5f, top - 4, bottom - line + 4);
+    if (ty + line > free_above) continue;
+    dl->AddText(ImVec2(left - text_width(t.label) - 4, ty), colours::kDimText, t.label.c_str());
+    free_above = ty - 1;
   }
   for (const Tick& t : time_ticks(axis, origin_ns, left, right, 110.0, text_width)) {
     const float x = static_cast<float>(axis.x(t.at));
@@ -135,17 +140,21 @@ void draw_occupancy(const TraceModel& model, ViewState& vs, const ReplayState& s
                             size.x - kLabelW - 2);
     vs.pending_range.reset();
   }
-  const OccupancyPlots occupancy = occupancy_plots(model);
+  const OccupancyPlots occupancy = occupancy_plots(model, vs.counter_scale);
   const std::size_t plots = occupancy.plots.size();
   const float spacing = ImGui::GetStyle().ItemSpacing.y;
-  const float h = std::clamp((size.y - ImGui::GetTextLineHeightWithSpacing() * 2 - kRulerH - spacing) /
+  const float first_line = ImGui::GetFrameHeightWithSpacing();
+  const float h = std::clamp((size.y - first_line - ImGui::GetTextLineHeightWithSpacing() - kRulerH - spacing) /
                                      static_cast<float>(std::max<std::size_t>(plots, 1)) - spacing,
                              70.0f, 170.0f);
+  own_scale_checkbox(vs);
+  ImGui::SameLine();
   std::string notes = occupancy.note;
   if (!model.omitted().empty()) notes += (notes.empty() ? "" : "; ") + model.omitted();
+  ImGui::AlignTextToFramePadding();
   ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "Same time range as the timeline (zoom there); band: max in each pixel, solid: mean.%s%s",
                      notes.empty() ? "" : "  ", notes.c_str());
-  ImGui::BeginChild("occupancy", ImVec2(size.x, size.y - ImGui::GetTextLineHeightWithSpacing()), false);
+  ImGui::BeginChild("occupancy", ImVec2(size.x, size.y - first_line), false);
   const float w = ImGui::GetContentRegionAvail().x;
   const double origin = run_span(model).begin_ns;
   time_ruler(plot_axis(vs.axis, ImGui::GetCursorScreenPos().x + kLabelW), origin, ImGui::GetCursorScreenPos().x, w);

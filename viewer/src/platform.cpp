@@ -54,6 +54,11 @@ void load_font(float pixel_scale) {
 
 }  // namespace
 
+void apply_look(float pixel_scale) {
+  apply_style();
+  load_font(pixel_scale);
+}
+
 Platform::Platform(const PlatformOptions& o) {
   glfwSetErrorCallback(on_error);
   if (!glfwInit()) {
@@ -77,8 +82,7 @@ Platform::Platform(const PlatformOptions& o) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // screenshots must not depend on a previous session
-  apply_style();
-  load_font(pixel_scale());
+  apply_look(pixel_scale());
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
 }

@@ -17,6 +17,10 @@ struct PlatformOptions {
   std::string title = "gpulb-viewer";
 };
 
+// The viewer's style and font, on the current ImGui context: the window's, and the headless
+// tests' (so that they measure text as the window draws it).
+void apply_look(float pixel_scale);
+
 class Platform {
  public:
   // Throws std::runtime_error with a message a user can act on (no display, no OpenGL 3).

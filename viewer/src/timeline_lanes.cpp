@@ -15,7 +15,7 @@ namespace {
 
 using trace::EventKind;
 
-ImU32 zone_colour(const LaneCtx& c, const Zone& z) {
+Rgb8 zone_colour(const LaneCtx& c, const Zone& z) {
   if (c.colour == ColourMode::ByKind) return kind_colour(z.kind);
   return duration_colour(static_cast<double>(z.end_ns - z.begin_ns), static_cast<double>(c.model.min_task_ns()),
                          static_cast<double>(c.model.max_task_ns()));
@@ -41,7 +41,7 @@ void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {
     const trace::EventCategory category = trace::event_traits(mk.kind).category;
     switch (category) {
       case trace::EventCategory::Idle:
-        c.dl->AddTriangleFilled(ImVec2(x - 3, y1), ImVec2(x + 3, y1), ImVec2(x, y1 - 5), colours::kFailed);
+        c.dl->AddTriangleFilled(ImVec2(x - 3, y1), ImVec2(x + 3, y1), ImVec2(x, y1 - 5), colours::kIdle);
         break;
       case trace::EventCategory::Steal:
         c.dl->AddCircleFilled(ImVec2(x, y0 + 4), 3.0f, colours::kSteal);
@@ -88,19 +88,20 @@ void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1) {
     const float x0 = std::max(static_cast<float>(r.x0), c.left - 1);
     const float x1 = std::min(std::max(static_cast<float>(r.x1), x0 + 1.0f), c.right + 1);
     if (r.count == 1) {
-      const ImU32 col = zone_colour(c, z);
+      const Rgb8 rgb = zone_colour(c, z);
+      const ImU32 col = to_imgui(rgb);
       c.dl->AddRectFilled(ImVec2(x0, zy0), ImVec2(x1, zy1), col);
       if (x1 - x0 > 6) c.dl->AddRect(ImVec2(x0, zy0), ImVec2(x1, zy1), scale_colour(col, 0.6f));
       if (x1 - x0 > 48 && zy1 - zy0 >= ImGui::GetTextLineHeight() - 2) {
         char t[24];
         std::snprintf(t, sizeof t, "#%u", z.id);
         c.dl->PushClipRect(ImVec2(x0, zy0), ImVec2(x1, zy1), true);
-        c.dl->AddText(ImVec2(x0 + 4, zy0 + (zy1 - zy0 - ImGui::GetTextLineHeight()) * 0.5f), IM_COL32(20, 20, 25, 255), t);
+        c.dl->AddText(ImVec2(x0 + 4, zy0 + (zy1 - zy0 - ImGui::GetTextLineHeight()) * 0.5f), to_imgui(text_on(rgb)), t);
         c.dl->PopClipRect();
       }
     } else {
       // Merged: the first zone's colour, darker, so dense stretches read as busy but not as one task.
-      c.dl->AddRectFilled(ImVec2(x0, zy0 + 1), ImVec2(x1, zy1 - 1), scale_colour(zone_colour(c, z), 0.72f));
+      c.dl->AddRectFilled(ImVec2(x0, zy0 + 1), ImVec2(x1, zy1 - 1), scale_colour(to_imgui(zone_colour(c, z)), 0.72f));
     }
   }
   draw_markers(c, lane, y0, y1);
@@ -212,15 +213,15 @@ void draw_heat_row(const LaneCtx& c, const HeatRow& row, float y0, float y1) {
     }
     i = j;
   }
-  // Steals: a mark atop each column that holds any, the more opaque the more steals a worker;
-  // neighbouring columns of one opacity step share a quad.
-  const float mark_h = std::max(1.0f, (y1 - y0) * 0.35f);
+  // Steals: a mark atop each column that holds any, the taller the more steals a worker;
+  // neighbouring columns of one step share a quad.
   for (int i = 0; i < cols;) {
     const int st = row.steal[static_cast<std::size_t>(i)];
     int j = i + 1;
     while (j < cols && row.steal[static_cast<std::size_t>(j)] == st) ++j;
     if (st > 0) {
-      c.dl->AddRectFilled(ImVec2(x(i), y0), ImVec2(x(j), y0 + mark_h), IM_COL32(255, 200, 60, 110 + 36 * st));
+      const StealMark mark = steal_mark(st, y1 - y0);
+      c.dl->AddRectFilled(ImVec2(x(i), y0), ImVec2(x(j), y0 + mark.height), to_imgui(mark.colour));
     }
     i = j;
   }

@@ -42,14 +42,14 @@ constexpr float kRulerHeight = 24.0f;
 using Row = TimelineRow;
 using Layout = TimelineLayout;
 
-Layout layout_rows(const TraceModel& model, TimelineState& ts, const TimeAxis& axis, float width, float view_h) {
+// The folds in use: the user's, or every group open where the zoom shows tasks (auto_fold).
+Folds folds_in_use(const TraceModel& model, TimelineState& ts, const TimeAxis& axis, float width) {
   if (!ts.defaults_set) {
     ts.collapsed = default_folds(model, ts.unfold);
     ts.defaults_set = true;
   }
-  if (!ts.auto_fold) return layout_timeline(model, ts.collapsed, view_h, ImGui::GetTextLineHeight());
-  const double shown = axis.ns_per_px * static_cast<double>(width);
-  return layout_timeline(model, effective_folds(model, ts.collapsed, true, axis.ns_per_px, shown), view_h, ImGui::GetTextLineHeight());
+  if (!ts.auto_fold) return ts.collapsed;
+  return effective_folds(model, ts.collapsed, true, axis.ns_per_px, axis.ns_per_px * static_cast<double>(width));
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -57,17 +57,22 @@ Layout layout_rows(const TraceModel& model, TimelineState& ts, const TimeAxis& a
 // -------------------------------------------------------------------------------------------------
 
 // Ticks and labels come from the model (ticks.hpp): labels with the digits the step needs, the
-// last one kept inside the ruler.
+// last one kept inside the ruler. `note` (the selection's length) goes at the right end, and the
+// tick labels it would touch are left out.
 void draw_ruler(ImDrawList* dl, const TimeAxis& axis, double origin_ns, const char* origin_label, float label_w, float left,
-                float right, float y0, float grid_bottom) {
+                float right, float y0, float grid_bottom, const std::string& note) {
   dl->AddRectFilled(ImVec2(left - label_w, y0), ImVec2(right, y0 + kRulerHeight), colours::kHeader);
-  for (const Tick& t : time_ticks(axis, origin_ns, left, right, 110.0, text_width)) {
+  std::vector<Tick> ticks = time_ticks(axis, origin_ns, left, right, 110.0, text_width);
+  const float note_x = right - text_width(note) - 6;
+  if (!note.empty()) clear_labels_under(ticks, note_x, right, text_width);
+  for (const Tick& t : ticks) {
     const float x = static_cast<float>(axis.x(t.at));
     dl->AddLine(ImVec2(x, y0 + kRulerHeight - 6), ImVec2(x, y0 + kRulerHeight), colours::kDimText);
     dl->AddLine(ImVec2(x, y0 + kRulerHeight), ImVec2(x, grid_bottom), IM_COL32(60, 65, 78, 90));
     if (!t.label.empty()) dl->AddText(ImVec2(static_cast<float>(t.x), y0 + 3), colours::kText, t.label.c_str());
   }
   dl->AddText(ImVec2(left - label_w + 6, y0 + 3), colours::kDimText, origin_label);
+  if (!note.empty()) dl->AddText(ImVec2(note_x, y0 + 3), colours::kChosen, note.c_str());
 }
 
 struct Arrow {
@@ -252,12 +257,16 @@ void draw_header_row(const Frame& f, const LaneCtx& ctx, const Row& row, float y
     f.dl->PopClipRect();
   }
   if (row.folded && busy && !is_dev) {
-    f.dl->PushClipRect(ImVec2(f.left, y0), ImVec2(f.right, y1 - gap), true);
+    // On whole pixels: the clip rectangle becomes a scissor cut to whole pixels, and rows 1.7 px
+    // tall at fractional y lost a pixel each to it, striping the picture with the background.
+    // Rounded alike, one row's bottom is the next one's top.
+    const float hy0 = std::round(y0), hy1 = std::round(y1 - gap);
+    f.dl->PushClipRect(ImVec2(f.left, hy0), ImVec2(f.right, hy1), true);
     const auto cached = ctx.heat ? ctx.heat->rows.find({row.device, row.group}) : HeatRowCache::Rows::const_iterator{};
     if (ctx.heat && cached != ctx.heat->rows.end()) {
-      draw_heat_row(ctx, cached->second, y0, y1 - gap);
+      draw_heat_row(ctx, cached->second, hy0, hy1);
     } else {
-      draw_heat_row(ctx, *busy, idle, dev.groups[static_cast<std::size_t>(row.group)].steals, lanes, y0, y1 - gap);
+      draw_heat_row(ctx, *busy, idle, dev.groups[static_cast<std::size_t>(row.group)].steals, lanes, hy0, hy1);
     }
     f.dl->PopClipRect();
   } else if (row.folded && busy) {
@@ -478,8 +487,8 @@ void draw_selection(const Frame& f, const Selection& sel) {
   const float a = static_cast<float>(f.axis.x(sel.begin_ns)), b = static_cast<float>(f.axis.x(sel.end_ns));
   const float bottom = f.top + f.height;
   f.dl->AddRectFilled(ImVec2(a, f.top), ImVec2(b, bottom), colours::kSelection);
-  f.dl->AddLine(ImVec2(a, f.top), ImVec2(a, bottom), colours::kHost);
-  f.dl->AddLine(ImVec2(b, f.top), ImVec2(b, bottom), colours::kHost);
+  f.dl->AddLine(ImVec2(a, f.top), ImVec2(a, bottom), colours::kChosen);
+  f.dl->AddLine(ImVec2(b, f.top), ImVec2(b, bottom), colours::kChosen);
 }
 
 // The lanes scroll by drag and Ctrl+wheel, not by an ImGui scrollbar (it would take the wheel
@@ -522,6 +531,10 @@ std::optional<bool> draw_timeline_toolbar(const TraceModel& model, ViewState& vs
   if (counters) {
     ImGui::Checkbox("counters", &ts.counters);
     ImGui::SameLine();
+    if (ts.counters) {
+      own_scale_checkbox(vs);
+      ImGui::SameLine();
+    }
   }
   int mode = vs.colour == ColourMode::ByKind ? 0 : 1;
   ImGui::SetNextItemWidth(130);
@@ -537,32 +550,26 @@ void draw_legend(const TraceModel& model, ColourMode mode) {
   if (mode == ColourMode::ByKind) {
     for (const std::uint16_t k : model.kinds()) {
       const std::string label = "kind " + std::to_string(k);
-      legend_item(kind_colour(k), label.c_str());
+      legend_item(to_imgui(kind_colour(k)), label.c_str());
     }
   } else {
     const double lo = static_cast<double>(model.min_task_ns()), hi = static_cast<double>(model.max_task_ns());
     for (int i = 0; i < 4; ++i) {
       const double ns = lo * std::pow(std::max(hi, lo + 1) / std::max(lo, 1.0), i / 3.0);
-      legend_item(duration_colour(ns, lo, hi), format_time(ns).c_str());
+      legend_item(to_imgui(duration_colour(ns, lo, hi)), format_time(ns).c_str());
     }
   }
-  legend_item(colours::kIdle, "idle");
-  legend_item(colours::kFailed, "failed dequeue");
-  legend_item(colours::kSteal, "steal");
-  legend_item(colours::kSpawn, "spawn");
+  legend_items(event_legend(model));
   const bool sms = std::any_of(model.devices().begin(), model.devices().end(), [](const DeviceGroup& d) { return d.has_sms; });
   if (sms) {
-    // The folded rows' heat map has its own scale (heat_scale.hpp).
-    auto heat = [](double busy, double idle) {
-      const Rgb8 c = heat_colour(busy, idle);
-      return IM_COL32(c.r, c.g, c.b, 255);
-    };
-    if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("SM rows: busy idle").x + 5 * ImGui::GetTextLineHeight()) ImGui::NewLine();
+    // The folded rows' own scale (heat_scale.hpp); their idle and steal colours are the ones above.
+    const std::vector<LegendEntry> rows = sm_row_legend();
+    float width = ImGui::CalcTextSize("SM rows:").x;
+    for (const LegendEntry& e : rows) width += ImGui::GetTextLineHeight() + 24 + ImGui::CalcTextSize(e.label.c_str()).x;
+    if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
     ImGui::TextDisabled("SM rows:");
     ImGui::SameLine();
-    legend_item(heat(0.3, 0), "");
-    legend_item(heat(1, 0), "busy");
-    legend_item(heat(0.1, 0.9), "idle");
+    legend_items(rows);
   }
   ImGui::NewLine();
 }
@@ -592,10 +599,13 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
 
   const float lanes_top = p0.y + kRulerHeight;
   // Counter tracks take the bottom of the area; the lanes what is left.
-  const OccupancyPlots counters = options.counters && ts.counters ? occupancy_plots(model) : OccupancyPlots{};
-  const CounterLayout strip = counter_layout(counters.plots.size(), area.y - kRulerHeight);
+  const OccupancyPlots counters = options.counters && ts.counters ? occupancy_plots(model, vs.counter_scale) : OccupancyPlots{};
+  const Folds folds = folds_in_use(model, ts, axis, right - left);
+  const float text_h = ImGui::GetTextLineHeight();
+  const float lanes_min_h = counters.plots.empty() ? 0.0f : layout_timeline(model, folds, 0.0f, text_h).height;
+  const CounterLayout strip = counter_layout(counters.plots.size(), area.y - kRulerHeight, lanes_min_h);
   const float view_h = area.y - kRulerHeight - strip.height;
-  const Layout layout = layout_rows(model, ts, axis, right - left, view_h);
+  const Layout layout = layout_timeline(model, folds, view_h, text_h);
   scroll_to_revealed(ts, layout, view_h);
   const float max_scroll = std::max(0.0f, layout.height - view_h);
   ts.scroll_y = std::clamp(ts.scroll_y, 0.0f, max_scroll);
@@ -638,12 +648,9 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
     const std::optional<double> playhead = vs.playhead.active ? std::optional<double>(vs.playhead.time_ns) : std::nullopt;
     draw_counter_strip(CounterStrip{outer, axis, origin, p0.x, left, right, y0, hovered, playhead, &ts.counter_columns}, counters, strip);
   }
-  draw_ruler(outer, axis, origin, options.origin_ns ? "time from launch" : "time from start",
-             label_w, left, right, p0.y, p0.y + kRulerHeight);
-  if (vs.selection) {
-    const std::string s = "selection " + format_time(vs.selection->end_ns - vs.selection->begin_ns);
-    outer->AddText(ImVec2(right - ImGui::CalcTextSize(s.c_str()).x - 6, p0.y + 3), colours::kHost, s.c_str());
-  }
+  const std::string selected = vs.selection ? "selection " + format_time(vs.selection->end_ns - vs.selection->begin_ns) : "";
+  draw_ruler(outer, axis, origin, options.origin_ns ? "time from launch" : "time from start", label_w, left, right, p0.y,
+             p0.y + kRulerHeight, selected);
   ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + area.y));
   ImGui::PopID();
 }

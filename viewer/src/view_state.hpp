@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "counter_tracks.hpp"
 #include "heat_scale.hpp"
 #include "rank_transfers.hpp"
 #include "task_details.hpp"
@@ -90,6 +91,7 @@ struct ViewState {
   bool fit_pending = true;  // fit the axis to the trace on the next frame (needs the view's width)
   std::optional<Selection> pending_range;  // --range: applied once the view's width is known
   ColourMode colour = ColourMode::ByKind;
+  CounterScale counter_scale = CounterScale::Shared;  // the counter tracks' and occupancy plots' scales
   std::optional<Selection> selection;
   TimelineState timeline, compare_a, compare_b;
   TimeAxis compare_axis;  // compare: time since each run's first kernel launch
