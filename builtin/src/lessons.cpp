@@ -19,7 +19,7 @@ const std::vector<Lesson>& table() {
        {"hardware block scheduler (one block per task)", "patterns-P4-hardware-h100.gpulb", "patterns", "hardware",
         {"pattern=P4", "blocks=8000", "work=400"}},
        {"task queue (paper scheme, persistent blocks fed by the host)", "patterns-P4-task-queue-h100.gpulb", "patterns",
-        "task-queue", {"pattern=P4", "blocks=8000", "work=400", "variant=paper", "queue_capacity=1024"}},
+        "task-queue", {"pattern=P4", "blocks=8000", "work=400", "variant=paper", "queue_capacity=4096"}},
        "A is one launch of 20,000 blocks: its SM rows stay white (busy) until a short tail, a nullified "
        "block ends at once and the next takes its slot. B's 2,112 persistent blocks live through the "
        "whole run, but their rows are mostly red (idle spells, failed dequeues) while the host track "
