@@ -292,10 +292,10 @@ void time_and_slots(const SeriesRecording& rec, SeriesFigureData& d) {
   for (const SeriesPoint& p : rec.points) {
     SeriesFigureRow row{p.value, median_time(p.a), median_time(p.b), median_slots(p.a), median_slots(p.b), std::nullopt};
     if (const auto r = ratio(row.b, row.a)) times += (times.empty() ? "" : ", ") + p.value + ": " + decimals(*r, 2);
-    if (const auto r = ratio(row.b_slots, row.a_slots)) slots += (slots.empty() ? "" : ", ") + p.value + ": " + decimals(*r, 2);
+    if (const auto r = ratio(row.b_slots, row.a_slots)) slots += (slots.empty() ? "" : ", ") + p.value + ": " + decimals(*r, *r >= 10.0 ? 0 : *r >= 1.0 ? 1 : 2);
     d.rows.push_back(std::move(row));
   }
-  d.measured = "B's time over A's at " + rec.parameter + " " + times + "; B's task slots over A's " + slots;
+  d.measured = "B's time over A's, at " + rec.parameter + " " + times + "; B's task slots over A's, " + slots;
 }
 
 void gpu_scaling(const SeriesRecording& rec, SeriesFigureData& d) {
@@ -315,6 +315,17 @@ void gpu_scaling(const SeriesRecording& rec, SeriesFigureData& d) {
   }
 }
 
+void add_paper_marks(const LessonSeries& series, SeriesFigureData& d) {
+  const auto given = [](double v) { return v >= 0.0 ? std::optional<double>(v) : std::nullopt; };
+  for (const PaperMark& m : series.paper_marks) {
+    for (SeriesFigureRow& row : d.rows) {
+      if (row.value != m.value) continue;
+      (m.slots ? row.paper_a_slots : row.paper_a) = given(m.a);
+      (m.slots ? row.paper_b_slots : row.paper_b) = given(m.b);
+    }
+  }
+}
+
 }  // namespace
 
 SeriesFigureData series_figure(const Lesson& lesson, const SeriesRecording& rec) {
@@ -331,6 +342,7 @@ SeriesFigureData series_figure(const Lesson& lesson, const SeriesRecording& rec)
   } catch (const std::logic_error& e) {  // a value that is no number where the figure needs one
     throw SeriesError("the recording of '" + rec.lesson + "' does not fit its lesson's figure: " + e.what());
   }
+  add_paper_marks(*lesson.series, d);
   return d;
 }
 

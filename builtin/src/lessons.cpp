@@ -16,9 +16,9 @@ const std::vector<Lesson>& table() {
        "With pattern P4 (75% of the blocks nullified, so 75% less work), the task queue cut the runtime by "
        "74.5% and the CUDA block scheduler (one block per task) by only 48.4%: \"CUDA cannot schedule new "
        "TBs immediately when some TBs terminate, while our task queue scheme can\".",
-       {"hardware block scheduler (one block per task)", "patterns-P4-hardware-h100.gpulb", "patterns", "hardware",
+       {"hardware block scheduler (one block per task)", "patterns-P4-100k-hardware-h100.gpulb", "patterns", "hardware",
         {"pattern=P4", "blocks=8000", "work=400"}},
-       {"task queue (paper scheme, persistent blocks fed by the host)", "patterns-P4-task-queue-h100.gpulb", "patterns",
+       {"task queue (paper scheme, persistent blocks fed by the host)", "patterns-P4-100k-task-queue-paper-h100.gpulb", "patterns",
         "task-queue", {"pattern=P4", "blocks=8000", "work=400", "variant=paper", "queue_capacity=4096"}},
        "A is one launch of 20,000 blocks: its SM rows stay white (busy) until a short tail, a nullified "
        "block ends at once and the next takes its slot. B's 2,112 persistent blocks live through the "
@@ -36,7 +36,10 @@ const std::vector<Lesson>& table() {
        "pattern",
        // Figure 7 itself: every pattern, at the sizes of docs/benchmarks.md's Figure 7 table.
        LessonSeries{"pattern", {"P0", "P1", "P2", "P3", "P4"}, {"blocks=100000", "work=4000"}, SeriesFigure::ShareOfFirst,
-                    "chen-fig7-h100.json", false}},
+                    "chen-fig7-h100.json", false,
+                    // "runtime reduction of 74.5% and 48.4%" on P4: 25.5% and 51.6% of P0's time
+                    {PaperMark{"P4", 0.516, 0.255}}},
+       TraceFigure::None},
       {"chen-multi-gpu",
        "Chen Figures 9 and 10: molecular dynamics over several GPUs, a static split against a task queue",
        "Chen, Villa, Krishnamoorthy & Gao, IPDPS 2010, section 6.3.2, Figures 8, 9 and 10",
@@ -58,7 +61,8 @@ const std::vector<Lesson>& table() {
        {{Quantity::DeviceBusyMaxMin, Expectation::AtMost, 1.1, "the GPUs' busy times nearly equal under the task queue (Figure 10; read here as max/min at most 1.1)"},
         {Quantity::Makespan, Expectation::BBelowA, 0.0, "the task queue 2.45x faster than Solution 1 on 4 GPUs (512K atoms)"}},
        "",
-       LessonSeries{"gpus", {"1", "2", "4"}, {"atoms=524288"}, SeriesFigure::GpuScaling, "chen-multi-gpu-4gpus.json", true}},
+       LessonSeries{"gpus", {"1", "2", "4"}, {"atoms=524288"}, SeriesFigure::GpuScaling, "chen-multi-gpu-4gpus.json", true, {}},
+       TraceFigure::None},
       {"grossman-tasks-per-sm",
        "Grossman: work stealing spreads tasks evenly over the SMs",
        "Grossman, a GPU work-stealing runtime (hybrid work-sharing and work-stealing), Figure 3",
@@ -78,7 +82,7 @@ const std::vector<Lesson>& table() {
        "UTS T1L (102 M nodes, many tasks a block) work stealing reaches max/min 1.06 (docs/benchmarks.md). A policy "
        "that does not steal can balance task counts too, when the block scheduler deals them out.",
        {{Quantity::TasksPerSmMaxMin, Expectation::AAtMost, 1.6, "tasks per SM max/min 1.6 under work stealing"}},
-       "", std::nullopt},
+       "", std::nullopt, TraceFigure::TasksPerSm},
       {"mohan-static-vs-stealing",
        "Mohan & Gopalan: a static task list against work stealing, in time and in memory",
        "Mohan & Gopalan, IJISA 2014, Figures 6 and 7 (Connect-Four)",
@@ -105,7 +109,9 @@ const std::vector<Lesson>& table() {
         {Quantity::PeakTaskSlots, Expectation::BBelowA, 0.0, "800,000 task slots against 12,000 (67x fewer)"}},
        "lookahead",
        // Figures 6 and 7: time and task slots from lookahead 4 to the paper's 7.
-       LessonSeries{"lookahead", {"4", "5", "6", "7"}, {}, SeriesFigure::TimeAndSlots, "mohan-static-vs-stealing-h100.json", false}},
+       LessonSeries{"lookahead", {"4", "5", "6", "7"}, {}, SeriesFigure::TimeAndSlots, "mohan-static-vs-stealing-h100.json", false,
+                    {PaperMark{"7", 800000.0, 12000.0, true}}},
+       TraceFigure::None},
       {"gcharm-combining",
        "G-Charm: combining work requests into launches, adaptively or every K requests",
        "Rengasamy & Vadhiyar (G-Charm), section 3.1, Figure 2",
@@ -128,7 +134,7 @@ const std::vector<Lesson>& table() {
        "the longer. With the GPU idle nearly all of both runs, the host producing requests sets the pace, "
        "and when to launch matters little; the paper's gain needs a GPU kept busy by the requests.",
        {{Quantity::Makespan, Expectation::ABelowB, 0.0, "adaptive 8-38% shorter than static"}},
-       "", std::nullopt},
+       "", std::nullopt, TraceFigure::Launches},
   };
   return kLessons;
 }
@@ -202,6 +208,14 @@ std::optional<RunConfig> lesson_recipe(const LessonRun& run, Backend backend, co
   cfg.backend = backend;
   cfg.params = recipe_params(run, overrides);
   return cfg;
+}
+
+std::string recipe_value(const LessonRun& run, std::string_view name) {
+  for (std::string_view kv : run.params) {
+    const auto eq = kv.find('=');
+    if (kv.substr(0, eq) == name) return std::string(kv.substr(eq + 1));
+  }
+  return "";
 }
 
 std::string recipe_command(const LessonRun& run, Backend backend, const ParamMap& overrides) {

@@ -92,12 +92,6 @@ MarkerLayout layout_markers(std::span<const double> xs, double right, const std:
 
 namespace {
 
-// gcharm::LaunchReason's names (the model reads traces, not the runtime that wrote them).
-const char* launch_reason(unsigned reason) {
-  static const char* const kNames[] = {"", "full", "timeout", "static", "eager", "drain"};
-  return reason < std::size(kNames) ? kNames[reason] : "";
-}
-
 // KernelLaunch/KernelEnd aux: the reason in the low byte, the hybrid side above it (0: not split).
 const char* launch_side(unsigned side) { return side == 1 ? "cpu " : side == 2 ? "gpu " : ""; }
 
@@ -111,6 +105,12 @@ std::string bytes_text(std::uint32_t bytes) {
 
 }  // namespace
 
+// gcharm::LaunchReason's names (the model reads traces, not the runtime that wrote them).
+const char* launch_reason_name(unsigned reason) {
+  static const char* const kNames[] = {"", "full", "timeout", "static", "eager", "drain"};
+  return reason < std::size(kNames) ? kNames[reason] : "";
+}
+
 std::string marker_text(const Marker& m, bool zoomed) {
   char t[64] = "";
   switch (m.kind) {
@@ -122,7 +122,7 @@ std::string marker_text(const Marker& m, bool zoomed) {
       break;
     case trace::EventKind::KernelLaunch:
     case trace::EventKind::KernelEnd: {
-      const char* reason = launch_reason(m.aux & 0xFFu);
+      const char* reason = launch_reason_name(m.aux & 0xFFu);
       std::snprintf(t, sizeof t, "%s%s %u%s%s", launch_side(m.aux >> 8), m.kind == trace::EventKind::KernelLaunch ? "launch" : "end", m.arg,
                     *reason ? " " : "", reason);
       break;

@@ -50,6 +50,10 @@ MarkerLayout layout_markers(std::span<const double> xs, double right, const std:
 // Which of a lane's close markers is drawn (layout_markers' priority): higher first.
 int marker_priority(trace::EventKind kind);
 
+// Why combining launched (KernelLaunch aux's low byte): "full", "timeout", "static", "eager", "drain";
+// "" for 0 or a value no launcher writes.
+const char* launch_reason_name(unsigned reason);
+
 // A marker's text, where its kind has one (empty for none): spawns "+3" (only when `zoomed`, room
 // for one per spawn), host enqueues "+1024 q1", launches "launch 1584 full" (the reason of a
 // combining policy's launch; "cpu"/"gpu" for a hybrid run's side), their ends, transfers

@@ -36,8 +36,8 @@ struct PlacedLabel {
 };
 // The x labels a chart of `bars` bars `plot_w` px wide draws of `axis` (Tick::at a bar index),
 // left to right: every device's name (Tick::major) at its first bar, moved left where it would
-// end past `right_room` px beyond the plot; then the SM ticks that touch none of them. Before,
-// GPU 0's "SM 128" took GPU 1's place and the axis never named GPUs 1-3.
+// end past `right_room` px beyond the plot; then the SM ticks that touch none of them, so that an
+// SM's label never takes the place of the next device's name.
 std::vector<PlacedLabel> place_axis_labels(std::span<const Tick> axis, std::size_t bars, float plot_w, float right_room,
                                            const TextWidth& width);
 

@@ -31,6 +31,9 @@ inline constexpr Rgb8 kPlayhead{255, 140, 0};      // the replay's instant
 inline constexpr Rgb8 kQueued{140, 60, 245};       // tasks waiting in a queue or in the deques
 inline constexpr Rgb8 kBusy{178, 180, 188};        // workers busy: counter tracks, busy-time bars, an SM row's top
 inline constexpr Rgb8 kChosen{255, 255, 255};      // what the user chose: the picked task, the selection
+// The two runs a lesson sets side by side, in its bars and its key figure (no lane is drawn there).
+inline constexpr Rgb8 kRunA{90, 150, 250};
+inline constexpr Rgb8 kRunB{240, 185, 100};
 }  // namespace palette
 
 inline constexpr double kMinMeaningDistance = 25.0;

@@ -107,6 +107,7 @@ void App::adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Docum
   docs_.push_back(std::move(b));
   current_ = lesson_a_ = static_cast<int>(docs_.size()) - 2;
   compare_ = lesson_b_ = static_cast<int>(docs_.size()) - 1;
+  if (lesson_ != &lesson) lesson_key_value_ = builtin::recipe_value(lesson.a, lesson.key_parameter);
   lesson_ = &lesson;
   vs_.fit_pending = vs_.compare_fit_pending = true;
   vs_.selection.reset();
@@ -115,32 +116,67 @@ void App::adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Docum
   set_view("lesson");
 }
 
-void App::lesson_cpu_runs() {
-  const std::optional<RunConfig> a = builtin::cpu_recipe(lesson_->a), b = builtin::cpu_recipe(lesson_->b);
+void App::adopt_finished_lesson_runs() {
+  std::lock_guard lock(lesson_mutex_);
+  if (lesson_runs_ && lesson_running_for_) {
+    auto& [ta, tb] = *lesson_runs_;
+    auto da = make_document(std::move(ta), "A (this CPU): " + std::string(lesson_running_for_->a.label));
+    auto db = make_document(std::move(tb), "B (this CPU): " + std::string(lesson_running_for_->b.label));
+    da->unsaved = db->unsaved = true;
+    lesson_runs_.reset();
+    adopt_lesson_pair(*lesson_running_for_, std::move(da), std::move(db));
+  }
+  if (!lesson_error_.empty()) {
+    fail("lesson run on this CPU: " + lesson_error_);
+    lesson_error_.clear();
+  }
+}
+
+// The lesson's key parameter: a choice among its values, or a field for a number.
+void App::lesson_key_field() {
+  const Scenario* scenario = registry_.find(std::string(lesson_->a.scenario));
+  const ParamSpec* spec = nullptr;
+  if (scenario) {
+    for (const ParamSpec& p : scenario->params()) {
+      if (p.name == lesson_->key_parameter) spec = &p;
+    }
+  }
+  ImGui::TextUnformatted(lesson_->key_parameter.data(), lesson_->key_parameter.data() + lesson_->key_parameter.size());
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(90.0f);
+  if (spec && !spec->choices.empty()) {
+    if (ImGui::BeginCombo("##key value", lesson_key_value_.c_str())) {
+      for (const std::string& c : spec->choices) {
+        if (ImGui::Selectable(c.c_str(), c == lesson_key_value_)) lesson_key_value_ = c;
+      }
+      ImGui::EndCombo();
+    }
+  } else {
+    int v = std::atoi(lesson_key_value_.c_str());
+    if (ImGui::InputInt("##key value", &v)) {
+      if (spec && spec->max > spec->min) v = std::clamp(v, static_cast<int>(spec->min), static_cast<int>(spec->max));
+      lesson_key_value_ = std::to_string(v);
+    }
+  }
+  if (spec && ImGui::IsItemHovered()) ImGui::SetTooltip("%s (%s)", spec->description.c_str(), spec->range.c_str());
+  ImGui::SameLine();
+}
+
+void App::lesson_run_controls() {
+  ParamMap key;
+  if (!lesson_->key_parameter.empty()) key[std::string(lesson_->key_parameter)] = lesson_key_value_;
+  const std::optional<RunConfig> a = builtin::lesson_recipe(lesson_->a, Backend::Cpu, key);
+  const std::optional<RunConfig> b = builtin::lesson_recipe(lesson_->b, Backend::Cpu, key);
   if (!a || !b) {
     ImGui::TextDisabled("No CPU recipe: this lesson needs a GPU (its traces are the GPU runs).");
     return;
-  }
-  {
-    std::lock_guard lock(lesson_mutex_);
-    if (lesson_runs_ && lesson_running_for_) {
-      auto& [ta, tb] = *lesson_runs_;
-      auto da = make_document(std::move(ta), "A (this CPU): " + std::string(lesson_running_for_->a.label));
-      auto db = make_document(std::move(tb), "B (this CPU): " + std::string(lesson_running_for_->b.label));
-      da->unsaved = db->unsaved = true;
-      lesson_runs_.reset();
-      adopt_lesson_pair(*lesson_running_for_, std::move(da), std::move(db));
-    }
-    if (!lesson_error_.empty()) {
-      fail("lesson run on this CPU: " + lesson_error_);
-      lesson_error_.clear();
-    }
   }
   if (lesson_running_.load()) {
     ImGui::TextDisabled("Running both on this CPU...");
     return;
   }
-  if (ImGui::SmallButton("Run both on this CPU")) {
+  if (!lesson_->key_parameter.empty()) lesson_key_field();
+  if (ImGui::Button("Run both on this CPU")) {
     lesson_running_ = true;
     lesson_running_for_ = lesson_;
     lesson_thread_ = std::jthread([this, ca = *a, cb = *b] {
@@ -157,7 +193,8 @@ void App::lesson_cpu_runs() {
     });
   }
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("%s\n%s", builtin::recipe_command(lesson_->a).c_str(), builtin::recipe_command(lesson_->b).c_str());
+    ImGui::SetTooltip("%s\n%s", builtin::recipe_command(lesson_->a, Backend::Cpu, key).c_str(),
+                      builtin::recipe_command(lesson_->b, Backend::Cpu, key).c_str());
   }
 }
 
@@ -190,6 +227,7 @@ std::optional<PngRequest> App::take_png_request() {
 
 void App::frame(float dt_s) {
   dt_s_ = dt_s;
+  adopt_finished_lesson_runs();
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
@@ -236,7 +274,7 @@ void App::side_panel(float width, float height) {
       const Document* db = ours ? docs_[static_cast<std::size_t>(lesson_b_)].get() : nullptr;
       draw_lesson(*lesson_, da ? da->model.get() : nullptr, db ? db->model.get() : nullptr, da ? &da->findings : nullptr,
                   db ? &db->findings : nullptr);
-      lesson_cpu_runs();
+      lesson_run_controls();
       ImGui::SameLine();
       if (ImGui::SmallButton("Close the lesson")) lesson_ = nullptr;
     }
@@ -290,7 +328,8 @@ void App::views(float width, float height) {
       view_rect_ = ImVec4(p.x, p.y, size.x, size.y);
       const bool lesson_pair = lesson_ && current_ == lesson_a_ && compare_ == lesson_b_;
       all[i].draw(PanelContext{model, compare, doc->findings, compare_doc ? &compare_doc->findings : nullptr, vs_,
-                               effective_playhead(model, vs_.playhead), size, lesson_pair ? lesson_ : nullptr});
+                               effective_playhead(model, vs_.playhead), size, lesson_pair ? lesson_ : nullptr,
+                               [this] { lesson_run_controls(); }});
       ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + size.y + 4));
       draw_replay_bar(model, vs_.playhead, dt_s_);
       ImGui::EndTabItem();

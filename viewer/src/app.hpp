@@ -74,7 +74,12 @@ class App {
   void show_panel(std::size_t index) { view_ = index; select_tab_ = true; }
   // A lesson's two runs as A and B (shipped traces, or the CPU recipes' runs), Compare shown.
   void adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a, std::unique_ptr<Document> b);
-  void lesson_cpu_runs();  // the lesson panel's "Run both on this CPU": its button, progress, result
+  // The lesson's "Run both on this CPU" (in its panel and its view): its key parameter's field,
+  // the button and the progress; adopt_finished_lesson_runs (once a frame) opens the result.
+  void lesson_run_controls();
+  void lesson_key_field();
+  void adopt_finished_lesson_runs();
+  std::string lesson_key_value_;  // the key parameter's value the next CPU run takes
 
   const Registry& registry_;
   ScenarioPanel scenario_;

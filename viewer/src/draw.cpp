@@ -86,7 +86,7 @@ ChartFrame begin_chart(const char* title, ImVec2 size, float left_margin, int bo
 }  // namespace
 
 int bar_chart(const char* title, std::span<const double> values, std::span<const Tick> axis, ImVec2 size,
-              const ValueFormat& fmt, const std::function<std::string(int)>& bar_label, ImU32 colour) {
+              const ValueFormat& fmt, const std::function<std::string(int)>& bar_label, ImU32 colour, double scale_max) {
   const ChartFrame f = begin_chart(title, size, 64.0f, 2);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (values.empty()) {
@@ -98,7 +98,7 @@ int bar_chart(const char* title, std::span<const double> values, std::span<const
   double sum = 0;
   for (const double v : values) sum += v;
   const double mean = sum / static_cast<double>(values.size());
-  const double top = hi > 0 ? hi * 1.08 : 1.0;
+  const double top = std::max(hi, scale_max) > 0 ? std::max(hi, scale_max) * 1.08 : 1.0;
   const float w = f.p1.x - f.p0.x, h = f.p1.y - f.p0.y;
   auto y_of = [&](double v) { return f.p1.y - static_cast<float>(v / top) * h; };
 

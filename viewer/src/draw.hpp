@@ -57,9 +57,12 @@ float text_width(const std::string& s);
 
 // Bars for `values` filling a frame of `size`: a title, an axis from 0 to the maximum, x labels
 // at `axis` (bar indices), lines at the minimum, mean and maximum, and "max/mean" below.
-// `bar_label` names bar i for the tooltip. Returns the index of the hovered bar, or -1.
+// `bar_label` names bar i for the tooltip. `scale_max` (where above the values' maximum) tops the
+// axis instead, so that charts set one above the other share a scale. Returns the index of the
+// hovered bar, or -1.
 int bar_chart(const char* title, std::span<const double> values, std::span<const Tick> axis, ImVec2 size,
-              const ValueFormat& fmt, const std::function<std::string(int)>& bar_label, ImU32 colour = colours::kBar);
+              const ValueFormat& fmt, const std::function<std::string(int)>& bar_label, ImU32 colour = colours::kBar,
+              double scale_max = 0.0);
 
 // A histogram of counts; a log-scale histogram labels its edges as times.
 void histogram_chart(const char* title, const Histogram& h, ImVec2 size, const ValueFormat& edge_fmt);

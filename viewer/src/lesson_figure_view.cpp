@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "draw.hpp"
@@ -15,8 +16,8 @@
 namespace gpulb::viewer {
 namespace {
 
-const ImVec4 kSideA(0.55f, 0.75f, 1.0f, 1.0f);
-const ImVec4 kSideB(1.0f, 0.75f, 0.45f, 1.0f);
+const ImVec4 kSideA = ImGui::ColorConvertU32ToFloat4(to_imgui(palette::kRunA));
+const ImVec4 kSideB = ImGui::ColorConvertU32ToFloat4(to_imgui(palette::kRunB));
 const ImVec4 kDim(0.6f, 0.62f, 0.67f, 1.0f);
 
 ImVec4 verdict_colour(const std::string& verdict) {
@@ -117,7 +118,7 @@ std::string run_line(const builtin::Lesson& lesson, const TraceModel& m) {
   return display_label(meta.scenario + " under " + meta.policy + key + ", on " + device);
 }
 
-void evidence_buttons(ViewState& vs) {
+void evidence_buttons(ViewState& vs, const std::function<void()>& run_controls) {
   ImGui::TextColored(kDim, "The evidence:");
   ImGui::SameLine();
   if (ImGui::Button("Both timelines (Compare)")) vs.switch_view = "compare";
@@ -125,11 +126,18 @@ void evidence_buttons(ViewState& vs) {
   if (ImGui::Button("What stands out (Findings)")) vs.switch_view = "findings";
   ImGui::SameLine();
   if (ImGui::Button("Load per worker (Histograms)")) vs.switch_view = "histograms";
+  if (run_controls) {  // the key parameter and "Run both on this CPU": the figure redraws from the runs
+    ImGui::SameLine(0.0f, 40.0f);
+    ImGui::TextColored(kDim, "Try it here:");
+    ImGui::SameLine();
+    run_controls();
+  }
 }
 
 }  // namespace
 
-void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, ViewState& vs, ImVec2 size) {
+void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, ViewState& vs, ImVec2 size,
+                        const std::function<void()>& run_controls) {
   ImGui::BeginChild("lesson figure", size, false);
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(lesson.title.size()), lesson.title.data());
@@ -155,14 +163,28 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
   ImGui::SameLine();
   text_wrapped(std::string(lesson.b.label) + ": " + run_line(lesson, *b));
   ImGui::Separator();
-  const float width = ImGui::GetContentRegionAvail().x;
+  // The pair's bars, and beside them the series (the paper's own figure) where the lesson has one;
+  // the evidence buttons keep the last two lines.
+  const float footer = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2.0f;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float figure_h = std::max(160.0f, avail.y - footer);
+  const bool series = lesson.series.has_value() || lesson.trace_figure != builtin::TraceFigure::None;
+  const float pair_w = series ? std::floor(avail.x * 0.40f) : avail.x;
+  ImGui::BeginChild("pair bars", ImVec2(pair_w, figure_h), false);
   for (const builtin::MeasuredQuantity& q : v.quantities) {
-    quantity_bars(q, width);
-    ImGui::Spacing();
+    quantity_bars(q, ImGui::GetContentRegionAvail().x);
     ImGui::Spacing();
   }
+  ImGui::EndChild();
+  if (series) {
+    ImGui::SameLine(0.0f, 12.0f);
+    ImGui::BeginChild("series figure", ImVec2(0.0f, figure_h), false);
+    if (lesson.series) draw_lesson_series(lesson, ImGui::GetContentRegionAvail());
+    else draw_lesson_trace_figure(lesson, a, *b, ImGui::GetContentRegionAvail());
+    ImGui::EndChild();
+  }
   ImGui::Separator();
-  evidence_buttons(vs);
+  evidence_buttons(vs, run_controls);
   ImGui::EndChild();
 }
 

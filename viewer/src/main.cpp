@@ -46,7 +46,7 @@ struct Args {
   std::string lesson;
   int finding = 0;
   std::string screenshot;
-  std::string size = "1600x1000";
+  std::string size = "1600x900";  // a laptop's screen, and the size every lesson is laid out for
   bool bench = false;
   std::uint64_t bench_events = 10'000'000;
   std::string bench_template = BenchOptions{}.tmpl;
@@ -68,7 +68,7 @@ struct Checked {
 // An empty string where the arguments are good, else a message naming the option and what it takes.
 // `range_given`: --range was on the command line (an empty value is an error, not "no range").
 std::string check_args(const Args& a, bool range_given, bool playhead_given, bool select_given, Checked& c) {
-  if (!parse_size(a.size, c.width, c.height)) return "--size " + a.size + ": expected WxH between 320x240 and 8192x8192, e.g. 1600x1000";
+  if (!parse_size(a.size, c.width, c.height)) return "--size " + a.size + ": expected WxH between 320x240 and 8192x8192, e.g. 1600x900";
   if (range_given && !(c.range = parse_time_span(a.range))) {
     return "--range '" + a.range + "': expected START:END, two times with START < END, e.g. 1ms:2.5ms";
   }

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,6 +30,7 @@ struct PanelContext {
   double playhead_ns;  // effective_playhead: where histograms and occupancy take their state
   ImVec2 size;         // the panel's area, above the replay bar
   const builtin::Lesson* lesson = nullptr;  // the open lesson where A and B are its two runs
+  std::function<void()> lesson_run_controls;  // its key parameter and "Run both on this CPU" (the App's)
 };
 
 struct Panel {

@@ -4,6 +4,8 @@
 
 #include <imgui.h>
 
+#include <functional>
+
 #include <optional>
 
 #include "findings.hpp"
@@ -69,7 +71,15 @@ void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const Trace
 
 // lesson_figure_view.cpp: the Lesson view, the lesson on one screen: verdict, key figure, claim,
 // buttons to the evidence. a and b: the lesson's two runs (b null until both are open).
-void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, ViewState& vs, ImVec2 size);
+// run_controls: the key parameter's field and "Run both on this CPU" (the App's), drawn in its footer.
+void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, ViewState& vs, ImVec2 size,
+                        const std::function<void()>& run_controls = {});
+// The key figure of a lesson with a series (lesson_series_view.cpp), in `size`; false where the
+// lesson has none or its recording is not here (a line says so).
+bool draw_lesson_series(const builtin::Lesson& lesson, ImVec2 size);
+// The key figure of a lesson drawn from its two traces (lesson_trace_figure_view.cpp); false where
+// the lesson has none.
+bool draw_lesson_trace_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel& b, ImVec2 size);
 void draw_lesson_hint(ImVec2 size);
 
 // replay_bar.cpp: play/pause, speed and scrubbing. Advances the playhead by dt seconds.

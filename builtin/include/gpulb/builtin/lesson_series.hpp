@@ -74,6 +74,7 @@ struct SeriesFigureRow {
   std::optional<double> a, b;        // the figure's quantity (see SeriesFigure): time, share, speedup
   std::optional<double> a_slots, b_slots;  // TimeAndSlots: peak task slots
   std::optional<double> ideal;       // ShareOfFirst: the work left; GpuScaling: linear speedup
+  std::optional<double> paper_a, paper_b, paper_a_slots, paper_b_slots;  // the paper's figures (PaperMark)
 };
 struct SeriesFigureData {
   SeriesFigure figure;

@@ -55,6 +55,14 @@ enum class SeriesFigure {
   GpuScaling,    // speedup over A's one-GPU time against GPUs, and busy time per GPU at the most (Chen Figures 9 and 10)
 };
 
+// A figure the paper states at one value of a series, in the key figure's own units (a share of
+// P0's time, task slots), drawn as an outline beside today's bar.
+struct PaperMark {
+  std::string_view value;  // "P4", "7"
+  double a = -1.0, b = -1.0;  // negative: the paper gives none for that side
+  bool slots = false;         // TimeAndSlots: a figure of the slots chart, not the time chart
+};
+
 // The claim at several values of one recipe parameter, recorded by `gpulb lesson record`.
 struct LessonSeries {
   std::string_view parameter;  // "pattern", "lookahead", or "gpus" (a run's GPU count)
@@ -63,6 +71,14 @@ struct LessonSeries {
   SeriesFigure figure = SeriesFigure::ShareOfFirst;
   std::string_view recording;  // the shipped recording: "chen-fig7-h100.json" in scenarios/lessons
   bool traced = false;         // the figure needs events (busy time per GPU)
+  std::vector<PaperMark> paper_marks;
+};
+
+// A key figure drawn from the lesson's two traces themselves, for a lesson without a series.
+enum class TraceFigure {
+  None,
+  TasksPerSm,  // tasks each SM ran, A above B, with the busiest over the idlest (Grossman Figure 3)
+  Launches,    // the host's launches over the run, their sizes and reasons, A above B (G-Charm)
 };
 
 struct Lesson {
@@ -76,6 +92,7 @@ struct Lesson {
   std::vector<ClaimQuantity> quantities;  // what the verdict measures (lesson_verdict.hpp)
   std::string_view key_parameter;         // the recipe's parameter a reader may vary ("lookahead"); empty: none
   std::optional<LessonSeries> series;     // the key figure's series; none: the two traces' bars alone
+  TraceFigure trace_figure = TraceFigure::None;
 };
 
 std::span<const Lesson> lessons();
@@ -98,6 +115,9 @@ std::vector<std::filesystem::path> shipped_lesson_dirs();
 // (a lesson's key parameter, e.g. lookahead=5); nullopt where the side has no recipe.
 std::optional<RunConfig> lesson_recipe(const LessonRun& run, Backend backend = Backend::Cpu, const ParamMap& overrides = {});
 inline std::optional<RunConfig> cpu_recipe(const LessonRun& run) { return lesson_recipe(run); }
+
+// The recipe's value of one parameter ("5" for lookahead=5); "" where the recipe does not set it.
+std::string recipe_value(const LessonRun& run, std::string_view name);
 
 // The recipe as a command line: "gpulb run patterns --backend cpu --policy hardware --param ...".
 std::string recipe_command(const LessonRun& run, Backend backend = Backend::Cpu, const ParamMap& overrides = {});
