@@ -343,6 +343,9 @@ SeriesFigureData series_figure(const Lesson& lesson, const SeriesRecording& rec)
     throw SeriesError("the recording of '" + rec.lesson + "' does not fit its lesson's figure: " + e.what());
   }
   add_paper_marks(*lesson.series, d);
+  if (d.figure == SeriesFigure::ShareOfFirst && !d.rows.empty() && d.rows.back().paper_a && d.rows.back().paper_b) {
+    d.measured += "; the paper's GPU of 2009: A " + percent(*d.rows.back().paper_a) + ", B " + percent(*d.rows.back().paper_b);
+  }
   return d;
 }
 
