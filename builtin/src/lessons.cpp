@@ -23,8 +23,9 @@ const std::vector<Lesson>& table() {
        "A is one launch of 20,000 blocks: its SM rows stay white (busy) until a short tail, a nullified "
        "block ends at once and the next takes its slot. B's 2,112 persistent blocks live through the "
        "whole run, but their rows are mostly red (idle spells, failed dequeues) while the host track "
-       "above them enqueues batch after batch, and the Findings tab shows the queues holding tasks most of "
-       "that time: the blocks wait on the host-fed queue instead of computing. Compare the makespans and "
+       "above them enqueues batch after batch, and the Findings tab shows the queues empty most of that "
+       "time: each batch is claimed within a microsecond or two, and the blocks wait for the host to copy the "
+       "next one in instead of computing. Compare the makespans and "
        "the efficiency rows above; then zoom into B to see the batches arrive.",
        "On an H100 the claim does not hold (docs/benchmarks.md, 100,000 blocks, tracing off): the hardware "
        "scheduler saves 73.3% on P4 (4.726 -> 1.260 ms; the ideal is 75%) and beats the task queue "
