@@ -596,9 +596,13 @@ std::vector<CompareFact> compare_facts(const TraceModel& a, const TraceModel& b)
   return rows;
 }
 
-std::string compare_headline(const TraceModel& a, const TraceModel& b) {
+std::string compare_headline(const TraceModel& a, const TraceModel& b, const InputMatch& input) {
   const double ma = static_cast<double>(a.stats().makespan_ns), mb = static_cast<double>(b.stats().makespan_ns);
   if (ma <= 0.0 || mb <= 0.0) return "";
+  if (!input.same) {
+    return "A took " + format_time(ma) + ", B " + format_time(mb) + ": different inputs (" + input.difference +
+           "), so the ratio of their times says nothing about the policies.";
+  }
   char buf[48];
   const bool b_slower = mb >= ma;
   std::snprintf(buf, sizeof buf, "%.2fx", b_slower ? mb / ma : ma / mb);

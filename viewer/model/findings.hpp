@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "compare_inputs.hpp"
 #include "time_format.hpp"
 #include "trace_model.hpp"
 
@@ -62,8 +63,9 @@ struct CompareFact {
   std::string name, a, b;
 };
 std::vector<CompareFact> compare_facts(const TraceModel& a, const TraceModel& b);
-// "B took 1.21x the time of A (1.52 ms against 1.26 ms)."
-std::string compare_headline(const TraceModel& a, const TraceModel& b);
+// "B took 1.21x the time of A (1.52 ms against 1.26 ms).", where both ran one input; else the
+// makespans and what differs, without a ratio.
+std::string compare_headline(const TraceModel& a, const TraceModel& b, const InputMatch& input);
 
 // Share of the run with no task running on any worker.
 double no_task_share(const TraceModel& model);

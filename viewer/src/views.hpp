@@ -53,6 +53,8 @@ void draw_selection_stats(const TraceModel& model, ViewState& vs, ImVec2 size);
 void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec2 size);
 // What Compare shows while there is no trace B: how to get one.
 void draw_compare_hint(ImVec2 size);
+// Whether A and B ran one input, their scenario's own parameters told apart by the registry.
+InputMatch compare_inputs(const TraceModel& a, const TraceModel& b);
 
 // findings_view.cpp: trace A's findings (and B's, where chosen); a click zooms there.
 void draw_findings(const TraceModel& a, const std::vector<Finding>& fa, const TraceModel* b, const std::vector<Finding>* fb,
