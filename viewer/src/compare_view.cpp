@@ -93,7 +93,8 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
   TimeAxis axis_a = panel_axis(vs.compare_axis, span.origin_a);
   draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", false, cap_a.c_str(), span.origin_a, label_w, false, false, 0});
   TimeAxis axis_b = panel_axis(axis_a, span.origin_b - span.origin_a);
-  draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str(), span.origin_b, label_w, false, false, 1});
+  draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str(), span.origin_b, label_w, false, false, 1,
+                                                                     span.origin_b - span.origin_a});
   vs.compare_axis = panel_axis(axis_b, -span.origin_b);
 }
 
