@@ -23,7 +23,7 @@ TEST(CompareInputs, TwoScenariosAreDifferentInputsAndGetNoRatio) {
   EXPECT_EQ(input.difference, "uts against nqueens");
   const std::string headline = compare_headline(a, b, input);
   EXPECT_EQ(headline.find("x the time"), std::string::npos) << headline;
-  EXPECT_NE(headline.find("different inputs (uts against nqueens)"), std::string::npos) << headline;
+  EXPECT_NE(headline.find("on different inputs (uts against nqueens)"), std::string::npos) << headline;
 }
 
 TEST(CompareInputs, OneScenarioWithOtherParametersIsAnotherInput) {

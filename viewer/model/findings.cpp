@@ -600,8 +600,8 @@ std::string compare_headline(const TraceModel& a, const TraceModel& b, const Inp
   const double ma = static_cast<double>(a.stats().makespan_ns), mb = static_cast<double>(b.stats().makespan_ns);
   if (ma <= 0.0 || mb <= 0.0) return "";
   if (!input.same) {
-    return "A took " + format_time(ma) + ", B " + format_time(mb) + ": different inputs (" + input.difference +
-           "), so the ratio of their times says nothing about the policies.";
+    return "A took " + format_time(ma) + ", B " + format_time(mb) + ", on different inputs (" + input.difference +
+           "): their times do not compare.";
   }
   char buf[48];
   const bool b_slower = mb >= ma;

@@ -22,10 +22,9 @@ std::string fmt(const char* f, double v) {
 std::string lower_bound_note(const trace::TraceStatistics& st) {
   if (st.lower_bound != trace::LowerBound::CriticalPath) return "(lower bound = total busy / workers: the makespan of a perfect balance)";
   const trace::CriticalPath& cp = st.critical_path;
-  return "(lower bound = the critical path: the tree is " + std::to_string(cp.depth) + " levels deep, so a chain of " +
-         std::to_string(cp.chain_tasks()) + " tasks runs one after another, each at least " +
-         format_time(static_cast<double>(cp.shortest_parent_ns)) + "; total busy / workers is only " +
-         format_time(st.balance_bound_ns) + ")";
+  return "(lower bound = the critical path: " + std::to_string(cp.chain_tasks()) + " tasks from the root to the deepest leaf, " +
+         std::to_string(cp.depth) + " levels down, run one after another, each at least " +
+         format_time(static_cast<double>(cp.shortest_parent_ns)) + "; total busy / workers: " + format_time(st.balance_bound_ns) + ")";
 }
 
 // Steals within a device and, where the run spans several, those that took from another device.
