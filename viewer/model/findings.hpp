@@ -6,8 +6,9 @@
 //   launch gap    a device with no kernel running between its launches (the host's turn)
 //   idle SM       the SM (or worker, without SM ids) busy the least, against the median
 //   device finish GPUs of one run finishing apart
-//   queue         a queue empty while most of its device's workers idled (starved by its feeder),
-//                 or holding tasks while most of them idled
+//   queue         a queue empty while most of its device's workers still running idled (starved by
+//                 its feeder), or holding tasks while most of them idled; up to its kernel's end
+//   idle device   a device of the run that ran no task (listed first)
 //   steals        how few victims most steals hit
 #pragma once
 
