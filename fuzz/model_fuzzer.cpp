@@ -161,5 +161,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     GPULB_FUZZ_CHECK(f.begin_ns >= static_cast<double>(model.begin_ns()) - 0.02 * (span + 1.0));
   }
   for (const viewer::CompareFact& r : viewer::compare_facts(model, model)) GPULB_FUZZ_CHECK(r.a == r.b);
+  // A run is one input with itself; a queue's level is 0 once its kernel ended.
+  GPULB_FUZZ_CHECK(viewer::compare_inputs(model.header().meta, model.header().meta).same);
+  for (const viewer::QueueSeries& q : model.queues()) GPULB_FUZZ_CHECK(q.end_ns == 0 || q.level.value_at(static_cast<double>(q.end_ns) + 1.0) == 0);
   return 0;
 }

@@ -53,6 +53,55 @@ TEST(Statistics, TaskBeginWithoutEndIsNotATask) {
   EXPECT_EQ(spans[0].end_ns - spans[0].begin_ns, 4u);
 }
 
+// A tree 3 levels deep on 8 workers: the work spread evenly would take 400 ns, but a chain of 4
+// tasks must run one after the other, each parent at least 300 ns and the leaf 100 ns.
+Trace three_levels_deep() {
+  Trace t = gpulb::testing::make_trace(8, 4, 100);
+  t.meta.result_json = R"({"nodes":32,"max_depth":3})";
+  for (Track& tr : t.tracks) {
+    if (tr.role == TrackRole::Host) continue;
+    // The first task of each worker spawned two children and lasted 300 ns.
+    tr.events[3].time_ns += 200;
+    tr.events.insert(tr.events.begin() + 4, make_event(tr.events[3].time_ns, EventKind::Spawn, 2));
+    for (std::size_t i = 5; i < tr.events.size(); ++i) tr.events[i].time_ns += 200;
+  }
+  return t;
+}
+
+TEST(Statistics, TheLowerBoundOfATreeIsItsChainOfTasksWhereThatIsLonger) {
+  const TraceStatistics st = compute_statistics(three_levels_deep());
+  EXPECT_DOUBLE_EQ(st.balance_bound_ns, 600.0);  // 3 x 100 + 300 ns a worker
+  EXPECT_EQ(st.critical_path.depth, 3u);
+  EXPECT_EQ(st.critical_path.shortest_parent_ns, 300u);
+  EXPECT_EQ(st.critical_path.shortest_task_ns, 100u);
+  EXPECT_DOUBLE_EQ(st.critical_path.bound_ns, 3 * 300.0 + 100.0);
+  EXPECT_DOUBLE_EQ(st.lower_bound_ns, 1000.0);
+  EXPECT_EQ(st.lower_bound, LowerBound::CriticalPath);
+}
+
+TEST(Statistics, WithoutATreeDepthOrWithPlacedTimesTheBoundIsTheBalance) {
+  Trace no_depth = three_levels_deep();
+  no_depth.meta.result_json = R"({"nodes":32})";
+  EXPECT_EQ(compute_statistics(no_depth).lower_bound, LowerBound::Balance);
+  EXPECT_DOUBLE_EQ(compute_statistics(no_depth).lower_bound_ns, 600.0);
+  // Times shared out over a batch's span say nothing of one task's length.
+  Trace placed = three_levels_deep();
+  placed.tracks[0].events[3].flags = kTimeInterpolated;
+  EXPECT_DOUBLE_EQ(compute_statistics(placed).critical_path.bound_ns, 0.0);
+  EXPECT_EQ(compute_statistics(placed).lower_bound, LowerBound::Balance);
+}
+
+TEST(Statistics, StealsFromAnotherDeviceAreCountedApart) {
+  Trace t = gpulb::testing::make_trace(2, 1, 100);
+  t.devices.push_back(t.devices[0]);
+  t.tracks[1].device = 1;
+  t.tracks[0].events.insert(t.tracks[0].events.begin() + 1, make_event(0, EventKind::Steal, 0, steal_aux_for_device(1)));
+  t.tracks[1].events.insert(t.tracks[1].events.begin() + 1, make_event(0, EventKind::Steal, 0, 0));
+  const TraceStatistics st = compute_statistics(t);
+  EXPECT_EQ(st.steals, 2u);
+  EXPECT_EQ(st.steals_across_devices, 1u);
+}
+
 TEST(Statistics, HistogramHasOneLinePerBinAndCountsEveryWorker) {
   Trace t = gpulb::testing::make_trace(6, 3, 10);
   const std::string h = tasks_per_worker_histogram(compute_statistics(t), 4);

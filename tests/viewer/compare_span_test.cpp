@@ -59,5 +59,21 @@ TEST(CompareSpan, HonoursTheRange) {
   EXPECT_EQ(c.shown.end_ns, 120e3);
 }
 
+// In Compare the rulers count from each run's launch over the longer run: the replay bar scrubs
+// that span, not A's run alone (a playhead at "100 us" sat at 110 us on the rulers, and B's panel
+// drew A's clock time on its own).
+TEST(CompareSpan, TheReplayBarScrubsTheSpanTheRulersShow) {
+  const TraceModel& a = testing::shipped(testing::kConnect4Static);
+  const TraceModel& b = testing::shipped(testing::kConnect4Stealing);
+  const TimeSpan replay = compare_replay_span(a, b);
+  const CompareSpan c = compare_span(a, b);
+  EXPECT_DOUBLE_EQ(replay.begin_ns, c.origin_a) << "0 on the bar is 0 on the rulers";
+  EXPECT_LT(replay.begin_ns, run_span(a).begin_ns) << "the launch comes before the first block";
+  // The rulers show the span with a 1% margin a side.
+  EXPECT_NEAR(c.shown.end_ns - c.shown.begin_ns, 1.02 * (replay.end_ns - replay.begin_ns), 1e-6);
+  EXPECT_GE(replay.end_ns - replay.begin_ns, run_span(a).end_ns - c.origin_a);
+  EXPECT_GE(replay.end_ns - replay.begin_ns, run_span(b).end_ns - c.origin_b);
+}
+
 }  // namespace
 }  // namespace gpulb::viewer

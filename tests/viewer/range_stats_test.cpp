@@ -27,7 +27,7 @@ TEST(RangeStats, OverTheWholeRunTheyAreTheSummarys) {
     EXPECT_EQ(s.all.failed_dequeues, failed) << file;
     EXPECT_LE(s.all.failed_dequeues, m.stats().failed_dequeues) << file;
     EXPECT_EQ(s.all.workers, m.stats().workers) << file;
-    EXPECT_NEAR(s.all.busy_ns, m.stats().lower_bound_ns * m.stats().workers, 1e-6 * s.all.busy_ns + 1) << file;
+    EXPECT_NEAR(s.all.busy_ns, m.stats().balance_bound_ns * m.stats().workers, 1e-6 * s.all.busy_ns + 1) << file;
     EXPECT_GT(s.all.busy_pct(), 0.0);
     EXPECT_LE(s.all.busy_pct() + s.all.idle_pct(), 100.0 + 1e-9) << file << ": busy and idle never overlap";
   }

@@ -25,15 +25,25 @@ void print_summary(std::ostream& out, const trace::Trace& t, const trace::TraceS
         << " (" << d.sm_count << (d.kind == trace::DeviceKind::Gpu ? " SMs" : " hardware threads") << ", " << d.workers
         << " workers)\n";
   }
-  out << "makespan    " << format_ns(static_cast<double>(st.makespan_ns)) << "  (lower bound busy/workers "
-      << format_ns(st.lower_bound_ns) << ")\n";
+  out << "makespan    " << format_ns(static_cast<double>(st.makespan_ns)) << "  (lower bound " << format_ns(st.lower_bound_ns);
+  if (st.lower_bound == trace::LowerBound::CriticalPath) {
+    out << ": the critical path, a chain of " << st.critical_path.chain_tasks() << " tasks; busy/workers "
+        << format_ns(st.balance_bound_ns) << ")\n";
+  } else {
+    out << ": busy/workers)\n";
+  }
   out << "tasks       " << st.tasks;
   if (st.makespan_ns > 0) out << "  (" << format_rate(static_cast<double>(st.tasks) * 1e9 / st.makespan_ns) << ")";
   out << "\nefficiency  " << format_percent(st.efficiency) << "  busy / (workers x makespan)\n";
   out << "imbalance   " << st.load.imbalance << "  max/mean busy (busy per worker: min "
       << format_ns(static_cast<double>(st.load.min_busy_ns)) << ", mean " << format_ns(st.load.mean_busy_ns) << ", max "
       << format_ns(static_cast<double>(st.load.max_busy_ns)) << ")\n";
-  if (st.steals + st.failed_steals > 0) out << "steals      " << st.steals << " (failed " << st.failed_steals << ")\n";
+  if (st.steals + st.failed_steals > 0) {
+    out << "steals      " << st.steals << " (failed " << st.failed_steals << ")";
+    const bool gpus = std::all_of(t.devices.begin(), t.devices.end(), [](const trace::Device& d) { return d.kind == trace::DeviceKind::Gpu; });
+    if (t.devices.size() > 1) out << ", " << st.steals_across_devices << (gpus ? " across GPUs" : " across devices");
+    out << "\n";
+  }
   if (m.ranks > 1) out << "ranks       " << m.ranks << ", " << st.rank_steals << " chunks moved between them (" << st.rank_tasks_moved << " tasks)\n";
   out << "idle polls  " << st.failed_dequeues << " failed dequeue attempts\n";
   out << "events      " << st.events << " recorded, " << st.dropped_events << " dropped"
@@ -53,11 +63,15 @@ nlohmann::json summary_json(const trace::Trace& t, const trace::TraceStatistics&
                       {"verification", m.verification},
                       {"makespan_ns", st.makespan_ns},
                       {"lower_bound_ns", st.lower_bound_ns},
+                      {"lower_bound", st.lower_bound == trace::LowerBound::CriticalPath ? "critical_path" : "balance"},
+                      {"balance_bound_ns", st.balance_bound_ns},
+                      {"critical_path_ns", st.critical_path.bound_ns},
                       {"tasks", st.tasks},
                       {"workers", st.workers},
                       {"efficiency", st.efficiency},
                       {"imbalance", st.load.imbalance},
                       {"steals", st.steals},
+                      {"steals_across_devices", st.steals_across_devices},
                       {"failed_steals", st.failed_steals},
                       {"failed_dequeues", st.failed_dequeues},
                       {"events", st.events},

@@ -85,7 +85,10 @@ TraceStatistics compute_statistics(const Trace& trace) {
     for (const Event& e : tr.events) {
       switch (e.kind) {
         case EventKind::WorkerEnd: w.failed_dequeues += e.arg; break;
-        case EventKind::Steal: ++w.steals; break;
+        case EventKind::Steal:
+          ++w.steals;
+          if (steal_crosses_devices(e, tr.device)) ++w.steals_across_devices;
+          break;
         case EventKind::StealFailed: ++w.failed_steals; break;
         case EventKind::Spawn: w.spawned += e.arg; break;
         default: break;
@@ -95,6 +98,7 @@ TraceStatistics compute_statistics(const Trace& trace) {
     st.end_ns = std::max(st.end_ns, tr.events.back().time_ns);
     st.tasks += w.tasks;
     st.steals += w.steals;
+    st.steals_across_devices += w.steals_across_devices;
     st.failed_steals += w.failed_steals;
     st.failed_dequeues += w.failed_dequeues;
 
@@ -125,8 +129,11 @@ TraceStatistics compute_statistics(const Trace& trace) {
   if (st.workers > 0 && st.makespan_ns > 0) {
     st.efficiency = static_cast<double>(st.load.busy_ns) /
                     (static_cast<double>(st.workers) * static_cast<double>(st.makespan_ns));
-    st.lower_bound_ns = static_cast<double>(st.load.busy_ns) / st.workers;
+    st.balance_bound_ns = static_cast<double>(st.load.busy_ns) / st.workers;
   }
+  st.critical_path = critical_path(trace);
+  st.lower_bound_ns = std::max(st.balance_bound_ns, st.critical_path.bound_ns);
+  st.lower_bound = st.critical_path.bound_ns > st.balance_bound_ns ? LowerBound::CriticalPath : LowerBound::Balance;
   for (auto& [key, g] : sms) st.per_sm.push_back(g);
   for (auto& [key, g] : devices) st.per_device.push_back(g);
   return st;

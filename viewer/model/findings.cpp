@@ -329,6 +329,31 @@ void over_levels(const Points& level, const StepSeries& busy, double t0, double 
   if (open >= 0.0) busy_area += busy.integral(open, t1);
 }
 
+// Workers of `device` still running over time, each from its first to its last event: a block that
+// took its HALT and ended is gone, not idle (md's task queue halts 676 of 1,188 blocks at once).
+StepSeries running_workers(const TraceModel& m, std::uint32_t device) {
+  std::vector<Point> steps;
+  for (const Lane& l : m.lanes()) {
+    if (l.device != device || l.role == trace::TrackRole::Host || l.end_ns <= l.start_ns) continue;
+    steps.push_back({l.start_ns, 1});
+    steps.push_back({l.end_ns, -1});
+  }
+  std::sort(steps.begin(), steps.end(), [](const Point& a, const Point& b) { return a.time_ns < b.time_ns; });
+  std::int64_t n = 0;
+  for (Point& p : steps) p.value = n += p.value;
+  return StepSeries(steps);  // points at one time keep the last: the count after all of them
+}
+
+// The busy share of the running workers over the intervals where pred(level) holds.
+template <class Pred>
+double busy_share_where(const QueueSeries& q, const StepSeries& busy, const StepSeries& running, double t0, double t1, Pred pred,
+                        Intervals& iv) {
+  double busy_area = 0.0, running_area = 0.0;
+  over_levels(q.level.points(), busy, t0, t1, pred, iv, busy_area);
+  over_levels(q.level.points(), running, t0, t1, pred, iv, running_area);
+  return running_area > 0.0 ? busy_area / running_area : 0.0;
+}
+
 void queues(const TraceModel& m, const TimeSpan& run, const FindingLimits& lim, std::vector<Finding>& out) {
   const double makespan = run.end_ns - run.begin_ns;
   std::int64_t capacity = 0;
@@ -341,32 +366,34 @@ void queues(const TraceModel& m, const TimeSpan& run, const FindingLimits& lim, 
     for (const DeviceGroup& d : m.devices()) {
       if (d.device == q.device) dev = &d;
     }
-    if (!dev || !dev->busy || dev->workers < 2) continue;
-    const double w = dev->workers;
+    // A device that ran no task has its own finding (idle_devices); its queues tell nothing more.
+    if (!dev || !dev->busy || dev->workers < 2 || dev->busy->max_value() == 0) continue;
+    // After its kernel's end nobody takes from a queue: neither held nor empty means anything there.
+    const double t1 = q.end_ns > 0 ? std::min(run.end_ns, static_cast<double>(q.end_ns)) : run.end_ns;
     const std::string workers = count_text(dev->workers) + " workers";
+    const StepSeries running = running_workers(m, q.device);
     Intervals held, empty;
-    double held_busy = 0.0, empty_busy = 0.0;
-    over_levels(q.level.points(), *dev->busy, run.begin_ns, run.end_ns, [](std::int64_t v) { return v > 0; }, held, held_busy);
-    over_levels(q.level.points(), *dev->busy, run.begin_ns, run.end_ns, [](std::int64_t v) { return v <= 0; }, empty, empty_busy);
-    if (held.total / makespan >= lim.queue_min_share && held_busy / (held.total * w) < lim.queue_idle_share) {
+    const double held_busy = busy_share_where(q, *dev->busy, running, run.begin_ns, t1, [](std::int64_t v) { return v > 0; }, held);
+    const double empty_busy = busy_share_where(q, *dev->busy, running, run.begin_ns, t1, [](std::int64_t v) { return v <= 0; }, empty);
+    if (held.total / makespan >= lim.queue_min_share && held_busy < lim.queue_idle_share) {
       const double share = held.total / makespan;
       std::string text = q.label + " held tasks for " + percent(share) + " of the run";
       if (capacity > 0 && q.level.max_value() >= capacity) {
-        const Intervals full = intervals_where(q.level.points(), run.begin_ns, run.end_ns, [&](std::int64_t v) { return v >= capacity; });
+        const Intervals full = intervals_where(q.level.points(), run.begin_ns, t1, [&](std::int64_t v) { return v >= capacity; });
         text += " (full, " + count_text(static_cast<std::uint64_t>(capacity)) + " tasks, for " + percent(full.total / makespan) + ")";
       }
-      text += " while only " + percent(held_busy / (held.total * w)) + " of " + device_name(m, q.device) + "'s " + workers +
-              " were busy on average; the longest stretch " + format_time(held.longest_end - held.longest_begin) + " from " +
+      text += " while only " + percent(held_busy) + " of " + device_name(m, q.device) + "'s " + workers +
+              " still running were busy on average; the longest stretch " + format_time(held.longest_end - held.longest_begin) + " from " +
               format_time(held.longest_begin - run.begin_ns) + ".";
       out.push_back({FindingKind::QueueWaiting, share >= 0.1 ? Severity::Warning : Severity::Note, text, held.longest_begin,
                      held.longest_end, share});
     }
-    if (empty.total / makespan >= lim.queue_min_share && empty_busy / (empty.total * w) < lim.queue_idle_share) {
+    if (empty.total / makespan >= lim.queue_min_share && empty_busy < lim.queue_idle_share) {
       const double share = empty.total / makespan;
       out.push_back({FindingKind::QueueStarved, share >= 0.1 ? Severity::Warning : Severity::Note,
-                     q.label + " was empty for " + percent(share) + " of the run while only " +
-                         percent(empty_busy / (empty.total * w)) + " of " + device_name(m, q.device) + "'s " + workers +
-                         " were busy on average: they waited for its feed. The longest stretch " +
+                     q.label + " was empty for " + percent(share) + " of the run while only " + percent(empty_busy) + " of " +
+                         device_name(m, q.device) + "'s " + workers +
+                         " still running were busy on average: they waited for the next batch to reach the queue. The longest stretch " +
                          format_time(empty.longest_end - empty.longest_begin) + " from " +
                          format_time(empty.longest_begin - run.begin_ns) + ".",
                      empty.longest_begin, empty.longest_end, share});
@@ -569,9 +596,13 @@ std::vector<CompareFact> compare_facts(const TraceModel& a, const TraceModel& b)
   return rows;
 }
 
-std::string compare_headline(const TraceModel& a, const TraceModel& b) {
+std::string compare_headline(const TraceModel& a, const TraceModel& b, const InputMatch& input) {
   const double ma = static_cast<double>(a.stats().makespan_ns), mb = static_cast<double>(b.stats().makespan_ns);
   if (ma <= 0.0 || mb <= 0.0) return "";
+  if (!input.same) {
+    return "A took " + format_time(ma) + ", B " + format_time(mb) + ", on different inputs (" + input.difference +
+           "): their times do not compare.";
+  }
   char buf[48];
   const bool b_slower = mb >= ma;
   std::snprintf(buf, sizeof buf, "%.2fx", b_slower ? mb / ma : ma / mb);

@@ -6,14 +6,16 @@
 //   launch gap    a device with no kernel running between its launches (the host's turn)
 //   idle SM       the SM (or worker, without SM ids) busy the least, against the median
 //   device finish GPUs of one run finishing apart
-//   queue         a queue empty while most of its device's workers idled (starved by its feeder),
-//                 or holding tasks while most of them idled
+//   queue         a queue empty while most of its device's workers still running idled (starved by
+//                 its feeder), or holding tasks while most of them idled; up to its kernel's end
+//   idle device   a device of the run that ran no task (listed first)
 //   steals        how few victims most steals hit
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "compare_inputs.hpp"
 #include "time_format.hpp"
 #include "trace_model.hpp"
 
@@ -62,8 +64,9 @@ struct CompareFact {
   std::string name, a, b;
 };
 std::vector<CompareFact> compare_facts(const TraceModel& a, const TraceModel& b);
-// "B took 1.21x the time of A (1.52 ms against 1.26 ms)."
-std::string compare_headline(const TraceModel& a, const TraceModel& b);
+// "B took 1.21x the time of A (1.52 ms against 1.26 ms).", where both ran one input; else the
+// makespans and what differs, without a ratio.
+std::string compare_headline(const TraceModel& a, const TraceModel& b, const InputMatch& input);
 
 // Share of the run with no task running on any worker.
 double no_task_share(const TraceModel& model);

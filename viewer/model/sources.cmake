@@ -24,6 +24,8 @@ set(GPULB_VIEWER_MODEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/range_stats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task_details.cpp
   ${CMAKE_CURRENT_LIST_DIR}/findings.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compare_inputs.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/queue_levels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/histogram.cpp
   ${CMAKE_CURRENT_LIST_DIR}/synthetic.cpp
   ${CMAKE_CURRENT_LIST_DIR}/time_format.cpp

@@ -18,6 +18,23 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+// Which bound the summary states, in words: a reader judges the makespan against it.
+std::string lower_bound_note(const trace::TraceStatistics& st) {
+  if (st.lower_bound != trace::LowerBound::CriticalPath) return "(lower bound = total busy / workers: the makespan of a perfect balance)";
+  const trace::CriticalPath& cp = st.critical_path;
+  return "(lower bound = the critical path: " + std::to_string(cp.chain_tasks()) + " tasks from the root to the deepest leaf, " +
+         std::to_string(cp.depth) + " levels down, run one after another, each at least " +
+         format_time(static_cast<double>(cp.shortest_parent_ns)) + "; total busy / workers: " + format_time(st.balance_bound_ns) + ")";
+}
+
+// Steals within a device and, where the run spans several, those that took from another device.
+std::string steals_text(const trace::Trace& t, const trace::TraceStatistics& st) {
+  std::string s = std::to_string(st.steals) + " (" + std::to_string(st.failed_steals) + " failed)";
+  if (t.devices.size() < 2 || st.steals == 0) return s;
+  const bool gpus = std::all_of(t.devices.begin(), t.devices.end(), [](const trace::Device& d) { return d.kind == trace::DeviceKind::Gpu; });
+  return s + ", " + std::to_string(st.steals_across_devices) + (gpus ? " across GPUs" : " across devices");
+}
+
 }  // namespace
 
 std::vector<SummaryRow> summary_rows(const TraceModel& model, bool compact) {
@@ -38,12 +55,12 @@ std::vector<SummaryRow> summary_rows(const TraceModel& model, bool compact) {
   if (t.devices.size() > listed) row("", "(" + std::to_string(t.devices.size() - listed) + " more devices not listed)");
   if (!model.omitted().empty()) row("shown", model.omitted(), Tone::Bad);
   row("makespan", format_time(static_cast<double>(st.makespan_ns)) + "   lower bound " + format_time(st.lower_bound_ns));
-  row("", "(lower bound = total busy / workers: the makespan of a perfect balance)", Tone::Dim);
+  row("", lower_bound_note(st), Tone::Dim);
   row("efficiency", fmt("%.1f%%", 100.0 * st.efficiency));
   row("imbalance", fmt("%.3f max/mean busy", st.load.imbalance) + "  (min " + format_time(static_cast<double>(st.load.min_busy_ns)) +
                        ", max " + format_time(static_cast<double>(st.load.max_busy_ns)) + ")");
   row("tasks", std::to_string(st.tasks) + " on " + std::to_string(st.workers) + " workers");
-  row("steals", std::to_string(st.steals) + " (" + std::to_string(st.failed_steals) + " failed)");
+  row("steals", steals_text(t, st));
   // A distributed run's steals between ranks are chunks of tasks, counted on the ranks' host tracks.
   if (t.meta.ranks > 1 || st.rank_steals > 0) {
     row("between ranks", std::to_string(st.rank_steals) + " chunks moved (" + std::to_string(st.rank_tasks_moved) + " tasks)");

@@ -13,6 +13,7 @@
 
 #include "display_text.hpp"
 #include "parallel.hpp"
+#include "queue_levels.hpp"
 
 namespace gpulb::viewer {
 
@@ -252,6 +253,7 @@ struct Level {
   std::uint32_t value;  // an event's arg
   std::uint16_t owner;  // deque owner (DequeLevel, deque edits): 16 bits, as DequeLevel's aux
   LevelOp op = LevelOp::Set;
+  LevelRecord::Writer writer = LevelRecord::Writer::Worker;
 };
 using LevelKey = std::tuple<std::uint32_t, int, std::uint32_t>;  // device, source, queue
 // Levels as sorted runs, one run per track that wrote them, and the runs' bounds.
@@ -304,13 +306,16 @@ CollectedLevels collect_levels(const trace::Trace& t, const std::vector<EventCol
     std::map<LevelKey, bool> touched;
     Runs* edits = tr.role == TrackRole::Worker ? &out.deque_edits[tr.device] : nullptr;
     const std::size_t edits_start = edits ? edits->first.size() : 0;
+    trace::Event enqueued{};  // the host's last HostEnqueue: a level after it of its size is that batch's
     for (std::size_t i = 0; i < ev.size(); ++i) {
       const trace::EventKind kind = ev.kind(i);
-      if (trace::event_traits(kind).level == trace::LevelSource::None && !edits) continue;
+      const bool enqueue = kind == trace::EventKind::HostEnqueue;  // a batch's size, read with its queue's levels
+      if (enqueue) enqueued = ev[i];
+      if (trace::event_traits(kind).level == trace::LevelSource::None && !edits && !enqueue) continue;
       if (edits && deque_edits(tr, ev, i, edits->first)) continue;
       const trace::Event e = ev[i];
       LevelKey key;
-      switch (trace::event_traits(e.kind).level) {
+      switch (enqueue ? trace::LevelSource::Queue : trace::event_traits(e.kind).level) {
         case trace::LevelSource::Queue: key = {tr.device, static_cast<int>(QueueSeries::Source::Queue), e.aux}; break;
         case trace::LevelSource::Deque: key = {tr.device, static_cast<int>(QueueSeries::Source::Deques), 0}; break;
         case trace::LevelSource::Pool: key = {tr.device, static_cast<int>(QueueSeries::Source::Pool), 0}; break;
@@ -325,7 +330,14 @@ CollectedLevels collect_levels(const trace::Trace& t, const std::vector<EventCol
         if (bounds.empty()) bounds.push_back(0);
         touched[key] = true;
       }
-      vec.push_back({e.time_ns, e.arg, e.aux});
+      const bool batch = enqueued.kind == trace::EventKind::HostEnqueue && enqueued.arg == e.arg && enqueued.aux == e.aux &&
+                         e.kind == trace::EventKind::QueueLevel;
+      using Writer = LevelRecord::Writer;
+      const Writer writer = tr.role != TrackRole::Host ? Writer::Worker
+                            : enqueue                   ? Writer::Enqueue
+                            : batch                     ? Writer::HostBatch
+                                                        : Writer::Host;
+      vec.push_back({e.time_ns, e.arg, e.aux, LevelOp::Set, writer});
     }
     for (auto& [key, unused] : touched) levels[key].second.push_back(levels[key].first.size());
     if (edits) close_run(*edits, edits_start);
@@ -349,7 +361,35 @@ std::vector<StepSeries::Point> sum_of_deques(const std::vector<Level>& levels) {
   return points;
 }
 
-QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const std::vector<Level>& levels) {
+// Where each device stopped taking tasks: its last kernel end, or its workers' last event where
+// that is later (or no kernel end was recorded: the CPU backend).
+std::map<std::uint32_t, std::uint64_t> device_ends(const trace::Trace& t, const std::vector<EventColumns>& events,
+                                                   std::size_t shown_devices) {
+  std::map<std::uint32_t, std::uint64_t> ends;
+  for (std::size_t ti = 0; ti < t.tracks.size(); ++ti) {
+    const Track& tr = t.tracks[ti];
+    const EventColumns& ev = events[ti];
+    if (!track_shown(t, tr, shown_devices) || ev.size() == 0) continue;
+    std::uint64_t& end = ends[tr.device];
+    if (tr.role != TrackRole::Host) {
+      end = std::max(end, ev.time_ns(ev.size() - 1));
+      continue;
+    }
+    for (std::size_t i = 0; i < ev.size(); ++i) {
+      if (ev.kind(i) == trace::EventKind::KernelEnd) end = std::max(end, ev.time_ns(i));
+    }
+  }
+  return ends;
+}
+
+std::vector<StepSeries::Point> queue_points(const std::vector<Level>& levels) {
+  std::vector<LevelRecord> records;
+  records.reserve(levels.size());
+  for (const Level& l : levels) records.push_back({l.time_ns, std::int64_t{l.value}, l.writer});
+  return queue_level_points(records);
+}
+
+QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const std::vector<Level>& levels, std::uint64_t device_end) {
   QueueSeries q;
   q.device = std::get<0>(key);
   q.source = static_cast<QueueSeries::Source>(std::get<1>(key));
@@ -366,9 +406,13 @@ QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const 
     points = sum_of_deques(levels);
     q.label = dev + " deques (sum)";
   } else {
-    points.reserve(levels.size());
-    for (const Level& l : levels) points.push_back({l.time_ns, std::int64_t{l.value}});
+    points = queue_points(levels);
     q.label = q.source == QueueSeries::Source::Pool ? dev + " host pool" : dev + " queue " + std::to_string(q.queue);
+  }
+  // A device's queues and deques live in its kernel; the host pool outlives it.
+  if (q.source != QueueSeries::Source::Pool && device_end > 0) {
+    end_level_at(points, device_end);
+    q.end_ns = device_end;
   }
   q.level = StepSeries(std::move(points));
   return q;
@@ -379,6 +423,7 @@ std::vector<QueueSeries> build_queue_series(const trace::Trace& t, const std::ve
                                            std::size_t shown_devices, std::size_t max_series, bool& truncated) {
   std::vector<QueueSeries> queues;
   CollectedLevels collected = collect_levels(t, events, shown_devices, max_series, truncated);
+  const std::map<std::uint32_t, std::uint64_t> ends = device_ends(t, events, shown_devices);
   for (auto& [key, entry] : collected.series) {
     auto& [vec, bounds] = entry;
     const auto edits = collected.deque_edits.find(std::get<0>(key));
@@ -390,7 +435,9 @@ std::vector<QueueSeries> build_queue_series(const trace::Trace& t, const std::ve
     }
     // Stable by time within a track, merged across tracks by time.
     merge_sorted_runs_by_key(vec, bounds, [](const Level& l) { return l.time_ns; });
-    queues.push_back(make_queue_series(t, key, vec));
+    const auto end = ends.find(std::get<0>(key));
+    QueueSeries q = make_queue_series(t, key, vec, end == ends.end() ? 0 : end->second);
+    if (!q.level.empty()) queues.push_back(std::move(q));  // a queue with batches written but no level recorded
   }
   return queues;
 }

@@ -74,6 +74,9 @@ struct QueueSeries {
   std::uint32_t device = 0;
   std::uint32_t queue = 0;
   StepSeries level;
+  // Where the level stops meaning anything: its device's last kernel end (queues and deques live
+  // in the kernel), 0 for none (the host pool). The level is 0 from there on.
+  std::uint64_t end_ns = 0;
 };
 
 // What the model builds at most. A file's device and track counts are claims (CONVENTIONS 16):

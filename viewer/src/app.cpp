@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string_view>
 
+#include "compare_span.hpp"
 #include "display_text.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "panels.hpp"
@@ -331,7 +333,8 @@ void App::views(float width, float height) {
                                effective_playhead(model, vs_.playhead), size, lesson_pair ? lesson_ : nullptr,
                                [this] { lesson_run_controls(); }});
       ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + size.y + 4));
-      draw_replay_bar(model, vs_.playhead, dt_s_);
+      const bool comparing = compare && std::string_view(all[i].cli_name) == "compare";
+      draw_replay_bar(comparing ? compare_replay_span(model, *compare) : run_span(model), vs_.playhead, dt_s_);
       ImGui::EndTabItem();
     }
     select_tab_ = false;

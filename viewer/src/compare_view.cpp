@@ -7,6 +7,7 @@
 #include "compare_span.hpp"
 #include "display_text.hpp"
 #include "draw.hpp"
+#include "gpulb/builtin/registry.hpp"
 #include "labels.hpp"
 #include "timeline_layout.hpp"
 #include "summary_rows.hpp"
@@ -31,6 +32,15 @@ static float summary_need(const TraceModel& m, float w) {
          summary_height(summary_rows(m, true), value_w, ImGui::GetTextLineHeight(), 2 * st.CellPadding.y, text_width);
 }
 
+InputMatch compare_inputs(const TraceModel& a, const TraceModel& b) {
+  const Scenario* scenario = builtin::registry().find(a.header().meta.scenario);
+  if (!scenario) return compare_inputs(a.header().meta, b.header().meta);  // another build's scenario
+  return compare_inputs(a.header().meta, b.header().meta, [scenario](const std::string&, const std::string& param) {
+    const auto& specs = scenario->params();
+    return std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& p) { return p.name == param; });
+  });
+}
+
 void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec2 size) {
   const ImGuiStyle& style = ImGui::GetStyle();
   const ImVec2 start = ImGui::GetCursorScreenPos();
@@ -50,11 +60,9 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
   draw_summary(b, true);
   ImGui::EndChild();
 
-  // One scale: both runs measured from their own start, over the longer of the two.
-  const double ms_a = static_cast<double>(a.stats().makespan_ns), ms_b = static_cast<double>(b.stats().makespan_ns);
-  const double ratio = ms_a > 0 ? ms_b / ms_a : 0.0;
-  ImGui::Text("Makespan A %s, B %s: B takes %.2fx the time of A. Both from their first kernel launch; click a task for its details.", format_time(ms_a).c_str(),
-              format_time(ms_b).c_str(), ratio);
+  // One scale: both runs measured from their own first launch, over the longer of the two.
+  const std::string headline = compare_headline(a, b, compare_inputs(a, b));
+  ImGui::Text("%s Both from their first kernel launch; click a task for its details.", headline.c_str());
   // One toolbar for both panels (their lanes then get the same height); what is left of the
   // view's own height, not ImGui's remaining region, which includes the replay bar's room.
   // Ctrl+F: the keys are off in both panels (each would take them), so compare serves this one.
@@ -85,7 +93,8 @@ void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec
   TimeAxis axis_a = panel_axis(vs.compare_axis, span.origin_a);
   draw_timeline(a, vs, vs.compare_a, axis_a, ImVec2(size.x, lanes_h), {"cmp_a", false, cap_a.c_str(), span.origin_a, label_w, false, false, 0});
   TimeAxis axis_b = panel_axis(axis_a, span.origin_b - span.origin_a);
-  draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str(), span.origin_b, label_w, false, false, 1});
+  draw_timeline(b, vs, vs.compare_b, axis_b, ImVec2(size.x, lanes_h), {"cmp_b", false, cap_b.c_str(), span.origin_b, label_w, false, false, 1,
+                                                                     span.origin_b - span.origin_a});
   vs.compare_axis = panel_axis(axis_b, -span.origin_b);
 }
 

@@ -35,12 +35,11 @@ void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const Trace
   ImGui::Spacing();
   if (a && b) {
     ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "What these two traces show");
-    // "B took 1.5x the time of A" means something only for one input under two policies.
-    if (a->header().meta.scenario == b->header().meta.scenario) {
-      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.45f, 0.85f, 0.55f, 1));
-      text_wrapped(compare_headline(*a, *b));
-      ImGui::PopStyleColor();
-    }
+    // "B took 1.5x the time of A" only for one input under two policies; else what differs.
+    const InputMatch input = compare_inputs(*a, *b);
+    ImGui::PushStyleColor(ImGuiCol_Text, input.same ? ImVec4(0.45f, 0.85f, 0.55f, 1) : ImVec4(0.6f, 0.62f, 0.67f, 1));
+    text_wrapped(compare_headline(*a, *b, input));
+    ImGui::PopStyleColor();
     if (ImGui::BeginTable("lesson figures", 3, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
       ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.1f);
       ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthStretch, 1.0f);

@@ -239,6 +239,8 @@ int main(int argc, char** argv) {
     if (unfold) app.view_state().timeline.unfold = app.view_state().compare_a.unfold = app.view_state().compare_b.unfold = true;
     if (const Document* d = app.current()) {
       const double origin = run_span(*d->model).begin_ns;  // "from the run's start", as the rulers count
+      // Compare's rulers and replay bar count from the first launch.
+      const double replay_origin = a.view == "compare" && app.has_compare() ? launch_ns(*d->model) : origin;
       if (range) app.view_state().pending_range = Selection{origin + range->begin_ns, origin + range->end_ns};
       if (range) app.view_state().compare_range = Selection{range->begin_ns, range->end_ns};
       if (c.select) app.view_state().selection = Selection{origin + c.select->begin_ns, origin + c.select->end_ns};
@@ -269,7 +271,7 @@ int main(int argc, char** argv) {
         app.set_view(vs.switch_view);
         vs.switch_view.clear();
       }
-      if (playhead) app.view_state().playhead = Playhead{origin + *playhead, true, false, 1.0f};
+      if (playhead) app.view_state().playhead = Playhead{replay_origin + *playhead, true, false, 1.0f};
     }
 
     Platform platform(PlatformOptions{width, height, a.screenshot.empty(), "gpulb-viewer"});

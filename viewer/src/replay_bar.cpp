@@ -14,10 +14,10 @@ double effective_playhead(const TraceModel& model, const Playhead& p) {
   return p.active ? p.time_ns : run_span(model).end_ns;
 }
 
-void draw_replay_bar(const TraceModel& model, Playhead& p, float dt_s) {
-  // The run as the summary counts it: the bar's "of 858 us" is the makespan the summary states.
-  const TimeSpan run = run_span(model);
-  const double begin = run.begin_ns, end = run.end_ns;
+void draw_replay_bar(const TimeSpan& span, Playhead& p, float dt_s) {
+  // The view's span: on a trace's own views the run as the summary counts it ("of 858 us" is its
+  // makespan), in Compare the time from the launch that its rulers count.
+  const double begin = span.begin_ns, end = span.end_ns;
   if (p.playing) {
     // At speed 1 the whole run plays in 10 s, whatever its length: runs last from microseconds to
     // seconds, and a class wants to watch any of them.
@@ -46,7 +46,7 @@ void draw_replay_bar(const TraceModel& model, Playhead& p, float dt_s) {
   ImGui::SetNextItemWidth(110);
   ImGui::SliderFloat("speed", &p.speed, 0.05f, 10.0f, "%.2fx", ImGuiSliderFlags_Logarithmic);
   ImGui::SameLine();
-  float frac = static_cast<float>(end > begin ? (effective_playhead(model, p) - begin) / (end - begin) : 1.0);
+  float frac = static_cast<float>(end > begin && p.active ? (p.time_ns - begin) / (end - begin) : 1.0);
   const std::string label = p.active ? format_time(p.time_ns - begin) + " of " + format_time(end - begin)
                                      : "whole run (" + format_time(end - begin) + "): press Play or drag to replay";
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x);

@@ -634,7 +634,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   }
   draw_rank_arrows(f, ranks, ts, steals.arrows ? 0 : 1);  // its note under the steals' one
   draw_picked(dl, model, options.run, vs, layout, axis, f.y_base, left, right);
-  if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns);
+  if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns + options.playhead_shift_ns);
   draw_marks(dl, vs, axis, left, right, lanes_top, lanes_top + view_h);
   if (vs.selection) draw_selection(f, *vs.selection);
   dl->PopClipRect();

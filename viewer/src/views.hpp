@@ -26,6 +26,7 @@ struct TimelineOptions {
   bool counters = true;      // counter tracks under the lanes (compare: off, for room)
   bool keys = true;          // W/A/S/D, M, N, Ctrl+F and Esc (compare: off; both panels would take them)
   int run = 0;               // which run a click picks a task of: 0 trace A, 1 trace B (compare's lower panel)
+  double playhead_shift_ns = 0.0;  // the playhead is on A's clock: B's panel draws it this much later (compare)
 };
 void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, TimeAxis& axis, ImVec2 size,
                    const TimelineOptions& options);
@@ -55,6 +56,8 @@ void draw_selection_stats(const TraceModel& model, ViewState& vs, ImVec2 size);
 void draw_compare(const TraceModel& a, const TraceModel& b, ViewState& vs, ImVec2 size);
 // What Compare shows while there is no trace B: how to get one.
 void draw_compare_hint(ImVec2 size);
+// Whether A and B ran one input, their scenario's own parameters told apart by the registry.
+InputMatch compare_inputs(const TraceModel& a, const TraceModel& b);
 
 // findings_view.cpp: trace A's findings (and B's, where chosen); a click zooms there.
 void draw_findings(const TraceModel& a, const std::vector<Finding>& fa, const TraceModel* b, const std::vector<Finding>* fb,
@@ -82,8 +85,10 @@ bool draw_lesson_series(const builtin::Lesson& lesson, ImVec2 size);
 bool draw_lesson_trace_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel& b, ImVec2 size);
 void draw_lesson_hint(ImVec2 size);
 
-// replay_bar.cpp: play/pause, speed and scrubbing. Advances the playhead by dt seconds.
-void draw_replay_bar(const TraceModel& model, Playhead& playhead, float dt_s);
+// replay_bar.cpp: play/pause, speed and scrubbing over `span` (the view's: run_span, or in Compare
+// compare_replay_span), its times counted from the span's start as the view's ruler counts them.
+// Advances the playhead by dt seconds.
+void draw_replay_bar(const TimeSpan& span, Playhead& playhead, float dt_s);
 // Where the views take their state from: the playhead when replay is on, else the end of the run.
 double effective_playhead(const TraceModel& model, const Playhead& playhead);
 

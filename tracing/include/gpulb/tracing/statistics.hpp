@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpulb/tracing/critical_path.hpp"
 #include "gpulb/tracing/trace.hpp"
 
 namespace gpulb::trace {
@@ -29,6 +30,7 @@ struct WorkerStats {
   std::uint64_t busy_ns = 0;
   std::uint64_t failed_dequeues = 0;
   std::uint64_t steals = 0;
+  std::uint64_t steals_across_devices = 0;  // Steal events whose victim is on another device
   std::uint64_t failed_steals = 0;
   std::uint64_t spawned = 0;
 };
@@ -52,6 +54,10 @@ struct GroupStats {
   std::uint64_t busy_ns = 0;
 };
 
+// What bounds the makespan from below: the work shared perfectly among the workers, or the
+// longest chain of tasks that must run one after the other (critical_path.hpp).
+enum class LowerBound { Balance, CriticalPath };
+
 struct TraceStatistics {
   std::uint64_t begin_ns = 0;     // earliest worker event
   std::uint64_t end_ns = 0;       // latest worker event
@@ -61,12 +67,16 @@ struct TraceStatistics {
   std::uint64_t events = 0;
   std::uint64_t dropped_events = 0;
   std::uint64_t steals = 0;
+  std::uint64_t steals_across_devices = 0;  // from another GPU's workers (Steal aux: steal_aux_for_device)
   std::uint64_t failed_steals = 0;
   std::uint64_t failed_dequeues = 0;
   std::uint64_t rank_steals = 0;  // chunks that moved between ranks (RankSteal, host tracks of a distributed run)
   std::uint64_t rank_tasks_moved = 0;  // the tasks in them (aux, saturating per chunk)
   double efficiency = 0.0;        // busy / (workers x makespan)
-  double lower_bound_ns = 0.0;    // total busy / workers: the makespan of a perfect balance
+  double balance_bound_ns = 0.0;  // total busy / workers: the makespan of a perfect balance
+  CriticalPath critical_path;     // bound_ns 0 where the trace proves no chain
+  double lower_bound_ns = 0.0;    // the larger of the two: no schedule of this run's tasks is shorter
+  LowerBound lower_bound = LowerBound::Balance;
   LoadSummary load;               // over workers
   std::vector<WorkerStats> per_worker;
   std::vector<GroupStats> per_sm;      // only where SM ids are known

@@ -1,0 +1,88 @@
+#include "queue_levels.hpp"
+
+#include <algorithm>
+
+namespace gpulb::viewer {
+namespace {
+
+using Writer = LevelRecord::Writer;
+
+// Reads a queue's records batch by batch (queue_levels.hpp).
+class BatchReader {
+ public:
+  explicit BatchReader(std::span<const LevelRecord> records) {
+    std::int64_t enqueued = 0, claims = 0;
+    for (const LevelRecord& r : records) {
+      if (r.writer == Writer::Enqueue) sizes_.push_back(r.value), enqueued += r.value;
+      if (r.writer == Writer::Worker) ++claims;
+    }
+    one_claim_a_task_ = !sizes_.empty() && claims == enqueued;
+  }
+  bool one_claim_a_task() const { return one_claim_a_task_; }
+
+  // The level after `r`, or nothing where `r` is not a level.
+  std::optional<std::int64_t> read(const LevelRecord& r) {
+    switch (r.writer) {
+      case Writer::Enqueue: ++enqueues_; return std::nullopt;
+      case Writer::HostBatch: return host_batch(r);
+      case Writer::Host: return r.value;
+      case Writer::Worker: break;
+    }
+    if (batch_ >= sizes_.size()) return r.value;
+    level_ = started_ ? std::min(level_, r.value) : r.value;
+    started_ = true;
+    if (++claims_ < sizes_[batch_]) return level_;
+    next_batch();
+    return 0;
+  }
+
+ private:
+  // The host's record of the batch its last Enqueue wrote.
+  std::optional<std::int64_t> host_batch(const LevelRecord& r) {
+    if (enqueues_ == 0) return r.value;
+    const std::size_t j = enqueues_ - 1;
+    if (j < batch_ || (j == batch_ && started_)) return std::nullopt;  // its claims came first
+    while (batch_ < j) next_batch();
+    started_ = true;
+    level_ = r.value;
+    return level_;
+  }
+  void next_batch() {
+    ++batch_;
+    claims_ = 0;
+    started_ = false;
+  }
+
+  std::vector<std::int64_t> sizes_;  // the hosts' batches, in the order they wrote them
+  bool one_claim_a_task_ = false;
+  std::size_t batch_ = 0;     // the batch being claimed (or next to be)
+  std::size_t enqueues_ = 0;  // hosts' batches read so far
+  std::int64_t claims_ = 0;   // claims of the current batch read so far
+  std::int64_t level_ = 0;
+  bool started_ = false;  // the current batch showed: its host's record or a claim
+};
+
+}  // namespace
+
+std::vector<StepSeries::Point> queue_level_points(std::span<const LevelRecord> records) {
+  std::vector<StepSeries::Point> points;
+  points.reserve(records.size());
+  BatchReader reader(records);
+  for (const LevelRecord& r : records) {
+    if (!reader.one_claim_a_task()) {
+      if (r.writer != Writer::Enqueue) points.push_back({r.time_ns, r.value});
+    } else if (const std::optional<std::int64_t> level = reader.read(r)) {
+      points.push_back({r.time_ns, *level});
+    }
+  }
+  return points;
+}
+
+void end_level_at(std::vector<StepSeries::Point>& points, std::uint64_t end_ns) {
+  const auto after = std::upper_bound(points.begin(), points.end(), end_ns,
+                                      [](std::uint64_t t, const StepSeries::Point& p) { return t < p.time_ns; });
+  points.erase(after, points.end());
+  if (!points.empty() && points.back().value != 0) points.push_back({end_ns, 0});
+}
+
+}  // namespace gpulb::viewer
