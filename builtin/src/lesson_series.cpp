@@ -298,6 +298,23 @@ void time_and_slots(const SeriesRecording& rec, SeriesFigureData& d) {
   d.measured = "B's time over A's, at " + rec.parameter + " " + times + "; B's task slots over A's, " + slots;
 }
 
+// Both sides' time; where both recipes name a pattern, B's ideal is A's time scaled by the share
+// of A's work that B's pattern keeps (P4 against P0: a quarter).
+void time_only(const Lesson& lesson, const SeriesRecording& rec, SeriesFigureData& d) {
+  d.quantity = "time at each " + rec.parameter;
+  const std::optional<double> keep_a = pattern_work_left(lesson, recipe_value(lesson.a, "pattern"));
+  const std::optional<double> keep_b = pattern_work_left(lesson, recipe_value(lesson.b, "pattern"));
+  std::string ratios;
+  for (const SeriesPoint& p : rec.points) {
+    SeriesFigureRow row{p.value, median_time(p.a), median_time(p.b), std::nullopt, std::nullopt, std::nullopt};
+    if (row.a && keep_a && keep_b && *keep_a > 0.0) row.ideal = *row.a * *keep_b / *keep_a;
+    if (const auto r = ratio(row.b, row.a)) ratios += (ratios.empty() ? "" : ", ") + p.value + ": " + decimals(*r, 3);
+    d.rows.push_back(std::move(row));
+  }
+  d.measured = "B's time over A's, at " + rec.parameter + " " + ratios;
+  if (keep_a && keep_b && *keep_a > 0.0) d.measured += " (the work B keeps: " + decimals(*keep_b / *keep_a, 3) + ")";
+}
+
 void gpu_scaling(const SeriesRecording& rec, SeriesFigureData& d) {
   const SeriesPoint& first = rec.points.front();
   d.quantity = "speedup over the same scheduler on " + first.value + " GPU" + (first.value == "1" ? "" : "s");
@@ -338,6 +355,7 @@ SeriesFigureData series_figure(const Lesson& lesson, const SeriesRecording& rec)
       case SeriesFigure::ShareOfFirst: share_of_first(lesson, rec, d); break;
       case SeriesFigure::TimeAndSlots: time_and_slots(rec, d); break;
       case SeriesFigure::GpuScaling: gpu_scaling(rec, d); break;
+      case SeriesFigure::Time: time_only(lesson, rec, d); break;
     }
   } catch (const std::logic_error& e) {  // a value that is no number where the figure needs one
     throw SeriesError("the recording of '" + rec.lesson + "' does not fit its lesson's figure: " + e.what());

@@ -136,6 +136,51 @@ const std::vector<Lesson>& table() {
        "Adaptive does the same work in 53 launches instead of 802, with about 16x less time running requests on the GPU.",
        {{Quantity::Makespan, Expectation::ABelowB, 0.0, "adaptive 8-38% shorter than static"}},
        "", std::nullopt, TraceFigure::Launches},
+      {"h100-block-scheduler-backfill",
+       "gpulb's finding: an H100's block scheduler refills a finished block's slot at once",
+       "gpulb's own measurement on an H100 (docs/benchmarks.md, the lessons' series), set against Chen et al. 2010, "
+       "section 6.3.1",
+       "When three blocks in four end at once (pattern P4), a block scheduler that starts the next block the moment "
+       "one ends runs P4 in a quarter of the balanced pattern's time plus little: on an H100, at most 0.275 of P0's "
+       "time (within 10% of the quarter of the work P4 keeps). Chen et al.'s GPU of 2009 took 51.6%.",
+       {"the block scheduler on P0 (every block does the work)", "patterns-P0-100k-hardware-h100.gpulb", "patterns",
+        "hardware", {"pattern=P0", "blocks=8000", "work=400"}},
+       {"the block scheduler on P4 (three blocks in four return at once)", "patterns-P4-100k-hardware-h100.gpulb",
+        "patterns", "hardware", {"pattern=P4", "blocks=8000", "work=400"}},
+       "The key figure sets P0 against P4 at several lengths of a block's work, the line across each pair the "
+       "quarter of P0's time P4 would take if only its work counted. In the two traces (100,000 blocks of 4,000 "
+       "steps) open Compare: in B the SM rows stay as busy as in A, with three quarters of the blocks gone; a "
+       "nullified block ends at once and the next takes its slot.",
+       "On an H100 the block scheduler's P4 run takes 26.8% of its P0 time at 4,000 steps a block (docs/benchmarks.md, "
+       "Figure 7 series): the quarter of the work P4 keeps, plus the launch and the tail. The key figure shows "
+       "where the claim ends: the shorter a block's work, the more of the run is the launch and the block "
+       "scheduler's own cost, which P4 does not remove.",
+       {{Quantity::Makespan, Expectation::BOverAAtMost, 0.275, "P4 at most 0.275 of P0's time (Chen's 2009 GPU: 0.516)"}},
+       "work",
+       LessonSeries{"work", {"100", "400", "1000", "4000"}, {"blocks=100000"}, SeriesFigure::Time,
+                    "h100-block-scheduler-backfill-h100.json", false, {}},
+       TraceFigure::None},
+      {"static-list-on-a-big-tree",
+       "gpulb's finding: on a big tree the static list is fastest, and pays in memory",
+       "gpulb's own measurement on an H100 (docs/papers.md, docs/benchmarks.md), after Mohan & Gopalan's memory argument",
+       "On UTS T1L (102 M nodes) on an H100 the static list, a launch per generation of the tree, ran 696 M nodes/s "
+       "against work stealing's 559 M, and needed 76.6 M task slots (4.9 GB) against 0.58 M: once a generation "
+       "fills the GPU, relaunching costs little, and the memory grows with the widest generation.",
+       {"static list (a launch per generation)", "uts-d7-static-list-h100.gpulb", "uts", "static-list",
+        {"tree=custom", "t=1", "a=3", "d=7", "b=4", "r=19"}},
+       {"work stealing (a deque per block)", "uts-d7-work-stealing-h100.gpulb", "uts", "work-stealing",
+        {"tree=custom", "t=1", "a=3", "d=7", "b=4", "r=19"}},
+       "The key figure grows the tree: a geometric tree (UTS T1's shape) of depth 7 to 10, 64 thousand to 4.1 "
+       "million nodes. Watch the time bars cross as the tree grows and the slot bars part. In the two traces (depth "
+       "7) the static list's launches sit on the host track, one per generation, with the SM rows idle between them.",
+       "The claim is about size. On the 64-thousand-node tree of the traces the static list's launches and the "
+       "gaps between them cost more than the tree's work; at T1L's 102 M nodes it is the fastest policy "
+       "(docs/papers.md). The key figure shows where on the way the two meet on this H100.",
+       {{Quantity::Makespan, Expectation::ABelowB, 0.0, "the static list faster: 696 against 559 M nodes/s on T1L"},
+        {Quantity::PeakTaskSlots, Expectation::BBelowA, 0.0, "76.6 M task slots against 0.58 M (T1L)"}},
+       "d",
+       LessonSeries{"d", {"7", "8", "9", "10"}, {}, SeriesFigure::TimeAndSlots, "static-list-on-a-big-tree-h100.json", false, {}},
+       TraceFigure::None},
   };
   return kLessons;
 }

@@ -667,13 +667,23 @@ TEST_F(Cli, ABadLessonNameExitsTwoWithTheList) {
   EXPECT_EQ(gpulb("lesson show chen-fig7 only-one.gpulb").exit_code, 2) << "A without B";
 }
 
-TEST_F(Cli, ALessonWithoutACpuRecipeSaysWhereItsTracesAre) {
-  const Outcome o = gpulb("lesson run chen-multi-gpu --out-dir " + dir_.string());
-  ASSERT_EQ(o.exit_code, 0) << o.out;
-  EXPECT_NE(o.out.find("patterns-P3-task-queue-paper-2xh200.gpulb"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("recipe      none"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("gpulb-viewer --lesson chen-multi-gpu"), std::string::npos) << o.out;
-  EXPECT_TRUE(std::filesystem::is_empty(dir_));
+// `gpulb lesson record`: a series over GPUs is refused on the CPU, a bad -o before any run, and a
+// recording is written whole.
+TEST_F(Cli, LessonRecordRefusesWhatItCannotRecordAndWritesWhatItCan) {
+  const Outcome gpus = gpulb("lesson record chen-multi-gpu --backend cpu -o " + path("x.json"));
+  EXPECT_EQ(gpus.exit_code, 2) << gpus.out;
+  EXPECT_NE(gpus.out.find("needs --backend cuda"), std::string::npos) << gpus.out;
+  EXPECT_FALSE(std::filesystem::exists(path("x.json")));
+  const Outcome no_output = gpulb("lesson record chen-fig7");
+  EXPECT_EQ(no_output.exit_code, 2) << no_output.out;
+  const Outcome bad_dir = gpulb("lesson record chen-fig7 -o /no/such/dir/x.json");
+  EXPECT_EQ(bad_dir.exit_code, 2) << bad_dir.out;
+  const Outcome ok = gpulb("lesson record chen-fig7 --backend cpu --repeats 1 -o " + path("fig7.json"));
+  ASSERT_EQ(ok.exit_code, 0) << ok.out;
+  const auto j = nlohmann::json::parse(std::ifstream(path("fig7.json")));
+  EXPECT_EQ(j.at("format"), "gpulb-lesson-series");
+  EXPECT_EQ(j.at("points").size(), 5u);
+  EXPECT_NE(ok.out.find("P4: A took"), std::string::npos) << ok.out;
 }
 
 TEST_F(Cli, LessonRunRunsBothCpuRecipesAndWritesTheirTraces) {
@@ -701,7 +711,12 @@ TEST_F(Cli, LessonShowGivesTheVerdictMeasuredOnTheShippedTraces) {
   EXPECT_EQ(j.at("verdict"), "reversed") << fig7.out;
   ASSERT_EQ(j.at("quantities").size(), 1u);
   EXPECT_GT(j.at("quantities")[0].at("b").get<double>(), j.at("quantities")[0].at("a").get<double>()) << "B, the task queue, is slower";
-  EXPECT_NE(j.at("traces").at("a").get<std::string>().find("patterns-P4-hardware-h100.gpulb"), std::string::npos);
+  EXPECT_NE(j.at("traces").at("a").get<std::string>().find("patterns-P4-100k-hardware-h100.gpulb"), std::string::npos);
+  // The key figure's series, with where and when it was recorded.
+  ASSERT_TRUE(j.contains("series")) << fig7.out;
+  EXPECT_EQ(j.at("series").at("rows").size(), 5u);
+  EXPECT_NE(j.at("series").at("device").get<std::string>().find("H100"), std::string::npos);
+  EXPECT_NE(j.at("series").at("measured").get<std::string>().find("P4"), std::string::npos);
 
   const Outcome mohan = gpulb("lesson show mohan-static-vs-stealing");
   ASSERT_EQ(mohan.exit_code, 0) << mohan.out;

@@ -189,6 +189,15 @@ void time_and_slots(const SeriesFigureData& d, const std::string& parameter, ImV
   draw_group_chart(s, half);
 }
 
+void time_only(const SeriesFigureData& d, const std::string& parameter, ImVec2 size) {
+  GroupChart t{"time (the median run)", parameter, groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b),
+               column(d, &SeriesFigureRow::ideal), {}, {}};
+  const double top = largest({t.a, t.b}) * 1.05;
+  t.scale = [top](double v) { return v / top; };
+  t.label = [](double ns) { return builtin::format_duration_ns(ns); };
+  draw_group_chart(t, size);
+}
+
 void gpu_scaling(const SeriesFigureData& d, ImVec2 size) {
   const ImVec2 half(size.x * 0.5f - 8.0f, size.y);
   GroupChart sp{"speedup over its own time on 1 GPU", "GPUs", groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b),
@@ -253,6 +262,7 @@ bool draw_lesson_series(const builtin::Lesson& lesson, ImVec2 size) {
   const bool paper = !lesson.series->paper_marks.empty();
   chart_legend(lesson, d.figure == builtin::SeriesFigure::ShareOfFirst ? "the work left"
                        : d.figure == builtin::SeriesFigure::GpuScaling ? "linear speedup"
+                       : d.figure == builtin::SeriesFigure::Time       ? "B's time if its work alone counted"
                                                                        : nullptr,
                paper);
   const float used = ImGui::GetCursorScreenPos().y - top_y;
@@ -261,6 +271,7 @@ bool draw_lesson_series(const builtin::Lesson& lesson, ImVec2 size) {
     case builtin::SeriesFigure::ShareOfFirst: share_of_first(d, rec.parameter, chart); break;
     case builtin::SeriesFigure::TimeAndSlots: time_and_slots(d, rec.parameter, chart); break;
     case builtin::SeriesFigure::GpuScaling: gpu_scaling(d, chart); break;
+    case builtin::SeriesFigure::Time: time_only(d, rec.parameter, chart); break;
   }
   return true;
 }

@@ -40,6 +40,7 @@ enum class Expectation {
   ABelowB,    // A's value under B's
   AtMost,     // both sides at most `bound`
   AAtMost,    // A at most `bound`, B the reference beside it (a policy without the mechanism)
+  BOverAAtMost,  // B's value over A's at most `bound` (a run with less work against the full one)
 };
 struct ClaimQuantity {
   Quantity quantity;
@@ -53,6 +54,7 @@ enum class SeriesFigure {
   ShareOfFirst,  // each side's time as a share of its own time at the first value, beside the work left (Chen Figure 7)
   TimeAndSlots,  // time and peak task slots, both sides, at each value (Mohan Figures 6 and 7)
   GpuScaling,    // speedup over A's one-GPU time against GPUs, and busy time per GPU at the most (Chen Figures 9 and 10)
+  Time,          // both sides' time at each value, with B's ideal where B does a known share of A's work
 };
 
 // A figure the paper states at one value of a series, in the key figure's own units (a share of
