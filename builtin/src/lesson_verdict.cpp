@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "gpulb/builtin/lesson_series.hpp"
 #include "gpulb/tracing/statistics.hpp"
 
 namespace gpulb::builtin {
@@ -215,6 +216,46 @@ LessonVerdict assess_lesson(const Lesson& lesson, const LessonSide& a, const Les
     paper += (paper.empty() ? "" : "; ") + m.paper;
   }
   v.headline = "measured " + measured + " (paper: " + paper + ")";
+  return v;
+}
+
+}  // namespace gpulb::builtin
+
+namespace gpulb::builtin {
+namespace {
+
+// A series run as the verdict reads a trace: its time and metrics, and each GPU's busy time as a
+// device group of one worker.
+void side_of(const SeriesRun& run, trace::RunMetadata& meta, trace::TraceStatistics& stats) {
+  meta.makespan_ns = static_cast<std::uint64_t>(run.makespan_ns);
+  meta.metrics = run.metrics;
+  for (std::size_t g = 0; g < run.device_busy_ns.size(); ++g) {
+    trace::GroupStats group;
+    group.device = static_cast<std::uint32_t>(g);
+    group.workers = 1;
+    group.busy_ns = static_cast<std::uint64_t>(run.device_busy_ns[g]);
+    stats.per_device.push_back(group);
+  }
+}
+
+}  // namespace
+
+LessonVerdict lesson_verdict(const Lesson& lesson, const LessonSide& a, const LessonSide& b, const SeriesRecording* recording) {
+  if (recording && lesson.series && !lesson.series->verdict_at.empty()) {
+    for (const SeriesPoint& p : recording->points) {
+      if (p.value != lesson.series->verdict_at || !p.a.median() || !p.b.median()) continue;
+      trace::RunMetadata ma, mb;
+      trace::TraceStatistics sa, sb;
+      side_of(*p.a.median(), ma, sa);
+      side_of(*p.b.median(), mb, sb);
+      LessonVerdict v = assess_lesson(lesson, LessonSide{ma, sa}, LessonSide{mb, sb});
+      v.measured_on = recording->parameter + " " + p.value + " in the key figure's recording (" + recording->device + ", " +
+                      recording->recorded + ")";
+      return v;
+    }
+  }
+  LessonVerdict v = assess_lesson(lesson, a, b);
+  v.measured_on = "the two traces";
   return v;
 }
 

@@ -38,7 +38,7 @@ const std::vector<Lesson>& table() {
        LessonSeries{"pattern", {"P0", "P1", "P2", "P3", "P4"}, {"blocks=100000", "work=4000"}, SeriesFigure::ShareOfFirst,
                     "chen-fig7-h100.json", false,
                     // "runtime reduction of 74.5% and 48.4%" on P4: 25.5% and 51.6% of P0's time
-                    {PaperMark{"P4", 0.516, 0.255}}},
+                    {PaperMark{"P4", 0.516, 0.255}}, "P4"},
        TraceFigure::None},
       {"chen-multi-gpu",
        "Chen Figures 9 and 10: molecular dynamics over several GPUs, a static split against a task queue",
@@ -62,7 +62,7 @@ const std::vector<Lesson>& table() {
        {{Quantity::DeviceBusyMaxMin, Expectation::AtMost, 1.1, "the GPUs' busy times nearly equal under the task queue (Figure 10; read here as max/min at most 1.1)"},
         {Quantity::Makespan, Expectation::BBelowA, 0.0, "the task queue 2.45x faster than Solution 1 on 4 GPUs (512K atoms)"}},
        "",
-       LessonSeries{"gpus", {"1", "2", "4"}, {"atoms=524288"}, SeriesFigure::GpuScaling, "chen-multi-gpu-4gpus.json", true, {}},
+       LessonSeries{"gpus", {"1", "2", "4"}, {"atoms=524288"}, SeriesFigure::GpuScaling, "chen-multi-gpu-4gpus.json", true, {}, "4"},
        TraceFigure::None},
       {"grossman-tasks-per-sm",
        "Grossman: work stealing spreads tasks evenly over the SMs",
@@ -112,7 +112,7 @@ const std::vector<Lesson>& table() {
        "lookahead",
        // Figures 6 and 7: time and task slots from lookahead 4 to the paper's 7.
        LessonSeries{"lookahead", {"4", "5", "6", "7"}, {}, SeriesFigure::TimeAndSlots, "mohan-static-vs-stealing-h100.json", false,
-                    {PaperMark{"7", 800000.0, 12000.0, true}}},
+                    {PaperMark{"7", 800000.0, 12000.0, true}}, "7"},
        TraceFigure::None},
       {"gcharm-combining",
        "G-Charm: combining work requests into launches, adaptively or every K requests",
@@ -158,7 +158,7 @@ const std::vector<Lesson>& table() {
        {{Quantity::Makespan, Expectation::BOverAAtMost, 0.275, "P4 at most 0.275 of P0's time (Chen's 2009 GPU: 0.516)"}},
        "work",
        LessonSeries{"work", {"100", "400", "1000", "4000"}, {"blocks=100000"}, SeriesFigure::Time,
-                    "h100-block-scheduler-backfill-h100.json", false, {}},
+                    "h100-block-scheduler-backfill-h100.json", false, {}, "4000"},
        TraceFigure::None},
       {"static-list-on-a-big-tree",
        "gpulb's finding: on a big tree the static list is fastest, and pays in memory",
@@ -179,7 +179,7 @@ const std::vector<Lesson>& table() {
        {{Quantity::Makespan, Expectation::ABelowB, 0.0, "the static list faster: 696 against 559 M nodes/s on T1L"},
         {Quantity::PeakTaskSlots, Expectation::BBelowA, 0.0, "76.6 M task slots against 0.58 M (T1L)"}},
        "d",
-       LessonSeries{"d", {"7", "8", "9", "10"}, {}, SeriesFigure::TimeAndSlots, "static-list-on-a-big-tree-h100.json", false, {}},
+       LessonSeries{"d", {"7", "8", "9", "10"}, {}, SeriesFigure::TimeAndSlots, "static-list-on-a-big-tree-h100.json", false, {}, "10"},
        TraceFigure::None},
   };
   return kLessons;

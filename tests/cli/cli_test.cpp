@@ -718,10 +718,19 @@ TEST_F(Cli, LessonShowGivesTheVerdictMeasuredOnTheShippedTraces) {
   EXPECT_NE(j.at("series").at("device").get<std::string>().find("H100"), std::string::npos);
   EXPECT_NE(j.at("series").at("measured").get<std::string>().find("P4"), std::string::npos);
 
+  // Mohan's claim is judged where the paper makes it, lookahead 7 of its recording: the times tie,
+  // the deques need fewer slots. On two traces given, on them (lookahead 4: the time half holds).
   const Outcome mohan = gpulb("lesson show mohan-static-vs-stealing");
   ASSERT_EQ(mohan.exit_code, 0) << mohan.out;
-  EXPECT_NE(mohan.out.find("verdict     holds"), std::string::npos) << mohan.out;
-  EXPECT_NE(mohan.out.find("time (makespan): holds"), std::string::npos) << mohan.out;
+  EXPECT_NE(mohan.out.find("verdict     holds partly"), std::string::npos) << mohan.out;
+  EXPECT_NE(mohan.out.find("measured on lookahead 7"), std::string::npos) << mohan.out;
+  EXPECT_NE(mohan.out.find("task slots needed (peak): holds"), std::string::npos) << mohan.out;
+  const std::string traces = std::string(GPULB_SHIPPED_TRACES) + "/connect4-4-static-list-h100.gpulb " + GPULB_SHIPPED_TRACES +
+                             "/connect4-4-work-stealing-h100.gpulb";
+  const Outcome on_traces = gpulb("lesson show mohan-static-vs-stealing " + traces);
+  ASSERT_EQ(on_traces.exit_code, 0) << on_traces.out;
+  EXPECT_NE(on_traces.out.find("measured on the two traces"), std::string::npos) << on_traces.out;
+  EXPECT_NE(on_traces.out.find("time (makespan): holds"), std::string::npos) << on_traces.out;
 }
 
 // `make run`'s first picture: the recipe on a chosen backend with its key parameter, and the

@@ -468,8 +468,9 @@ TEST_F(ViewerScreenshots, LessonChenFig7OpensCompareWithTheLessonBesideIt) {
   EXPECT_GT(count_in(p, kVerified, mid, p.width, 0, p.height / 2, 30), 100) << "B's summary in Compare";
 }
 
-// A lesson opens on its verdict: on the H100 traces Chen's Figure 7 claim is reversed, drawn as a
-// red box at the top of the view, then the key figure's bars in A's blue and B's orange.
+// A lesson opens on its verdict: on an H100 Chen's Figure 7 claim is reversed, drawn as a red box at
+// the top of the view; then the verdict's bars in A's blue and B's sand, and the key figure (every
+// pattern, both schedulers) filling the right of the view in the same two colours.
 TEST_F(ViewerScreenshots, LessonChenFig7OpensOnItsVerdictAndKeyFigure) {
   const fs::path out = dir_ / "lesson-chen-fig7-verdict.png";
   std::string log;
@@ -477,13 +478,14 @@ TEST_F(ViewerScreenshots, LessonChenFig7OpensOnItsVerdictAndKeyFigure) {
   const Picture p = load_picture(out, log);
   ASSERT_GT(p.width, 0);
   const int side = 370;  // past the side panel
-  const Rgb reversed{204, 77, 77}, holds{77, 179, 102}, bar_a{140, 191, 255}, bar_b{255, 191, 115};
+  const Rgb reversed{204, 77, 77}, holds{77, 179, 102}, bar_a{90, 150, 250}, bar_b{240, 185, 100};
   EXPECT_GT(count_in(p, reversed, side, p.width, 0, p.height / 5, 20), 800) << "the REVERSED box near the top";
   EXPECT_LT(count_in(p, holds, side, p.width, 0, p.height / 5, 20), 50) << "no HOLDS box";
-  // B (the task queue) took about 6x A's time: B's bar spans the scale, A's a sixth of it.
-  const int a_pixels = count_in(p, bar_a, side, p.width, 0, p.height, 20);
-  EXPECT_GT(a_pixels, 1500) << "A's bar";
-  EXPECT_GT(count_in(p, bar_b, side, p.width, 0, p.height, 20), 4 * a_pixels) << "B's bar, several times A's";
+  const int figure = side + (p.width - side) * 45 / 100;  // the key figure's half
+  EXPECT_GT(count_in(p, bar_a, side, figure, 0, p.height, 20), 1500) << "A's bar of the verdict";
+  EXPECT_GT(count_in(p, bar_b, side, figure, 0, p.height, 20), 1500) << "B's bar of the verdict";
+  EXPECT_GT(count_in(p, bar_a, figure, p.width, 0, p.height, 20), 20000) << "A's five bars of the key figure";
+  EXPECT_GT(count_in(p, bar_b, figure, p.width, 0, p.height, 20), 20000) << "B's five bars of the key figure";
 }
 
 TEST_F(ViewerScreenshots, LessonListAndABadLessonExitTwoWithTheLessons) {

@@ -495,7 +495,8 @@ nlohmann::json verdict_json(const builtin::Lesson& lesson, const builtin::Lesson
   }
   return {{"lesson", lesson.name},   {"title", lesson.title}, {"paper", lesson.paper},
           {"claim", lesson.claim},   {"verdict", v.verdict},  {"headline", v.headline},
-          {"quantities", quantities}, {"traces", {{"a", a}, {"b", b}}}, {"today", lesson.today}};
+          {"quantities", quantities}, {"traces", {{"a", a}, {"b", b}}}, {"today", lesson.today},
+          {"measured_on", v.measured_on}};
 }
 
 nlohmann::json series_json(const builtin::Lesson& lesson, const builtin::SeriesRecording& rec, const std::string& file) {
@@ -527,10 +528,13 @@ int cmd_lesson_show(const LessonArgs& args) {
     paths[side] = shipped->string();
   }
   const trace::Trace a = trace::read_trace(paths[0], read_limits("")), b = trace::read_trace(paths[1], read_limits(""));
-  const builtin::LessonVerdict v = builtin::assess_lesson(lesson, a, b);
   const std::optional<std::filesystem::path> series_file = builtin::find_series_recording(lesson);
   std::optional<builtin::SeriesRecording> series;
   if (series_file) series = builtin::read_series(*series_file);
+  // The shipped lesson is judged where its claim is (its recording); two traces given, on them.
+  const trace::TraceStatistics sa = trace::compute_statistics(a), sb = trace::compute_statistics(b);
+  const builtin::LessonVerdict v = builtin::lesson_verdict(lesson, {a.meta, sa}, {b.meta, sb},
+                                                           args.traces.empty() && series ? &*series : nullptr);
   if (args.json) {
     nlohmann::json j = verdict_json(lesson, v, paths[0], paths[1]);
     if (series) j["series"] = series_json(lesson, *series, series_file->string());
@@ -540,6 +544,7 @@ int cmd_lesson_show(const LessonArgs& args) {
   std::cout << lesson.title << "\n";
   print_wrapped("claim       ", lesson.claim);
   print_wrapped("verdict     ", v.verdict + ": " + v.headline);
+  print_wrapped("measured on ", v.measured_on);
   for (const builtin::MeasuredQuantity& q : v.quantities) {
     print_wrapped("  " + q.name + ": ", (q.holds ? (*q.holds ? "holds; " : "does not hold; ") : "") + q.measured);
   }

@@ -100,11 +100,12 @@ bool App::open_lesson(const builtin::Lesson& lesson, const std::vector<std::stri
   }
   loaded[0]->title = "A: " + loaded[0]->title;
   loaded[1]->title = "B: " + loaded[1]->title;
-  adopt_lesson_pair(lesson, std::move(loaded[0]), std::move(loaded[1]));
+  adopt_lesson_pair(lesson, std::move(loaded[0]), std::move(loaded[1]), own_traces.empty());
   return true;
 }
 
-void App::adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a, std::unique_ptr<Document> b) {
+void App::adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a, std::unique_ptr<Document> b, bool shipped) {
+  lesson_shipped_ = shipped;
   docs_.push_back(std::move(a));
   docs_.push_back(std::move(b));
   current_ = lesson_a_ = static_cast<int>(docs_.size()) - 2;
@@ -126,7 +127,7 @@ void App::adopt_finished_lesson_runs() {
     auto db = make_document(std::move(tb), "B (this CPU): " + std::string(lesson_running_for_->b.label));
     da->unsaved = db->unsaved = true;
     lesson_runs_.reset();
-    adopt_lesson_pair(*lesson_running_for_, std::move(da), std::move(db));
+    adopt_lesson_pair(*lesson_running_for_, std::move(da), std::move(db), false);
   }
   if (!lesson_error_.empty()) {
     fail("lesson run on this CPU: " + lesson_error_);
@@ -331,7 +332,7 @@ void App::views(float width, float height) {
       const bool lesson_pair = lesson_ && current_ == lesson_a_ && compare_ == lesson_b_;
       all[i].draw(PanelContext{model, compare, doc->findings, compare_doc ? &compare_doc->findings : nullptr, vs_,
                                effective_playhead(model, vs_.playhead), size, lesson_pair ? lesson_ : nullptr,
-                               [this] { lesson_run_controls(); }});
+                               [this] { lesson_run_controls(); }, lesson_shipped_});
       ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + size.y + 4));
       const bool comparing = compare && std::string_view(all[i].cli_name) == "compare";
       draw_replay_bar(comparing ? compare_replay_span(model, *compare) : run_span(model), vs_.playhead, dt_s_);

@@ -73,7 +73,9 @@ class App {
   void reset_timeline();
   void show_panel(std::size_t index) { view_ = index; select_tab_ = true; }
   // A lesson's two runs as A and B (shipped traces, or the CPU recipes' runs), Compare shown.
-  void adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a, std::unique_ptr<Document> b);
+  // shipped: the lesson's own traces (its verdict then measured where its claim is, lesson_verdict).
+  void adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a, std::unique_ptr<Document> b, bool shipped);
+  bool lesson_shipped_ = false;
   // The lesson's "Run both on this CPU" (in its panel and its view): its key parameter's field,
   // the button and the progress; adopt_finished_lesson_runs (once a frame) opens the result.
   void lesson_run_controls();

@@ -44,7 +44,7 @@ void verdict_banner(const builtin::LessonVerdict& v) {
   ImGui::Dummy(ImVec2(text.x + 2 * pad.x, text.y + 2 * pad.y));
   ImGui::SameLine();
   ImGui::BeginGroup();
-  ImGui::TextColored(kDim, "the verdict on these two runs, measured from their traces");
+  ImGui::TextColored(kDim, "the verdict, measured on %s", v.measured_on.c_str());
   text_wrapped(v.headline);
   ImGui::EndGroup();
 }
@@ -137,7 +137,7 @@ void evidence_buttons(ViewState& vs, const std::function<void()>& run_controls) 
 }  // namespace
 
 void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, ViewState& vs, ImVec2 size,
-                        const std::function<void()>& run_controls) {
+                        const std::function<void()>& run_controls, bool shipped) {
   ImGui::BeginChild("lesson figure", size, false);
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(lesson.title.size()), lesson.title.data());
@@ -149,8 +149,8 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
     ImGui::EndChild();
     return;
   }
-  const builtin::LessonVerdict v =
-      builtin::assess_lesson(lesson, {a.header().meta, a.stats()}, {b->header().meta, b->stats()});
+  const builtin::LessonVerdict v = builtin::lesson_verdict(lesson, {a.header().meta, a.stats()}, {b->header().meta, b->stats()},
+                                                           shipped ? lesson_recording(lesson) : nullptr);
   verdict_banner(v);
   ImGui::Spacing();
   ImGui::TextColored(kDim, "The claim");

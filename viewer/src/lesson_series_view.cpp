@@ -245,6 +245,12 @@ const LoadedSeries& loaded_series(const builtin::Lesson& lesson) {
 
 }  // namespace
 
+const builtin::SeriesRecording* lesson_recording(const builtin::Lesson& lesson) {
+  if (!lesson.series) return nullptr;
+  const LoadedSeries& s = loaded_series(lesson);
+  return s.recording ? &*s.recording : nullptr;
+}
+
 bool draw_lesson_series(const builtin::Lesson& lesson, ImVec2 size) {
   if (!lesson.series) return false;
   const LoadedSeries& s = loaded_series(lesson);

@@ -31,6 +31,7 @@ struct PanelContext {
   ImVec2 size;         // the panel's area, above the replay bar
   const builtin::Lesson* lesson = nullptr;  // the open lesson where A and B are its two runs
   std::function<void()> lesson_run_controls;  // its key parameter and "Run both on this CPU" (the App's)
+  bool lesson_shipped = false;  // A and B are the lesson's shipped traces (its verdict: at its recording's claim value)
 };
 
 struct Panel {

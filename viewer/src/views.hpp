@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "findings.hpp"
+#include "gpulb/builtin/lesson_series.hpp"
 #include "gpulb/builtin/lessons.hpp"
 #include "replay.hpp"
 #include "trace_model.hpp"
@@ -75,8 +76,12 @@ void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const Trace
 // lesson_figure_view.cpp: the Lesson view, the lesson on one screen: verdict, key figure, claim,
 // buttons to the evidence. a and b: the lesson's two runs (b null until both are open).
 // run_controls: the key parameter's field and "Run both on this CPU" (the App's), drawn in its footer.
+// shipped: A and B are the lesson's shipped traces, so its verdict is measured where its claim is
+// (its recording's claim value); otherwise on A and B.
 void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, ViewState& vs, ImVec2 size,
-                        const std::function<void()>& run_controls = {});
+                        const std::function<void()>& run_controls = {}, bool shipped = false);
+// The lesson's series recording, read once (a shipped file); null where it has none or it is not here.
+const builtin::SeriesRecording* lesson_recording(const builtin::Lesson& lesson);
 // The key figure of a lesson with a series (lesson_series_view.cpp), in `size`; false where the
 // lesson has none or its recording is not here (a line says so).
 bool draw_lesson_series(const builtin::Lesson& lesson, ImVec2 size);

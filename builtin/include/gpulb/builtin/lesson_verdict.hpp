@@ -30,6 +30,7 @@ struct MeasuredQuantity {
 };
 
 struct LessonVerdict {
+  std::string measured_on;  // "the two traces", or "lookahead 7 of the key figure's recording (NVIDIA H100 ...)"
   // "holds", "holds partly", "reversed" (a comparison went the other way), "does not hold" (a bound
   // was missed), or "not measured"
   std::string verdict;
@@ -46,6 +47,12 @@ struct LessonSide {
 // The verdict of `lesson`'s claim on two runs (A and B as the lesson names them).
 LessonVerdict assess_lesson(const Lesson& lesson, const LessonSide& a, const LessonSide& b);
 LessonVerdict assess_lesson(const Lesson& lesson, const trace::Trace& a, const trace::Trace& b);
+
+struct SeriesRecording;
+
+// The lesson's verdict as the CLI and the viewer give it: at the series value the claim names
+// (LessonSeries::verdict_at) on `recording` where both are given, else on the two traces.
+LessonVerdict lesson_verdict(const Lesson& lesson, const LessonSide& a, const LessonSide& b, const SeriesRecording* recording);
 
 // A duration for people: "469 us", "1.52 ms", "2.30 s".
 std::string format_duration_ns(double ns);

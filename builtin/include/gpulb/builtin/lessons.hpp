@@ -74,6 +74,9 @@ struct LessonSeries {
   std::string_view recording;  // the shipped recording: "chen-fig7-h100.json" in scenarios/lessons
   bool traced = false;         // the figure needs events (busy time per GPU)
   std::vector<PaperMark> paper_marks;
+  // The value the claim names (the paper's lookahead 7, a tree as big as T1): the verdict is
+  // measured there, on the recording, where it is here; empty: on the two traces.
+  std::string_view verdict_at;
 };
 
 // A key figure drawn from the lesson's two traces themselves, for a lesson without a series.
