@@ -126,17 +126,19 @@ void draw_group_chart(const GroupChart& c, ImVec2 size) {
 
 // What the chart's marks mean, on one line: the two runs, and the line and outline where drawn.
 void chart_legend(const builtin::Lesson& lesson, const char* line_meaning, bool paper) {
-  legend_item(to_imgui(palette::kRunA), ("A: " + std::string(lesson.a.label.substr(0, lesson.a.label.find(" ("))) + "   ").c_str());
-  ImGui::SameLine();
-  legend_item(to_imgui(palette::kRunB), ("B: " + std::string(lesson.b.label.substr(0, lesson.b.label.find(" ("))) + "   ").c_str());
+  // legend_item leaves the cursor on its line; each text below does too, and the legend ends it.
+  legend_item(to_imgui(palette::kRunA), ("A: " + std::string(lesson.a.label.substr(0, lesson.a.label.find(" (")))).c_str());
+  legend_item(to_imgui(palette::kRunB), ("B: " + std::string(lesson.b.label.substr(0, lesson.b.label.find(" (")))).c_str());
+  const ImVec4 text(0.86f, 0.87f, 0.9f, 1);
   if (line_meaning) {
-    ImGui::SameLine();
-    ImGui::TextColored(ImVec4(0.86f, 0.87f, 0.9f, 1), "line: %s", line_meaning);
+    ImGui::TextColored(text, "line: %s", line_meaning);
+    ImGui::SameLine(0, 14);
   }
   if (paper) {
-    ImGui::SameLine();
-    ImGui::TextColored(ImVec4(0.86f, 0.87f, 0.9f, 1), "   outline: the paper's figure");
+    ImGui::TextColored(text, "outline: the paper's figure");
+    ImGui::SameLine(0, 14);
   }
+  ImGui::NewLine();
 }
 
 std::vector<std::optional<double>> column(const SeriesFigureData& d, std::optional<double> SeriesFigureRow::*field) {
