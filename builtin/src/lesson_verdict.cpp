@@ -94,6 +94,7 @@ namespace {
 // "B 2.17x faster", "B 219x fewer task slots": the figure a reader repeats.
 std::string short_text(const ClaimQuantity& c, double a, double b) {
   if (c.expectation == Expectation::BOverAAtMost) return a > 0.0 ? "B/A " + fixed(b / a, 3) : "";
+  if (c.expectation == Expectation::AOverBAtMost) return b > 0.0 ? "A/B " + fixed(a / b, 3) : "";
   if (c.expectation == Expectation::AAtMost) {
     return "max/min A " + format_quantity(c.quantity, a) + " (B, for reference, " + format_quantity(c.quantity, b) + ")";
   }
@@ -121,7 +122,9 @@ std::string measured_text(const ClaimQuantity& c, double a, double b, const std:
            (c.expectation == Expectation::AAtMost ? "A" : "each") + " at most " + fixed(c.bound, 1) + ")";
   }
   const std::string pair = format_quantity(c.quantity, a) + " (A) against " + format_quantity(c.quantity, b) + " (B)";
-  if (c.expectation == Expectation::BOverAAtMost) return in_short + " (claim: at most " + fixed(c.bound, 3) + "): " + pair;
+  if (c.expectation == Expectation::BOverAAtMost || c.expectation == Expectation::AOverBAtMost) {
+    return in_short + " (claim: at most " + fixed(c.bound, 3) + "): " + pair;
+  }
   return in_short.empty() ? pair : in_short + ": " + pair;
 }
 
@@ -132,6 +135,7 @@ std::string expectation_text(const ClaimQuantity& c) {
     case Expectation::AtMost: return "both at most " + fixed(c.bound, 1);
     case Expectation::AAtMost: return "A at most " + fixed(c.bound, 1) + "; B for reference";
     case Expectation::BOverAAtMost: return "B over A at most " + fixed(c.bound, 3);
+    case Expectation::AOverBAtMost: return "A over B at most " + fixed(c.bound, 3);
   }
   return "";
 }
@@ -149,6 +153,7 @@ std::optional<bool> judge(const ClaimQuantity& c, double a, double b) {
     case Expectation::AtMost: return within(c, a) && within(c, b);
     case Expectation::AAtMost: return within(c, a);
     case Expectation::BOverAAtMost: return a > 0.0 && b / a <= c.bound;
+    case Expectation::AOverBAtMost: return b > 0.0 && a / b <= c.bound;
   }
   return std::nullopt;
 }
@@ -197,7 +202,8 @@ LessonVerdict assess_lesson(const Lesson& lesson, const LessonSide& a, const Les
       } else {
         ++judged;
         held += *m.holds ? 1 : 0;
-        if (c.expectation != Expectation::BOverAAtMost) bounds_only = false;  // a ratio's bound missed "does not hold"
+        // a ratio's bound missed "does not hold"; a comparison gone the other way, "reversed"
+        if (c.expectation != Expectation::BOverAAtMost && c.expectation != Expectation::AOverBAtMost) bounds_only = false;
       }
     } else {
       m.measured = m.in_short = m.name + " is not in " + (m.a ? "B's" : m.b ? "A's" : "either") + " trace";

@@ -85,7 +85,10 @@ void quantity_bars(const builtin::MeasuredQuantity& q, float width) {
       text = builtin::format_quantity(q.quantity, *v);
       dl->AddRectFilled(b0, ImVec2(b0.x + len, b0.y + bar_h), ImGui::GetColorU32(colour), 3.0f);
     }
-    dl->AddText(ImVec2(b0.x + len + value_gap, p.y + 4), colours::kText, text.c_str());
+    // The value after its bar, and past the claim's line where the line is further right.
+    float text_x = b0.x + len + value_gap;
+    if (q.bound && top > 0.0) text_x = std::max(text_x, b0.x + static_cast<float>(*q.bound / top) * bars_w + value_gap);
+    dl->AddText(ImVec2(text_x, p.y + 4), colours::kText, text.c_str());
     ImGui::Dummy(ImVec2(width, bar_h + 4));
   }
   if (q.bound && top > 0.0) {  // the claim's limit across both bars, named at its foot

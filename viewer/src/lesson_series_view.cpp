@@ -65,13 +65,25 @@ struct BarLabel {
   ImU32 colour = 0;
 };
 
-void place_pair(BarLabel& a, BarLabel& b, float line) {
-  const bool apart_x = a.at.x + a.width + 4.0f <= b.at.x || b.at.x + b.width + 4.0f <= a.at.x;
-  const bool apart_y = std::fabs(a.at.y - b.at.y) >= line;
-  if (apart_x || apart_y) return;
-  BarLabel& higher = a.at.y <= b.at.y ? a : b;
-  const BarLabel& lower = &higher == &a ? b : a;
-  higher.at.y = lower.at.y - line;
+bool touch(const BarLabel& x, const BarLabel& y, float line) {
+  return x.at.x < y.at.x + y.width + 3.0f && y.at.x < x.at.x + x.width + 3.0f && std::fabs(x.at.y - y.at.y) < line;
+}
+
+// Each label in turn keeps its place, or rises a line at a time above the labels already placed
+// (the taller bar's first, so that a label stays near its bar); one that would reach `ceiling`
+// is left out: a chart too narrow for its numbers shows them in the verdict's bars instead.
+std::vector<BarLabel> place_labels(std::vector<BarLabel> labels, float line, float ceiling) {
+  std::sort(labels.begin(), labels.end(), [](const BarLabel& x, const BarLabel& y) { return x.at.y < y.at.y; });
+  std::vector<BarLabel> placed;
+  for (BarLabel l : labels) {
+    bool clear = false;
+    while (!clear && l.at.y >= ceiling) {
+      clear = std::none_of(placed.begin(), placed.end(), [&](const BarLabel& p) { return touch(l, p, line); });
+      if (!clear) l.at.y -= line;
+    }
+    if (clear) placed.push_back(l);
+  }
+  return placed;
 }
 
 void draw_group_chart(const GroupChart& c, ImVec2 size) {
@@ -87,9 +99,9 @@ void draw_group_chart(const GroupChart& c, ImVec2 size) {
   const float group_w = n ? size.x / static_cast<float>(n) : size.x;
   const float bar_w = std::min(64.0f, group_w * 0.36f);
   const auto height = [&](double v) { return static_cast<float>(std::clamp(c.scale(v), 0.0, 1.0)) * plot_h; };
+  std::vector<BarLabel> labels;
   for (std::size_t i = 0; i < n; ++i) {
     const float gx = p0.x + group_w * static_cast<float>(i) + group_w * 0.5f;
-    BarLabel labels[2];
     for (int side = 0; side < 2; ++side) {
       const std::optional<double>& v = side == 0 ? c.a[i] : c.b[i];
       const ImU32 colour = to_imgui(side == 0 ? palette::kRunA : palette::kRunB);
@@ -97,20 +109,19 @@ void draw_group_chart(const GroupChart& c, ImVec2 size) {
       if (v) {
         const float h = height(*v);
         dl->AddRectFilled(ImVec2(x0, bottom - h), ImVec2(x0 + bar_w, bottom), colour, 2.0f);
-        labels[side].text = c.label(*v);
-        labels[side].width = ImGui::CalcTextSize(labels[side].text.c_str()).x;
-        labels[side].at = ImVec2(x0 + (bar_w - labels[side].width) * 0.5f, bottom - h - line - 1.0f);
-        labels[side].colour = colour;
+        BarLabel l;
+        l.text = c.label(*v);
+        l.width = ImGui::CalcTextSize(l.text.c_str()).x;
+        const float x = std::clamp(x0 + (bar_w - l.width) * 0.5f, p0.x, p0.x + size.x - l.width);
+        l.at = ImVec2(x, bottom - h - line - 1.0f);
+        l.colour = colour;
+        labels.push_back(std::move(l));
       }
       const auto& paper = side == 0 ? c.paper_a : c.paper_b;
       if (i < paper.size() && paper[i]) {  // the paper's figure: an outline of the bar it reported
         const float h = height(*paper[i]);
         dl->AddRect(ImVec2(x0 - 3.0f, bottom - h), ImVec2(x0 + bar_w + 3.0f, bottom), colours::kText, 0.0f, 0, 2.0f);
       }
-    }
-    if (labels[0].width > 0.0f && labels[1].width > 0.0f) place_pair(labels[0], labels[1], line);
-    for (const BarLabel& l : labels) {
-      if (l.width > 0.0f) dl->AddText(l.at, l.colour, l.text.c_str());
     }
     if (i < c.ideal.size() && c.ideal[i]) {  // the line a perfect scheduler would reach
       const float y = bottom - height(*c.ideal[i]);
@@ -119,6 +130,8 @@ void draw_group_chart(const GroupChart& c, ImVec2 size) {
     const float lw = ImGui::CalcTextSize(c.groups[i].c_str()).x;
     dl->AddText(ImVec2(gx - lw * 0.5f, bottom + 3.0f), colours::kText, c.groups[i].c_str());
   }
+  // Values drawn in their bar's colour, so that a label risen above a neighbour still names its bar.
+  for (const BarLabel& l : place_labels(std::move(labels), line, p0.y + line * 1.3f)) dl->AddText(l.at, l.colour, l.text.c_str());
   const float aw = ImGui::CalcTextSize(c.axis.c_str()).x;
   dl->AddText(ImVec2(p0.x + (size.x - aw) * 0.5f, bottom + 3.0f + line * 1.1f), colours::kDimText, c.axis.c_str());
   ImGui::Dummy(size);

@@ -1,7 +1,10 @@
 // A lesson (builtin/lessons.hpp): a paper's claim, the two runs that test it, what to look for,
 // what today's hardware shows, and the two traces' own figures side by side (findings.hpp).
 #include "gpulb/builtin/lessons.hpp"
+#include "gpulb/builtin/registry.hpp"
 #include "findings.hpp"
+#include <algorithm>
+#include <set>
 #include <tuple>
 
 #include "draw.hpp"
@@ -9,6 +12,24 @@
 
 namespace gpulb::viewer {
 namespace {
+
+// A lesson sets A and B apart by what its two recipes differ in (P0 against P4, Solution 1 against
+// the task queue): a difference there is the lesson's contrast, not another input.
+InputMatch lesson_inputs(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel& b) {
+  std::set<std::string> contrast;
+  for (std::string_view kv : lesson.a.params) {
+    const std::string key(kv.substr(0, kv.find('=')));
+    if (builtin::recipe_value(lesson.a, key) != builtin::recipe_value(lesson.b, key)) contrast.insert(key);
+  }
+  const auto is_input = [&](const std::string& scenario, const std::string& param) {
+    if (contrast.count(param)) return false;
+    const Scenario* s = builtin::registry().find(scenario);
+    if (!s) return true;
+    const auto& specs = s->params();
+    return std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& p) { return p.name == param; });
+  };
+  return compare_inputs(a.header().meta, b.header().meta, is_input);
+}
 
 void paragraph(const char* heading, std::string_view text) {
   ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s", heading);
@@ -36,7 +57,7 @@ void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const Trace
   if (a && b) {
     ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "What these two traces show");
     // "B took 1.5x the time of A" only for one input under two policies; else what differs.
-    const InputMatch input = compare_inputs(*a, *b);
+    const InputMatch input = lesson_inputs(lesson, *a, *b);
     ImGui::PushStyleColor(ImGuiCol_Text, input.same ? ImVec4(0.45f, 0.85f, 0.55f, 1) : ImVec4(0.6f, 0.62f, 0.67f, 1));
     text_wrapped(compare_headline(*a, *b, input));
     ImGui::PopStyleColor();

@@ -41,6 +41,7 @@ enum class Expectation {
   AtMost,     // both sides at most `bound`
   AAtMost,    // A at most `bound`, B the reference beside it (a policy without the mechanism)
   BOverAAtMost,  // B's value over A's at most `bound` (a run with less work against the full one)
+  AOverBAtMost,  // A's value over B's at most `bound` (A shorter by at least the paper's margin)
 };
 struct ClaimQuantity {
   Quantity quantity;
