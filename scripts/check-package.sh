@@ -23,8 +23,8 @@ for dep in libzstd1 libglfw3 libstdc++6 fonts-dejavu-core; do
   grep -q "$dep" <<<"$depends" || fail "Depends does not name $dep: $depends"
 done
 contents=$(dpkg-deb --contents "$deb")
-for f in ./usr/bin/gpulb ./usr/bin/gpulb-viewer ./usr/share/gpulb/traces/patterns-P4-hardware-h100.gpulb \
-         ./usr/share/gpulb/traces/connect4-4-work-stealing-h100.gpulb; do
+for f in ./usr/bin/gpulb ./usr/bin/gpulb-viewer ./usr/share/gpulb/traces/patterns-P4-100k-hardware-h100.gpulb \
+         ./usr/share/gpulb/traces/connect4-4-work-stealing-h100.gpulb ./usr/share/gpulb/lessons/chen-fig7-h100.json; do
   grep -q " $f\$" <<<"$contents" || fail "does not hold $f"
 done
 
@@ -39,10 +39,13 @@ trap 'rm -rf "$root"' EXIT
 dpkg-deb --extract "$deb" "$root"
 listed=$("$root/usr/bin/gpulb" lesson list)
 grep -q chen-fig7 <<<"$listed" || fail "gpulb lesson list does not name chen-fig7"
-# The traces are found beside the program (share/gpulb/traces), not in this source tree.
+# The traces and the lessons' recordings are found beside the program (share/gpulb/traces,
+# share/gpulb/lessons), not in this source tree.
 shown=$("$root/usr/bin/gpulb" lesson show chen-fig7 --json)
-grep -q "$root/usr/share/gpulb/traces/patterns-P4-hardware-h100.gpulb" <<<"$shown" \
+grep -q "$root/usr/share/gpulb/traces/patterns-P4-100k-hardware-h100.gpulb" <<<"$shown" \
   || fail "gpulb lesson show chen-fig7 did not read the packaged traces"
+grep -q "$root/usr/share/gpulb/lessons/chen-fig7-h100.json" <<<"$shown" \
+  || fail "gpulb lesson show chen-fig7 did not read the packaged series recording"
 viewer=("$root/usr/bin/gpulb-viewer" --lesson chen-fig7 --screenshot "$root/lesson.png" --size 1600x900)
 if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null 2>&1; then viewer=(xvfb-run -a "${viewer[@]}"); fi
 "${viewer[@]}" >/dev/null || fail "gpulb-viewer --lesson chen-fig7 failed"
