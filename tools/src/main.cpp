@@ -419,10 +419,10 @@ int cmd_export(const std::string& file, const std::string& format, const std::st
   const trace::ReadLimits limits = read_limits(max_memory);
   const trace::ExportFormat fmt = format == "chrome" ? trace::ExportFormat::Chrome : trace::ExportFormat::Csv;
   // Refuse unusable outputs before reading (a large trace takes a while): the input itself (also
-  // through a link), a directory, a device.
+  // through a link), a directory, a device, a folder that is missing or not writable.
   for (const auto& p : trace::export_paths(fmt, output)) {
     trace::refuse_inputs(p, {file}, "-o");
-    trace::resolve_output(p);
+    trace::check_writable(p);
   }
   const trace::Trace t = trace::read_trace(file, limits);
   const auto written = trace::export_trace(t, fmt, output, clock_range(t, from_start));
