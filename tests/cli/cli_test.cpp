@@ -684,6 +684,24 @@ TEST_F(Cli, TraceMemoryStaysWithinItsBudget) {
   EXPECT_NE(bad.out.find("--trace-memory 'lots'"), std::string::npos) << bad.out;
 }
 
+// A budget too small for the trace drops events; the note on them names the budget that cut the
+// segments, since raising trace_capacity would change nothing.
+TEST_F(Cli, DroppedEventsUnderATinyBudgetNameTheBudget) {
+  const Outcome o = gpulb("run patterns --backend cpu --param blocks=4000 --param work=1 --workers 2 --trace-memory 16K --json");
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  const auto j = nlohmann::json::parse(o.out);
+  ASSERT_GT(j.at("dropped_events").get<std::uint64_t>(), 0u) << o.out;
+  const auto& notes = j.at("notes");
+  const auto dropped = std::find_if(notes.begin(), notes.end(), [](const nlohmann::json& n) {
+    return n.get<std::string>().find("were dropped") != std::string::npos;
+  });
+  ASSERT_NE(dropped, notes.end()) << o.out;
+  const std::string note = dropped->get<std::string>();
+  EXPECT_NE(note.find("the trace memory budget of 16 KiB"), std::string::npos) << note;
+  EXPECT_NE(note.find("raise --trace-memory"), std::string::npos) << note;
+  EXPECT_EQ(note.find("trace_capacity"), std::string::npos) << note;
+}
+
 }  // namespace
 
 namespace {
