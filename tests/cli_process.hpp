@@ -15,9 +15,9 @@ struct Outcome {
   std::string out;  // stdout and stderr together
 };
 
-// Runs `prefix GPULB_CLI args` (a prefix may set limits, traps or a timeout first).
-inline Outcome shell_gpulb(const std::string& prefix, const std::string& args) {
-  const std::string cmd = prefix + std::string(GPULB_CLI) + " " + args + " 2>&1";
+// Runs a shell command line, its stderr with its stdout.
+inline Outcome shell(const std::string& command) {
+  const std::string cmd = command + " 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
   Outcome o{-1, ""};
   if (!pipe) return o;
@@ -26,6 +26,11 @@ inline Outcome shell_gpulb(const std::string& prefix, const std::string& args) {
   const int status = ::pclose(pipe);
   o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return o;
+}
+
+// Runs `prefix GPULB_CLI args` (a prefix may set limits, traps or a timeout first).
+inline Outcome shell_gpulb(const std::string& prefix, const std::string& args) {
+  return shell(prefix + std::string(GPULB_CLI) + " " + args);
 }
 
 inline Outcome gpulb(const std::string& args) { return shell_gpulb("", args); }

@@ -4,6 +4,8 @@
 #include <ctime>
 
 #include "gpulb/gpu_request.hpp"
+#include "gpulb/trace_budget.hpp"
+#include "gpulb/tracing/trace_limits.hpp"
 
 namespace gpulb {
 namespace {
@@ -254,8 +256,12 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   r.notes = std::move(out.notes);
   r.metrics = std::move(out.metrics);
   if (r.stats.dropped_events > 0) {
-    r.notes.push_back(std::to_string(r.stats.dropped_events) +
-                      " trace events did not fit and were dropped; raise --param trace_capacity");
+    // Name what held the segments: raising trace_capacity does nothing once the budget cut it.
+    const std::string remedy = out.trace_cut_to_budget
+                                   ? "the trace memory budget of " + trace::format_bytes(trace_budget(plan)) +
+                                         " held the segments; raise --trace-memory"
+                                   : "raise --param trace_capacity";
+    r.notes.push_back(std::to_string(r.stats.dropped_events) + " trace events did not fit and were dropped; " + remedy);
   }
   return r;
 }

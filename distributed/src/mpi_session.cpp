@@ -1,6 +1,8 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "gpulb/distributed/mpi_distribution.hpp"
 #include "mpi_check.hpp"
@@ -40,6 +42,21 @@ void MpiSession::abort(int code) {
 int MpiSession::broadcast_from_root(int value) {
   GPULB_MPI_TRY(MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD));
   return value;
+}
+
+MpiSession::Agreement MpiSession::agree_with_root(const std::string& command) {
+  Agreement a;
+  int length = static_cast<int>(command.size());
+  GPULB_MPI_TRY(MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  a.root_command = rank_ == 0 ? command : std::string(static_cast<std::size_t>(length), '\0');
+  GPULB_MPI_TRY(MPI_Bcast(a.root_command.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD));
+  int differs = a.root_command != command ? 1 : 0;
+  std::vector<int> all(ranks_);
+  GPULB_MPI_TRY(MPI_Allgather(&differs, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD));
+  for (std::uint32_t r = 0; r < ranks_; ++r) {
+    if (all[r] != 0) a.differing.push_back(r);
+  }
+  return a;
 }
 
 }  // namespace gpulb::distributed

@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string>
 #include <thread>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
@@ -572,6 +574,44 @@ TEST_F(Cli, AnEmptyOutputNameIsABadArgument) {
   }
 }
 
+// README: an output that cannot be written is a bad argument (exit 2), refused before any work and
+// named in the message, whichever program or subcommand was to write it.
+TEST_F(Cli, AnUnwritableOutputExitsTwoFromEveryWriter) {
+  gpulb::trace::write_trace(path("in.gpulb"), small_trace("{}"));
+  const std::string cli = GPULB_CLI;
+  const std::string in = path("in.gpulb");
+  // OUT stands for the output.
+  std::vector<std::string> writers = {
+      cli + " run patterns --backend cpu --param blocks=8 -o OUT",
+      cli + " export " + in + " -f chrome -o OUT",
+      cli + " export " + in + " -f csv -o OUT",
+      cli + " bench dispatch --backend cpu --tasks 1000 --repeats 1 -o OUT",
+      cli + " lesson record chen-fig7 --backend cpu --repeats 1 -o OUT",
+  };
+#ifdef GPULB_VIEWER_EXE
+  const std::string viewer = GPULB_VIEWER_EXE;
+  writers.push_back(viewer + " " + in + " --size 640x480 --screenshot OUT");
+  writers.push_back(viewer + " --make-synthetic OUT --bench-events 1000");
+#endif
+  const std::filesystem::path read_only = dir_ / "read-only";
+  std::filesystem::create_directories(read_only);
+  std::filesystem::permissions(read_only, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  // /proc takes no new file even from root, for whom permission bits do not bite.
+  std::vector<std::string> outputs = {path("no-such-dir/out.x"), "/proc/gpulb-out.x"};
+  if (::geteuid() != 0) outputs.push_back((read_only / "out.x").string());
+  for (std::string writer : writers) {
+    const std::size_t at = writer.find("OUT");
+    for (const std::string& output : outputs) {
+      const std::string cmd = std::string(writer).replace(at, 3, output);
+      const Outcome o = gpulb::testing::shell(cmd);
+      EXPECT_EQ(o.exit_code, 2) << cmd << ":\n" << o.out;
+      EXPECT_NE(o.out.find(output), std::string::npos) << cmd << ": the message names the output:\n" << o.out;
+    }
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(read_only));
+  std::filesystem::permissions(read_only, std::filesystem::perms::owner_all);
+}
+
 // An empty size was taken as the default budget, and --gpus on the cpu backend was ignored.
 TEST_F(Cli, AnEmptySizeAndGpusOnTheCpuBackendAreBadArguments) {
   for (const char* cmd : {"run patterns --backend cpu --param blocks=8 --trace-memory ''", "info x.gpulb --max-memory ''",
@@ -642,6 +682,24 @@ TEST_F(Cli, TraceMemoryStaysWithinItsBudget) {
   const Outcome bad = gpulb(run + "--trace-memory lots");
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
   EXPECT_NE(bad.out.find("--trace-memory 'lots'"), std::string::npos) << bad.out;
+}
+
+// A budget too small for the trace drops events; the note on them names the budget that cut the
+// segments, since raising trace_capacity would change nothing.
+TEST_F(Cli, DroppedEventsUnderATinyBudgetNameTheBudget) {
+  const Outcome o = gpulb("run patterns --backend cpu --param blocks=4000 --param work=1 --workers 2 --trace-memory 16K --json");
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  const auto j = nlohmann::json::parse(o.out);
+  ASSERT_GT(j.at("dropped_events").get<std::uint64_t>(), 0u) << o.out;
+  const auto& notes = j.at("notes");
+  const auto dropped = std::find_if(notes.begin(), notes.end(), [](const nlohmann::json& n) {
+    return n.get<std::string>().find("were dropped") != std::string::npos;
+  });
+  ASSERT_NE(dropped, notes.end()) << o.out;
+  const std::string note = dropped->get<std::string>();
+  EXPECT_NE(note.find("the trace memory budget of 16 KiB"), std::string::npos) << note;
+  EXPECT_NE(note.find("raise --trace-memory"), std::string::npos) << note;
+  EXPECT_EQ(note.find("trace_capacity"), std::string::npos) << note;
 }
 
 }  // namespace

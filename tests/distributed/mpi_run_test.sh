@@ -11,6 +11,9 @@
 #                        tasks on every rank, steals between ranks recorded
 #   bad_arguments        a configuration that a distributed run cannot take (static-list, an unknown
 #                        parameter, connect4's table by task id) is refused on every rank alike, said once
+#   mismatched_ranks     an MPMD job whose ranks were started with other arguments (another scenario,
+#                        another policy) exits 2 before any work, naming each rank that differs;
+#                        the same parameters in another order are the same command
 #   stopped_rank         a rank stopped (SIGSTOP) mid-run is named, and the job ends in under 10 s
 #   killed_rank          a rank killed (SIGKILL) mid-run ends the job, named, in under 10 s
 #   hung_task            a task that does not end: its rank's watchdog names the rank and ends the
@@ -144,6 +147,32 @@ case "$case_name" in
     "$gpulb" run uts --rank-chunk 5 >"$tmp/out" 2>"$tmp/err"
     [ $? -eq 2 ] && grep -q "apply to --distributed runs only" "$tmp/err" || fail "--rank-chunk without --distributed was not refused"
     echo "refused on every rank alike, said once"
+    ;;
+  mismatched_ranks)
+    # mpirun FLAGS -np A CMD_A : -np B CMD_B (MPMD), under the same limit as run_mpi.
+    run_mpmd() { timeout -k 5 "$mpirun_limit_s" "$mpiexec" "${flags[@]}" "$@"; }
+    common=(--backend cpu --workers 1 --distributed --no-trace)
+    run_mpmd -np 1 "$gpulb" run uts --param tree=T1 --policy work-stealing "${common[@]}" \
+      : -np 1 "$gpulb" run nqueens --param n=10 --policy work-stealing "${common[@]}" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check_not_hung $rc
+    [ $rc -eq 2 ] || fail "uts against nqueens: exit $rc, expected 2: $(cat "$tmp/err")"
+    grep -q "rank 1 of 2 was started with other arguments than rank 0" "$tmp/err" || fail "rank 1 is not named: $(cat "$tmp/err")"
+    grep -q "rank 1: nqueens" "$tmp/err" || fail "rank 1's command is not shown: $(cat "$tmp/err")"
+    [ ! -s "$tmp/out" ] || fail "a refused job printed a result: $(cat "$tmp/out")"
+    run_mpmd -np 1 "$gpulb" run nqueens --param n=10 --policy work-stealing "${common[@]}" \
+      : -np 2 "$gpulb" run nqueens --param n=10 --policy task-queue "${common[@]}" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check_not_hung $rc
+    [ $rc -eq 2 ] || fail "work-stealing against task-queue: exit $rc, expected 2: $(cat "$tmp/err")"
+    for r in 1 2; do grep -q "rank $r of 3 was started with other arguments" "$tmp/err" || fail "rank $r is not named: $(cat "$tmp/err")"; done
+    grep -q "2 of 3 ranks differ from rank 0" "$tmp/err" || fail "rank 0 does not count them: $(cat "$tmp/err")"
+    run_mpmd -np 1 "$gpulb" run nqueens --param n=10 --param cutoff=3 --policy work-stealing "${common[@]}" \
+      : -np 1 "$gpulb" run nqueens --param cutoff=3 --param n=10 --policy work-stealing "${common[@]}" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check_not_hung $rc
+    [ $rc -eq 0 ] || fail "the same parameters in another order: exit $rc: $(cat "$tmp/err")"
+    echo "mismatched ranks refused with exit 2, each named; parameters in another order agree"
     ;;
   stopped_rank | killed_rank)
     signal=STOP

@@ -9,6 +9,7 @@
 // [SECTION] main
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -292,6 +293,23 @@ int cmd_run(const RunArgs& a, Distribution* dist = nullptr) {
   return r.verified ? 0 : kExitNotVerified;
 }
 
+#ifdef GPULB_HAVE_MPI
+// What every rank of a distributed run must agree on, as a command line: the work (scenario,
+// parameters, policy, backend), what is written, and how ranks balance. Parameters sorted, so that
+// their order on the command line does not matter. Workers and the trace budget are each rank's own.
+std::string distributed_fingerprint(const RunArgs& a) {
+  std::vector<std::string> params = a.params;
+  std::sort(params.begin(), params.end());
+  std::string out = a.scenario + " --policy " + (a.policy.empty() ? "(default)" : a.policy) + " --backend " +
+                    (a.backend.empty() ? "(default)" : a.backend);
+  for (const std::string& p : params) out += " --param " + p;
+  if (!a.output.empty()) out += " -o " + a.output;
+  if (a.no_trace) out += " --no-trace";
+  out += " --rank-chunk " + std::to_string(a.rank_chunk) + " --rank-timeout " + std::to_string(a.rank_timeout_ms);
+  return out;
+}
+#endif
+
 // One rank of `mpirun -np N gpulb run ... --distributed` (docs/distributed.md). Every rank parses
 // the same arguments and builds the same configuration, so a bad one is refused on every rank alike
 // (rank 0 says why, every rank exits 2); an error while running is one rank's, which names itself
@@ -299,6 +317,24 @@ int cmd_run(const RunArgs& a, Distribution* dist = nullptr) {
 int cmd_run_distributed(int& argc, char**& argv, const RunArgs& a) {
 #ifdef GPULB_HAVE_MPI
   distributed::MpiSession session(argc, argv);
+  // Before any work: a rank started with other arguments would run a different job beside the
+  // others. Each such rank names itself, and every rank exits 2.
+  const std::string command = distributed_fingerprint(a);
+  const distributed::MpiSession::Agreement agreement = session.agree_with_root(command);
+  if (!agreement.differing.empty()) {
+    // One write a message: ranks print at once, and mpirun would interleave smaller writes.
+    const auto say = [](const std::string& text) { (void)!::write(STDERR_FILENO, text.data(), text.size()); };
+    const std::string rank = std::to_string(session.rank());
+    if (std::find(agreement.differing.begin(), agreement.differing.end(), session.rank()) != agreement.differing.end()) {
+      say("gpulb: error: rank " + rank + " of " + std::to_string(session.ranks()) + " was started with other arguments than rank 0:\n  rank 0: " +
+          agreement.root_command + "\n  rank " + rank + ": " + command + "\n");
+    }
+    if (session.rank() == 0) {
+      say("gpulb: error: " + std::to_string(agreement.differing.size()) + " of " + std::to_string(session.ranks()) +
+          " ranks differ from rank 0; every rank of a distributed run must be started with the same arguments\n");
+    }
+    return kExitBadInput;
+  }
   int code = 0;
   try {
     distributed::DistributedOptions options;
@@ -419,10 +455,10 @@ int cmd_export(const std::string& file, const std::string& format, const std::st
   const trace::ReadLimits limits = read_limits(max_memory);
   const trace::ExportFormat fmt = format == "chrome" ? trace::ExportFormat::Chrome : trace::ExportFormat::Csv;
   // Refuse unusable outputs before reading (a large trace takes a while): the input itself (also
-  // through a link), a directory, a device.
+  // through a link), a directory, a device, a folder that is missing or not writable.
   for (const auto& p : trace::export_paths(fmt, output)) {
     trace::refuse_inputs(p, {file}, "-o");
-    trace::resolve_output(p);
+    trace::check_writable(p);
   }
   const trace::Trace t = trace::read_trace(file, limits);
   const auto written = trace::export_trace(t, fmt, output, clock_range(t, from_start));

@@ -47,7 +47,7 @@ void print_summary(std::ostream& out, const trace::Trace& t, const trace::TraceS
   if (m.ranks > 1) out << "ranks       " << m.ranks << ", " << st.rank_steals << " chunks moved between them (" << st.rank_tasks_moved << " tasks)\n";
   out << "idle polls  " << st.failed_dequeues << " failed dequeue attempts\n";
   out << "events      " << st.events << " recorded, " << st.dropped_events << " dropped"
-      << (st.dropped_events ? "  (raise --param trace_capacity)" : "") << "\n";
+      << (st.dropped_events ? "  (raise --param trace_capacity, or --trace-memory where the budget cut the trace)" : "") << "\n";
   out << "verified    " << verdict(m) << "\n";
   out << "tasks per worker:\n" << trace::tasks_per_worker_histogram(st);
 }

@@ -203,6 +203,7 @@ int main(int argc, char** argv) {
   try {
     if (a.bench) return run_bench(BenchOptions{a.bench_events, width, height, bench_load_only ? 0 : 60, a.bench_template, bench_only});
     if (!synthetic_out.empty()) {
+      gpulb::trace::check_writable(synthetic_out);  // before generating millions of events
       SyntheticSpec spec;
       spec.events = a.bench_events;
       gpulb::trace::write_trace(synthetic_out, make_synthetic_trace(spec));
@@ -210,8 +211,8 @@ int main(int argc, char** argv) {
       return 0;
     }
 
-    // Before loading and rendering: a screenshot onto /dev/null, into a missing directory or over
-    // a trace it shows (also through a link) fails now, and the file stays as it was.
+    // Before loading and rendering: a screenshot onto /dev/null, into a missing or read-only
+    // directory or over a trace it shows (also through a link) fails now, and the file stays as it was.
     if (!a.screenshot.empty()) {
       std::vector<std::filesystem::path> inputs(a.files.begin(), a.files.end());
       if (lesson && a.files.empty()) {
@@ -220,7 +221,7 @@ int main(int argc, char** argv) {
         }
       }
       gpulb::trace::refuse_inputs(a.screenshot, inputs, "--screenshot");
-      gpulb::trace::resolve_output(a.screenshot);
+      gpulb::trace::check_writable(a.screenshot);
     }
     App app(gpulb::builtin::registry());
     // Files before the window: with --screenshot a bad file must fail fast, with its message.

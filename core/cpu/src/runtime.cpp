@@ -280,6 +280,7 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
   cpu.workers = workers_;
   out.trace.devices.push_back(cpu);
   if (!trace_note_.empty()) out.notes.push_back(trace_note_);
+  out.trace_cut_to_budget = !trace_note_.empty();
   if (!plan_.trace) return out;
   ticks_.calibrate();
 

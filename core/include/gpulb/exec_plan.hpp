@@ -113,6 +113,7 @@ struct ExecOutput {
   std::uint64_t tasks_run = 0;    // tasks executed, HALT tasks excluded
   std::uint32_t workers = 0;
   std::vector<std::string> notes;  // things the user should know (a clamped grid, dropped events)
+  bool trace_cut_to_budget = false;  // the trace memory budget, not trace_capacity, sized the segments
   std::uint64_t tasks_spawned = 0;   // tasks created by task bodies (included in tasks_run)
   // The host steady clock (host_now_ns) at the trace's time 0, and the first worker's start after
   // it: a distributed run places each rank's trace on rank 0's time axis from these.

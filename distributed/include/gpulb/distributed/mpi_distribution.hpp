@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gpulb/distribution.hpp"
 
@@ -38,6 +39,15 @@ class MpiSession {
   [[noreturn]] void abort(int code);
   // Rank 0's value on every rank (the exit code of the run that rank 0 judged).
   int broadcast_from_root(int value);
+
+  // Collective, before any work: every rank's `command` against rank 0's. Ranks started with other
+  // arguments (an MPMD job, a script that varies them) would run a mixed job that no rank could
+  // verify. Every rank gets the same answer.
+  struct Agreement {
+    std::string root_command;              // rank 0's
+    std::vector<std::uint32_t> differing;  // the ranks whose command is not rank 0's; empty: all agree
+  };
+  Agreement agree_with_root(const std::string& command);
 
  private:
   std::uint32_t rank_ = 0, ranks_ = 1;
