@@ -159,12 +159,15 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
   ImGui::TextColored(kDim, "The claim");
   text_wrapped(lesson.claim);
   ImGui::Spacing();
+  // The traces open as A and B may be a smaller run than the verdict's (lookahead 4 against the
+  // recording's 7): say which is which, so that their figures elsewhere do not read as the verdict's.
+  const bool on_recording = v.measured_on != "the two traces";
   ImGui::TextColored(kSideA, "A");
   ImGui::SameLine();
-  text_wrapped(std::string(lesson.a.label) + ": " + run_line(lesson, a));
+  text_wrapped(std::string(lesson.a.label) + (on_recording ? "; its trace: " : ": ") + run_line(lesson, a));
   ImGui::TextColored(kSideB, "B");
   ImGui::SameLine();
-  text_wrapped(std::string(lesson.b.label) + ": " + run_line(lesson, *b));
+  text_wrapped(std::string(lesson.b.label) + (on_recording ? "; its trace: " : ": ") + run_line(lesson, *b));
   ImGui::Separator();
   // The pair's bars, and beside them the series (the paper's own figure) where the lesson has one;
   // the evidence buttons keep the last two lines.
@@ -174,6 +177,8 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
   const bool series = lesson.series.has_value() || lesson.trace_figure != builtin::TraceFigure::None;
   const float pair_w = series ? std::floor(avail.x * 0.40f) : avail.x;
   ImGui::BeginChild("pair bars", ImVec2(pair_w, figure_h), false);
+  ImGui::TextColored(kDim, "%s", on_recording ? "The verdict's figures, from the recording (not from the traces):"
+                                              : "The verdict's figures, from the two traces:");
   for (const builtin::MeasuredQuantity& q : v.quantities) {
     quantity_bars(q, ImGui::GetContentRegionAvail().x);
     ImGui::Spacing();
