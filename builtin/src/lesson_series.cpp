@@ -137,18 +137,9 @@ std::string today() {
   return date;
 }
 
-ParamMap param_map(const std::vector<std::string_view>& kvs) {
-  ParamMap m;
-  for (std::string_view kv : kvs) {
-    const auto eq = kv.find('=');
-    m[std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
-  }
-  return m;
-}
-
 // A side's run at one value: the recipe, the recording's sizes on a GPU, then the value.
 RunConfig point_config(const LessonSeries& series, const LessonRun& side, Backend backend, const std::string& value) {
-  ParamMap overrides = backend == Backend::Cpu ? ParamMap{} : param_map(series.record_params);
+  ParamMap overrides = backend == Backend::Cpu ? ParamMap{} : param_list(series.record_params);
   std::uint32_t gpus = 0;
   if (series.parameter == "gpus") {
     if (backend == Backend::Cpu) throw ConfigError("a series over GPUs needs --backend cuda: the CPU backend is one device");
@@ -246,8 +237,8 @@ std::string percent(double share) { return decimals(share * 100.0, 1) + "%"; }
 std::optional<double> pattern_work_left(const Lesson& lesson, const std::string& value) {
   if (lesson.a.scenario != "patterns" || value.size() != 2 || value[0] != 'P') return std::nullopt;
   const int pattern = value[1] - '0';
-  ParamMap params = param_map(lesson.a.params);
-  for (const auto& [k, v] : param_map(lesson.series->record_params)) params[k] = v;
+  ParamMap params = param_list(lesson.a.params);
+  for (const auto& [k, v] : param_list(lesson.series->record_params)) params[k] = v;
   const auto it = params.find("blocks");
   const std::uint32_t blocks = it == params.end() ? 4096u : static_cast<std::uint32_t>(std::stoul(it->second));
   std::uint32_t kept = 0;

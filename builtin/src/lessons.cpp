@@ -232,14 +232,19 @@ std::optional<std::filesystem::path> find_shipped_trace(std::string_view file) {
   return std::nullopt;
 }
 
-namespace {
-
-ParamMap recipe_params(const LessonRun& run, const ParamMap& overrides) {
+ParamMap param_list(const std::vector<std::string_view>& name_values) {
   ParamMap params;
-  for (std::string_view kv : run.params) {
+  for (std::string_view kv : name_values) {
     const auto eq = kv.find('=');
     params[std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
   }
+  return params;
+}
+
+namespace {
+
+ParamMap recipe_params(const LessonRun& run, const ParamMap& overrides) {
+  ParamMap params = param_list(run.params);
   for (const auto& [name, value] : overrides) params[name] = value;
   return params;
 }

@@ -122,6 +122,9 @@ std::vector<std::filesystem::path> shipped_lesson_dirs();
 std::optional<RunConfig> lesson_recipe(const LessonRun& run, Backend backend = Backend::Cpu, const ParamMap& overrides = {});
 inline std::optional<RunConfig> cpu_recipe(const LessonRun& run) { return lesson_recipe(run); }
 
+// "name=value" entries (a recipe's params, a series' record_params) as a ParamMap.
+ParamMap param_list(const std::vector<std::string_view>& name_values);
+
 // The recipe's value of one parameter ("5" for lookahead=5); "" where the recipe does not set it.
 std::string recipe_value(const LessonRun& run, std::string_view name);
 
