@@ -24,7 +24,7 @@ for dep in libzstd1 libglfw3 libstdc++6 fonts-dejavu-core; do
 done
 contents=$(dpkg-deb --contents "$deb")
 for f in ./usr/bin/gpulb ./usr/bin/gpulb-viewer ./usr/share/gpulb/traces/patterns-P4-100k-hardware-h100.gpulb \
-         ./usr/share/gpulb/traces/connect4-4-work-stealing-h100.gpulb ./usr/share/gpulb/lessons/chen-fig7-h100.json; do
+         ./usr/share/gpulb/traces/connect4-4-work-stealing-h200.gpulb ./usr/share/gpulb/lessons/chen-fig7-h100.json; do
   grep -q " $f\$" <<<"$contents" || fail "does not hold $f"
 done
 

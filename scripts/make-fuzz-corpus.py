@@ -26,7 +26,7 @@ RUNS = [  # name, gpulb run arguments (CPU backend, small)
     ("connect4-bq-cpu", ["connect4", "--backend", "cpu", "--policy", "blocking-queue", "--param", "lookahead=2"]),
     ("patterns-hw-cpu", ["patterns", "--backend", "cpu", "--policy", "hardware", "--param", "blocks=40", "--param", "pattern=P4"]),
 ]
-SHIPPED = "scenarios/traces/connect4-4-static-list-h100.gpulb"  # the smallest GPU trace (SMs, host lanes)
+SHIPPED = "scenarios/traces/connect4-4-static-list-h200.gpulb"  # the smallest GPU trace (SMs, host lanes)
 HEADER = 24  # magic, version u32, flags u32, payload size u64
 
 

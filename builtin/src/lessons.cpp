@@ -91,9 +91,9 @@ const std::vector<Lesson>& table() {
        "ABP work stealing outperformed the static task list (twice as fast at 7 moves of lookahead), and "
        "the static list needs room for every task of a generation: about 800,000 tasks against 12,000 for "
        "the deques.",
-       {"static task list (a launch per generation)", "connect4-4-static-list-h100.gpulb", "connect4", "static-list",
+       {"static task list (a launch per generation)", "connect4-4-static-list-h200.gpulb", "connect4", "static-list",
         {"lookahead=4"}},
-       {"work stealing (ABP deques, one per block)", "connect4-4-work-stealing-h100.gpulb", "connect4", "work-stealing",
+       {"work stealing (ABP deques, one per block)", "connect4-4-work-stealing-h200.gpulb", "connect4", "work-stealing",
         {"lookahead=4"}},
        "A relaunches a grid per generation of the game tree: the launches on the host track, and a gap "
        "between generations while the host launches the next. B is one persistent grid: blocks push their "

@@ -783,8 +783,8 @@ TEST_F(Cli, LessonShowGivesTheVerdictMeasuredOnTheShippedTraces) {
   EXPECT_NE(mohan.out.find("verdict     holds partly"), std::string::npos) << mohan.out;
   EXPECT_NE(mohan.out.find("measured on lookahead 7"), std::string::npos) << mohan.out;
   EXPECT_NE(mohan.out.find("task slots needed (peak): holds"), std::string::npos) << mohan.out;
-  const std::string traces = std::string(GPULB_SHIPPED_TRACES) + "/connect4-4-static-list-h100.gpulb " + GPULB_SHIPPED_TRACES +
-                             "/connect4-4-work-stealing-h100.gpulb";
+  const std::string traces = std::string(GPULB_SHIPPED_TRACES) + "/connect4-4-static-list-h200.gpulb " + GPULB_SHIPPED_TRACES +
+                             "/connect4-4-work-stealing-h200.gpulb";
   const Outcome on_traces = gpulb("lesson show mohan-static-vs-stealing " + traces);
   ASSERT_EQ(on_traces.exit_code, 0) << on_traces.out;
   EXPECT_NE(on_traces.out.find("measured on the two traces"), std::string::npos) << on_traces.out;

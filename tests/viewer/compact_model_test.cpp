@@ -23,13 +23,13 @@
 namespace gpulb::viewer {
 namespace {
 
-trace::Trace read_shipped(const char* file) {
-  return trace::read_trace(std::string(GPULB_SHIPPED_TRACES) + "/" + file);
+trace::Trace read_recorded(const char* file) {
+  return trace::read_trace(std::string(GPULB_RECORDED_TRACES) + "/" + file);
 }
 
 TEST(CompactStore, ReturnsTheDecodedTracesEventsTrackByTrack) {
   for (const char* file : {testing::kUts, testing::kP3Paper2Gpu, "nbody-20k-hybrid-h100.gpulb", testing::kConnect4Static}) {
-    const trace::Trace t = read_shipped(file);
+    const trace::Trace t = read_recorded(file);
     const TraceModel m(t);  // by value: the model frees its copy's events as it goes
     ASSERT_EQ(m.header().tracks.size(), t.tracks.size()) << file;
     for (std::size_t i = 0; i < t.tracks.size(); ++i) {
@@ -43,7 +43,7 @@ TEST(CompactStore, ReturnsTheDecodedTracesEventsTrackByTrack) {
 }
 
 TEST(CompactStore, LanesHoldTheTrackTaskSpansIdleSpellsAndMarkers) {
-  const trace::Trace t = read_shipped(testing::kUts);
+  const trace::Trace t = read_recorded(testing::kUts);
   const TraceModel m(t);
   std::size_t checked = 0;
   for (const Lane& lane : m.lanes()) {
@@ -228,7 +228,7 @@ TEST(StepSeriesSummary, CoarseMeansStayWithinTheirBoundOfABruteForcePass) {
 // The counter tracks' columns on a fixed grid: a pan copies what the last frame computed and
 // computes the rest; the columns are the ones computed whole.
 TEST(StepSeriesSummary, GridColumnsAfterAPanEqualTheColumnsComputedWhole) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   ASSERT_FALSE(m.queues().empty());
   int tested = 0;
   for (const QueueSeries& q : m.queues()) {
@@ -288,7 +288,7 @@ TEST(MergeSortedRuns, RadixAndHeapGiveTheSameStableOrder) {
 }
 
 TEST(TiledTrace, RepeatsARealTracesMixAndCompressesLikeARecording) {
-  const trace::Trace real = read_shipped(testing::kUts);
+  const trace::Trace real = read_recorded(testing::kUts);
   const trace::Trace tiled = make_tiled_trace(real, 2'000'000);
   const std::uint64_t copies = tiled.event_count() / real.event_count();
   EXPECT_EQ(tiled.event_count(), copies * real.event_count());
@@ -312,7 +312,7 @@ TEST(TiledTrace, RepeatsARealTracesMixAndCompressesLikeARecording) {
 
 TEST(CompactStore, ATraceWithARealMixTakesUnder32BytesAnEvent) {
   for (const char* file : {testing::kUts, testing::kP3Paper2Gpu}) {
-    trace::Trace tiled = make_tiled_trace(read_shipped(file), 2'000'000);
+    trace::Trace tiled = make_tiled_trace(read_recorded(file), 2'000'000);
     const double events = static_cast<double>(tiled.event_count());
     const TraceModel m(std::move(tiled));
     EXPECT_LE(static_cast<double>(m.bytes()) / events, 32.0) << file;

@@ -11,13 +11,13 @@
 namespace gpulb::viewer {
 namespace {
 
-const trace::RunMetadata& meta(const char* file) { return testing::shipped(file).header().meta; }
+const trace::RunMetadata& meta(const char* file) { return testing::recorded(file).header().meta; }
 
 // UTS against N-Queens (the grossman lesson's two traces): "B takes 0.25x the time of A" said
 // nothing; the headline names the difference instead of a ratio.
 TEST(CompareInputs, TwoScenariosAreDifferentInputsAndGetNoRatio) {
-  const TraceModel& a = testing::shipped(testing::kUts);
-  const TraceModel& b = testing::shipped("nqueens-10-work-stealing-h100.gpulb");
+  const TraceModel& a = testing::recorded(testing::kUts);
+  const TraceModel& b = testing::recorded("nqueens-10-work-stealing-h100.gpulb");
   const InputMatch input = compare_inputs(a.header().meta, b.header().meta);
   EXPECT_FALSE(input.same);
   EXPECT_EQ(input.difference, "uts against nqueens");
@@ -35,8 +35,8 @@ TEST(CompareInputs, OneScenarioWithOtherParametersIsAnotherInput) {
 
 TEST(CompareInputs, PolicyOptionsAreNotTheInput) {
   // chen-fig7: P4 under the hardware scheduler and under the task queue (queue_capacity is B's only).
-  const TraceModel& a = testing::shipped("patterns-P4-hardware-h100.gpulb");
-  const TraceModel& b = testing::shipped(testing::kP4Queue);
+  const TraceModel& a = testing::recorded("patterns-P4-hardware-h100.gpulb");
+  const TraceModel& b = testing::recorded(testing::kP4Queue);
   const InputMatch input = compare_inputs(a.header().meta, b.header().meta);
   EXPECT_TRUE(input.same) << input.difference;
   EXPECT_EQ(compare_headline(a, b, input).rfind("B took ", 0), 0u) << compare_headline(a, b, input);

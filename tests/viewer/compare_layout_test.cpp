@@ -21,8 +21,8 @@ float need(const TraceModel& m, float box_w) {
 }
 
 TEST(CompareLayout, SummariesKeepTheVerifiedLineAndNothingPassesTheBottom) {
-  const TraceModel& a = testing::shipped(testing::kP3Paper2Gpu);
-  const TraceModel& b = testing::shipped(testing::kP3Modern2Gpu);
+  const TraceModel& a = testing::recorded(testing::kP3Paper2Gpu);
+  const TraceModel& b = testing::recorded(testing::kP3Modern2Gpu);
   // The view's area in a 1280x760 and a 1600x1000 window (side panel, tabs and replay bar off).
   for (const auto [w, h] : {std::pair{950.0f, 640.0f}, std::pair{1250.0f, 880.0f}}) {
     const float box_w = w * 0.5f, between = 17.0f + 12.0f;
@@ -42,7 +42,7 @@ TEST(CompareLayout, ATinyViewKeepsItsTimelinesAndTheSummariesScroll) {
 }
 
 TEST(SummaryRows, TheVerificationIsTheLastCompactRow) {
-  const std::vector<SummaryRow> rows = summary_rows(testing::shipped(testing::kP3Paper2Gpu), true);
+  const std::vector<SummaryRow> rows = summary_rows(testing::recorded(testing::kP3Paper2Gpu), true);
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(rows.back().name, "verified");
   EXPECT_EQ(rows.back().tone, SummaryRow::Tone::Good);
@@ -52,7 +52,7 @@ TEST(SummaryRows, TheVerificationIsTheLastCompactRow) {
 // The 4-rank trace's summary said "steals 0" while chunks of tasks moved between its ranks: it
 // counts them, in both the side panel's and the Summary tab's rows.
 TEST(SummaryRows, ADistributedRunCountsTheChunksMovedBetweenRanks) {
-  const TraceModel& m = testing::shipped(testing::kUts4Ranks);
+  const TraceModel& m = testing::recorded(testing::kUts4Ranks);
   ASSERT_GT(m.stats().rank_steals, 0u);
   for (bool compact : {true, false}) {
     const std::vector<SummaryRow> rows = summary_rows(m, compact);
@@ -60,7 +60,7 @@ TEST(SummaryRows, ADistributedRunCountsTheChunksMovedBetweenRanks) {
     ASSERT_NE(it, rows.end()) << (compact ? "compact" : "full");
     EXPECT_EQ(it->value.rfind(std::to_string(m.stats().rank_steals) + " chunks moved (", 0), 0u) << it->value;
   }
-  const std::vector<SummaryRow> one = summary_rows(testing::shipped(testing::kP3Paper2Gpu), true);
+  const std::vector<SummaryRow> one = summary_rows(testing::recorded(testing::kP3Paper2Gpu), true);
   EXPECT_TRUE(std::none_of(one.begin(), one.end(), [](const SummaryRow& r) { return r.name == "between ranks"; }));
 }
 

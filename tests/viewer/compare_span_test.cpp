@@ -38,22 +38,22 @@ void expect_tasks_inside(const TraceModel& a, const TraceModel& b) {
 }
 
 TEST(CompareSpan, BothRunsTasksLieInsideTheirPlots) {
-  expect_tasks_inside(testing::shipped(testing::kConnect4Static), testing::shipped(testing::kConnect4Stealing));
-  expect_tasks_inside(testing::shipped(testing::kConnect4Stealing), testing::shipped(testing::kConnect4Static));
-  expect_tasks_inside(testing::shipped(testing::kP3Paper2Gpu), testing::shipped(testing::kP3Modern2Gpu));
+  expect_tasks_inside(testing::recorded(testing::kConnect4Static), testing::recorded(testing::kConnect4Stealing));
+  expect_tasks_inside(testing::recorded(testing::kConnect4Stealing), testing::recorded(testing::kConnect4Static));
+  expect_tasks_inside(testing::recorded(testing::kP3Paper2Gpu), testing::recorded(testing::kP3Modern2Gpu));
 }
 
 TEST(CompareSpan, RunsAreAlignedAtTheirFirstKernelLaunch) {
-  const TraceModel& a = testing::shipped(testing::kConnect4Static);
-  const TraceModel& b = testing::shipped(testing::kConnect4Stealing);
+  const TraceModel& a = testing::recorded(testing::kConnect4Static);
+  const TraceModel& b = testing::recorded(testing::kConnect4Stealing);
   const CompareSpan c = compare_span(a, b);
   EXPECT_EQ(c.origin_a, launch_ns(a));
   EXPECT_EQ(c.origin_b, launch_ns(b));
 }
 
 TEST(CompareSpan, HonoursTheRange) {
-  const TraceModel& a = testing::shipped(testing::kConnect4Static);
-  const TraceModel& b = testing::shipped(testing::kConnect4Stealing);
+  const TraceModel& a = testing::recorded(testing::kConnect4Static);
+  const TraceModel& b = testing::recorded(testing::kConnect4Stealing);
   const CompareSpan c = compare_span(a, b, TimeSpan{50e3, 120e3});
   EXPECT_EQ(c.shown.begin_ns, 50e3);
   EXPECT_EQ(c.shown.end_ns, 120e3);
@@ -63,8 +63,8 @@ TEST(CompareSpan, HonoursTheRange) {
 // that span, not A's run alone (a playhead at "100 us" sat at 110 us on the rulers, and B's panel
 // drew A's clock time on its own).
 TEST(CompareSpan, TheReplayBarScrubsTheSpanTheRulersShow) {
-  const TraceModel& a = testing::shipped(testing::kConnect4Static);
-  const TraceModel& b = testing::shipped(testing::kConnect4Stealing);
+  const TraceModel& a = testing::recorded(testing::kConnect4Static);
+  const TraceModel& b = testing::recorded(testing::kConnect4Stealing);
   const TimeSpan replay = compare_replay_span(a, b);
   const CompareSpan c = compare_span(a, b);
   EXPECT_DOUBLE_EQ(replay.begin_ns, c.origin_a) << "0 on the bar is 0 on the rulers";

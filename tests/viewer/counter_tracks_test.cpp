@@ -36,11 +36,11 @@ bool has(const OccupancyPlots& p, const std::string& title) {
 }
 
 TEST(CounterTracks, A2GpuTaskQueueRunShowsItsQueuesPoolsAndBusyWorkers) {
-  const OccupancyPlots p = occupancy_plots(testing::shipped(testing::kP3Paper2Gpu));
+  const OccupancyPlots p = occupancy_plots(testing::recorded(testing::kP3Paper2Gpu));
   for (const char* t : {"GPU 0 queue 0", "GPU 0 host pool", "GPU 1 queue 1", "GPU 1 host pool", "GPU 0 busy workers", "GPU 1 busy workers"}) {
     EXPECT_TRUE(has(p, t)) << t;
   }
-  const OccupancyPlots uts = occupancy_plots(testing::shipped(testing::kUts));
+  const OccupancyPlots uts = occupancy_plots(testing::recorded(testing::kUts));
   EXPECT_TRUE(has(uts, "GPU 0 deques (sum)"));
   // At 900 px the first 7 of them get a track.
   EXPECT_GE(counter_layout(p.plots.size(), 900).shown, 7u);
@@ -63,7 +63,7 @@ double top_of(const OccupancyPlots& p, const std::string& title) {
 // GPU 0 peaks at 302 busy workers, GPU 1 at 59: on one scale by default, so they do not look
 // equally tall; each on its own on request.
 TEST(CounterTracks, DevicesShareAScaleUnlessAskedOtherwise) {
-  const TraceModel& m = testing::shipped(testing::kUts4Gpu);
+  const TraceModel& m = testing::recorded(testing::kUts4Gpu);
   const OccupancyPlots shared = occupancy_plots(m);
   const double top = top_of(shared, "GPU 0 busy workers");
   for (const char* gpu : {"GPU 1 busy workers", "GPU 2 busy workers", "GPU 3 busy workers"}) EXPECT_EQ(top_of(shared, gpu), top) << gpu;
@@ -87,7 +87,7 @@ namespace {
 TEST(CounterTracks, EveryGpuOfA4GpuRunFitsBesideTheStrip) {
   constexpr float kTextH = 18.0f;
   for (const char* file : {testing::kMd4Gpu, testing::kUts4Gpu}) {
-    const TraceModel& m = testing::shipped(file);
+    const TraceModel& m = testing::recorded(file);
     const Folds folds = default_folds(m);
     const std::size_t tracks = occupancy_plots(m).plots.size();
     const float lanes_min_h = layout_timeline(m, folds, 0.0f, kTextH).height;
@@ -100,7 +100,7 @@ TEST(CounterTracks, EveryGpuOfA4GpuRunFitsBesideTheStrip) {
     }
   }
   // Where the lanes cannot fit anyway (every group open), the strip keeps its share.
-  const TraceModel& m = testing::shipped(testing::kUts4Gpu);
+  const TraceModel& m = testing::recorded(testing::kUts4Gpu);
   const float open_h = layout_timeline(m, Folds{}, 0.0f, kTextH).height;
   EXPECT_GT(open_h, 728.0f);
   EXPECT_EQ(counter_layout(8, 728.0f, open_h).height, counter_layout(8, 728.0f).height);

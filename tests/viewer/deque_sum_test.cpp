@@ -53,7 +53,7 @@ TEST(DequeSum, IsTheSumOfTheLevelsAtEachInstant) {
 }
 
 TEST(DequeSum, UtsDequesAreEmptyWhenTheRunEnds) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   const QueueSeries* q = deque_sum(m);
   ASSERT_NE(q, nullptr);
   // Every node of the tree was searched (the run verified): nothing is left in any deque.

@@ -10,7 +10,7 @@ namespace gpulb::viewer {
 namespace {
 
 TEST(DeviceNames, TwoGpusOfOneModelReadApart) {
-  const TraceModel& m = testing::shipped(testing::kP3Paper2Gpu);
+  const TraceModel& m = testing::recorded(testing::kP3Paper2Gpu);
   ASSERT_EQ(m.header().devices.size(), 2u);
   std::set<std::string> lines;
   for (const trace::Device& d : m.header().devices) lines.insert(device_line(d));

@@ -48,13 +48,13 @@ int busy_at(const TraceModel& m, double t) {
 // md-64k-tq-2xh200: GPU 1 ran none of the 512 tasks. That is the first thing a reader must learn,
 // before any figure of the run (the findings led with its queue "holding tasks for 98% of the run").
 TEST(Findings, ADeviceThatRanNoTaskIsTheFirstFinding) {
-  const TraceModel& m = testing::shipped("md-64k-tq-2xh200.gpulb");
+  const TraceModel& m = testing::recorded("md-64k-tq-2xh200.gpulb");
   const auto fs = compute_findings(m);
   ASSERT_FALSE(fs.empty());
   EXPECT_EQ(fs.front().kind, FindingKind::IdleDevice) << fs.front().text;
   EXPECT_NE(fs.front().text.find("GPU 1 ran no task: 0 of the run's 512 tasks"), std::string::npos) << fs.front().text;
   for (const char* other : {"patterns-P3-task-queue-modern-2xh200.gpulb", "md-64k-solution1-2xh200.gpulb"}) {
-    EXPECT_EQ(find_kind(compute_findings(testing::shipped(other)), FindingKind::IdleDevice), nullptr) << other;
+    EXPECT_EQ(find_kind(compute_findings(testing::recorded(other)), FindingKind::IdleDevice), nullptr) << other;
   }
 }
 
@@ -71,11 +71,11 @@ TEST(Findings, NoFindingSaysAtMostZeroWorkers) {
 
 TEST(Findings, ABalancedRunHasNothingToPointAt) {
   // P0 on the hardware scheduler: equal blocks, one launch, every SM full to the end.
-  EXPECT_TRUE(compute_findings(testing::shipped("patterns-P0-hardware-h100.gpulb")).empty());
+  EXPECT_TRUE(compute_findings(testing::recorded("patterns-P0-hardware-h100.gpulb")).empty());
 }
 
 TEST(Findings, TheTailOfP4OnTheHardwareSchedulerRunsOnFewWorkers) {
-  const TraceModel& m = testing::shipped("patterns-P4-hardware-h100.gpulb");
+  const TraceModel& m = testing::recorded("patterns-P4-hardware-h100.gpulb");
   const TimeSpan run = run_span(m);
   const auto fs = compute_findings(m);
   const Finding* f = find_kind(fs, FindingKind::Tail);
@@ -92,7 +92,7 @@ TEST(Findings, TheTailOfP4OnTheHardwareSchedulerRunsOnFewWorkers) {
 
 TEST(Findings, TheStaticListRunsNoTaskMostOfTheTime) {
   // Connect-Four under the static list: a launch per generation, short tasks; the gaps between dominate.
-  const TraceModel& m = testing::shipped(testing::kConnect4Static);
+  const TraceModel& m = testing::recorded(testing::kConnect4Static);
   const TimeSpan run = run_span(m);
   const auto fs_f = compute_findings(m);
   const Finding* f = find_kind(fs_f, FindingKind::NoTaskGap);
@@ -107,7 +107,7 @@ TEST(Findings, TheStaticListRunsNoTaskMostOfTheTime) {
 }
 
 TEST(Findings, StealVictimsAreCountedFromTheStealMarkers) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   const auto fs_f = compute_findings(m);
   const Finding* f = find_kind(fs_f, FindingKind::StealConcentration);
   ASSERT_NE(f, nullptr);
@@ -133,7 +133,7 @@ TEST(Findings, StealVictimsAreCountedFromTheStealMarkers) {
 }
 
 TEST(Findings, TwoGpusFinishingApartAreMeasuredFromTheirLastTasks) {
-  const TraceModel& m = testing::shipped(testing::kP3Modern2Gpu);
+  const TraceModel& m = testing::recorded(testing::kP3Modern2Gpu);
   const auto fs_f = compute_findings(m);
   const Finding* f = find_kind(fs_f, FindingKind::DeviceFinish);
   ASSERT_NE(f, nullptr);
@@ -148,7 +148,7 @@ TEST(Findings, TwoGpusFinishingApartAreMeasuredFromTheirLastTasks) {
   EXPECT_EQ(f->severity, Severity::Warning) << "over 5% of the run";
   EXPECT_EQ(f->text.rfind("GPU 1 ran its last task 96.6 us", 0), 0u) << f->text;
   // The paper scheme on the same input: within 2%, a note.
-  const auto fs_p = compute_findings(testing::shipped(testing::kP3Paper2Gpu));
+  const auto fs_p = compute_findings(testing::recorded(testing::kP3Paper2Gpu));
   const Finding* p = find_kind(fs_p, FindingKind::DeviceFinish);
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->severity, Severity::Note);
@@ -158,7 +158,7 @@ TEST(Findings, TwoGpusFinishingApartAreMeasuredFromTheirLastTasks) {
 TEST(Findings, AQueueEmptyWhileWorkersIdleIsMeasuredOnItsLevels) {
   // P4 under the paper's task queue: each batch of 1,024 is claimed within a microsecond or two,
   // then the queue stays empty while the host copies the next one in (queue_levels.hpp).
-  const TraceModel& m = testing::shipped(testing::kP4Queue);
+  const TraceModel& m = testing::recorded(testing::kP4Queue);
   const TimeSpan run = run_span(m);
   const auto fs_f = compute_findings(m);
   const Finding* f = find_kind(fs_f, FindingKind::QueueStarved, "GPU 0 queue 0 ");
@@ -185,7 +185,7 @@ TEST(Findings, AQueueEmptyWhileWorkersIdleIsMeasuredOnItsLevels) {
 }
 
 TEST(Findings, TheIdlestSmIsTheSummarysLeastBusy) {
-  const TraceModel& m = testing::shipped("patterns-P4-hardware-h100.gpulb");
+  const TraceModel& m = testing::recorded("patterns-P4-hardware-h100.gpulb");
   const auto fs_f = compute_findings(m);
   const Finding* f = find_kind(fs_f, FindingKind::IdleSm);
   ASSERT_NE(f, nullptr);
@@ -211,7 +211,7 @@ TEST(Findings, TheIdlestSmIsTheSummarysLeastBusy) {
 
 TEST(Findings, LaunchGapsAreTheTimeBetweenAKernelsEndAndTheNextLaunch) {
   // The static list relaunches per generation: 5 launches, each after the previous kernel ended.
-  const TraceModel& m = testing::shipped(testing::kConnect4Static);
+  const TraceModel& m = testing::recorded(testing::kConnect4Static);
   const TimeSpan run = run_span(m);
   const auto fs = compute_findings(m);
   const Finding* f = find_kind(fs, FindingKind::LaunchGap);
@@ -238,12 +238,12 @@ TEST(Findings, LaunchGapsAreTheTimeBetweenAKernelsEndAndTheNextLaunch) {
   EXPECT_NEAR(f->end_ns - f->begin_ns, longest, 1e-6);
   EXPECT_NE(f->text.find("between its 5 launches"), std::string::npos) << f->text;
   // One persistent kernel has no launch gaps.
-  EXPECT_EQ(find_kind(compute_findings(testing::shipped(testing::kConnect4Stealing)), FindingKind::LaunchGap), nullptr);
+  EXPECT_EQ(find_kind(compute_findings(testing::recorded(testing::kConnect4Stealing)), FindingKind::LaunchGap), nullptr);
 }
 
 TEST(Findings, WarningsComeFirstAndEveryRangeIsInsideTheRun) {
   for (const char* file : {testing::kUts, testing::kP4Queue, testing::kP3Paper2Gpu, testing::kConnect4Stealing, testing::kConnect4Static}) {
-    const TraceModel& m = testing::shipped(file);
+    const TraceModel& m = testing::recorded(file);
     const TimeSpan run = run_span(m);
     const auto fs = compute_findings(m);
     ASSERT_FALSE(fs.empty()) << file;

@@ -59,7 +59,7 @@ TEST(HeatScale, StealsAreCountedPerColumn) {
 
 TEST(HeatScale, EachFoldedSmKnowsItsSteals) {
   // uts on an H100: 25,196 steals in all (the summary's count), each under its thief's SM.
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   std::size_t steals = 0;
   for (const DeviceGroup& d : m.devices()) {
     for (const LaneGroup& g : d.groups) {
@@ -106,7 +106,7 @@ namespace {
 // The heat rows a frame computes on every core and keeps (HeatRowCache) are what the row drew
 // before: heat_level of the coarse means per lane, and the steal counts' steps.
 TEST(HeatRow, IsTheLevelsOfTheCoarseMeansAndTheStealSteps) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   int rows = 0, lit = 0, marked = 0;
   for (const DeviceGroup& d : m.devices()) {
     for (const LaneGroup& g : d.groups) {
@@ -135,7 +135,7 @@ TEST(HeatRow, IsTheLevelsOfTheCoarseMeansAndTheStealSteps) {
 // A pan reuses the columns the last frame computed (the same grid) and computes the rest: the row
 // is the one computed whole, column for column.
 TEST(HeatRow, APanComputesOnlyTheUncoveredColumnsAndMatchesTheWholeRow) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   const double origin = static_cast<double>(m.begin_ns());
   const double col = static_cast<double>(m.end_ns() - m.begin_ns()) / 450;
   int rows = 0;

@@ -16,7 +16,7 @@ namespace {
 
 TEST(LabelColumn, EveryHostLaneNameFitsWhole) {
   for (const char* file : {testing::kP3Paper2Gpu, testing::kP4Queue, testing::kUts}) {
-    const TraceModel& m = testing::shipped(file);
+    const TraceModel& m = testing::recorded(file);
     const float column = label_column_width(m, width7);
     for (const DeviceGroup& dev : m.devices()) {
       for (const std::uint32_t i : dev.host_lanes) {
@@ -68,9 +68,9 @@ void expect_labels_clear(const TraceModel& m, double width) {
 }
 
 TEST(MarkerLabels, NoLabelIsCrossedByTheNextMarker) {
-  expect_labels_clear(testing::shipped(testing::kP3Paper2Gpu), 1200);
-  expect_labels_clear(testing::shipped(testing::kP3Modern2Gpu), 1200);
-  expect_labels_clear(testing::shipped(testing::kP4Queue), 1200);
+  expect_labels_clear(testing::recorded(testing::kP3Paper2Gpu), 1200);
+  expect_labels_clear(testing::recorded(testing::kP3Modern2Gpu), 1200);
+  expect_labels_clear(testing::recorded(testing::kP4Queue), 1200);
 }
 
 TEST(MarkerLabels, LabelsOnlyWhereThereIsRoom) {

@@ -15,7 +15,7 @@ namespace {
 ReplayState at_end(const TraceModel& m) { return replay_state_at(m, run_span(m).end_ns); }
 
 TEST(Loads, WorkersAreCountedAsTheSummaryCountsThem) {
-  const TraceModel& m = testing::shipped(testing::kConnect4Static);
+  const TraceModel& m = testing::recorded(testing::kConnect4Static);
   const Loads w = worker_loads(m, at_end(m));
   EXPECT_EQ(w.busy.size(), m.stats().workers);
   EXPECT_EQ(w.silent, 767u);  // block tracks of the static list's launches that recorded nothing
@@ -28,7 +28,7 @@ TEST(Loads, WorkersAreCountedAsTheSummaryCountsThem) {
 }
 
 TEST(Loads, BucketsOfManyBarsFillToTheirMean) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   const Loads w = worker_loads(m, at_end(m));
   const int columns = 600;  // 4,224 workers on a 600 px chart: 7 bars a column
   const std::vector<Bucket> b = bar_buckets(w.busy, columns);
@@ -49,7 +49,7 @@ TEST(Loads, BucketsOfManyBarsFillToTheirMean) {
 }
 
 TEST(Loads, BarsAreLabelledWithTheirDevices) {
-  const TraceModel& m = testing::shipped(testing::kP3Paper2Gpu);
+  const TraceModel& m = testing::recorded(testing::kP3Paper2Gpu);
   const ReplayState s = at_end(m);
   const Loads w = worker_loads(m, s);
   // Each device's first bar is labelled with it, where its lanes begin.
@@ -83,7 +83,7 @@ namespace {
 TEST(Loads, EveryChartAxisNamesEveryDevice) {
   auto width = [](const std::string& s) { return 8.0f * static_cast<float>(s.size()); };
   for (const char* file : {testing::kUts4Gpu, testing::kMd4Gpu, testing::kP3Paper2Gpu}) {
-    const TraceModel& m = testing::shipped(file);
+    const TraceModel& m = testing::recorded(file);
     const ReplayState end = at_end(m);
     for (const Loads& l : {worker_loads(m, end), group_loads(m, end, false), group_loads(m, end, true)}) {
       for (const float plot_w : {300.0f, 470.0f, 900.0f}) {

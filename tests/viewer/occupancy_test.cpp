@@ -9,7 +9,7 @@ namespace gpulb::viewer {
 namespace {
 
 TEST(Occupancy, AQueueThatNeverHeldATaskGetsNoPanelButANote) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   const OccupancyPlots o = occupancy_plots(m);
   for (const OccupancyPlot& p : o.plots) EXPECT_GT(p.series->max_value(), 0) << p.title << " is an empty panel";
   EXPECT_NE(o.note.find("GPU 0 queue 0"), std::string::npos) << o.note;
@@ -19,7 +19,7 @@ TEST(Occupancy, AQueueThatNeverHeldATaskGetsNoPanelButANote) {
 }
 
 TEST(Occupancy, BusyWorkersScaleToTheirPeak) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   const DeviceGroup& dev = m.devices()[0];
   ASSERT_TRUE(dev.busy);
   const double peak = static_cast<double>(dev.busy->max_value());
@@ -35,7 +35,7 @@ TEST(Occupancy, BusyWorkersScaleToTheirPeak) {
 }
 
 TEST(Occupancy, EveryPlotHasValueTicksUpToItsTop) {
-  const TraceModel& m = testing::shipped(testing::kP3Paper2Gpu);
+  const TraceModel& m = testing::recorded(testing::kP3Paper2Gpu);
   const OccupancyPlots o = occupancy_plots(m);
   EXPECT_EQ(o.plots.size(), m.queues().size() + m.devices().size());  // every queue held tasks here
   for (const OccupancyPlot& p : o.plots) {

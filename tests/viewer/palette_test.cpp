@@ -101,13 +101,13 @@ TEST(Palette, TheLegendNamesWhatTheTraceHolds) {
     }
     return false;
   };
-  const TraceModel& uts4 = testing::shipped("uts-geometric-d7-work-stealing-4xh200.gpulb");
+  const TraceModel& uts4 = testing::recorded("uts-geometric-d7-work-stealing-4xh200.gpulb");
   EXPECT_TRUE(has(uts4, palette::kSteal));
   EXPECT_TRUE(has(uts4, palette::kStealAcross));
   EXPECT_TRUE(has(uts4, palette::kSpawn));
-  const TraceModel& ranks = testing::shipped("uts-d9-work-stealing-4ranks-cpu.gpulb");
+  const TraceModel& ranks = testing::recorded("uts-d9-work-stealing-4ranks-cpu.gpulb");
   EXPECT_TRUE(has(ranks, palette::kRankTransfer));
-  const TraceModel& p0 = testing::shipped("patterns-P0-hardware-h100.gpulb");
+  const TraceModel& p0 = testing::recorded("patterns-P0-hardware-h100.gpulb");
   EXPECT_FALSE(has(p0, palette::kSteal)) << "no steals, no steal swatch";
 }
 

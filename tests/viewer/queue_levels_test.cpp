@@ -53,7 +53,7 @@ TEST(QueueLevels, ABatchsLevelIsTheLowestItsClaimsLeftAndALateHostRecordIsDroppe
 // md on 2 H200s: GPU 1's kernel took only its HALTs and ended 9.5 ms before the run did. Its
 // queues' last recorded levels are not what they held afterwards: nothing was left to take them.
 TEST(QueueLevels, ALevelEndsWithItsQueuesKernel) {
-  const TraceModel& m = testing::shipped("md-64k-tq-2xh200.gpulb");
+  const TraceModel& m = testing::recorded("md-64k-tq-2xh200.gpulb");
   const double end = last_kernel_end(m, 1);
   ASSERT_GT(end, 0.0);
   for (std::uint32_t id : {0u, 1u}) {
@@ -72,7 +72,7 @@ TEST(QueueLevels, ALevelEndsWithItsQueuesKernel) {
 // 4 us after the blocks have claimed the whole batch (every batch of 1,024 went within 2 us). That
 // late record is not the queue's level: the queue was empty until the next batch.
 TEST(QueueLevels, AHostsRecordOfABatchTheBlocksHadAlreadyTakenIsNotALevel) {
-  const TraceModel& m = testing::shipped(testing::kP4Queue);
+  const TraceModel& m = testing::recorded(testing::kP4Queue);
   const QueueSeries* q = queue(m, 0, 0);
   ASSERT_NE(q, nullptr);
   const double t0 = run_span(m).begin_ns;

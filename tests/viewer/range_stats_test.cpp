@@ -14,7 +14,7 @@ namespace {
 
 TEST(RangeStats, OverTheWholeRunTheyAreTheSummarys) {
   for (const char* file : {testing::kUts, testing::kP3Paper2Gpu, testing::kP4Queue}) {
-    const TraceModel& m = testing::shipped(file);
+    const TraceModel& m = testing::recorded(file);
     const RangeStats s = range_stats(m, static_cast<double>(m.begin_ns()), static_cast<double>(m.end_ns()) + 1);
     EXPECT_EQ(s.all.tasks, m.stats().tasks) << file;
     EXPECT_EQ(s.all.steals, m.stats().steals) << file;
@@ -34,7 +34,7 @@ TEST(RangeStats, OverTheWholeRunTheyAreTheSummarys) {
 }
 
 TEST(RangeStats, TwoHalvesAddUpToTheWhole) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   const TimeSpan run = run_span(m);
   const double a = run.begin_ns + 100e3, b = run.begin_ns + 400e3, mid = run.begin_ns + 237'123.5;
   const RangeStats whole = range_stats(m, a, b), left = range_stats(m, a, mid), right = range_stats(m, mid, b);
@@ -47,7 +47,7 @@ TEST(RangeStats, TwoHalvesAddUpToTheWhole) {
 }
 
 TEST(RangeStats, PerGpuAndPerSmRowsSumToTheTotal) {
-  const TraceModel& m = testing::shipped(testing::kP3Modern2Gpu);
+  const TraceModel& m = testing::recorded(testing::kP3Modern2Gpu);
   const TimeSpan run = run_span(m);
   const RangeStats s = range_stats(m, run.begin_ns + 200e3, run.begin_ns + 600e3);
   ASSERT_EQ(s.devices.size(), 2u);
@@ -65,7 +65,7 @@ TEST(RangeStats, PerGpuAndPerSmRowsSumToTheTotal) {
 }
 
 TEST(RangeStats, TheTableHasAHeaderAndALinePerRow) {
-  const TraceModel& m = testing::shipped(testing::kP3Modern2Gpu);
+  const TraceModel& m = testing::recorded(testing::kP3Modern2Gpu);
   const RangeStats s = range_stats(m, static_cast<double>(m.begin_ns()), static_cast<double>(m.end_ns()));
   const std::string t = range_stats_table(s, static_cast<double>(m.begin_ns()));
   EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), static_cast<long>(2 + 1 + s.devices.size() + s.groups.size()));
@@ -74,7 +74,7 @@ TEST(RangeStats, TheTableHasAHeaderAndALinePerRow) {
 }
 
 TEST(RangeStats, RowsSortByAnyColumn) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   const RangeStats s = range_stats(m, static_cast<double>(m.begin_ns()), static_cast<double>(m.end_ns()) + 1);
   const std::vector<std::size_t> by_busy = range_order(s.groups, RangeColumn::Busy, true);
   ASSERT_EQ(by_busy.size(), s.groups.size());

@@ -199,7 +199,7 @@ TEST(RankArrows, TheArrowUnderTheMouseIsFoundAndDescribed) {
 // paired and in view at Fit, each rank's host row holds that rank's own lends and steals (what the
 // file says, kind by kind), and the layout puts the 4 ranks, their host lanes first, on one axis.
 TEST(RankTransfers, TheShipped4RankTraceDrawsAnArrowPerChunkBetweenItsRanksHostRows) {
-  const TraceModel& m = testing::shipped(testing::kUts4Ranks);
+  const TraceModel& m = testing::recorded(testing::kUts4Ranks);
   ASSERT_EQ(m.header().meta.ranks, 4u);
   const std::vector<RankTransfer> t = rank_transfers(m);
   ASSERT_GE(t.size(), 3u);

@@ -8,11 +8,11 @@
 namespace gpulb::viewer {
 namespace {
 
-using testing::shipped;
+using testing::recorded;
 
 TEST(RunSpan, IsTheSummarysMakespan) {
   for (const char* file : {testing::kUts, testing::kP4Queue, testing::kConnect4Stealing}) {
-    const TraceModel& m = shipped(file);
+    const TraceModel& m = recorded(file);
     const TimeSpan run = run_span(m);
     EXPECT_DOUBLE_EQ(run.end_ns - run.begin_ns, static_cast<double>(m.stats().makespan_ns)) << file;
     EXPECT_DOUBLE_EQ(run.begin_ns, static_cast<double>(m.stats().begin_ns)) << file;
@@ -20,7 +20,7 @@ TEST(RunSpan, IsTheSummarysMakespan) {
 }
 
 TEST(RunSpan, FitShowsTheRunWithSmallMarginsAndEveryTask) {
-  const TraceModel& m = shipped(testing::kUts);
+  const TraceModel& m = recorded(testing::kUts);
   const TimeSpan fit = fit_span(m);
   const double makespan = static_cast<double>(m.stats().makespan_ns);
   EXPECT_LE(fit.end_ns - fit.begin_ns, makespan * 1.03);  // was 1.72 ms for 805 us
@@ -34,7 +34,7 @@ TEST(RunSpan, FitShowsTheRunWithSmallMarginsAndEveryTask) {
 
 TEST(RunSpan, CompareAlignsAtTheFirstKernelLaunch) {
   // connect4 work-stealing: the host enqueues 467 us before it launches the kernel.
-  const TraceModel& m = shipped(testing::kConnect4Stealing);
+  const TraceModel& m = recorded(testing::kConnect4Stealing);
   const double launch = launch_ns(m);
   EXPECT_LE(launch, run_span(m).begin_ns);
   EXPECT_GE(launch, run_span(m).begin_ns - 50'000.0);  // a launch takes microseconds, not half a millisecond

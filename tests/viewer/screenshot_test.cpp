@@ -380,8 +380,8 @@ TEST_F(ViewerScreenshots, FindShowsTheTaskFramedInItsLane) {
 // Issue 13, item 1: Compare's search covers trace B too. A task id that only B has is found,
 // and framed in B's panel (the lower one), zoomed to.
 TEST_F(ViewerScreenshots, FindInCompareFramesATaskOfTraceBInItsPanel) {
-  const std::string a = std::string(GPULB_SHIPPED_TRACES) + "/connect4-4-static-list-h100.gpulb";
-  const std::string b = std::string(GPULB_SHIPPED_TRACES) + "/patterns-P4-task-queue-h100.gpulb";
+  const std::string a = std::string(GPULB_SHIPPED_TRACES) + "/connect4-4-static-list-h200.gpulb";
+  const std::string b = std::string(GPULB_SHIPPED_TRACES) + "/patterns-P4-task-queue-h200.gpulb";
   const TraceModel ma(std::make_shared<const trace::Trace>(trace::read_trace(a)));
   const TraceModel mb(std::make_shared<const trace::Trace>(trace::read_trace(b)));
   std::uint32_t id = 0;
@@ -504,20 +504,21 @@ TEST_F(ViewerScreenshots, LessonListAndABadLessonExitTwoWithTheLessons) {
   EXPECT_NE(log.find("mohan-static-vs-stealing"), std::string::npos) << "--help lists the lessons";
 }
 
-// Issue 13, item 6: the Findings tab of a task-queue run on an H100 lists its warnings (orange).
+// The Findings tab of a task-queue run lists its warnings (orange); that of a balanced run, a
+// recording of P0 on an H100's block scheduler, none.
 TEST_F(ViewerScreenshots, FindingsListWhatTheTraceShows) {
-  const Picture p = shoot(std::string(GPULB_SHIPPED_TRACES) + "/patterns-P4-task-queue-h100.gpulb", "--view findings --view-only", "findings");
+  const Picture p = shoot(std::string(GPULB_SHIPPED_TRACES) + "/patterns-P4-task-queue-h200.gpulb", "--view findings --view-only", "findings");
   const Rgb warning{255, 158, 89};
   EXPECT_GT(count_colour(p, warning, 0, -1, 20), 500) << "the warnings' kind names and their ranges under the run strip";
   EXPECT_GT(count_colour(p, kBusy, 0, -1, 12), 300) << "the busy workers over the run";
-  const Picture none = shoot(std::string(GPULB_SHIPPED_TRACES) + "/patterns-P0-hardware-h100.gpulb", "--view findings --view-only", "findings-none");
+  const Picture none = shoot(std::string(GPULB_RECORDED_TRACES) + "/patterns-P0-hardware-h100.gpulb", "--view findings --view-only", "findings-none");
   EXPECT_LT(count_colour(none, warning, 0, -1, 20), 10) << "a balanced run has no warning";
 }
 
 // A finding's click (here --finding 1, the same code) zooms the timeline to it and selects its
 // range: the picture is the one --range and --select draw for those times.
 TEST_F(ViewerScreenshots, AFindingZoomsTheTimelineThere) {
-  const std::string trace = std::string(GPULB_SHIPPED_TRACES) + "/patterns-P4-hardware-h100.gpulb";
+  const std::string trace = std::string(GPULB_SHIPPED_TRACES) + "/patterns-P4-hardware-h200.gpulb";
   const TraceModel m(std::make_shared<const trace::Trace>(trace::read_trace(trace)));
   const auto fs = compute_findings(m);
   ASSERT_FALSE(fs.empty());

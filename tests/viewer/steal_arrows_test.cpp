@@ -9,7 +9,7 @@ namespace gpulb::viewer {
 namespace {
 
 TEST(StealArrows, TooManyInViewAreSaidNotHidden) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   const TimeSpan run = run_span(m);
   const StealsInView s = steals_in_view(m, run.begin_ns, run.end_ns);
   EXPECT_EQ(s.steals, m.stats().steals);
@@ -19,7 +19,7 @@ TEST(StealArrows, TooManyInViewAreSaidNotHidden) {
 }
 
 TEST(StealArrows, FewInViewAreDrawnWithoutANote) {
-  const TraceModel& m = testing::shipped(testing::kConnect4Stealing);
+  const TraceModel& m = testing::recorded(testing::kConnect4Stealing);
   const TimeSpan run = run_span(m);
   // The first microsecond of stealing: a handful of steals.
   double first = run.end_ns;

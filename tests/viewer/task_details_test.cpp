@@ -18,7 +18,7 @@ namespace gpulb::viewer {
 namespace {
 
 TEST(TaskDetails, StolenTasksNameTheirVictim) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   std::uint64_t stolen = 0, tasks = 0;
   for (std::uint32_t l = 0; l < m.lanes().size(); ++l) {
     for (std::uint32_t z = 0; z < m.lanes()[l].zones.size(); ++z) {
@@ -77,7 +77,7 @@ TEST(TaskDetails, AStealAcrossGpusNamesTheVictimsDevice) {
 }
 
 TEST(TaskDetails, QueueTasksNameTheirQueue) {
-  const TraceModel& m = testing::shipped(testing::kP4Queue);
+  const TraceModel& m = testing::recorded(testing::kP4Queue);
   std::uint64_t from_queue = 0, tasks = 0;
   for (std::uint32_t l = 0; l < m.lanes().size(); ++l) {
     for (std::uint32_t z = 0; z < m.lanes()[l].zones.size(); ++z, ++tasks) {
@@ -90,7 +90,7 @@ TEST(TaskDetails, QueueTasksNameTheirQueue) {
 }
 
 TEST(TaskDetails, SpawningTasksCountTheirChildren) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   std::uint64_t children = 0;
   for (std::uint32_t l = 0; l < m.lanes().size(); ++l) {
     for (std::uint32_t z = 0; z < m.lanes()[l].zones.size(); ++z) children += task_details(m, {l, z}).spawned;
@@ -100,7 +100,7 @@ TEST(TaskDetails, SpawningTasksCountTheirChildren) {
 }
 
 TEST(TaskSearch, FindsATaskByIdAndTasksByKind) {
-  const TraceModel& m = testing::shipped(testing::kP4Queue);
+  const TraceModel& m = testing::recorded(testing::kP4Queue);
   const Lane& some = m.lanes()[m.lanes().size() / 2];
   ASSERT_FALSE(some.zones.empty());
   const Zone& z = some.zones[some.zones.size() / 2];
@@ -135,7 +135,7 @@ TEST(TaskDetails, InterpolatedTimesAreSaidSo) {
 }
 
 TEST(TaskSearch, TheTaskUnderTheCursor) {
-  const TraceModel& m = testing::shipped(testing::kP4Queue);
+  const TraceModel& m = testing::recorded(testing::kP4Queue);
   const std::uint32_t l = static_cast<std::uint32_t>(m.lanes().size() / 2);
   const Zone& z = m.lanes()[l].zones[3];
   const double mid = (static_cast<double>(z.begin_ns) + static_cast<double>(z.end_ns)) / 2;
@@ -185,8 +185,8 @@ std::optional<std::uint32_t> id_only_in(const TraceModel& has, const TraceModel&
 }
 
 TEST(CompareSearch, SearchesBothRunsAndSaysWhichRunEachMatchIsIn) {
-  const TraceModel& a = testing::shipped(testing::kConnect4Static);
-  const TraceModel& b = testing::shipped(testing::kP4Queue);
+  const TraceModel& a = testing::recorded(testing::kConnect4Static);
+  const TraceModel& b = testing::recorded(testing::kP4Queue);
   const std::optional<std::uint32_t> only_b = id_only_in(b, a);
   ASSERT_TRUE(only_b) << "P4 has a task id connect4's static list has not";
   const std::vector<RunTask> found = find_tasks_in_runs(a, &b, TaskQuery{only_b, std::nullopt}, 100);
@@ -199,8 +199,8 @@ TEST(CompareSearch, SearchesBothRunsAndSaysWhichRunEachMatchIsIn) {
 }
 
 TEST(CompareSearch, AKindInBothRunsListsAsMatchesFirstThenBs) {
-  const TraceModel& a = testing::shipped(testing::kConnect4Static);
-  const TraceModel& b = testing::shipped(testing::kConnect4Stealing);
+  const TraceModel& a = testing::recorded(testing::kConnect4Static);
+  const TraceModel& b = testing::recorded(testing::kConnect4Stealing);
   const std::uint16_t kind = a.kinds().front();
   const std::vector<std::uint16_t> b_kinds = b.kinds();
   ASSERT_NE(std::find(b_kinds.begin(), b_kinds.end(), kind), b_kinds.end());
@@ -220,8 +220,8 @@ TEST(CompareSearch, AKindInBothRunsListsAsMatchesFirstThenBs) {
 // A click at a task's x in either compare panel (each panel's axis is the shared one, counting from
 // its own run's first launch, shifted to its trace's clock) picks that task of that run.
 TEST(CompareSearch, AClickInEitherPanelPicksThatRunsTask) {
-  const TraceModel& a = testing::shipped(testing::kConnect4Static);
-  const TraceModel& b = testing::shipped(testing::kConnect4Stealing);
+  const TraceModel& a = testing::recorded(testing::kConnect4Static);
+  const TraceModel& b = testing::recorded(testing::kConnect4Stealing);
   const CompareSpan c = compare_span(a, b);
   const double left = 200.0, right = 1700.0;
   const TimeAxis shared = TimeAxis::fit(c.shown.begin_ns, c.shown.end_ns, left, right - left);

@@ -42,7 +42,7 @@ TraceModel many_gpus(std::uint32_t gpus) {
 
 TEST(TimelineLayout, TheSecondGpuOfA2xH200TraceStartsOnTheFirstScreen) {
   for (const char* file : {testing::kP3Paper2Gpu, testing::kP3Modern2Gpu}) {
-    const TraceModel& m = testing::shipped(file);
+    const TraceModel& m = testing::recorded(file);
     ASSERT_EQ(m.devices().size(), 2u);
     const TimelineLayout l = layout_timeline(m, default_folds(m), kViewH, kTextH);
     const TimelineRow* gpu1 = device_row(l, 1);
@@ -103,7 +103,7 @@ TEST(TimelineLayout, AClickOnAThinRowsLabelFoldsThatRow) {
 }
 
 TEST(TimelineLayout, FewRowsKeepTheirFullHeight) {
-  const TraceModel& m = testing::shipped(testing::kP3Paper2Gpu);
+  const TraceModel& m = testing::recorded(testing::kP3Paper2Gpu);
   Folds folds = default_folds(m);
   const TimelineLayout l = layout_timeline(m, folds, 50'000.0f, kTextH);
   EXPECT_EQ(l.folded_h, l.lane_h) << "room for all: no squeezing";
@@ -111,7 +111,7 @@ TEST(TimelineLayout, FewRowsKeepTheirFullHeight) {
 }
 
 TEST(TimelineLayout, UnfoldOpensEveryGroupAndFoldAllFoldsThemAgain) {
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   Folds folds = default_folds(m, /*unfold=*/true);
   TimelineLayout l = layout_timeline(m, folds, kViewH, kTextH);
   std::size_t lane_rows = 0;
@@ -131,7 +131,7 @@ TEST(TimelineLayout, UnfoldOpensEveryGroupAndFoldAllFoldsThemAgain) {
 }
 
 TEST(TimelineLayout, ZoomedInFarEnoughToSeeTasksTheGroupsOpen) {
-  const TraceModel& m = testing::shipped(testing::kP3Paper2Gpu);
+  const TraceModel& m = testing::recorded(testing::kP3Paper2Gpu);
   ASSERT_GT(m.mean_task_ns(), 0.0);
   const double run = static_cast<double>(m.stats().makespan_ns);
   const double fit_ns_per_px = run / 1200.0;
@@ -231,7 +231,7 @@ TEST(TimelineLayout, AFoldedRankHidesItsDevicesAndLanesUnderItsRow) {
 TEST(TimelineLayout, AOneProcessTraceHasNoRankRowAndLaysOutAsBefore) {
   // The shipped H100 trace: device row, its host lanes, then its SM groups; no Rank row, nothing
   // marked as under a rank.
-  const TraceModel& m = testing::shipped(testing::kUts);
+  const TraceModel& m = testing::recorded(testing::kUts);
   EXPECT_TRUE(m.ranks().empty());
   const TimelineLayout l = layout_timeline(m, default_folds(m), kViewH, kTextH);
   ASSERT_FALSE(l.rows.empty());

@@ -123,8 +123,8 @@ TEST_F(Ui, TheLessonsMenuOpensTheLessonChosenInIt) {
   ASSERT_TRUE(app_->has_compare());
   EXPECT_EQ(app_->current()->title.rfind("A: ", 0), 0u) << app_->current()->title;
   EXPECT_EQ(app_->compare()->title.rfind("B: ", 0), 0u) << app_->compare()->title;
-  EXPECT_NE(app_->current()->title.find("connect4-4-static-list-h100"), std::string::npos) << app_->current()->title;
-  EXPECT_NE(app_->compare()->title.find("connect4-4-work-stealing-h100"), std::string::npos) << app_->compare()->title;
+  EXPECT_NE(app_->current()->title.find("connect4-4-static-list-h200"), std::string::npos) << app_->current()->title;
+  EXPECT_NE(app_->compare()->title.find("connect4-4-work-stealing-h200"), std::string::npos) << app_->compare()->title;
   frame(ImVec2(-1, -1));
   EXPECT_EQ(window("##Menu_00") == nullptr || !window("##Menu_00")->Active, true) << "the menu closed";
 }

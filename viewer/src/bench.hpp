@@ -14,7 +14,7 @@ struct BenchOptions {
   int frames = 60;  // measured frames per case, after a few unmeasured ones; 0: load and memory only
   // The trace whose event mix the bench trace repeats (make_tiled_trace): a path, a shipped
   // trace's file name, or "synthetic" for the regular generated trace (0.9 bytes an event).
-  std::string tmpl = "uts-geometric-d7-work-stealing-h100.gpulb";
+  std::string tmpl = "uts-geometric-d7-work-stealing-h200.gpulb";
   std::string only;  // run only the cases whose name holds this ("folded", "occupancy"); "" for all
 };
 
