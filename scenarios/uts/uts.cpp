@@ -46,7 +46,7 @@ const std::vector<ParamSpec>& specs() {
                            "keep their leaves as tasks; nodes/s still counts every node)",
                  "task", "task|inline", 0, 0, {"task", "inline"}});
     v.push_back({"reference", "run the sequential host search to check the result: auto skips it for the large "
-                              "presets (T1L, T2L, T3L), which are checked against their published counts",
+                              "presets (T1L, T2L, T3L, T1XL), which are checked against their published counts",
                  "auto", "auto|on|off", 0, 0, {"auto", "on", "off"}});
     return v;
   }();
@@ -101,7 +101,8 @@ nlohmann::json counts_json(const TreeCounts& c) {
 
 }  // namespace
 
-// sample_trees.sh of UTS 2.1 (T1..T5 "small", ~4 million nodes; T1L..T3L "large", ~100 million).
+// sample_trees.sh of UTS 2.1 (T1..T5 "small", ~4 million nodes; T1L..T3L "large", ~100 million;
+// T1XL "extra large", 1.6 billion).
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> p = {
       {"T1", "geometric, fixed", make(1, 3, 10, 4, 19), {4130071, 3305118, 10}, false},
@@ -112,6 +113,7 @@ const std::vector<Preset>& presets() {
       {"T1L", "geometric, fixed (large)", make(1, 3, 13, 4, 29), {102181082, 81746377, 13}, true},
       {"T2L", "geometric, cyclic (large)", make(1, 2, 23, 7, 220), {96793510, 53791152, 67}, true},
       {"T3L", "binomial (large)", make(0, 0, 6, 2000, 7, 0.200014, 5), {111345631, 89076904, 17844}, true},
+      {"T1XL", "geometric, fixed (extra large)", make(1, 3, 15, 4, 29), {1635119272, 1308100063, 15}, true},
   };
   return p;
 }

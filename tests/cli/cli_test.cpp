@@ -117,6 +117,17 @@ TEST_F(Cli, MdRunsVerifiedAndBenchMdPrintsItsTables) {
   EXPECT_NE(bad.out.find("--md-sizes: 'lots'"), std::string::npos) << bad.out;
 }
 
+// `gpulb bench scale` measures GPUs against GPUs: on the CPU backend it is refused, naming why,
+// before any run (and T1XL is a tree the bench and the runs know).
+TEST_F(Cli, BenchScaleWithoutGpusIsABadArgument) {
+  const Outcome b = gpulb("bench scale --backend cpu --tree T1XL");
+  EXPECT_EQ(b.exit_code, 2) << b.out;
+  EXPECT_NE(b.out.find("bench scale runs on GPUs"), std::string::npos) << b.out;
+  const Outcome t = gpulb("run uts --backend cpu --param tree=T1XL --param d=3");
+  EXPECT_EQ(t.exit_code, 2) << t.out;
+  EXPECT_EQ(t.out.find("unknown"), std::string::npos) << "T1XL is a preset: only the custom parameter is refused: " << t.out;
+}
+
 // `gpulb bench uts` puts the peer's load max/min (the nodes its threads explored, from
 // scripts/uts-peer.sh's thread_nodes=) beside the CPU backend's, and fails the peer's row, not the
 // table, where the counts do not add up to its threads and nodes. The peer here is a script that

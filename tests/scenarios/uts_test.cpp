@@ -154,7 +154,7 @@ TEST(UtsSampleTrees, PresetsRejectCustomParameters) {
 }
 
 TEST(UtsSampleTrees, EveryPresetCarriesItsPublishedCounts) {
-  ASSERT_EQ(presets().size(), 8u);
+  ASSERT_EQ(presets().size(), 9u);
   for (const Preset& p : presets()) EXPECT_GT(p.published.nodes, p.published.leaves) << p.name;
 }
 

@@ -365,6 +365,7 @@ int cmd_bench(const BenchArgs& a) {
   if (all || a.what == "hybrid") {
     for (Table& t : bench_hybrid(a, want_cpu, want_gpu)) tables.push_back(std::move(t));
   }
+  if (a.what == "scale") tables.push_back(bench_scale(a, want_gpu ? static_cast<std::uint32_t>(reg.cuda_devices().size()) : 0));  // not in `all`: GPUs only
   if (a.what == "md") {  // not in `all`: minutes of GPU time at the paper's sizes
     for (Table& t : bench_md(a, want_cpu, want_gpu, static_cast<std::uint32_t>(reg.cuda_devices().size()))) tables.push_back(std::move(t));
   }

@@ -8,12 +8,12 @@
 namespace gpulb::tools {
 
 struct BenchArgs {
-  std::string what = "all";  // dispatch, queue, patterns, trace-overhead, uts, nqueens, combining, hybrid, all; md (not in all)
+  std::string what = "all";  // dispatch, queue, patterns, trace-overhead, uts, nqueens, combining, hybrid, all; md, scale (not in all)
   std::string backend;       // empty: both where present
   std::uint64_t tasks = 1'000'000;
   std::uint32_t repeats = 5;
   std::string output;        // .md; a .json is written beside it
-  std::string tree;          // uts: one sample tree for every policy (empty: T1, then T1L)
+  std::string tree;          // uts, scale: one sample tree (empty: uts T1 then T1L; scale T1L, T2L, T3L, T1XL)
   std::string uts_leaves = "task";  // uts: the scenario's `leaves` (task: a task per node; inline)
   std::uint32_t queens = 14; // nqueens: board size
   std::uint32_t cutoff = 5;  // nqueens: rows placed by tasks

@@ -59,5 +59,7 @@ std::vector<Table> bench_combining(const BenchArgs& a, bool cpu, bool gpu);
 std::vector<Table> bench_hybrid(const BenchArgs& a, bool cpu, bool gpu);
 // bench_md.cpp: Chen et al. section 6.3, Figures 5, 8, 9, 10 and the warp efficiency.
 std::vector<Table> bench_md(const BenchArgs& a, bool cpu, bool gpu, std::uint32_t gpus_present);
+// bench_scale.cpp: each dynamic policy on 1, 2, 4, ... GPUs of this host.
+Table bench_scale(const BenchArgs& a, std::uint32_t gpus_present);
 
 }  // namespace gpulb::tools

@@ -714,13 +714,13 @@ int main(int argc, char** argv) {
 
   BenchArgs ba;
   auto* bench = app.add_subcommand("bench", "Measure dispatch cost, the queue operations, Chen Figure 7 (patterns), tracing overhead, the spawning scenarios (uts, nqueens), G-Charm's kernel combining and hybrid CPU+GPU scheduling (combining, hybrid) and Chen section 6 (md, on request); print Markdown tables");
-  bench->add_option("what", ba.what, "dispatch, queue, patterns, trace-overhead, uts, nqueens, combining, hybrid or all; md (Chen Figures 5, 8-10; not in all)")->check(CLI::IsMember({"dispatch", "queue", "patterns", "trace-overhead", "uts", "nqueens", "combining", "hybrid", "all", "md"}))->capture_default_str();
+  bench->add_option("what", ba.what, "dispatch, queue, patterns, trace-overhead, uts, nqueens, combining, hybrid or all; md (Chen Figures 5, 8-10), scale (each dynamic policy on 1, 2, 4, ... GPUs; not in all)")->check(CLI::IsMember({"dispatch", "queue", "patterns", "trace-overhead", "uts", "nqueens", "combining", "hybrid", "all", "md", "scale"}))->capture_default_str();
   bench->add_option("-b,--backend", ba.backend, "cpu or cuda (default: both where present)")->check(CLI::IsMember({"cpu", "cuda"}));
   bench->add_option("--tasks", ba.tasks, "Empty tasks per dispatch measurement")->check(CLI::Range(1000ull, 100'000'000ull))->capture_default_str();
   bench->add_option("--repeats", ba.repeats, "Runs per figure (the median is reported)")->check(CLI::Range(1u, 100u))->capture_default_str();
   bench->add_option("-o,--output", ba.output, "Also write the tables to this .md file, and JSON beside it");
-  bench->add_option("--tree", ba.tree, "uts: one sample tree for every policy, blocking-queue left out of the large trees T1L, T2L, T3L (default: T1 with every policy, then T1L)")
-      ->check(CLI::IsMember({"T1", "T2", "T3", "T4", "T5", "T1L", "T2L", "T3L"}));
+  bench->add_option("--tree", ba.tree, "uts: one sample tree for every policy, blocking-queue left out of the large trees T1L, T2L, T3L, T1XL (default: T1 with every policy, then T1L); scale: one tree (default: T1L, T2L, T3L, T1XL)")
+      ->check(CLI::IsMember({"T1", "T2", "T3", "T4", "T5", "T1L", "T2L", "T3L", "T1XL"}));
   bench->add_option("--uts-leaves", ba.uts_leaves,
                     "uts: the scenario's leaves: task (a task per node) or inline (a leaf child counted by its parent's task; "
                     "nodes/s counts every node either way)")
