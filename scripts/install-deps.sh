@@ -35,7 +35,7 @@ if [ "$want_viewer" = 1 ]; then
   fi
 fi
 if [ "$want_tests" = 1 ]; then
-  packages+=(libgtest-dev libssl-dev
+  packages+=(libgtest-dev libssl-dev protobuf-compiler  # protoc decodes the Perfetto export in its tests
              libopenmpi-dev openmpi-bin)  # Open MPI: gpulb run --distributed (GPULB_MPI) and its tests
 fi
 if [ "$want_package" = 1 ]; then

@@ -41,7 +41,7 @@ TEST(ChromeExport, TaskDurationsEqualTheTraces) {
   for (const auto& e : j.at("traceEvents")) {
     if (e.at("ph") != "X") continue;
     const double dur_us = e.at("dur").get<double>();
-    exported_ns[e.at("args").at("task").get<std::uint32_t>()] = static_cast<std::uint64_t>(dur_us * 1000.0 + 0.5);
+    exported_ns[e.at("args").at("task_id").get<std::uint32_t>()] = static_cast<std::uint64_t>(dur_us * 1000.0 + 0.5);
   }
   std::size_t tasks = 0;
   for (const Track& tr : t.tracks) {
@@ -72,7 +72,7 @@ TEST(ChromeExport, RangeKeepsOnlyOverlappingTasks) {
   const nlohmann::json j = export_json(t, TimeRange{250, 450});
   std::set<std::uint32_t> ids;
   for (const auto& e : j.at("traceEvents")) {
-    if (e.at("ph") == "X") ids.insert(e.at("args").at("task").get<std::uint32_t>());
+    if (e.at("ph") == "X") ids.insert(e.at("args").at("task_id").get<std::uint32_t>());
   }
   EXPECT_EQ(ids, (std::set<std::uint32_t>{2, 3, 4}));
 }

@@ -453,7 +453,9 @@ int cmd_export(const std::string& file, const std::string& format, const std::st
                const std::string& max_memory) {
   const RangeFromStart from_start = parse_range(range);
   const trace::ReadLimits limits = read_limits(max_memory);
-  const trace::ExportFormat fmt = format == "chrome" ? trace::ExportFormat::Chrome : trace::ExportFormat::Csv;
+  const trace::ExportFormat fmt = format == "perfetto" ? trace::ExportFormat::Perfetto
+                                  : format == "chrome" ? trace::ExportFormat::Chrome
+                                                       : trace::ExportFormat::Csv;
   // Refuse unusable outputs before reading (a large trace takes a while): the input itself (also
   // through a link), a directory, a device, a folder that is missing or not writable.
   for (const auto& p : trace::export_paths(fmt, output)) {
@@ -703,11 +705,13 @@ int main(int argc, char** argv) {
   info->add_option("--max-memory", info_max_memory, "Refuse a trace whose decoding needs more memory than this (512M, 2G; default: a quarter of physical memory)");
 
   std::string ex_file, ex_format, ex_output, ex_range, ex_max_memory;
-  auto* ex = app.add_subcommand("export", "Export a trace as Chrome/Perfetto JSON or CSV");
+  auto* ex = app.add_subcommand("export", "Export a trace in Perfetto's format, as Chrome JSON or as CSV");
   ex->add_option("file", ex_file, "A .gpulb trace")->required();
-  ex->add_option("-f,--format", ex_format, "chrome (Perfetto UI, chrome://tracing) or csv")
+  ex->add_option("-f,--format", ex_format, "perfetto (Perfetto's own protobuf trace: ui.perfetto.dev; tracks rank > device > SM > worker, "
+                                          "task slices, steals as flows, queue levels as counters), chrome (JSON for the Perfetto UI and "
+                                          "chrome://tracing) or csv (tasks, and <name>.workers.csv)")
       ->required()
-      ->check(CLI::IsMember({"chrome", "csv"}));
+      ->check(CLI::IsMember({"perfetto", "chrome", "csv"}));
   ex->add_option("-o,--output", ex_output, "Output file (csv also writes <name>.workers.csv)")->required();
   ex->add_option("--range", ex_range, "Only events in START:END from the run's start (its first worker event): 300us:400us, 1ms:1.1ms, 0:5000 (ns); either side may be empty");
   ex->add_option("--max-memory", ex_max_memory, "Refuse a trace whose decoding needs more memory than this (512M, 2G; default: a quarter of physical memory)");

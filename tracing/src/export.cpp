@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "export_args.hpp"
 #include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/statistics.hpp"
 
@@ -76,7 +77,7 @@ void write_chrome_json(std::ostream& out, const Trace& trace, TimeRange range) {
       sep();
       out << "{\"ph\":\"X\",\"cat\":\"task\",\"name\":\"task kind " << s.kind << "\",\"pid\":" << pid
           << ",\"tid\":" << tid << ",\"ts\":" << micros(s.begin_ns) << ",\"dur\":" << micros(s.end_ns - s.begin_ns)
-          << ",\"args\":{\"task\":" << s.id << ",\"kind\":" << s.kind << "}}";
+          << ",\"args\":{\"task_id\":" << s.id << ",\"kind\":" << s.kind << "}}";
     }
     for (const Event& e : tr.events) {
       if (!range.contains(e.time_ns)) continue;
@@ -88,7 +89,13 @@ void write_chrome_json(std::ostream& out, const Trace& trace, TimeRange range) {
       } else if (k.marker) {
         sep();
         out << "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"" << k.name << "\",\"pid\":" << pid << ",\"tid\":" << tid
-            << ",\"ts\":" << micros(e.time_ns) << ",\"args\":{\"arg\":" << e.arg << ",\"aux\":" << e.aux << "}}";
+            << ",\"ts\":" << micros(e.time_ns) << ",\"args\":{";
+        const char* comma = "";
+        for (const detail::NamedArg& a : detail::named_args(e, tr.device)) {
+          out << comma << '"' << a.name << "\":" << a.value;
+          comma = ",";
+        }
+        out << "}}";
       }
     }
   }
@@ -119,7 +126,7 @@ void write_workers_csv(std::ostream& out, const Trace& trace) {
 }
 
 std::vector<std::filesystem::path> export_paths(ExportFormat format, const std::filesystem::path& path) {
-  if (format == ExportFormat::Chrome) return {path};
+  if (format != ExportFormat::Csv) return {path};
   std::filesystem::path workers = path;
   workers.replace_extension(".workers.csv");
   return {path, workers};
@@ -134,6 +141,8 @@ std::vector<std::filesystem::path> export_trace(const Trace& trace, ExportFormat
   for (const auto& p : paths) files.push_back(std::make_unique<AtomicWrite>(p));
   if (format == ExportFormat::Chrome) {
     write_chrome_json(files[0]->out(), trace, range);
+  } else if (format == ExportFormat::Perfetto) {
+    write_perfetto(files[0]->out(), trace, range);
   } else {
     write_tasks_csv(files[0]->out(), trace, range);
     write_workers_csv(files[1]->out(), trace);

@@ -376,6 +376,7 @@ void App::menu_bar() {
   if (ImGui::BeginMenu("Export", doc != nullptr)) {
     if (ImGui::MenuItem("PNG of the window...")) ask_path("Export PNG of the window", "gpulb-window.png");
     if (ImGui::MenuItem("PNG of the view...")) ask_path("Export PNG of the view", "gpulb-view.png");
+    if (ImGui::MenuItem("Perfetto trace (.pftrace)...")) ask_path("Export Perfetto trace", "trace.pftrace");
     if (ImGui::MenuItem("Chrome / Perfetto JSON...")) ask_path("Export Chrome JSON", "trace.json");
     if (ImGui::MenuItem("CSV...")) ask_path("Export CSV", "tasks.csv");
     ImGui::EndMenu();
@@ -483,6 +484,7 @@ void App::popups() {
     };
   };
   if (doc) {
+    path_dialog("Export Perfetto trace", "Export", export_as(trace::ExportFormat::Perfetto), true);
     path_dialog("Export Chrome JSON", "Export", export_as(trace::ExportFormat::Chrome), true);
     path_dialog("Export CSV", "Export", export_as(trace::ExportFormat::Csv), true);
   }

@@ -76,6 +76,40 @@ GPULB_HD constexpr EventTraits event_traits(EventKind k) {
 }
 
 GPULB_HD constexpr const char* event_kind_name(EventKind k) { return event_traits(k).name; }
+// What an event's two payload fields mean, by name, for the exports' arguments ("" where the kind
+// leaves the field unused). Steal and StealFailed keep the victim's device in aux as
+// steal_aux_for_device encodes it; exporters write steal_victim_device's decoded value.
+struct EventArgNames {
+  const char* arg;
+  const char* aux;
+};
+GPULB_HD constexpr EventArgNames event_arg_names(EventKind k) {
+  switch (k) {
+    case EventKind::WorkerStart:  return {"worker", "sm"};
+    case EventKind::WorkerEnd:    return {"failed_dequeues", ""};
+    case EventKind::TaskBegin:
+    case EventKind::TaskEnd:      return {"task_id", "kind"};
+    case EventKind::DequeueFailed:return {"", "queue"};
+    case EventKind::QueueLevel:   return {"tasks_left", "queue"};
+    case EventKind::HostEnqueue:  return {"tasks", "queue"};
+    case EventKind::Steal:
+    case EventKind::StealFailed:  return {"victim_worker", "victim_device"};
+    case EventKind::Spawn:        return {"children", ""};
+    case EventKind::KernelLaunch:
+    case EventKind::KernelEnd:    return {"blocks", "reason"};
+    case EventKind::PoolLevel:    return {"tasks_left", ""};
+    case EventKind::DequeLevel:   return {"tasks", "owner"};
+    case EventKind::Transfer:     return {"bytes", "to_host"};
+    case EventKind::RequestSplit: return {"cpu_requests", "cpu_share_permille"};
+    case EventKind::RankSteal:    return {"victim_rank", "tasks"};
+    case EventKind::RankLend:     return {"thief_rank", "tasks"};
+    case EventKind::None:
+    case EventKind::Halt:
+    case EventKind::Count: break;
+  }
+  return {"", ""};
+}
+
 
 namespace detail {
 GPULB_HD constexpr bool every_kind_has_a_row() {
