@@ -1,5 +1,6 @@
-// Fuzz target (b): bytes -> decode_trace -> Chrome JSON and CSV exports, in memory.
-// Oracles: the Chrome export is valid JSON; the CSVs have one row per task and per worker.
+// Fuzz target (b): bytes -> decode_trace -> Chrome JSON, Perfetto and CSV exports, in memory.
+// Oracles: the Chrome export is valid JSON; the Perfetto export is a whole sequence of packets
+// (field 1, length-delimited); the CSVs have one row per task and per worker.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,25 @@ std::size_t lines(const std::string& s) {
   return n;
 }
 
+// The Trace message's framing: field 1 (TracePacket), wire type 2, a varint length, that many bytes;
+// nothing left over.
+bool whole_packets(const std::string& s) {
+  std::size_t at = 0;
+  while (at < s.size()) {
+    if (static_cast<unsigned char>(s[at++]) != 0x0A) return false;
+    std::uint64_t len = 0;
+    for (int shift = 0;; shift += 7) {
+      if (at >= s.size() || shift > 63) return false;
+      const auto b = static_cast<unsigned char>(s[at++]);
+      len |= std::uint64_t{b & 0x7Fu} << shift;
+      if (!(b & 0x80)) break;
+    }
+    if (len > s.size() - at) return false;
+    at += len;
+  }
+  return true;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -32,6 +52,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ostringstream chrome;
   trace::write_chrome_json(chrome, *t);
   GPULB_FUZZ_CHECK(nlohmann::json::accept(chrome.str()));
+
+  std::ostringstream perfetto;
+  trace::write_perfetto(perfetto, *t);
+  GPULB_FUZZ_CHECK(!perfetto.str().empty() && whole_packets(perfetto.str()));
 
   std::ostringstream tasks, workers;
   trace::write_tasks_csv(tasks, *t);
