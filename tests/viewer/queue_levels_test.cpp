@@ -50,6 +50,46 @@ TEST(QueueLevels, ABatchsLevelIsTheLowestItsClaimsLeftAndALateHostRecordIsDroppe
   EXPECT_EQ(StepSeries(queue_level_points(chunks)).value_at(23), 2);
 }
 
+// The modern task queue's mapped feed with claims of 8: the host rings a batch of 16 in at 11, a
+// block copies it into the queue and records its size at 50, two claims of 8 follow, the one that
+// left 8 recorded after the one that left 0.
+TEST(QueueLevels, ClaimsOfSeveralEndTheirBatchAtTheClaimThatLeftNothing) {
+  using W = LevelRecord::Writer;
+  const std::vector<LevelRecord> records = {{10, 16, W::Enqueue},  {11, 16, W::HostBatch}, {50, 16, W::Worker},
+                                            {52, 0, W::Worker},    {53, 8, W::Worker},     {60, 16, W::Enqueue},
+                                            {61, 16, W::HostBatch}, {100, 16, W::Worker},  {101, 8, W::Worker},
+                                            {102, 0, W::Worker}};
+  const StepSeries s(queue_level_points(records));
+  EXPECT_EQ(s.value_at(30), 0) << "rung in, but in host memory until a block publishes it: nothing to claim";
+  EXPECT_EQ(s.value_at(51), 16);
+  EXPECT_EQ(s.value_at(55), 0) << "the late record of 8 is not the level: the claim that left 0 came first";
+  EXPECT_EQ(s.value_at(80), 0);
+  EXPECT_EQ(s.value_at(101.5), 8);
+  EXPECT_EQ(s.value_at(103), 0);
+}
+
+// Chen's host writes a queue only once it is empty, so on any recording of the task queue each of
+// the host's batches finds its queue's level at 0: a level above it then is a record that came late.
+TEST(QueueLevels, EveryShippedTaskQueueIsEmptyWhenItsHostWritesTheNextBatch) {
+  int checked = 0;
+  for (const auto& path : testing::all_shipped()) {
+    const TraceModel& m = testing::shipped(path.filename().string());
+    if (m.header().meta.policy != "task-queue") continue;
+    for (const Lane& l : m.lanes()) {
+      if (l.role != trace::TrackRole::Host) continue;
+      for (const Marker& k : l.markers) {
+        if (k.kind != trace::EventKind::HostEnqueue) continue;
+        const QueueSeries* q = queue(m, l.device, k.aux);
+        if (!q || static_cast<double>(k.time_ns) >= static_cast<double>(q->end_ns)) continue;
+        EXPECT_EQ(q->level.value_at(static_cast<double>(k.time_ns) - 1.0), 0) << path.filename() << " " << q->label << " at "
+                                                                            << k.time_ns - m.begin_ns() << " ns";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << "no shipped task-queue trace with host batches";
+}
+
 // md on 2 H200s: GPU 1's kernel took only its HALTs and ended 9.5 ms before the run did. Its
 // queues' last recorded levels are not what they held afterwards: nothing was left to take them.
 TEST(QueueLevels, ALevelEndsWithItsQueuesKernel) {
