@@ -13,6 +13,14 @@
 namespace gpulb::viewer {
 namespace {
 
+void paragraph(const char* heading, std::string_view text) {
+  ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s", heading);
+  text_wrapped(text);
+  ImGui::Spacing();
+}
+
+}  // namespace
+
 // A lesson sets A and B apart by what its two recipes differ in (P0 against P4, Solution 1 against
 // the task queue): a difference there is the lesson's contrast, not another input.
 InputMatch lesson_inputs(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel& b) {
@@ -31,16 +39,8 @@ InputMatch lesson_inputs(const builtin::Lesson& lesson, const TraceModel& a, con
   return compare_inputs(a.header().meta, b.header().meta, is_input);
 }
 
-void paragraph(const char* heading, std::string_view text) {
-  ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s", heading);
-  text_wrapped(text);
-  ImGui::Spacing();
-}
-
-}  // namespace
-
 void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const TraceModel* b, const std::vector<Finding>* findings_a,
-                 const std::vector<Finding>* findings_b) {
+                 const std::vector<Finding>* findings_b, bool verdict_on_recording) {
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(lesson.title.size()), lesson.title.data());
   ImGui::PopTextWrapPos();
@@ -55,7 +55,9 @@ void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const Trace
   text_wrapped(lesson.b.label);
   ImGui::Spacing();
   if (a && b) {
-    ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "What these two traces show");
+    ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s",
+                       verdict_on_recording ? "What these two traces show (the evidence: runs of their own, not the verdict's)"
+                                            : "What these two traces show");
     // "B took 1.5x the time of A" only for one input under two policies; else what differs.
     const InputMatch input = lesson_inputs(lesson, *a, *b);
     ImGui::PushStyleColor(ImGuiCol_Text, input.same ? ImVec4(0.45f, 0.85f, 0.55f, 1) : ImVec4(0.6f, 0.62f, 0.67f, 1));

@@ -10,6 +10,7 @@
 
 #include "findings.hpp"
 #include "gpulb/builtin/lesson_series.hpp"
+#include "gpulb/builtin/lesson_verdict.hpp"
 #include "gpulb/builtin/lessons.hpp"
 #include "replay.hpp"
 #include "trace_model.hpp"
@@ -69,9 +70,16 @@ void draw_findings(const TraceModel& a, const std::vector<Finding>& fa, const Tr
 void show_finding(const TraceModel& model, const Finding& f, bool compare, ViewState& vs);
 
 // lesson_view.cpp: a lesson's text and its two traces' figures (the side panel, in lesson mode).
-// a and b: the lesson's traces where they are A and B now, else null.
+// a and b: the lesson's traces where they are A and B now, else null. verdict_on_recording: the
+// lesson's verdict is its recording's, so the traces' figures are the evidence, not the verdict's.
 void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const TraceModel* b, const std::vector<Finding>* findings_a,
-                 const std::vector<Finding>* findings_b);
+                 const std::vector<Finding>* findings_b, bool verdict_on_recording);
+// Whether two traces hold one input, the lesson's own contrast (P0 against P4) left out.
+InputMatch lesson_inputs(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel& b);
+// The verdict the Lesson view shows: on the recording at the claim's value where `shipped` (A and
+// B the lesson's shipped traces) and the recording is here, else on A and B.
+builtin::LessonVerdict shown_verdict(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel& b, bool shipped);
+bool measured_on_recording(const builtin::LessonVerdict& v);
 
 // lesson_figure_view.cpp: the Lesson view, the lesson on one screen: verdict, key figure, claim,
 // buttons to the evidence. a and b: the lesson's two runs (b null until both are open).
