@@ -11,7 +11,7 @@ using Writer = LevelRecord::Writer;
 class BatchReader {
  public:
   explicit BatchReader(std::span<const LevelRecord> records) {
-    std::int64_t enqueued = 0, claims = 0, drains = 0;
+    std::int64_t enqueued = 0, records_of_workers = 0, publishes = 0, drains = 0;
     for (const LevelRecord& r : records) {
       if (r.writer == Writer::Enqueue) {
         sizes_.push_back(r.value);
@@ -19,15 +19,22 @@ class BatchReader {
         enqueued += r.value;
       }
       if (r.writer != Writer::Worker) continue;
-      // A record of the whole batch can only be a block's publish: a claim leaves less than that.
-      if (!sizes_.empty() && r.value == sizes_.back()) {
+      ++records_of_workers;
+      // A record of the whole batch written last is a block's publish where the records are not
+      // one claim a task already (a claim leaves less than its batch).
+      if (!sizes_.empty() && r.value == sizes_.back() && !published_.back()) {
         published_.back() = true;
-        continue;
+        ++publishes;
+      } else if (r.value == 0) {
+        ++drains;
       }
-      ++claims;
-      if (r.value == 0) ++drains;
     }
-    one_claim_a_task_ = !sizes_.empty() && claims == enqueued;
+    if (!sizes_.empty() && records_of_workers == enqueued) {  // Chen's claims of one task, no publish
+      one_claim_a_task_ = true;
+      std::fill(published_.begin(), published_.end(), false);
+      return;
+    }
+    one_claim_a_task_ = !sizes_.empty() && records_of_workers - publishes == enqueued;
     drained_per_batch_ = !sizes_.empty() && drains == static_cast<std::int64_t>(sizes_.size());
   }
   bool batch_by_batch() const { return one_claim_a_task_ || drained_per_batch_; }

@@ -12,6 +12,7 @@
 #include "gpulb/builtin/lesson_verdict.hpp"
 #include "display_text.hpp"
 #include "findings.hpp"
+#include "moments.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
@@ -154,6 +155,28 @@ void sides(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel&
   ImGui::PopStyleColor();
 }
 
+// The lesson's "look here" steps: each a button that opens Compare on its moment, selected; a
+// moment the open run does not have (a CPU run without steals) greys its button out.
+void look_here_buttons(const builtin::Lesson& lesson, const LessonTraces& t, ViewState& vs) {
+  ImGui::TextColored(kDim, "Look here:");
+  for (const builtin::LessonStep& step : lesson.steps) {
+    ImGui::SameLine();
+    const TraceModel& side = step.side == 0 ? t.a : t.b;
+    const std::vector<Finding>& findings = step.side == 0 ? t.findings_a : t.findings_b;
+    const std::optional<Moment> moment = moment_from_name(step.moment);
+    const std::optional<MomentRange> at = moment ? find_moment(side, findings, *moment) : std::nullopt;
+    const std::string label(step.label);
+    ImGui::BeginDisabled(!at);
+    ImGui::PushStyleColor(ImGuiCol_Text, step.side == 0 ? kSideA : kSideB);
+    if (ImGui::Button(label.c_str()) && at) show_moment(t.a, side, *at, vs);
+    ImGui::PopStyleColor();
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      ImGui::SetTooltip(at ? "Compare, zoomed to this moment of run %s and selected" : "run %s has no such moment", step.side == 0 ? "A" : "B");
+    }
+  }
+}
+
 void evidence_buttons(ViewState& vs, const std::function<void()>& run_controls) {
   ImGui::TextColored(kDim, "The evidence:");
   ImGui::SameLine();
@@ -178,8 +201,27 @@ builtin::LessonVerdict shown_verdict(const builtin::Lesson& lesson, const TraceM
 
 bool measured_on_recording(const builtin::LessonVerdict& v) { return v.measured_on != "the two traces"; }
 
-void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, ViewState& vs, ImVec2 size,
-                        const std::function<void()>& run_controls, bool shipped) {
+void show_moment(const TraceModel& a, const TraceModel& side, const MomentRange& m, ViewState& vs) {
+  const CompareJump j = compare_jump(a, side, m);
+  vs.compare_range = Selection{j.range.begin_ns, j.range.end_ns};
+  vs.selection = Selection{j.selection.begin_ns, j.selection.end_ns};
+  vs.switch_view = "compare";
+}
+
+std::string show_lesson_step(const builtin::Lesson& lesson, const LessonTraces& t, std::size_t index, ViewState& vs) {
+  if (index >= lesson.steps.size()) return "lesson " + std::string(lesson.name) + " has " + std::to_string(lesson.steps.size()) + " step(s)";
+  const builtin::LessonStep& step = lesson.steps[index];
+  const std::optional<Moment> moment = moment_from_name(step.moment);
+  const TraceModel& side = step.side == 0 ? t.a : t.b;
+  const std::optional<MomentRange> at = moment ? find_moment(side, step.side == 0 ? t.findings_a : t.findings_b, *moment) : std::nullopt;
+  if (!at) return "step " + std::to_string(index + 1) + " (" + std::string(step.label) + "): its run has no such moment";
+  show_moment(t.a, side, *at, vs);
+  return "";
+}
+
+void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, const std::vector<Finding>& findings_a,
+                        const std::vector<Finding>* findings_b, ViewState& vs, ImVec2 size, const std::function<void()>& run_controls,
+                        bool shipped) {
   ImGui::BeginChild("lesson figure", size, false);
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(lesson.title.size()), lesson.title.data());
@@ -201,8 +243,9 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
   sides(lesson, a, *b, on_recording);
   ImGui::Separator();
   // The pair's bars, and beside them the series (the paper's own figure) where the lesson has one;
-  // the evidence buttons keep the last two lines.
-  const float footer = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2.0f;
+  // the look-here steps and the evidence buttons keep the last lines.
+  const bool steps = !lesson.steps.empty() && findings_b;
+  const float footer = ImGui::GetFrameHeightWithSpacing() * (steps ? 2.0f : 1.0f) + ImGui::GetStyle().ItemSpacing.y * 2.0f;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float figure_h = std::max(160.0f, avail.y - footer);
   const bool series = lesson.series.has_value() || lesson.trace_figure != builtin::TraceFigure::None;
@@ -223,6 +266,7 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
     ImGui::EndChild();
   }
   ImGui::Separator();
+  if (steps) look_here_buttons(lesson, LessonTraces{a, *b, findings_a, *findings_b}, vs);
   evidence_buttons(vs, run_controls);
   ImGui::EndChild();
 }

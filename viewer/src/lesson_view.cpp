@@ -8,6 +8,8 @@
 #include <tuple>
 
 #include "draw.hpp"
+#include "run_span.hpp"
+#include "time_format.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
@@ -40,7 +42,7 @@ InputMatch lesson_inputs(const builtin::Lesson& lesson, const TraceModel& a, con
 }
 
 void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const TraceModel* b, const std::vector<Finding>* findings_a,
-                 const std::vector<Finding>* findings_b, bool verdict_on_recording) {
+                 const std::vector<Finding>* findings_b, bool verdict_on_recording, ViewState& vs) {
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(lesson.title.size()), lesson.title.data());
   ImGui::PopTextWrapPos();
@@ -88,11 +90,21 @@ void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const Trace
   if (a && b) {
     // The first finding of each (findings.hpp orders them by what they cost): the why, in one line each.
     ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "What stands out (Findings)");
-    for (const auto& [tag, colour, findings] : {std::tuple{"A:", ImVec4(0.55f, 0.75f, 1, 1), findings_a},
-                                                std::tuple{"B:", ImVec4(1, 0.75f, 0.45f, 1), findings_b}}) {
+    for (const auto& [tag, colour, model, findings] : {std::tuple{"A:", ImVec4(0.55f, 0.75f, 1, 1), a, findings_a},
+                                                       std::tuple{"B:", ImVec4(1, 0.75f, 0.45f, 1), b, findings_b}}) {
       ImGui::TextColored(colour, "%s", tag);
       ImGui::SameLine();
-      text_wrapped(findings && !findings->empty() ? std::string_view(findings->front().text) : std::string_view("nothing stands out"));
+      if (!findings || findings->empty()) {
+        text_wrapped("nothing stands out");
+        continue;
+      }
+      // The finding's time is a button: Compare zoomed there, the range selected.
+      const Finding& f = findings->front();
+      ImGui::PushID(tag);
+      if (ImGui::SmallButton(("at " + format_time(f.begin_ns - run_span(*model).begin_ns)).c_str())) show_finding(*a, *model, f, true, vs);
+      ImGui::PopID();
+      ImGui::SameLine();
+      text_wrapped(f.text);
     }
     ImGui::Spacing();
   }
