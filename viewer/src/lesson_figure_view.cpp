@@ -50,7 +50,7 @@ void verdict_banner(const builtin::LessonVerdict& v) {
   ImGui::TextColored(kDim, "the verdict, measured on %s:", v.measured_on.c_str());
   std::string measured, paper;
   for (const builtin::MeasuredQuantity& q : v.quantities) {
-    measured += (measured.empty() ? "" : "; ") + q.measured;
+    measured += (measured.empty() ? "" : "; ") + q.name + ": " + q.measured;
     paper += (paper.empty() ? "" : "; ") + q.paper;
   }
   text_wrapped(measured);

@@ -57,12 +57,14 @@ void draw_lesson(const builtin::Lesson& lesson, const TraceModel* a, const Trace
   text_wrapped(lesson.b.label);
   ImGui::Spacing();
   if (a && b) {
-    ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%s",
-                       verdict_on_recording ? "What these two traces show (the evidence: runs of their own, not the verdict's)"
-                                            : "What these two traces show");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.6f, 0.62f, 0.67f, 1));
+    text_wrapped(verdict_on_recording ? "What these two traces show (runs of their own, not the verdict's)" : "What these two traces show");
+    ImGui::PopStyleColor();
     // "B took 1.5x the time of A" only for one input under two policies; else what differs.
     const InputMatch input = lesson_inputs(lesson, *a, *b);
-    ImGui::PushStyleColor(ImGuiCol_Text, input.same ? ImVec4(0.45f, 0.85f, 0.55f, 1) : ImVec4(0.6f, 0.62f, 0.67f, 1));
+    // Green only where it is the verdict's comparison; the traces beside a recording's verdict stay dim.
+    const bool own_verdict = input.same && !verdict_on_recording;
+    ImGui::PushStyleColor(ImGuiCol_Text, own_verdict ? ImVec4(0.45f, 0.85f, 0.55f, 1) : ImVec4(0.6f, 0.62f, 0.67f, 1));
     text_wrapped(compare_headline(*a, *b, input));
     ImGui::PopStyleColor();
     if (ImGui::BeginTable("lesson figures", 3, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
