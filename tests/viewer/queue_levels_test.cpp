@@ -68,6 +68,19 @@ TEST(QueueLevels, ClaimsOfSeveralEndTheirBatchAtTheClaimThatLeftNothing) {
   EXPECT_EQ(s.value_at(103), 0);
 }
 
+// The copy feed writes batches of any size straight into the queue (no block publishes them): a
+// late claim of a batch of 16 that left 8, recorded after the host wrote the next batch of 8, is no
+// publish of that batch; the host's record is its level.
+TEST(QueueLevels, ALateClaimTheSizeOfTheNextBatchIsNoPublish) {
+  using W = LevelRecord::Writer;
+  const std::vector<LevelRecord> records = {{10, 16, W::Enqueue}, {11, 16, W::HostBatch}, {20, 0, W::Worker}, {30, 8, W::Enqueue},
+                                            {31, 8, W::HostBatch},  {32, 8, W::Worker},     {40, 0, W::Worker}};
+  const StepSeries s(queue_level_points(records));
+  EXPECT_EQ(s.value_at(25), 0);
+  EXPECT_EQ(s.value_at(31.5), 8) << "written into the queue: its host's record is the level";
+  EXPECT_EQ(s.value_at(41), 0);
+}
+
 // The modern task queue fed through mapped memory (the P3 run on 2 H200s): the host rings a batch
 // in only once its queue is empty, and records it before any block can claim from it (a block
 // publishes it first). So each batch the host records finds its queue at 0; a level above it there

@@ -20,8 +20,8 @@ class BatchReader {
       }
       if (r.writer != Writer::Worker) continue;
       ++records_of_workers;
-      // A record of the whole batch written last is a block's publish where the records are not
-      // one claim a task already (a claim leaves less than its batch).
+      // The first record of a batch's whole size after its enqueue: a block's publish (the mapped
+      // feed), as no claim leaves its whole batch; read as one where every batch has one.
       if (!sizes_.empty() && r.value == sizes_.back() && !published_.back()) {
         published_.back() = true;
         ++publishes;
@@ -29,9 +29,14 @@ class BatchReader {
         ++drains;
       }
     }
-    if (!sizes_.empty() && records_of_workers == enqueued) {  // Chen's claims of one task, no publish
-      one_claim_a_task_ = true;
+    // Chen's claims of one task and no publish; or a feed that does not publish every batch, where
+    // a record of a batch's size is a late claim of the one before that happens to match it.
+    if (!sizes_.empty() && (records_of_workers == enqueued || publishes != static_cast<std::int64_t>(sizes_.size()))) {
       std::fill(published_.begin(), published_.end(), false);
+      publishes = 0;
+    }
+    if (!sizes_.empty() && records_of_workers == enqueued) {
+      one_claim_a_task_ = true;
       return;
     }
     one_claim_a_task_ = !sizes_.empty() && records_of_workers - publishes == enqueued;
