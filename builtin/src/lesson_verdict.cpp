@@ -91,6 +91,9 @@ std::string format_quantity(Quantity q, double v) {
 
 namespace {
 
+// Both sides' busiest over idlest under 1.05: the same balance, stated as how close.
+bool balanced(double a, double b) { return a >= 1.0 && b >= 1.0 && std::max(a, b) < 1.05; }
+
 // "B 2.17x faster", "B 219x fewer task slots": the figure a reader repeats.
 std::string short_text(const ClaimQuantity& c, double a, double b) {
   if (c.expectation == Expectation::BOverAAtMost) return a > 0.0 ? "B/A " + fixed(b / a, 3) : "";
@@ -99,7 +102,10 @@ std::string short_text(const ClaimQuantity& c, double a, double b) {
     return "max/min A " + format_quantity(c.quantity, a) + " (B, for reference, " + format_quantity(c.quantity, b) + ")";
   }
   if (c.expectation == Expectation::AtMost) {
-    return "max/min A " + format_quantity(c.quantity, a) + ", B " + format_quantity(c.quantity, b);
+    const std::string pair = "max/min A " + format_quantity(c.quantity, a) + ", B " + format_quantity(c.quantity, b);
+    // Both balanced: say how closely, for a claim that may have expected one of them not to be.
+    if (balanced(a, b)) return "balance: both within " + fixed(std::max(0.1, (std::max(a, b) - 1.0) * 100.0), 1) + "% (" + pair + ")";
+    return pair;
   }
   const bool b_first = c.expectation == Expectation::BBelowA;
   const double want_low = b_first ? b : a, want_high = b_first ? a : b;
@@ -117,6 +123,7 @@ std::string short_text(const ClaimQuantity& c, double a, double b) {
 
 // "B 2.17x faster: 25.1 ms (A) against 11.6 ms (B)", "A 1.30, B 9.80 (claim: at most 1.6)".
 std::string measured_text(const ClaimQuantity& c, double a, double b, const std::string& in_short) {
+  if (c.expectation == Expectation::AtMost && balanced(a, b)) return in_short + " (claim: each at most " + fixed(c.bound, 1) + ")";
   if (c.expectation == Expectation::AtMost || c.expectation == Expectation::AAtMost) {
     return "A " + format_quantity(c.quantity, a) + ", B " + format_quantity(c.quantity, b) + " (claim: " +
            (c.expectation == Expectation::AAtMost ? "A" : "each") + " at most " + fixed(c.bound, 1) + ")";

@@ -39,7 +39,8 @@ const std::vector<Lesson>& table() {
                     "chen-fig7-h100.json", false,
                     // "runtime reduction of 74.5% and 48.4%" on P4: 25.5% and 51.6% of P0's time
                     {PaperMark{"P4", 0.516, 0.255}}, "P4"},
-       TraceFigure::None},
+       TraceFigure::None,
+       {{"A: its short tail", 0, "tail"}, {"B: the host's batches arriving", 1, "batches"}}},
       {"chen-multi-gpu",
        "Chen Figures 9 and 10: molecular dynamics over several GPUs, a static split against a task queue",
        "Chen, Villa, Krishnamoorthy & Gao, IPDPS 2010, section 6.3.2, Figures 8, 9 and 10",
@@ -59,11 +60,12 @@ const std::vector<Lesson>& table() {
        "the others' under both solutions; Solution 1 scales 3.13x from 1 to 4 GPUs and the task queue 3.17x, "
        "and at 4 GPUs the task queue runs at 0.97x Solution 1's speed: there is no imbalance for it to remove. "
        "Neither is linear, since 512K atoms are one wave of blocks on 4 GPUs (docs/benchmarks.md, md Figure 9).",
-       {{Quantity::DeviceBusyMaxMin, Expectation::AtMost, 1.1, "the GPUs' busy times nearly equal under the task queue (Figure 10; read here as max/min at most 1.1)"},
+       {{Quantity::DeviceBusyMaxMin, Expectation::AtMost, 1.1, "the GPUs' busy times nearly equal under the task queue, Solution 1's \"extremely unbalanced\" (Figure 10; read here as max/min at most 1.1)"},
         {Quantity::Makespan, Expectation::BBelowA, 0.0, "the task queue 2.45x faster than Solution 1 on 4 GPUs (512K atoms)"}},
        "",
        LessonSeries{"gpus", {"1", "2", "4"}, {"atoms=524288"}, SeriesFigure::GpuScaling, "chen-multi-gpu-4gpus.json", true, {}, "4"},
-       TraceFigure::None},
+       TraceFigure::None,
+       {{"A: every GPU ends together", 0, "tail"}, {"B: every GPU ends together", 1, "tail"}}},
       {"grossman-tasks-per-sm",
        "Grossman: work stealing spreads tasks evenly over the SMs",
        "Grossman, a GPU work-stealing runtime (hybrid work-sharing and work-stealing), Figure 3",
@@ -84,7 +86,8 @@ const std::vector<Lesson>& table() {
        "is not the measure of balance it was on 14 SMs. With many tasks a block work stealing does reach it: "
        "UTS T1L (102 M nodes) gives max/min 1.06 (docs/benchmarks.md).",
        {{Quantity::TasksPerSmMaxMin, Expectation::AAtMost, 1.6, "tasks per SM max/min 1.6 under work stealing"}},
-       "", std::nullopt, TraceFigure::TasksPerSm},
+       "", std::nullopt, TraceFigure::TasksPerSm,
+       {{"A: stealing spreads the tree", 0, "spread"}, {"A: steals, close up", 0, "steals"}, {"B: one generation's launch", 1, "launches"}}},
       {"mohan-static-vs-stealing",
        "Mohan & Gopalan: a static task list against work stealing, in time and in memory",
        "Mohan & Gopalan, IJISA 2014, Figures 6 and 7 (Connect-Four)",
@@ -113,7 +116,8 @@ const std::vector<Lesson>& table() {
        // Figures 6 and 7: time and task slots from lookahead 4 to the paper's 7.
        LessonSeries{"lookahead", {"4", "5", "6", "7"}, {}, SeriesFigure::TimeAndSlots, "mohan-static-vs-stealing-h100.json", false,
                     {PaperMark{"7", 800000.0, 12000.0, true}}, "7"},
-       TraceFigure::None},
+       TraceFigure::None,
+       {{"A: the gap between generations", 0, "launches"}, {"B: steals, close up", 1, "steals"}}},
       {"gcharm-combining",
        "G-Charm: combining work requests into launches, adaptively or every K requests",
        "Rengasamy & Vadhiyar (G-Charm), section 3.1, Figure 2",
@@ -135,7 +139,8 @@ const std::vector<Lesson>& table() {
        "opening angle (theta 0.3) grew the walks with the work (12.1 s adaptive against 10.1 s static). "
        "Adaptive does the same work in 53 launches instead of 802, with about 16x less time running requests on the GPU.",
        {{Quantity::Makespan, Expectation::AOverBAtMost, 0.92, "adaptive 8-38% shorter than static: at most 0.92 of its time"}},
-       "", std::nullopt, TraceFigure::Launches},
+       "", std::nullopt, TraceFigure::Launches,
+       {{"A: adaptive launches", 0, "launches"}, {"B: a launch every 100 requests", 1, "launches"}}},
       {"h100-block-scheduler-backfill",
        "gpulb's finding: an H100's block scheduler refills a finished block's slot at once",
        "gpulb's own measurement on an H100 (docs/benchmarks.md, the lessons' series), set against Chen et al. 2010, "
@@ -159,7 +164,8 @@ const std::vector<Lesson>& table() {
        "work",
        LessonSeries{"work", {"100", "400", "1000", "4000"}, {"blocks=100000"}, SeriesFigure::Time,
                     "h100-block-scheduler-backfill-h100.json", false, {}, "4000"},
-       TraceFigure::None},
+       TraceFigure::None,
+       {{"Both runs on one scale", 0, "run"}, {"B: P4's end", 1, "tail"}}},
       {"static-list-on-a-big-tree",
        "gpulb's finding: on a big tree the static list is fastest, and pays in memory",
        "gpulb's own measurement on an H100 (docs/papers.md, docs/benchmarks.md), after Mohan & Gopalan's memory argument",
@@ -180,7 +186,8 @@ const std::vector<Lesson>& table() {
         {Quantity::PeakTaskSlots, Expectation::BBelowA, 0.0, "fewer task slots for work stealing (T1L: 0.58 M against 76.6 M)"}},
        "d",
        LessonSeries{"d", {"7", "8", "9", "10"}, {}, SeriesFigure::TimeAndSlots, "static-list-on-a-big-tree-h100.json", false, {}, "10"},
-       TraceFigure::None},
+       TraceFigure::None,
+       {{"A: launches, idle rows between", 0, "launches"}, {"B: steals, close up", 1, "steals"}}},
   };
   return kLessons;
 }

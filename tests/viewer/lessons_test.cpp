@@ -14,6 +14,9 @@
 #include <string>
 
 #include "findings.hpp"
+#include "moments.hpp"
+#include "run_span.hpp"
+#include "steal_arrows.hpp"
 #include "gpulb/builtin/lesson_series.hpp"
 #include "gpulb/builtin/lesson_verdict.hpp"
 #include "gpulb/builtin/lessons.hpp"
@@ -392,6 +395,89 @@ TEST(LessonSeries, TheVerdictIsMeasuredAtTheClaimsValueOfTheRecording) {
   EXPECT_EQ(traces.measured_on, "the two traces");
   EXPECT_EQ(traces.quantities[0].holds, true) << "at lookahead 4 work stealing is faster";
   EXPECT_EQ(traces.quantities[1].holds, false) << "and needs more slots";
+}
+
+// Each "look here" step names a moment its run has, and lands on it: the range it selects holds
+// what the step points at, in the shipped trace of the side it names.
+TEST(LessonSteps, EachStepFindsItsMomentInItsShippedTrace) {
+  for (const builtin::Lesson& l : builtin::lessons()) {
+    EXPECT_FALSE(l.steps.empty()) << l.name << ": what look_for points at, as buttons";
+    for (const builtin::LessonStep& step : l.steps) {
+      const std::string what = std::string(l.name) + ", \"" + std::string(step.label) + "\"";
+      ASSERT_TRUE(step.side == 0 || step.side == 1) << what;
+      const std::optional<Moment> moment = moment_from_name(step.moment);
+      ASSERT_TRUE(moment.has_value()) << what << ": no moment " << step.moment;
+      const builtin::LessonRun& run = step.side == 0 ? l.a : l.b;
+      const TraceModel m(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(run.trace))));
+      const std::vector<Finding> findings = compute_findings(m);
+      const std::optional<MomentRange> at = find_moment(m, findings, *moment);
+      ASSERT_TRUE(at.has_value()) << what << ": not in " << run.trace;
+      const TimeSpan run_range = run_span(m), sel = at->selected, shown = at->shown;
+      EXPECT_LT(sel.begin_ns, sel.end_ns) << what;
+      EXPECT_LE(shown.begin_ns, sel.begin_ns) << what << ": the selection shows";
+      EXPECT_GE(shown.end_ns, sel.end_ns) << what;
+      EXPECT_GE(sel.begin_ns, run_range.begin_ns - 1.0) << what << ": inside the run";
+      EXPECT_LE(sel.end_ns, run_range.end_ns + 1.0) << what;
+      std::size_t launches = 0, batches = 0;
+      for (const Lane& lane : m.lanes()) {
+        for (const Marker& k : lane.markers) {
+          const double t = static_cast<double>(k.time_ns);
+          if (lane.role != trace::TrackRole::Host || t < sel.begin_ns || t > sel.end_ns) continue;
+          launches += k.kind == trace::EventKind::KernelLaunch;
+          batches += k.kind == trace::EventKind::HostEnqueue;
+        }
+      }
+      switch (*moment) {
+        case Moment::Run: EXPECT_DOUBLE_EQ(sel.end_ns - sel.begin_ns, run_range.end_ns - run_range.begin_ns) << what; break;
+        case Moment::Spread: EXPECT_DOUBLE_EQ(sel.begin_ns, run_range.begin_ns) << what; break;
+        case Moment::Tail: EXPECT_DOUBLE_EQ(sel.end_ns, run_range.end_ns) << what; break;
+        case Moment::Batches: EXPECT_GE(batches, 2u) << what << ": the host's batches arriving"; break;
+        case Moment::Launches: EXPECT_GE(launches, 2u) << what << ": two launches and what ran between"; break;
+        case Moment::Steals: {
+          const std::size_t steals = m.steals_between(shown.begin_ns, shown.end_ns);
+          EXPECT_GT(steals, 0u) << what;
+          EXPECT_LE(steals, kMaxStealArrows) << what << ": few enough for the arrows";
+          break;
+        }
+      }
+    }
+  }
+}
+
+// Compare shows each run from its own first launch: a moment of B lands at B's time since its
+// launch, and its selection on A's clock is that much after A's launch.
+TEST(LessonSteps, AMomentOfBIsShownSinceBsLaunchAndSelectedOnAsClock) {
+  const builtin::Lesson& l = *builtin::find_lesson("chen-fig7");
+  const TraceModel a(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(l.a.trace))));
+  const TraceModel b(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(l.b.trace))));
+  const MomentRange m{{launch_ns(b) + 100.0, launch_ns(b) + 300.0}, {launch_ns(b) + 50.0, launch_ns(b) + 400.0}};
+  const CompareJump j = compare_jump(a, b, m);
+  EXPECT_DOUBLE_EQ(j.range.begin_ns, 50.0);
+  EXPECT_DOUBLE_EQ(j.range.end_ns, 400.0);
+  EXPECT_DOUBLE_EQ(j.selection.begin_ns, launch_ns(a) + 100.0);
+  EXPECT_DOUBLE_EQ(j.selection.end_ns, launch_ns(a) + 300.0);
+}
+
+// Chen's Figure 10 found Solution 1's GPUs "extremely unbalanced"; where both sides keep the
+// balance the verdict says how closely both did, not that the claim held for each.
+TEST(LessonVerdict, ABalanceBothSidesKeepIsStatedAsHowClose) {
+  const builtin::Lesson& l = *builtin::find_lesson("chen-multi-gpu");
+  const trace::Trace a = trace::read_trace(*builtin::find_shipped_trace(l.a.trace));
+  const trace::Trace b = trace::read_trace(*builtin::find_shipped_trace(l.b.trace));
+  const trace::TraceStatistics sa = trace::compute_statistics(a), sb = trace::compute_statistics(b);
+  const auto rec = builtin::find_series_recording(l);
+  ASSERT_TRUE(rec.has_value());
+  const builtin::SeriesRecording r = builtin::read_series(*rec);
+  const builtin::LessonVerdict v = builtin::lesson_verdict(l, {a.meta, sa}, {b.meta, sb}, &r);
+  const auto q = std::find_if(v.quantities.begin(), v.quantities.end(),
+                              [](const builtin::MeasuredQuantity& x) { return x.quantity == builtin::Quantity::DeviceBusyMaxMin; });
+  ASSERT_NE(q, v.quantities.end());
+  ASSERT_TRUE(q->a && q->b);
+  EXPECT_NE(q->paper.find("Solution 1"), std::string::npos) << q->paper << ": what the paper found of A";
+  if (std::max(*q->a, *q->b) < 1.05) {
+    EXPECT_NE(q->in_short.find("both within"), std::string::npos) << q->in_short;
+    EXPECT_NE(q->measured.find("both within"), std::string::npos) << q->measured;
+  }
 }
 
 }  // namespace

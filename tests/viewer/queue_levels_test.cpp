@@ -50,6 +50,64 @@ TEST(QueueLevels, ABatchsLevelIsTheLowestItsClaimsLeftAndALateHostRecordIsDroppe
   EXPECT_EQ(StepSeries(queue_level_points(chunks)).value_at(23), 2);
 }
 
+// The modern task queue's mapped feed with claims of 8: the host rings a batch of 16 in at 11, a
+// block copies it into the queue and records its size at 50, two claims of 8 follow, the one that
+// left 8 recorded after the one that left 0.
+TEST(QueueLevels, ClaimsOfSeveralEndTheirBatchAtTheClaimThatLeftNothing) {
+  using W = LevelRecord::Writer;
+  const std::vector<LevelRecord> records = {{10, 16, W::Enqueue},  {11, 16, W::HostBatch}, {50, 16, W::Worker},
+                                            {52, 0, W::Worker},    {53, 8, W::Worker},     {60, 16, W::Enqueue},
+                                            {61, 16, W::HostBatch}, {100, 16, W::Worker},  {101, 8, W::Worker},
+                                            {102, 0, W::Worker}};
+  const StepSeries s(queue_level_points(records));
+  EXPECT_EQ(s.value_at(30), 0) << "rung in, but in host memory until a block publishes it: nothing to claim";
+  EXPECT_EQ(s.value_at(51), 16);
+  EXPECT_EQ(s.value_at(55), 0) << "the late record of 8 is not the level: the claim that left 0 came first";
+  EXPECT_EQ(s.value_at(80), 0);
+  EXPECT_EQ(s.value_at(101.5), 8);
+  EXPECT_EQ(s.value_at(103), 0);
+}
+
+// The copy feed writes batches of any size straight into the queue (no block publishes them): a
+// late claim of a batch of 16 that left 8, recorded after the host wrote the next batch of 8, is no
+// publish of that batch; the host's record is its level.
+TEST(QueueLevels, ALateClaimTheSizeOfTheNextBatchIsNoPublish) {
+  using W = LevelRecord::Writer;
+  const std::vector<LevelRecord> records = {{10, 16, W::Enqueue}, {11, 16, W::HostBatch}, {20, 0, W::Worker}, {30, 8, W::Enqueue},
+                                            {31, 8, W::HostBatch},  {32, 8, W::Worker},     {40, 0, W::Worker}};
+  const StepSeries s(queue_level_points(records));
+  EXPECT_EQ(s.value_at(25), 0);
+  EXPECT_EQ(s.value_at(31.5), 8) << "written into the queue: its host's record is the level";
+  EXPECT_EQ(s.value_at(41), 0);
+}
+
+// The modern task queue fed through mapped memory (the P3 run on 2 H200s): the host rings a batch
+// in only once its queue is empty, and records it before any block can claim from it (a block
+// publishes it first). So each batch the host records finds its queue at 0; a level above it there
+// was a claim of the batch before, recorded after the claim that emptied it.
+TEST(QueueLevels, AModernQueueIsEmptyWhenItsHostRingsTheNextBatchIn) {
+  const TraceModel& m = testing::shipped(testing::kP3Modern2Gpu);
+  std::size_t publishes = 0;  // a block's record of a whole batch of 1,024: the mapped feed
+  for (std::size_t ti = 0; ti < m.header().tracks.size(); ++ti) {
+    if (m.header().tracks[ti].role == trace::TrackRole::Host) continue;
+    const EventColumns& ev = m.events(ti);
+    for (std::size_t i = 0; i < ev.size(); ++i) publishes += ev.kind(i) == trace::EventKind::QueueLevel && ev.arg(i) == 1024;
+  }
+  if (publishes == 0) GTEST_SKIP() << testing::kP3Modern2Gpu << " was recorded without the mapped feed";
+  int checked = 0;
+  for (const Lane& l : m.lanes()) {
+    if (l.role != trace::TrackRole::Host) continue;
+    for (const Marker& k : l.markers) {
+      if (k.kind != trace::EventKind::HostEnqueue) continue;
+      const QueueSeries* q = queue(m, l.device, k.aux);
+      ASSERT_NE(q, nullptr);
+      EXPECT_EQ(q->level.value_at(static_cast<double>(k.time_ns) - 1.0), 0) << q->label << " at " << k.time_ns - m.begin_ns() << " ns";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 1);
+}
+
 // md on 2 H200s: GPU 1's kernel took only its HALTs and ended 9.5 ms before the run did. Its
 // queues' last recorded levels are not what they held afterwards: nothing was left to take them.
 TEST(QueueLevels, ALevelEndsWithItsQueuesKernel) {

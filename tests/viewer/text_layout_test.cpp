@@ -230,5 +230,50 @@ TEST_F(TextLayout, EveryLessonHasNoLabelOverAnotherAndNoNumberSplit) {
   }
 }
 
+// The texts of a lesson's view at 1600x900, the size its picture is taken at.
+std::vector<std::string> lesson_texts(const char* name) {
+  App app(builtin::registry());
+  EXPECT_TRUE(app.open_lesson(*builtin::find_lesson(name)));
+  app.set_view("lesson");
+  ImGui::GetIO().DisplaySize = ImVec2(1600, 900);
+  for (int i = 0; i < 2; ++i) {
+    ImGui::NewFrame();
+    app.frame(0.0f);
+    ImGui::Render();
+  }
+  testing::capture_texts(true);
+  ImGui::NewFrame();
+  app.frame(0.0f);
+  ImGui::Render();
+  testing::capture_texts(false);
+  std::vector<std::string> out;
+  for (const Shown& l : shown_lines(testing::captured_texts())) out.push_back(l.text);
+  return out;
+}
+
+// Grossman's verdict reads the busiest SM over the idlest: the histograms under it state that ratio.
+TEST_F(TextLayout, GrossmansHistogramsStateTheRatioItsVerdictReads) {
+  int footers = 0;
+  for (const std::string& t : lesson_texts("grossman-tasks-per-sm")) {
+    if (t.rfind("min ", 0) != 0) continue;  // a chart's footer: "min 355   mean 494   max 724   ..."
+    ++footers;
+    EXPECT_NE(t.find("max/min"), std::string::npos) << t;
+    EXPECT_EQ(t.find("max/mean"), std::string::npos) << t;
+  }
+  EXPECT_EQ(footers, 2) << "A's histogram and B's";
+}
+
+// Chen found Solution 1 (A) unbalanced; where A measured balanced, "A holds" read as the paper being
+// right about A. The view states what was measured instead.
+TEST_F(TextLayout, ABalanceBothRunsKeepIsNotCalledAHoldForEither) {
+  bool within = false;
+  for (const std::string& t : lesson_texts("chen-multi-gpu")) {
+    EXPECT_EQ(t.find("A holds"), std::string::npos) << t;
+    EXPECT_EQ(t.find("B holds"), std::string::npos) << t;
+    within = within || t.find("within") != std::string::npos;
+  }
+  EXPECT_TRUE(within) << "the balance measured, as how close";
+}
+
 }  // namespace
 }  // namespace gpulb::viewer

@@ -13,7 +13,9 @@
 #include "app.hpp"
 #include "gpulb/builtin/lessons.hpp"
 #include "gpulb/builtin/registry.hpp"
+#include "run_span.hpp"
 #include "task_details.hpp"
+#include "views.hpp"
 
 namespace gpulb::viewer {
 namespace {
@@ -161,6 +163,33 @@ TEST_F(Ui, AClickOnATaskInEitherComparePanelPicksItInItsRun) {
     EXPECT_EQ(task_details(m, vs.picked->task).id, m.lanes()[vs.picked->task.lane].zones.id(vs.picked->task.zone));
     frame(ImVec2(-1, -1));  // the side panel draws its details from that run's model
   }
+}
+
+// A lesson's "look here" step, as its button does: Compare opens zoomed to the moment of the run the
+// step names (B's host batches, for Chen's Figure 7), the moment selected on A's clock.
+TEST_F(Ui, ALessonsLookHereStepOpensCompareOnItsMomentSelected) {
+  const builtin::Lesson& l = *builtin::find_lesson("chen-fig7");
+  ASSERT_TRUE(app_->open_lesson(l));
+  frame(ImVec2(-1, -1));
+  ASSERT_EQ(app_->view_name(), "lesson");
+  const Document& a = *app_->current();
+  const Document& b = *app_->compare();
+  ViewState& vs = app_->view_state();
+  std::size_t index = 0;
+  while (index < l.steps.size() && l.steps[index].side != 1) ++index;
+  ASSERT_LT(index, l.steps.size()) << "a step on trace B";
+  ASSERT_EQ(show_lesson_step(l, LessonTraces{*a.model, *b.model, a.findings, b.findings}, index, vs), "");
+  for (int i = 0; i < 4; ++i) frame(ImVec2(-1, -1));  // the tab switches, then Compare lays out and zooms
+  EXPECT_EQ(app_->view_name(), "compare");
+  const std::optional<MomentRange> at = find_moment(*b.model, b.findings, *moment_from_name(l.steps[index].moment));
+  ASSERT_TRUE(at && vs.selection);
+  const double since_b = at->selected.begin_ns - launch_ns(*b.model);
+  EXPECT_NEAR(vs.selection->begin_ns - launch_ns(*a.model), since_b, 1.0) << "selected, on A's clock";
+  EXPECT_NEAR(vs.selection->end_ns - vs.selection->begin_ns, at->selected.end_ns - at->selected.begin_ns, 1.0);
+  // The shared axis (time since each launch) starts where the moment's view does, at its scale.
+  EXPECT_NEAR(vs.compare_axis.t0_ns, at->shown.begin_ns - launch_ns(*b.model), 1.0);
+  EXPECT_LT(vs.compare_axis.ns_per_px * 400.0, static_cast<double>(b.model->stats().makespan_ns)) << "zoomed in, not the whole run";
+  EXPECT_FALSE(vs.compare_range) << "applied once";
 }
 
 }  // namespace

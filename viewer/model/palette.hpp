@@ -34,6 +34,8 @@ inline constexpr Rgb8 kChosen{255, 255, 255};      // what the user chose: the p
 // The two runs a lesson sets side by side, in its bars and its key figure (no lane is drawn there).
 inline constexpr Rgb8 kRunA{90, 150, 250};
 inline constexpr Rgb8 kRunB{240, 185, 100};
+// The paper's own figure beside today's bars in a lesson's key figure.
+inline constexpr Rgb8 kPaperFigure{240, 110, 220};
 }  // namespace palette
 
 inline constexpr double kMinMeaningDistance = 25.0;

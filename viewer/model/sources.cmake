@@ -18,6 +18,8 @@ set(GPULB_VIEWER_MODEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/palette.cpp
   ${CMAKE_CURRENT_LIST_DIR}/labels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launches.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/bar_labels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/moments.cpp
   ${CMAKE_CURRENT_LIST_DIR}/summary_rows.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compare_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/counter_tracks.cpp

@@ -275,8 +275,9 @@ void App::side_panel(float width, float height) {
       const bool ours = current_ == lesson_a_ && compare_ == lesson_b_;
       const Document* da = ours ? docs_[static_cast<std::size_t>(lesson_a_)].get() : nullptr;
       const Document* db = ours ? docs_[static_cast<std::size_t>(lesson_b_)].get() : nullptr;
+      const bool on_recording = da && db && measured_on_recording(shown_verdict(*lesson_, *da->model, *db->model, lesson_shipped_));
       draw_lesson(*lesson_, da ? da->model.get() : nullptr, db ? db->model.get() : nullptr, da ? &da->findings : nullptr,
-                  db ? &db->findings : nullptr);
+                  db ? &db->findings : nullptr, on_recording, vs_);
       lesson_run_controls();
       ImGui::SameLine();
       if (ImGui::SmallButton("Close the lesson")) lesson_ = nullptr;

@@ -86,7 +86,7 @@ ChartFrame begin_chart(const char* title, ImVec2 size, float left_margin, int bo
 }  // namespace
 
 int bar_chart(const char* title, std::span<const double> values, std::span<const Tick> axis, ImVec2 size,
-              const ValueFormat& fmt, const std::function<std::string(int)>& bar_label, ImU32 colour, double scale_max) {
+              const ValueFormat& fmt, const std::function<std::string(int)>& bar_label, ImU32 colour, double scale_max, BarRatio ratio) {
   const ChartFrame f = begin_chart(title, size, 64.0f, 2);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (values.empty()) {
@@ -145,8 +145,14 @@ int bar_chart(const char* title, std::span<const double> values, std::span<const
   hline(hi, IM_COL32(230, 110, 120, 220), 1.0f);
   hline(mean, colours::kMean, 2.0f);
   char stats[160];
-  std::snprintf(stats, sizeof stats, "min %s   mean %s   max %s   max/mean %.3f", fmt(lo).c_str(), fmt(mean).c_str(),
-                fmt(hi).c_str(), mean > 0 ? hi / mean : 1.0);
+  if (ratio == BarRatio::MaxOverMin) {
+    char ratio_text[32] = "max/min: min is 0";
+    if (lo > 0) std::snprintf(ratio_text, sizeof ratio_text, "max/min %.2f", hi / lo);
+    std::snprintf(stats, sizeof stats, "min %s   mean %s   max %s   %s", fmt(lo).c_str(), fmt(mean).c_str(), fmt(hi).c_str(), ratio_text);
+  } else {
+    std::snprintf(stats, sizeof stats, "min %s   mean %s   max %s   max/mean %.3f", fmt(lo).c_str(), fmt(mean).c_str(),
+                  fmt(hi).c_str(), mean > 0 ? hi / mean : 1.0);
+  }
   dl->AddText(ImVec2(f.p0.x, f.p1.y + ImGui::GetTextLineHeight() + 4), colours::kDimText, stats);
 
   int hovered = -1;

@@ -55,14 +55,18 @@ std::string format_count(double v);
 // The width ImGui draws a text at: the model's tick layout (ticks.hpp) asks for it.
 float text_width(const std::string& s);
 
+// Which imbalance a bar chart's footer states: the project's max/mean, or max/min where the chart
+// sits beside a verdict that reads the busiest over the idlest (Grossman's tasks per SM).
+enum class BarRatio { MaxOverMean, MaxOverMin };
+
 // Bars for `values` filling a frame of `size`: a title, an axis from 0 to the maximum, x labels
-// at `axis` (bar indices), lines at the minimum, mean and maximum, and "max/mean" below.
+// at `axis` (bar indices), lines at the minimum, mean and maximum, and `ratio` below.
 // `bar_label` names bar i for the tooltip. `scale_max` (where above the values' maximum) tops the
 // axis instead, so that charts set one above the other share a scale. Returns the index of the
 // hovered bar, or -1.
 int bar_chart(const char* title, std::span<const double> values, std::span<const Tick> axis, ImVec2 size,
               const ValueFormat& fmt, const std::function<std::string(int)>& bar_label, ImU32 colour = colours::kBar,
-              double scale_max = 0.0);
+              double scale_max = 0.0, BarRatio ratio = BarRatio::MaxOverMean);
 
 // A histogram of counts; a log-scale histogram labels its edges as times.
 void histogram_chart(const char* title, const Histogram& h, ImVec2 size, const ValueFormat& edge_fmt);

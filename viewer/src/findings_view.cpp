@@ -52,8 +52,8 @@ void run_strip(const TraceModel& model, const std::vector<Finding>& findings, fl
   ImGui::TextDisabled("busy workers over the run (green), each finding's range below it, in the list's order");
 }
 
-void list(const char* id, const char* caption, const TraceModel& model, const std::vector<Finding>& findings, bool compare,
-          ViewState& vs) {
+void list(const char* id, const char* caption, const TraceModel& a, const TraceModel& model, const std::vector<Finding>& findings,
+          bool compare, ViewState& vs) {
   ImGui::TextColored(ImVec4(0.86f, 0.87f, 0.9f, 1), "%s", caption);
   run_strip(model, findings, ImGui::GetContentRegionAvail().x);
   if (findings.empty()) {
@@ -68,7 +68,7 @@ void list(const char* id, const char* caption, const TraceModel& model, const st
     ImGui::TextColored(severity_colour(f.severity), "%-13s", finding_kind_name(f.kind));
     ImGui::SameLine();
     const std::string when = format_time(f.begin_ns - origin) + " .. " + format_time(f.end_ns - origin);
-    if (ImGui::SmallButton(when.c_str())) show_finding(model, f, compare, vs);
+    if (ImGui::SmallButton(when.c_str())) show_finding(a, model, f, compare, vs);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Zoom the %s there", compare ? "compare view" : "timeline");
     ImGui::SameLine();
     text_wrapped(display_text(f.text));
@@ -79,12 +79,10 @@ void list(const char* id, const char* caption, const TraceModel& model, const st
 
 }  // namespace
 
-void show_finding(const TraceModel& model, const Finding& f, bool compare, ViewState& vs) {
+void show_finding(const TraceModel& a, const TraceModel& model, const Finding& f, bool compare, ViewState& vs) {
   const TimeSpan r = finding_view_range(model, f);
   if (compare) {  // Compare counts from each run's first launch
-    const double launch = launch_ns(model);
-    vs.compare_range = Selection{r.begin_ns - launch, r.end_ns - launch};
-    vs.switch_view = "compare";
+    show_moment(a, model, MomentRange{{f.begin_ns, f.end_ns}, r}, vs);
   } else {
     vs.pending_range = Selection{r.begin_ns, r.end_ns};
     vs.selection = Selection{f.begin_ns, f.end_ns};
@@ -100,11 +98,11 @@ void draw_findings(const TraceModel& a, const std::vector<Finding>& fa, const Tr
                      "to zoom there. Times count from the run's start.");
   ImGui::Spacing();
   const bool compare = b && fb;
-  list("a", compare ? "Trace A" : "This trace", a, fa, compare, vs);
+  list("a", compare ? "Trace A" : "This trace", a, a, fa, compare, vs);
   if (compare) {
     ImGui::Spacing();
     ImGui::Separator();
-    list("b", "Trace B", *b, *fb, true, vs);
+    list("b", "Trace B", a, *b, *fb, true, vs);
   }
   ImGui::EndChild();
 }

@@ -11,6 +11,8 @@
 #include "draw.hpp"
 #include "gpulb/builtin/lesson_verdict.hpp"
 #include "display_text.hpp"
+#include "findings.hpp"
+#include "moments.hpp"
 #include "views.hpp"
 
 namespace gpulb::viewer {
@@ -32,7 +34,8 @@ std::string upper(std::string s) {
   return s;
 }
 
-// The verdict as a coloured box with the measured figures beside the paper's after it.
+// The verdict as a coloured box; beside it where it was measured, the measured figures (the
+// numbers a reader repeats), and the paper's, dimmer.
 void verdict_banner(const builtin::LessonVerdict& v) {
   const std::string word = upper(v.verdict);
   const ImVec2 pad(14, 8);
@@ -44,8 +47,16 @@ void verdict_banner(const builtin::LessonVerdict& v) {
   ImGui::Dummy(ImVec2(text.x + 2 * pad.x, text.y + 2 * pad.y));
   ImGui::SameLine();
   ImGui::BeginGroup();
-  ImGui::TextColored(kDim, "the verdict, measured on %s", v.measured_on.c_str());
-  text_wrapped(v.headline);
+  ImGui::TextColored(kDim, "the verdict, measured on %s:", v.measured_on.c_str());
+  std::string measured, paper;
+  for (const builtin::MeasuredQuantity& q : v.quantities) {
+    measured += (measured.empty() ? "" : "; ") + q.name + ": " + q.measured;
+    paper += (paper.empty() ? "" : "; ") + q.paper;
+  }
+  text_wrapped(measured);
+  ImGui::PushStyleColor(ImGuiCol_Text, kDim);
+  text_wrapped("the paper: " + paper);
+  ImGui::PopStyleColor();
   ImGui::EndGroup();
 }
 
@@ -53,11 +64,11 @@ void verdict_banner(const builtin::LessonVerdict& v) {
 void quantity_bars(const builtin::MeasuredQuantity& q, float width) {
   ImGui::TextColored(ImVec4(0.86f, 0.87f, 0.9f, 1), "%s", q.name.c_str());
   ImGui::SameLine();
-  if (q.a_within && q.b_within) {  // a bound on each run: say which runs keep it
-    for (const auto& [side, ok] : {std::pair{"  A", *q.a_within}, std::pair{"  B", *q.b_within}}) {
-      ImGui::SameLine();
-      ImGui::TextColored(verdict_colour(ok ? "holds" : "reversed"), "%s %s", side, ok ? "holds" : "does not hold");
-    }
+  if (q.a_within && q.b_within && q.bound) {  // a bound on each run: what each measured against it, a fact, not a verdict
+    const char* a = *q.a_within ? "within" : "over";
+    const char* b = *q.b_within ? "within" : "over";
+    if (*q.a_within == *q.b_within) ImGui::TextColored(kDim, "  both %s %.1f", a, *q.bound);
+    else ImGui::TextColored(kDim, "  A %s %.1f, B %s it", a, *q.bound, b);
   } else if (q.holds) {
     ImGui::TextColored(*q.holds ? verdict_colour("holds") : verdict_colour("reversed"), *q.holds ? "  holds" : "  does not hold");
   } else {
@@ -108,17 +119,62 @@ void quantity_bars(const builtin::MeasuredQuantity& q, float width) {
   text_wrapped(q.measured);
 }
 
-// "connect4 under static-list, lookahead 5, on CPU (2 threads)": strings from the file, clipped.
-std::string run_line(const builtin::Lesson& lesson, const TraceModel& m) {
+// "lookahead 5, on CPU threads": the key parameter's value and the device, strings from the file.
+std::string run_setting(const builtin::Lesson& lesson, const TraceModel& m) {
   const trace::RunMetadata& meta = m.header().meta;
   std::string key;
   if (const auto it = meta.parameters.find(std::string(lesson.key_parameter)); !lesson.key_parameter.empty() && it != meta.parameters.end()) {
-    key = ", " + it->first + " " + it->second;
+    key = it->first + " " + it->second + ", ";
   }
   std::string device = meta.backend == "cpu" ? "CPU threads" : "GPU";
   if (!m.header().devices.empty()) device = m.header().devices.front().name;
   if (m.header().devices.size() > 1) device += " and " + std::to_string(m.header().devices.size() - 1) + " more";
-  return display_label(meta.scenario + " under " + meta.policy + key + ", on " + device);
+  return key + "on " + device;
+}
+
+// "connect4 under static-list, lookahead 5, on CPU threads", clipped.
+std::string run_line(const builtin::Lesson& lesson, const TraceModel& m) {
+  const trace::RunMetadata& meta = m.header().meta;
+  return display_label(meta.scenario + " under " + meta.policy + ", " + run_setting(lesson, m));
+}
+
+// What A and B are. Where the verdict is the recording's, the traces opened as A and B are other
+// runs (lookahead 4 against the recording's 7) whose figures may point the other way: one dim line
+// says so, with their own figure, so that none of theirs reads as the verdict's.
+void sides(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel& b, bool on_recording) {
+  ImGui::TextColored(kSideA, "A");
+  ImGui::SameLine();
+  text_wrapped(std::string(lesson.a.label) + (on_recording ? "" : ": " + run_line(lesson, a)));
+  ImGui::TextColored(kSideB, "B");
+  ImGui::SameLine();
+  text_wrapped(std::string(lesson.b.label) + (on_recording ? "" : ": " + run_line(lesson, b)));
+  if (!on_recording) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, kDim);
+  text_wrapped("Not the verdict's runs: the traces opened as A and B (the evidence) are runs of their own (" +
+               display_label(run_setting(lesson, a)) + "); there " + compare_headline(a, b, lesson_inputs(lesson, a, b)));
+  ImGui::PopStyleColor();
+}
+
+// The lesson's "look here" steps: each a button that opens Compare on its moment, selected; a
+// moment the open run does not have (a CPU run without steals) greys its button out.
+void look_here_buttons(const builtin::Lesson& lesson, const LessonTraces& t, ViewState& vs) {
+  ImGui::TextColored(kDim, "Look here:");
+  for (const builtin::LessonStep& step : lesson.steps) {
+    ImGui::SameLine();
+    const TraceModel& side = step.side == 0 ? t.a : t.b;
+    const std::vector<Finding>& findings = step.side == 0 ? t.findings_a : t.findings_b;
+    const std::optional<Moment> moment = moment_from_name(step.moment);
+    const std::optional<MomentRange> at = moment ? find_moment(side, findings, *moment) : std::nullopt;
+    const std::string label(step.label);
+    ImGui::BeginDisabled(!at);
+    ImGui::PushStyleColor(ImGuiCol_Text, step.side == 0 ? kSideA : kSideB);
+    if (ImGui::Button(label.c_str()) && at) show_moment(t.a, side, *at, vs);
+    ImGui::PopStyleColor();
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      ImGui::SetTooltip(at ? "Compare, zoomed to this moment of run %s and selected" : "run %s has no such moment", step.side == 0 ? "A" : "B");
+    }
+  }
 }
 
 void evidence_buttons(ViewState& vs, const std::function<void()>& run_controls) {
@@ -139,8 +195,33 @@ void evidence_buttons(ViewState& vs, const std::function<void()>& run_controls) 
 
 }  // namespace
 
-void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, ViewState& vs, ImVec2 size,
-                        const std::function<void()>& run_controls, bool shipped) {
+builtin::LessonVerdict shown_verdict(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel& b, bool shipped) {
+  return builtin::lesson_verdict(lesson, {a.header().meta, a.stats()}, {b.header().meta, b.stats()}, shipped ? lesson_recording(lesson) : nullptr);
+}
+
+bool measured_on_recording(const builtin::LessonVerdict& v) { return v.measured_on != "the two traces"; }
+
+void show_moment(const TraceModel& a, const TraceModel& side, const MomentRange& m, ViewState& vs) {
+  const CompareJump j = compare_jump(a, side, m);
+  vs.compare_range = Selection{j.range.begin_ns, j.range.end_ns};
+  vs.selection = Selection{j.selection.begin_ns, j.selection.end_ns};
+  vs.switch_view = "compare";
+}
+
+std::string show_lesson_step(const builtin::Lesson& lesson, const LessonTraces& t, std::size_t index, ViewState& vs) {
+  if (index >= lesson.steps.size()) return "lesson " + std::string(lesson.name) + " has " + std::to_string(lesson.steps.size()) + " step(s)";
+  const builtin::LessonStep& step = lesson.steps[index];
+  const std::optional<Moment> moment = moment_from_name(step.moment);
+  const TraceModel& side = step.side == 0 ? t.a : t.b;
+  const std::optional<MomentRange> at = moment ? find_moment(side, step.side == 0 ? t.findings_a : t.findings_b, *moment) : std::nullopt;
+  if (!at) return "step " + std::to_string(index + 1) + " (" + std::string(step.label) + "): its run has no such moment";
+  show_moment(t.a, side, *at, vs);
+  return "";
+}
+
+void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, const std::vector<Finding>& findings_a,
+                        const std::vector<Finding>* findings_b, ViewState& vs, ImVec2 size, const std::function<void()>& run_controls,
+                        bool shipped) {
   ImGui::BeginChild("lesson figure", size, false);
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(lesson.title.size()), lesson.title.data());
@@ -152,32 +233,25 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
     ImGui::EndChild();
     return;
   }
-  const builtin::LessonVerdict v = builtin::lesson_verdict(lesson, {a.header().meta, a.stats()}, {b->header().meta, b->stats()},
-                                                           shipped ? lesson_recording(lesson) : nullptr);
+  const builtin::LessonVerdict v = shown_verdict(lesson, a, *b, shipped);
   verdict_banner(v);
   ImGui::Spacing();
   ImGui::TextColored(kDim, "The claim");
   text_wrapped(lesson.claim);
   ImGui::Spacing();
-  // The traces open as A and B may be a smaller run than the verdict's (lookahead 4 against the
-  // recording's 7): say which is which, so that their figures elsewhere do not read as the verdict's.
-  const bool on_recording = v.measured_on != "the two traces";
-  ImGui::TextColored(kSideA, "A");
-  ImGui::SameLine();
-  text_wrapped(std::string(lesson.a.label) + (on_recording ? "; its trace: " : ": ") + run_line(lesson, a));
-  ImGui::TextColored(kSideB, "B");
-  ImGui::SameLine();
-  text_wrapped(std::string(lesson.b.label) + (on_recording ? "; its trace: " : ": ") + run_line(lesson, *b));
+  const bool on_recording = measured_on_recording(v);
+  sides(lesson, a, *b, on_recording);
   ImGui::Separator();
   // The pair's bars, and beside them the series (the paper's own figure) where the lesson has one;
-  // the evidence buttons keep the last two lines.
-  const float footer = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2.0f;
+  // the look-here steps and the evidence buttons keep the last lines.
+  const bool steps = !lesson.steps.empty() && findings_b;
+  const float footer = ImGui::GetFrameHeightWithSpacing() * (steps ? 2.0f : 1.0f) + ImGui::GetStyle().ItemSpacing.y * 2.0f;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float figure_h = std::max(160.0f, avail.y - footer);
   const bool series = lesson.series.has_value() || lesson.trace_figure != builtin::TraceFigure::None;
   const float pair_w = series ? std::floor(avail.x * 0.40f) : avail.x;
   ImGui::BeginChild("pair bars", ImVec2(pair_w, figure_h), false);
-  ImGui::TextColored(kDim, "%s", on_recording ? "The verdict's figures, from the recording (not from the traces):"
+  ImGui::TextColored(kDim, "%s", on_recording ? "The verdict's figures, from the recording:"
                                               : "The verdict's figures, from the two traces:");
   for (const builtin::MeasuredQuantity& q : v.quantities) {
     quantity_bars(q, ImGui::GetContentRegionAvail().x);
@@ -192,6 +266,7 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
     ImGui::EndChild();
   }
   ImGui::Separator();
+  if (steps) look_here_buttons(lesson, LessonTraces{a, *b, findings_a, *findings_b}, vs);
   evidence_buttons(vs, run_controls);
   ImGui::EndChild();
 }

@@ -1,7 +1,7 @@
 // A lesson's key figure drawn from its series recording (builtin/lesson_series.hpp): the claim at
 // every value the paper's own figure has, both sides, as bars on one scale.
 //   ShareOfFirst  Chen Figure 7: each scheduler's time as a share of its P0 time, the work left as
-//                 a line across each group, the paper's 2009 shares as hollow marks
+//                 a line across each group, the paper's 2009 shares as dashed outlines
 //   TimeAndSlots  Mohan Figures 6 and 7: time, and task slots on a log scale, at each lookahead
 //   GpuScaling    Chen Figures 9 and 10: speedup against GPUs with the linear line, and each GPU's
 //                 busy time at the most GPUs
@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 
+#include "bar_labels.hpp"
 #include "draw.hpp"
 #include "gpulb/builtin/lesson_series.hpp"
 #include "gpulb/builtin/lesson_verdict.hpp"
@@ -32,6 +33,27 @@ std::string percent(double share) {
 std::string times_x(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2fx", v);
+  return buf;
+}
+
+// A chart's times in one unit, named in its title, so that each bar's label is a number as narrow
+// as its bar: "2.86", not "2.86 ms".
+struct TimeUnit {
+  double ns = 1.0;
+  const char* name = "ns";
+};
+
+TimeUnit unit_for(double largest_ns) {
+  if (largest_ns >= 1e9) return {1e9, "s"};
+  if (largest_ns >= 1e6) return {1e6, "ms"};
+  if (largest_ns >= 1e3) return {1e3, "us"};
+  return {};
+}
+
+std::string in_unit(double ns, TimeUnit u) {
+  const double v = ns / u.ns;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 10.0 ? "%.2f" : v < 100.0 ? "%.1f" : "%.0f", v);
   return buf;
 }
 
@@ -56,34 +78,22 @@ struct GroupChart {
   std::function<std::string(double)> label;
 };
 
-// A bar's value label, kept clear of its neighbour's: two labels that would touch are stacked,
-// the taller bar's above. Each in its side's colour, so that a lifted label still names its bar.
-struct BarLabel {
-  ImVec2 at;
-  float width = 0.0f;
-  std::string text;
-  ImU32 colour = 0;
-};
-
-bool touch(const BarLabel& x, const BarLabel& y, float line) {
-  return x.at.x < y.at.x + y.width + 3.0f && y.at.x < x.at.x + x.width + 3.0f && std::fabs(x.at.y - y.at.y) < line;
+// A dashed line: the paper's outline, so that it stays apart from the solid line of the chart's
+// own reference where the two meet (Chen's P4: the paper's 25.5% on the work left's 25%).
+void dashed_line(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness) {
+  const float len = std::hypot(b.x - a.x, b.y - a.y);
+  if (len <= 0.0f) return;
+  const ImVec2 d((b.x - a.x) / len, (b.y - a.y) / len);
+  for (float t = 0.0f; t < len; t += 9.0f) {
+    const float e = std::min(t + 5.0f, len);
+    dl->AddLine(ImVec2(a.x + d.x * t, a.y + d.y * t), ImVec2(a.x + d.x * e, a.y + d.y * e), colour, thickness);
+  }
 }
 
-// Each label in turn keeps its place, or rises a line at a time above the labels already placed
-// (the taller bar's first, so that a label stays near its bar); one that would reach `ceiling`
-// is left out: a chart too narrow for its numbers shows them in the verdict's bars instead.
-std::vector<BarLabel> place_labels(std::vector<BarLabel> labels, float line, float ceiling) {
-  std::sort(labels.begin(), labels.end(), [](const BarLabel& x, const BarLabel& y) { return x.at.y < y.at.y; });
-  std::vector<BarLabel> placed;
-  for (BarLabel l : labels) {
-    bool clear = false;
-    while (!clear && l.at.y >= ceiling) {
-      clear = std::none_of(placed.begin(), placed.end(), [&](const BarLabel& p) { return touch(l, p, line); });
-      if (!clear) l.at.y -= line;
-    }
-    if (clear) placed.push_back(l);
-  }
-  return placed;
+void dashed_outline(ImDrawList* dl, ImVec2 p0, ImVec2 p1, ImU32 colour) {
+  dashed_line(dl, ImVec2(p0.x, p1.y), p0, colour, 2.0f);
+  dashed_line(dl, p0, ImVec2(p1.x, p0.y), colour, 2.0f);
+  dashed_line(dl, ImVec2(p1.x, p0.y), p1, colour, 2.0f);
 }
 
 void draw_group_chart(const GroupChart& c, ImVec2 size) {
@@ -91,15 +101,17 @@ void draw_group_chart(const GroupChart& c, ImVec2 size) {
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float line = ImGui::GetTextLineHeight();
   chart_title(dl, p0, c.title.c_str());
-  // Room for two stacked labels over the tallest bar, and the group names and axis name below.
-  const float top = p0.y + line * 3.4f, bottom = p0.y + size.y - line * 2.4f;
+  // Room for a label over the tallest bar, and the group names and axis name below.
+  const float top = p0.y + line * 2.6f, bottom = p0.y + size.y - line * 2.4f;
   const float plot_h = std::max(10.0f, bottom - top);
   dl->AddLine(ImVec2(p0.x, bottom), ImVec2(p0.x + size.x, bottom), colours::kGrid);
   const std::size_t n = c.groups.size();
   const float group_w = n ? size.x / static_cast<float>(n) : size.x;
-  const float bar_w = std::min(64.0f, group_w * 0.36f);
+  const float bar_w = std::min(64.0f, group_w * 0.4f);
   const auto height = [&](double v) { return static_cast<float>(std::clamp(c.scale(v), 0.0, 1.0)) * plot_h; };
-  std::vector<BarLabel> labels;
+  std::vector<LabelledBar> bars;
+  std::vector<std::string> texts;
+  std::vector<ImU32> bar_colours;
   for (std::size_t i = 0; i < n; ++i) {
     const float gx = p0.x + group_w * static_cast<float>(i) + group_w * 0.5f;
     for (int side = 0; side < 2; ++side) {
@@ -109,29 +121,28 @@ void draw_group_chart(const GroupChart& c, ImVec2 size) {
       if (v) {
         const float h = height(*v);
         dl->AddRectFilled(ImVec2(x0, bottom - h), ImVec2(x0 + bar_w, bottom), colour, 2.0f);
-        BarLabel l;
-        l.text = c.label(*v);
-        l.width = ImGui::CalcTextSize(l.text.c_str()).x;
-        const float x = std::clamp(x0 + (bar_w - l.width) * 0.5f, p0.x, p0.x + size.x - l.width);
-        l.at = ImVec2(x, bottom - h - line - 1.0f);
-        l.colour = colour;
-        labels.push_back(std::move(l));
-      }
-      const auto& paper = side == 0 ? c.paper_a : c.paper_b;
-      if (i < paper.size() && paper[i]) {  // the paper's figure: an outline of the bar it reported
-        const float h = height(*paper[i]);
-        dl->AddRect(ImVec2(x0 - 3.0f, bottom - h), ImVec2(x0 + bar_w + 3.0f, bottom), colours::kText, 0.0f, 0, 2.0f);
+        texts.push_back(c.label(*v));
+        bars.push_back({x0, x0 + bar_w, bottom - h, bottom, ImGui::CalcTextSize(texts.back().c_str()).x});
+        bar_colours.push_back(colour);
       }
     }
     if (i < c.ideal.size() && c.ideal[i]) {  // the line a perfect scheduler would reach
       const float y = bottom - height(*c.ideal[i]);
       dl->AddLine(ImVec2(gx - bar_w - 8.0f, y), ImVec2(gx + bar_w + 8.0f, y), colours::kText, 2.0f);
     }
+    for (int side = 0; side < 2; ++side) {  // the paper's figure: a dashed outline of the bar it reported
+      const auto& paper = side == 0 ? c.paper_a : c.paper_b;
+      if (i >= paper.size() || !paper[i]) continue;
+      const float x0 = side == 0 ? gx - bar_w - 2.0f : gx + 2.0f;
+      dashed_outline(dl, ImVec2(x0 - 3.0f, bottom - height(*paper[i])), ImVec2(x0 + bar_w + 3.0f, bottom), to_imgui(palette::kPaperFigure));
+    }
     const float lw = ImGui::CalcTextSize(c.groups[i].c_str()).x;
     dl->AddText(ImVec2(gx - lw * 0.5f, bottom + 3.0f), colours::kText, c.groups[i].c_str());
   }
-  // Values drawn in their bar's colour, so that a label risen above a neighbour still names its bar.
-  for (const BarLabel& l : place_labels(std::move(labels), line, p0.y + line * 1.3f)) dl->AddText(l.at, l.colour, l.text.c_str());
+  // Each value on its own bar, in its colour (inside the bar's top: dark on the bar).
+  for (const PlacedBarLabel& l : place_bar_labels(bars, line, p0.x, p0.x + size.x, p0.y + line * 1.2f)) {
+    dl->AddText(ImVec2(l.x, l.y), l.inside ? colours::kBackground : bar_colours[l.bar], texts[l.bar].c_str());
+  }
   const float aw = ImGui::CalcTextSize(c.axis.c_str()).x;
   dl->AddText(ImVec2(p0.x + (size.x - aw) * 0.5f, bottom + 3.0f + line * 1.1f), colours::kDimText, c.axis.c_str());
   ImGui::Dummy(size);
@@ -147,10 +158,7 @@ void chart_legend(const builtin::Lesson& lesson, const char* line_meaning, bool 
     ImGui::TextColored(text, "line: %s", line_meaning);
     ImGui::SameLine(0, 14);
   }
-  if (paper) {
-    ImGui::TextColored(text, "outline: the paper's figure");
-    ImGui::SameLine(0, 14);
-  }
+  if (paper) legend_item(to_imgui(palette::kPaperFigure), "dashed outline: the paper's figure");
   ImGui::NewLine();
 }
 
@@ -188,11 +196,13 @@ void share_of_first(const SeriesFigureData& d, const std::string& parameter, ImV
 
 void time_and_slots(const SeriesFigureData& d, const std::string& parameter, ImVec2 size) {
   const ImVec2 half(size.x * 0.5f - 8.0f, size.y);
-  GroupChart t{"time (the median run)", parameter, groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b), {},
+  GroupChart t{"", parameter, groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b), {},
                column(d, &SeriesFigureRow::paper_a), column(d, &SeriesFigureRow::paper_b)};
   const double t_top = largest({t.a, t.b}) * 1.05;
+  const TimeUnit unit = unit_for(t_top);
+  t.title = std::string("time of the median run, ") + unit.name;
   t.scale = [t_top](double v) { return v / t_top; };
-  t.label = [](double ns) { return builtin::format_duration_ns(ns); };
+  t.label = [unit](double ns) { return in_unit(ns, unit); };
   draw_group_chart(t, half);
   ImGui::SameLine(0.0f, 16.0f);
   GroupChart s{"task slots needed (log scale)", parameter, groups(d), column(d, &SeriesFigureRow::a_slots),
@@ -205,11 +215,13 @@ void time_and_slots(const SeriesFigureData& d, const std::string& parameter, ImV
 }
 
 void time_only(const SeriesFigureData& d, const std::string& parameter, ImVec2 size) {
-  GroupChart t{"time (the median run)", parameter, groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b),
+  GroupChart t{"", parameter, groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b),
                column(d, &SeriesFigureRow::ideal), {}, {}};
   const double top = largest({t.a, t.b}) * 1.05;
+  const TimeUnit unit = unit_for(top);
+  t.title = std::string("time of the median run, ") + unit.name;
   t.scale = [top](double v) { return v / top; };
-  t.label = [](double ns) { return builtin::format_duration_ns(ns); };
+  t.label = [unit](double ns) { return in_unit(ns, unit); };
   draw_group_chart(t, size);
 }
 
@@ -223,7 +235,7 @@ void gpu_scaling(const SeriesFigureData& d, ImVec2 size) {
   draw_group_chart(sp, half);
   ImGui::SameLine(0.0f, 16.0f);
   const std::size_t gpus = std::max(d.a_device_busy_ns.size(), d.b_device_busy_ns.size());
-  GroupChart busy{"busy time of each GPU, on " + std::to_string(gpus), "GPU", {}, {}, {}, {}, {}, {}};
+  GroupChart busy{"", "GPU", {}, {}, {}, {}, {}, {}};
   for (std::size_t g = 0; g < gpus; ++g) {
     busy.groups.push_back(std::to_string(g));
     busy.a.push_back(g < d.a_device_busy_ns.size() ? std::optional<double>(d.a_device_busy_ns[g]) : std::nullopt);
@@ -231,7 +243,9 @@ void gpu_scaling(const SeriesFigureData& d, ImVec2 size) {
   }
   const double busy_top = largest({busy.a, busy.b}) * 1.05;
   busy.scale = [busy_top](double v) { return v / busy_top; };
-  busy.label = [](double ns) { return builtin::format_duration_ns(ns); };
+  const TimeUnit unit = unit_for(busy_top);
+  busy.title = "busy time of each GPU, on " + std::to_string(gpus) + ", " + unit.name;
+  busy.label = [unit](double ns) { return in_unit(ns, unit); };
   draw_group_chart(busy, half);
 }
 

@@ -59,7 +59,8 @@ void tasks_per_sm(const builtin::Lesson& lesson, const TraceModel& a, const Trac
     const Loads& l = side == 0 ? la : lb;
     const std::string title = std::string(side == 0 ? "A, " : "B, ") + side_name(side == 0 ? lesson.a : lesson.b) + ": " + tasks_per_sm_text(l.tasks);
     bar_chart(title.c_str(), l.tasks, l.axis, ImVec2(size.x, chart_h), format_count,
-              [&l](int k) { return l.labels[static_cast<std::size_t>(k)]; }, to_imgui(side == 0 ? palette::kRunA : palette::kRunB), top);
+              [&l](int k) { return l.labels[static_cast<std::size_t>(k)]; }, to_imgui(side == 0 ? palette::kRunA : palette::kRunB), top,
+              BarRatio::MaxOverMin);
   }
 }
 

@@ -1,6 +1,6 @@
 // gpulb-viewer: timelines, load histograms, queue occupancy, replay, live runs, compare, export.
 //
-//   gpulb-viewer [FILE [FILE2]] [--lesson NAME] [--view V] [--range START:END] [--select START:END] [--find Q]
+//   gpulb-viewer [FILE [FILE2]] [--lesson NAME [--lesson-step N]] [--view V] [--range START:END] [--select START:END] [--find Q]
 //                [--playhead T] [--unfold]
 //                [--screenshot OUT.png] [--size WxH] [--bench-frames]
 //
@@ -45,6 +45,7 @@ struct Args {
   std::string find;
   std::string lesson;
   int finding = 0;
+  int lesson_step = 0;
   std::string screenshot;
   std::string size = "1600x900";  // a laptop's screen, and the size every lesson is laid out for
   bool bench = false;
@@ -147,6 +148,8 @@ int main(int argc, char** argv) {
   cli.add_option("--find", a.find, "find a task and show it: its id, k<kind>, or both (\"1234\", \"k2\"); as Ctrl+F does");
   cli.add_option("--finding", a.finding, "show trace A's Nth finding (1 = the first of the Findings tab) as a click on it does: the timeline zoomed there, or Compare with a trace B")
       ->check(CLI::Range(1, 1000));
+  cli.add_option("--lesson-step", a.lesson_step, "with --lesson: press the lesson's Nth look-here button (1 = the first): Compare zoomed to its moment, selected")
+      ->check(CLI::Range(1, 100));
   cli.add_option("--playhead", a.playhead, "replay position from the run's start, e.g. 40ms (histograms and occupancy show that instant)");
   cli.add_option("--screenshot", a.screenshot, "render without interaction, write this PNG and exit");
   bool view_only = false;
@@ -268,7 +271,23 @@ int main(int argc, char** argv) {
           return kExitBadInput;
         }
         ViewState& vs = app.view_state();
-        show_finding(*d->model, d->findings[static_cast<std::size_t>(a.finding - 1)], app.has_compare(), vs);
+        show_finding(*d->model, *d->model, d->findings[static_cast<std::size_t>(a.finding - 1)], app.has_compare(), vs);
+        app.set_view(vs.switch_view);
+        vs.switch_view.clear();
+      }
+      if (a.lesson_step > 0) {
+        const Document* b = app.compare();
+        if (!lesson || !b) {
+          std::cerr << "gpulb-viewer: --lesson-step takes a lesson (--lesson NAME)\n";
+          return kExitBadInput;
+        }
+        ViewState& vs = app.view_state();
+        const std::string error = show_lesson_step(*lesson, LessonTraces{*d->model, *b->model, d->findings, b->findings},
+                                                   static_cast<std::size_t>(a.lesson_step - 1), vs);
+        if (!error.empty()) {
+          std::cerr << "gpulb-viewer: --lesson-step " << a.lesson_step << ": " << error << "\n";
+          return kExitBadInput;
+        }
         app.set_view(vs.switch_view);
         vs.switch_view.clear();
       }

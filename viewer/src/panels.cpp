@@ -14,7 +14,7 @@ const Panel kPanels[] = {
     {"Lesson", "lesson", "the open lesson on one screen: its verdict, key figure and claim, and the way to its evidence",
      [](const PanelContext& c) {
        if (c.lesson) {
-         draw_lesson_figure(*c.lesson, c.model, c.compare, c.vs, c.size, c.lesson_run_controls, c.lesson_shipped);
+         draw_lesson_figure(*c.lesson, c.model, c.compare, c.findings, c.compare_findings, c.vs, c.size, c.lesson_run_controls, c.lesson_shipped);
        } else {
          draw_lesson_hint(c.size);
        }

@@ -94,8 +94,9 @@ void draw_arrow(ImDrawList* dl, const Arrow& a) {
 // [SECTION] Interaction: zoom at the cursor, pan, select, collapse
 // -------------------------------------------------------------------------------------------------
 
+// shift_ns: how much later this panel's clock reads A's (Compare's B panel): a selection is kept on A's clock.
 void handle_input(const TraceModel& model, ViewState& vs, TimeAxis& axis, TimelineState& ts, float left, float right,
-                  float max_scroll) {
+                  float max_scroll, double shift_ns) {
   ImGuiIO& io = ImGui::GetIO();
   if (!ImGui::IsWindowHovered()) return;
   const float mx = io.MousePos.x;
@@ -115,10 +116,10 @@ void handle_input(const TraceModel& model, ViewState& vs, TimeAxis& axis, Timeli
   static double select_from = 0.0;
   if (in_time && (ImGui::IsMouseClicked(ImGuiMouseButton_Right) ||
                   (io.KeyShift && ImGui::IsMouseClicked(ImGuiMouseButton_Left)))) {
-    select_from = axis.time_at(mx);
+    select_from = axis.time_at(mx) - shift_ns;
   }
   if (selecting && (ImGui::IsMouseDragging(ImGuiMouseButton_Right) || ImGui::IsMouseDragging(ImGuiMouseButton_Left))) {
-    const double t = axis.time_at(mx);
+    const double t = axis.time_at(mx) - shift_ns;
     vs.selection = Selection{std::min(select_from, t), std::max(select_from, t)};
   } else if (ImGui::IsMouseDragging(ImGuiMouseButton_Left) && in_time) {
     axis.pan(io.MouseDelta.x);
@@ -613,7 +614,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   // The lanes live in a child window so their clipping and hovering are theirs alone.
   ImGui::SetCursorScreenPos(ImVec2(p0.x, lanes_top));
   ImGui::BeginChild("lanes", ImVec2(area.x, view_h), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
-  handle_input(model, vs, axis, ts, left, right, max_scroll);
+  handle_input(model, vs, axis, ts, left, right, max_scroll, options.playhead_shift_ns);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   Frame f{model, axis, dl, p0.x, area.x, left, right, lanes_top, view_h, lanes_top - ts.scroll_y, vs, options.run};
   const RankArrows ranks = rank_arrows(f, layout, ts);
@@ -636,7 +637,7 @@ void draw_timeline(const TraceModel& model, ViewState& vs, TimelineState& ts, Ti
   draw_picked(dl, model, options.run, vs, layout, axis, f.y_base, left, right);
   if (vs.playhead.active) draw_playhead(f, layout, vs.playhead.time_ns + options.playhead_shift_ns);
   draw_marks(dl, vs, axis, left, right, lanes_top, lanes_top + view_h);
-  if (vs.selection) draw_selection(f, *vs.selection);
+  if (vs.selection) draw_selection(f, Selection{vs.selection->begin_ns + options.playhead_shift_ns, vs.selection->end_ns + options.playhead_shift_ns});
   dl->PopClipRect();
   draw_scroll_indicator(f, layout, ts.scroll_y);
   ImGui::EndChild();

@@ -87,6 +87,15 @@ enum class TraceFigure {
   Launches,    // the host's launches over the run, their sizes and reasons, A above B (G-Charm)
 };
 
+// A "look here" step: a button that opens Compare on a moment of one run, selected. The moment is
+// found in that trace by the viewer (viewer/model/moments.hpp), not written here as a time, so a
+// step lands on it in any recording of the lesson's runs.
+struct LessonStep {
+  std::string_view label;   // the button: "B: the host's batches arriving"
+  int side = 0;             // 0: trace A, 1: trace B
+  std::string_view moment;  // "run", "spread", "tail", "batches", "launches", "steals"
+};
+
 struct Lesson {
   std::string_view name;   // `--lesson NAME`: "chen-fig7"
   std::string_view title;  // one line
@@ -99,6 +108,7 @@ struct Lesson {
   std::string_view key_parameter;         // the recipe's parameter a reader may vary ("lookahead"); empty: none
   std::optional<LessonSeries> series;     // the key figure's series; none: the two traces' bars alone
   TraceFigure trace_figure = TraceFigure::None;
+  std::vector<LessonStep> steps;  // what look_for points at, each a button
 };
 
 std::span<const Lesson> lessons();
