@@ -10,7 +10,8 @@
 // NVLink where peer access is enabled, staged through host memory by CUDA where it is not), and
 // the next generation starts on every GPU. docs/papers.md lists this with the other runs across GPUs.
 //
-// One host thread drives every GPU: it launches the generation on each GPU's kernel stream back to
+// One host thread drives every GPU (a run on the GPU run frame, gpu_run.cuh, that drives its GPUs
+// itself rather than from a thread per GPU): it launches the generation on each GPU's kernel stream back to
 // back (the GPUs run concurrently; a launch is asynchronous), polls them all, and does the exchange.
 // Ordering, per generation:
 //   1. every GPU's launch has ended (its kernel stream queried/synchronized by the host) before the

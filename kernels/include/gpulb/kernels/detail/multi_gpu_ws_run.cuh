@@ -1,8 +1,9 @@
-// The host's frame of work stealing across the GPUs of one host (--gpus N > 1): where the words
-// that GPUs share live (peer memory or mapped host memory, --param peer), each GPU's deques and
-// queues in its memory, the run's control words and GPU 0's staging ring, one control thread per
-// GPU, and the merged trace. The kernel, and the design (memory, stealing, termination, ids, the
-// two placements): work_stealing_multi_gpu.cuh.
+// The host's side of work stealing across the GPUs of one host (--gpus N > 1), a run on the GPU
+// run frame (gpu_run.cuh, which gives it a control thread per GPU and merges the trace): where the
+// words that GPUs share live (peer memory or mapped host memory, --param peer), each GPU's deques
+// and queues in its memory, the run's control words and GPU 0's staging ring, each GPU's launch and
+// wait, and the per-GPU balance. The kernel, and the design (memory, stealing, termination, ids,
+// the two placements): work_stealing_multi_gpu.cuh.
 #pragma once
 
 #include <algorithm>
