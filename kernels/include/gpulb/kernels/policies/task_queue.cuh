@@ -273,7 +273,10 @@ class TaskQueueGpu {
       if (k != cudaSuccess && k != cudaErrorNotReady) GPULB_CUDA_TRY(k);
       watchdog_.check(consumed, [&] {
         std::string st = std::string("while ") + phase + "; pool holds " + std::to_string(pool.level()) + " tasks; queues d_consumed/d_written/d_n:";
-        for (const auto& c : snapshot_) st += " " + std::to_string(c.consumed.value) + "/" + std::to_string(c.written.value) + "/" + std::to_string(c.n.value);
+        for (const auto& c : snapshot_) {
+          st += ' ';
+          st += std::to_string(c.consumed.value) + '/' + std::to_string(c.written.value) + '/' + std::to_string(c.n.value);
+        }
         return st;
       });
     }
