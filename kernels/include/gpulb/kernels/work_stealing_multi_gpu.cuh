@@ -4,8 +4,9 @@
 // every pair of GPUs has it, else through host memory ("Two placements" below).
 //
 // This file: the kernel (one per GPU; the one-GPU kernel's loop plus a remote steal). The host's
-// frame (the placement, peer access, each GPU's memory, one control thread per GPU, the merged
-// trace) is in detail/multi_gpu_ws_run.cuh.
+// side (the placement, peer access, each GPU's memory, its launch and wait) is in
+// detail/multi_gpu_ws_run.cuh, a run on the GPU run frame (detail/gpu_run.cuh: one control thread
+// per GPU, the merged trace).
 //
 // Two ways to take work from another GPU (--param remote=...):
 //   steal    the thief CASes the victim's deque over peer memory: every deque of the run

@@ -2,8 +2,8 @@
 //   make_body(gpu_slot, workers) -> Body   (or make_body(gpu_slot) where the workers do not matter)
 // It is called once per GPU, with that GPU current and its worker count known (the grid sized from
 // the occupancy API), so a body can point at per-worker arrays in that GPU's memory. Calls are one
-// at a time on one thread: the host-pool frame makes every GPU's body before its control threads
-// start, the one-GPU frame on its only thread.
+// at a time on one thread: a run across GPUs makes every GPU's body before any of them launches
+// (gpu_run.cuh's allocate step), the one-GPU run on its only thread.
 //
 // Where a kernel is instantiated on the body type, write the type as
 //   using Body = std::decay_t<decltype(make_body(0u, 0u))>;

@@ -12,7 +12,7 @@
 #include "gpulb/cuda/memory.hpp"
 #include "gpulb/kernels/detail/body_factory.hpp"
 #include "gpulb/kernels/detail/gpu_session.hpp"
-#include "gpulb/kernels/detail/multi_gpu_run.cuh"
+#include "gpulb/kernels/detail/host_pool_run.cuh"
 #include "gpulb/kernels/detail/watchdog.hpp"
 #include "gpulb/kernels/worker_kernels.cuh"
 #include "gpulb/trace_budget.hpp"
@@ -74,7 +74,7 @@ void control_launches(GpuSession& s, const ExecPlan& plan, const Body& body, Hos
 template <class Factory>
 ExecOutput run_launches(const ExecPlan& plan, Factory& make_body, LaunchPlan how) {
   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
-  return run_on_gpus(
+  return run_on_host_pool(
       plan, TrackLayout::SmLanes, make_body,
       // A block's rank is its task's index in the pool: per-worker records need one a task.
       [](const GpuSession&, const ExecPlan& p) { return static_cast<std::uint32_t>(p.tasks.size()); },

@@ -10,7 +10,8 @@
 // NVLink where peer access is enabled, staged through host memory by CUDA where it is not), and
 // the next generation starts on every GPU. docs/papers.md lists this with the other runs across GPUs.
 //
-// One host thread drives every GPU: it launches the generation on each GPU's kernel stream back to
+// One host thread drives every GPU (a run on the GPU run frame, gpu_run.cuh, that drives its GPUs
+// itself rather than from a thread per GPU): it launches the generation on each GPU's kernel stream back to
 // back (the GPUs run concurrently; a launch is asynchronous), polls them all, and does the exchange.
 // Ordering, per generation:
 //   1. every GPU's launch has ended (its kernel stream queried/synchronized by the host) before the
@@ -43,6 +44,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gpulb/clock.hpp"
@@ -51,6 +53,7 @@
 #include "gpulb/exec_plan.hpp"
 #include "gpulb/gpu_request.hpp"
 #include "gpulb/kernels/detail/gpu_failure.hpp"
+#include "gpulb/kernels/detail/gpu_run.cuh"
 #include "gpulb/kernels/static_list_kernels.cuh"
 #include "gpulb/static_list_split.hpp"
 
@@ -104,285 +107,323 @@ struct SlGpuState {
   std::uint64_t peak_slots = 0;
 };
 
+// The run of the static list across GPUs on the GPU run frame (gpu_run.cuh): one thread drives
+// every GPU, generation by generation (the ordering above). Body is the factory's body type as the
+// caller spells it (body_factory.hpp says why it is not named here).
+template <class Factory, class Body>
+class SlAcrossGpus {
+ public:
+
+  SlAcrossGpus(const GpuRun& run, Factory& make_body)
+      : make_body_(make_body), gpus_(run.gpus()), capacity_(run.plan().options.list_capacity), produced_(gpus_, 0) {
+    const std::size_t tasks = run.plan().tasks.size();
+    const std::uint64_t first_share = (tasks + gpus_ - 1) / gpus_;
+    if (first_share > capacity_) {
+      throw RunError("static-list: the " + std::to_string(tasks) + " initial tasks do not fit list_capacity=" + std::to_string(capacity_) +
+                     " on " + std::to_string(gpus_) + " GPUs (" + std::to_string(first_share) + " a GPU); raise --param list_capacity");
+    }
+  }
+
+  std::vector<std::string> notes;
+  TrackLayout layout() const { return TrackLayout::PerBlock; }
+  void connect(GpuRun&) { staged_pairs_ = enable_peer_copies(gpus_); }
+  void allocate(GpuRun& run);
+  void drive(GpuRun& run);
+  GpuShare collect(GpuRun& run, std::uint32_t g, ExecOutput& out);
+  void finish(GpuRun& run, ExecOutput& out);
+
+ private:
+  std::uint32_t open_gpu(GpuRun& run, std::uint32_t g);
+  void allocate_gpu(GpuRun& run, std::uint32_t g, std::uint64_t first, std::uint32_t trace_capacity);
+  void run_generations(GpuRun& run);
+  void launch_generation(GpuRun& run);
+  void wait_generation(GpuRun& run, std::uint64_t done_before);
+  bool poll_gpu(GpuRun& run, std::uint32_t g, std::uint64_t done_before);
+  void end_gpu_launch(GpuRun& run, std::uint32_t g);
+  void report_progress(GpuRun& run);
+  void exchange(GpuRun& run);
+  void stop_the_others(GpuRun& run);
+
+  Factory& make_body_;
+  std::uint32_t gpus_;
+  std::uint32_t capacity_;
+  std::uint32_t staged_pairs_ = 0;
+  std::vector<GridSize> grids_;
+  std::vector<Body> bodies_;
+  std::vector<std::unique_ptr<SlGpuState>> states_;
+  std::vector<std::unique_ptr<DynamicHost>> hosts_;
+  std::vector<std::uint32_t> produced_;  // NEWTASKCNT of each GPU in this generation
+  std::uint32_t generations_ = 0;
+  std::uint64_t peak_ = 0, moved_ = 0, exchange_ns_ = 0, launch_ns_ = 0, end_ns_ = 0, last_report_ns_ = 0;
+  std::vector<std::uint64_t> gpu_tasks_;
+  std::uint64_t peak_per_gpu_ = 0;
+};
+
+// Every GPU's grid and body first (as the other runs across GPUs), then its memory.
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::allocate(GpuRun& run) {
+  std::uint32_t total_blocks = 0;
+  for (std::uint32_t g = 0; g < gpus_; ++g) run.on_gpu(g, [&] { total_blocks += open_gpu(run, g); });
+  // Per task: begin, end, a spawn; per generation a start and an end (counted in the 4096 spare).
+  const std::uint32_t trace_capacity = dynamic_trace_capacity(run.plan(), total_blocks, 3, notes);
+  std::uint64_t first = 0;
+  for (std::uint32_t g = 0; g < gpus_; ++g) {
+    run.on_gpu(g, [&] { allocate_gpu(run, g, first, trace_capacity); });
+    first += states_[g]->count;
+  }
+  peak_ = run.plan().tasks.size();
+}
+
+template <class Factory, class Body>
+std::uint32_t SlAcrossGpus<Factory, Body>::open_gpu(GpuRun& run, std::uint32_t g) {
+  const ExecPlan& p = run.plan();
+  grids_.push_back(persistent_grid(reinterpret_cast<const void*>(&static_list_kernel<Body, true>), static_cast<int>(g), p.block_size, p.workers));
+  if (!grids_.back().note.empty()) notes.push_back("GPU " + std::to_string(g) + ": " + grids_.back().note);
+  bodies_.push_back(make_body_(g, grids_.back().blocks));
+  return grids_.back().blocks;
+}
+
+// GPU g's two arrays, its share of the first generation from the initial tasks' slot `first`, its
+// host side and its trace segments.
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::allocate_gpu(GpuRun& run, std::uint32_t g, std::uint64_t first, std::uint32_t trace_capacity) {
+  const ExecPlan& p = run.plan();
+  GpuSession& s = run.session(g);
+  check_device_bytes(2 * std::uint64_t{capacity_} * sizeof(Task), "the two task arrays on GPU " + std::to_string(g) + " (list_capacity=" +
+                                                                       std::to_string(capacity_) + " each; lower --param list_capacity)");
+  states_.push_back(std::make_unique<SlGpuState>(capacity_));
+  // The first generation: the initial tasks in N even contiguous shares, as every later one.
+  const std::uint64_t n = p.tasks.size() / gpus_ + (g < p.tasks.size() % gpus_ ? 1 : 0);
+  if (n > 0) states_[g]->arrays[0].upload(p.tasks.data() + first, n);
+  states_[g]->count = static_cast<std::uint32_t>(n);
+  states_[g]->peak_slots = n;
+  hosts_.push_back(std::make_unique<DynamicHost>(s, p, grids_[g].blocks, run.abort_all()));
+  hosts_.back()->interleave_ids(g, gpus_);
+  s.allocate_trace(grids_[g].blocks, trace_capacity);
+}
+
+// Every generation; after a failure the GPUs whose launch may still run are stopped first.
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::drive(GpuRun& run) {
+  try {
+    launch_ns_ = run.session(0).now_ns();
+    run_generations(run);
+    end_ns_ = run.session(0).now_ns();
+  } catch (...) {
+    stop_the_others(run);
+    throw;
+  }
+}
+
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::run_generations(GpuRun& run) {
+  for (;;) {
+    std::uint64_t total = 0, done_before = 0;
+    for (const auto& st : states_) {
+      total += st->count;
+      done_before += st->ran;
+    }
+    if (total == 0) return;
+    ++generations_;
+    launch_generation(run);
+    wait_generation(run, done_before);
+    const std::uint64_t ended_ns = run.session(0).now_ns();
+    std::uint64_t next = 0;
+    for (std::uint32_t g = 0; g < gpus_; ++g) {
+      states_[g]->ran += states_[g]->count;
+      states_[g]->peak_slots = std::max<std::uint64_t>(states_[g]->peak_slots, produced_[g]);
+      next += produced_[g];
+    }
+    peak_ = std::max(peak_, next);
+    if (next == 0) {
+      for (auto& st : states_) st->count = 0;
+      return;
+    }
+    exchange(run);
+    exchange_ns_ += run.session(0).now_ns() - ended_ns;
+  }
+}
+
+// Every GPU's share, launched back to back: the GPUs start together.
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::launch_generation(GpuRun& run) {
+  for (std::uint32_t g = 0; g < gpus_; ++g) {
+    SlGpuState& st = *states_[g];
+    if (st.count == 0) continue;
+    run.on_gpu(g, [&] {
+      GpuSession& s = run.session(g);
+      // Stream-ordered resets: this GPU's previous launch has ended when these run.
+      GPULB_CUDA_TRY(cudaMemsetAsync(st.cursor.get(), 0, sizeof(GenerationCursor), s.kernel_stream()));
+      GPULB_CUDA_TRY(cudaMemsetAsync(st.ctl.get(), 0, sizeof(StaticTaskListControl), s.kernel_stream()));
+      const StaticTaskListRef list{st.input(), st.output(), st.ctl.get(), st.count, capacity_};
+      s.host_record(trace::EventKind::KernelLaunch, st.count);
+      static_list_kernel<Body, true><<<std::min(st.count, grids_[g].blocks), run.plan().block_size, 0, s.kernel_stream()>>>(
+          list, st.cursor.get(), hosts_[g]->args(), bodies_[g]);
+      GPULB_CUDA_CHECK_LAUNCH();
+      st.running = true;
+    });
+  }
+}
+
+// Waits for every GPU, polling each (progress, watchdog, errors); a GPU's failure ends the run.
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::wait_generation(GpuRun& run, std::uint64_t done_before) {
+  std::fill(produced_.begin(), produced_.end(), 0u);
+  for (bool busy = true; busy;) {
+    busy = false;
+    for (std::uint32_t g = 0; g < gpus_; ++g) {
+      if (!states_[g]->running) continue;
+      run.on_gpu(g, [&] { busy = poll_gpu(run, g, done_before) || busy; });
+    }
+    if (run.reports_progress()) report_progress(run);
+    if (busy) std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+// One poll of GPU g's launch: true while it runs. The tasks of the generations that ended count as
+// progress: the watchdog's clock starts again with each generation, as on one GPU.
+template <class Factory, class Body>
+bool SlAcrossGpus<Factory, Body>::poll_gpu(GpuRun& run, std::uint32_t g, std::uint64_t done_before) {
+  const cudaError_t q = cudaStreamQuery(run.session(g).kernel_stream());
+  if (q == cudaErrorNotReady) {
+    const std::uint32_t gen = generations_, n = states_[g]->count;
+    hosts_[g]->wait_step([&] { return "generation " + std::to_string(gen) + ": GPU " + std::to_string(g) + "'s share of " + std::to_string(n) +
+                                      " tasks has not finished"; },
+                         done_before);
+    return true;
+  }
+  GPULB_CUDA_TRY(q);
+  end_gpu_launch(run, g);
+  return false;
+}
+
+// GPU g's launch has ended: its blocks' first failure, and its NEWTASKCNT.
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::end_gpu_launch(GpuRun& run, std::uint32_t g) {
+  GpuSession& s = run.session(g);
+  SlGpuState& st = *states_[g];
+  GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
+  st.running = false;
+  s.host_record(trace::EventKind::KernelEnd, st.count);
+  const DeviceFailure f = hosts_[g]->failure();
+  if (f.code != 0) {
+    std::string msg = hosts_[g]->common_failure_message(f);
+    if (static_cast<DynamicFailure>(f.code) == DynamicFailure::ListCapacity) {
+      msg = "static-list: generation " + std::to_string(generations_) + " created more than list_capacity=" + std::to_string(capacity_) +
+            " tasks on GPU " + std::to_string(g) + "; raise --param list_capacity";
+    } else {
+      msg += " (GPU " + std::to_string(g) + ")";
+    }
+    throw RunError(msg);
+  }
+  StaticTaskListControl c;
+  st.ctl.download(&c, 1);  // NEWTASKCNT
+  if (c.tail > capacity_) throw RunError("static-list: GPU " + std::to_string(g) + "'s output array passed list_capacity unnoticed");
+  produced_[g] = c.tail;
+}
+
+// Every 20 ms while the GPUs run: every GPU's tasks, from the generations that ended and the polls.
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::report_progress(GpuRun& run) {
+  const std::uint64_t now = run.session(0).now_ns();
+  if (now - last_report_ns_ <= 20'000'000) return;
+  last_report_ns_ = now;
+  std::uint64_t progress = 0;
+  for (std::uint32_t g = 0; g < gpus_; ++g) progress += std::max(states_[g]->ran, hosts_[g]->polled());
+  run.report_progress(progress, run.plan().expected_tasks);
+}
+
+// The exchange: every copy into GPU g on g's copy stream; the sources are the output arrays, which
+// every GPU's ended launch wrote (1. above). Only once every copy has read its source does each
+// GPU's generation move to its share.
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::exchange(GpuRun& run) {
+  const std::vector<GenerationShare> shares = split_generation(produced_, capacity_);
+  for (std::uint32_t g = 0; g < gpus_; ++g) {
+    run.on_gpu(g, [&] {
+      GpuSession& s = run.session(g);
+      const SlGpuState& st = *states_[g];
+      const GenerationShare& share = shares[g];
+      Task* target = share.in_place ? st.output() : st.arrays[st.in].get();
+      for (const GenerationCopy& c : share.copies) {
+        const Task* from = states_[c.from]->output() + c.from_slot;
+        const std::size_t bytes = std::size_t{c.count} * sizeof(Task);
+        if (c.from == g) {
+          GPULB_CUDA_TRY(cudaMemcpyAsync(target + c.to_slot, from, bytes, cudaMemcpyDeviceToDevice, s.copy_stream()));
+        } else {
+          GPULB_CUDA_TRY(cudaMemcpyPeerAsync(target + c.to_slot, static_cast<int>(g), from, static_cast<int>(c.from), bytes, s.copy_stream()));
+        }
+      }
+      if (share.received > 0) {
+        const std::uint64_t bytes = share.received * sizeof(Task);
+        s.host_record(trace::EventKind::Transfer, static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes, 0xFFFFFFFFu)), 0);
+      }
+    });
+  }
+  for (std::uint32_t g = 0; g < gpus_; ++g) run.on_gpu(g, [&] { GPULB_CUDA_TRY(cudaStreamSynchronize(run.session(g).copy_stream())); });
+  for (std::uint32_t g = 0; g < gpus_; ++g) {
+    SlGpuState& st = *states_[g];
+    const GenerationShare& share = shares[g];
+    if (share.in_place) st.in = 1 - st.in;  // the output array holds the share: the arrays swap (NEWTASKCNT)
+    st.first = share.first;                 // else the share is in the old input array, from slot 0
+    st.count = share.count;
+    st.moved_in += share.received;
+    st.peak_slots = std::max<std::uint64_t>(st.peak_slots, std::uint64_t{share.first} + share.count);
+    moved_ += share.received;
+  }
+}
+
+// After a failure: a GPU whose launch may still run is waited for; its watchdog sees abort_all and
+// stops it (Watchdog::check), and its own error is dropped (the first one is reported).
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::stop_the_others(GpuRun& run) {
+  run.abort_all().store(true);
+  for (std::uint32_t g = 0; g < states_.size() && g < hosts_.size(); ++g) {
+    if (static_cast<int>(g) == run.first_failure() || !states_[g]->running) continue;
+    try {
+      GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
+      hosts_[g]->wait_kernel([] { return std::string("stopping after another GPU's failure"); });
+    } catch (...) {
+    }
+    states_[g]->running = false;
+  }
+}
+
+template <class Factory, class Body>
+GpuShare SlAcrossGpus<Factory, Body>::collect(GpuRun&, std::uint32_t g, ExecOutput& out) {
+  DynamicOutcome counts;
+  hosts_[g]->collect(counts, /*per_sm=*/false);  // a rank's blocks move between SMs across generations
+  out.tasks_run += counts.tasks_run;
+  out.tasks_spawned += counts.tasks_spawned;
+  out.metrics["gpu" + std::to_string(g) + "_tasks"] = counts.tasks_run;
+  out.metrics["gpu" + std::to_string(g) + "_moved_in"] = states_[g]->moved_in;
+  peak_per_gpu_ = std::max(peak_per_gpu_, states_[g]->peak_slots);
+  return {launch_ns_, end_ns_, counts.tasks_run, grids_[g].blocks};
+}
+
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::finish(GpuRun& run, ExecOutput& out) {
+  out.metrics["generations"] = generations_;
+  out.metrics["peak_task_slots"] = peak_;
+  out.metrics["peak_task_slots_per_gpu"] = peak_per_gpu_;
+  out.metrics["tasks_moved"] = moved_;
+  out.metrics["exchange_ns"] = exchange_ns_;
+  out.metrics["gpus"] = gpus_;
+  out.notes.push_back("static-list across " + std::to_string(gpus_) + " GPUs: " + std::to_string(generations_) + " generations; the largest needed " +
+                      std::to_string(peak_) + " task slots in all, at most " + std::to_string(peak_per_gpu_) +
+                      " in one array of one GPU (two arrays a GPU); " + std::to_string(moved_) + " tasks moved between GPUs; tasks per GPU" +
+                      tasks_per_gpu(run.shares(), out.tasks_run));
+  if (staged_pairs_ > 0) {
+    out.notes.push_back(std::to_string(staged_pairs_) + " ordered pairs of GPUs have no peer access: the tasks between them were copied through host memory");
+  }
+}
+
 template <class Factory>
 ExecOutput run_static_list_on_gpus(const ExecPlan& plan, Factory& make_body) {
   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
-  using trace::EventKind;
-  int count = 0;
-  GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
-  if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
-  check_gpu_request(plan.gpus, static_cast<std::uint64_t>(count));
-  const std::uint32_t gpus = plan.gpus;
-  // The hosts' plan: progress is reported here, from every GPU's count.
-  ExecPlan p = plan;
-  p.progress = nullptr;
-  const PolicyOptions& o = p.options;
-  const std::uint32_t capacity = o.list_capacity;
-  const std::uint64_t first_share = (p.tasks.size() + gpus - 1) / gpus;
-  if (first_share > capacity) {
-    throw RunError("static-list: the " + std::to_string(p.tasks.size()) + " initial tasks do not fit list_capacity=" + std::to_string(capacity) +
-                   " on " + std::to_string(gpus) + " GPUs (" + std::to_string(first_share) + " a GPU); raise --param list_capacity");
-  }
-
-  for (std::uint32_t g = 0; g < gpus; ++g) cuda::check_usable(static_cast<int>(g));
-  const std::uint32_t staged_pairs = enable_peer_copies(gpus);
-
-  const std::uint64_t origin = host_now_ns();
-  std::atomic<bool> abort_all{false};
-  std::vector<std::unique_ptr<GpuSession>> sessions;
-  std::vector<GridSize> grids;
-  std::vector<Body> bodies;
-  std::vector<std::unique_ptr<SlGpuState>> states;
-  std::vector<std::unique_ptr<DynamicHost>> hosts;
-  std::vector<std::string> notes;
-  // The GPU whose part failed first (-1: none, or not a GPU's part); its error is the one reported.
-  int failed = -1;
-  auto on_gpu = [&](std::uint32_t g, auto&& part) {
-    try {
-      try {
-        GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
-        part();
-      } catch (...) {
-        rethrow_gpu_failure(p, static_cast<int>(g));
-      }
-    } catch (...) {
-      if (failed < 0) failed = static_cast<int>(g);
-      throw;
-    }
-  };
-
-  // Every GPU's session, grid and body first (as the other frames across GPUs), then its memory.
-  std::uint32_t total_blocks = 0;
-  for (std::uint32_t g = 0; g < gpus; ++g) {
-    on_gpu(g, [&] {
-      sessions.push_back(std::make_unique<GpuSession>(static_cast<int>(g), g, origin));
-      grids.push_back(persistent_grid(reinterpret_cast<const void*>(&static_list_kernel<Body, true>), static_cast<int>(g), p.block_size, p.workers));
-      if (!grids.back().note.empty()) notes.push_back("GPU " + std::to_string(g) + ": " + grids.back().note);
-      total_blocks += grids.back().blocks;
-      bodies.push_back(make_body(g, grids.back().blocks));
-    });
-  }
-  // Per task: begin, end, a spawn; per generation a start and an end (counted in the 4096 spare).
-  const std::uint32_t trace_capacity = dynamic_trace_capacity(p, total_blocks, 3, notes);
-  std::uint64_t start = 0;
-  for (std::uint32_t g = 0; g < gpus; ++g) {
-    on_gpu(g, [&] {
-      GpuSession& s = *sessions[g];
-      check_device_bytes(2 * std::uint64_t{capacity} * sizeof(Task), "the two task arrays on GPU " + std::to_string(g) + " (list_capacity=" +
-                                                                          std::to_string(capacity) + " each; lower --param list_capacity)");
-      states.push_back(std::make_unique<SlGpuState>(capacity));
-      // The first generation: the initial tasks in N even contiguous shares, as every later one.
-      const std::uint64_t n = p.tasks.size() / gpus + (g < p.tasks.size() % gpus ? 1 : 0);
-      if (n > 0) states[g]->arrays[0].upload(p.tasks.data() + start, n);
-      states[g]->count = static_cast<std::uint32_t>(n);
-      states[g]->peak_slots = n;
-      start += n;
-      hosts.push_back(std::make_unique<DynamicHost>(s, p, grids[g].blocks, abort_all));
-      hosts.back()->interleave_ids(g, gpus);
-      s.allocate_trace(grids[g].blocks, trace_capacity);
-    });
-  }
-
-  // After a failure: a GPU whose launch may still run is waited for; its watchdog sees abort_all
-  // and stops it (Watchdog::check), and its own error is dropped (the first one is reported).
-  auto stop_the_others = [&] {
-    abort_all.store(true);
-    for (std::uint32_t g = 0; g < states.size() && g < hosts.size(); ++g) {
-      if (static_cast<int>(g) == failed || !states[g]->running) continue;
-      try {
-        GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
-        hosts[g]->wait_kernel([] { return std::string("stopping after another GPU's failure"); });
-      } catch (...) {
-      }
-      states[g]->running = false;
-    }
-  };
-
-  std::uint32_t generations = 0;
-  std::uint64_t peak = p.tasks.size(), moved = 0, exchange_ns = 0, launch_ns = 0, end_ns = 0;
-  std::uint64_t last_report_ns = 0;
-  std::vector<std::uint32_t> produced(gpus, 0);
-  try {
-    launch_ns = sessions[0]->now_ns();
-    for (;;) {
-      std::uint64_t total = 0, done_before = 0;
-      for (const auto& st : states) {
-        total += st->count;
-        done_before += st->ran;
-      }
-      if (total == 0) break;
-      ++generations;
-      // Launch every GPU's share back to back: the GPUs start together.
-      for (std::uint32_t g = 0; g < gpus; ++g) {
-        SlGpuState& st = *states[g];
-        if (st.count == 0) continue;
-        on_gpu(g, [&] {
-          GpuSession& s = *sessions[g];
-          // Stream-ordered resets: this GPU's previous launch has ended when these run.
-          GPULB_CUDA_TRY(cudaMemsetAsync(st.cursor.get(), 0, sizeof(GenerationCursor), s.kernel_stream()));
-          GPULB_CUDA_TRY(cudaMemsetAsync(st.ctl.get(), 0, sizeof(StaticTaskListControl), s.kernel_stream()));
-          const StaticTaskListRef list{st.input(), st.output(), st.ctl.get(), st.count, capacity};
-          s.host_record(EventKind::KernelLaunch, st.count);
-          static_list_kernel<Body, true><<<std::min(st.count, grids[g].blocks), p.block_size, 0, s.kernel_stream()>>>(list, st.cursor.get(),
-                                                                                                                      hosts[g]->args(), bodies[g]);
-          GPULB_CUDA_CHECK_LAUNCH();
-          st.running = true;
-        });
-      }
-      // Wait for every GPU, polling each (progress, watchdog, errors); a GPU's failure ends the run.
-      std::fill(produced.begin(), produced.end(), 0u);
-      for (bool busy = true; busy;) {
-        busy = false;
-        for (std::uint32_t g = 0; g < gpus; ++g) {
-          SlGpuState& st = *states[g];
-          if (!st.running) continue;
-          on_gpu(g, [&] {
-            GpuSession& s = *sessions[g];
-            DynamicHost& host = *hosts[g];
-            const cudaError_t q = cudaStreamQuery(s.kernel_stream());
-            if (q == cudaErrorNotReady) {
-              busy = true;
-              const std::uint32_t gen = generations, n = st.count;
-              // The tasks of the generations that ended count as progress: the clock starts again
-              // with each generation, as on one GPU.
-              host.wait_step([&] { return "generation " + std::to_string(gen) + ": GPU " + std::to_string(g) + "'s share of " + std::to_string(n) +
-                                          " tasks has not finished"; },
-                             done_before);
-              return;
-            }
-            GPULB_CUDA_TRY(q);
-            GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
-            st.running = false;
-            s.host_record(EventKind::KernelEnd, st.count);
-            const DeviceFailure f = host.failure();
-            if (f.code != 0) {
-              std::string msg = host.common_failure_message(f);
-              if (static_cast<DynamicFailure>(f.code) == DynamicFailure::ListCapacity) {
-                msg = "static-list: generation " + std::to_string(generations) + " created more than list_capacity=" + std::to_string(capacity) +
-                      " tasks on GPU " + std::to_string(g) + "; raise --param list_capacity";
-              } else {
-                msg += " (GPU " + std::to_string(g) + ")";
-              }
-              throw RunError(msg);
-            }
-            StaticTaskListControl c;
-            st.ctl.download(&c, 1);  // NEWTASKCNT
-            if (c.tail > capacity) throw RunError("static-list: GPU " + std::to_string(g) + "'s output array passed list_capacity unnoticed");
-            produced[g] = c.tail;
-          });
-        }
-        if (plan.progress) {
-          const std::uint64_t now = sessions[0]->now_ns();
-          if (now - last_report_ns > 20'000'000) {
-            last_report_ns = now;
-            std::uint64_t progress = 0;
-            for (std::uint32_t g = 0; g < gpus; ++g) progress += std::max(states[g]->ran, hosts[g]->polled());
-            plan.progress(progress, plan.expected_tasks);
-          }
-        }
-        if (busy) std::this_thread::sleep_for(std::chrono::microseconds(20));
-      }
-      const std::uint64_t ended_ns = sessions[0]->now_ns();
-      std::uint64_t next = 0;
-      for (std::uint32_t g = 0; g < gpus; ++g) {
-        states[g]->ran += states[g]->count;
-        states[g]->peak_slots = std::max<std::uint64_t>(states[g]->peak_slots, produced[g]);
-        next += produced[g];
-      }
-      peak = std::max(peak, next);
-      if (next == 0) {
-        for (auto& st : states) st->count = 0;
-        break;
-      }
-      // The exchange: every copy into GPU g on g's copy stream; the sources are the output arrays,
-      // which every GPU's ended launch wrote (1. above).
-      const std::vector<GenerationShare> shares = split_generation(produced, capacity);
-      for (std::uint32_t g = 0; g < gpus; ++g) {
-        on_gpu(g, [&] {
-          GpuSession& s = *sessions[g];
-          const SlGpuState& st = *states[g];
-          const GenerationShare& share = shares[g];
-          Task* target = share.in_place ? st.output() : st.arrays[st.in].get();
-          for (const GenerationCopy& c : share.copies) {
-            const Task* from = states[c.from]->output() + c.from_slot;
-            const std::size_t bytes = std::size_t{c.count} * sizeof(Task);
-            if (c.from == g) {
-              GPULB_CUDA_TRY(cudaMemcpyAsync(target + c.to_slot, from, bytes, cudaMemcpyDeviceToDevice, s.copy_stream()));
-            } else {
-              GPULB_CUDA_TRY(cudaMemcpyPeerAsync(target + c.to_slot, static_cast<int>(g), from, static_cast<int>(c.from), bytes, s.copy_stream()));
-            }
-          }
-          if (share.received > 0) {
-            const std::uint64_t bytes = share.received * sizeof(Task);
-            s.host_record(EventKind::Transfer, static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes, 0xFFFFFFFFu)), 0);
-          }
-        });
-      }
-      for (std::uint32_t g = 0; g < gpus; ++g) on_gpu(g, [&] { GPULB_CUDA_TRY(cudaStreamSynchronize(sessions[g]->copy_stream())); });
-      // Only now (every copy has read its source) does each GPU's generation move to its share.
-      for (std::uint32_t g = 0; g < gpus; ++g) {
-        SlGpuState& st = *states[g];
-        const GenerationShare& share = shares[g];
-        if (share.in_place) st.in = 1 - st.in;  // the output array holds the share: the arrays swap (NEWTASKCNT)
-        st.first = share.first;                 // else the share is in the old input array, from slot 0
-        st.count = share.count;
-        st.moved_in += share.received;
-        st.peak_slots = std::max<std::uint64_t>(st.peak_slots, std::uint64_t{share.first} + share.count);
-        moved += share.received;
-      }
-      exchange_ns += sessions[0]->now_ns() - ended_ns;
-    }
-    end_ns = sessions[0]->now_ns();
-  } catch (...) {
-    stop_the_others();
-    throw;
-  }
-
-  ExecOutput out;
-  out.notes = std::move(notes);
-  std::vector<std::uint64_t> gpu_tasks(gpus, 0);
-  std::uint64_t peak_per_gpu = 0;
-  for (std::uint32_t g = 0; g < gpus; ++g) {
-    on_gpu(g, [&] {
-      GpuSession& s = *sessions[g];
-      DynamicOutcome counts;
-      hosts[g]->collect(counts, /*per_sm=*/false);  // a rank's blocks move between SMs across generations
-      out.tasks_run += counts.tasks_run;
-      out.tasks_spawned += counts.tasks_spawned;
-      gpu_tasks[g] = counts.tasks_run;
-      out.metrics["gpu" + std::to_string(g) + "_tasks"] = counts.tasks_run;
-      out.metrics["gpu" + std::to_string(g) + "_moved_in"] = states[g]->moved_in;
-      peak_per_gpu = std::max(peak_per_gpu, states[g]->peak_slots);
-      out.workers += grids[g].blocks;
-      s.info().workers = grids[g].blocks;
-      out.trace.devices.push_back(s.info());
-      if (p.trace) {
-        s.drain_worker_tracks(out.trace.tracks);
-        out.trace.tracks.push_back(s.host_track("GPU " + std::to_string(s.device()) + " control thread"));
-      }
-    });
-  }
-  out.makespan_ns = end_ns > launch_ns ? end_ns - launch_ns : 0;
-  out.metrics["generations"] = generations;
-  out.metrics["peak_task_slots"] = peak;
-  out.metrics["peak_task_slots_per_gpu"] = peak_per_gpu;
-  out.metrics["tasks_moved"] = moved;
-  out.metrics["exchange_ns"] = exchange_ns;
-  out.metrics["gpus"] = gpus;
-  std::string line = "static-list across " + std::to_string(gpus) + " GPUs: " + std::to_string(generations) + " generations; the largest needed " +
-                     std::to_string(peak) + " task slots in all, at most " + std::to_string(peak_per_gpu) +
-                     " in one array of one GPU (two arrays a GPU); " + std::to_string(moved) + " tasks moved between GPUs; tasks per GPU";
-  for (std::uint32_t g = 0; g < gpus; ++g) {
-    const double share = out.tasks_run ? 100.0 * static_cast<double>(gpu_tasks[g]) / static_cast<double>(out.tasks_run) : 0.0;
-    line += (g ? ", " : " ") + std::to_string(gpu_tasks[g]) + " (" + std::to_string(static_cast<int>(share + 0.5)) + "%)";
-  }
-  out.notes.push_back(line);
-  if (staged_pairs > 0) {
-    out.notes.push_back(std::to_string(staged_pairs) + " ordered pairs of GPUs have no peer access: the tasks between them were copied through host memory");
-  }
-  out.trace.meta.clock_source = "globaltimer aligned to steady_clock";
-  if (plan.progress) plan.progress(out.tasks_run, plan.expected_tasks);
-  return out;
+  GpuRun run(plan, GpuRun::Across{});
+  SlAcrossGpus<Factory, Body> r(run, make_body);
+  return run_on_gpus(run, r);
 }
 
 }  // namespace gpulb::kernels::detail

@@ -1,18 +1,22 @@
-// The host's frame of work stealing across the GPUs of one host (--gpus N > 1): where the words
-// that GPUs share live (peer memory or mapped host memory, --param peer), each GPU's deques and
-// queues in its memory, the run's control words and GPU 0's staging ring, one control thread per
-// GPU, and the merged trace. The kernel, and the design (memory, stealing, termination, ids, the
-// two placements): work_stealing_multi_gpu.cuh.
+// The host's side of work stealing across the GPUs of one host (--gpus N > 1), a run on the GPU
+// run frame (gpu_run.cuh, which gives it a control thread per GPU and merges the trace): where the
+// words that GPUs share live (peer memory or mapped host memory, --param peer), each GPU's deques
+// and queues in its memory, the run's control words and GPU 0's staging ring, each GPU's launch and
+// wait, and the per-GPU balance. The kernel, and the design (memory, stealing, termination, ids,
+// the two placements): work_stealing_multi_gpu.cuh.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gpulb/clock.hpp"
@@ -21,6 +25,7 @@
 #include "gpulb/exec_plan.hpp"
 #include "gpulb/gpu_request.hpp"
 #include "gpulb/kernels/detail/gpu_failure.hpp"
+#include "gpulb/kernels/detail/gpu_run.cuh"
 #include "gpulb/kernels/work_stealing_multi_gpu.cuh"
 
 namespace gpulb::kernels {
@@ -217,10 +222,10 @@ inline InitialSplit split_initial_tasks(std::span<const Task> tasks, std::uint32
   return s;
 }
 
-// Busy time of the worker tracks in [first, end) of `tracks`: sum of TaskBegin..TaskEnd.
-inline std::uint64_t tracks_busy_ns(const std::vector<trace::Track>& tracks, std::size_t first) {
+// Busy time of the worker tracks [first, end) of `tracks`: sum of TaskBegin..TaskEnd.
+inline std::uint64_t tracks_busy_ns(const std::vector<trace::Track>& tracks, std::size_t first, std::size_t end) {
   std::uint64_t busy = 0;
-  for (std::size_t i = first; i < tracks.size(); ++i) {
+  for (std::size_t i = first; i < end; ++i) {
     std::uint64_t begin = 0;
     bool open = false;
     for (const trace::Event& e : tracks[i].events) {
@@ -240,296 +245,319 @@ struct MgWsGpuOutcome {
   std::uint64_t launch_ns = 0;
   std::uint64_t end_ns = 0;
   std::atomic<std::uint64_t> progress{0};
-  std::atomic<bool> finished{false};
 };
 
-// S: the deques' scope, System for remote=steal, Device for remote=request.
-template <Scope S, class Factory>
-ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
-  using Body = std::decay_t<decltype(make_body(0u, 0u))>;
-  using trace::EventKind;
-  constexpr bool kRequest = S == Scope::Device;
-  check_ws_placement_options(plan.options);  // before any CUDA call
-  int count = 0;
-  GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
-  if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
-  check_gpu_request(plan.gpus, static_cast<std::uint64_t>(count));
-  const std::uint32_t gpus = plan.gpus;
-  if (gpus > kMaxWsGpus) throw ConfigError("work-stealing runs on at most " + std::to_string(kMaxWsGpus) + " GPUs; use --gpus 1.." + std::to_string(kMaxWsGpus));
-  // The control threads' plan: progress is reported here, from the sum of every GPU's count.
-  ExecPlan p = plan;
-  p.progress = nullptr;
-  const PolicyOptions& o = p.options;
-  // 0: by remote (the option's help). Under steal a chunk makes every owner pop pay a CAS while its
-  // deque is that short, so 1; an answer to a request costs the owner nothing below its last task.
-  const std::uint32_t asked_chunk = o.remote_chunk != 0 ? o.remote_chunk : (kRequest ? kDefaultRequestChunk : 1u);
-  std::uint32_t remote_chunk = std::max(1u, std::min({asked_chunk, o.deque_capacity, o.spawn_capacity}));
+// The counts of every GPU's blocks, summed as the GPUs are collected.
+struct MgWsTotals {
+  std::uint64_t steals = 0, remote_steals = 0, steals_failed = 0, spilled = 0, slots = 0;
+  std::uint32_t peak_deque = 0;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> per_sm;  // (GPU, SM) -> tasks
+};
 
-  for (std::uint32_t g = 0; g < gpus; ++g) cuda::check_usable(static_cast<int>(g));
+// The run of work stealing across GPUs on the GPU run frame (gpu_run.cuh). S: the deques' scope,
+// System for remote=steal, Device for remote=request.
+//
+// Body is the factory's body type as the caller spells it (body_factory.hpp says why it is not
+// named here).
+template <Scope S, class Factory, class Body>
+class WsAcrossGpus {
+ public:
+  static constexpr bool kRequest = S == Scope::Device;
+
+  WsAcrossGpus(const GpuRun& run, Factory& make_body) : make_body_(make_body), o_(run.plan().options), gpus_(run.gpus()) {
+    if (gpus_ > kMaxWsGpus) throw ConfigError("work-stealing runs on at most " + std::to_string(kMaxWsGpus) + " GPUs; use --gpus 1.." + std::to_string(kMaxWsGpus));
+    // 0: by remote (the option's help). Under steal a chunk makes every owner pop pay a CAS while its
+    // deque is that short, so 1; an answer to a request costs the owner nothing below its last task.
+    const std::uint32_t asked_chunk = o_.remote_chunk != 0 ? o_.remote_chunk : (kRequest ? kDefaultRequestChunk : 1u);
+    remote_chunk_ = std::max(1u, std::min({asked_chunk, o_.deque_capacity, o_.spawn_capacity}));
+  }
+
+  std::vector<std::string> notes;
+  TrackLayout layout() const { return TrackLayout::PerBlock; }
+
   // Peer memory, or host memory (work_stealing_multi_gpu.cuh, "Two placements"). Only
   // remote=request runs through host memory, the kernel's S = Device instantiation: the same
   // kernel, its shared words allocated elsewhere.
-  const std::string no_peer = o.peer == "off" ? std::string() : missing_peer_path(gpus);
-  const bool want_host = o.peer == "off" || !no_peer.empty();
-  const WsPlacement placement = choose_ws_placement(o, no_peer, want_host && kRequest ? missing_host_atomics(gpus) : std::string());
-  if (!placement.host) enable_peer_access(gpus);
+  void connect(GpuRun&) {
+    const std::string no_peer = o_.peer == "off" ? std::string() : missing_peer_path(gpus_);
+    const bool want_host = o_.peer == "off" || !no_peer.empty();
+    placement_ = choose_ws_placement(o_, no_peer, want_host && kRequest ? missing_host_atomics(gpus_) : std::string());
+    if (!placement_.host) enable_peer_access(gpus_);
+    notes.push_back(placement_.note);
+  }
 
-  const InitialSplit split = split_initial_tasks(p.tasks, gpus, o.sharing_capacity);
-  const std::uint64_t origin = host_now_ns();
-  std::atomic<bool> abort_all{false};
-  std::vector<std::unique_ptr<GpuSession>> sessions;
-  std::vector<GridSize> grids;
-  std::vector<Body> bodies;
-  std::vector<std::unique_ptr<MgWsGpuState>> states;
-  std::vector<std::unique_ptr<DynamicHost>> hosts;
-  std::unique_ptr<MgWsHome> home;
-  std::vector<std::string> notes{placement.note};
   // Every GPU's body and memory is made here, one GPU after the other, before any kernel starts:
   // a block may steal from any GPU's deques from its first pass on.
-  std::uint32_t total_blocks = 0;
-  for (std::uint32_t g = 0; g < gpus; ++g) {
-    try {
-      GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
-      sessions.push_back(std::make_unique<GpuSession>(static_cast<int>(g), g, origin));
-      grids.push_back(persistent_grid(reinterpret_cast<const void*>(&work_stealing_multi_kernel<Body, S>), static_cast<int>(g), p.block_size,
-                                      p.workers));
-      if (!grids.back().note.empty()) notes.push_back("GPU " + std::to_string(g) + ": " + grids.back().note);
-      total_blocks += grids.back().blocks;
-      bodies.push_back(make_body(g, grids.back().blocks));
-    } catch (...) {
-      rethrow_gpu_failure(p, static_cast<int>(g));
-    }
-  }
-  const std::uint32_t trace_capacity = dynamic_trace_capacity(p, total_blocks, 8, notes);
-  if (placement.host) {  // the inboxes are pinned host memory: keep them to kHostInboxBytes a GPU
-    std::uint32_t most_blocks = 1;
-    for (const GridSize& grid : grids) most_blocks = std::max(most_blocks, grid.blocks);
-    const auto fits = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, kHostInboxBytes / (std::uint64_t{most_blocks} * sizeof(Task))));
-    if (remote_chunk > fits) {
-      notes.push_back("remote_chunk lowered from " + std::to_string(remote_chunk) + " to " + std::to_string(fits) +
-                      ": through host memory each block's inbox holds remote_chunk tasks in pinned memory, at most " +
-                      std::to_string(kHostInboxBytes >> 20) + " MiB a GPU");
-      remote_chunk = fits;
-    }
-  }
-  for (std::uint32_t g = 0; g < gpus; ++g) {
-    try {
-      GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
-      GpuSession& s = *sessions[g];
-      const std::uint32_t blocks = grids[g].blocks;
-      states.push_back(std::make_unique<MgWsGpuState>(o, blocks, split.shares[g], kRequest ? remote_chunk : 0, placement.host));
-      if (g == 0) home = std::make_unique<MgWsHome>(o, split.prefilled, split.shares[0].size(), placement.host, split.rest.empty() && !p.host_feed);
-      if (!split.shares[g].empty()) s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(split.shares[g].size()), kSharingQueueId);
-      hosts.push_back(std::make_unique<DynamicHost>(s, p, blocks, abort_all));
-      hosts.back()->interleave_ids(g, gpus);
-      s.allocate_trace(blocks, trace_capacity);
-    } catch (...) {
-      rethrow_gpu_failure(p, static_cast<int>(g));
-    }
-  }
-  std::vector<MgWsKernelArgs<S>> args(gpus);
-  for (std::uint32_t g = 0; g < gpus; ++g) {
-    MgWsKernelArgs<S>& k = args[g];
-    const std::uint32_t blocks = grids[g].blocks;
-    k.ws = BasicWorkStealingRef<S, Scope::System>{states[g]->deques(), states[g]->sharing.ref(), states[g]->overflow.ref(),
-                                                  home->control.get(), blocks, o.deque_overflow == "spill", remote_chunk};
-    if (g == 0) k.staging = home->device_staging(split.shares[0].size());
-    k.peers.gpus = gpus;
-    k.peers.self = g;
-    for (std::uint32_t h = 0; h < gpus; ++h) {
-      k.peers.gpu[h] = states[h]->deques();
-      // Through host memory a block reads another GPU's block count, never its deques: a null
-      // pointer makes a read by mistake fail loudly rather than read a foreign address.
-      if (placement.host && h != g) {
-        k.peers.gpu[h].ctl = nullptr;
-        k.peers.gpu[h].slots = nullptr;
-      }
-      k.peers.mail[h] = states[h]->mail.get();
-      k.peers.inbox[h] = states[h]->inbox.get();
-    }
-    k.victim = o.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random;
-    k.remote_chunk = remote_chunk;
-    k.remote_after = std::max(1u, o.remote_after);
-    k.remote_poll = std::max(1u, o.remote_poll);
-    k.reserve = states[g]->reserve.get();
+  void allocate(GpuRun& run) {
+    split_ = split_initial_tasks(run.plan().tasks, gpus_, o_.sharing_capacity);
+    expected_tasks_ = run.plan().expected_tasks;
+    std::uint32_t total_blocks = 0;
+    for (std::uint32_t g = 0; g < gpus_; ++g) run.on_gpu(g, [&] { total_blocks += open_gpu(run, g); });
+    const std::uint32_t trace_capacity = dynamic_trace_capacity(run.plan(), total_blocks, 8, notes);
+    if (placement_.host) fit_host_inboxes();
+    for (std::uint32_t g = 0; g < gpus_; ++g) run.on_gpu(g, [&] { allocate_gpu(run, g, trace_capacity); });
+    args_.resize(gpus_);
+    for (std::uint32_t g = 0; g < gpus_; ++g) args_[g] = kernel_args(g);
+    outcomes_ = std::vector<MgWsGpuOutcome>(gpus_);
   }
 
-  // For the watchdog's message: the run's control words and this GPU's queues.
-  auto describe = [&](std::uint32_t g) {
-    WorkStealingControl c;
-    GpuSession& s = *sessions[g];
-    GPULB_CUDA_TRY(cudaMemcpyAsync(&c, home->control.get(), sizeof c, cudaMemcpyDefault, s.copy_stream()));
-    GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
-    auto queued = [](const SharingQueueControl& q) { return q.enqueue_pos > q.dequeue_pos ? q.enqueue_pos - q.dequeue_pos : 0; };
-    return "GPU " + std::to_string(g) + " of " + std::to_string(gpus) + "; run pending " + std::to_string(c.pending) + ", host " +
-           (c.host_end == 0 ? "inserting" : "done") + "; this GPU's sharing queue " + std::to_string(queued(states[g]->sharing.control())) +
-           ", overflow queue " + std::to_string(queued(states[g]->overflow.control()));
+  void control(GpuRun& run, std::uint32_t g);
+
+  GpuProgress progress() const {
+    GpuProgress p{0, expected_tasks_};
+    for (const MgWsGpuOutcome& oc : outcomes_) p.done += oc.progress.load(std::memory_order_relaxed);
+    return p;
+  }
+
+  GpuShare collect(GpuRun& run, std::uint32_t g, ExecOutput& out);
+  void finish(GpuRun& run, ExecOutput& out);
+
+ private:
+  std::uint32_t open_gpu(GpuRun& run, std::uint32_t g);
+  void fit_host_inboxes();
+  void allocate_gpu(GpuRun& run, std::uint32_t g, std::uint32_t trace_capacity);
+  MgWsKernelArgs<S> kernel_args(std::uint32_t g) const;
+  std::string describe(GpuRun& run, std::uint32_t g) const;
+  void wait_for_kernel(GpuRun& run, std::uint32_t g, std::uint64_t inserted, const std::function<std::string()>& state);
+  std::string balance_note(GpuRun& run, const ExecOutput& out, const std::vector<std::uint64_t>& busy) const;
+
+  Factory& make_body_;
+  const PolicyOptions& o_;
+  std::uint32_t gpus_;
+  std::uint32_t remote_chunk_ = 1;
+  std::uint64_t expected_tasks_ = 0;
+  WsPlacement placement_;
+  InitialSplit split_;
+  std::vector<GridSize> grids_;
+  std::vector<Body> bodies_;
+  std::vector<std::unique_ptr<MgWsGpuState>> states_;
+  std::vector<std::unique_ptr<DynamicHost>> hosts_;
+  std::unique_ptr<MgWsHome> home_;
+  std::vector<MgWsKernelArgs<S>> args_;
+  std::vector<MgWsGpuOutcome> outcomes_;
+  MgWsTotals totals_;
+};
+
+// GPU g's grid and body; returns its blocks.
+template <Scope S, class Factory, class Body>
+std::uint32_t WsAcrossGpus<S, Factory, Body>::open_gpu(GpuRun& run, std::uint32_t g) {
+  const ExecPlan& p = run.plan();
+  grids_.push_back(persistent_grid(reinterpret_cast<const void*>(&work_stealing_multi_kernel<Body, S>), static_cast<int>(g), p.block_size, p.workers));
+  if (!grids_.back().note.empty()) notes.push_back("GPU " + std::to_string(g) + ": " + grids_.back().note);
+  bodies_.push_back(make_body_(g, grids_.back().blocks));
+  return grids_.back().blocks;
+}
+
+// The inboxes are pinned host memory: keep them to kHostInboxBytes a GPU.
+template <Scope S, class Factory, class Body>
+void WsAcrossGpus<S, Factory, Body>::fit_host_inboxes() {
+  std::uint32_t most_blocks = 1;
+  for (const GridSize& grid : grids_) most_blocks = std::max(most_blocks, grid.blocks);
+  const auto fits = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, kHostInboxBytes / (std::uint64_t{most_blocks} * sizeof(Task))));
+  if (remote_chunk_ > fits) {
+    notes.push_back("remote_chunk lowered from " + std::to_string(remote_chunk_) + " to " + std::to_string(fits) +
+                    ": through host memory each block's inbox holds remote_chunk tasks in pinned memory, at most " +
+                    std::to_string(kHostInboxBytes >> 20) + " MiB a GPU");
+    remote_chunk_ = fits;
+  }
+}
+
+// GPU g's deques and queues (GPU 0: the run's control words and staging ring too), its host side
+// and its trace segments.
+template <Scope S, class Factory, class Body>
+void WsAcrossGpus<S, Factory, Body>::allocate_gpu(GpuRun& run, std::uint32_t g, std::uint32_t trace_capacity) {
+  const ExecPlan& p = run.plan();
+  GpuSession& s = run.session(g);
+  const std::uint32_t blocks = grids_[g].blocks;
+  states_.push_back(std::make_unique<MgWsGpuState>(o_, blocks, split_.shares[g], kRequest ? remote_chunk_ : 0, placement_.host));
+  if (g == 0) home_ = std::make_unique<MgWsHome>(o_, split_.prefilled, split_.shares[0].size(), placement_.host, split_.rest.empty() && !p.host_feed);
+  if (!split_.shares[g].empty()) s.host_record(trace::EventKind::HostEnqueue, static_cast<std::uint32_t>(split_.shares[g].size()), kSharingQueueId);
+  hosts_.push_back(std::make_unique<DynamicHost>(s, p, blocks, run.abort_all()));
+  hosts_.back()->interleave_ids(g, gpus_);
+  s.allocate_trace(blocks, trace_capacity);
+}
+
+template <Scope S, class Factory, class Body>
+MgWsKernelArgs<S> WsAcrossGpus<S, Factory, Body>::kernel_args(std::uint32_t g) const {
+  MgWsKernelArgs<S> k;
+  const std::uint32_t blocks = grids_[g].blocks;
+  k.ws = BasicWorkStealingRef<S, Scope::System>{states_[g]->deques(), states_[g]->sharing.ref(), states_[g]->overflow.ref(),
+                                                home_->control.get(), blocks, o_.deque_overflow == "spill", remote_chunk_};
+  if (g == 0) k.staging = home_->device_staging(split_.shares[0].size());
+  k.peers.gpus = gpus_;
+  k.peers.self = g;
+  for (std::uint32_t h = 0; h < gpus_; ++h) {
+    k.peers.gpu[h] = states_[h]->deques();
+    // Through host memory a block reads another GPU's block count, never its deques: a null
+    // pointer makes a read by mistake fail loudly rather than read a foreign address.
+    if (placement_.host && h != g) {
+      k.peers.gpu[h].ctl = nullptr;
+      k.peers.gpu[h].slots = nullptr;
+    }
+    k.peers.mail[h] = states_[h]->mail.get();
+    k.peers.inbox[h] = states_[h]->inbox.get();
+  }
+  k.victim = o_.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random;
+  k.remote_chunk = remote_chunk_;
+  k.remote_after = std::max(1u, o_.remote_after);
+  k.remote_poll = std::max(1u, o_.remote_poll);
+  k.reserve = states_[g]->reserve.get();
+  return k;
+}
+
+// For the watchdog's message: the run's control words and this GPU's queues.
+template <Scope S, class Factory, class Body>
+std::string WsAcrossGpus<S, Factory, Body>::describe(GpuRun& run, std::uint32_t g) const {
+  WorkStealingControl c;
+  GpuSession& s = run.session(g);
+  GPULB_CUDA_TRY(cudaMemcpyAsync(&c, home_->control.get(), sizeof c, cudaMemcpyDefault, s.copy_stream()));
+  GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
+  auto queued = [](const SharingQueueControl& q) { return q.enqueue_pos > q.dequeue_pos ? q.enqueue_pos - q.dequeue_pos : 0; };
+  return "GPU " + std::to_string(g) + " of " + std::to_string(gpus_) + "; run pending " + std::to_string(c.pending) + ", host " +
+         (c.host_end == 0 ? "inserting" : "done") + "; this GPU's sharing queue " + std::to_string(queued(states_[g]->sharing.control())) +
+         ", overflow queue " + std::to_string(queued(states_[g]->overflow.control()));
+}
+
+// GPU g's part: the launch, GPU 0's feed from the host, the wait, the blocks' first failure.
+template <Scope S, class Factory, class Body>
+void WsAcrossGpus<S, Factory, Body>::control(GpuRun& run, std::uint32_t g) {
+  using trace::EventKind;
+  const ExecPlan& p = run.plan();
+  GpuSession& s = run.session(g);
+  DynamicHost& host = *hosts_[g];
+  const std::function<std::string()> state = [&] { return describe(run, g); };
+  s.host_record(EventKind::KernelLaunch, grids_[g].blocks);
+  outcomes_[g].launch_ns = s.now_ns();
+  work_stealing_multi_kernel<Body, S><<<grids_[g].blocks, p.block_size, 0, s.kernel_stream()>>>(args_[g], host.args(), bodies_[g]);
+  GPULB_CUDA_CHECK_LAUNCH();
+  std::uint64_t inserted = 0;
+  if (g == 0) {
+    inserted = feed_and_close(s, p, split_.rest, home_->host_staging(split_.shares[0].size()), split_.shares[0].size(),
+                              placement_.host ? home_->control.in_host.host() : home_->control.get(), home_->host_end, host, state,
+                              placement_.host);
+  }
+  wait_for_kernel(run, g, inserted, state);
+  // A block of this GPU failed the run (its blocks stopped): report it from here, so that it is
+  // the first failure and the other GPUs, whose blocks wait for tasks this GPU will never finish,
+  // are stopped now rather than by their watchdogs.
+  const DeviceFailure f = host.failure();
+  if (f.code != 0) {
+    const auto why = static_cast<DynamicFailure>(f.code);
+    const bool full = why == DynamicFailure::OverflowFull || why == DynamicFailure::DequeFull;
+    throw RunError((full ? policies::work_stealing_full_message("block", f.block, p.options) : host.common_failure_message(f)) + " (GPU " +
+                   std::to_string(g) + ")");
+  }
+}
+
+// Polls GPU g's blocks until its kernel ends. Progress for its watchdog: every GPU's tasks (a GPU
+// whose blocks wait for the others' last tasks is not stuck).
+template <Scope S, class Factory, class Body>
+void WsAcrossGpus<S, Factory, Body>::wait_for_kernel(GpuRun& run, std::uint32_t g, std::uint64_t inserted, const std::function<std::string()>& state) {
+  GpuSession& s = run.session(g);
+  DynamicHost& host = *hosts_[g];
+  auto others = [&] {
+    std::uint64_t n = 0;
+    for (std::uint32_t h = 0; h < gpus_; ++h) n += h == g ? 0 : outcomes_[h].progress.load(std::memory_order_relaxed);
+    return n;
   };
+  while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) {
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+    host.wait_step(state, inserted + others());
+    outcomes_[g].progress.store(host.polled(), std::memory_order_relaxed);
+  }
+  GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
+  outcomes_[g].end_ns = s.now_ns();
+  s.host_record(trace::EventKind::KernelEnd, grids_[g].blocks);
+}
 
-  std::vector<MgWsGpuOutcome> outcomes(gpus);
-  std::vector<std::exception_ptr> errors(gpus);
-  std::atomic<int> first_failure{-1};
-  std::vector<std::thread> threads;
-  for (std::uint32_t g = 0; g < gpus; ++g) {
-    threads.emplace_back([&, g] {
-      GpuSession& s = *sessions[g];
-      DynamicHost& host = *hosts[g];
-      MgWsGpuOutcome& out = outcomes[g];
-      try {
-        try {
-          GPULB_CUDA_TRY(cudaSetDevice(s.device()));
-          const std::function<std::string()> state = [&] { return describe(g); };
-          // Progress for this GPU's watchdog: every GPU's tasks (a GPU whose blocks wait for the
-          // others' last tasks is not stuck).
-          auto others = [&] {
-            std::uint64_t n = 0;
-            for (std::uint32_t h = 0; h < gpus; ++h) n += h == g ? 0 : outcomes[h].progress.load(std::memory_order_relaxed);
-            return n;
-          };
-          s.host_record(EventKind::KernelLaunch, grids[g].blocks);
-          out.launch_ns = s.now_ns();
-          work_stealing_multi_kernel<Body, S><<<grids[g].blocks, p.block_size, 0, s.kernel_stream()>>>(args[g], host.args(), bodies[g]);
-          GPULB_CUDA_CHECK_LAUNCH();
-          std::uint64_t inserted = 0;
-          if (g == 0) {
-            inserted = feed_and_close(s, p, split.rest, home->host_staging(split.shares[0].size()), split.shares[0].size(),
-                                      placement.host ? home->control.in_host.host() : home->control.get(), home->host_end, host, state,
-                                      placement.host);
-          }
-          while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) {
-            std::this_thread::sleep_for(std::chrono::microseconds(20));
-            host.wait_step(state, inserted + others());
-            out.progress.store(host.polled(), std::memory_order_relaxed);
-          }
-          GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
-          out.end_ns = s.now_ns();
-          s.host_record(EventKind::KernelEnd, grids[g].blocks);
-          // A block of this GPU failed the run (its blocks stopped): report it from here, so that
-          // it is the first failure and the other GPUs, whose blocks wait for tasks this GPU will
-          // never finish, are stopped now rather than by their watchdogs.
-          const DeviceFailure f = host.failure();
-          if (f.code != 0) {
-            const auto why = static_cast<DynamicFailure>(f.code);
-            const bool full = why == DynamicFailure::OverflowFull || why == DynamicFailure::DequeFull;
-            throw RunError((full ? policies::work_stealing_full_message("block", f.block, p.options) : host.common_failure_message(f)) +
-                           " (GPU " + std::to_string(g) + ")");
-          }
-        } catch (...) {
-          rethrow_gpu_failure(p, s.device());
-        }
-      } catch (...) {
-        errors[g] = std::current_exception();
-        int none = -1;
-        first_failure.compare_exchange_strong(none, static_cast<int>(g));
-        abort_all.store(true);
-      }
-      out.finished.store(true);
-    });
+// GPU g's counts, steals and deque levels.
+template <Scope S, class Factory, class Body>
+GpuShare WsAcrossGpus<S, Factory, Body>::collect(GpuRun&, std::uint32_t g, ExecOutput& out) {
+  DynamicHost& host = *hosts_[g];
+  DynamicOutcome counts;
+  host.collect(counts, false);
+  out.tasks_run += counts.tasks_run;
+  out.tasks_spawned += counts.tasks_spawned;
+  std::uint64_t gpu_steals = 0, gpu_remote = 0;
+  for (const DynamicBlockStats& b : host.snapshot()) {
+    gpu_steals += b.steals;
+    gpu_remote += b.remote_steals;
+    totals_.steals_failed += b.steals_failed;
+    totals_.spilled += b.spilled;
+    totals_.per_sm[{g, b.sm}] += b.tasks;
   }
-  for (;;) {
-    bool all_done = true;
-    std::uint64_t progress = 0;
-    for (const MgWsGpuOutcome& oc : outcomes) {
-      progress += oc.progress.load(std::memory_order_relaxed);
-      all_done = all_done && oc.finished.load();
-    }
-    if (plan.progress) plan.progress(progress, plan.expected_tasks);
-    if (all_done) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  for (std::thread& t : threads) t.join();
-  if (first_failure.load() >= 0) std::rethrow_exception(errors[static_cast<std::size_t>(first_failure.load())]);
+  totals_.steals += gpu_steals;
+  totals_.remote_steals += gpu_remote;
+  const std::string gpu = "gpu" + std::to_string(g);
+  const MgWsGpuOutcome& oc = outcomes_[g];
+  out.metrics[gpu + "_tasks"] = counts.tasks_run;
+  out.metrics[gpu + "_steals"] = gpu_steals;
+  out.metrics[gpu + "_remote_steals"] = gpu_remote;
+  out.metrics[gpu + "_kernel_ns"] = oc.end_ns > oc.launch_ns ? oc.end_ns - oc.launch_ns : 0;
+  std::vector<WsDequeControl> deques(grids_[g].blocks);
+  states_[g]->deque_ctl.download(deques.data(), deques.size());
+  std::uint32_t gpu_peak = 0;
+  for (const WsDequeControl& q : deques) gpu_peak = std::max(gpu_peak, q.peak);
+  totals_.peak_deque = std::max(totals_.peak_deque, gpu_peak);
+  totals_.slots += std::uint64_t{grids_[g].blocks} * gpu_peak + states_[g]->overflow.control().peak + states_[g]->sharing.control().peak;
+  return {oc.launch_ns, oc.end_ns, counts.tasks_run, grids_[g].blocks};
+}
 
-  ExecOutput out;
-  out.notes = std::move(notes);
-  std::uint64_t first = ~std::uint64_t{0}, last = 0;
-  std::uint64_t steals = 0, remote_steals = 0, steals_failed = 0, spilled = 0, slots = 0;
-  std::uint32_t peak_deque = 0;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> per_sm;
-  std::vector<std::uint64_t> gpu_tasks(gpus), gpu_busy(gpus);
-  for (std::uint32_t g = 0; g < gpus; ++g) {
-    GpuSession& s = *sessions[g];
-    DynamicHost& host = *hosts[g];
-    try {
-      GPULB_CUDA_TRY(cudaSetDevice(s.device()));
-      DynamicOutcome counts;
-      host.collect(counts, false);
-      out.tasks_run += counts.tasks_run;
-      out.tasks_spawned += counts.tasks_spawned;
-      gpu_tasks[g] = counts.tasks_run;
-      std::uint64_t gpu_steals = 0, gpu_remote = 0;
-      for (const DynamicBlockStats& b : host.snapshot()) {
-        gpu_steals += b.steals;
-        gpu_remote += b.remote_steals;
-        steals_failed += b.steals_failed;
-        spilled += b.spilled;
-        per_sm[{g, b.sm}] += b.tasks;
-      }
-      steals += gpu_steals;
-      remote_steals += gpu_remote;
-      out.metrics["gpu" + std::to_string(g) + "_tasks"] = counts.tasks_run;
-      out.metrics["gpu" + std::to_string(g) + "_steals"] = gpu_steals;
-      out.metrics["gpu" + std::to_string(g) + "_remote_steals"] = gpu_remote;
-      out.metrics["gpu" + std::to_string(g) + "_kernel_ns"] = outcomes[g].end_ns > outcomes[g].launch_ns ? outcomes[g].end_ns - outcomes[g].launch_ns : 0;
-      std::vector<WsDequeControl> deques(grids[g].blocks);
-      states[g]->deque_ctl.download(deques.data(), deques.size());
-      std::uint32_t gpu_peak = 0;
-      for (const WsDequeControl& q : deques) gpu_peak = std::max(gpu_peak, q.peak);
-      peak_deque = std::max(peak_deque, gpu_peak);
-      slots += std::uint64_t{grids[g].blocks} * gpu_peak + states[g]->overflow.control().peak + states[g]->sharing.control().peak;
-      first = std::min(first, outcomes[g].launch_ns);
-      last = std::max(last, outcomes[g].end_ns);
-      out.workers += grids[g].blocks;
-      s.info().workers = grids[g].blocks;
-      out.trace.devices.push_back(s.info());
-      if (p.trace) {
-        const std::size_t from = out.trace.tracks.size();
-        s.drain_worker_tracks(out.trace.tracks);
-        gpu_busy[g] = tracks_busy_ns(out.trace.tracks, from);
-        out.metrics["gpu" + std::to_string(g) + "_busy_ns"] = gpu_busy[g];
-        out.trace.tracks.push_back(s.host_track("GPU " + std::to_string(s.device()) + " control thread"));
-      }
-    } catch (...) {
-      rethrow_gpu_failure(p, s.device());
-    }
-  }
-  out.makespan_ns = last > first ? last - first : 0;
-  out.metrics["steals"] = steals;
-  out.metrics["remote_steals"] = remote_steals;
-  out.metrics["steals_failed"] = steals_failed;
-  out.metrics["spilled"] = spilled;
-  out.metrics["peak_deque_level"] = peak_deque;
-  out.metrics["peak_task_slots"] = slots;
-  out.metrics["gpus"] = gpus;
+// The run's metrics over every GPU, and its notes: the per-GPU balance, the spill.
+template <Scope S, class Factory, class Body>
+void WsAcrossGpus<S, Factory, Body>::finish(GpuRun& run, ExecOutput& out) {
+  out.metrics["steals"] = totals_.steals;
+  out.metrics["remote_steals"] = totals_.remote_steals;
+  out.metrics["steals_failed"] = totals_.steals_failed;
+  out.metrics["spilled"] = totals_.spilled;
+  out.metrics["peak_deque_level"] = totals_.peak_deque;
+  out.metrics["peak_task_slots"] = totals_.slots;
+  out.metrics["gpus"] = gpus_;
   std::uint64_t most = 0, least = ~std::uint64_t{0};
-  for (const auto& [where, n] : per_sm) {
+  for (const auto& [where, n] : totals_.per_sm) {
     most = std::max(most, n);
     least = std::min(least, n);
   }
   out.metrics["tasks_per_sm_max"] = most;
-  out.metrics["tasks_per_sm_min"] = per_sm.empty() ? 0 : least;
-  // The per-GPU balance in words (the metrics hold the numbers).
-  std::string balance = "work-stealing across " + std::to_string(gpus) + " GPUs (remote=" + o.remote + "; " + std::to_string(remote_steals) + " of " +
-                        std::to_string(steals) + " steals across GPUs): tasks per GPU";
-  for (std::uint32_t g = 0; g < gpus; ++g) {
-    const double share = out.tasks_run ? 100.0 * static_cast<double>(gpu_tasks[g]) / static_cast<double>(out.tasks_run) : 0.0;
-    balance += (g ? ", " : " ") + std::to_string(gpu_tasks[g]) + " (" + std::to_string(static_cast<int>(share + 0.5)) + "%)";
-  }
-  if (p.trace && out.makespan_ns > 0) {
-    balance += "; busy per GPU";
-    for (std::uint32_t g = 0; g < gpus; ++g) {
-      const double busy = 100.0 * static_cast<double>(gpu_busy[g]) / (static_cast<double>(grids[g].blocks) * static_cast<double>(out.makespan_ns));
-      balance += (g ? ", " : " ") + std::to_string(static_cast<int>(busy + 0.5)) + "%";
+  out.metrics["tasks_per_sm_min"] = totals_.per_sm.empty() ? 0 : least;
+  std::vector<std::uint64_t> busy(gpus_, 0);
+  if (run.plan().trace) {
+    for (std::uint32_t g = 0; g < gpus_; ++g) {
+      const auto [first, end] = run.worker_tracks(g);
+      busy[g] = tracks_busy_ns(out.trace.tracks, first, end);
+      out.metrics["gpu" + std::to_string(g) + "_busy_ns"] = busy[g];
     }
   }
-  out.notes.push_back(balance);
-  if (spilled > 0) {
-    out.notes.push_back(std::to_string(spilled) + " spawned tasks did not fit a deque and went through the overflow queues (deque_capacity=" +
-                        std::to_string(o.deque_capacity) + ")");
+  out.notes.push_back(balance_note(run, out, busy));
+  if (totals_.spilled > 0) {
+    out.notes.push_back(std::to_string(totals_.spilled) + " spawned tasks did not fit a deque and went through the overflow queues (deque_capacity=" +
+                        std::to_string(o_.deque_capacity) + ")");
   }
-  out.trace.meta.clock_source = "globaltimer aligned to steady_clock";
-  if (plan.progress) plan.progress(out.tasks_run, plan.expected_tasks);
-  return out;
+}
+
+// The per-GPU balance in words (the metrics hold the numbers); each GPU's busy time where the run
+// is traced.
+template <Scope S, class Factory, class Body>
+std::string WsAcrossGpus<S, Factory, Body>::balance_note(GpuRun& run, const ExecOutput& out, const std::vector<std::uint64_t>& busy) const {
+  std::string balance = "work-stealing across " + std::to_string(gpus_) + " GPUs (remote=" + o_.remote + "; " + std::to_string(totals_.remote_steals) +
+                        " of " + std::to_string(totals_.steals) + " steals across GPUs): tasks per GPU" + tasks_per_gpu(run.shares(), out.tasks_run);
+  if (run.plan().trace && out.makespan_ns > 0) {
+    balance += "; busy per GPU";
+    for (std::uint32_t g = 0; g < gpus_; ++g) {
+      const double share = 100.0 * static_cast<double>(busy[g]) / (static_cast<double>(grids_[g].blocks) * static_cast<double>(out.makespan_ns));
+      balance += (g ? ", " : " ") + std::to_string(static_cast<int>(share + 0.5)) + "%";
+    }
+  }
+  return balance;
+}
+
+template <Scope S, class Factory>
+ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
+  using Body = std::decay_t<decltype(make_body(0u, 0u))>;
+  check_ws_placement_options(plan.options);  // before any CUDA call
+  GpuRun run(plan, GpuRun::Across{});
+  WsAcrossGpus<S, Factory, Body> r(run, make_body);
+  return run_on_gpus(run, r);
 }
 
 }  // namespace detail

@@ -17,6 +17,7 @@
 #include "gpulb/gcharm/request_loop.hpp"
 #include "gpulb/gpu_request.hpp"
 #include "gpulb/kernels/detail/gpu_failure.hpp"
+#include "gpulb/kernels/detail/gpu_run.cuh"
 #include "gpulb/kernels/policies/combining.cuh"
 #include "gpulb/policies/hybrid.hpp"
 
@@ -44,10 +45,7 @@ template <class Factory>
 ExecOutput run_hybrid_on_gpu(const ExecPlan& plan, Factory& make_body) {
   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
   if (plan.requests == nullptr) throw ConfigError("policy 'hybrid' runs work requests; this scenario makes none");
-  int count = 0;
-  GPULB_CUDA_TRY(cudaGetDeviceCount(&count));
-  if (count == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
-  check_gpu_request(plan.gpus, static_cast<std::uint64_t>(count));
+  present_gpus(plan);
   if (plan.gpus > 1) throw ConfigError("policy 'hybrid' runs on the CPU and one GPU on the cuda backend; use --gpus 1");
   cuda::check_usable(0);
   // The CPU side: --workers threads, by default half the hardware threads (the scenario's

@@ -21,7 +21,7 @@
 #include "gpulb/cuda/memory.hpp"
 #include "gpulb/kernels/detail/body_factory.hpp"
 #include "gpulb/kernels/detail/gpu_session.hpp"
-#include "gpulb/kernels/detail/multi_gpu_run.cuh"
+#include "gpulb/kernels/detail/host_pool_run.cuh"
 #include "gpulb/kernels/detail/watchdog.hpp"
 #include "gpulb/kernels/task_queue_modern.cuh"
 #include "gpulb/kernels/worker_kernels.cuh"
@@ -239,150 +239,234 @@ GridSize task_queue_grid(const GpuSession& s, const ExecPlan& plan) {
   return grid;
 }
 
-template <class Body>
-void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, HostTaskPool& pool,
-                        std::atomic<bool>& abort_all, GpuOutcome& out) {
-  GPULB_CUDA_TRY(cudaSetDevice(s.device()));
-  const bool modern = plan.options.variant == "modern";
-  const bool copy_feed = modern && plan.options.feed == "copy";
-  const GridSize grid = task_queue_grid<Body>(s, plan);
-  if (!grid.note.empty()) out.notes.push_back(grid.note);
-  if (plan.gpus > 1 && plan.workers == 0 && grid.blocks == one_wave_share(plan)) pool.set_share_quota(grid.blocks);
-  const policies::TaskQueueShape shape = policies::task_queue_shape(plan.options, modern, pool.size(), plan.gpus);
-  const std::uint32_t num_queues = shape.queues, capacity = shape.capacity;
-  if (s.slot() == 0 && (plan.options.queues == 0 || plan.options.queue_capacity == 0)) {
-    out.notes.push_back("task-queue " + plan.options.variant + ": " + std::to_string(num_queues) + " queues of " + std::to_string(capacity) +
-                        " tasks per GPU (chosen; set --param queues= and queue_capacity= to override)");
-  }
+// One GPU's task queues and what its control thread does the same under every variant: the
+// queues' memory, the progress poll and the watchdog, the records of the launch and of the end.
+class TaskQueueGpu {
+ public:
+  TaskQueueGpu(GpuSession& s, const ExecPlan& plan, HostTaskPool& pool, std::atomic<bool>& abort_all, GpuOutcome& out, const GridSize& grid)
+      : s(s), plan(plan), pool(pool), out(out), grid(grid), shape(shape_of(s, plan, pool, out)),
+        slots(static_cast<std::size_t>(shape.queues) * shape.capacity),
+        counters(shape.queues),
+        host_consumed(shape.queues),
+        // Staging for every feed but the copy feed from a pinned pool.
+        staging(copy_feed(plan) && pool.pinned() ? 0 : static_cast<std::size_t>(shape.queues) * shape.capacity),
+        done(grid.blocks),
+        queues(trace_and_queues()),
+        abort_all_(abort_all),
+        watchdog_(plan, s, abort_all),
+        snapshot_(shape.queues) {}
 
-  cuda::DeviceBuffer<Task> slots(static_cast<std::size_t>(num_queues) * capacity);
-  cuda::DeviceBuffer<TaskQueueCounters> counters(num_queues);
-  cuda::MappedBuffer<QueueWord> host_consumed(num_queues);
-  // Staging for every feed but the copy feed from a pinned pool.
-  cuda::MappedBuffer<Task> staging(copy_feed && pool.pinned() ? 0 : static_cast<std::size_t>(num_queues) * capacity);
-  cuda::DeviceBuffer<std::uint32_t> done(grid.blocks);
-  const std::uint64_t share = pool.size() / std::max<std::size_t>(1, plan.gpus) + grid.blocks;
-  s.allocate_trace(grid.blocks, persistent_trace_capacity(plan, share, grid.blocks, s.slot(), out.notes));
-  const TaskQueueRef queues{slots.get(), counters.get(), host_consumed.device(), num_queues, capacity};
+  static bool copy_feed(const ExecPlan& plan) { return plan.options.variant == "modern" && plan.options.feed == "copy"; }
 
-  Watchdog watchdog(plan, s, abort_all);
-  std::vector<TaskQueueCounters> snapshot(num_queues);
-  std::uint64_t last_poll_ns = 0;
-  // Progress: d_consumed_gm of every queue, read back now and then (it moves with every dequeue).
-  auto wait_step = [&](const char* phase) {
+  // Progress: d_consumed_gm of every queue, read back every 20 ms (it moves with every dequeue).
+  void wait_step(const char* phase) {
     const std::uint64_t now = s.now_ns();
-    if (now - last_poll_ns > 20'000'000) {
-      last_poll_ns = now;
-      GPULB_CUDA_TRY(cudaMemcpyAsync(snapshot.data(), counters.get(), num_queues * sizeof(TaskQueueCounters), cudaMemcpyDeviceToHost, s.copy_stream()));
+    if (now - last_poll_ns_ > 20'000'000) {
+      last_poll_ns_ = now;
+      GPULB_CUDA_TRY(cudaMemcpyAsync(snapshot_.data(), counters.get(), shape.queues * sizeof(TaskQueueCounters), cudaMemcpyDeviceToHost,
+                                     s.copy_stream()));
       GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
       std::uint64_t consumed = 0;
-      for (const auto& c : snapshot) consumed += c.consumed.value;
+      for (const auto& c : snapshot_) consumed += c.consumed.value;
       out.progress.store(consumed, std::memory_order_relaxed);
       const cudaError_t k = cudaStreamQuery(s.kernel_stream());
       if (k != cudaSuccess && k != cudaErrorNotReady) GPULB_CUDA_TRY(k);
-      watchdog.check(consumed, [&] {
+      watchdog_.check(consumed, [&] {
         std::string st = std::string("while ") + phase + "; pool holds " + std::to_string(pool.level()) + " tasks; queues d_consumed/d_written/d_n:";
-        for (const auto& c : snapshot) {
-          st += " " + std::to_string(c.consumed.value) + "/" + std::to_string(c.written.value) + "/" + std::to_string(c.n.value);
+        for (const auto& c : snapshot_) {
+          st += ' ';
+          st += std::to_string(c.consumed.value) + '/' + std::to_string(c.written.value) + '/' + std::to_string(c.n.value);
         }
         return st;
       });
     }
     std::this_thread::yield();
-  };
+  }
 
   // Each variant allocates its feed's memory and streams first: the run's time starts at the launch
   // (as `hardware`'s upload is not timed either).
-  auto launching = [&] {
+  void launching() {
     s.host_record(EventKind::KernelLaunch, grid.blocks);
     out.launch_ns = s.now_ns();
-  };
+  }
+  // After the launch, every GPU's control thread waits for the others' (HostTaskPool::start_together).
+  void start_together() {
+    if (plan.gpus > 1 && !pool.start_together(abort_all_)) throw RunError("task-queue: another GPU of the run failed before it started");
+  }
   // The run's time ends when the kernel does, before the variant frees its feed's memory and
   // streams, as it starts at the launch, after they were made. When it was taken after the
-  // branch's destructors, the copy feed's cudaFree, cudaFreeHost and cudaStreamDestroy added ~70 us
+  // variant's destructors, the copy feed's cudaFree, cudaFreeHost and cudaStreamDestroy added ~70 us
   // to its makespan and the sync of its streams 7-24 us more (H100, a 2.5 ms patterns run); the
   // paper scheme's teardown added ~15 us.
-  auto kernel_done = [&] {
+  void kernel_done() {
     GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
     out.end_ns = s.now_ns();
     s.host_record(EventKind::KernelEnd, grid.blocks);
-  };
-  // After the launch, every GPU's control thread waits for the others' (HostTaskPool::start_together).
-  auto start_together = [&] {
-    if (plan.gpus > 1 && !pool.start_together(abort_all)) throw RunError("task-queue: another GPU of the run failed before it started");
-  };
-  if (copy_feed) {
-    cuda::MappedBuffer<std::uint32_t> words(4 * num_queues), halt(1);
-    cuda::DeviceBuffer<std::uint32_t> published(num_queues), halt_seen(1);
-    cuda::DeviceBuffer<std::uint64_t> last_poll(num_queues);
-    std::vector<cuda::Stream> streams(num_queues);
-    std::vector<cudaStream_t> stream_handles;
-    for (const cuda::Stream& st : streams) stream_handles.push_back(st.get());
-    const ModernFeedRef feed{nullptr, nullptr, published.get(), halt.device(), last_poll.get(), halt_seen.get(),
-                             std::min(kMaxClaim, std::max(1u, plan.options.claim))};
-    launching();
-    task_queue_modern_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, feed, body, s.trace_ref(), s.stop_flag(), done.get());
-    GPULB_CUDA_CHECK_LAUNCH();
-    start_together();
-    TaskQueueHost<CopyPublisher> host(
-        CopyPublisher{slots.get(), counters.get(), host_consumed.host(), staging.host(), words.host(), stream_handles.data(), capacity},
-        num_queues, capacity);
-    feed_queues(s, host, pool, plan.gpus, num_queues, wait_step, [&] {
-      s.host_record(EventKind::Halt);
-      system_atomic_ref<std::uint32_t>(*halt.host()).store(1, mo::release);
-    });
-    while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) wait_step("waiting for the blocks to stop");
-    kernel_done();
-    // The feed's copies landed before the blocks could drain them; this only keeps the streams'
-    // memory alive until they are done (7-24 us, untimed).
-    for (cudaStream_t st : stream_handles) GPULB_CUDA_TRY(cudaStreamSynchronize(st));
-  } else if (modern) {
-    cuda::MappedBuffer<Doorbell> doorbells(num_queues);
-    cuda::MappedBuffer<std::uint32_t> halt(1);
-    cuda::DeviceBuffer<std::uint32_t> published(num_queues), halt_seen(1);
-    cuda::DeviceBuffer<std::uint64_t> last_poll(num_queues);
-    const ModernFeedRef feed{doorbells.device(), staging.device(), published.get(), halt.device(), last_poll.get(),
-                             halt_seen.get(), std::min(kMaxClaim, std::max(1u, plan.options.claim))};
-    launching();
-    task_queue_modern_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, feed, body, s.trace_ref(), s.stop_flag(), done.get());
-    GPULB_CUDA_CHECK_LAUNCH();
-    start_together();
-    TaskQueueHost<MappedPublisher> host(MappedPublisher{doorbells.host(), staging.host(), host_consumed.host(), capacity}, num_queues, capacity);
-    feed_queues(s, host, pool, plan.gpus, num_queues, wait_step, [&] {
-      s.host_record(EventKind::Halt);
-      system_atomic_ref<std::uint32_t>(*halt.host()).store(1, mo::release);
-    });
-    while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) wait_step("waiting for the blocks to stop");
-    kernel_done();
-  } else {
-    cuda::MappedBuffer<std::uint32_t> words(2 * num_queues);
-    cuda::Event fence;
-    launching();
-    task_queue_kernel<Body><<<grid.blocks, plan.block_size, 0, s.kernel_stream()>>>(queues, body, s.trace_ref(), s.stop_flag(), done.get());
-    GPULB_CUDA_CHECK_LAUNCH();
-    start_together();
-    TaskQueueHost<PciePublisher> host(
-        PciePublisher{slots.get(), counters.get(), host_consumed.host(), staging.host(), words.host(), capacity, s.copy_stream(), fence.get()},
-        num_queues, capacity);
-    feed_queues(s, host, pool, plan.gpus, num_queues, wait_step, [&] {
-      // One HALT per block (Chen et al.), through the queues like any task.
-      const std::vector<Task> halts(grid.blocks, Task::halt());
-      for (std::size_t sent = 0; sent < halts.size();) {
-        std::uint32_t q = 0;
-        const std::uint32_t wrote = host.try_enqueue(halts.data() + sent, static_cast<std::uint32_t>(halts.size() - sent), q);
-        if (wrote > 0) s.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(q));
-        else wait_step("sending HALT tasks");
-        sent += wrote;
-      }
-    });
-    while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) wait_step("waiting for the blocks to halt");
-    kernel_done();
+  }
+  // After the kernel and the feed's teardown: the tasks each block ran.
+  void count_tasks() {
+    std::vector<std::uint32_t> per_block(grid.blocks);
+    done.download(per_block.data(), per_block.size());
+    for (std::uint32_t d : per_block) out.tasks_run += d;
+    out.workers = grid.blocks;
   }
 
-  std::vector<std::uint32_t> per_block(grid.blocks);
-  done.download(per_block.data(), per_block.size());
-  for (std::uint32_t d : per_block) out.tasks_run += d;
-  out.workers = grid.blocks;
+  GpuSession& s;
+  const ExecPlan& plan;
+  HostTaskPool& pool;
+  GpuOutcome& out;
+  const GridSize grid;
+  const policies::TaskQueueShape shape;
+  cuda::DeviceBuffer<Task> slots;
+  cuda::DeviceBuffer<TaskQueueCounters> counters;
+  cuda::MappedBuffer<QueueWord> host_consumed;
+  cuda::MappedBuffer<Task> staging;
+  cuda::DeviceBuffer<std::uint32_t> done;
+  const TaskQueueRef queues;
+
+ private:
+  // The queues and their capacity (chosen where the options leave them 0, with a note from GPU 0).
+  static policies::TaskQueueShape shape_of(const GpuSession& s, const ExecPlan& plan, const HostTaskPool& pool, GpuOutcome& out) {
+    const policies::TaskQueueShape shape = policies::task_queue_shape(plan.options, plan.options.variant == "modern", pool.size(), plan.gpus);
+    if (s.slot() == 0 && (plan.options.queues == 0 || plan.options.queue_capacity == 0)) {
+      out.notes.push_back("task-queue " + plan.options.variant + ": " + std::to_string(shape.queues) + " queues of " + std::to_string(shape.capacity) +
+                          " tasks per GPU (chosen; set --param queues= and queue_capacity= to override)");
+    }
+    return shape;
+  }
+  // The trace segments of the GPU's blocks, then the queues' view for the kernel.
+  TaskQueueRef trace_and_queues() {
+    const std::uint64_t share = pool.size() / std::max<std::size_t>(1, plan.gpus) + grid.blocks;
+    s.allocate_trace(grid.blocks, persistent_trace_capacity(plan, share, grid.blocks, s.slot(), out.notes));
+    return TaskQueueRef{slots.get(), counters.get(), host_consumed.device(), shape.queues, shape.capacity};
+  }
+
+  std::atomic<bool>& abort_all_;
+  Watchdog watchdog_;
+  std::vector<TaskQueueCounters> snapshot_;
+  std::uint64_t last_poll_ns_ = 0;
+};
+
+inline std::uint32_t modern_claim(const ExecPlan& plan) { return std::min(kMaxClaim, std::max(1u, plan.options.claim)); }
+
+// The modern variant fed by the copy engine (CopyPublisher): a stream per queue.
+struct CopyFeed {
+  static constexpr const char* kStopping = "waiting for the blocks to stop";
+  explicit CopyFeed(const TaskQueueGpu& q)
+      : words(4 * q.shape.queues), halt(1), published(q.shape.queues), halt_seen(1), last_poll(q.shape.queues), streams(q.shape.queues) {
+    for (const cuda::Stream& st : streams) handles.push_back(st.get());
+  }
+  template <class Body>
+  void launch(TaskQueueGpu& q, const Body& body) {
+    const ModernFeedRef feed{nullptr, nullptr, published.get(), halt.device(), last_poll.get(), halt_seen.get(), modern_claim(q.plan)};
+    q.launching();
+    task_queue_modern_kernel<Body><<<q.grid.blocks, q.plan.block_size, 0, q.s.kernel_stream()>>>(q.queues, feed, body, q.s.trace_ref(),
+                                                                                                  q.s.stop_flag(), q.done.get());
+  }
+  CopyPublisher publisher(const TaskQueueGpu& q) const {
+    return {q.slots.get(), q.counters.get(), q.host_consumed.host(), q.staging.host(), words.host(), handles.data(), q.shape.capacity};
+  }
+  template <class Host>
+  void stop(TaskQueueGpu& q, Host&) {
+    q.s.host_record(EventKind::Halt);
+    system_atomic_ref<std::uint32_t>(*halt.host()).store(1, mo::release);
+  }
+  // The feed's copies landed before the blocks could drain them; this only keeps the streams'
+  // memory alive until they are done (7-24 us, untimed).
+  void after_kernel() {
+    for (cudaStream_t st : handles) GPULB_CUDA_TRY(cudaStreamSynchronize(st));
+  }
+
+  cuda::MappedBuffer<std::uint32_t> words, halt;
+  cuda::DeviceBuffer<std::uint32_t> published, halt_seen;
+  cuda::DeviceBuffer<std::uint64_t> last_poll;
+  std::vector<cuda::Stream> streams;
+  std::vector<cudaStream_t> handles;
+};
+
+// The modern variant fed through mapped doorbells (MappedPublisher).
+struct MappedFeed {
+  static constexpr const char* kStopping = "waiting for the blocks to stop";
+  explicit MappedFeed(const TaskQueueGpu& q) : doorbells(q.shape.queues), halt(1), published(q.shape.queues), halt_seen(1), last_poll(q.shape.queues) {}
+  template <class Body>
+  void launch(TaskQueueGpu& q, const Body& body) {
+    const ModernFeedRef feed{doorbells.device(), q.staging.device(), published.get(), halt.device(), last_poll.get(), halt_seen.get(),
+                             modern_claim(q.plan)};
+    q.launching();
+    task_queue_modern_kernel<Body><<<q.grid.blocks, q.plan.block_size, 0, q.s.kernel_stream()>>>(q.queues, feed, body, q.s.trace_ref(),
+                                                                                                  q.s.stop_flag(), q.done.get());
+  }
+  MappedPublisher publisher(const TaskQueueGpu& q) const { return {doorbells.host(), q.staging.host(), q.host_consumed.host(), q.shape.capacity}; }
+  template <class Host>
+  void stop(TaskQueueGpu& q, Host&) {
+    q.s.host_record(EventKind::Halt);
+    system_atomic_ref<std::uint32_t>(*halt.host()).store(1, mo::release);
+  }
+  void after_kernel() {}
+
+  cuda::MappedBuffer<Doorbell> doorbells;
+  cuda::MappedBuffer<std::uint32_t> halt;
+  cuda::DeviceBuffer<std::uint32_t> published, halt_seen;
+  cuda::DeviceBuffer<std::uint64_t> last_poll;
+};
+
+// The paper's variant (PciePublisher), stopped by a HALT task per block.
+struct PcieFeed {
+  static constexpr const char* kStopping = "waiting for the blocks to halt";
+  explicit PcieFeed(const TaskQueueGpu& q) : words(2 * q.shape.queues) {}
+  template <class Body>
+  void launch(TaskQueueGpu& q, const Body& body) {
+    q.launching();
+    task_queue_kernel<Body><<<q.grid.blocks, q.plan.block_size, 0, q.s.kernel_stream()>>>(q.queues, body, q.s.trace_ref(), q.s.stop_flag(),
+                                                                                           q.done.get());
+  }
+  PciePublisher publisher(const TaskQueueGpu& q) const {
+    return {q.slots.get(), q.counters.get(), q.host_consumed.host(), q.staging.host(), words.host(), q.shape.capacity, q.s.copy_stream(), fence.get()};
+  }
+  // One HALT per block (Chen et al.), through the queues like any task.
+  template <class Host>
+  void stop(TaskQueueGpu& q, Host& host) {
+    const std::vector<Task> halts(q.grid.blocks, Task::halt());
+    for (std::size_t sent = 0; sent < halts.size();) {
+      std::uint32_t queue = 0;
+      const std::uint32_t wrote = host.try_enqueue(halts.data() + sent, static_cast<std::uint32_t>(halts.size() - sent), queue);
+      if (wrote > 0) q.s.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(queue));
+      else q.wait_step("sending HALT tasks");
+      sent += wrote;
+    }
+  }
+  void after_kernel() {}
+
+  cuda::MappedBuffer<std::uint32_t> words;
+  cuda::Event fence;
+};
+
+// A variant's run: its feed's memory, the launch, the feed from the pool, the stop, the wait. The
+// feed's memory goes before the blocks' counts are read.
+template <class Feed, class Body>
+void run_task_queue_feed(TaskQueueGpu& q, const Body& body) {
+  Feed feed(q);
+  feed.launch(q, body);
+  GPULB_CUDA_CHECK_LAUNCH();
+  q.start_together();
+  TaskQueueHost host(feed.publisher(q), q.shape.queues, q.shape.capacity);
+  feed_queues(q.s, host, q.pool, q.plan.gpus, q.shape.queues, [&](const char* phase) { q.wait_step(phase); }, [&] { feed.stop(q, host); });
+  while (cudaStreamQuery(q.s.kernel_stream()) == cudaErrorNotReady) q.wait_step(Feed::kStopping);
+  q.kernel_done();
+  feed.after_kernel();
+}
+
+template <class Body>
+void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, HostTaskPool& pool, std::atomic<bool>& abort_all, GpuOutcome& out) {
+  GPULB_CUDA_TRY(cudaSetDevice(s.device()));
+  const GridSize grid = task_queue_grid<Body>(s, plan);
+  if (!grid.note.empty()) out.notes.push_back(grid.note);
+  if (plan.gpus > 1 && plan.workers == 0 && grid.blocks == one_wave_share(plan)) pool.set_share_quota(grid.blocks);
+  TaskQueueGpu q(s, plan, pool, abort_all, out, grid);
+  if (TaskQueueGpu::copy_feed(plan)) run_task_queue_feed<CopyFeed>(q, body);
+  else if (plan.options.variant == "modern") run_task_queue_feed<MappedFeed>(q, body);
+  else run_task_queue_feed<PcieFeed>(q, body);
+  q.count_tasks();
 }
 
 }  // namespace detail
@@ -397,7 +481,7 @@ struct TaskQueueDriver {
   static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
     if (plan.options.queues > TaskQueueHost<detail::PciePublisher>::kMaxQueues) throw ConfigError("at most 64 queues per GPU");
     using Body = std::decay_t<decltype(make_body(0u, 0u))>;
-    return detail::run_on_gpus(
+    return detail::run_on_host_pool(
         plan, detail::TrackLayout::PerBlock, make_body,
         [](const detail::GpuSession& s, const ExecPlan& p) { return detail::task_queue_grid<Body>(s, p).blocks; },
         [](detail::GpuSession& s, const ExecPlan& p, const Body& body, detail::HostTaskPool& pool, std::atomic<bool>& abort_all,
