@@ -32,6 +32,7 @@ struct MpiDistribution::Impl {
   detail::ClockEstimate clock;
   std::map<std::string, std::uint64_t> metrics;
   std::uint64_t part_bytes = 0;  // what this rank sent to rank 0 at the end
+  std::uint32_t ranks_here = 1;  // ranks on this rank's host
 
   // Collectives and the gather wait for every rank, and the ranks arrive after their local runs
   // end (trace assembly and encoding take a second or two for millions of events): a generous limit.
@@ -51,6 +52,12 @@ MpiDistribution::MpiDistribution(MpiSession& session, const DistributedOptions& 
   GPULB_MPI_TRY(MPI_Comm_dup(MPI_COMM_WORLD, &m.balance_comm));  // the duplicates keep MPI_ERRORS_RETURN
   GPULB_MPI_TRY(MPI_Comm_dup(MPI_COMM_WORLD, &m.gather_comm));
   m.clock = detail::estimate_clock_offset(m.gather_comm, options.clock_rounds);
+  MPI_Comm host = MPI_COMM_NULL;
+  GPULB_MPI_TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host));
+  int here = 1;
+  GPULB_MPI_TRY(MPI_Comm_size(host, &here));
+  GPULB_MPI_TRY(MPI_Comm_free(&host));
+  m.ranks_here = static_cast<std::uint32_t>(here);
 }
 
 MpiDistribution::~MpiDistribution() {
@@ -61,6 +68,7 @@ MpiDistribution::~MpiDistribution() {
 
 std::uint32_t MpiDistribution::rank() const { return impl_->rank; }
 std::uint32_t MpiDistribution::ranks() const { return impl_->ranks; }
+std::uint32_t MpiDistribution::ranks_on_this_host() const { return impl_->ranks_here; }
 std::int64_t MpiDistribution::clock_offset_ns() const { return impl_->clock.offset_ns; }
 std::uint64_t MpiDistribution::clock_error_ns() const { return impl_->clock.error_ns; }
 std::map<std::string, std::uint64_t> MpiDistribution::metrics() const { return impl_->metrics; }

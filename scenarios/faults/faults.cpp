@@ -35,6 +35,10 @@ class FaultsScenario : public ScenarioOf<FaultsInstance> {
            "watchdog. Shows how each policy reports a failed task and that the next run starts clean.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
+  DataSize data_size(const ParamMap& params) const override {
+    const auto tasks = static_cast<std::uint64_t>(int_param(params, find_spec(specs(), "tasks")));
+    return {tasks, tasks * sizeof(FaultsRecord), "tasks"};
+  }
   std::unique_ptr<FaultsInstance> instantiate(const ParamMap& params) const override {
     const std::string name = choice_param(params, find_spec(specs(), "fault"));
     Fault fault = Fault::None;

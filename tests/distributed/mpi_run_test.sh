@@ -22,6 +22,8 @@
 #                        naming it, with exit 1 and the trace written whole; rank 0 stopped there is
 #                        named by the others; rank 0 stopped and resumed within their limit ends the
 #                        run as usual
+#   trace_memory_per_rank  --trace-memory bounds every rank's peak memory, rank 0's merge of every
+#                        rank's trace included (GNU time measures each rank)
 #   silent_rank          a rank of an MPMD job that is not gpulb: an MPI program that never answers,
 #                        and a program that never starts MPI (sleep); rank 0 names it, exit 2
 set -uo pipefail
@@ -111,8 +113,9 @@ case "$case_name" in
     ;;
   merged_trace)
     # A worker's trace segment holds at most 4 Mi events unless asked (cpu/runtime.cpp), and one
-    # worker a rank may run most of T1's 4 million nodes at 3 events a node: room for all of them.
-    run_t1 --param trace_capacity=16000000 -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err"
+    # worker a rank may run most of T1's 4 million nodes at 3 events a node: room for all of them,
+    # in a budget whose share a rank (a quarter: 512 MiB) holds 16 M events in each of 2 segments.
+    run_t1 --param trace_capacity=16000000 --trace-memory 2G -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     check_not_hung $rc
     [ $rc -eq 0 ] || fail "run failed: $(cat "$tmp/err")"
@@ -271,6 +274,39 @@ WRAP
     [ $rc -eq 0 ] || fail "rank 0 stopped for 2 s and resumed: exit $rc: $(cat "$tmp/err")"
     ! grep -q "did not answer" "$tmp/err" || fail "a rank was blamed after rank 0 resumed: $(cat "$tmp/err")"
     echo "rank 0 stopped for 2 s and resumed: the run ended as usual, exit 0"
+    ;;
+  trace_memory_per_rank)
+    [ -x /usr/bin/time ] || fail "needs GNU time as /usr/bin/time (Debian: apt-get install time; scripts/install-deps.sh --tests)"
+    cat >"$tmp/peak.sh" <<'WRAP'
+#!/usr/bin/env bash
+out=$1
+shift
+exec /usr/bin/time -f %M -o "$out.${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-x}}" "$@"
+WRAP
+    chmod +x "$tmp/peak.sh"
+    # Each rank's peak resident KiB, untraced and under a 16 MiB budget. Rank 0 held every rank's
+    # trace to merge it: 250 MB (15 x the budget) before each rank's segments got a share of it.
+    run_mpi "$tmp/peak.sh" "$tmp/untraced" "$gpulb" run uts --param tree=T1 --policy work-stealing --backend cpu --workers 1 --distributed \
+      --no-trace >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check_not_hung $rc
+    [ $rc -eq 0 ] || fail "untraced run: exit $rc: $(cat "$tmp/err")"
+    run_mpi "$tmp/peak.sh" "$tmp/traced" "$gpulb" run uts --param tree=T1 --policy work-stealing --backend cpu --workers 1 --distributed \
+      --trace-memory 16M -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check_not_hung $rc
+    [ $rc -eq 0 ] || fail "traced run: exit $rc: $(cat "$tmp/err")"
+    grep -q "the trace memory budget of 16 MiB held the segments (4 MiB a rank" "$tmp/out" || fail "no note on the budget's share: $(cat "$tmp/out")"
+    budget_kib=16384
+    peaks=""
+    for r in 0 1 2 3; do
+      base=$(tail -1 "$tmp/untraced.$r") peak=$(tail -1 "$tmp/traced.$r")
+      peaks+="rank $r: $((base / 1024)) -> $((peak / 1024)) MiB; "
+      # Measured 3.6 x the budget above the untraced peak on rank 0 (the merged events, then the
+      # file's encoding), under 2 x on the others.
+      [ "$peak" -le $((base + 5 * budget_kib)) ] || fail "rank $r peaked at $peak KiB, over its untraced $base KiB + 5 x the 16 MiB budget ($peaks)"
+    done
+    echo "--trace-memory 16M, untraced -> traced peak: $peaks"
     ;;
   silent_rank)
     run_mpmd() { timeout -k 5 "$mpirun_limit_s" "$mpiexec" "${flags[@]}" "$@"; }

@@ -703,10 +703,10 @@ int main(int argc, char** argv) {
   run->add_option("-o,--output", ra.output, "Write the trace to this .gpulb file");
   run->add_flag("--json", ra.json, "Print one JSON object instead of the text summary");
   run->add_flag("--no-trace", ra.no_trace, "Do not record events (to measure tracing overhead)");
-  run->add_option("--trace-memory", ra.trace_memory, "Most memory the trace segments may take (512M, 2G; default: a quarter of physical memory)");
+  run->add_option("--trace-memory", ra.trace_memory, "Most memory the trace may take on each process (512M, 2G; default: a quarter of the memory this process may use, shared by the ranks on a host; a --distributed rank's segments get 1/ranks of it, so that rank 0 can merge every rank's)");
   run->add_flag("--distributed", ra.distributed, "One rank of a run over MPI ranks: mpirun -np N gpulb run ... --distributed (cpu backend, work-stealing; docs/distributed.md)");
   run->add_option("--rank-chunk", ra.rank_chunk, "--distributed: tasks an idle rank steals from another at once")->check(CLI::Range(1u, 1u << 16))->capture_default_str();
-  run->add_option("--rank-timeout", ra.rank_timeout_ms, "--distributed: ms after which a rank that answers nothing is named and the job ends")
+  run->add_option("--rank-timeout", ra.rank_timeout_ms, "--distributed: ms after which a rank that answers nothing is named and the job ends (MPI's start and end, and the gather of the results: 4 x this)")
       ->check(CLI::Range(100u, 3'600'000u))->capture_default_str();
 
   std::string info_file, info_max_memory;

@@ -84,6 +84,7 @@ class MpiDistribution final : public Distribution {
 
   std::uint32_t rank() const override;
   std::uint32_t ranks() const override;
+  std::uint32_t ranks_on_this_host() const override;
   std::int64_t clock_offset_ns() const override;
   std::uint64_t clock_error_ns() const override;
   // An error while balancing (a rank that stops answering, this rank's watchdog, a failed MPI
