@@ -284,8 +284,9 @@ shift
 exec /usr/bin/time -f %M -o "$out.${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-x}}" "$@"
 WRAP
     chmod +x "$tmp/peak.sh"
-    # Each rank's peak resident KiB, untraced and under a 16 MiB budget. Rank 0 held every rank's
-    # trace to merge it: 250 MB (15 x the budget) before each rank's segments got a share of it.
+    # Each rank's peak resident KiB, untraced and under a 16 MiB budget. Rank 0 holds every rank's
+    # trace to merge it: 242 MiB (14 x the budget above untraced) before each rank's segments got
+    # a share of the budget.
     run_mpi "$tmp/peak.sh" "$tmp/untraced" "$gpulb" run uts --param tree=T1 --policy work-stealing --backend cpu --workers 1 --distributed \
       --no-trace >"$tmp/out" 2>"$tmp/err"
     rc=$?
@@ -302,7 +303,7 @@ WRAP
     for r in 0 1 2 3; do
       base=$(tail -1 "$tmp/untraced.$r") peak=$(tail -1 "$tmp/traced.$r")
       peaks+="rank $r: $((base / 1024)) -> $((peak / 1024)) MiB; "
-      # Measured 3.6 x the budget above the untraced peak on rank 0 (the merged events, then the
+      # Measured 3.5 x the budget above the untraced peak on rank 0 (the merged events, then the
       # file's encoding), under 2 x on the others.
       [ "$peak" -le $((base + 5 * budget_kib)) ] || fail "rank $r peaked at $peak KiB, over its untraced $base KiB + 5 x the 16 MiB budget ($peaks)"
     done
