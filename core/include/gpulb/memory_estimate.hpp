@@ -38,7 +38,7 @@ struct MemoryEstimate {
 MemoryEstimate estimate_memory(const DataSize& data, std::uint64_t trace_budget, std::uint32_t ranks_here);
 
 // ConfigError naming the estimate, its parts, the limit and what to lower, where the estimate
-// exceeds `limit`. Returns a note where it exceeds only what is available now (empty: none).
+// exceeds `limit`. Returns a note where the data alone exceeds what is available now (empty: none).
 std::string check_memory(const MemoryEstimate& estimate, const MemoryLimit& limit);
 
 }  // namespace gpulb
