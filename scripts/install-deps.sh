@@ -35,8 +35,10 @@ if [ "$want_viewer" = 1 ]; then
   fi
 fi
 if [ "$want_tests" = 1 ]; then
-  packages+=(libgtest-dev libssl-dev protobuf-compiler  # protoc decodes the Perfetto export in its tests
-             libopenmpi-dev openmpi-bin)  # Open MPI: gpulb run --distributed (GPULB_MPI) and its tests
+  packages+=(libgtest-dev libssl-dev
+             protobuf-compiler  # protoc decodes the Perfetto export in its tests
+             libopenmpi-dev openmpi-bin  # Open MPI: gpulb run --distributed (GPULB_MPI) and its tests
+             time)  # GNU time: the peak memory of each rank (mpi_trace_memory_per_rank)
 fi
 if [ "$want_package" = 1 ]; then
   packages+=(dpkg-dev lintian)  # dpkg-shlibdeps finds the .deb's runtime dependencies; lintian checks it

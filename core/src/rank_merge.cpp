@@ -25,6 +25,7 @@ std::vector<std::byte> pack(const Distribution& d, const ExecOutput& out) {
                       {"tasks_spawned", out.tasks_spawned},
                       {"workers", out.workers},
                       {"notes", out.notes},
+                      {"trace_cut_to_budget", out.trace_cut_to_budget},
                       {"metrics", metrics}};
   const std::string text = s.dump();
   const std::vector<std::uint8_t> trace = trace::encode_trace(out.trace, 1);  // level 1: speed over size
@@ -104,6 +105,7 @@ ExecOutput merge_rank_outputs(Distribution& d, ExecOutput mine) {
         m += x;
       }
     }
+    out.trace_cut_to_budget = out.trace_cut_to_budget || s.value("trace_cut_to_budget", false);
     for (const auto& note : s.at("notes")) out.notes.push_back("rank " + std::to_string(r) + ": " + note.get<std::string>());
 
     trace::Trace& t = parts[r].trace;

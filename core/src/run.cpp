@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "gpulb/gpu_request.hpp"
+#include "gpulb/memory_estimate.hpp"
 #include "gpulb/trace_budget.hpp"
 #include "gpulb/tracing/trace_limits.hpp"
 
@@ -107,6 +108,30 @@ std::uint32_t rank_spawn_base(const ExecPlan& plan, const Distribution& d) {
   return static_cast<std::uint32_t>(first + slice * d.rank());
 }
 
+// The trace memory one process of the run may take: --trace-memory, else a quarter of what this
+// process may use (memory_limit()), shared by the ranks on its host. 0 without a trace.
+std::uint64_t process_trace_budget(const RunConfig& config, const MemoryLimit& limit, const Distribution* dist) {
+  if (!config.trace) return 0;
+  if (config.trace_budget != 0) return config.trace_budget;
+  const std::uint64_t memory = limit.bytes != 0 ? limit.bytes : trace::default_memory_budget() * 4;
+  return std::max<std::uint64_t>(1, memory / 4 / (dist != nullptr ? dist->ranks_on_this_host() : 1));
+}
+
+// What the trace segments of this process get of its budget. Rank 0 of a distributed run holds
+// every rank's events once they are merged, so each rank's segments get 1/ranks of it: rank 0's
+// merged trace is then no larger than one process's trace of that budget.
+std::uint64_t segment_budget(std::uint64_t process_budget, const Distribution* dist) {
+  if (process_budget == 0 || dist == nullptr) return process_budget;
+  return std::max<std::uint64_t>(1, process_budget / dist->ranks());
+}
+
+std::string dropped_events_remedy(bool cut_to_budget, std::uint64_t process_budget, const ExecPlan& plan, const Distribution* dist) {
+  if (!cut_to_budget) return "raise --param trace_capacity";
+  if (dist == nullptr) return "the trace memory budget of " + trace::format_bytes(trace_budget(plan)) + " held the segments; raise --trace-memory";
+  return "the trace memory budget of " + trace::format_bytes(process_budget) + " held the segments (" + trace::format_bytes(trace_budget(plan)) +
+         " a rank, so that rank 0 can hold every rank's events); raise --trace-memory";
+}
+
 }  // namespace
 
 std::string gpulb_version() { return "0.1.0"; }
@@ -153,6 +178,12 @@ RunResult run(const Registry& registry, const RunConfig& config) {
 
   ParamMap scenario_params, policy_params;
   split_params(registry, config.params, scenario, policy, scenario_params, policy_params);
+  Distribution* const dist = config.distribution;
+  // Before the instance allocates its data: a run that cannot fit is refused here, naming the numbers.
+  const MemoryLimit limit = memory_limit();
+  const std::uint64_t process_budget = process_trace_budget(config, limit, dist);
+  const std::string memory_note = check_memory(
+      estimate_memory(scenario.data_size(scenario_params), process_budget, dist != nullptr ? dist->ranks_on_this_host() : 1), limit);
   std::unique_ptr<BoundRun> bound = entry.bind(scenario_params);
   const std::uint32_t block_size = config.block_size != 0 ? config.block_size : scenario.default_block_size(scenario_params);
   ScenarioInstance& instance = bound->instance();
@@ -174,7 +205,6 @@ RunResult run(const Registry& registry, const RunConfig& config) {
     if (takes(accepted, key)) policy_params.emplace(key, value);  // the user's value wins
   }
   const PolicyOptions options = parse_policy_options(policy, policy_params);
-  Distribution* const dist = config.distribution;
   if (dist != nullptr) check_distributed(instance, scenario, registry, backend, policy);
   const std::vector<Task> all_tasks = instance.initial_tasks();
   // A distributed run starts from rank 0; the other ranks get their work by stealing it.
@@ -187,7 +217,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   plan.block_size = block_size;
   plan.gpus = config.gpus;
   plan.trace = config.trace;
-  plan.trace_budget = config.trace_budget;
+  plan.trace_budget = segment_budget(process_budget, dist);
   plan.options = options;
   plan.tasks = tasks;
   plan.progress = config.progress;
@@ -255,12 +285,10 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   r.workers = out.workers;
   r.notes = std::move(out.notes);
   r.metrics = std::move(out.metrics);
+  if (!memory_note.empty()) r.notes.push_back(memory_note);
   if (r.stats.dropped_events > 0) {
     // Name what held the segments: raising trace_capacity does nothing once the budget cut it.
-    const std::string remedy = out.trace_cut_to_budget
-                                   ? "the trace memory budget of " + trace::format_bytes(trace_budget(plan)) +
-                                         " held the segments; raise --trace-memory"
-                                   : "raise --param trace_capacity";
+    const std::string remedy = dropped_events_remedy(out.trace_cut_to_budget, process_budget, plan, dist);
     r.notes.push_back(std::to_string(r.stats.dropped_events) + " trace events did not fit and were dropped; " + remedy);
   }
   return r;

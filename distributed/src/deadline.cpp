@@ -3,19 +3,27 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "patience.hpp"
+
 namespace gpulb::distributed::detail {
 
-Deadline::Deadline(std::string what, std::chrono::milliseconds limit) {
-  thread_ = std::thread([this, what = std::move(what), limit] {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (cv_.wait_for(lock, limit, [this] { return done_; })) return;
+Deadline::Deadline(std::string what, std::string why, std::chrono::milliseconds limit, int exit_code) {
+  std::string message = "gpulb: error: " + what + " did not finish within " + std::to_string(limit.count()) + " ms: " + why + "\n";
+  thread_ = std::thread([this, message = std::move(message), limit, exit_code] { watch(message, limit, exit_code); });
+}
+
+void Deadline::watch(const std::string& message, std::chrono::milliseconds limit, int exit_code) {
+  Patience patience(limit);
+  std::unique_lock<std::mutex> lock(mutex_);
+  // Short looks, so that a stop of this process itself does not count (Patience).
+  while (!cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return done_; })) {
+    if (!patience.run_out()) continue;
     // Another thread is inside MPI (FUNNELED: this one may not call MPI_Abort). _Exit: no
     // destructor may wait for the stuck call; mpirun sees the exit and ends the job.
-    std::fprintf(stderr, "gpulb: error: %s did not finish within %lld ms: a rank has died or stopped answering\n", what.c_str(),
-                 static_cast<long long>(limit.count()));
+    std::fputs(message.c_str(), stderr);
     std::fflush(stderr);
-    std::_Exit(1);
-  });
+    std::_Exit(exit_code);
+  }
 }
 
 Deadline::~Deadline() {

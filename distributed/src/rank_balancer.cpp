@@ -38,7 +38,8 @@ RankBalancer::RankBalancer(MPI_Comm comm, const DistributedOptions& options)
   safra_ = SafraDetector(static_cast<std::uint32_t>(rank_), static_cast<std::uint32_t>(ranks_));
   rng_.seed(0x9E3779B9u ^ static_cast<std::uint32_t>(rank_) * 0x85EBCA6Bu);
   next_ask_ = Clock::now();
-  last_beat_sent_ = heard_from_predecessor_ = Clock::now();
+  last_beat_sent_ = Clock::now();
+  predecessor_silence_ = patience();
 }
 
 RankBalancer::~RankBalancer() {
@@ -74,7 +75,7 @@ bool RankBalancer::poll(HostInserter& local) {
     GPULB_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &st));
     if (!flag) return any;
     any = true;
-    if (st.MPI_SOURCE == (rank_ + ranks_ - 1) % ranks_) heard_from_predecessor_ = Clock::now();
+    if (st.MPI_SOURCE == (rank_ + ranks_ - 1) % ranks_) predecessor_silence_.restart();
     switch (st.MPI_TAG) {
       case kTagSteal:
         GPULB_MPI_TRY(MPI_Recv(nullptr, 0, MPI_BYTE, st.MPI_SOURCE, kTagSteal, comm_, MPI_STATUS_IGNORE));
@@ -152,7 +153,7 @@ void RankBalancer::ask_for_work() {
   int victim = std::uniform_int_distribution<int>(0, ranks_ - 2)(rng_);
   if (victim >= rank_) ++victim;
   send_empty(victim, kTagSteal);
-  asking_ = Request{victim, Clock::now()};
+  asking_ = Request{victim, patience()};
   ++metrics_["rank_steal_requests"];
 }
 
@@ -184,7 +185,7 @@ void RankBalancer::send_empty(int to, int tag) {
 }
 
 void RankBalancer::complete_sends(bool wait) {
-  const auto start = Clock::now();
+  Patience waited = patience();
   while (!sends_.empty()) {
     for (auto it = sends_.begin(); it != sends_.end();) {
       int flag = 0;
@@ -192,7 +193,7 @@ void RankBalancer::complete_sends(bool wait) {
       it = flag ? sends_.erase(it) : std::next(it);
     }
     if (!wait || sends_.empty()) return;
-    if (Clock::now() - start > std::chrono::milliseconds(options_.timeout_ms)) {
+    if (waited.run_out()) {
       throw RunError(std::to_string(sends_.size()) + " messages were not taken within " +
                      std::to_string(options_.timeout_ms) + " ms: a rank has died or stopped answering");
     }
@@ -207,15 +208,15 @@ void RankBalancer::heartbeat() {
     send_empty((rank_ + 1) % ranks_, kTagAlive);
     last_beat_sent_ = now;
   }
-  if (now - heard_from_predecessor_ > std::chrono::milliseconds(options_.timeout_ms)) {
+  if (predecessor_silence_.run_out()) {
     const int pred = (rank_ + ranks_ - 1) % ranks_;
     throw RunError("rank " + std::to_string(pred) + " sent nothing for " +
                    std::to_string(options_.timeout_ms) + " ms (not even its heartbeat): it has died or stopped answering");
   }
 }
 
-void RankBalancer::check_timeouts() const {
-  if (asking_ && Clock::now() - asking_->sent > std::chrono::milliseconds(options_.timeout_ms)) {
+void RankBalancer::check_timeouts() {
+  if (asking_ && asking_->waited.run_out()) {
     throw RunError("rank " + std::to_string(asking_->victim) + " did not answer a steal request within " +
                    std::to_string(options_.timeout_ms) + " ms: it has died or stopped answering");
   }
@@ -225,7 +226,7 @@ void RankBalancer::check_timeouts() const {
 // them (empty), wait for our own answer, then meet every rank at a barrier, still answering: once
 // every rank is in the barrier, none has a request out, so none is left unanswered.
 void RankBalancer::drain(HostInserter& local) {
-  const auto start = Clock::now();
+  Patience waited = patience();
   MPI_Request barrier = MPI_REQUEST_NULL;
   bool entered = false;
   for (;;) {
@@ -241,7 +242,7 @@ void RankBalancer::drain(HostInserter& local) {
     }
     complete_sends(false);
     check_timeouts();
-    if (Clock::now() - start > std::chrono::milliseconds(options_.timeout_ms)) {
+    if (waited.run_out()) {
       throw RunError("not every rank reached the end of the run within " +
                      std::to_string(options_.timeout_ms) + " ms of its termination: a rank has died or stopped answering");
     }

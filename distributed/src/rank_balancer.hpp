@@ -11,7 +11,8 @@
 // Liveness: a rank that dies is seen by mpirun, which ends the job naming it; a rank that stops
 // (SIGSTOP, a hung node) is not. So each rank sends a heartbeat to its successor on the ring every
 // timeout/4 and names its predecessor when nothing came from it for timeout_ms; a victim that does
-// not answer a steal request within timeout_ms is named too.
+// not answer a steal request within timeout_ms is named too. Those times count only while this
+// rank runs (patience.hpp): a rank stopped and resumed blames no other for its own stop.
 //
 // Polling, not a progress thread: MPI is called from this one thread (MPI_THREAD_FUNNELED), which
 // the local run leaves free while its workers run. A poll that finds nothing sleeps 50 us, so an
@@ -36,6 +37,7 @@
 #include "gpulb/distributed/mpi_distribution.hpp"
 #include "gpulb/distributed/safra.hpp"
 #include "gpulb/exec_plan.hpp"
+#include "patience.hpp"
 
 namespace gpulb::distributed::detail {
 
@@ -56,7 +58,7 @@ class RankBalancer {
   };
   struct Request {
     int victim;
-    Clock::time_point sent;
+    Patience waited;  // since the request was sent
   };
 
   bool poll(HostInserter& local);  // receives every message that has arrived; true if any did
@@ -67,7 +69,8 @@ class RankBalancer {
   void send_tasks(int to, std::vector<Task> tasks);
   void send_empty(int to, int tag);
   void complete_sends(bool wait);
-  void check_timeouts() const;
+  void check_timeouts();
+  Patience patience() const { return Patience(std::chrono::milliseconds(options_.timeout_ms)); }
   void heartbeat();
   void drain(HostInserter& local);
 
@@ -81,7 +84,7 @@ class RankBalancer {
   std::uint32_t empty_answers_ = 0;
   bool done_ = false;
   Clock::time_point last_beat_sent_;
-  Clock::time_point heard_from_predecessor_;
+  Patience predecessor_silence_{std::chrono::milliseconds(0)};  // since the last message from it
   std::list<Outgoing> sends_;
   std::map<std::string, std::uint64_t> metrics_;
 };

@@ -1,19 +1,24 @@
 #include "faults/faults.hpp"
 
+#include <csignal>
+
 #include <nlohmann/json.hpp>
+
+#include "gpulb/distribution.hpp"
 
 namespace gpulb::scenarios::faults {
 
 namespace {
 
-const char* const kFaultNames[] = {"none", "trap", "out-of-bounds", "hang", "slow"};
+const char* const kFaultNames[] = {"none", "trap", "out-of-bounds", "hang", "slow", "stop-rank"};
 
 const std::vector<ParamSpec>& specs() {
   static const std::vector<ParamSpec> s = {
       {"fault", "what task `at` does: none; trap (a trap instruction); out-of-bounds (reads 1 TiB past its buffer); "
-                "hang (never returns, ignores the stop flag); slow (runs slow_ms, stops when the watchdog asks). "
-                "trap, out-of-bounds and hang need the cuda backend",
-       "none", "none|trap|out-of-bounds|hang|slow", 0, 0, {std::begin(kFaultNames), std::end(kFaultNames)}},
+                "hang (never returns, ignores the stop flag); slow (runs slow_ms, stops when the watchdog asks); "
+                "stop-rank (no task: rank `at` of a --distributed run stops itself with SIGSTOP once rank 0 has its results). "
+                "trap, out-of-bounds and hang need the cuda backend; stop-rank a --distributed run",
+       "none", "none|trap|out-of-bounds|hang|slow|stop-rank", 0, 0, {std::begin(kFaultNames), std::end(kFaultNames)}},
       {"tasks", "number of tasks", "1000", "1..1048576", 1, 1 << 20, {}},
       {"at", "the id of the task that misbehaves (below tasks)", "500", "0..1048575", 0, (1 << 20) - 1, {}},
       {"work", "arithmetic steps per thread of a task", "1000", "0..1000000", 0, 1'000'000, {}},
@@ -30,6 +35,10 @@ class FaultsScenario : public ScenarioOf<FaultsInstance> {
            "watchdog. Shows how each policy reports a failed task and that the next run starts clean.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
+  DataSize data_size(const ParamMap& params) const override {
+    const auto tasks = static_cast<std::uint64_t>(int_param(params, find_spec(specs(), "tasks")));
+    return {tasks, tasks * sizeof(FaultsRecord), "tasks"};
+  }
   std::unique_ptr<FaultsInstance> instantiate(const ParamMap& params) const override {
     const std::string name = choice_param(params, find_spec(specs(), "fault"));
     Fault fault = Fault::None;
@@ -62,6 +71,7 @@ std::vector<Task> FaultsInstance::initial_tasks() const {
 }
 
 std::string FaultsInstance::unsupported_on(Backend backend) const {
+  if (fault_ == Fault::StopRank && backend != Backend::Cpu) return "fault=stop-rank stops a rank of a --distributed run, which runs the cpu backend";
   if (backend != Backend::Cpu) return {};
   switch (fault_) {
     case Fault::Trap:
@@ -87,6 +97,8 @@ void FaultsInstance::collect(std::vector<std::vector<FaultsRecord>> per_device, 
     }
   }
   block_size_ = plan.block_size;
+  // Here every rank has handed its records and trace to rank 0 (cpu/run_workload.hpp).
+  if (fault_ == Fault::StopRank && plan.distribution != nullptr && plan.distribution->rank() == at_) std::raise(SIGSTOP);
 }
 
 Verification FaultsInstance::verify() const {

@@ -7,6 +7,8 @@
 //   fault=out-of-bounds  task `at` reads 1 TiB past its buffer (GPU only)
 //   fault=hang           task `at` never returns and ignores the stop flag (GPU only)
 //   fault=slow           task `at` runs slow_ms, but returns when the watchdog asks it to stop
+//   fault=stop-rank      rank `at` of a --distributed run stops itself (SIGSTOP) once rank 0 has
+//                        its results: the end of a job must not wait for it forever
 #pragma once
 
 #include <memory>

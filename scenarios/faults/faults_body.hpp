@@ -17,6 +17,8 @@ enum class Fault : std::uint32_t {
   OutOfBounds,  // task `at` reads 1 TiB past its record array
   Hang,         // task `at` never returns and never polls the stop flag
   Slow,         // task `at` runs for slow_ns, returning early when the watchdog asks it to stop
+  StopRank,     // no task misbehaves: rank `at` of a distributed run stops itself (SIGSTOP) once its
+                // results are on rank 0, as a rank whose node hangs at the end of a job
 };
 
 // One step of the tasks' work: a 64-bit linear congruential recurrence (Knuth's MMIX constants).

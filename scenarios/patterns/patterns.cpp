@@ -49,6 +49,10 @@ class PatternsScenario : public ScenarioOf<PatternsInstance> {
            "Shows whether a scheduler's runtime falls with the work removed.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
+  DataSize data_size(const ParamMap& params) const override {
+    const auto blocks = static_cast<std::uint64_t>(int_param(params, find_spec(specs(), "blocks")));
+    return {blocks, blocks * sizeof(PatternsRecord), "blocks"};
+  }
   std::unique_ptr<PatternsInstance> instantiate(const ParamMap& params) const override {
     const std::string p = choice_param(params, find_spec(specs(), "pattern"));
     return std::make_unique<PatternsInstance>(p[1] - '0', static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "blocks"))),

@@ -11,6 +11,7 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli_process.hpp"
@@ -634,6 +635,39 @@ TEST_F(Cli, AnEmptySizeAndGpusOnTheCpuBackendAreBadArguments) {
   const Outcome gpus = gpulb("run patterns --backend cpu --param blocks=8 --gpus 2");
   EXPECT_EQ(gpus.exit_code, 2) << gpus.out;
   EXPECT_NE(gpus.out.find("--gpus 2 applies to the cuda backend"), std::string::npos) << gpus.out;
+}
+
+// The largest resident size of this test's child processes so far, in KiB (each test runs in its
+// own process under ctest).
+long children_peak_kib() {
+  rusage usage{};
+  ::getrusage(RUSAGE_CHILDREN, &usage);
+  return usage.ru_maxrss;
+}
+
+// A run too large for this process's memory allocated for seconds and ended in std::bad_alloc
+// (1.3 GB resident, exit 1, under ulimit -v 2000000), or took 3.4 GB where nothing limited it,
+// with no word before it started. The estimate (scenario data + trace budget) refuses it before
+// any allocation, naming the numbers and what to lower.
+TEST_F(Cli, ARunThatCannotFitInMemoryIsRefusedBeforeItAllocatesNamingTheNumbers) {
+  const std::string limit = "ulimit -v 1572864; ";  // 1.5 GiB
+  const Outcome big = gpulb::testing::shell(limit + GPULB_CLI " run patterns --param blocks=16777216 --backend cpu --workers 2 --no-trace");
+  EXPECT_EQ(big.exit_code, 2) << big.out;
+  for (const char* words : {"this run needs about 3.25 GiB of memory (3 GiB for 16777216 initial tasks + 256 MiB of scenario data)",
+                            "more than the 1.5 GiB of this process's address-space limit (ulimit -v); lower --param blocks"}) {
+    EXPECT_NE(big.out.find(words), std::string::npos) << words << "\n" << big.out;
+  }
+  EXPECT_LT(children_peak_kib(), 100 * 1024) << "the refused run allocated its data";
+
+  const Outcome budget = gpulb("run patterns --param blocks=64 --backend cpu --trace-memory 1T");
+  EXPECT_EQ(budget.exit_code, 2) << budget.out;
+  EXPECT_NE(budget.out.find("1 TiB of trace budget), more than the "), std::string::npos) << budget.out;
+  EXPECT_NE(budget.out.find("; lower --trace-memory (or run with --no-trace)"), std::string::npos) << budget.out;
+  EXPECT_EQ(budget.out.find("--param blocks"), std::string::npos) << "64 blocks are not what to lower:\n" << budget.out;
+
+  // Under the same limit a run that fits runs, traced with its default budget (a quarter of the limit).
+  const Outcome fits = gpulb::testing::shell(limit + GPULB_CLI " run patterns --param blocks=4096 --backend cpu --workers 2");
+  EXPECT_EQ(fits.exit_code, 0) << fits.out;
 }
 
 // A valid output name of 250-255 bytes: the temporary beside it must stay within a name's 255

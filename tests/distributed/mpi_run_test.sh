@@ -18,6 +18,14 @@
 #   killed_rank          a rank killed (SIGKILL) mid-run ends the job, named, in under 10 s
 #   hung_task            a task that does not end: its rank's watchdog names the rank and ends the
 #                        job within the watchdog's time, under both policies
+#   stopped_rank_at_the_end  a rank that stops (SIGSTOP) once rank 0 has the results: the job ends,
+#                        naming it, with exit 1 and the trace written whole; rank 0 stopped there is
+#                        named by the others; rank 0 stopped and resumed within their limit ends the
+#                        run as usual
+#   trace_memory_per_rank  --trace-memory bounds every rank's peak memory, rank 0's merge of every
+#                        rank's trace included (GNU time measures each rank)
+#   silent_rank          a rank of an MPMD job that is not gpulb: an MPI program that never answers,
+#                        and a program that never starts MPI (sleep); rank 0 names it, exit 2
 set -uo pipefail
 case_name=$1 gpulb=$2 mpiexec=$3
 shift 3
@@ -105,8 +113,9 @@ case "$case_name" in
     ;;
   merged_trace)
     # A worker's trace segment holds at most 4 Mi events unless asked (cpu/runtime.cpp), and one
-    # worker a rank may run most of T1's 4 million nodes at 3 events a node: room for all of them.
-    run_t1 --param trace_capacity=16000000 -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err"
+    # worker a rank may run most of T1's 4 million nodes at 3 events a node: room for all of them,
+    # in a budget whose share a rank (a quarter: 512 MiB) holds 16 M events in each of 2 segments.
+    run_t1 --param trace_capacity=16000000 --trace-memory 2G -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     check_not_hung $rc
     [ $rc -eq 0 ] || fail "run failed: $(cat "$tmp/err")"
@@ -214,6 +223,115 @@ WRAP
       [ "$named" = 1 ] || fail "$policy: expected one rank's watchdog error, got $named: $(cat "$tmp/err")"
       echo "$policy: a hung task ended the job in $elapsed_ms ms: $(grep -m1 -oE 'rank [0-3] of 4: watchdog: [^(]*' "$tmp/err")"
     done
+    ;;
+  stopped_rank_at_the_end)
+    # fault=stop-rank: rank `at` stops itself once its records and trace are on rank 0.
+    run_stop() {  # AT [WRAPPER]
+      local at=$1
+      shift
+      run_mpi "$@" "$gpulb" run faults --param fault=stop-rank --param at="$at" --policy work-stealing --backend cpu --workers 1 \
+        --distributed --rank-timeout 1000 -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err"
+    }
+    start=$(date +%s%N)
+    run_stop 2
+    rc=$?
+    elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+    check_not_hung $rc
+    [ $rc -eq 1 ] || fail "rank 2 stopped at the end: exit $rc, expected 1: $(cat "$tmp/err")"
+    [ "$elapsed_ms" -lt 15000 ] || fail "rank 2 stopped at the end: the job took $elapsed_ms ms to end"
+    grep -q "rank 0 of 4: rank 2 did not answer within 1000 ms while rank 0 told every rank that the run is over" "$tmp/err" ||
+      fail "rank 2 is not named: $(cat "$tmp/err")"
+    grep -q "wrote the trace $tmp/t.gpulb whole" "$tmp/err" || fail "the message does not say that the trace is written: $(cat "$tmp/err")"
+    grep -q "^verified    yes" "$tmp/out" || fail "rank 0 did not report the verified result: $(cat "$tmp/out")"
+    "$gpulb" info "$tmp/t.gpulb" >/dev/null || fail "the trace written before the end cannot be read"
+    echo "rank 2 stopped at the end: exit 1 in $elapsed_ms ms: $(grep -m1 -oE 'rank 2 did not answer[^(]*' "$tmp/err")"
+
+    rm -f "$tmp/t.gpulb"
+    start=$(date +%s%N)
+    run_stop 0
+    rc=$?
+    elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+    check_not_hung $rc
+    [ $rc -eq 1 ] || fail "rank 0 stopped at the end: exit $rc, expected 1: $(cat "$tmp/err")"
+    [ "$elapsed_ms" -lt 20000 ] || fail "rank 0 stopped at the end: the job took $elapsed_ms ms to end"
+    grep -Eq "rank [123] of 4: rank 0 did not answer within [0-9]+ ms while this rank waited for rank 0 to verify the results" "$tmp/err" ||
+      fail "rank 0 is not named: $(cat "$tmp/err")"
+    echo "rank 0 stopped at the end: exit 1 in $elapsed_ms ms: $(grep -m1 -oE 'rank [123] of 4: rank 0 did not answer[^(]*' "$tmp/err")"
+
+    # Rank 0 stopped for 2 s, past the rank timeout (1 s) but within the others' wait for it
+    # (4 x the timeout): resumed, it finishes the run, and no rank is blamed.
+    cat >"$tmp/resume.sh" <<'WRAP'
+#!/usr/bin/env bash
+if [ "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-}}" = 0 ]; then
+  (until grep -q '^State:.*(stopped)' /proc/$$/status 2>/dev/null; do sleep 0.05; done; sleep 2; kill -CONT $$) &
+fi
+exec "$@"
+WRAP
+    chmod +x "$tmp/resume.sh"
+    run_stop 0 "$tmp/resume.sh"
+    rc=$?
+    check_not_hung $rc
+    [ $rc -eq 0 ] || fail "rank 0 stopped for 2 s and resumed: exit $rc: $(cat "$tmp/err")"
+    ! grep -q "did not answer" "$tmp/err" || fail "a rank was blamed after rank 0 resumed: $(cat "$tmp/err")"
+    echo "rank 0 stopped for 2 s and resumed: the run ended as usual, exit 0"
+    ;;
+  trace_memory_per_rank)
+    [ -x /usr/bin/time ] || fail "needs GNU time as /usr/bin/time (Debian: apt-get install time; scripts/install-deps.sh --tests)"
+    cat >"$tmp/peak.sh" <<'WRAP'
+#!/usr/bin/env bash
+out=$1
+shift
+exec /usr/bin/time -f %M -o "$out.${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-x}}" "$@"
+WRAP
+    chmod +x "$tmp/peak.sh"
+    # Each rank's peak resident KiB, untraced and under a 16 MiB budget. Rank 0 holds every rank's
+    # trace to merge it: 242 MiB (14 x the budget above untraced) before each rank's segments got
+    # a share of the budget.
+    run_mpi "$tmp/peak.sh" "$tmp/untraced" "$gpulb" run uts --param tree=T1 --policy work-stealing --backend cpu --workers 1 --distributed \
+      --no-trace >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check_not_hung $rc
+    [ $rc -eq 0 ] || fail "untraced run: exit $rc: $(cat "$tmp/err")"
+    run_mpi "$tmp/peak.sh" "$tmp/traced" "$gpulb" run uts --param tree=T1 --policy work-stealing --backend cpu --workers 1 --distributed \
+      --trace-memory 16M -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check_not_hung $rc
+    [ $rc -eq 0 ] || fail "traced run: exit $rc: $(cat "$tmp/err")"
+    grep -q "the trace memory budget of 16 MiB held the segments (4 MiB a rank" "$tmp/out" || fail "no note on the budget's share: $(cat "$tmp/out")"
+    budget_kib=16384
+    peaks=""
+    for r in 0 1 2 3; do
+      base=$(tail -1 "$tmp/untraced.$r") peak=$(tail -1 "$tmp/traced.$r")
+      peaks+="rank $r: $((base / 1024)) -> $((peak / 1024)) MiB; "
+      # Measured 3.5 x the budget above the untraced peak on rank 0 (the merged events, then the
+      # file's encoding), under 2 x on the others.
+      [ "$peak" -le $((base + 5 * budget_kib)) ] || fail "rank $r peaked at $peak KiB, over its untraced $base KiB + 5 x the 16 MiB budget ($peaks)"
+    done
+    echo "--trace-memory 16M, untraced -> traced peak: $peaks"
+    ;;
+  silent_rank)
+    run_mpmd() { timeout -k 5 "$mpirun_limit_s" "$mpiexec" "${flags[@]}" "$@"; }
+    gpulb_rank=("$gpulb" run nqueens --param n=10 --policy work-stealing --backend cpu --workers 1 --distributed --no-trace --rank-timeout 1000)
+    silent=${GPULB_MPI_SILENT_RANK:?the path of mpi_silent_rank (CMake passes it)}
+    start=$(date +%s%N)
+    run_mpmd -np 1 "${gpulb_rank[@]}" : -np 1 "$silent" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+    check_not_hung $rc
+    [ $rc -eq 2 ] || fail "an MPI rank that never answers: exit $rc, expected 2: $(cat "$tmp/err")"
+    grep -q "rank 0 of 2: rank 1 did not answer within 1000 ms while the ranks compared their arguments" "$tmp/err" ||
+      fail "the silent rank 1 is not named: $(cat "$tmp/err")"
+    echo "an MPI rank that never answers: exit 2 in $elapsed_ms ms, named"
+    start=$(date +%s%N)
+    run_mpmd -np 1 "${gpulb_rank[@]}" : -np 2 sleep 120 >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+    check_not_hung $rc
+    [ $rc -eq 2 ] || fail "ranks that never start MPI: exit $rc, expected 2: $(cat "$tmp/err")"
+    [ "$elapsed_ms" -lt 20000 ] || fail "ranks that never start MPI: the job took $elapsed_ms ms to end"
+    grep -q "rank 0: starting MPI (which waits for every rank of the job) did not finish within 4000 ms: ranks 1..2 of this job run another program" "$tmp/err" ||
+      fail "the ranks that never start MPI are not named: $(cat "$tmp/err")"
+    echo "ranks that never start MPI (sleep): exit 2 in $elapsed_ms ms, named"
     ;;
   *) fail "unknown case" ;;
 esac

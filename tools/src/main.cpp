@@ -308,6 +308,31 @@ std::string distributed_fingerprint(const RunArgs& a) {
   out += " --rank-chunk " + std::to_string(a.rank_chunk) + " --rank-timeout " + std::to_string(a.rank_timeout_ms);
   return out;
 }
+
+// One write a message: ranks print at once, and mpirun would interleave smaller writes.
+void say_at_once(const std::string& text) { (void)!::write(STDERR_FILENO, text.data(), text.size()); }
+
+void report_differing_ranks(const distributed::MpiSession& session, const distributed::MpiSession::Agreement& agreement,
+                            const std::string& command) {
+  const std::string rank = std::to_string(session.rank());
+  if (std::find(agreement.differing.begin(), agreement.differing.end(), session.rank()) != agreement.differing.end()) {
+    say_at_once("gpulb: error: rank " + rank + " of " + std::to_string(session.ranks()) + " was started with other arguments than rank 0:\n  rank 0: " +
+                agreement.root_command + "\n  rank " + rank + ": " + command + "\n");
+  }
+  if (session.rank() == 0) {
+    say_at_once("gpulb: error: " + std::to_string(agreement.differing.size()) + " of " + std::to_string(session.ranks()) +
+                " ranks differ from rank 0; every rank of a distributed run must be started with the same arguments\n");
+  }
+}
+
+// What rank 0 has done when it ends the run, for the message naming a rank that does not answer
+// then: the results are complete on rank 0 by that time, and the trace file (if any) is whole.
+std::string run_outcome(const RunArgs& a, int code) {
+  const char* verdict = code == 0 ? "verified" : code == kExitNotVerified ? "NOT verified" : code == kExitNotChecked ? "not checked" : "failed";
+  std::string out = "rank 0 had every rank's results, " + std::string(verdict) + " (exit code " + std::to_string(code) + ")";
+  if (!a.output.empty()) out += ", and wrote the trace " + a.output + " whole";
+  return out;
+}
 #endif
 
 // One rank of `mpirun -np N gpulb run ... --distributed` (docs/distributed.md). Every rank parses
@@ -316,32 +341,22 @@ std::string distributed_fingerprint(const RunArgs& a) {
 // and ends the job (MPI_Abort), since the others would wait for it.
 int cmd_run_distributed(int& argc, char**& argv, const RunArgs& a) {
 #ifdef GPULB_HAVE_MPI
-  distributed::MpiSession session(argc, argv);
+  distributed::MpiSession session(argc, argv, a.rank_timeout_ms);
   // Before any work: a rank started with other arguments would run a different job beside the
   // others. Each such rank names itself, and every rank exits 2.
   const std::string command = distributed_fingerprint(a);
   const distributed::MpiSession::Agreement agreement = session.agree_with_root(command);
   if (!agreement.differing.empty()) {
-    // One write a message: ranks print at once, and mpirun would interleave smaller writes.
-    const auto say = [](const std::string& text) { (void)!::write(STDERR_FILENO, text.data(), text.size()); };
-    const std::string rank = std::to_string(session.rank());
-    if (std::find(agreement.differing.begin(), agreement.differing.end(), session.rank()) != agreement.differing.end()) {
-      say("gpulb: error: rank " + rank + " of " + std::to_string(session.ranks()) + " was started with other arguments than rank 0:\n  rank 0: " +
-          agreement.root_command + "\n  rank " + rank + ": " + command + "\n");
-    }
-    if (session.rank() == 0) {
-      say("gpulb: error: " + std::to_string(agreement.differing.size()) + " of " + std::to_string(session.ranks()) +
-          " ranks differ from rank 0; every rank of a distributed run must be started with the same arguments\n");
-    }
+    report_differing_ranks(session, agreement, command);
     return kExitBadInput;
   }
-  int code = 0;
   try {
     distributed::DistributedOptions options;
     options.rank_chunk = a.rank_chunk;
     options.timeout_ms = a.rank_timeout_ms;
     distributed::MpiDistribution dist(session, options);
-    code = cmd_run(a, &dist);
+    const int code = cmd_run(a, &dist);
+    return session.end_run(code, run_outcome(a, code), dist.end_wait_limit());
   } catch (const ConfigError& e) {
     if (session.rank() == 0) std::cerr << "gpulb: error: " << e.what() << "\n";
     return kExitBadInput;
@@ -352,7 +367,6 @@ int cmd_run_distributed(int& argc, char**& argv, const RunArgs& a) {
     std::cerr << "gpulb: error: rank " << session.rank() << " of " << session.ranks() << ": " << e.what() << "\n";
     session.abort(kExitRunFailed);
   }
-  return session.broadcast_from_root(code);
 #else
   (void)argc, (void)argv, (void)a;
   throw ConfigError("--distributed needs MPI, and this gpulb was built without it (configure with -DGPULB_MPI=ON where "
@@ -691,10 +705,10 @@ int main(int argc, char** argv) {
   run->add_option("-o,--output", ra.output, "Write the trace to this .gpulb file");
   run->add_flag("--json", ra.json, "Print one JSON object instead of the text summary");
   run->add_flag("--no-trace", ra.no_trace, "Do not record events (to measure tracing overhead)");
-  run->add_option("--trace-memory", ra.trace_memory, "Most memory the trace segments may take (512M, 2G; default: a quarter of physical memory)");
+  run->add_option("--trace-memory", ra.trace_memory, "Most memory the trace may take on each process (512M, 2G; default: a quarter of the memory this process may use, shared by the ranks on a host; a --distributed rank's segments get 1/ranks of it, so that rank 0 can merge every rank's)");
   run->add_flag("--distributed", ra.distributed, "One rank of a run over MPI ranks: mpirun -np N gpulb run ... --distributed (cpu backend, work-stealing; docs/distributed.md)");
   run->add_option("--rank-chunk", ra.rank_chunk, "--distributed: tasks an idle rank steals from another at once")->check(CLI::Range(1u, 1u << 16))->capture_default_str();
-  run->add_option("--rank-timeout", ra.rank_timeout_ms, "--distributed: ms after which a rank that answers nothing is named and the job ends")
+  run->add_option("--rank-timeout", ra.rank_timeout_ms, "--distributed: ms after which a rank that answers nothing is named and the job ends (MPI's start and end, and the gather of the results: 4 x this)")
       ->check(CLI::Range(100u, 3'600'000u))->capture_default_str();
 
   std::string info_file, info_max_memory;

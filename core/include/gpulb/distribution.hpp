@@ -25,6 +25,8 @@ class Distribution {
   virtual ~Distribution() = default;
   virtual std::uint32_t rank() const = 0;
   virtual std::uint32_t ranks() const = 0;
+  // Ranks of the run on this rank's host (this one included): they share its memory.
+  virtual std::uint32_t ranks_on_this_host() const { return 1; }
 
   // This rank's steady clock minus rank 0's, in ns, as estimated when the ranks met (0 on rank 0),
   // and the bound on that estimate's error (half the best round trip): docs/distributed.md.

@@ -82,6 +82,14 @@ class Workload : public ScenarioInstance {
   virtual void collect(std::vector<std::vector<Record>> per_device, const ExecPlan& plan, const ExecOutput& out) = 0;
 };
 
+// What an instance of given parameters holds before it runs: what gpulb::run estimates a run's
+// memory from before anything is allocated (gpulb/memory_estimate.hpp).
+struct DataSize {
+  std::uint64_t initial_tasks = 0;  // ScenarioInstance::initial_tasks().size()
+  std::uint64_t bytes = 0;          // the instance's own data: inputs, records, tables
+  std::string parameter;            // the parameter that sets the size, named where a run does not fit
+};
+
 // The scenario's metadata, shared by every instance.
 class Scenario {
  public:
@@ -98,6 +106,9 @@ class Scenario {
   virtual bool param_applies(const std::string& /*name*/, const ParamMap& /*params*/) const { return true; }
   // Whether its instances make work requests (ScenarioInstance::request_stream).
   virtual bool makes_requests() const { return false; }
+  // The size of an instance of `params` (validated as instantiate validates them), computed
+  // without making it. Zero (the default): small, or known only as the run goes (spawned tasks).
+  virtual DataSize data_size(const ParamMap& /*params*/) const { return {}; }
   // The policy a run gets where it names none (RunConfig::policy empty, `gpulb run` without
   // --policy), given the run's parameters: one that runs this scenario well on both backends.
   // A request stream's is `combining`, G-Charm's launcher; the others' `task-queue`, Chen et
