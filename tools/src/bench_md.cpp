@@ -48,6 +48,7 @@ struct MdMeasured {
   double ms = 0;
   double warp_efficiency = 0;
   double divergent = 0;  // sampled warp steps where the cutoff branch split the warp
+  double task_spread = 0;  // the costliest task's pair tests over the mean task's
   std::vector<double> gpu_finish_ms;  // per GPU: its last task's end after the run's first event
 };
 
