@@ -48,9 +48,9 @@ const std::vector<Lesson>& table() {
        "the blocks), achieved \"nearly linear speedup\" with more GPUs, while Solution 1 did not, and kept the GPUs' "
        "busy times nearly equal where Solution 1's load among GPUs was \"extremely unbalanced\" (Figure 10).",
        {"Solution 1: the atoms' blocks split evenly over the GPUs, a block per task", "md-64k-solution1-4xh100.gpulb", "md",
-        "hardware", {"atoms=16384", "solution=1", "sample=16", "steps=0"}},
+        "hardware", {"atoms=16384", "solution=1", "pairs=all", "sample=16", "steps=0"}},
        {"Solution TQ: a host task pool feeding each GPU's task queues", "md-64k-tq-4xh100.gpulb", "md", "task-queue",
-        {"atoms=16384", "solution=tq", "sample=16", "steps=0"}},
+        {"atoms=16384", "solution=tq", "pairs=all", "sample=16", "steps=0"}},
        "The key figure's left half is Figure 9: each solution's speedup over its own one-GPU time, against the "
        "linear line. Its right half is Figure 10: each GPU's busy time at the most GPUs. In the two shipped 4-GPU "
        "traces (64K atoms) open Compare: every GPU group ends at about the same time under both solutions.",

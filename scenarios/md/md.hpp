@@ -2,19 +2,23 @@
 // paper's case study of its four load-balancing solutions.
 //
 // A synthetic helium-like system (atoms with a Gaussian density, denser at the centre),
-// Lennard-Jones plus electrostatic forces cut off at rc, atom decomposition: each atom tests every
-// other atom (Theta(N^2)) and sums the forces of those inside the cutoff (md_body.hpp). A task is
-// 128 contiguous atoms of the array A. `solution` fixes A's order and the policy that runs it:
+// Lennard-Jones plus electrostatic forces cut off at rc, atom decomposition: each atom sums the
+// forces of the atoms inside the cutoff (md_body.hpp), found by `pairs`:
+//   pairs=cells  (default) a cell list (md_cells.hpp): an atom tests the 27 cells around it, so a
+//                task's cost follows its atoms' local density -- the imbalance of section 6.1
+//   pairs=all    every atom tests all N (the paper's Theta(N^2)): every task costs the same
+// A task is 128 contiguous atoms of the array A. `solution` fixes A's order and the policy:
 //   solution=1   decomposition sort (densest box first), --policy hardware (one launch, equal
 //                contiguous regions of A per GPU)
 //   solution=2   a random permutation of A, --policy hardware
-//   solution=3   decomposition sort, --policy chunked (default chunk 120 tasks = 15,360 atoms)
+//   solution=3   decomposition sort, --policy chunked (default chunk: one wave of resident blocks
+//                of the device at hand; the paper's 120 tasks = 15,360 atoms is --param chunk=120)
 //   solution=tq  decomposition sort, --policy task-queue (two queues per GPU, host task pool)
 // Any other policy is refused, naming the solution and the policy.
 //
 // What is timed: one force computation (the run's makespan), as the paper times it; the sort or
-// permutation and the copy of the positions to the GPUs happen before (instance construction,
-// and the backend's upload of input() before the GPU's run starts).
+// permutation, the cell list and the copy of the positions to the GPUs happen before (instance
+// construction, and the backend's upload of input() before the GPU's run starts).
 // What is verified (verify()): every task ran once; a sample of atoms' forces against an
 // all-pairs double-precision host reference; the energy drift of `steps` velocity-Verlet steps
 // integrated on the host in double precision with the same pair force, the first half-kick
@@ -34,6 +38,7 @@
 namespace gpulb::scenarios::md {
 
 enum class Solution { Sorted1, Permuted2, Chunked3, TaskQueue };
+enum class PairSearch { Cells, All };
 
 // The policy a solution runs under, and its --param spelling.
 const char* policy_of(Solution s);
@@ -52,6 +57,7 @@ inline constexpr double kTemperature = 0.5;
 struct MdConfig {
   SystemSpec system;
   Solution solution = Solution::TaskQueue;
+  PairSearch pairs = PairSearch::Cells;
   std::uint32_t sample = 256;  // atoms checked against the double reference
   std::uint32_t steps = 10;    // velocity-Verlet steps of the energy check (0: none)
 };
@@ -77,7 +83,11 @@ class MdInstance : public Workload<MdBody, MdRecord> {
   MdConfig config_;
   std::vector<Atom> atoms_;
   std::vector<std::uint32_t> order_;  // the array A
-  std::vector<std::byte> input_;      // atoms, then A: what the GPUs receive
+  CellList cells_;                    // pairs=cells; empty under pairs=all
+  // What the GPUs receive: atoms, A, then (pairs=cells) the cell-ordered atoms, slot_of and the
+  // cell starts, each at its byte offset.
+  std::vector<std::byte> input_;
+  std::size_t cell_atoms_at_ = 0, slot_of_at_ = 0, start_at_ = 0;
   std::vector<MdRecord> records_;
   bool on_gpu_ = false;
 };

@@ -1,27 +1,32 @@
 // The md task body (Chen et al. 2010, section 6.1): atom decomposition. A task is 128 contiguous
-// entries of the array A (the processing order); each thread owns one atom of the task, tests its
-// distance to every atom of the system (the paper's Theta(N^2)) and sums the pair force of those
-// inside the cutoff. Written once for the device and the CPU; every solution runs this body.
+// entries of the array A (the processing order); each thread owns one atom of the task and sums the
+// pair force of the atoms inside the cutoff. Which atoms it tests is the pair search:
+//   pairs=all    every atom of the system (the paper's Theta(N^2)): every task costs the same;
+//   pairs=cells  the 27 cells around the atom (md_cells.hpp): a task costs its atoms' local density.
+// Written once for the device and the CPU; every solution runs this body.
 //
-// The inner loop visits atoms in their original order whatever the order of A: every thread of a
-// warp reads the same atom j at once (a broadcast), so that order costs nothing, and it makes each
-// atom's force the same sum in the same order under every solution -- the forces agree bit for bit.
+// Each atom's candidates come in an order fixed by the system, whatever the order of A (all: the
+// original order, which every thread of a warp reads at once, a broadcast; cells: the cell list's
+// order), so each atom's force is the same sum under every solution -- they agree bit for bit.
 // What a solution changes is which atoms share a warp (A's order), hence the divergence of the
 // `inside the cutoff` branch: the warp efficiency below.
 //
-// Warp efficiency (the paper's explanation of Solution 2's slowness): every kWarpSampleStride-th
-// j, the lanes of a warp that take the force branch are counted (active) against the lanes present
-// (lanes), over the samples where any lane takes it; and the divergent samples, where some lanes
-// take it and others not (the nearest thing to the profiler's divergent-branch count that the
-// paper quotes: "49% more thread divergences"). On the GPU a __ballot_sync in the loop; on the
-// CPU the same count is made by emulating 32-lane warps over the block's threads (after the loop,
-// so the CPU's own loop stays a plain loop).
+// Warp efficiency (the paper's explanation of Solution 2's slowness), under pairs=all: every
+// kWarpSampleStride-th j, the lanes of a warp that take the force branch are counted (active)
+// against the lanes present (lanes), over the samples where any lane takes it; and the divergent
+// samples, where some lanes take it and others not (the nearest thing to the profiler's
+// divergent-branch count that the paper quotes: "49% more thread divergences"). On the GPU a
+// __ballot_sync in the loop; on the CPU the same count is made by emulating 32-lane warps over the
+// block's threads (after the loop, so the CPU's own loop stays a plain loop). Under pairs=cells the
+// lanes of a warp scan different cells for different counts, so no lane-aligned j exists to sample:
+// no warp samples are taken.
 #pragma once
 
 #include <cstdint>
 
 #include "gpulb/atomic.hpp"
 #include "gpulb/task.hpp"
+#include "md/md_cells.hpp"
 #include "md/md_force.hpp"
 
 namespace gpulb::scenarios::md {
@@ -39,6 +44,7 @@ struct MdRecord {
   std::uint32_t warp_lanes;   // task records: lanes present in those samples
   std::uint32_t runs;         // task records: times the task ran (verification: once)
   std::uint32_t warp_divergent;  // task records: samples where some lanes took it and some not
+  std::uint32_t pair_tests;   // atom records: distance tests made (the atom's cost)
 };
 
 struct MdBody {
@@ -55,6 +61,7 @@ struct MdBody {
   MdRecord* records;
   std::uint32_t n;
   ForceField<float> ff;
+  CellListView cells;         // pairs=cells; cells.atoms == nullptr: pairs=all
 
   // The force on atom i, summed over j in original order; returns the warp sample counts packed
   // (lanes << 32 | active) on the device, 0 on the CPU, and adds the divergent samples to
@@ -93,7 +100,34 @@ struct MdBody {
     r.fy = fy;
     r.fz = fz;
     r.neighbours = neighbours;
+    r.pair_tests = n - 1;
     return warp;
+  }
+
+  // pairs=cells: the force on atom i from the atoms of the 27 cells around it.
+  GPULB_HD void atom_force_in_cells(std::uint32_t i) const {
+    const std::uint32_t self = cells.slot_of[i];
+    const Atom a = cells.atoms[self];
+    float fx = 0.f, fy = 0.f, fz = 0.f;
+    std::uint32_t neighbours = 0, tests = 0;
+    cells.for_each_candidate(self, a, [&](std::uint32_t, const Atom& b) {
+      const float dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
+      const float r2 = dx * dx + dy * dy + dz * dz;
+      ++tests;
+      if (r2 < ff.rc2) {
+        const float s = pair_force_over_r(ff, r2, a.q * b.q);
+        fx += s * dx;
+        fy += s * dy;
+        fz += s * dz;
+        ++neighbours;
+      }
+    });
+    MdRecord& r = records[i];
+    r.fx = fx;
+    r.fy = fy;
+    r.fz = fz;
+    r.neighbours = neighbours;
+    r.pair_tests = tests;
   }
 
   // CPU: the warp samples of one task, 32 consecutive threads of the block a warp, as the GPU's
@@ -138,14 +172,18 @@ struct MdBody {
 #else
         const unsigned present = 0;
 #endif
-        if (valid) w += atom_force(order[first + slot], present, divergent);
+        if (valid && cells.atoms != nullptr) {
+          atom_force_in_cells(order[first + slot]);
+        } else if (valid) {
+          w += atom_force(order[first + slot], present, divergent);
+        }
       }
       return w;
     });
 #ifdef __CUDA_ARCH__
     const std::uint64_t divergent_samples = ctx.sum_over_threads([&](std::uint32_t) { return std::uint64_t{divergent}; });
 #else
-    warp = emulate_warps(first, block, divergent);
+    if (cells.atoms == nullptr) warp = emulate_warps(first, block, divergent);
     const std::uint64_t divergent_samples = divergent;
 #endif
     ctx.once([&] {

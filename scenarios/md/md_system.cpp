@@ -186,6 +186,62 @@ std::vector<std::uint32_t> decomposition_order(const std::vector<Atom>& atoms, d
   return order;
 }
 
+namespace {
+
+CellGridShape cell_grid_shape(const std::vector<Atom>& atoms, double cutoff) {
+  float lo[3] = {atoms[0].x, atoms[0].y, atoms[0].z}, hi[3] = {lo[0], lo[1], lo[2]};
+  for (const Atom& a : atoms) {
+    const float p[3] = {a.x, a.y, a.z};
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = std::min(lo[d], p[d]);
+      hi[d] = std::max(hi[d], p[d]);
+    }
+  }
+  const double max_cells = double(kMaxCellsPerAtom) * double(atoms.size()) + 27.0;
+  double side = cutoff * 1.001;
+  CellGridShape shape{};
+  for (;;) {
+    double cells = 1;
+    for (int d = 0; d < 3; ++d) {
+      shape.dims[d] = static_cast<std::int32_t>(std::floor((double(hi[d]) - lo[d]) / side)) + 1;
+      cells *= shape.dims[d];
+    }
+    if (cells <= max_cells) break;
+    side *= std::max(1.01, std::cbrt(cells / max_cells));
+  }
+  for (int d = 0; d < 3; ++d) shape.lo[d] = lo[d];
+  shape.inv_side = static_cast<float>(1.0 / side);
+  return shape;
+}
+
+}  // namespace
+
+CellList build_cell_list(const std::vector<Atom>& atoms, double cutoff) {
+  CellList list;
+  if (atoms.empty()) return list;
+  list.shape = cell_grid_shape(atoms, cutoff);
+  const CellGridShape& g = list.shape;
+  const std::size_t n = atoms.size(), cells = static_cast<std::size_t>(g.cells());
+  std::vector<std::uint32_t> cell(n);
+  list.start.assign(cells + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Atom& a = atoms[i];
+    const std::int32_t x = g.coord(a.x, 0), y = g.coord(a.y, 1), z = g.coord(a.z, 2);
+    cell[i] = static_cast<std::uint32_t>((std::int64_t{z} * g.dims[1] + y) * g.dims[0] + x);
+    ++list.start[cell[i] + 1];
+  }
+  for (std::size_t c = 0; c < cells; ++c) list.start[c + 1] += list.start[c];
+  std::vector<std::uint32_t> fill(list.start.begin(), list.start.end() - 1);
+  list.atoms.resize(n);
+  list.slot_of.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t slot = fill[cell[i]]++;
+    list.atoms[slot] = atoms[i];
+    list.slot_of[i] = slot;
+  }
+  return list;
+}
+
 std::vector<std::uint32_t> random_order(std::uint32_t n, std::uint64_t seed) {
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "md/md_cells.hpp"
 #include "md/md_force.hpp"
 
 namespace gpulb::scenarios::md {
@@ -30,6 +31,18 @@ std::vector<Atom> make_system(const SystemSpec& spec);
 std::vector<std::uint32_t> decomposition_order(const std::vector<Atom>& atoms, double cutoff);
 // The cutoff-sized box of each atom (a grid over the atoms' bounding box): what the sort groups by.
 std::vector<std::uint32_t> box_of_atoms(const std::vector<Atom>& atoms, double cutoff);
+// The cell list of pairs=cells (md_cells.hpp): a grid over the atoms' bounding box, cells of side
+// cutoff x 1.001 (the margin covers float rounding in CellGridShape::coord), grown where the grid
+// would exceed kMaxCellsPerAtom x N cells; the atoms copied into cell order (a counting sort, by id
+// within a cell). The body's view points into these vectors or into their copies on a GPU.
+struct CellList {
+  CellGridShape shape{};
+  std::vector<Atom> atoms;           // cell order
+  std::vector<std::uint32_t> start;  // cells + 1
+  std::vector<std::uint32_t> slot_of;
+  CellListView view() const { return {atoms.data(), start.data(), slot_of.data(), shape}; }
+};
+CellList build_cell_list(const std::vector<Atom>& atoms, double cutoff);
 // Solution 2: a random permutation of the ids.
 std::vector<std::uint32_t> random_order(std::uint32_t n, std::uint64_t seed);
 

@@ -98,7 +98,8 @@ TEST_F(Cli, RunJsonVerifiesAndWritesATraceThatInfoAndExportRead) {
 }
 
 // Chen section 6 on the command line: `gpulb run md` verifies, a solution under another policy
-// is refused naming both, and `gpulb bench md` prints Figure 5 and the warp efficiency.
+// is refused naming both, a bad pair search is refused naming it, and `gpulb bench md` prints
+// Figure 5 (and, under --md-pairs all, the warp efficiency).
 TEST_F(Cli, MdRunsVerifiedAndBenchMdPrintsItsTables) {
   const Outcome r = gpulb("run md --backend cpu --policy hardware --param solution=2 --param atoms=2048 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
@@ -108,14 +109,22 @@ TEST_F(Cli, MdRunsVerifiedAndBenchMdPrintsItsTables) {
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.out.find("solution=1 runs under --policy hardware"), std::string::npos) << refused.out;
   EXPECT_NE(refused.out.find("'task-queue'"), std::string::npos) << refused.out;
+  const Outcome badpairs = gpulb("run md --backend cpu --param pairs=grid");
+  EXPECT_EQ(badpairs.exit_code, 2);
+  EXPECT_NE(badpairs.out.find("'pairs'"), std::string::npos) << badpairs.out;
+  EXPECT_NE(badpairs.out.find("cells"), std::string::npos) << badpairs.out;  // names what is accepted
   const Outcome b = gpulb("bench md --backend cpu --repeats 1 --md-sizes 1024,2048");
   ASSERT_EQ(b.exit_code, 0) << b.out;
-  EXPECT_NE(b.out.find("md Figure 5: speedup over Solution 1"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("md Figure 5: speedup over Solution 1 against system size, CPU backend, pairs=cells"), std::string::npos) << b.out;
   EXPECT_NE(b.out.find("| 2048 | 1.00 ("), std::string::npos) << b.out;
-  EXPECT_NE(b.out.find("md warp efficiency of the force branch"), std::string::npos) << b.out;
+  EXPECT_EQ(b.out.find("md warp efficiency of the force branch"), std::string::npos) << b.out;  // cells: no samples
+  const Outcome all = gpulb("bench md --backend cpu --repeats 1 --md-sizes 1024 --md-pairs all");
+  ASSERT_EQ(all.exit_code, 0) << all.out;
+  EXPECT_NE(all.out.find("md warp efficiency of the force branch"), std::string::npos) << all.out;
   const Outcome bad = gpulb("bench md --backend cpu --md-sizes 1024,lots");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.out.find("--md-sizes: 'lots'"), std::string::npos) << bad.out;
+  EXPECT_EQ(gpulb("bench md --backend cpu --md-pairs some").exit_code, 2);
 }
 
 // `gpulb bench scale` measures GPUs against GPUs: on the CPU backend it is refused, naming why,

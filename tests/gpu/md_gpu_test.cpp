@@ -1,7 +1,8 @@
 // The md scenario (Chen et al. 2010, section 6) on the CUDA backend, mirroring the CPU suite
-// (tests/scenarios/md_test.cpp): every solution verifies on one GPU and on all of them, all give
-// the same forces bit for bit, the GPU's warp samples (__ballot_sync) agree with the CPU's
-// emulated warps, and a solution under another policy is refused there too.
+// (tests/scenarios/md_test.cpp): every solution verifies on one GPU (under both pair searches) and
+// on all of them, all give the same forces bit for bit, the GPU's warp samples (__ballot_sync,
+// pairs=all) agree with the CPU's emulated warps, and a solution under another policy is refused
+// there too.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -37,14 +38,14 @@ const Solution kSolutions[] = {
     {"tq modern", "tq", "task-queue", {{"variant", "modern"}}, 0},
 };
 
-RunResult run_md(const Solution& s, Backend backend, std::uint32_t atoms, std::uint32_t gpus = 1) {
+RunResult run_md(const Solution& s, Backend backend, std::uint32_t atoms, std::uint32_t gpus = 1, const char* pairs = "cells") {
   RunConfig c;
   c.scenario = "md";
   c.policy = s.policy;
   c.backend = backend;
   c.gpus = backend == Backend::Cuda ? gpus : 0;
   c.workers = backend == Backend::Cuda ? s.workers : 2;
-  c.params = {{"atoms", std::to_string(atoms)}, {"solution", s.solution}};
+  c.params = {{"atoms", std::to_string(atoms)}, {"solution", s.solution}, {"pairs", pairs}};
   for (const auto& [k, v] : s.options) {
     if (backend == Backend::Cuda || k != "variant") c.params[k] = v;
   }
@@ -55,17 +56,20 @@ nlohmann::json result_of(const RunResult& r) { return nlohmann::json::parse(r.re
 
 TEST(MdGpu, EverySolutionVerifiesOnOneGpuWithTheSameForces) {
   SKIP_WITHOUT_GPU();
-  std::set<std::uint64_t> hashes;
-  for (const Solution& s : kSolutions) {
-    SCOPED_TRACE(s.name);
-    const RunResult r = run_md(s, Backend::Cuda, 32768);
-    EXPECT_TRUE(r.verified) << r.verification;
-    EXPECT_EQ(r.tasks, 32768u / 128);
-    const auto j = result_of(r);
-    EXPECT_NE(j.at("warp_efficiency_source").get<std::string>().find("GPU"), std::string::npos);
-    hashes.insert(j.at("forces_hash").get<std::uint64_t>());
+  for (const char* pairs : {"cells", "all"}) {
+    SCOPED_TRACE(pairs);
+    std::set<std::uint64_t> hashes;
+    for (const Solution& s : kSolutions) {
+      SCOPED_TRACE(s.name);
+      const RunResult r = run_md(s, Backend::Cuda, 32768, 1, pairs);
+      EXPECT_TRUE(r.verified) << r.verification;
+      EXPECT_EQ(r.tasks, 32768u / 128);
+      const auto j = result_of(r);
+      if (std::string(pairs) == "all") EXPECT_NE(j.at("warp_efficiency_source").get<std::string>().find("GPU"), std::string::npos);
+      hashes.insert(j.at("forces_hash").get<std::uint64_t>());
+    }
+    EXPECT_EQ(hashes.size(), 1u) << "solutions gave different forces";
   }
-  EXPECT_EQ(hashes.size(), 1u) << "solutions gave different forces";
 }
 
 TEST(MdGpu, EverySolutionVerifiesOnEveryGpuWithTheOneGpuForces) {
@@ -83,8 +87,10 @@ TEST(MdGpu, EverySolutionVerifiesOnEveryGpuWithTheOneGpuForces) {
 
 TEST(MdGpu, WarpSamplesMatchTheCpuEmulationAndThePermutationLowersThem) {
   SKIP_WITHOUT_GPU();
-  const auto g1 = result_of(run_md(kSolutions[0], Backend::Cuda, 16384)), g2 = result_of(run_md(kSolutions[1], Backend::Cuda, 16384));
-  const auto c1 = result_of(run_md(kSolutions[0], Backend::Cpu, 16384)), c2 = result_of(run_md(kSolutions[1], Backend::Cpu, 16384));
+  const auto g1 = result_of(run_md(kSolutions[0], Backend::Cuda, 16384, 1, "all"));
+  const auto g2 = result_of(run_md(kSolutions[1], Backend::Cuda, 16384, 1, "all"));
+  const auto c1 = result_of(run_md(kSolutions[0], Backend::Cpu, 16384, 1, "all"));
+  const auto c2 = result_of(run_md(kSolutions[1], Backend::Cpu, 16384, 1, "all"));
   const double gpu1 = g1.at("warp_efficiency").get<double>(), gpu2 = g2.at("warp_efficiency").get<double>();
   const double cpu1 = c1.at("warp_efficiency").get<double>(), cpu2 = c2.at("warp_efficiency").get<double>();
   // Equal but for pairs at the cutoff itself, where a fused multiply-add may round r^2 otherwise.

@@ -21,6 +21,7 @@ struct BenchArgs {
   std::string peer_uts;      // uts: the official UTS's run script (empty: $GPULB_PEER_UTS, else ../shared/peers/run-uts-peer.sh)
   std::string md_sizes;              // md: atoms for Figures 5 and 8, comma-separated (empty: by backend)
   std::uint32_t md_atoms = 524288;   // md: atoms for Figures 9 and 10 (the paper's 512K)
+  std::string md_pairs = "cells";    // md: the scenario's pair search (cells, all)
   std::string command_line;
 };
 

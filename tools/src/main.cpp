@@ -750,6 +750,7 @@ int main(int argc, char** argv) {
 
   bench->add_option("--md-sizes", ba.md_sizes, "md: atoms for Figures 5 and 8, comma-separated (default: 4096,8192,16384 on the CPU; 32768 to 1048576 on GPUs)");
   bench->add_option("--md-atoms", ba.md_atoms, "md: atoms for Figures 9 and 10")->check(CLI::Range(128u, 1u << 22))->capture_default_str();
+  bench->add_option("--md-pairs", ba.md_pairs, "md: pair search, cells (a task costs its atoms' local density) or all (every atom tests all N, the paper's Theta(N^2))")->check(CLI::IsMember({"cells", "all"}))->capture_default_str();
 
   LessonArgs la;
   auto* lesson = app.add_subcommand("lesson", "Each seed paper's headline claim as two runs side by side: list them, or run one (its recipe here; the GPU traces ship)");
