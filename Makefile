@@ -57,7 +57,7 @@ check: build
 test-tsan: deps
 	@cmake -S . -B $(BUILD)-tsan -G Ninja --log-level=NOTICE -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPULB_TSAN=ON \
 	  -DGPULB_CUDA=OFF -DGPULB_VIEWER=OFF
-	@cmake --build $(BUILD)-tsan -j $(JOBS)
+	@cmake --build $(BUILD)-tsan -j $(JOBS) --target concurrency_tests
 	cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L concurrency -j $(JOBS)
 
 # The package holds what `make run` builds, from the same build folder (a test build has them
