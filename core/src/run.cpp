@@ -80,23 +80,36 @@ void check_requests(ScenarioInstance& instance, const Scenario& scenario, const 
                     "' does not make; use " + (names.empty() ? std::string("a scenario that makes them") : names));
 }
 
-// What a distributed run (gpulb/distribution.hpp) can run in this version: the CPU backend under a
-// policy whose CPU driver balances across ranks (traits.distributed: work-stealing, task-queue),
-// and a scenario that keeps no table indexed by task id (ranks give out spawned ids from disjoint
+// What a distributed run (gpulb/distribution.hpp) can run in this version: a policy whose driver
+// on the run's backend balances across ranks (traits.distributed on the CPU: work-stealing,
+// task-queue; traits.gpu_distributed on the GPUs: task-queue), and a scenario that keeps no table indexed by task id (ranks give out spawned ids from disjoint
 // ranges instead). Every rank sees the same config, so every rank refuses alike.
 void check_distributed(const ScenarioInstance& instance, const Scenario& scenario, const Registry& registry, Backend backend,
                        const PolicyDescriptor& policy) {
-  if (backend != Backend::Cpu) throw ConfigError("--distributed runs the cpu backend only in this version; use --backend cpu");
-  if (!policy.traits.distributed) {
+  const bool on_gpus = backend == Backend::Cuda;
+  const auto distributed_here = [on_gpus](const PolicyDescriptor& p) { return on_gpus ? p.traits.gpu_distributed : p.traits.distributed; };
+  if (!distributed_here(policy)) {
     std::string able;
     for (const PolicyDescriptor* p : registry.policies()) {
-      if (p->traits.distributed) able += (able.empty() ? "" : ", ") + std::string(p->name);
+      if (distributed_here(*p)) able += (able.empty() ? "" : ", ") + std::string(p->name);
     }
-    throw ConfigError("policy '" + std::string(policy.name) + "' has no distributed version yet; use " + able);
+    throw ConfigError("policy '" + std::string(policy.name) + "' has no distributed version yet on the " + std::string(to_string(backend)) +
+                      " backend; use " + able);
   }
   if (instance.id_capacity() != 0 || instance.spawn_id_base() != 0) {
     throw ConfigError("scenario '" + scenario.name() + "' keeps a table indexed by task id, which ranks cannot share yet");
   }
+}
+
+// The initial tasks a rank starts with. On the CPU, rank 0 starts with all and the other ranks get
+// theirs by stealing, as the official UTS's MPI version starts. On the GPUs each rank's pool starts
+// with its own contiguous slice of them, and stealing moves only what the slices leave unbalanced:
+// a GPU runs tasks far faster than chunks of them cross between ranks (docs/distributed.md, GPU
+// ranks), so a run whose every task came from rank 0 was bound by those messages.
+std::vector<Task> rank_initial_tasks(const std::vector<Task>& all, const Distribution& d, Backend backend) {
+  if (backend != Backend::Cuda) return d.rank() == 0 ? all : std::vector<Task>{};
+  const std::size_t first = all.size() * d.rank() / d.ranks(), end = all.size() * (d.rank() + 1) / d.ranks();
+  return std::vector<Task>(all.begin() + static_cast<std::ptrdiff_t>(first), all.begin() + static_cast<std::ptrdiff_t>(end));
 }
 
 // Rank r's spawned ids: its own slice of the ids above the initial tasks', so that no two ranks
@@ -207,8 +220,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   const PolicyOptions options = parse_policy_options(policy, policy_params);
   if (dist != nullptr) check_distributed(instance, scenario, registry, backend, policy);
   const std::vector<Task> all_tasks = instance.initial_tasks();
-  // A distributed run starts from rank 0; the other ranks get their work by stealing it.
-  const std::vector<Task> tasks = dist == nullptr || dist->rank() == 0 ? all_tasks : std::vector<Task>{};
+  const std::vector<Task> tasks = dist == nullptr ? all_tasks : rank_initial_tasks(all_tasks, *dist, backend);
 
   ExecPlan plan;
   plan.policy = &policy;

@@ -16,6 +16,7 @@ namespace {
 
 constexpr int kTagSize = 20;
 constexpr int kTagBytes = 21;
+constexpr int kTagMeet = 22;
 constexpr std::size_t kPiece = std::size_t{1} << 30;  // MPI counts are ints: send in pieces of 1 GiB
 constexpr std::uint64_t kMostBytes = std::uint64_t{1} << 36;  // a rank's part above 64 GiB is a corrupt size
 constexpr int kExitRunFailed = 1;  // a run that failed while running: the CLI's exit code for it
@@ -33,6 +34,7 @@ struct MpiDistribution::Impl {
   std::map<std::string, std::uint64_t> metrics;
   std::uint64_t part_bytes = 0;  // what this rank sent to rank 0 at the end
   std::uint32_t ranks_here = 1;  // ranks on this rank's host
+  std::uint32_t local_rank = 0;  // this rank's place among them
 
   // Collectives and the gather wait for every rank, and the ranks arrive after their local runs
   // end (trace assembly and encoding take a second or two for millions of events): a generous limit.
@@ -54,8 +56,10 @@ MpiDistribution::MpiDistribution(MpiSession& session, const DistributedOptions& 
   m.clock = detail::estimate_clock_offset(m.gather_comm, options.clock_rounds);
   MPI_Comm host = MPI_COMM_NULL;
   GPULB_MPI_TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host));
-  int here = 1;
+  int here = 1, local = 0;
   GPULB_MPI_TRY(MPI_Comm_size(host, &here));
+  GPULB_MPI_TRY(MPI_Comm_rank(host, &local));
+  m.local_rank = static_cast<std::uint32_t>(local);
   GPULB_MPI_TRY(MPI_Comm_free(&host));
   m.ranks_here = static_cast<std::uint32_t>(here);
 }
@@ -69,6 +73,7 @@ MpiDistribution::~MpiDistribution() {
 std::uint32_t MpiDistribution::rank() const { return impl_->rank; }
 std::uint32_t MpiDistribution::ranks() const { return impl_->ranks; }
 std::uint32_t MpiDistribution::ranks_on_this_host() const { return impl_->ranks_here; }
+std::uint32_t MpiDistribution::local_rank() const { return impl_->local_rank; }
 std::int64_t MpiDistribution::clock_offset_ns() const { return impl_->clock.offset_ns; }
 std::uint64_t MpiDistribution::clock_error_ns() const { return impl_->clock.error_ns; }
 std::map<std::string, std::uint64_t> MpiDistribution::metrics() const { return impl_->metrics; }
@@ -85,6 +90,26 @@ void MpiDistribution::balance(HostInserter& local) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpulb: error: rank %u of %u: %s\n", impl_->rank, impl_->ranks, e.what());
     impl_->session->abort(kExitRunFailed);
+  }
+}
+
+// Every rank tells rank 0 it is here, then rank 0 tells every rank to go on: point to point, each
+// wait under the ranks' limit and naming the rank waited for (MPI_Barrier would wait forever).
+void MpiDistribution::meet() {
+  Impl& m = *impl_;
+  detail::Patience patience(m.collective_limit());
+  std::uint8_t here = 1;
+  if (m.rank != 0) {
+    detail::send_to_rank(&here, 1, MPI_UINT8_T, 0, kTagMeet, m.gather_comm, patience, "this rank told rank 0 it is ready to launch");
+    detail::receive_from_rank(&here, 1, MPI_UINT8_T, 0, kTagMeet, m.gather_comm, patience, "this rank waited for rank 0's word to launch");
+    return;
+  }
+  for (std::uint32_t r = 1; r < m.ranks; ++r) {
+    detail::receive_from_rank(&here, 1, MPI_UINT8_T, static_cast<int>(r), kTagMeet, m.gather_comm, patience,
+                              "rank 0 waited for every rank to be ready to launch");
+  }
+  for (std::uint32_t r = 1; r < m.ranks; ++r) {
+    detail::send_to_rank(&here, 1, MPI_UINT8_T, static_cast<int>(r), kTagMeet, m.gather_comm, patience, "rank 0 told the ranks to launch");
   }
 }
 

@@ -32,6 +32,7 @@ void GpuRun::open_sessions() {
   worker_tracks_.assign(gpus_, {0, 0});
   shares_.assign(gpus_, GpuShare{});
   const std::uint64_t origin = host_now_ns();
+  origin_ns_ = origin;
   for (std::uint32_t g = 0; g < gpus_; ++g) {
     on_gpu(g, [&] { sessions_.push_back(std::make_unique<GpuSession>(static_cast<int>(g), g, origin)); });
   }

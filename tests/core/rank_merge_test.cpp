@@ -107,5 +107,30 @@ TEST(RankMerge, ARanksPartThatIsNotWholeRecordsIsRefusedNamingTheRank) {
   }
 }
 
+TEST(RankMerge, ARanksArraysOneAGpuArriveAsEachGpuLeftThem) {
+  auto box = std::make_shared<Mailbox>();
+  FakeRank r0(box, 0, 2, 0), r1(box, 1, 2, 0);
+  using Arrays = std::vector<std::vector<std::uint32_t>>;
+  EXPECT_TRUE(gather_record_arrays(r1, Arrays{{7, 8}, {}, {9}}).empty());
+  const Arrays all = gather_record_arrays(r0, Arrays{{1, 2, 3}});
+  EXPECT_EQ(all, (Arrays{{1, 2, 3}, {7, 8}, {}, {9}}));
+}
+
+TEST(RankMerge, RecordArraysLongerThanTheirMessageAreRefusedNamingTheRank) {
+  auto box = std::make_shared<Mailbox>();
+  FakeRank r0(box, 0, 2, 0), r1(box, 1, 2, 0);
+  // Rank 1 claims one array of 2^40 records and sends 4 bytes of them.
+  const std::uint64_t head[2] = {1, std::uint64_t{1} << 40};
+  std::vector<std::byte> lie(sizeof head + 4);
+  std::memcpy(lie.data(), head, sizeof head);
+  r1.gather(lie);
+  try {
+    gather_record_arrays(r0, std::vector<std::vector<std::uint32_t>>{{1}});
+    FAIL() << "an array longer than its message was taken";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 1 sent 20 bytes, not its record arrays"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace gpulb

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -23,6 +24,7 @@
 #include "gpulb/run.hpp"
 #ifdef GPULB_HAVE_MPI
 #include "gpulb/distributed/mpi_distribution.hpp"
+#include "gpulb/rank_gpus.hpp"
 #endif
 #include "gpulb/builtin/lesson_series.hpp"
 #include "gpulb/builtin/lesson_verdict.hpp"
@@ -155,7 +157,7 @@ struct RunArgs {
   bool json = false;
   bool no_trace = false;
   bool distributed = false;        // one rank of `mpirun -np N gpulb run ... --distributed`
-  std::uint32_t rank_chunk = 20;   // tasks a thief rank asks for
+  std::uint32_t rank_chunk = 0;    // tasks a thief rank asks for (0: rank_chunk_for's default)
   std::uint32_t rank_timeout_ms = 5000;
 };
 
@@ -294,6 +296,14 @@ int cmd_run(const RunArgs& a, Distribution* dist = nullptr) {
 }
 
 #ifdef GPULB_HAVE_MPI
+// Tasks a thief rank asks for: --rank-chunk, else 4096 under --backend cuda and 20 otherwise (the
+// official UTS's chunk). A GPU runs thousands of short tasks in the time a message takes between
+// ranks, so a chunk must feed it for longer than that (docs/distributed.md, GPU ranks).
+std::uint32_t rank_chunk_for(const RunArgs& a) {
+  if (a.rank_chunk != 0) return a.rank_chunk;
+  return a.backend == "cuda" ? 4096 : 20;
+}
+
 // What every rank of a distributed run must agree on, as a command line: the work (scenario,
 // parameters, policy, backend), what is written, and how ranks balance. Parameters sorted, so that
 // their order on the command line does not matter. Workers and the trace budget are each rank's own.
@@ -305,7 +315,7 @@ std::string distributed_fingerprint(const RunArgs& a) {
   for (const std::string& p : params) out += " --param " + p;
   if (!a.output.empty()) out += " -o " + a.output;
   if (a.no_trace) out += " --no-trace";
-  out += " --rank-chunk " + std::to_string(a.rank_chunk) + " --rank-timeout " + std::to_string(a.rank_timeout_ms);
+  out += " --rank-chunk " + std::to_string(rank_chunk_for(a)) + " --rank-timeout " + std::to_string(a.rank_timeout_ms);
   return out;
 }
 
@@ -352,9 +362,14 @@ int cmd_run_distributed(int& argc, char**& argv, const RunArgs& a) {
   }
   try {
     distributed::DistributedOptions options;
-    options.rank_chunk = a.rank_chunk;
+    options.rank_chunk = rank_chunk_for(a);
     options.timeout_ms = a.rank_timeout_ms;
     distributed::MpiDistribution dist(session, options);
+    // A rank's GPUs, before anything calls CUDA: every backend but an explicit cpu may use them.
+    if (a.backend != "cpu") {
+      const std::string mine = rank_visible_devices(dist.local_rank(), dist.ranks_on_this_host(), a.gpus, std::getenv("CUDA_VISIBLE_DEVICES"));
+      setenv("CUDA_VISIBLE_DEVICES", mine.c_str(), 1);
+    }
     const int code = cmd_run(a, &dist);
     return session.end_run(code, run_outcome(a, code), dist.end_wait_limit());
   } catch (const ConfigError& e) {
@@ -706,8 +721,8 @@ int main(int argc, char** argv) {
   run->add_flag("--json", ra.json, "Print one JSON object instead of the text summary");
   run->add_flag("--no-trace", ra.no_trace, "Do not record events (to measure tracing overhead)");
   run->add_option("--trace-memory", ra.trace_memory, "Most memory the trace may take on each process (512M, 2G; default: a quarter of the memory this process may use, shared by the ranks on a host; a --distributed rank's segments get 1/ranks of it, so that rank 0 can merge every rank's)");
-  run->add_flag("--distributed", ra.distributed, "One rank of a run over MPI ranks: mpirun -np N gpulb run ... --distributed (cpu backend, work-stealing; docs/distributed.md)");
-  run->add_option("--rank-chunk", ra.rank_chunk, "--distributed: tasks an idle rank steals from another at once")->check(CLI::Range(1u, 1u << 16))->capture_default_str();
+  run->add_flag("--distributed", ra.distributed, "One rank of a run over MPI ranks: mpirun -np N gpulb run ... --distributed (cpu backend: work-stealing, task-queue; cuda backend: task-queue, each rank on --gpus GPUs of its host, default 1; docs/distributed.md)");
+  run->add_option("--rank-chunk", ra.rank_chunk, "--distributed: tasks an idle rank steals from another at once (default: 4096 under --backend cuda, else 20)")->check(CLI::Range(1u, 1u << 16));
   run->add_option("--rank-timeout", ra.rank_timeout_ms, "--distributed: ms after which a rank that answers nothing is named and the job ends (MPI's start and end, and the gather of the results: 4 x this)")
       ->check(CLI::Range(100u, 3'600'000u))->capture_default_str();
 

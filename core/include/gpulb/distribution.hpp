@@ -44,6 +44,11 @@ class Distribution {
   // into the run's policy metrics.
   virtual std::map<std::string, std::uint64_t> metrics() const { return {}; }
 
+  // Returns once every rank has called it (collective; a rank that does not come is named, as in
+  // every wait between ranks). A GPU run meets here before its launches, so that its time does not
+  // count one rank's start-up (CUDA's, tens of ms) as the others' idle time.
+  virtual void meet() {}
+
   // Every rank's bytes, in rank order, on rank 0; an empty vector on every other rank. Collective.
   virtual std::vector<std::vector<std::byte>> gather(std::span<const std::byte> mine) = 0;
 };

@@ -67,6 +67,7 @@ struct PolicyTraits {
   bool host_inserts = false;        // accepts ExecPlan::host_feed (host inserts during the run)
   bool runs_requests = false;       // runs a scenario's work requests (ExecPlan::requests), and only those
   bool distributed = false;         // its CPU driver balances across ranks (ExecPlan::distribution)
+  bool gpu_distributed = false;     // ... and its CUDA driver too
 };
 
 // Whether `traits`' policy runs a spawning scenario on `backend`.

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -33,6 +35,49 @@ std::vector<std::vector<Record>> gather_records(Distribution& d, const std::vect
     std::vector<Record> recs(all[r].size() / sizeof(Record));
     if (!recs.empty()) std::memcpy(recs.data(), all[r].data(), all[r].size());
     out.push_back(std::move(recs));
+  }
+  return out;
+}
+
+// Every rank's record arrays, where a rank holds several (one a GPU): rank 0 gets them all, rank by
+// rank, each array as its GPU left it; other ranks get an empty vector. Each rank's arrays travel
+// as one message: [u64 arrays][u64 records of each][their bytes].
+template <class Record>
+std::vector<std::vector<Record>> gather_record_arrays(Distribution& d, const std::vector<std::vector<Record>>& mine) {
+  static_assert(std::is_trivially_copyable_v<Record>, "records travel between ranks as bytes");
+  std::vector<std::uint64_t> head{mine.size()};
+  std::uint64_t records = 0;
+  for (const std::vector<Record>& a : mine) {
+    head.push_back(a.size());
+    records += a.size();
+  }
+  std::vector<std::byte> bytes(head.size() * 8 + records * sizeof(Record));
+  std::memcpy(bytes.data(), head.data(), head.size() * 8);
+  std::size_t at = head.size() * 8;
+  for (const std::vector<Record>& a : mine) {
+    if (!a.empty()) std::memcpy(bytes.data() + at, a.data(), a.size() * sizeof(Record));
+    at += a.size() * sizeof(Record);
+  }
+  std::vector<std::vector<std::byte>> all = d.gather(bytes);
+  std::vector<std::vector<Record>> out;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    const std::vector<std::byte>& b = all[r];
+    const auto bad = [&] { return RunError("rank " + std::to_string(r) + " sent " + std::to_string(b.size()) + " bytes, not its record arrays"); };
+    std::uint64_t n = 0;
+    if (b.size() < 8) throw bad();
+    std::memcpy(&n, b.data(), 8);
+    if (n > (b.size() - 8) / 8) throw bad();
+    std::vector<std::uint64_t> sizes(n);
+    if (n > 0) std::memcpy(sizes.data(), b.data() + 8, n * 8);
+    std::size_t pos = 8 + n * 8;
+    for (const std::uint64_t size : sizes) {
+      if (size > (b.size() - pos) / sizeof(Record)) throw bad();
+      std::vector<Record> recs(size);
+      if (size > 0) std::memcpy(recs.data(), b.data() + pos, size * sizeof(Record));
+      pos += size * sizeof(Record);
+      out.push_back(std::move(recs));
+    }
+    if (pos != b.size()) throw bad();
   }
   return out;
 }

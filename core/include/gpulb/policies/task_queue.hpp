@@ -16,7 +16,7 @@ inline const PolicyDescriptor& task_queue() {
   static const PolicyDescriptor d{
       "task-queue", "Chen et al. 2010, Algorithms 2 and 3",
       "persistent workers; host-fed queues, wait-free fetch-and-add dequeue, HALT tasks; cpu: spawned children back to the host pool",
-      {.cpu_runs_spawned_tasks = true, .host_fed = true, .persistent = true, .distributed = true},
+      {.cpu_runs_spawned_tasks = true, .host_fed = true, .persistent = true, .distributed = true, .gpu_distributed = true},
       {{{"queues", "task-queue: queues per device; 0 = 2 (Chen et al.) for the paper variant and the CPU, 8 for modern on CUDA", "0",
          "0..64", 0, 64, {}},
         &PolicyOptions::queues},

@@ -85,12 +85,15 @@ class MpiDistribution final : public Distribution {
   std::uint32_t rank() const override;
   std::uint32_t ranks() const override;
   std::uint32_t ranks_on_this_host() const override;
+  // This rank's place among the ranks on its host (0 .. ranks_on_this_host() - 1).
+  std::uint32_t local_rank() const;
   std::int64_t clock_offset_ns() const override;
   std::uint64_t clock_error_ns() const override;
   // An error while balancing (a rank that stops answering, this rank's watchdog, a failed MPI
   // call) is printed naming this rank, and the job is aborted here (MPI_Abort): it does not return.
   void balance(HostInserter& local) override;
   std::map<std::string, std::uint64_t> metrics() const override;
+  void meet() override;
   std::vector<std::vector<std::byte>> gather(std::span<const std::byte> mine) override;
   // How long a rank other than 0 waits for rank 0 at the end (MpiSession::end_run), after gather.
   std::chrono::milliseconds end_wait_limit() const;

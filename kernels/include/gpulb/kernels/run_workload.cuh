@@ -12,6 +12,7 @@
 #include "gpulb/cuda/devices.hpp"
 #include "gpulb/cuda/memory.hpp"
 #include "gpulb/kernels/execute.cuh"
+#include "gpulb/rank_merge.hpp"
 
 namespace gpulb::kernels {
 
@@ -37,6 +38,13 @@ ExecOutput run_workload(Instance& instance, const ExecPlan& plan) {
     if (device.size() == 0) continue;  // a GPU the run did not use
     per_device.emplace_back(device.size());
     device.download(per_device.back().data(), device.size());
+  }
+  if (plan.distribution != nullptr) {
+    // Rank 0 collects every rank's arrays (one a GPU) and the merged output, so that the
+    // scenario's own verify() sees the whole run; the other ranks keep theirs.
+    std::vector<std::vector<Record>> all = gather_record_arrays(*plan.distribution, per_device);
+    out = merge_rank_outputs(*plan.distribution, std::move(out));
+    if (plan.distribution->rank() == 0) per_device = std::move(all);
   }
   instance.collect(std::move(per_device), plan, out);
   return out;

@@ -14,7 +14,9 @@
 //                                                 counts and metrics
 //   void finish(GpuRun&, ExecOutput&);            the run's notes and metrics over every GPU
 // and, where the GPUs must reach each other's memory, void connect(GpuRun&) (after the GPUs were
-// found usable, before the sessions open).
+// found usable, before the sessions open); where the run balances across MPI ranks,
+// void balance_ranks(GpuRun&): on the calling thread (MPI's FUNNELED thread) while the GPUs' parts
+// run on theirs, returning once every rank is out of work.
 #pragma once
 
 #include <algorithm>
@@ -76,6 +78,8 @@ class GpuRun {
   // Where GPU g's block tracks lie in the merged trace, [first, end) (empty when untraced).
   std::pair<std::size_t, std::size_t> worker_tracks(std::uint32_t g) const { return worker_tracks_[g]; }
   const std::vector<GpuShare>& shares() const { return shares_; }
+  // The host clock (host_now_ns) at the sessions' time 0.
+  std::uint64_t origin_ns() const { return origin_ns_; }
 
   bool reports_progress() const { return static_cast<bool>(progress_); }
   void report_progress(std::uint64_t done, std::uint64_t expected) const {
@@ -119,15 +123,19 @@ class GpuRun {
   std::vector<std::exception_ptr> errors_;
   std::vector<std::pair<std::size_t, std::size_t>> worker_tracks_;
   std::vector<GpuShare> shares_;
+  std::uint64_t origin_ns_ = 0;
 };
 
 template <class Run>
 concept DrivesEveryGpu = requires(Run& r, GpuRun& run) { r.drive(run); };
 template <class Run>
 concept ConnectsGpus = requires(Run& r, GpuRun& run) { r.connect(run); };
+template <class Run>
+concept BalancesRanks = requires(Run& r, GpuRun& run) { r.balance_ranks(run); };
 
-// A thread per GPU runs the run's control(g); this thread reports the progress every 50 ms until
-// every part has ended. The first failure is rethrown once all have.
+// A thread per GPU runs the run's control(g); this thread balances across ranks where the run
+// does, then reports the progress every 50 ms until every part has ended. The first failure is
+// rethrown once all have (a GPU's before the balancer's, which may only have seen it).
 template <class Run>
 void control_on_threads(GpuRun& run, Run& r) {
   std::vector<std::atomic<bool>> ended(run.gpus());
@@ -141,6 +149,15 @@ void control_on_threads(GpuRun& run, Run& r) {
       ended[g].store(true);
     });
   }
+  std::exception_ptr balancer_failure;
+  if constexpr (BalancesRanks<Run>) {
+    try {
+      r.balance_ranks(run);
+    } catch (...) {
+      balancer_failure = std::current_exception();
+      run.abort_all().store(true);
+    }
+  }
   for (;;) {
     bool all_ended = true;
     for (const std::atomic<bool>& e : ended) all_ended = all_ended && e.load();
@@ -151,6 +168,7 @@ void control_on_threads(GpuRun& run, Run& r) {
   }
   for (std::thread& t : threads) t.join();
   run.rethrow_first_failure();
+  if (balancer_failure) std::rethrow_exception(balancer_failure);
 }
 
 // The whole run: sessions, the run's memory, its parts, then every GPU's counts and trace, in GPU
@@ -174,6 +192,8 @@ ExecOutput run_on_gpus(GpuRun& run, Run& r) {
     last = std::max(last, share.end_ns);
   }
   out.makespan_ns = last > first ? last - first : 0;
+  out.origin_ns = run.origin_ns();
+  out.first_start_ns = first == ~std::uint64_t{0} ? 0 : first;
   out.trace.meta.clock_source = "globaltimer aligned to steady_clock";
   r.finish(run, out);
   run.report_progress(out.tasks_run, run.plan().expected_tasks);

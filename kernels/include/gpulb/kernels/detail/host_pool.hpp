@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "gpulb/clock.hpp"
 #include "gpulb/cuda/device_health.hpp"
+#include "gpulb/kernels/detail/open_task_store.hpp"
 #include "gpulb/task.hpp"
 
 namespace gpulb::kernels::detail {
@@ -30,10 +32,25 @@ class HostTaskPool {
     if (pinned_ && !cuda::kernel_abandoned()) cudaHostUnregister(const_cast<Task*>(tasks_.data()));
   }
 
+  // A distributed run's pool: tasks arrive from other ranks (add) and leave for them (lend) while
+  // the GPUs take, and the pool is finished only once close()d (OpenTaskStore). `run_tasks`: the
+  // whole run's tasks over every rank, which sizes the queues and the trace as on one host.
+  void open_to_ranks(std::uint64_t run_tasks) {
+    open_ = std::make_unique<OpenTaskStore>(tasks_);
+    sizing_tasks_ = run_tasks;
+  }
+  bool open() const { return open_ != nullptr; }
+  // The tasks every GPU's queues take at once (each control thread adds its GPU's): an open pool's
+  // rank asks other ranks for work while it holds less.
+  void add_refill(std::uint64_t n) { refill_.fetch_add(n, std::memory_order_relaxed); }
+  std::uint64_t refill() const { return refill_.load(std::memory_order_relaxed); }
+  OpenTaskStore& store() { return *open_; }
+
   // Page-locks the pool so that the copy engine reads batches straight from it (task-queue's copy
   // feed). Returns a note for the run: what it cost, or why the pool stays pageable (the feed then
   // copies each batch through pinned staging memory; nothing else changes).
   std::string pin() {
+    if (open_) return "the task pool is open to other ranks: batches go through staging memory";
     if (tasks_.empty() || pinned_) return {};
     const std::uint64_t t0 = host_now_ns();
     const cudaError_t e = cudaHostRegister(const_cast<Task*>(tasks_.data()), tasks_.size_bytes(), cudaHostRegisterPortable);
@@ -52,6 +69,7 @@ class HostTaskPool {
   // a note of what it found and what the pass cost.
   static constexpr std::uint64_t kMinRun = 32;
   std::string index_runs() {
+    if (open_) return {};
     const std::uint64_t t0 = host_now_ns();
     runs_.clear();
     std::uint64_t start = 0, in_runs = 0;
@@ -119,13 +137,46 @@ class HostTaskPool {
     }
     return true;
   }
-  bool empty() const { return next_.load(std::memory_order_relaxed) >= tasks_.size(); }
-  std::uint64_t level() const { return tasks_.size() - std::min<std::uint64_t>(next_.load(std::memory_order_relaxed), tasks_.size()); }
-  std::uint64_t size() const { return tasks_.size(); }
+  // An open pool's GPUs launch together with the other ranks' (Distribution::meet): each control
+  // thread arrives here right before its launch and waits until the calling thread has met the
+  // other ranks (let_launch). False where the run aborts meanwhile. Without it a rank's start-up
+  // (allocations, CUDA's first calls) became the other ranks' idle time in the run's makespan.
+  bool ready_to_launch(const std::atomic<bool>& abort_all) {
+    if (!open_) return true;
+    ready_.fetch_add(1, std::memory_order_acq_rel);
+    while (!launch_.load(std::memory_order_acquire)) {
+      if (abort_all.load(std::memory_order_relaxed)) return false;
+      std::this_thread::yield();
+    }
+    return true;
+  }
+  // The calling thread: whether all `gpus` control threads are ready (false where the run aborted).
+  bool wait_until_ready(std::uint32_t gpus, const std::atomic<bool>& abort_all) const {
+    while (ready_.load(std::memory_order_acquire) < gpus) {
+      if (abort_all.load(std::memory_order_relaxed)) return false;
+      std::this_thread::yield();
+    }
+    return true;
+  }
+  void let_launch() { launch_.store(true, std::memory_order_release); }
+
+  bool empty() const { return open_ ? open_->held() == 0 : next_.load(std::memory_order_relaxed) >= tasks_.size(); }
+  // No task will come any more: empty, and in an open pool also closed.
+  bool finished() const { return open_ ? open_->finished() : empty(); }
+  std::uint64_t level() const {
+    if (open_) return open_->held();
+    return tasks_.size() - std::min<std::uint64_t>(next_.load(std::memory_order_relaxed), tasks_.size());
+  }
+  // The tasks the queues and trace are sized for: the pool's, or in an open pool the whole run's.
+  std::uint64_t size() const { return open_ ? sizing_tasks_ : tasks_.size(); }
 
  private:
   // Up to `most` tasks from the shared cursor, as take() without a quota.
   Take take_unlimited(std::uint32_t most, bool ranges) {
+    if (open_) {
+      const OpenTaskStore::Batch b = open_->take(most);
+      return {b.tasks, b.n, 0};
+    }
     if (!ranges || runs_.empty()) {
       const std::uint64_t first = next_.fetch_add(most, std::memory_order_relaxed);
       if (first >= tasks_.size()) return {nullptr, 0, first};
@@ -163,6 +214,11 @@ class HostTaskPool {
   std::atomic<std::uint64_t> share_quota_{0};
   std::vector<std::uint64_t> taken_;  // per taker; each element written by its own control thread only
   bool pinned_ = false;
+  std::unique_ptr<OpenTaskStore> open_;
+  std::atomic<std::uint64_t> refill_{0};
+  std::atomic<std::uint32_t> ready_{0};
+  std::atomic<bool> launch_{false};
+  std::uint64_t sizing_tasks_ = 0;
 };
 
 }  // namespace gpulb::kernels::detail

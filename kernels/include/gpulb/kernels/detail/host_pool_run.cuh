@@ -1,8 +1,11 @@
 // The run of the policies fed from one host task pool (Chen et al. section 6.2), on the GPU run
 // frame (gpu_run.cuh): one control thread per GPU draws from the pool and feeds or launches its GPU
-// (task-queue, hardware, chunked).
+// (task-queue, hardware, chunked). In a distributed run (ExecPlan::distribution) the pool is open
+// to other ranks: the rank balancer lends from it and adds to it (rank_pool_port.hpp) while the
+// GPUs feed, and the control threads stop their GPUs once the ranks agree the run is over.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -11,10 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "gpulb/distribution.hpp"
 #include "gpulb/exec_plan.hpp"
 #include "gpulb/kernels/detail/gpu_run.cuh"
 #include "gpulb/kernels/detail/gpu_session.hpp"
 #include "gpulb/kernels/detail/host_pool.hpp"
+#include "gpulb/kernels/detail/rank_pool_port.hpp"
 
 namespace gpulb::kernels::detail {
 
@@ -52,11 +57,34 @@ class HostPoolRun {
     outcomes_ = std::vector<GpuOutcome>(run.gpus());
     run_tasks_ = run.plan().tasks.size();
     pool_ = std::make_unique<HostTaskPool>(run.plan().tasks);
+    if (run.plan().distribution != nullptr) {
+      run_tasks_ = std::max<std::uint64_t>(run_tasks_, run.plan().expected_tasks);
+      pool_->open_to_ranks(run_tasks_);
+    }
     pool_->expect_starters(run.gpus());
     if (pin_pool_) {
       if (std::string n = pool_->pin(); !n.empty()) notes.push_back(std::move(n));
-      notes.push_back(pool_->index_runs());
+      if (std::string n = pool_->index_runs(); !n.empty()) notes.push_back(std::move(n));
     }
+  }
+
+  // A distributed run only: once every GPU is ready to launch, the ranks meet and the GPUs launch;
+  // then the balancer, until no rank has work left; then the pool closes.
+  void balance_ranks(GpuRun& run) {
+    Distribution* const ranks = run.plan().distribution;
+    if (ranks == nullptr) return;
+    RankPoolPort port(pool_->store(), run, [this] { return progress(); }, [this] { return pool_->refill(); });
+    try {
+      if (pool_->wait_until_ready(run.gpus(), run.abort_all())) ranks->meet();
+      pool_->let_launch();
+      ranks->balance(port);
+    } catch (...) {
+      pool_->let_launch();
+      pool_->store().close();
+      throw;
+    }
+    pool_->store().close();
+    balancer_track_ = port.track(0);
   }
 
   void control(GpuRun& run, std::uint32_t g) {
@@ -76,7 +104,9 @@ class HostPoolRun {
     return {o.launch_ns, o.end_ns, o.tasks_run, o.workers};
   }
 
-  void finish(GpuRun&, ExecOutput&) {}
+  void finish(GpuRun& run, ExecOutput& out) {
+    if (run.plan().trace && !balancer_track_.events.empty()) out.trace.tracks.push_back(std::move(balancer_track_));
+  }
 
  private:
   TrackLayout layout_;
@@ -88,6 +118,7 @@ class HostPoolRun {
   std::vector<GpuOutcome> outcomes_;
   std::unique_ptr<HostTaskPool> pool_;
   std::uint64_t run_tasks_ = 0;
+  trace::Track balancer_track_;
 };
 
 template <class Factory, class WorkersOf, class Control>

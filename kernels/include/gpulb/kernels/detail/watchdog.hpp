@@ -26,6 +26,9 @@ class Watchdog {
 
   // `progress` must grow while the GPU works; `state` describes the scheduler for the message.
   void check(std::uint64_t progress, const std::function<std::string()>& state);
+  // Nothing is outstanding on this GPU (its queues are empty and it waits for other ranks' work):
+  // no task can hang meanwhile, so the wait does not count towards watchdog_ms.
+  void rest() { last_change_ns_ = session_.now_ns(); }
   // Kernels also run on `stream` (besides the session's kernel stream): a fired watchdog waits
   // for it too before it calls them stopped.
   void watch(cudaStream_t stream) { streams_.push_back(stream); }

@@ -180,7 +180,7 @@ void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& po
   // sizes (at most the pool's level over 2 x queues x GPUs): with refill-when-empty every batch
   // costs a refill bubble, and smaller batches make more of them.
   constexpr bool ranges = requires(Publisher& p, const Task& t) { p.publish_range(0u, t, 0u, 0u); };
-  while (!pool.empty() && !pool.share_spent(taker)) {
+  while (!pool.finished() && !pool.share_spent(taker)) {
     bool pool_drained = false;
     std::uint32_t q = 0;
     const std::uint32_t wrote = host.try_enqueue_from(
@@ -199,17 +199,23 @@ void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& po
       s.host_record(EventKind::QueueLevel, wrote, static_cast<std::uint16_t>(q));
       s.host_record(EventKind::PoolLevel, static_cast<std::uint32_t>(std::min<std::uint64_t>(pool.level(), 0xFFFFFFFFu)));
     } else if (!pool_drained) {
-      wait_step("feeding the queues");
+      wait_step("feeding the queues", false);
+    } else if (pool.open()) {
+      // A distributed run: the pool is empty until another rank lends, or the ranks agree the
+      // run is over (OpenTaskStore::close).
+      wait_step("waiting for tasks from other ranks", host.all_empty());
     }
   }
   // "The host process has to check whether all queues are empty" before it stops the blocks.
-  while (!host.all_empty()) wait_step("waiting for the queues to drain");
+  while (!host.all_empty()) wait_step("waiting for the queues to drain", false);
   halt();
 }
 
 // Each GPU's even share of the run's tasks: task_queue_grid caps a GPU's grid to it where it is
 // below the resident blocks (a one-wave run).
+// A distributed run has none: its ranks' tasks move between them while it runs.
 inline std::uint64_t one_wave_share(const ExecPlan& plan) {
+  if (plan.distribution != nullptr) return 0;
   const std::uint64_t gpus = std::max<std::uint32_t>(1, plan.gpus);
   return (plan.tasks.size() + gpus - 1) / gpus;
 }
@@ -254,12 +260,16 @@ class TaskQueueGpu {
         queues(trace_and_queues()),
         abort_all_(abort_all),
         watchdog_(plan, s, abort_all),
-        snapshot_(shape.queues) {}
+        snapshot_(shape.queues) {
+    pool.add_refill(std::uint64_t{shape.queues} * shape.capacity);
+  }
 
   static bool copy_feed(const ExecPlan& plan) { return plan.options.variant == "modern" && plan.options.feed == "copy"; }
 
   // Progress: d_consumed_gm of every queue, read back every 20 ms (it moves with every dequeue).
-  void wait_step(const char* phase) {
+  // `resting`: nothing is outstanding here (a distributed run waiting for other ranks' tasks).
+  void wait_step(const char* phase, bool resting = false) {
+    if (resting) watchdog_.rest();
     const std::uint64_t now = s.now_ns();
     if (now - last_poll_ns_ > 20'000'000) {
       last_poll_ns_ = now;
@@ -286,6 +296,7 @@ class TaskQueueGpu {
   // Each variant allocates its feed's memory and streams first: the run's time starts at the launch
   // (as `hardware`'s upload is not timed either).
   void launching() {
+    if (!pool.ready_to_launch(abort_all_)) throw RunError("task-queue: the run failed on this rank before its GPUs launched");
     s.host_record(EventKind::KernelLaunch, grid.blocks);
     out.launch_ns = s.now_ns();
   }
@@ -450,7 +461,8 @@ void run_task_queue_feed(TaskQueueGpu& q, const Body& body) {
   GPULB_CUDA_CHECK_LAUNCH();
   q.start_together();
   TaskQueueHost host(feed.publisher(q), q.shape.queues, q.shape.capacity);
-  feed_queues(q.s, host, q.pool, q.plan.gpus, q.shape.queues, [&](const char* phase) { q.wait_step(phase); }, [&] { feed.stop(q, host); });
+  feed_queues(q.s, host, q.pool, q.plan.gpus, q.shape.queues, [&](const char* phase, bool resting) { q.wait_step(phase, resting); },
+              [&] { feed.stop(q, host); });
   while (cudaStreamQuery(q.s.kernel_stream()) == cudaErrorNotReady) q.wait_step(Feed::kStopping);
   q.kernel_done();
   feed.after_kernel();
