@@ -1,4 +1,5 @@
-// gpulb: the command line. Subcommands: list, run, info, export, bench, lesson.
+// gpulb: the command line over a registry (gpulb/tools/cli.hpp; tools/src/main.cpp hands it the
+// shipped one). Subcommands: list, run, info, export, bench, lesson.
 //
 // [SECTION] Exit codes and errors
 // [SECTION] list
@@ -6,7 +7,7 @@
 // [SECTION] info
 // [SECTION] export
 // [SECTION] lesson
-// [SECTION] main
+// [SECTION] cli_main
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -28,7 +29,9 @@
 #include "gpulb/builtin/lesson_verdict.hpp"
 #include "gpulb/builtin/lessons.hpp"
 #include "gpulb/builtin/registry.hpp"
+#include "gpulb/tools/cli.hpp"
 #include "gpulb/tools/format.hpp"
+#include "gpulb/tools/markdown_tables.hpp"
 #include "gpulb/tracing/export.hpp"
 #include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/trace_file.hpp"
@@ -70,51 +73,44 @@ std::string backends_of(const Registry& reg, const PolicyDescriptor& p) {
   return where;
 }
 
-std::string traits_of(const PolicyDescriptor& p) {
-  std::string t;
-  auto add = [&](bool on, const char* what) { if (on) t += (t.empty() ? "" : ", ") + std::string(what); };
-  add(p.traits.persistent, "persistent workers");
-  add(!p.traits.persistent, "a block per task");
-  add(p.traits.host_fed, "host-fed");
-  add(p.traits.runs_spawned_tasks, "runs spawned tasks");
-  add(p.traits.cpu_runs_spawned_tasks, "runs spawned tasks on the cpu backend only");
-  add(p.traits.host_inserts, "host inserts during the run");
-  add(p.traits.distributed, "runs across MPI ranks (--distributed)");
-  return t;
+nlohmann::json traits_json(const PolicyTraits& t) {
+  return {{"persistent", t.persistent}, {"host_fed", t.host_fed}, {"runs_spawned_tasks", t.runs_spawned_tasks},
+          {"cpu_runs_spawned_tasks", t.cpu_runs_spawned_tasks}, {"host_inserts", t.host_inserts}, {"runs_requests", t.runs_requests},
+          {"distributed", t.distributed}};
 }
 
 void print_param(const ParamSpec& p, const char* indent) {
   std::cout << indent << p.name << "=" << p.default_value << "  [" << p.range << "]  " << p.description << "\n";
 }
 
-int cmd_list(bool json) {
-  const Registry& reg = builtin::registry();
-  const std::vector<trace::Device> gpus = reg.cuda_devices();
-  if (json) {
-    nlohmann::json j;
-    for (const Scenario* s : reg.scenarios()) {
-      nlohmann::json params = nlohmann::json::array();
-      for (const ParamSpec& p : s->params()) params.push_back(param_json(p));
-      j["scenarios"].push_back({{"name", s->name()}, {"description", s->description()}, {"default_block_size", s->default_block_size({})}, {"default_policy", s->default_policy({})}, {"parameters", params}});
-    }
-    for (const PolicyDescriptor* p : reg.policies()) {
-      nlohmann::json backends = nlohmann::json::array(), options = nlohmann::json::array();
-      for (Backend b : kBackends) {
-        if (reg.policy_runs_on(*p, b)) backends.push_back(to_string(b));
-      }
-      for (const OptionSpec* o : options_of(*p)) options.push_back(param_json(o->spec));
-      j["policies"].push_back({{"name", p->name}, {"paper", p->paper}, {"summary", p->summary}, {"backends", backends},
-                               {"traits", {{"persistent", p->traits.persistent}, {"host_fed", p->traits.host_fed},
-                                           {"runs_spawned_tasks", p->traits.runs_spawned_tasks},
-                                           {"cpu_runs_spawned_tasks", p->traits.cpu_runs_spawned_tasks}, {"host_inserts", p->traits.host_inserts}}},
-                               {"options", options}});
-    }
-    j["backends"] = {{"cpu", true}, {"cuda", reg.cuda_built()}};
-    j["gpus"] = nlohmann::json::array();
-    for (const trace::Device& d : gpus) j["gpus"].push_back({{"index", d.index}, {"name", d.name}, {"sm_count", d.sm_count}});
-    std::cout << j.dump(2) << "\n";
-    return 0;
+// What `gpulb list --json` prints: every scenario and policy with its parameters, the backends
+// built and the GPUs found. The tables of README.md are rendered from it (--markdown).
+nlohmann::json list_json(const Registry& reg) {
+  nlohmann::json j;
+  for (const Scenario* s : reg.scenarios()) {
+    nlohmann::json params = nlohmann::json::array();
+    for (const ParamSpec& p : s->params()) params.push_back(param_json(p));
+    j["scenarios"].push_back({{"name", s->name()}, {"description", s->description()}, {"default_block_size", s->default_block_size({})}, {"default_policy", s->default_policy({})}, {"parameters", params}});
   }
+  for (const PolicyDescriptor* p : reg.policies()) {
+    nlohmann::json backends = nlohmann::json::array(), options = nlohmann::json::array();
+    for (Backend b : kBackends) {
+      if (reg.policy_runs_on(*p, b)) backends.push_back(to_string(b));
+    }
+    for (const OptionSpec* o : options_of(*p)) options.push_back(param_json(o->spec));
+    j["policies"].push_back({{"name", p->name}, {"paper", p->paper}, {"summary", p->summary}, {"backends", backends},
+                             {"traits", traits_json(p->traits)}, {"options", options}});
+  }
+  j["common_options"] = nlohmann::json::array();
+  for (const OptionSpec& o : common_options()) j["common_options"].push_back(param_json(o.spec));
+  j["backends"] = {{"cpu", true}, {"cuda", reg.cuda_built()}};
+  j["gpus"] = nlohmann::json::array();
+  for (const trace::Device& d : reg.cuda_devices()) j["gpus"].push_back({{"index", d.index}, {"name", d.name}, {"sm_count", d.sm_count}});
+  return j;
+}
+
+void print_list_text(const Registry& reg) {
+  const std::vector<trace::Device> gpus = reg.cuda_devices();
   std::cout << "Scenarios (set parameters with --param name=value):\n";
   for (const Scenario* s : reg.scenarios()) {
     std::cout << "  " << s->name() << "\n      " << s->description() << "\n      (blocks of " << s->default_block_size({})
@@ -125,7 +121,7 @@ int cmd_list(bool json) {
   for (const PolicyDescriptor* p : reg.policies()) {
     const std::string where = backends_of(reg, *p);
     std::cout << "  " << p->name << std::string(16 - std::min<std::size_t>(15, p->name.size()), ' ') << p->summary << "\n"
-              << "                  from " << p->paper << "; " << traits_of(*p) << "; backends: " << (where.empty() ? "none yet" : where) << "\n";
+              << "                  from " << p->paper << "; " << traits_text(traits_json(p->traits)) << "; backends: " << (where.empty() ? "none yet" : where) << "\n";
     for (const OptionSpec& o : p->options) print_param(o.spec, "                  ");
   }
   std::cout << "\nOptions of every policy (--param name=value):\n";
@@ -135,6 +131,16 @@ int cmd_list(bool json) {
   if (reg.cuda_built()) std::cout << "; " << gpus.size() << " GPU(s) found";
   std::cout << "\n";
   for (const trace::Device& d : gpus) std::cout << "        GPU " << d.index << ": " << d.name << ", " << d.sm_count << " SMs\n";
+}
+
+int cmd_list(const Registry& reg, bool json, bool markdown) {
+  if (json) {
+    std::cout << list_json(reg).dump(2) << "\n";
+  } else if (markdown) {
+    std::cout << markdown_tables(list_json(reg));
+  } else {
+    print_list_text(reg);
+  }
   return 0;
 }
 
@@ -248,7 +254,7 @@ void print_untraced_summary(const RunResult& r) {
 }
 
 // `dist`: this process is one rank of a distributed run; rank 0 alone reports and writes the trace.
-int cmd_run(const RunArgs& a, Distribution* dist = nullptr) {
+int cmd_run(const Registry& reg, const RunArgs& a, Distribution* dist = nullptr) {
   const bool reports = dist == nullptr || dist->rank() == 0;
   RunConfig cfg;
   cfg.distribution = dist;
@@ -271,10 +277,10 @@ int cmd_run(const RunArgs& a, Distribution* dist = nullptr) {
     cfg.trace_budget = *bytes;
   }
   check_output(a);
-  const std::string policy = a.policy.empty() ? builtin::registry().entry(a.scenario).scenario().default_policy(cfg.params) : a.policy;
+  const std::string policy = a.policy.empty() ? reg.entry(a.scenario).scenario().default_policy(cfg.params) : a.policy;
   if (reports) cfg.progress = progress_line(a.scenario + " / " + policy);
 
-  RunResult r = run(builtin::registry(), cfg);
+  RunResult r = run(reg, cfg);
   if (!reports) return 0;  // rank 0 judges the run; main() hands its exit code to every rank
   if (cfg.progress) std::fprintf(stderr, "\r%80s\r", "");
   if (!a.output.empty()) trace::write_trace(a.output, r.trace);
@@ -339,7 +345,7 @@ std::string run_outcome(const RunArgs& a, int code) {
 // the same arguments and builds the same configuration, so a bad one is refused on every rank alike
 // (rank 0 says why, every rank exits 2); an error while running is one rank's, which names itself
 // and ends the job (MPI_Abort), since the others would wait for it.
-int cmd_run_distributed(int& argc, char**& argv, const RunArgs& a) {
+int cmd_run_distributed(const Registry& reg, int& argc, char**& argv, const RunArgs& a) {
 #ifdef GPULB_HAVE_MPI
   distributed::MpiSession session(argc, argv, a.rank_timeout_ms);
   // Before any work: a rank started with other arguments would run a different job beside the
@@ -355,7 +361,7 @@ int cmd_run_distributed(int& argc, char**& argv, const RunArgs& a) {
     options.rank_chunk = a.rank_chunk;
     options.timeout_ms = a.rank_timeout_ms;
     distributed::MpiDistribution dist(session, options);
-    const int code = cmd_run(a, &dist);
+    const int code = cmd_run(reg, a, &dist);
     return session.end_run(code, run_outcome(a, code), dist.end_wait_limit());
   } catch (const ConfigError& e) {
     if (session.rank() == 0) std::cerr << "gpulb: error: " << e.what() << "\n";
@@ -368,7 +374,7 @@ int cmd_run_distributed(int& argc, char**& argv, const RunArgs& a) {
     session.abort(kExitRunFailed);
   }
 #else
-  (void)argc, (void)argv, (void)a;
+  (void)reg, (void)argc, (void)argv, (void)a;
   throw ConfigError("--distributed needs MPI, and this gpulb was built without it (configure with -DGPULB_MPI=ON where "
                     "Open MPI is installed: scripts/install-deps.sh installs it)");
 #endif
@@ -625,7 +631,7 @@ int cmd_lesson_record(const LessonArgs& args) {
 
 // Runs each side's recipe (where it has one) on the chosen backend into OUT_DIR, and says where the
 // shipped GPU traces are and how to open the lesson in the viewer.
-int cmd_lesson_run(const LessonArgs& args) {
+int cmd_lesson_run(const Registry& reg, const LessonArgs& args) {
   const std::string& name = args.name;
   const std::string& out_dir = args.out_dir;
   const Backend backend = parse_backend(args.backend).value_or(Backend::Cpu);  // CLI11 checked the name
@@ -656,7 +662,7 @@ int cmd_lesson_run(const LessonArgs& args) {
     trace::check_writable(out.string());
     RunConfig c = *cfg;
     c.progress = progress_line(name + " " + side);
-    const RunResult r = gpulb::run(builtin::registry(), c);
+    const RunResult r = gpulb::run(reg, c);
     if (c.progress) std::fprintf(stderr, "\r%80s\r", "");
     trace::write_trace(out, r.trace);
     written.push_back(out.string());
@@ -673,21 +679,21 @@ int cmd_lesson_run(const LessonArgs& args) {
 }
 
 }  // namespace
-}  // namespace gpulb::tools
 
 // -------------------------------------------------------------------------------------------------
-// [SECTION] main
+// [SECTION] cli_main
 // -------------------------------------------------------------------------------------------------
 
-int main(int argc, char** argv) {
-  using namespace gpulb::tools;
+int cli_main(int argc, char** argv, const Registry& registry) {
   CLI::App app{"gpulb: run GPU load-balancing schedulers on scenarios, trace every worker, inspect and export the traces"};
   app.footer(kExitCodesHelp);
   app.require_subcommand(1);
 
-  bool list_json = false;
+  bool list_json = false, list_markdown = false;
   auto* list = app.add_subcommand("list", "List scenarios with their parameters, policies, backends and the GPUs found");
-  list->add_flag("--json", list_json, "Print JSON");
+  auto* list_json_flag = list->add_flag("--json", list_json, "Print JSON");
+  list->add_flag("--markdown", list_markdown, "Print the tables of policies and scenarios that README.md holds (rendered from --json's object, without what depends on the build)")
+      ->excludes(list_json_flag);
 
   RunArgs ra;
   auto* run = app.add_subcommand("run", "Run a scenario under a policy, verify it, optionally write its trace");
@@ -782,18 +788,18 @@ int main(int argc, char** argv) {
                                               {info, "--max-memory", &info_max_memory}, {ex, "--max-memory", &ex_max_memory}}) {
       if (*sub && sub->count(option) > 0 && value->empty()) throw gpulb::ConfigError(std::string(option) + " '': expected a size such as 512M or 2G");
     }
-    if (*list) return cmd_list(list_json);
+    if (*list) return cmd_list(registry, list_json, list_markdown);
     if (*run && !ra.distributed && (run->count("--rank-chunk") > 0 || run->count("--rank-timeout") > 0)) {
       throw gpulb::ConfigError("--rank-chunk and --rank-timeout apply to --distributed runs only");
     }
-    if (*run) return ra.distributed ? cmd_run_distributed(argc, argv, ra) : cmd_run(ra);
+    if (*run) return ra.distributed ? cmd_run_distributed(registry, argc, argv, ra) : cmd_run(registry, ra);
     if (*info) return cmd_info(info_file, info_json, info_max_memory);
     if (*ex) return cmd_export(ex_file, ex_format, ex_output, ex_range, ex_max_memory);
     if (*lesson) {
       if (la.action == "list") return cmd_lesson_list();
       if (la.action == "show") return cmd_lesson_show(la);
       if (la.action == "record") return cmd_lesson_record(la);
-      return cmd_lesson_run(la);
+      return cmd_lesson_run(registry, la);
     }
     if (*bench) {
       for (int i = 0; i < argc; ++i) ba.command_line += (i ? " " : "") + std::string(i ? argv[i] : "gpulb");
@@ -817,3 +823,5 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace gpulb::tools
