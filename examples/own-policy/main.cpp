@@ -1,5 +1,5 @@
 // own-gpulb: the gpulb command line with one more policy, `round-robin` (round_robin.hpp), beside
-// the shipped ones. Every shipped scenario that hands its tasks over up front runs under it:
+// the shipped ones. A shipped scenario whose tasks are all known up front (patterns) runs under it:
 //   own-gpulb run patterns --policy round-robin --backend cpu --param pattern=P4 -o rr.gpulb
 #include <iostream>
 
