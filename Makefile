@@ -5,7 +5,8 @@
 #   make test       install what the tests need, build everything, run every test but the
 #                   ThreadSanitizer ones
 #   make check      the quick tier for everyday work: every test but those labelled gpu, mpi,
-#                   fuzz (sanitizers) and screenshots: model, core, tracing, scenarios and CLI
+#                   fuzz (sanitizers), screenshots and examples (built against an install):
+#                   model, core, tracing, scenarios and CLI
 #   make test-tsan  the concurrency tests under ThreadSanitizer
 #   make package    a Debian package of gpulb, gpulb-viewer, the lessons and the shipped traces
 #   make bench      the benchmarks (GPU figures need a CUDA GPU)
@@ -52,7 +53,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 check: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'gpu|mpi|fuzz|screenshots'
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'gpu|mpi|fuzz|screenshots|examples'
 
 test-tsan: deps
 	@cmake -S . -B $(BUILD)-tsan -G Ninja --log-level=NOTICE -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPULB_TSAN=ON \

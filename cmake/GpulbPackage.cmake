@@ -1,8 +1,9 @@
 # `make package`: a Debian package (CPack's DEB generator) holding gpulb, gpulb-viewer, the
-# lessons (compiled into both) and the shipped traces (share/gpulb/traces). Its runtime
-# dependencies come from dpkg-shlibdeps (dpkg-dev) reading the two programs, plus the font and the
-# X server the viewer's pictures need. `make package` packs for /usr (CPACK_PACKAGING_INSTALL_PREFIX):
-# the programs find share/gpulb/traces beside their bin/, whatever prefix they were built for.
+# lessons (compiled into both) and the shipped traces (share/gpulb/traces), not the libraries.
+# Its runtime dependencies come from dpkg-shlibdeps (dpkg-dev) reading the two programs, plus the
+# font and the X server the viewer's pictures need. `make package` packs for /usr
+# (CPACK_PACKAGING_INSTALL_PREFIX): the programs find share/gpulb/traces beside their bin/,
+# whatever prefix they were built for.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME gpulb)
 set(CPACK_PACKAGE_VENDOR "gpulb")
@@ -21,6 +22,9 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "fonts-dejavu-core")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "xvfb, xauth")
 set(CPACK_STRIP_FILES ON)
+# The programs and their data (the default component); the libraries, headers and CMake package
+# (component `dev`, GpulbExport.cmake) are for `cmake --install`, not for this package.
+set(CPACK_INSTALL_CMAKE_PROJECTS "${CMAKE_BINARY_DIR};${PROJECT_NAME};Unspecified;/")
 # Debian's policy: a copyright file and a compressed changelog in share/doc/gpulb.
 configure_file(${CMAKE_CURRENT_LIST_DIR}/package/changelog.in ${CMAKE_CURRENT_BINARY_DIR}/package/changelog @ONLY)
 execute_process(COMMAND gzip -9nf ${CMAKE_CURRENT_BINARY_DIR}/package/changelog)

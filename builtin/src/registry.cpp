@@ -25,18 +25,20 @@ void add(Registry& registry, std::unique_ptr<ScenarioOf<Instance>> scenario) {
 
 }  // namespace
 
-const Registry& registry() {
-  static const Registry registry = [] {
-    Registry r;
-    cpu::Drivers::register_policies(r, Backend::Cpu);
+Registry make_registry() {
+  Registry r;
+  cpu::Drivers::register_policies(r, Backend::Cpu);
 #ifdef GPULB_HAVE_CUDA_BACKEND
-    kernels::register_cuda_backend(r);
+  kernels::register_cuda_backend(r);
 #endif
 #define GPULB_ADD_SCENARIO(Instance, make_scenario) add<Instance>(r, make_scenario());
-    GPULB_BUILTIN_SCENARIOS(GPULB_ADD_SCENARIO)
+  GPULB_BUILTIN_SCENARIOS(GPULB_ADD_SCENARIO)
 #undef GPULB_ADD_SCENARIO
-    return r;
-  }();
+  return r;
+}
+
+const Registry& registry() {
+  static const Registry registry = make_registry();
   return registry;
 }
 

@@ -78,6 +78,22 @@ bool Registry::policy_runs_on(const PolicyDescriptor& policy, Backend backend) c
   return false;
 }
 
+void Registry::add_cpu_driver(const PolicyDescriptor& policy, AddedCpuDriver driver) {
+  if (driver == nullptr) throw ConfigError("policy '" + std::string(policy.name) + "': a CPU driver added without a function");
+  if (find_policy(std::string(policy.name)) != nullptr) {
+    throw ConfigError("policy '" + std::string(policy.name) + "' is registered already; an added policy needs a name of its own");
+  }
+  add_policy(policy, Backend::Cpu);
+  policies_.back().added_cpu = driver;
+}
+
+AddedCpuDriver Registry::added_cpu_driver(const PolicyDescriptor& policy) const {
+  for (const PolicyEntry& e : policies_) {
+    if (e.descriptor->name == policy.name) return e.added_cpu;
+  }
+  return nullptr;
+}
+
 std::vector<trace::Device> Registry::cuda_devices() const {
   return cuda_devices_ ? cuda_devices_() : std::vector<trace::Device>{};
 }

@@ -238,6 +238,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   plan.spawn_id_base = instance.spawn_id_base();
   plan.id_capacity = instance.id_capacity();
   plan.requests = instance.request_stream();
+  plan.added_cpu_driver = registry.added_cpu_driver(policy);
   if (plan.requests != nullptr) plan.expected_tasks = plan.requests->expected_requests;
   if (dist != nullptr) {
     ExecPlan whole = plan;

@@ -397,6 +397,32 @@ TEST_F(Cli, ListNamesScenariosPoliciesAndBackends) {
   EXPECT_EQ(std::find(tq.begin(), tq.end(), "deque_capacity"), tq.end());
 }
 
+// README's tables come from `list --markdown`: a row for each policy and scenario of `list --json`,
+// with a policy's own options only (the common ones are every policy's).
+TEST_F(Cli, ListMarkdownHasARowForEachPolicyAndScenarioOfTheJson) {
+  const auto j = nlohmann::json::parse(gpulb("list --json").out);
+  const Outcome o = gpulb("list --markdown");
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  for (const auto& p : j.at("policies")) {
+    EXPECT_NE(o.out.find("\n| `" + p.at("name").get<std::string>() + "` | " + p.at("paper").get<std::string>() + " |"), std::string::npos)
+        << p.at("name") << ": " << o.out;
+  }
+  for (const auto& s : j.at("scenarios")) {
+    EXPECT_NE(o.out.find("\n| `" + s.at("name").get<std::string>() + "` | "), std::string::npos) << s.at("name") << ": " << o.out;
+  }
+  const std::string ws_row = o.out.substr(o.out.find("\n| `work-stealing` |"));
+  const std::string ws = ws_row.substr(0, ws_row.find('\n', 1));
+  EXPECT_NE(ws.find("`deque_capacity`"), std::string::npos) << ws;
+  EXPECT_EQ(ws.find("`watchdog_ms`"), std::string::npos) << ws;
+  EXPECT_NE(ws.find("runs spawned tasks"), std::string::npos) << ws;
+}
+
+TEST_F(Cli, ListTakesJsonOrMarkdownNotBoth) {
+  const Outcome o = gpulb("list --json --markdown");
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("excludes"), std::string::npos) << o.out;
+}
+
 TEST_F(Cli, AnOptionOfAnotherPolicyIsRefusedNamingIt) {
   const Outcome o = gpulb("run patterns --backend cpu --policy task-queue --param deque_capacity=8 --no-trace");
   EXPECT_EQ(o.exit_code, 2) << o.out;

@@ -18,6 +18,16 @@
 
 namespace gpulb {
 
+struct ExecPlan;
+struct ExecOutput;
+namespace cpu {
+class AnyBody;
+}
+// A CPU policy driver added to a registry at run time (Registry::add_cpu_driver; a program's own
+// policy, outside the backend's compiled DriverList): it runs any scenario's body through AnyBody
+// (gpulb/cpu/add_policy.hpp), one indirect call a task.
+using AddedCpuDriver = ExecOutput (*)(const ExecPlan&, const cpu::AnyBody&);
+
 // Progress of a run, for progress lines and bars: tasks finished so far and the tasks expected
 // (0 where unknown, e.g. while tasks are still being spawned).
 using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t expected)>;
@@ -92,6 +102,9 @@ struct ExecPlan {
   // A distributed run (gpulb/distribution.hpp): the CPU glue gathers the records of every rank on
   // rank 0 before the instance collects them. Null: this process is the whole run.
   Distribution* distribution = nullptr;
+  // The policy's driver where a program added it to the registry (Registry::add_cpu_driver), for
+  // the CPU backend (cpu/execute.hpp); null for a policy of the backend's compiled list.
+  AddedCpuDriver added_cpu_driver = nullptr;
 };
 
 // Where a plan's spawned ids start (spawn_id_base, or one past the largest initial id) and the

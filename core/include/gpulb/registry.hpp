@@ -59,6 +59,11 @@ class Registry {
   // Throws ConfigError listing the policies there are.
   const PolicyDescriptor& policy(const std::string& name) const;
   bool policy_runs_on(const PolicyDescriptor& policy, Backend backend) const;
+  // A CPU policy from outside the backend's compiled list (a program's own: cpu::add_policy, in
+  // gpulb/cpu/add_policy.hpp). Its name must be new: ConfigError where a policy has it already.
+  void add_cpu_driver(const PolicyDescriptor& policy, AddedCpuDriver driver);
+  // The driver add_cpu_driver gave `policy`; null for a policy of a compiled list.
+  AddedCpuDriver added_cpu_driver(const PolicyDescriptor& policy) const;
 
   void set_cuda_device_lister(CudaDeviceLister lister) { cuda_devices_ = lister; }
   // Empty without a CUDA build or without a GPU.
@@ -69,6 +74,7 @@ class Registry {
   struct PolicyEntry {
     const PolicyDescriptor* descriptor;
     std::array<bool, 2> backends{};
+    AddedCpuDriver added_cpu = nullptr;
   };
   void add_entry(std::unique_ptr<ScenarioEntry> entry);
 

@@ -9,4 +9,9 @@ namespace gpulb::builtin {
 
 const Registry& registry();
 
+// A registry of its own holding what registry() holds, for a program that adds its own scenarios
+// (Registry::add_scenario) or policies (cpu::add_policy) to the shipped ones and hands it to the
+// command line (gpulb/tools/cli.hpp) or to gpulb::run.
+Registry make_registry();
+
 }  // namespace gpulb::builtin

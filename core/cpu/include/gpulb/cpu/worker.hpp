@@ -146,3 +146,17 @@ inline void worker_end(const WorkerContext& ctx, WorkerSlot& slot, std::uint32_t
 }
 
 }  // namespace gpulb::cpu::detail
+
+namespace gpulb::cpu {
+
+// The worker loop's pieces under their public names: a driver outside this tree
+// (cpu/add_policy.hpp) builds its loop from them as the compiled drivers do.
+using detail::IdleTracker;
+using detail::run_spawning_task;
+using detail::run_task;
+using detail::SpawnBuffers;
+using detail::worker_begin;
+using detail::worker_end;
+using detail::WorkerIds;
+
+}  // namespace gpulb::cpu
