@@ -71,13 +71,13 @@ void write_chrome_json(std::ostream& out, const Trace& trace, TimeRange range) {
     sep();
     out << "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" << pid << ",\"tid\":" << tid
         << ",\"args\":{\"sort_index\":" << tid << "}}";
-    for (const TaskSpan& s : task_spans(tr)) {
-      if (!w.range.overlaps(s.begin_ns, s.end_ns)) continue;
+    for_each_task_span(tr, [&](const TaskSpan& s) {
+      if (!w.range.overlaps(s.begin_ns, s.end_ns)) return;
       sep();
       out << "{\"ph\":\"X\",\"cat\":\"task\",\"name\":\"task kind " << s.kind << "\",\"pid\":" << pid
           << ",\"tid\":" << tid << ",\"ts\":" << micros(w.at(s.begin_ns)) << ",\"dur\":" << micros(s.end_ns - s.begin_ns)
           << ",\"args\":{\"task_id\":" << s.id << ",\"kind\":" << s.kind << "}}";
-    }
+    });
     for (const Event& e : tr.events) {
       if (!w.keeps(e.time_ns)) continue;
       const EventTraits k = event_traits(e.kind);

@@ -60,11 +60,11 @@ void write_tasks_csv(std::ostream& out, const Trace& trace, TimeRange range) {
   const ExportWindow w = export_window(trace, range);
   out << "device,worker,sm,task_id,kind,start_ns,end_ns,duration_ns\n";
   for (const Track& tr : trace.tracks) {
-    for (const TaskSpan& s : task_spans(tr)) {
-      if (!w.range.overlaps(s.begin_ns, s.end_ns)) continue;
+    for_each_task_span(tr, [&](const TaskSpan& s) {
+      if (!w.range.overlaps(s.begin_ns, s.end_ns)) return;
       out << tr.device << ',' << tr.worker << ',' << sm_of(tr) << ',' << s.id << ',' << s.kind << ',' << w.at(s.begin_ns)
           << ',' << w.at(s.end_ns) << ',' << (s.end_ns - s.begin_ns) << '\n';
-    }
+    });
   }
 }
 
