@@ -43,7 +43,7 @@ void PerfettoPackets::start(std::size_t seq) {
   snapshot.message(pf::clock::kClocks, incremental);
   snapshot.uint(pf::clock::kPrimaryTraceClock, pf::clock::kBoottime);
   packet_.clear();
-  packet_.uint(pf::packet::kSequenceId, seq + 1);
+  packet_.uint(pf::packet::kSequenceId, seq + kFirstSequenceId);
   packet_.uint(pf::packet::kSequenceFlags, pf::packet::kIncrementalStateCleared);
   packet_.message(pf::packet::kDefaults, defaults);
   packet_.message(pf::packet::kClockSnapshot, snapshot);
@@ -61,7 +61,7 @@ void PerfettoPackets::emit(std::uint64_t time_ns) {
     packet_.uint(pf::packet::kTimestamp, time_ns);
     packet_.uint(pf::packet::kTimestampClockId, pf::clock::kBoottime);
   }
-  packet_.uint(pf::packet::kSequenceId, seq_ + 1);
+  packet_.uint(pf::packet::kSequenceId, seq_ + kFirstSequenceId);
   packet_.uint(pf::packet::kSequenceFlags, pf::packet::kNeedsIncrementalState);
   if (!interned_.empty()) packet_.message(pf::packet::kInternedData, interned_);
   packet_.message(pf::packet::kTrackEvent, event_);

@@ -84,6 +84,9 @@ class PerfettoPackets {
     std::vector<std::string_view> by_iid{""};  // iid 0 is no name
   };
   static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+  // Sequence 1 is the tracing service's own in a recorded trace (its clock snapshots and stats),
+  // which some readers treat apart; a track's sequence is its index + 2.
+  static constexpr std::size_t kFirstSequenceId = 2;
 
   static std::uint64_t iid_of(Names& names, std::string_view name);
   // Interns `iid` on the current sequence where it is new there; returns it.
