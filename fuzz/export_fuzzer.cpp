@@ -1,6 +1,6 @@
 // Fuzz target (b): bytes -> decode_trace -> Chrome JSON, Perfetto and CSV exports, in memory.
 // Oracles: the Chrome export is valid JSON; the Perfetto export is a whole sequence of packets
-// (field 1, length-delimited); the CSVs have one row per task and per worker.
+// (field 1, length-delimited); the CSVs have a row per task, worker, event and level at most.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -9,6 +9,7 @@
 
 #include "fuzz_input.hpp"
 #include "gpulb/tracing/export.hpp"
+#include "gpulb/tracing/export_window.hpp"
 #include "gpulb/tracing/statistics.hpp"
 
 namespace {
@@ -46,8 +47,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!t) return 0;
 
   const trace::TraceStatistics stats = trace::compute_statistics(*t);
-  std::uint64_t spans = 0;
-  for (const trace::Track& tr : t->tracks) spans += trace::task_spans(tr).size();
+  const trace::ExportWindow window = trace::export_window(*t);
+  std::uint64_t spans = 0, spans_in_window = 0;
+  for (const trace::Track& tr : t->tracks) {
+    for (const trace::TaskSpan& s : trace::task_spans(tr)) {
+      ++spans;
+      spans_in_window += window.range.overlaps(s.begin_ns, s.end_ns) ? 1 : 0;
+    }
+  }
 
   std::ostringstream chrome;
   trace::write_chrome_json(chrome, *t);
@@ -57,11 +64,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   trace::write_perfetto(perfetto, *t);
   GPULB_FUZZ_CHECK(!perfetto.str().empty() && whole_packets(perfetto.str()));
 
-  std::ostringstream tasks, workers;
+  std::ostringstream tasks, workers, events, levels;
   trace::write_tasks_csv(tasks, *t);
   trace::write_workers_csv(workers, *t);
-  GPULB_FUZZ_CHECK(lines(tasks.str()) == 1 + spans);
+  trace::write_events_csv(events, *t);
+  trace::write_levels_csv(levels, *t);
+  GPULB_FUZZ_CHECK(lines(tasks.str()) == 1 + spans_in_window);
   GPULB_FUZZ_CHECK(lines(workers.str()) == 1 + stats.per_worker.size());
+  GPULB_FUZZ_CHECK(lines(events.str()) + lines(levels.str()) <= 2 + t->event_count());
 
   // A time range: the second half of the run.
   const trace::TimeRange half{stats.begin_ns + stats.makespan_ns / 2, stats.end_ns + 1};

@@ -93,8 +93,58 @@ TEST_F(Cli, RunJsonVerifiesAndWritesATraceThatInfoAndExportRead) {
 
   const Outcome csv = gpulb("export " + path("p4.gpulb") + " --format csv -o " + path("p4.csv"));
   ASSERT_EQ(csv.exit_code, 0) << csv.out;
-  EXPECT_TRUE(std::filesystem::exists(path("p4.csv")));
-  EXPECT_TRUE(std::filesystem::exists(path("p4.workers.csv")));
+  for (const char* table : {"p4.csv", "p4.workers.csv", "p4.events.csv", "p4.levels.csv"}) {
+    EXPECT_NE(csv.out.find("wrote " + path(table)), std::string::npos) << csv.out;
+    const std::string text = file_text(path(table));
+    EXPECT_GT(std::count(text.begin(), text.end(), '\n'), 1) << table << ": a header and rows";
+  }
+
+  const Outcome perfetto = gpulb("export " + path("p4.gpulb") + " --format perfetto -o " + path("p4.pftrace"));
+  ASSERT_EQ(perfetto.exit_code, 0) << perfetto.out;
+  const std::string packets = file_text(path("p4.pftrace"));
+  ASSERT_FALSE(packets.empty());
+  EXPECT_EQ(packets[0], '\x0A') << "a Trace's first packet (field 1, length-delimited)";
+}
+
+// CSV tables are named from the tasks file: a name of one of the others would be ambiguous.
+TEST_F(Cli, ExportCsvRefusesTheNameOfACompanionTable) {
+  gpulb::trace::write_trace(path("in.gpulb"), small_trace("{}"));
+  const Outcome o = gpulb("export " + path("in.gpulb") + " -f csv -o " + path("run.events.csv"));
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("run.events.csv"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("(run.csv)"), std::string::npos) << o.out;
+  for (const char* f : {"run.events.csv", "run.events.workers.csv", "run.events.events.csv", "run.csv"}) {
+    EXPECT_FALSE(std::filesystem::exists(path(f))) << f;
+  }
+}
+
+TEST_F(Cli, ExportHelpSaysWhatEachFormatHoldsAndWhereItOpens) {
+  const Outcome o = gpulb("export --help");
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  for (const char* text : {"ui.perfetto.dev", "chrome://tracing", "pandas", "busy workers", "steals as flows", "run.events.csv",
+                           "run.levels.csv", "run.workers.csv", "export window", "Exit codes"}) {
+    EXPECT_NE(o.out.find(text), std::string::npos) << text << " missing from:\n" << o.out;
+  }
+}
+
+// A host event far before the run is left out of every format, and the command says so.
+TEST_F(Cli, ExportNotesAHostEventLeftOutOfTheWindow) {
+  using namespace gpulb::trace;
+  Trace t = small_trace("{}");
+  for (Track& tr : t.tracks) {
+    for (Event& e : tr.events) e.time_ns += 50'000'000;
+  }
+  Track host;
+  host.role = TrackRole::Host;
+  host.name = "host";
+  host.events = {make_event(0, EventKind::HostEnqueue, 1, 0)};
+  t.tracks.push_back(host);
+  write_trace(path("lone.gpulb"), t);
+  const Outcome o = gpulb("export " + path("lone.gpulb") + " -f csv -o " + path("lone.csv"));
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  EXPECT_NE(o.out.find("note: 1 host event far from the run left out"), std::string::npos) << o.out;
+  const std::string events = file_text(path("lone.events.csv"));
+  EXPECT_EQ(std::count(events.begin(), events.end(), '\n'), 1) << events;
 }
 
 // Chen section 6 on the command line: `gpulb run md` verifies, a solution under another policy

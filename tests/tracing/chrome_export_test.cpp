@@ -77,15 +77,20 @@ TEST(ChromeExport, RangeKeepsOnlyOverlappingTasks) {
   EXPECT_EQ(ids, (std::set<std::uint32_t>{2, 3, 4}));
 }
 
-TEST(CsvExport, OneRowPerTaskAndPerWorker) {
-  const Trace t = gpulb::testing::make_trace(3, 4, 50);
-  std::ostringstream tasks, workers;
-  write_tasks_csv(tasks, t);
-  write_workers_csv(workers, t);
-  auto lines = [](const std::string& s) { return std::count(s.begin(), s.end(), '\n'); };
-  EXPECT_EQ(lines(tasks.str()), 1 + 12);
-  EXPECT_EQ(lines(workers.str()), 1 + 3);
-  EXPECT_NE(tasks.str().find("0,0,-1,0,3,0,50,50\n"), std::string::npos) << tasks.str();
+// The JSON counts time from the export window's start, and leaves out a host event far before it.
+TEST(ChromeExport, TimesCountFromTheWindowsStart) {
+  Trace t = gpulb::testing::make_trace(1, 2, 100);
+  for (Track& tr : t.tracks) {
+    for (Event& e : tr.events) e.time_ns += 9'000'000;
+  }
+  t.tracks.back().events.front().time_ns = 0;  // the host's enqueue, 9 ms before a 200 ns run
+  const nlohmann::json j = export_json(t);
+  std::set<std::string> task_ts;
+  for (const auto& e : j.at("traceEvents")) {
+    EXPECT_NE(e.at("name"), "host_enqueue");
+    if (e.at("ph") == "X") task_ts.insert(e.at("ts").dump());
+  }
+  EXPECT_EQ(task_ts, (std::set<std::string>{"0.0", "0.1"}));
 }
 
 }  // namespace

@@ -35,6 +35,7 @@
 #include "gpulb/tools/format.hpp"
 #include "gpulb/tools/markdown_tables.hpp"
 #include "gpulb/tracing/export.hpp"
+#include "gpulb/tracing/export_window.hpp"
 #include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/trace_file.hpp"
 #include "gpulb/tracing/statistics.hpp"
@@ -484,6 +485,26 @@ trace::TimeRange clock_range(const trace::Trace& t, const RangeFromStart& r) {
   return out;
 }
 
+constexpr const char* kExportFormatsHelp =
+    "Formats:\n"
+    "  perfetto  Perfetto's own protobuf trace (.pftrace; opens in ui.perfetto.dev, or trace_processor):\n"
+    "            tracks rank > device > SM > worker and host thread; a slice per task named by its kind,\n"
+    "            with its task_id; steals as flows from the victim to the thief; failed dequeues,\n"
+    "            spawns, launches, transfers and host decisions as instants with their arguments by name;\n"
+    "            counter tracks per device: busy workers, the deques' sum, each queue, the host pool.\n"
+    "            The UTS T1 trace (CPU): 44 bytes a task, 3.3 times less than the JSON (docs/benchmarks.md).\n"
+    "  chrome    Chrome trace event JSON (.json; opens in ui.perfetto.dev and chrome://tracing): a thread\n"
+    "            per track, a complete event per task, instants with named arguments, queue levels as\n"
+    "            counters. The UTS T1 trace: 146 bytes a task.\n"
+    "  csv       Four tables for analysis (pandas, R, a spreadsheet; docs/viewer.md names every column):\n"
+    "            -o run.csv writes the tasks there and run.workers.csv (a row per worker), run.events.csv\n"
+    "            (steals, failed dequeues, spawns, launches, transfers: a row each, a column per argument)\n"
+    "            and run.levels.csv (queue, deque and host pool levels over time) beside it.\n"
+    "Every format covers the export window: the run (first to last worker event) and the host work\n"
+    "around it (the first kernel launch, and host events each within a tenth of the makespan of the\n"
+    "next); a host event further out is left out and counted in a note. Times are in ns (JSON: us)\n"
+    "from the window's start, the same clock in every format; --range cuts the window further.\n";
+
 int cmd_export(const std::string& file, const std::string& format, const std::string& output, const std::string& range,
                const std::string& max_memory) {
   const RangeFromStart from_start = parse_range(range);
@@ -498,8 +519,14 @@ int cmd_export(const std::string& file, const std::string& format, const std::st
     trace::check_writable(p);
   }
   const trace::Trace t = trace::read_trace(file, limits);
-  const auto written = trace::export_trace(t, fmt, output, clock_range(t, from_start));
+  const trace::TimeRange requested = clock_range(t, from_start);
+  const auto written = trace::export_trace(t, fmt, output, requested);
   for (const auto& p : written) std::cout << "wrote " << p.string() << "\n";
+  const trace::ExportWindow window = trace::export_window(t, requested);
+  if (window.left_out > 0) {
+    std::cout << "note: " << window.left_out << (window.left_out == 1 ? " host event" : " host events")
+              << " far from the run left out of the export (gpulb export --help: the export window)\n";
+  }
   return 0;
 }
 
@@ -742,12 +769,11 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   std::string ex_file, ex_format, ex_output, ex_range, ex_max_memory;
   auto* ex = app.add_subcommand("export", "Export a trace in Perfetto's format, as Chrome JSON or as CSV");
   ex->add_option("file", ex_file, "A .gpulb trace")->required();
-  ex->add_option("-f,--format", ex_format, "perfetto (Perfetto's own protobuf trace: ui.perfetto.dev; tracks rank > device > SM > worker, "
-                                          "task slices, steals as flows, queue levels as counters), chrome (JSON for the Perfetto UI and "
-                                          "chrome://tracing) or csv (tasks, and <name>.workers.csv)")
+  ex->add_option("-f,--format", ex_format, "perfetto, chrome or csv (below)")
       ->required()
       ->check(CLI::IsMember({"perfetto", "chrome", "csv"}));
-  ex->add_option("-o,--output", ex_output, "Output file (csv also writes <name>.workers.csv)")->required();
+  ex->add_option("-o,--output", ex_output, "Output file (csv: the tasks table; the other tables go beside it)")->required();
+  ex->footer(std::string(kExportFormatsHelp) + "\n" + kExitCodesHelp);
   ex->add_option("--range", ex_range, "Only events in START:END from the run's start (its first worker event): 300us:400us, 1ms:1.1ms, 0:5000 (ns); either side may be empty");
   ex->add_option("--max-memory", ex_max_memory, "Refuse a trace whose decoding needs more memory than this (512M, 2G; default: a quarter of physical memory)");
 

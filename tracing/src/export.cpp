@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "export_args.hpp"
+#include "export_text.hpp"
+#include "gpulb/tracing/export_window.hpp"
 #include "gpulb/tracing/safe_write.hpp"
 #include "gpulb/tracing/statistics.hpp"
 
@@ -19,11 +21,7 @@ std::string micros(std::uint64_t ns) {
   return buf;
 }
 
-// Names come from the file (a track's name is raw bytes): invalid UTF-8 becomes U+FFFD instead of
-// a json type_error thrown half way through an export (found by fuzz/export_fuzzer.cpp).
-std::string quoted(const std::string& s) {
-  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+using detail::quoted;
 
 std::string process_name(const Trace& t, std::uint32_t device) {
   if (device >= t.devices.size()) return "device " + std::to_string(device);
@@ -50,6 +48,7 @@ int tid_of(std::size_t track_index) { return static_cast<int>(track_index) + 1; 
 }  // namespace
 
 void write_chrome_json(std::ostream& out, const Trace& trace, TimeRange range) {
+  const ExportWindow w = export_window(trace, range);
   out << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"scenario\":" << quoted(trace.meta.scenario)
       << ",\"policy\":" << quoted(trace.meta.policy) << ",\"backend\":" << quoted(trace.meta.backend)
       << ",\"gpulb_version\":" << quoted(trace.meta.gpulb_version) << "},\n\"traceEvents\":[\n";
@@ -72,24 +71,24 @@ void write_chrome_json(std::ostream& out, const Trace& trace, TimeRange range) {
     sep();
     out << "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" << pid << ",\"tid\":" << tid
         << ",\"args\":{\"sort_index\":" << tid << "}}";
-    for (const TaskSpan& s : task_spans(tr)) {
-      if (!range.overlaps(s.begin_ns, s.end_ns)) continue;
+    for_each_task_span(tr, [&](const TaskSpan& s) {
+      if (!w.range.overlaps(s.begin_ns, s.end_ns)) return;
       sep();
       out << "{\"ph\":\"X\",\"cat\":\"task\",\"name\":\"task kind " << s.kind << "\",\"pid\":" << pid
-          << ",\"tid\":" << tid << ",\"ts\":" << micros(s.begin_ns) << ",\"dur\":" << micros(s.end_ns - s.begin_ns)
+          << ",\"tid\":" << tid << ",\"ts\":" << micros(w.at(s.begin_ns)) << ",\"dur\":" << micros(s.end_ns - s.begin_ns)
           << ",\"args\":{\"task_id\":" << s.id << ",\"kind\":" << s.kind << "}}";
-    }
+    });
     for (const Event& e : tr.events) {
-      if (!range.contains(e.time_ns)) continue;
+      if (!w.keeps(e.time_ns)) continue;
       const EventTraits k = event_traits(e.kind);
       if (k.level != LevelSource::None) {
         sep();
         out << "{\"ph\":\"C\",\"name\":" << quoted(counter_name(k.level, e.aux)) << ",\"pid\":" << pid
-            << ",\"ts\":" << micros(e.time_ns) << ",\"args\":{\"level\":" << e.arg << "}}";
+            << ",\"ts\":" << micros(w.at(e.time_ns)) << ",\"args\":{\"level\":" << e.arg << "}}";
       } else if (k.marker) {
         sep();
         out << "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"" << k.name << "\",\"pid\":" << pid << ",\"tid\":" << tid
-            << ",\"ts\":" << micros(e.time_ns) << ",\"args\":{";
+            << ",\"ts\":" << micros(w.at(e.time_ns)) << ",\"args\":{";
         const char* comma = "";
         for (const detail::NamedArg& a : detail::named_args(e, tr.device)) {
           out << comma << '"' << a.name << "\":" << a.value;
@@ -102,34 +101,29 @@ void write_chrome_json(std::ostream& out, const Trace& trace, TimeRange range) {
   out << "\n]}\n";
 }
 
-void write_tasks_csv(std::ostream& out, const Trace& trace, TimeRange range) {
-  out << "device,worker,sm,task_id,kind,start_ns,end_ns,duration_ns\n";
-  for (const Track& tr : trace.tracks) {
-    const long long sm = tr.sm == Track::kNoSm ? -1 : static_cast<long long>(tr.sm);
-    for (const TaskSpan& s : task_spans(tr)) {
-      if (!range.overlaps(s.begin_ns, s.end_ns)) continue;
-      out << tr.device << ',' << tr.worker << ',' << sm << ',' << s.id << ',' << s.kind << ',' << s.begin_ns << ','
-          << s.end_ns << ',' << (s.end_ns - s.begin_ns) << '\n';
-    }
-  }
+namespace {
+
+constexpr const char* kCsvCompanions[] = {".workers.csv", ".events.csv", ".levels.csv"};
+
+bool ends_with(const std::string& s, const std::string& end) {
+  return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
 }
 
-void write_workers_csv(std::ostream& out, const Trace& trace) {
-  const TraceStatistics st = compute_statistics(trace);
-  out << "device,worker,sm,name,tasks,busy_ns,failed_dequeues,steals,dropped_events\n";
-  for (const WorkerStats& w : st.per_worker) {
-    const Track& tr = trace.tracks[w.track];
-    const long long sm = tr.sm == Track::kNoSm ? -1 : static_cast<long long>(tr.sm);
-    out << tr.device << ',' << tr.worker << ',' << sm << ',' << quoted(tr.name) << ',' << w.tasks << ','
-        << w.busy_ns << ',' << w.failed_dequeues << ',' << w.steals << ',' << tr.dropped << '\n';
-  }
-}
+}  // namespace
 
 std::vector<std::filesystem::path> export_paths(ExportFormat format, const std::filesystem::path& path) {
   if (format != ExportFormat::Csv) return {path};
-  std::filesystem::path workers = path;
-  workers.replace_extension(".workers.csv");
-  return {path, workers};
+  const std::string name = path.filename().string();
+  for (const std::string companion : kCsvCompanions) {
+    if (!ends_with(name, companion)) continue;
+    const std::string tasks = name.substr(0, name.size() - companion.size()) + ".csv";
+    throw OutputPathError(path.string() + ": a CSV export writes its tasks to the file named and the tables *" +
+                          ".workers.csv, *.events.csv and *.levels.csv beside it, so '" + name +
+                          "' would hold the tasks under another table's name; name the tasks file instead (" + tasks + ")");
+  }
+  std::vector<std::filesystem::path> out = {path};
+  for (const char* companion : kCsvCompanions) out.push_back(std::filesystem::path(path).replace_extension(companion));
+  return out;
 }
 
 std::vector<std::filesystem::path> export_trace(const Trace& trace, ExportFormat format,
@@ -146,6 +140,8 @@ std::vector<std::filesystem::path> export_trace(const Trace& trace, ExportFormat
   } else {
     write_tasks_csv(files[0]->out(), trace, range);
     write_workers_csv(files[1]->out(), trace);
+    write_events_csv(files[2]->out(), trace, range);
+    write_levels_csv(files[3]->out(), trace, range);
   }
   for (auto& f : files) f->finish();
   for (auto& f : files) f->commit();

@@ -1,272 +1,248 @@
 // Perfetto's own trace format (perfetto_trace.proto: a Trace of TracePackets), written without the
-// Perfetto SDK: track descriptors nested rank -> device -> SM -> worker, task slices, markers as
-// instants with named arguments, steals as flows from the victim to the thief, queue and pool
-// levels as counter tracks. Names are interned once, in the sequence's first packet. Each packet
-// is built and written on its own, so the output never sits in memory; the trace processor orders
-// packets by their timestamps, so each track is written whole, one after the other.
+// Perfetto SDK. The track tree is perfetto_tracks.cpp, the packets' encoding perfetto_packets.hpp;
+// this file turns events into track events: a task is a slice named by its kind with its task_id,
+// a marker an instant with its arguments by name, a steal a flow from an instant `stolen_from` on
+// the victim's track to the thief's `steal`, queue and pool levels counter values, and each
+// device's busy workers and deque sum counters kept here as the events go by.
+//
+// The tracks are read merged in time order (a heap of one cursor per track), so that a device's
+// counters see every track's events in order and every packet sequence's timestamps grow; the
+// writer keeps a cursor per track and each device's counters, never the output or a track's tasks.
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
-#include <set>
+#include <queue>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "export_args.hpp"
 #include "gpulb/tracing/export.hpp"
-#include "gpulb/tracing/statistics.hpp"
-#include "protobuf_writer.hpp"
+#include "gpulb/tracing/export_window.hpp"
+#include "perfetto_packets.hpp"
+#include "perfetto_tracks.hpp"
 
 namespace gpulb::trace {
 namespace {
 
-// Field numbers of perfetto_trace.proto.
-namespace packet {
-constexpr std::uint32_t kTimestamp = 8, kTrackEvent = 11, kInternedData = 12, kSequenceFlags = 13, kSequenceId = 10,
-                        kTrackDescriptor = 60;
-}
-namespace descriptor {
-constexpr std::uint32_t kUuid = 1, kName = 2, kParentUuid = 5, kCounter = 8, kChildOrdering = 11, kSiblingOrderRank = 12;
-constexpr std::uint64_t kOrderExplicit = 3;
-}
-namespace event {
-constexpr std::uint32_t kDebugAnnotations = 4, kType = 9, kNameIid = 10, kTrackUuid = 11, kCounterValue = 30,
-                        kFlowIds = 47, kTerminatingFlowIds = 48;
-constexpr std::uint64_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter = 4;
-}
-namespace interned {
-constexpr std::uint32_t kEventNames = 2, kAnnotationNames = 3, kIid = 1, kName = 2;
-}
-namespace annotation {
-constexpr std::uint32_t kNameIid = 1, kUintValue = 3;
-}
-constexpr std::uint32_t kTraceTracePacket = 1;
-constexpr std::uint32_t kSequence = 1;
-constexpr std::uint64_t kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;
+using detail::PerfettoPackets;
+using detail::PerfettoTracks;
 
 constexpr const char* kStolenFrom = "stolen_from";
 constexpr const char* kThiefWorker = "thief_worker";
 constexpr const char* kThiefDevice = "thief_device";
 
-std::string task_name(std::uint16_t kind) { return "task kind " + std::to_string(kind); }
+// A device's deques summed as the viewer sums them (viewer/model/trace_model.cpp): a DequeLevel
+// sets its owner's level, a steal takes one task from the victim's, and a worker that fails a
+// dequeue or a steal, or ends, has just found its own deque empty.
+class DequeSum {
+ public:
+  void set(std::uint16_t owner, std::int64_t level) {
+    std::int64_t& mine = slot(owner);
+    total_ += level - mine;
+    mine = level;
+  }
+  void take_one(std::uint16_t owner) {
+    std::int64_t& mine = slot(owner);
+    if (mine > 0) {
+      --mine;
+      --total_;
+    }
+  }
+  std::int64_t total() const { return total_; }
 
-std::string device_name(const Trace& t, std::uint32_t device) {
-  if (device >= t.devices.size()) return "device " + std::to_string(device);
-  const Device& d = t.devices[device];
-  return d.kind == DeviceKind::Gpu ? "GPU " + std::to_string(d.index) + ": " + d.name : d.name;
+ private:
+  std::int64_t& slot(std::uint16_t owner) {
+    if (owner >= per_owner_.size()) per_owner_.resize(std::size_t{owner} + 1, 0);
+    return per_owner_[owner];
+  }
+  std::vector<std::int64_t> per_owner_;
+  std::int64_t total_ = 0;
+};
+
+struct DeviceCounters {
+  std::uint64_t busy_uuid = 0, deques_uuid = 0;
+  std::int64_t busy = 0, busy_shown = -1;
+  DequeSum deques;
+  std::int64_t deques_shown = 0;
+};
+
+std::string device_note(const ExportWindow& w) {
+  if (w.left_out == 0) return "";
+  return std::to_string(w.left_out) + (w.left_out == 1 ? " host event" : " host events") +
+         " far from the run left out of this export (gpulb's export window: the run and the host work around it)";
 }
 
 class PerfettoWriter {
  public:
-  PerfettoWriter(std::ostream& out, const Trace& trace, TimeRange range) : out_(out), trace_(trace), range_(range) {}
+  PerfettoWriter(std::ostream& out, const Trace& trace, TimeRange range)
+      : trace_(trace), window_(export_window(trace, range)), packets_(out),
+        tracks_(trace, packets_.buffer(), device_note(window_)), next_(trace.tracks.size(), 0),
+        open_(trace.tracks.size()) {
+    for (std::size_t i = 0; i < trace.tracks.size(); ++i) {
+      const Track& tr = trace.tracks[i];
+      DeviceCounters& d = devices_[tr.device];
+      d.busy_uuid = tracks_.busy_counter(tr.device);
+      d.deques_uuid = tracks_.deques_counter(tr.device);
+      device_of_.push_back(&d);
+      packets_.add_sequence(tracks_.track(i), tr.role == TrackRole::Host ? 0 : d.busy_uuid);
+    }
+    task_id_iid_ = packets_.annotation_name_iid("task_id");
+  }
 
   void write() {
-    write_interned_names();
-    write_track_tree();
-    for (std::size_t i = 0; i < trace_.tracks.size(); ++i) write_track_events(i);
+    using Next = std::pair<std::uint64_t, std::size_t>;  // (time, track)
+    std::priority_queue<Next, std::vector<Next>, std::greater<>> heap;
+    for (std::size_t i = 0; i < trace_.tracks.size(); ++i) {
+      if (!trace_.tracks[i].events.empty()) heap.push({trace_.tracks[i].events[0].time_ns, i});
+    }
+    while (!heap.empty()) {
+      const std::size_t i = heap.top().second;
+      heap.pop();
+      on_event(i, next_[i]++);
+      if (next_[i] < trace_.tracks[i].events.size()) heap.push({trace_.tracks[i].events[next_[i]].time_ns, i});
+    }
+    packets_.flush();
   }
 
  private:
-  // --- names, interned in the first packet ------------------------------------------------------
-  void write_interned_names() {
-    std::set<std::string> names = {kStolenFrom};
-    std::set<std::string> args = {kThiefWorker, kThiefDevice};
-    for (int k = 1; k < static_cast<int>(EventKind::Count); ++k) {
-      const auto kind = static_cast<EventKind>(k);
-      names.insert(event_kind_name(kind));
-      const EventArgNames a = event_arg_names(kind);
-      for (const char* n : {a.arg, a.aux}) {
-        if (*n) args.insert(n);
-      }
-    }
-    for (const Track& tr : trace_.tracks) {
-      for (const Event& e : tr.events) {
-        if (e.kind == EventKind::TaskBegin) names.insert(task_name(e.aux));
-      }
-    }
-    proto::Message data;
-    for (const std::string& n : names) intern(data, interned::kEventNames, event_iids_, n);
-    for (const std::string& n : args) intern(data, interned::kAnnotationNames, arg_iids_, n);
-    proto::Message p;
-    p.uint(packet::kSequenceId, kSequence);
-    p.uint(packet::kSequenceFlags, kIncrementalStateCleared);
-    p.message(packet::kInternedData, data);
-    p.write_as_field(out_, kTraceTracePacket);
+  void on_event(std::size_t track, std::size_t index) {
+    const Event& e = trace_.tracks[track].events[index];
+    const EventTraits k = event_traits(e.kind);
+    if (k.zone == ZoneEdge::Opens) task_begin(track, index);
+    if (k.zone == ZoneEdge::Closes) task_end(track, e);
+    if (k.level == LevelSource::Queue || k.level == LevelSource::Pool) level(track, e, k.level);
+    deque_edits(track, e);
+    if (k.marker && window_.keeps(e.time_ns)) marker(track, e);
   }
 
-  static void intern(proto::Message& data, std::uint32_t field, std::map<std::string, std::uint64_t>& iids, const std::string& name) {
-    const std::uint64_t iid = iids.size() + 1;
-    iids.emplace(name, iid);
-    proto::Message entry;
-    entry.uint(interned::kIid, iid);
-    entry.string(interned::kName, name);
-    data.message(field, entry);
+  // --- tasks and busy workers ---------------------------------------------------------------------
+  // The end of the task that `index` begins, as statistics' task_spans pairs them: the next
+  // TaskEnd of its id, unless another TaskBegin comes first (a dropped end).
+  std::optional<std::uint64_t> end_of(const Track& tr, std::size_t index) const {
+    const Event& begin = tr.events[index];
+    for (std::size_t j = index + 1; j < tr.events.size(); ++j) {
+      const ZoneEdge edge = event_traits(tr.events[j].kind).zone;
+      if (edge == ZoneEdge::Opens) return std::nullopt;
+      if (edge == ZoneEdge::Closes && tr.events[j].arg == begin.arg) return tr.events[j].time_ns;
+    }
+    return std::nullopt;
   }
 
-  // --- the track tree ----------------------------------------------------------------------------
-  std::uint64_t new_uuid() { return ++last_uuid_; }
-
-  void describe(std::uint64_t uuid, const std::string& name, std::uint64_t parent, std::int64_t order, bool counter = false) {
-    proto::Message d;
-    d.uint(descriptor::kUuid, uuid);
-    d.string(descriptor::kName, name);
-    if (parent != 0) d.uint(descriptor::kParentUuid, parent);
-    d.uint(descriptor::kChildOrdering, descriptor::kOrderExplicit);
-    d.sint64(descriptor::kSiblingOrderRank, order);
-    if (counter) d.message(descriptor::kCounter, proto::Message{});
-    proto::Message p;
-    p.message(packet::kTrackDescriptor, d);
-    p.write_as_field(out_, kTraceTracePacket);
+  void task_begin(std::size_t track, std::size_t index) {
+    const Track& tr = trace_.tracks[track];
+    const Event& e = tr.events[index];
+    open_[track].reset();
+    const std::optional<std::uint64_t> end = end_of(tr, index);
+    if (!end || !window_.range.overlaps(e.time_ns, *end)) return;
+    open_[track] = e.arg;
+    packets_.begin_event(track, pf::event::kSliceBegin);
+    packets_.name(task_name_iid(e.aux));
+    packets_.annotate(task_id_iid_, e.arg);  // the kind is in the slice's name
+    count_busy(track, +1);
+    packets_.emit(window_.at(e.time_ns));
   }
 
-  void write_track_tree() {
-    std::map<std::uint32_t, std::uint64_t> rank_uuid;
-    if (trace_.meta.ranks > 1) {
-      for (const Device& d : trace_.devices) {
-        if (rank_uuid.count(d.rank)) continue;
-        rank_uuid[d.rank] = new_uuid();
-        describe(rank_uuid[d.rank], "rank " + std::to_string(d.rank), 0, d.rank);
-      }
-    }
-    for (std::uint32_t d = 0; d < trace_.devices.size(); ++d) {
-      device_uuid_[d] = new_uuid();
-      const auto r = rank_uuid.find(trace_.devices[d].rank);
-      describe(device_uuid_[d], device_name(trace_, d), r == rank_uuid.end() ? 0 : r->second, d);
-    }
-    // Under each device: its host tracks, its counters, its SMs (each with its workers), then the
-    // workers of no known SM.
-    std::map<std::uint32_t, std::int64_t> order;
-    track_uuid_.resize(trace_.tracks.size());
-    describe_tracks(order, [](const Track& tr) { return tr.role == TrackRole::Host; });
-    for (const Track& tr : trace_.tracks) add_counter_tracks(tr, order[tr.device]);
-    describe_tracks(order, [](const Track& tr) { return tr.role != TrackRole::Host && tr.sm != Track::kNoSm; });
-    describe_tracks(order, [](const Track& tr) { return tr.role != TrackRole::Host && tr.sm == Track::kNoSm; });
+  void task_end(std::size_t track, const Event& e) {
+    if (!open_[track] || *open_[track] != e.arg) return;
+    open_[track].reset();
+    packets_.begin_event(track, pf::event::kSliceEnd);
+    count_busy(track, -1);
+    packets_.emit(window_.at(e.time_ns));
   }
 
-  template <typename Which>
-  void describe_tracks(std::map<std::uint32_t, std::int64_t>& order, Which which) {
-    for (std::size_t i = 0; i < trace_.tracks.size(); ++i) {
-      const Track& tr = trace_.tracks[i];
-      if (!which(tr)) continue;
-      std::int64_t& next = order[tr.device];
-      track_uuid_[i] = new_uuid();
-      describe(track_uuid_[i], tr.name, parent_of(tr, next), next++);
-      if (tr.role == TrackRole::Worker) worker_track_[{tr.device, tr.worker}] = i;
-    }
+  // The device's busy workers ride on the slice packets of its worker tracks, where they changed.
+  void count_busy(std::size_t track, int step) {
+    if (trace_.tracks[track].role == TrackRole::Host) return;
+    DeviceCounters& d = *device_of_[track];
+    d.busy += step;
+    if (d.busy_uuid == 0 || d.busy == d.busy_shown) return;
+    packets_.extra_counter_value(d.busy);
+    d.busy_shown = d.busy;
   }
 
-  // An SM's rows are grouped under "SM n"; host tracks and workers of unknown SM sit on the device.
-  std::uint64_t parent_of(const Track& tr, std::int64_t& order) {
-    const std::uint64_t device = device_or_root(tr.device);
-    if (tr.role == TrackRole::Host || tr.sm == Track::kNoSm) return device;
-    auto [it, added] = sm_uuid_.try_emplace({tr.device, tr.sm}, 0);
-    if (added) {
-      it->second = new_uuid();
-      describe(it->second, "SM " + std::to_string(tr.sm), device, order++);
-    }
+  std::uint64_t task_name_iid(std::uint16_t kind) {
+    auto [it, added] = task_names_.try_emplace(kind, 0);
+    if (added) it->second = packets_.event_name_iid("task kind " + std::to_string(kind));
     return it->second;
   }
 
-  std::uint64_t device_or_root(std::uint32_t device) const {
-    const auto it = device_uuid_.find(device);
-    return it == device_uuid_.end() ? 0 : it->second;
+  // --- levels ---------------------------------------------------------------------------------------
+  void level(std::size_t track, const Event& e, LevelSource source) {
+    const std::uint64_t uuid = tracks_.level_counter(trace_.tracks[track].device, source, e.aux);
+    if (uuid == 0 || !window_.keeps(e.time_ns)) return;
+    packets_.begin_event(track, pf::event::kCounter, uuid);
+    packets_.counter_value(e.arg);
+    packets_.emit(window_.at(e.time_ns));
   }
 
-  // One counter track per queue and for the host pool of each device, made where a level of it is.
-  void add_counter_tracks(const Track& tr, std::int64_t& order) {
-    for (const Event& e : tr.events) {
-      const LevelSource source = event_traits(e.kind).level;
-      if (source != LevelSource::Queue && source != LevelSource::Pool) continue;
-      const std::uint16_t aux = source == LevelSource::Pool ? 0 : e.aux;
-      auto [it, added] = counter_uuid_.try_emplace({tr.device, source, aux}, 0);
-      if (!added) continue;
-      it->second = new_uuid();
-      describe(it->second, source == LevelSource::Pool ? "host pool (tasks)" : "queue " + std::to_string(aux) + " (tasks)",
-               device_or_root(tr.device), order++, true);
+  void deque_edits(std::size_t track, const Event& e) {
+    const Track& tr = trace_.tracks[track];
+    DeviceCounters& d = *device_of_[track];
+    if (d.deques_uuid == 0) return;
+    const auto self = static_cast<std::uint16_t>(tr.worker & 0xFFFFu);  // DequeLevel's owner: the rank's low 16 bits
+    const bool worker = tr.role == TrackRole::Worker;
+    switch (e.kind) {
+      case EventKind::DequeLevel: d.deques.set(e.aux, e.arg); break;
+      case EventKind::Steal:
+        if (!worker) return;
+        // A steal from another GPU's deque is not taken from this device's sum.
+        if (!steal_crosses_devices(e, tr.device)) d.deques.take_one(static_cast<std::uint16_t>(e.arg & 0xFFFFu));
+        d.deques.set(self, 0);
+        break;
+      case EventKind::StealFailed:
+      case EventKind::DequeueFailed:
+      case EventKind::WorkerEnd:
+        if (!worker) return;
+        d.deques.set(self, 0);
+        break;
+      default: return;
     }
+    if (d.deques.total() == d.deques_shown || !window_.keeps(e.time_ns)) return;
+    d.deques_shown = d.deques.total();
+    packets_.begin_event(track, pf::event::kCounter, d.deques_uuid);
+    packets_.counter_value(d.deques_shown);
+    packets_.emit(window_.at(e.time_ns));
   }
 
-  // --- events --------------------------------------------------------------------------------------
-  proto::Message event_packet(std::uint64_t time_ns) const {
-    proto::Message p;
-    p.uint(packet::kTimestamp, time_ns);
-    p.uint(packet::kSequenceId, kSequence);
-    p.uint(packet::kSequenceFlags, kNeedsIncrementalState);
-    return p;
+  // --- markers and steals -------------------------------------------------------------------------
+  void marker(std::size_t track, const Event& e) {
+    const Track& tr = trace_.tracks[track];
+    std::optional<std::uint64_t> flow;
+    if (e.kind == EventKind::Steal) flow = stolen_from(tr, e);
+    packets_.begin_event(track, pf::event::kInstant);
+    packets_.name(event_kind_name(e.kind));
+    for (const detail::NamedArg& a : detail::named_args(e, tr.device)) packets_.annotate(a.name, a.value);
+    if (flow) packets_.terminating_flow(*flow);
+    packets_.emit(window_.at(e.time_ns));
   }
 
-  void emit(std::uint64_t time_ns, const proto::Message& track_event) {
-    proto::Message p = event_packet(time_ns);
-    p.message(packet::kTrackEvent, track_event);
-    p.write_as_field(out_, kTraceTracePacket);
+  // The steal's start on the victim's track, where the trace has it: an instant naming the thief,
+  // the flow's first end.
+  std::optional<std::uint64_t> stolen_from(const Track& thief, const Event& e) {
+    const std::optional<std::size_t> victim = tracks_.worker_track(steal_victim_device(e, thief.device), e.arg);
+    if (!victim) return std::nullopt;
+    const std::uint64_t flow = ++last_flow_;
+    packets_.begin_event(*victim, pf::event::kInstant);
+    packets_.name(kStolenFrom);
+    packets_.annotate(kThiefWorker, thief.worker);
+    packets_.annotate(kThiefDevice, thief.device);
+    packets_.flow(flow);
+    packets_.emit(window_.at(e.time_ns));
+    return flow;
   }
 
-  proto::Message track_event(std::uint64_t type, std::uint64_t track, const std::string& name) const {
-    proto::Message e;
-    e.uint(event::kType, type);
-    e.uint(event::kTrackUuid, track);
-    if (!name.empty()) e.uint(event::kNameIid, event_iids_.at(name));
-    return e;
-  }
-
-  void annotate(proto::Message& e, std::string_view name, std::uint64_t value) const {
-    proto::Message a;
-    a.uint(annotation::kNameIid, arg_iids_.at(std::string(name)));
-    a.uint(annotation::kUintValue, value);
-    e.message(event::kDebugAnnotations, a);
-  }
-
-  void write_track_events(std::size_t index) {
-    const Track& tr = trace_.tracks[index];
-    const std::uint64_t uuid = track_uuid_[index];
-    for (const TaskSpan& s : task_spans(tr)) {
-      if (!range_.overlaps(s.begin_ns, s.end_ns)) continue;
-      proto::Message begin = track_event(event::kSliceBegin, uuid, task_name(s.kind));
-      annotate(begin, "task_id", s.id);  // the kind is in the slice's name
-      emit(s.begin_ns, begin);
-      emit(s.end_ns, track_event(event::kSliceEnd, uuid, ""));
-    }
-    for (const Event& e : tr.events) {
-      if (!range_.contains(e.time_ns)) continue;
-      const EventTraits k = event_traits(e.kind);
-      if (k.level == LevelSource::Queue || k.level == LevelSource::Pool) {
-        proto::Message c = track_event(event::kCounter, counter_uuid_.at({tr.device, k.level, k.level == LevelSource::Pool ? std::uint16_t{0} : e.aux}), "");
-        c.sint64(event::kCounterValue, e.arg);
-        emit(e.time_ns, c);
-      } else if (k.marker) {
-        write_marker(tr, uuid, e);
-      }
-    }
-  }
-
-  void write_marker(const Track& tr, std::uint64_t uuid, const Event& e) {
-    proto::Message m = track_event(event::kInstant, uuid, event_kind_name(e.kind));
-    for (const detail::NamedArg& a : detail::named_args(e, tr.device)) annotate(m, a.name, a.value);
-    if (e.kind == EventKind::Steal) {
-      const auto victim = worker_track_.find({steal_victim_device(e, tr.device), e.arg});
-      if (victim != worker_track_.end()) {
-        const std::uint64_t flow = ++last_flow_;
-        proto::Message from = track_event(event::kInstant, track_uuid_[victim->second], kStolenFrom);
-        annotate(from, kThiefWorker, tr.worker);
-        annotate(from, kThiefDevice, tr.device);
-        from.fixed64(event::kFlowIds, flow);
-        emit(e.time_ns, from);
-        m.fixed64(event::kTerminatingFlowIds, flow);
-      }
-    }
-    emit(e.time_ns, m);
-  }
-
-  std::ostream& out_;
   const Trace& trace_;
-  TimeRange range_;
-  std::map<std::string, std::uint64_t> event_iids_, arg_iids_;
-  std::uint64_t last_uuid_ = 0, last_flow_ = 0;
-  std::map<std::uint32_t, std::uint64_t> device_uuid_;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> sm_uuid_;
-  std::map<std::tuple<std::uint32_t, LevelSource, std::uint16_t>, std::uint64_t> counter_uuid_;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> worker_track_;  // (device, worker) -> track
-  std::vector<std::uint64_t> track_uuid_;
+  const ExportWindow window_;
+  PerfettoPackets packets_;
+  const PerfettoTracks tracks_;
+  std::vector<std::size_t> next_;                        // per track: its next event
+  std::vector<std::optional<std::uint32_t>> open_;       // per track: the task whose slice is open
+  std::map<std::uint32_t, DeviceCounters> devices_;      // a map's entries stay where they are
+  std::vector<DeviceCounters*> device_of_;               // per track
+  std::map<std::uint16_t, std::uint64_t> task_names_;    // task kind -> name iid
+  std::uint64_t task_id_iid_ = 0, last_flow_ = 0;
 };
 
 }  // namespace

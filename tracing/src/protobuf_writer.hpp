@@ -1,10 +1,10 @@
 // The protocol buffers wire format, as much of it as the Perfetto exporter writes: varints,
 // fixed64, strings and nested messages (protobuf.dev/programming-guides/encoding). A message is
-// built in memory (a packet is a few dozen bytes) and written whole, its length first.
+// built in memory (a packet is a few dozen bytes) and appended whole, its length first; clear()
+// keeps the buffer, so a writer that reuses its messages allocates nothing per packet.
 #pragma once
 
 #include <cstdint>
-#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -16,8 +16,8 @@ class Message {
     key(field, kVarint);
     varint(v);
   }
-  // int64 fields take the two's complement as a varint (10 bytes for a negative value).
-  void sint64(std::uint32_t field, std::int64_t v) { uint(field, static_cast<std::uint64_t>(v)); }
+  // int64 and int32 fields take the two's complement as a varint (10 bytes for a negative value).
+  void int64(std::uint32_t field, std::int64_t v) { uint(field, static_cast<std::uint64_t>(v)); }
   void boolean(std::uint32_t field, bool v) { uint(field, v ? 1 : 0); }
   void fixed64(std::uint32_t field, std::uint64_t v) {
     key(field, kFixed64);
@@ -29,14 +29,17 @@ class Message {
     bytes_.append(s);
   }
   void message(std::uint32_t field, const Message& m) { string(field, m.bytes_); }
-  // The message as a field of its parent, straight to a stream: the top-level Trace's packets.
-  void write_as_field(std::ostream& out, std::uint32_t field) const {
+  // The message as field `field` of its parent, appended to `out`: the top-level Trace's packets.
+  void append_as_field(std::string& out, std::uint32_t field) const {
     Message head;
     head.key(field, kLengthDelimited);
     head.varint(bytes_.size());
-    out << head.bytes_ << bytes_;
+    out += head.bytes_;
+    out += bytes_;
   }
+  void clear() { bytes_.clear(); }
   bool empty() const { return bytes_.empty(); }
+  std::size_t size() const { return bytes_.size(); }
 
  private:
   static constexpr std::uint32_t kVarint = 0, kFixed64 = 1, kLengthDelimited = 2;
