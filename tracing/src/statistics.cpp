@@ -9,19 +9,7 @@ namespace gpulb::trace {
 
 std::vector<TaskSpan> task_spans(const Track& track) {
   std::vector<TaskSpan> spans;
-  bool open = false;
-  TaskSpan current{};
-  for (const Event& e : track.events) {
-    const ZoneEdge edge = event_traits(e.kind).zone;
-    if (edge == ZoneEdge::Opens) {
-      current = TaskSpan{e.time_ns, e.time_ns, e.arg, e.aux};
-      open = true;
-    } else if (edge == ZoneEdge::Closes && open && e.arg == current.id) {
-      current.end_ns = e.time_ns;
-      spans.push_back(current);
-      open = false;
-    }
-  }
+  for_each_task_span(track, [&spans](const TaskSpan& s) { spans.push_back(s); });
   return spans;
 }
 
@@ -77,10 +65,10 @@ TraceStatistics compute_statistics(const Trace& trace) {
     w.track = i;
     w.device = tr.device;
     w.sm = tr.sm;
-    for (const TaskSpan& s : task_spans(tr)) {
+    for_each_task_span(tr, [&w](const TaskSpan& s) {
       ++w.tasks;
       w.busy_ns += s.end_ns - s.begin_ns;
-    }
+    });
     // Counters read one kind's payload each (which kinds are idle, steals, ... is event_kinds.hpp).
     for (const Event& e : tr.events) {
       switch (e.kind) {
