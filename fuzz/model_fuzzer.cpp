@@ -2,6 +2,7 @@
 // Oracles: the model's documented invariants (zones sorted and apart, series sorted in time, busy
 // counts within the workers, replay counts within the tasks).
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -22,6 +23,17 @@
 #include "task_details.hpp"
 #include "timeline_layout.hpp"
 #include "trace_model.hpp"
+
+namespace {
+
+// Past 2^53 ns a double cannot name every nanosecond: static_cast<double>(t) + 1 can be before t.
+double first_double_at_or_after(std::uint64_t t) {
+  const double d = static_cast<double>(t);
+  if (d >= 0x1p64 || static_cast<std::uint64_t>(d) >= t) return d;
+  return std::nextafter(d, HUGE_VAL);
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpulb;
@@ -163,6 +175,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const viewer::CompareFact& r : viewer::compare_facts(model, model)) GPULB_FUZZ_CHECK(r.a == r.b);
   // A run is one input with itself; a queue's level is 0 once its kernel ended.
   GPULB_FUZZ_CHECK(viewer::compare_inputs(model.header().meta, model.header().meta).same);
-  for (const viewer::QueueSeries& q : model.queues()) GPULB_FUZZ_CHECK(q.end_ns == 0 || q.level.value_at(static_cast<double>(q.end_ns) + 1.0) == 0);
+  for (const viewer::QueueSeries& q : model.queues()) GPULB_FUZZ_CHECK(q.end_ns == 0 || q.level.value_at(first_double_at_or_after(q.end_ns)) == 0);
   return 0;
 }

@@ -55,14 +55,21 @@ RankPart unpack(const std::vector<std::byte>& bytes, std::uint32_t rank) {
     throw RunError(origin + " sent an unreadable summary: " + e.what());
   }
   const auto* t = reinterpret_cast<const std::uint8_t*>(bytes.data()) + 8 + n;
-  p.trace = trace::decode_trace(std::vector<std::uint8_t>(t, reinterpret_cast<const std::uint8_t*>(bytes.data()) + bytes.size()), origin);
+  p.trace = trace::decode_trace(std::span<const std::uint8_t>(t, bytes.size() - 8 - n), origin);
   return p;
 }
 
 }  // namespace
 
 ExecOutput merge_rank_outputs(Distribution& d, ExecOutput mine) {
-  std::vector<std::vector<std::byte>> all = d.gather(pack(d, mine));
+  std::vector<std::vector<std::byte>> all;
+  {
+    const std::vector<std::byte> packed = pack(d, mine);
+    // Rank 0 merges its own trace from what it packed, decoded with the others': its events need
+    // not be held twice while the others' arrive.
+    if (d.rank() == 0) mine.trace = trace::Trace{};
+    all = d.gather(packed);
+  }
   if (d.rank() != 0) return mine;
 
   std::vector<RankPart> parts;

@@ -92,6 +92,24 @@ TaskCosts task_costs(const std::vector<MdRecord>& records, const std::vector<std
   return c;
 }
 
+// Bytes an instance holds per atom at its peak, the Verlet check of verify() where there is one.
+// Cells of the cutoff's side hold about 7 atoms at rc = 2.5 (md_cells.hpp), so (2.5 / rc)^3 x 7
+// cells an atom. Measured (CPU backend, 2 workers, --no-trace, the slope between 64 K and 256 K
+// atoms): 394 bytes an atom at rc = 2.5 (this says 416), 734 at rc = 1.5 (this says 729).
+double bytes_per_atom(PairSearch pairs, double cutoff, std::uint32_t steps) {
+  const double cells = 7.0 * std::pow(2.5 / cutoff, 3.0);
+  const double system = 2 * sizeof(Atom) + sizeof(std::uint32_t);  // system_of's copy and the instance's; A
+  // The cell list (the atoms in cell order, slot_of, a start per cell of at most kMaxCellsPerAtom).
+  const double list = pairs == PairSearch::Cells ? sizeof(Atom) + 4 + 4 * std::min(cells, double{kMaxCellsPerAtom}) : 0.0;
+  const double input = sizeof(Atom) + 4 + list;  // input(): the atoms, A and the cell list again
+  const double records = sizeof(MdRecord) * (1.0 + 1.0 / kTaskAtoms);  // an atom's, and a task's per 128 atoms
+  // verlet_energies: positions, velocities, forces and the run's forces (doubles), charges, and
+  // cell_forces' copies in cell order, cell ids and order, and 12 bytes a cell of its grid.
+  const double check = steps > 0 ? 4 * 24 + 8 + 24 + 8 + 2 * 4 + 12 * cells : 0.0;
+  // The backend's records and the instance's copy during collect(); one copy with the check.
+  return system + list + input + records + std::max(records, check);
+}
+
 class MdScenario : public ScenarioOf<MdInstance> {
  public:
   // The policy its solution requires (solution=tq, the default: task-queue).
@@ -107,6 +125,14 @@ class MdScenario : public ScenarioOf<MdInstance> {
            "a cell list (default; a task costs its atoms' local density) or all N atoms (the paper's Theta(N^2)).";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
+  DataSize data_size(const ParamMap& params) const override {
+    const auto atoms = static_cast<std::uint64_t>(int_param(params, find_spec(specs(), "atoms")));
+    const PairSearch pairs = choice_param(params, find_spec(specs(), "pairs")) == "all" ? PairSearch::All : PairSearch::Cells;
+    const double cutoff = real_param(params, find_spec(specs(), "cutoff"), 1.5, 10.0);
+    const auto steps = static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "steps")));
+    const auto bytes = static_cast<std::uint64_t>(static_cast<double>(atoms) * bytes_per_atom(pairs, cutoff, steps));
+    return {(atoms + kTaskAtoms - 1) / kTaskAtoms, bytes, "atoms"};
+  }
   std::unique_ptr<MdInstance> instantiate(const ParamMap& params) const override {
     MdConfig c;
     c.system.atoms = static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "atoms")));

@@ -66,6 +66,11 @@ class UtsScenario : public ScenarioOf<UtsInstance> {
     static const std::set<std::string> shape = {"t", "a", "d", "b", "r", "q", "m"};
     return !shape.count(name) || find_preset(choice_param(params, find_spec(specs(), "tree"))) == nullptr;
   }
+  // The root: a tree is implicit (a node is its hash state, made when its parent runs), counted
+  // in one record a worker, and the host's reference search keeps only its path's siblings.
+  // Measured (CPU backend, work-stealing, 2 workers, --no-trace): 8.4 MiB resident for T5 (4.1 M
+  // nodes) and for a custom tree of 26.8 M nodes alike, what gpulb takes with no data.
+  DataSize data_size(const ParamMap&) const override { return {1, 0, {}}; }
   // A node has a few children (4 on average in the sample trees), each hashed by one thread: one
   // warp is plenty, and smaller blocks mean more workers. Measured on an H100 (T1L,
   // work-stealing): 32 threads 499 M nodes/s, 64 threads 290 M/s, 128 threads 173 M/s.

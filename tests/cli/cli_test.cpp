@@ -755,6 +755,36 @@ TEST_F(Cli, ARunThatCannotFitInMemoryIsRefusedBeforeItAllocatesNamingTheNumbers)
   EXPECT_EQ(fits.exit_code, 0) << fits.out;
 }
 
+// Every scenario that allocates by a parameter states it (Scenario::data_size). Without that the
+// estimate held only the trace budget and these ran under the same limits until std::bad_alloc:
+// md2d after 21 s (430 MiB resident), nbody after 23 s (906 MiB), connect4 after 17 s (its host
+// minimax first), and md still placing atoms after 90 s.
+TEST_F(Cli, EveryScenarioSizedPastTheLimitIsRefusedBeforeItAllocatesNamingItsParameter) {
+  struct Case {
+    const char* limit_kib;
+    const char* run;
+    const char* needs;
+    const char* lower;
+  };
+  const Case cases[] = {
+      {"1048576", "md --param atoms=4194304", "this run needs about 1.63 GiB of memory (1.63 GiB of scenario data)", "lower --param atoms"},
+      {"1048576", "md2d --param particles=4194304", "this run needs about 1.45 GiB of memory (1.45 GiB of scenario data)",
+       "lower --param particles"},
+      {"1048576", "nbody --param particles=4194304", "GiB of scenario data), more than the 1 GiB of", "lower --param particles"},
+      {"131072", "connect4 --param lookahead=8", "this run needs about 154 MiB of memory (154 MiB of scenario data)",
+       "lower --param lookahead"},
+  };
+  for (const Case& c : cases) {
+    const Outcome o = gpulb::testing::shell(std::string("ulimit -v ") + c.limit_kib + "; " + GPULB_CLI " run " + c.run +
+                                            " --backend cpu --workers 2 --no-trace");
+    EXPECT_EQ(o.exit_code, 2) << c.run << "\n" << o.out;
+    EXPECT_NE(o.out.find(c.needs), std::string::npos) << c.run << "\n" << o.out;
+    EXPECT_NE(o.out.find(std::string("this process's address-space limit (ulimit -v); ") + c.lower), std::string::npos) << c.run << "\n"
+                                                                                                                   << o.out;
+  }
+  EXPECT_LT(children_peak_kib(), 100 * 1024) << "a refused run allocated its data";
+}
+
 // A valid output name of 250-255 bytes: the temporary beside it must stay within a name's 255
 // bytes too (it took the name plus ".tmp-PID" and failed).
 TEST_F(Cli, AnOutputNameOfTheLongestLengthIsWritten) {

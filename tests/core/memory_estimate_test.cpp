@@ -56,5 +56,15 @@ TEST(MemoryEstimate, DataOverWhatIsAvailableNowIsANoteNotARefusal) {
   EXPECT_EQ(check_memory(estimate_memory({64, 1024, "blocks"}, 512u << 20, 1), {kGiB, "the test's limit", 100'000'000}), "");
 }
 
+TEST(MemoryEstimate, APartUnderAHundredthOfTheEstimateIsNotNamed) {
+  const MemoryLimit limit{kGiB, "the test's limit", 0};
+  // connect4's node table at lookahead 8 beside its one root task (192 bytes).
+  const std::string why = refusal(estimate_memory({1, 161'414'424, "lookahead"}, 0, 1), {100u << 20, "the test's limit", 0});
+  EXPECT_NE(why.find("needs about 154 MiB of memory (154 MiB of scenario data), more than"), std::string::npos) << why;
+  // Both parts named where each is a share that matters.
+  const std::string both = refusal(estimate_memory({10'000'000, 160'000'000, "blocks"}, 0, 1), limit);
+  EXPECT_NE(both.find("for 10000000 initial tasks + 153 MiB of scenario data"), std::string::npos) << both;
+}
+
 }  // namespace
 }  // namespace gpulb

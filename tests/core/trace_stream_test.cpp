@@ -135,6 +135,20 @@ void expect_every_task_once_in_order(const std::vector<Event>& ev, std::uint32_t
   EXPECT_EQ(spawns, spawns_wanted);
 }
 
+// A worker's events are sized once at the run's end: growing them past the units' count (an
+// untimed task is two events) held the old and the doubled array at once, the peak of a traced
+// run (1 timed record and 1000 untimed tasks: 2002 units of room, then 4004, for 2001 events).
+TEST(TraceStream, ExpandingAStreamSizesItsEventsOnce) {
+  Stream s(1002);
+  const TraceStream w = s.ref();
+  w.timed(10, EventKind::WorkerStart, 0, trace::kUnknownSm);
+  for (std::uint32_t t = 0; t < 1000; ++t) w.untimed_task(t, 0);
+  ASSERT_EQ(s.counts.used, 1002u);
+  const std::vector<Event> ev = s.expand();
+  EXPECT_EQ(ev.size(), 2001u);
+  EXPECT_EQ(ev.capacity(), ev.size());
+}
+
 TEST(BatchClock, TasksShorterThanTheSpanShareAClockReadPerBatch) {
   // A span no task reaches: after the first task (timed alone), batches of max_batch tasks.
   const std::vector<Event> ev = run_tasks(std::uint64_t{1} << 50, 4, 21);

@@ -1,8 +1,6 @@
 // Hostile trace files (issue 14): every claim in a file is sized before anything is allocated.
 //
-// This executable replaces the global operator new with a probe that records the largest single
-// allocation while a probe is open, and refuses (std::bad_alloc) any over 256 MiB instead of
-// making it: a regression fails here without costing the machine gigabytes.
+// allocation_probe.hpp watches every allocation of this executable.
 #include <gtest/gtest.h>
 
 #include <zstd.h>
@@ -23,40 +21,13 @@
 
 #include "gpulb/tracing/trace_file.hpp"
 #include "gpulb/tracing/trace_limits.hpp"
+#include "allocation_probe.hpp"
 #include "trace_fixtures.hpp"
-
-namespace {
-std::atomic<bool> g_probing{false};
-std::atomic<std::size_t> g_largest{0};
-constexpr std::size_t kRefuseAbove = std::size_t{256} << 20;
-}  // namespace
-
-void* operator new(std::size_t n) {
-  if (g_probing.load(std::memory_order_relaxed)) {
-    std::size_t seen = g_largest.load();
-    while (n > seen && !g_largest.compare_exchange_weak(seen, n)) {
-    }
-    if (n > kRefuseAbove) throw std::bad_alloc();
-  }
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace gpulb::trace {
 namespace {
 
-// The largest single allocation made while one is alive.
-class AllocationProbe {
- public:
-  AllocationProbe() {
-    g_largest = 0;
-    g_probing = true;
-  }
-  ~AllocationProbe() { g_probing = false; }
-  std::size_t largest() const { return g_largest.load(); }
-};
+using testing::AllocationProbe;
 
 using Bytes = std::vector<std::uint8_t>;
 

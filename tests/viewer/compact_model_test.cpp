@@ -127,6 +127,23 @@ TEST(TimeColumn, KeepsEveryTimeWhenTheySpanMoreThan32Bits) {
   EXPECT_EQ(narrow.upper_bound(2'000.0), 2u);
 }
 
+TEST(TimeColumn, FindsTimesPast2To53NsAsTheWholeNumbersTheyAre) {
+  // Doubles there are 1024 ns apart: 2^62 + 1000 and 2^62 + 1100 both convert to 2^62 + 1024.
+  const std::uint64_t far = std::uint64_t{1} << 62;
+  TimeColumn narrow, wide;
+  narrow.push_back(far + 1000);
+  narrow.push_back(far + 2048);
+  EXPECT_EQ(narrow.upper_bound(static_cast<double>(far + 2048)), 2u);
+  EXPECT_EQ(narrow.lower_bound(static_cast<double>(far + 2048)), 1u);
+  EXPECT_EQ(narrow.lower_bound(static_cast<double>(far + 1024)), 1u) << "2^62 + 1000 is before 2^62 + 1024";
+  wide.push_back(0);
+  wide.push_back(far + 1100);
+  EXPECT_EQ(wide.upper_bound(static_cast<double>(far + 1024)), 1u) << "2^62 + 1100 is after 2^62 + 1024";
+  EXPECT_EQ(wide.upper_bound(0x1p64), 2u);
+  EXPECT_EQ(wide.upper_bound(-1.0), 0u);
+  EXPECT_EQ(wide.lower_bound(0.5), 1u);
+}
+
 TEST(EventColumns, KeepNonZeroFlagsAndLongRuns) {
   std::vector<trace::Event> ev;
   for (std::uint64_t i = 0; i < 100; ++i) {

@@ -126,6 +126,26 @@ TEST(QueueLevels, ALevelEndsWithItsQueuesKernel) {
   }
 }
 
+// The model fuzzer's reduced finding: a CPU queue whose levels lie past 2^53 ns (the decoder takes
+// times to 2^63 - 1), where doubles are 1024 ns apart. Its level read 9 at its end, from a search
+// that compared the times as doubles: 2^62 + 1000 rounded up past the end's offset.
+TEST(QueueLevels, ALevelIsZeroFromItsEndPast2To53Ns) {
+  using trace::EventKind;
+  const std::uint64_t far = std::uint64_t{1} << 62;
+  trace::Trace t;
+  t.devices.push_back(trace::Device{trace::DeviceKind::Cpu, 0, "CPU", 1, 1});
+  trace::Track worker;
+  worker.name = "worker 0";
+  worker.events = {trace::make_event(far + 1000, EventKind::QueueLevel, 9, 7), trace::make_event(far + 2048, EventKind::WorkerEnd)};
+  t.tracks.push_back(worker);
+  const TraceModel m(std::move(t));
+  const QueueSeries* q = queue(m, 0, 7);
+  ASSERT_NE(q, nullptr);
+  ASSERT_EQ(q->end_ns, far + 2048);
+  EXPECT_EQ(q->level.value_at(static_cast<double>(far + 1024)), 9);
+  EXPECT_EQ(q->level.value_at(static_cast<double>(far + 2048)), 0) << "2^62 + 2048 is a double: the end itself";
+}
+
 // P4 under the paper's task queue: the host records a batch's level after its copy's fence, about
 // 4 us after the blocks have claimed the whole batch (every batch of 1,024 went within 2 us). That
 // late record is not the queue's level: the queue was empty until the next batch.

@@ -5,12 +5,15 @@
 //   time deltas from the previous event (LEB128) | arg deltas from the previous event of the same
 //   kind (zigzag LEB128)
 // Task ids and queue levels move in small steps per kind, so most deltas fit in one byte.
+// The writer streams the columns into zstd a chunk at a time: the payload (6-8 bytes an event) is
+// never whole in memory beside the events, only the compressed frame is.
 #include "gpulb/tracing/trace_file.hpp"
 
 #include <zstd.h>
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -69,9 +72,74 @@ class ByteWriter {
     out_.insert(out_.end(), b, b + n);
   }
   std::vector<std::uint8_t>& bytes() { return out_; }
+  void clear() { out_.clear(); }
 
  private:
   std::vector<std::uint8_t> out_;
+};
+
+std::uint64_t varint_size(std::uint64_t v) { return v < 0x80 ? 1 : (static_cast<std::uint64_t>(std::bit_width(v)) + 6) / 7; }
+
+// A zstd frame as blocks of up to kBlock bytes: growing one vector to the frame's size would hold
+// it up to twice over while the vector moves (a trace's frame is 2-4 bytes an event).
+struct Frame {
+  static constexpr std::size_t kBlock = std::size_t{1} << 20;
+  std::vector<std::vector<std::uint8_t>> blocks;
+  std::uint64_t size() const {
+    std::uint64_t n = 0;
+    for (const auto& b : blocks) n += b.size();
+    return n;
+  }
+};
+
+// One zstd frame of a payload whose size is known in advance (the reader requires the frame to
+// state it), fed a chunk at a time through buffer() and compressed into `frame` as it comes.
+class ZstdStream {
+ public:
+  static constexpr std::size_t kChunk = std::size_t{1} << 20;
+
+  ZstdStream(int level, std::uint64_t content_size, Frame& frame) : cctx_(ZSTD_createCCtx()), frame_(frame) {
+    if (cctx_ == nullptr) throw TraceFileError("zstd compression failed: no memory for its context");
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setPledgedSrcSize(cctx_, content_size);
+  }
+  ~ZstdStream() { ZSTD_freeCCtx(cctx_); }
+  ZstdStream(const ZstdStream&) = delete;
+  ZstdStream& operator=(const ZstdStream&) = delete;
+
+  ByteWriter& buffer() { return buffer_; }
+  void flush_if_full() {
+    if (buffer_.bytes().size() >= kChunk) compress(ZSTD_e_continue);
+  }
+  void finish() { compress(ZSTD_e_end); }
+
+ private:
+  // The last block, with room for one call's output.
+  std::vector<std::uint8_t>& room() {
+    if (frame_.blocks.empty() || frame_.blocks.back().capacity() - frame_.blocks.back().size() < ZSTD_CStreamOutSize()) {
+      frame_.blocks.emplace_back().reserve(std::max(Frame::kBlock, ZSTD_CStreamOutSize()));
+    }
+    return frame_.blocks.back();
+  }
+  void compress(ZSTD_EndDirective mode) {
+    ZSTD_inBuffer in{buffer_.bytes().data(), buffer_.bytes().size(), 0};
+    for (;;) {
+      std::vector<std::uint8_t>& block = room();
+      const std::size_t at = block.size();
+      block.resize(block.capacity());
+      ZSTD_outBuffer o{block.data() + at, block.size() - at, 0};
+      const std::size_t left = ZSTD_compressStream2(cctx_, &o, &in, mode);
+      block.resize(at + o.pos);
+      if (ZSTD_isError(left)) throw TraceFileError(std::string("zstd compression failed: ") + ZSTD_getErrorName(left));
+      if (mode == ZSTD_e_continue ? in.pos == in.size : left == 0) break;
+    }
+    buffer_.clear();
+  }
+
+  ZSTD_CCtx* cctx_;
+  Frame& frame_;
+  ByteWriter buffer_;
 };
 
 class ByteReader {
@@ -219,7 +287,37 @@ void metadata_from_json(const nlohmann::json& j, Trace& t) {
 // Tracks <-> columns
 // ---------------------------------------------------------------------------------------------
 
-void encode_track(const Track& tr, ByteWriter& w) {
+// The varint columns' values in the order they are stored: each event's time delta (zigzag, as
+// format version 1 stores it), then each event's arg delta from the previous event of its kind.
+template <class Fn>
+void for_each_varint(const Track& tr, Fn&& fn) {
+  std::uint64_t prev_time = 0;
+  for (const Event& e : tr.events) {
+    fn(zigzag(static_cast<std::int64_t>(e.time_ns - prev_time)));
+    prev_time = e.time_ns;
+  }
+  std::array<std::uint32_t, 256> prev_arg{};
+  for (const Event& e : tr.events) {
+    std::uint32_t& prev = prev_arg[static_cast<std::uint8_t>(e.kind)];
+    fn(zigzag(static_cast<std::int64_t>(e.arg) - static_cast<std::int64_t>(prev)));
+    prev = e.arg;
+  }
+}
+
+// Bytes encode_track writes for `tr`: role, device, worker, sm, name, dropped, count, 4 fixed
+// bytes an event and the varints.
+std::uint64_t encoded_track_size(const Track& tr) {
+  std::uint64_t n = 1 + 4 + 4 + 4 + 4 + tr.name.size() + 8 + 8 + 4 * std::uint64_t{tr.events.size()};
+  for_each_varint(tr, [&n](std::uint64_t v) { n += varint_size(v); });
+  return n;
+}
+
+// Events between two looks at the stream's buffer: the buffer stays within a chunk and a few
+// hundred KiB.
+constexpr std::size_t kEventsPerLook = 1 << 15;
+
+void encode_track(const Track& tr, ZstdStream& z) {
+  ByteWriter& w = z.buffer();
   w.u8(static_cast<std::uint8_t>(tr.role));
   w.u32(tr.device);
   w.u32(tr.worker);
@@ -227,20 +325,23 @@ void encode_track(const Track& tr, ByteWriter& w) {
   w.str(tr.name);
   w.u64(tr.dropped);
   w.u64(tr.events.size());
-  for (const Event& e : tr.events) w.u8(static_cast<std::uint8_t>(e.kind));
-  for (const Event& e : tr.events) w.u8(e.flags);
-  for (const Event& e : tr.events) w.u16(e.aux);
-  std::uint64_t prev_time = 0;
-  for (const Event& e : tr.events) {
-    w.varint(zigzag(static_cast<std::int64_t>(e.time_ns - prev_time)));
-    prev_time = e.time_ns;
-  }
-  std::array<std::uint32_t, 256> prev_arg{};
-  for (const Event& e : tr.events) {
-    std::uint32_t& prev = prev_arg[static_cast<std::uint8_t>(e.kind)];
-    w.varint(zigzag(static_cast<std::int64_t>(e.arg) - static_cast<std::int64_t>(prev)));
-    prev = e.arg;
-  }
+  const std::size_t n = tr.events.size();
+  auto column = [&](auto&& put) {
+    for (std::size_t i = 0; i < n;) {
+      const std::size_t end = std::min(n, i + kEventsPerLook);
+      for (; i < end; ++i) put(tr.events[i]);
+      z.flush_if_full();
+    }
+  };
+  column([&w](const Event& e) { w.u8(static_cast<std::uint8_t>(e.kind)); });
+  column([&w](const Event& e) { w.u8(e.flags); });
+  column([&w](const Event& e) { w.u16(e.aux); });
+  std::size_t written = 0;
+  for_each_varint(tr, [&](std::uint64_t v) {
+    w.varint(v);
+    if (++written % kEventsPerLook == 0) z.flush_if_full();
+  });
+  z.flush_if_full();
 }
 
 Track decode_track(ByteReader& r, std::size_t device_count, std::uint32_t index, MemoryBudget& budget) {
@@ -301,6 +402,30 @@ Track decode_track(ByteReader& r, std::size_t device_count, std::uint32_t index,
   return tr;
 }
 
+// The payload (metadata, tracks) as one zstd frame, its size counted first for the frame header.
+Frame compress_trace(const Trace& trace, int zstd_level) {
+  const std::string meta = metadata_to_json(trace).dump();
+  std::uint64_t payload_size = 4 + meta.size() + 4;
+  for (const Track& tr : trace.tracks) payload_size += encoded_track_size(tr);
+  Frame frame;
+  ZstdStream z(zstd_level, payload_size, frame);
+  z.buffer().str(meta);
+  z.buffer().u32(static_cast<std::uint32_t>(trace.tracks.size()));
+  for (const Track& tr : trace.tracks) encode_track(tr, z);
+  z.finish();
+  return frame;
+}
+
+std::array<std::uint8_t, kHeaderSize> file_header(std::uint64_t frame_size) {
+  std::array<std::uint8_t, kHeaderSize> h{};
+  const std::uint32_t version = kTraceFormatVersion, flags = 0;
+  std::memcpy(h.data(), kMagic, sizeof kMagic);
+  std::memcpy(h.data() + 8, &version, 4);
+  std::memcpy(h.data() + 12, &flags, 4);
+  std::memcpy(h.data() + 16, &frame_size, 8);
+  return h;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -308,32 +433,16 @@ Track decode_track(ByteReader& r, std::size_t device_count, std::uint32_t index,
 // ---------------------------------------------------------------------------------------------
 
 std::vector<std::uint8_t> encode_trace(const Trace& trace, int zstd_level) {
-  ByteWriter payload;
-  const std::string meta = metadata_to_json(trace).dump();
-  payload.str(meta);
-  payload.u32(static_cast<std::uint32_t>(trace.tracks.size()));
-  for (const Track& tr : trace.tracks) encode_track(tr, payload);
-
-  const std::vector<std::uint8_t>& raw = payload.bytes();
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, zstd_level);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-  std::vector<std::uint8_t> frame(ZSTD_compressBound(raw.size()));
-  const std::size_t frame_size = ZSTD_compress2(cctx, frame.data(), frame.size(), raw.data(), raw.size());
-  ZSTD_freeCCtx(cctx);
-  if (ZSTD_isError(frame_size)) throw TraceFileError(std::string("zstd compression failed: ") + ZSTD_getErrorName(frame_size));
-  frame.resize(frame_size);
-
-  ByteWriter out;
-  out.raw(kMagic, sizeof kMagic);
-  out.u32(kTraceFormatVersion);
-  out.u32(0);
-  out.u64(frame.size());
-  out.raw(frame.data(), frame.size());
-  return std::move(out.bytes());
+  const Frame frame = compress_trace(trace, zstd_level);
+  std::vector<std::uint8_t> file;
+  file.reserve(kHeaderSize + frame.size());
+  const auto header = file_header(frame.size());
+  file.insert(file.end(), header.begin(), header.end());
+  for (const auto& b : frame.blocks) file.insert(file.end(), b.begin(), b.end());
+  return file;
 }
 
-Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& origin, const ReadLimits& limits) {
+Trace decode_trace(std::span<const std::uint8_t> bytes, const std::string& origin, const ReadLimits& limits) {
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
     throw TraceFileError(origin + ": not a gpulb trace (wrong magic; expected a file written by gpulb run)");
   }
@@ -414,10 +523,13 @@ Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& or
   return trace;
 }
 
+// The frame's blocks written one after the other: the file is never one buffer in memory.
 void write_trace(const std::filesystem::path& path, const Trace& trace) {
-  const std::vector<std::uint8_t> bytes = encode_trace(trace);
+  const Frame frame = compress_trace(trace, kTraceZstdLevel);
+  const auto header = file_header(frame.size());
   AtomicWrite file(path);
-  file.out().write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  file.out().write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
+  for (const auto& b : frame.blocks) file.out().write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
   file.commit();
 }
 

@@ -1,6 +1,7 @@
 #include "columns.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpulb::viewer {
 
@@ -10,42 +11,30 @@ void TimeColumn::widen() {
   std::vector<std::uint32_t>().swap(narrow_);
 }
 
-std::size_t TimeColumn::lower_bound(double t) const {
+std::size_t TimeColumn::count_at_or_before(std::uint64_t t) const {
   if (!wide_.empty()) {
-    return static_cast<std::size_t>(std::partition_point(wide_.begin(), wide_.end(), [t](std::uint64_t v) { return static_cast<double>(v) < t; }) -
+    return static_cast<std::size_t>(std::partition_point(wide_.begin(), wide_.end(), [t](std::uint64_t v) { return v <= t; }) -
                                     wide_.begin());
   }
+  if (t < base_) return 0;
   // Compared as offsets: one subtraction per search, not one per step.
-  const double rel = t - static_cast<double>(base_);
-  return static_cast<std::size_t>(
-      std::partition_point(narrow_.begin(), narrow_.end(), [rel](std::uint32_t v) { return static_cast<double>(v) < rel; }) -
-      narrow_.begin());
+  const std::uint64_t rel = t - base_;
+  return static_cast<std::size_t>(std::partition_point(narrow_.begin(), narrow_.end(), [rel](std::uint32_t v) { return v <= rel; }) -
+                                  narrow_.begin());
 }
 
+// Whole times below t are those at or before ceil(t) - 1; none below a t of 0 or less (or NaN).
+std::size_t TimeColumn::lower_bound(double t) const {
+  if (!(t > 0.0)) return 0;
+  if (t >= 0x1p64) return size();
+  return count_at_or_before(static_cast<std::uint64_t>(std::ceil(t)) - 1);
+}
+
+// Whole times at or before t are those at or before floor(t); none before a negative t (or NaN).
 std::size_t TimeColumn::upper_bound(double t) const {
-  if (!wide_.empty()) {
-    return static_cast<std::size_t>(std::partition_point(wide_.begin(), wide_.end(), [t](std::uint64_t v) { return static_cast<double>(v) <= t; }) -
-                                    wide_.begin());
-  }
-  const double rel = t - static_cast<double>(base_);
-  return static_cast<std::size_t>(
-      std::partition_point(narrow_.begin(), narrow_.end(), [rel](std::uint32_t v) { return static_cast<double>(v) <= rel; }) -
-      narrow_.begin());
-}
-
-std::size_t TimeColumn::upper_bound_in(std::size_t lo, std::size_t hi, double t) const {
-  std::size_t n = 0;
-  if (!wide_.empty()) {
-    for (std::size_t i = lo; i < hi; ++i) n += static_cast<double>(wide_[i]) <= t ? 1 : 0;
-    return lo + n;
-  }
-  const double rel = t - static_cast<double>(base_);
-  if (rel < 0) return lo;
-  // Offsets are whole nanoseconds: "<= rel" is "<= floor(rel)", compared as integers.
-  const std::uint64_t cut = rel >= 4294967295.0 ? 4294967295u : static_cast<std::uint64_t>(rel);
-  const std::uint32_t c = static_cast<std::uint32_t>(cut);
-  for (std::size_t i = lo; i < hi; ++i) n += narrow_[i] <= c ? 1 : 0;
-  return lo + n;
+  if (!(t >= 0.0)) return 0;
+  if (t >= 0x1p64) return size();
+  return count_at_or_before(static_cast<std::uint64_t>(t));
 }
 
 EventColumns::EventColumns(std::span<const trace::Event> events) {

@@ -51,15 +51,15 @@ class TimeColumn {
     wide_.shrink_to_fit();
   }
   std::size_t bytes() const { return narrow_.capacity() * 4 + wide_.capacity() * 8; }
-  // First index whose time is >= t (the column sorted), or > t with `after`.
+  // First index whose time is >= t (lower_bound) or > t (upper_bound), the column sorted. Exact
+  // for every t: the times are compared as the whole numbers they are, not as doubles, which past
+  // 2^53 ns are 1 ns apart no more and would move a time by up to half their spacing.
   std::size_t lower_bound(double t) const;
   std::size_t upper_bound(double t) const;
-  // Index of the first time > t in [lo, hi), the column sorted there: a branch-free count, faster
-  // than a binary search over the few dozen times of a series' time bucket.
-  std::size_t upper_bound_in(std::size_t lo, std::size_t hi, double t) const;
 
  private:
   void widen();
+  std::size_t count_at_or_before(std::uint64_t t) const;  // the column sorted
   std::uint64_t base_ = 0;
   std::vector<std::uint32_t> narrow_;
   std::vector<std::uint64_t> wide_;

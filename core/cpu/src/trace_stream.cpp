@@ -18,10 +18,34 @@ std::uint64_t measure_clock_read_ticks() {
 
 namespace detail {
 
+namespace {
+
+// The events parse_units makes of the units: the vector is sized once, since growing it past the
+// units' count (an untimed task is two events) would hold the old and the new array at once.
+std::size_t events_in(const std::uint64_t* units, std::uint32_t count) {
+  std::size_t n = 0;
+  for (std::uint32_t i = 0; i < count;) {
+    switch (static_cast<std::uint8_t>(units[i] >> 56)) {
+      case 0:
+        if (i + 1 >= count) return n;
+        ++n;
+        i += 2;
+        continue;
+      case kUntimedEvent: ++n; break;
+      case kUntimedTask: n += 2; break;
+      default: return n;
+    }
+    ++i;
+  }
+  return n;
+}
+
+}  // namespace
+
 void parse_units(const std::uint64_t* units, std::uint32_t count, std::vector<trace::Event>& out) {
   using trace::EventKind;
   out.clear();
-  out.reserve(count);
+  out.reserve(events_in(units, count));
   const auto untimed = [](EventKind k, std::uint32_t arg, std::uint16_t aux) {
     trace::Event e = trace::make_event(0, k, arg, aux);
     e.flags = trace::kTimeInterpolated;

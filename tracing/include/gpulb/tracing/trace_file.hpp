@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,8 +30,12 @@ class TraceFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::vector<std::uint8_t> encode_trace(const Trace& trace, int zstd_level = 6);
-Trace decode_trace(const std::vector<std::uint8_t>& bytes, const std::string& origin = "<memory>",
+// zstd's level for files (write_trace, encode_trace's default): a third the size of level 1's
+// output at about twice its time.
+inline constexpr int kTraceZstdLevel = 6;
+
+std::vector<std::uint8_t> encode_trace(const Trace& trace, int zstd_level = kTraceZstdLevel);
+Trace decode_trace(std::span<const std::uint8_t> bytes, const std::string& origin = "<memory>",
                    const ReadLimits& limits = {});
 
 // Throws WriteError, or OutputPathError for a path that must not be written (safe_write.hpp).
