@@ -43,25 +43,6 @@ void for_each_task_span(const Track& track, Fn&& fn) {
 // The task spans of a track, as for_each_task_span finds them.
 std::vector<TaskSpan> task_spans(const Track& track);
 
-// Calls f(const TaskSpan&) for each of task_spans(track), in order, without gathering them: an
-// export walks tracks of millions of tasks.
-template <typename F>
-void for_each_task_span(const Track& track, F&& f) {
-  bool open = false;
-  TaskSpan current{};
-  for (const Event& e : track.events) {
-    const ZoneEdge edge = event_traits(e.kind).zone;
-    if (edge == ZoneEdge::Opens) {
-      current = TaskSpan{e.time_ns, e.time_ns, e.arg, e.aux};
-      open = true;
-    } else if (edge == ZoneEdge::Closes && open && e.arg == current.id) {
-      current.end_ns = e.time_ns;
-      f(current);
-      open = false;
-    }
-  }
-}
-
 struct WorkerStats {
   std::uint32_t track = 0;  // index into Trace::tracks
   std::uint32_t device = 0;
