@@ -51,10 +51,18 @@ fi
 mpirun_limit_s=${GPULB_MPIRUN_LIMIT_S:-45}  # the environment may lower it (to check this path)
 # mpirun -np 4 "$@", under that limit. Returns mpirun's exit code, or 124 where it ran past the limit
 # (timeout's codes alone do not say so: 137 is also mpirun's own code when a rank died of SIGKILL).
+# Open MPI 4.1's mpirun may itself crash (SIGSEGV in PMIx_server_finalize) while it shuts down after
+# an MPI_Abort; its exit code then says nothing of the run, so such a run is made again, twice at most.
 run_mpi() {
-  local start=$SECONDS rc
-  timeout -k 5 "$mpirun_limit_s" "$mpiexec" "${flags[@]}" -np 4 "$@"
-  rc=$?
+  local start rc attempt
+  for attempt in 1 2 3; do
+    start=$SECONDS
+    timeout -k 5 "$mpirun_limit_s" "$mpiexec" "${flags[@]}" -np 4 "$@" 2>"$tmp/launcher_err"
+    rc=$?
+    cat "$tmp/launcher_err" >&2
+    [ $rc -eq 139 ] && grep -q "PMIx_server_finalize" "$tmp/launcher_err" || break
+    echo "mpirun crashed in its own finalization (PMIx_server_finalize), not in the run: running again" >>"$tmp/launcher_crashes"
+  done
   if [ $((SECONDS - start)) -ge "$mpirun_limit_s" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then return 124; fi
   return $rc
 }
