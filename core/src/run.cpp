@@ -234,6 +234,7 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   plan.tasks = tasks;
   plan.progress = config.progress;
   plan.expected_tasks = instance.expected_tasks();
+  plan.widest_generation = instance.widest_generation();
   plan.spawns = instance.spawns();
   plan.spawn_id_base = instance.spawn_id_base();
   plan.id_capacity = instance.id_capacity();

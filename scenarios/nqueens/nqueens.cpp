@@ -1,6 +1,8 @@
 #include "nqueens/nqueens.hpp"
 
+#include <algorithm>
 #include <future>
+#include <numeric>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,15 +30,22 @@ const std::vector<ParamSpec>& specs() {
   return s;
 }
 
-std::uint64_t count_partial(const Placement& p, int row, int n, int cutoff, bool mirror) {
-  std::uint64_t tasks = 1;
-  if (row >= cutoff || row == n) return tasks;
+// The tasks at each row of the tree (`rows[r]`: placements of r queens that a task holds).
+void count_partial(const Placement& p, int row, int n, int cutoff, bool mirror, std::vector<std::uint64_t>& rows) {
+  if (rows.size() <= static_cast<std::size_t>(row)) rows.resize(static_cast<std::size_t>(row) + 1, 0);
+  ++rows[static_cast<std::size_t>(row)];
+  if (row >= cutoff || row == n) return;
   const std::uint32_t full = (1u << n) - 1;
   const int columns = row == 0 ? root_columns(n, mirror) : n;
   for (int c = 0; c < columns; ++c) {
-    if (p.free(c)) tasks += count_partial(p.place(c, full), row + 1, n, cutoff, mirror);
+    if (p.free(c)) count_partial(p.place(c, full), row + 1, n, cutoff, mirror, rows);
   }
-  return tasks;
+}
+
+std::vector<std::uint64_t> tasks_per_row(int n, int cutoff, bool mirror) {
+  std::vector<std::uint64_t> rows;
+  count_partial(Placement{}, 0, n, cutoff, mirror, rows);
+  return rows;
 }
 
 // The host's count of every solution, the whole tree walked (no symmetry): a thread per column of
@@ -91,12 +100,21 @@ std::uint64_t known_solutions(int n) {
   return a000170[n];
 }
 
-std::uint64_t task_count(int n, int cutoff, bool mirror) { return count_partial(Placement{}, 0, n, cutoff, mirror); }
+std::uint64_t task_count(int n, int cutoff, bool mirror) {
+  const std::vector<std::uint64_t> rows = tasks_per_row(n, cutoff, mirror);
+  return std::accumulate(rows.begin(), rows.end(), std::uint64_t{0});
+}
+
+std::uint64_t widest_row(int n, int cutoff, bool mirror) {
+  const std::vector<std::uint64_t> rows = tasks_per_row(n, cutoff, mirror);
+  return *std::max_element(rows.begin(), rows.end());
+}
 
 NQueensInstance::NQueensInstance(int n, int cutoff, LeafSplit split, int deal_depth, bool mirror)
     : n_(n), cutoff_(cutoff), split_(split), deal_depth_(deal_depth),
       mirror_(mirror && cutoff > 0),  // at cutoff 0 the root is the one task and walks the whole board
-      expected_tasks_(task_count(n, cutoff, mirror_)) {}
+      expected_tasks_(task_count(n, cutoff, mirror_)),
+      widest_(widest_row(n, cutoff, mirror_)) {}
 
 std::vector<Task> NQueensInstance::initial_tasks() const {
   Task root;

@@ -19,6 +19,8 @@ std::uint64_t known_solutions(int n);
 // Partial placements of 0..cutoff queens with no two attacking (under `mirror`, those whose first
 // queen is in the left half or the middle): the tasks a run executes.
 std::uint64_t task_count(int n, int cutoff, bool mirror);
+// The most of those tasks in one row (a generation of the static list: its widest).
+std::uint64_t widest_row(int n, int cutoff, bool mirror);
 
 // One NQueensCounts record a worker, summed by verify().
 class NQueensInstance : public Workload<NQueensBody, NQueensCounts> {
@@ -28,6 +30,7 @@ class NQueensInstance : public Workload<NQueensBody, NQueensCounts> {
   std::vector<Task> initial_tasks() const override;
   Verification verify() const override;
   std::uint64_t expected_tasks() const override { return expected_tasks_; }
+  std::uint64_t widest_generation() const override { return widest_; }
   bool spawns() const override { return true; }
   std::size_t record_count(std::uint32_t workers) const override { return workers; }
   NQueensBody body(NQueensCounts* counts) const override { return {n_, cutoff_, split_, deal_depth_, mirror_, counts}; }
@@ -40,6 +43,7 @@ class NQueensInstance : public Workload<NQueensBody, NQueensCounts> {
   int deal_depth_;
   bool mirror_;
   std::uint64_t expected_tasks_;
+  std::uint64_t widest_;
   std::vector<NQueensCounts> counts_;
   std::uint64_t tasks_run_ = 0;
   std::map<std::string, std::uint64_t> metrics_;

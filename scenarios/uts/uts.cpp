@@ -107,18 +107,19 @@ nlohmann::json counts_json(const TreeCounts& c) {
 }  // namespace
 
 // sample_trees.sh of UTS 2.1 (T1..T5 "small", ~4 million nodes; T1L..T3L "large", ~100 million;
-// T1XL "extra large", 1.6 billion).
+// T1XL "extra large", 1.6 billion). The last number is the widest level, counted by
+// sequential_search (tests/scenarios check the small trees' against it).
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> p = {
-      {"T1", "geometric, fixed", make(1, 3, 10, 4, 19), {4130071, 3305118, 10}, false},
-      {"T2", "geometric, cyclic", make(1, 2, 16, 6, 502), {4117769, 2342762, 81}, false},
-      {"T3", "binomial", make(0, 0, 6, 2000, 42, 0.124875, 8), {4112897, 3599034, 1572}, false},
-      {"T4", "hybrid", make(2, 0, 16, 6, 1, 0.234375, 4), {4132453, 3108986, 134}, false},
-      {"T5", "geometric, linear decrease", make(1, 0, 20, 4, 34), {4147582, 2181318, 20}, false},
-      {"T1L", "geometric, fixed (large)", make(1, 3, 13, 4, 29), {102181082, 81746377, 13}, true},
-      {"T2L", "geometric, cyclic (large)", make(1, 2, 23, 7, 220), {96793510, 53791152, 67}, true},
-      {"T3L", "binomial (large)", make(0, 0, 6, 2000, 7, 0.200014, 5), {111345631, 89076904, 17844}, true},
-      {"T1XL", "geometric, fixed (extra large)", make(1, 3, 15, 4, 29), {1635119272, 1308100063, 15}, true},
+      {"T1", "geometric, fixed", make(1, 3, 10, 4, 19), {4130071, 3305118, 10}, false, 3098802},
+      {"T2", "geometric, cyclic", make(1, 2, 16, 6, 502), {4117769, 2342762, 81}, false, 373049},
+      {"T3", "binomial", make(0, 0, 6, 2000, 42, 0.124875, 8), {4112897, 3599034, 1572}, false, 6896},
+      {"T4", "hybrid", make(2, 0, 16, 6, 1, 0.234375, 4), {4132453, 3108986, 134}, false, 249265},
+      {"T5", "geometric, linear decrease", make(1, 0, 20, 4, 34), {4147582, 2181318, 20}, false, 727387},
+      {"T1L", "geometric, fixed (large)", make(1, 3, 13, 4, 29), {102181082, 81746377, 13}, true, 76635666},
+      {"T2L", "geometric, cyclic (large)", make(1, 2, 23, 7, 220), {96793510, 53791152, 67}, true, 17413958},
+      {"T3L", "binomial (large)", make(0, 0, 6, 2000, 7, 0.200014, 5), {111345631, 89076904, 17844}, true, 18700},
+      {"T1XL", "geometric, fixed (extra large)", make(1, 3, 15, 4, 29), {1635119272, 1308100063, 15}, true, 1226334073},
   };
   return p;
 }
@@ -130,13 +131,14 @@ const Preset* find_preset(const std::string& name) {
   return nullptr;
 }
 
-TreeCounts sequential_search(const TreeParams& p) {
+TreeCounts sequential_search(const TreeParams& p, std::uint64_t* widest) {
   struct Node {
     RngState s;
     int depth;
     int type;
   };
   TreeCounts c;
+  std::vector<std::uint64_t> width;
   std::vector<Node> stack;
   const Task root = root_task(p);
   stack.push_back({load_state(root), 0, root.flags});
@@ -145,11 +147,16 @@ TreeCounts sequential_search(const TreeParams& p) {
     stack.pop_back();
     ++c.nodes;
     c.max_depth = std::max<std::uint64_t>(c.max_depth, static_cast<std::uint64_t>(n.depth));
+    if (widest != nullptr) {
+      if (width.size() <= static_cast<std::size_t>(n.depth)) width.resize(static_cast<std::size_t>(n.depth) + 1, 0);
+      ++width[static_cast<std::size_t>(n.depth)];
+    }
     const int k = num_children(p, n.type, n.depth, n.s);
     if (k == 0) ++c.leaves;
     const int type = child_type(p, n.depth);
     for (int i = 0; i < k; ++i) stack.push_back({rng_spawn(n.s, i), n.depth + 1, type});
   }
+  if (widest != nullptr) *widest = width.empty() ? 0 : *std::max_element(width.begin(), width.end());
   return c;
 }
 
@@ -161,8 +168,16 @@ std::vector<Task> UtsInstance::initial_tasks() const { return {root_task(params_
 std::uint64_t UtsInstance::expected_tasks() const {
   if (preset_) return preset_->published.nodes;
   if (!reference_) return 0;
-  if (!reference_counts_) reference_counts_ = sequential_search(params_);
+  if (!reference_counts_) reference_counts_ = sequential_search(params_, &reference_widest_);
   return reference_counts_->nodes;
+}
+
+std::uint64_t UtsInstance::widest_generation() const {
+  if (inline_leaves_) return 0;
+  if (preset_) return preset_->widest;
+  if (!reference_) return 0;
+  expected_tasks();  // the reference search counts the levels
+  return reference_widest_;
 }
 
 void UtsInstance::collect(std::vector<std::vector<UtsCounts>> per_device, const ExecPlan&, const ExecOutput& out) {
@@ -181,7 +196,7 @@ Verification UtsInstance::verify() const {
     got.leaves += c.leaves + c.visited_inline;
     got.max_depth = std::max<std::uint64_t>(got.max_depth, c.max_depth);
   }
-  if (reference_ && !reference_counts_) reference_counts_ = sequential_search(params_);
+  if (reference_ && !reference_counts_) reference_counts_ = sequential_search(params_, &reference_widest_);
   std::string problem;
   auto describe = [](const TreeCounts& c) {
     return std::to_string(c.nodes) + " nodes, " + std::to_string(c.leaves) + " leaves, depth " +

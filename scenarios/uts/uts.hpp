@@ -27,13 +27,15 @@ struct Preset {
   const char* description;
   TreeParams params;
   TreeCounts published;
-  bool large;  // ~100 million nodes: for the GPU; the host reference is skipped by default
+  bool large;
+  std::uint64_t widest = 0;  // the most nodes at one depth (a static list's widest generation), counted here  // ~100 million nodes: for the GPU; the host reference is skipped by default
 };
 const std::vector<Preset>& presets();
 const Preset* find_preset(const std::string& name);
 
-// Depth-first, iterative (T3L is 17,844 levels deep), one thread.
-TreeCounts sequential_search(const TreeParams& p);
+// Depth-first, iterative (T3L is 17,844 levels deep), one thread. `widest`, where given, receives
+// the most nodes at one depth.
+TreeCounts sequential_search(const TreeParams& p, std::uint64_t* widest = nullptr);
 
 // One UtsCounts record a worker, summed by verify().
 class UtsInstance : public Workload<UtsBody, UtsCounts> {
@@ -46,6 +48,9 @@ class UtsInstance : public Workload<UtsBody, UtsCounts> {
   // the run, when reference is on: the trace buffers are sized from it); else 0, unknown. Under
   // leaves=inline it is an upper bound (leaves counted by their parents run no task).
   std::uint64_t expected_tasks() const override;
+  // A preset's counted widest level, or a searched custom tree's; 0 under leaves=inline (its
+  // generations hold only the nodes with children and the leaves of exponential and cyclic shapes).
+  std::uint64_t widest_generation() const override;
   bool spawns() const override { return true; }
   std::size_t record_count(std::uint32_t workers) const override { return workers; }
   UtsBody body(UtsCounts* counts) const override { return {params_, counts, inline_leaves_}; }
@@ -62,6 +67,7 @@ class UtsInstance : public Workload<UtsBody, UtsCounts> {
   std::uint64_t tasks_run_ = 0;
   std::map<std::string, std::uint64_t> metrics_;
   mutable std::optional<TreeCounts> reference_counts_;
+  mutable std::uint64_t reference_widest_ = 0;
 };
 
 std::unique_ptr<ScenarioOf<UtsInstance>> make_scenario();

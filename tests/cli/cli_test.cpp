@@ -608,13 +608,13 @@ TEST_F(Cli, ARepeatedParameterIsRefusedNamingIt) {
   EXPECT_NE(o.out.find("--param blocks is given twice ('10' and '20')"), std::string::npos) << o.out;
 }
 
-// Issue 14: -o was checked only after the run. An unwritable output is refused (exit 2) before any
-// work: the run asked for here would fail as soon as it started (exit 1, "do not fit").
+// An unwritable output is refused (exit 2) before any work: the run asked for here would fail as
+// soon as it started (exit 1: the root's children are more than spawn_capacity).
 TEST_F(Cli, AnUnwritableOutputIsRefusedBeforeTheRun) {
-  const std::string failing_run = "run patterns --backend cpu --policy static-list --param blocks=100 --param list_capacity=10 ";
+  const std::string failing_run = "run nqueens --backend cpu --policy static-list --param n=8 --param spawn_capacity=1 ";
   const Outcome runs = gpulb(failing_run + "-o " + path("ok.gpulb"));
   ASSERT_EQ(runs.exit_code, 1) << runs.out;
-  ASSERT_NE(runs.out.find("do not fit list_capacity=10"), std::string::npos) << runs.out;
+  ASSERT_NE(runs.out.find("more than spawn_capacity=1"), std::string::npos) << runs.out;
   std::filesystem::create_directory(path("adir"));
   const std::vector<std::pair<std::string, std::string>> cases = {
       {path("adir"), path("adir") + ": is a directory"},
@@ -625,11 +625,22 @@ TEST_F(Cli, AnUnwritableOutputIsRefusedBeforeTheRun) {
     const Outcome o = gpulb(failing_run + "-o " + out);
     EXPECT_EQ(o.exit_code, 2) << out << ": " << o.out;
     EXPECT_NE(o.out.find(message), std::string::npos) << o.out;
-    EXPECT_EQ(o.out.find("do not fit"), std::string::npos) << out << ": the run started: " << o.out;
+    EXPECT_EQ(o.out.find("spawn_capacity"), std::string::npos) << out << ": the run started: " << o.out;
   }
   for (const auto& e : std::filesystem::directory_iterator(dir_)) {
     EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
   }
+}
+
+// The static list's arrays start at list_capacity and grow where a generation needs more: a tree
+// run from a one-slot array verifies.
+TEST_F(Cli, TheStaticListGrowsPastASmallStartingCapacity) {
+  const Outcome o = gpulb("run uts --backend cpu --policy static-list --param tree=custom --param d=8 "
+                          "--param list_capacity=1 --no-trace --json");
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_GE(j.at("metrics").at("list_resumes").get<std::uint64_t>(), 1u) << o.out;
+  EXPECT_GE(j.at("metrics").at("list_slots").get<std::uint64_t>(), j.at("metrics").at("peak_task_slots").get<std::uint64_t>()) << o.out;
 }
 
 // bench -o is checked before the first measurement and written whole or not at all: to a missing

@@ -584,21 +584,65 @@ TEST(StaticList, ReportsGenerationsAndPeakSlots) {
   EXPECT_EQ(out.metrics.at("peak_task_slots"), 729u);
 }
 
-TEST(StaticList, GenerationBeyondTheListFailsNamingListCapacity) {
-  TreeRun run(&policies::static_list(), 2, 4, 5);
-  run.plan.options.list_capacity = 100;
-  try {
-    run.run();
-    FAIL() << "the run should have failed";
-  } catch (const RunError& e) {
-    EXPECT_NE(std::string(e.what()).find("list_capacity"), std::string::npos) << e.what();
-  }
+// A generation larger than the arrays (list_capacity=1: the first output array has one slot) makes
+// its launch stop, the array grow and the launch go on: every task still runs once.
+TEST(StaticList, AGenerationPastItsArraysGrowsThemAndEveryTaskRunsOnce) {
+  TreeRun run(&policies::static_list(), 3, 4, 6);  // levels 0..6: the widest generation has 4^6 tasks
+  run.plan.options.list_capacity = 1;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_EQ(out.metrics.at("generations"), 7u);
+  EXPECT_EQ(out.metrics.at("peak_task_slots"), 4096u);
+  EXPECT_GE(out.metrics.at("list_resumes"), 1u);
+  EXPECT_GE(out.metrics.at("list_slots"), 4096u);
 }
 
-TEST(BlockingQueue, FullQueueFailsNamingItsCapacity) {
-  TreeRun run(&policies::blocking_queue(), 1, 10, 3);
+// A stated widest generation smaller than the real one (a wrong estimate) only costs launches
+// that stop and go on: every generation outgrows its prediction here.
+TEST(StaticList, AnUnderstatedWidestGenerationCostsResumesNotTasks) {
+  TreeRun run(&policies::static_list(), 2, 3, 7);
+  run.plan.widest_generation = 2;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_EQ(out.metrics.at("peak_task_slots"), 2187u);
+  EXPECT_GE(out.metrics.at("list_resumes"), 5u);
+}
+
+// Where the scenario states a widest generation that memory cannot hold, the run is refused before
+// it starts, naming the numbers.
+TEST(StaticList, AWidestGenerationMemoryCannotHoldIsRefusedNamingTheNumbers) {
+  TreeRun run(&policies::static_list(), 2, 2, 3);
+  run.plan.widest_generation = std::uint64_t{1} << 40;
+  try {
+    run.run();
+    FAIL() << "the run should have been refused";
+  } catch (const RunError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("1099511627776 task slots"), std::string::npos) << m;
+    EXPECT_NE(m.find("65536.0 GiB"), std::string::npos) << m;
+    EXPECT_NE(m.find("host memory"), std::string::npos) << m;
+  }
+  EXPECT_TRUE(std::all_of(run.counts.begin(), run.counts.end(), [](std::uint32_t c) { return c == 0; })) << "a task ran";
+}
+
+// A full queue grows under its lock (blocking_capacity=50 is only where it starts).
+TEST(BlockingQueue, AFullQueueGrowsAndEveryTaskRunsOnce) {
+  TreeRun run(&policies::blocking_queue(), 1, 10, 3);  // 1111 tasks, 1000 in the last level
   run.plan.options.blocking_capacity = 50;
-  EXPECT_THROW(run.run(), RunError);
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_GT(out.metrics.at("queue_slots"), 50u);
+  EXPECT_GE(out.metrics.at("peak_task_slots"), 1000u);
+  EXPECT_FALSE(out.notes.empty());
+}
+
+// Without a capacity the queue is sized from the widest generation the scenario states.
+TEST(BlockingQueue, ItsDefaultSizeHoldsTheStatedWidestGeneration) {
+  TreeRun run(&policies::blocking_queue(), 2, 10, 3);
+  run.plan.widest_generation = 1000;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_EQ(out.metrics.at("queue_slots"), 1000u + 125u + 65536u);
 }
 
 // Every task is timed at its begin and its end (the lock waits between tasks are the blocking

@@ -302,7 +302,7 @@ TEST(GpuWorkStealing, FullOverflowQueueFailsTheRunNamingItsCapacity) {
   expect_run_error([&] { run.run(); }, "overflow_capacity=4");
 }
 
-// Issue 14's hang on the CUDA backend's copy of the queue: one slot is refused; two-slot sharing
+// The hang on the CUDA backend's copy of the queue: one slot is refused; two-slot sharing
 // and overflow queues (the smallest that work) either finish with every task run once or fail
 // naming the full queue -- never spin.
 TEST(GpuWorkStealing, OneSlotQueuesAreRefusedAndTwoSlotQueuesFinish) {
@@ -426,11 +426,72 @@ TEST(GpuStaticList, ReportsGenerationsAndPeakSlots) {
   EXPECT_EQ(out.metrics.at("peak_task_slots"), 729u);
 }
 
-TEST(GpuStaticList, GenerationBeyondTheListFailsNamingListCapacity) {
+// A generation past its arrays (list_capacity=1: one slot to start) stops its launch; the host
+// grows the output array, places the blocks' held children and launches the rest: every task runs
+// once (gpulb/static_list_sizing.hpp).
+TEST(GpuStaticList, AGenerationPastItsArraysGrowsThemAndEveryTaskRunsOnce) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(&policies::static_list(), 4, 5);
-  run.plan.options.list_capacity = 100;
-  expect_run_error([&] { run.run(); }, "list_capacity=100");
+  GpuTreeRun run(&policies::static_list(), 4, 6);
+  run.plan.options.list_capacity = 1;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_EQ(out.metrics.at("generations"), 7u);
+  EXPECT_EQ(out.metrics.at("peak_task_slots"), 4096u);
+  EXPECT_GE(out.metrics.at("list_resumes"), 1u);
+  EXPECT_GE(out.metrics.at("list_slots"), 4096u);
+}
+
+// An understated widest generation caps every prediction, so every generation from the third on
+// fills its array in the middle of a launch: many blocks hold children at once, and every task
+// still runs once.
+TEST(GpuStaticList, AnUnderstatedWidestGenerationCostsResumesNotTasks) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(&policies::static_list(), 8, 5);  // 32768 tasks in the last generation
+  run.plan.options.list_capacity = 0;
+  run.plan.widest_generation = 2;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_EQ(out.metrics.at("peak_task_slots"), 32768u);
+  EXPECT_GE(out.metrics.at("list_resumes"), 3u);
+}
+
+// A stated widest generation the GPU cannot hold is refused before any launch, naming the numbers.
+TEST(GpuStaticList, AWidestGenerationTheGpuCannotHoldIsRefusedNamingTheNumbers) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(&policies::static_list(), 2, 3);
+  run.plan.widest_generation = std::uint64_t{1} << 40;
+  expect_run_error([&] { run.run(); }, "1099511627776 task slots");
+  expect_run_error([&] { run.run(); }, "cudaMemGetInfo");
+  GpuTreeRun again(&policies::static_list(), 3, 5);  // the GPU is usable afterwards
+  again.expect_each_ran_once(again.run());
+}
+
+// Without blocking_capacity the queue is sized from the widest generation the scenario states.
+TEST(GpuBlockingQueue, ItsDefaultSizeHoldsTheStatedWidestGeneration) {
+  SKIP_WITHOUT_GPU();
+  GpuTreeRun run(&policies::blocking_queue(), 10, 3);
+  run.plan.options.blocking_capacity = 0;
+  run.plan.widest_generation = 1000;
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_EQ(out.metrics.at("queue_slots"), 1000u + 125u + 65536u);
+}
+
+// UTS T1L under the static list's defaults: sized from the preset's widest level (76.6 M tasks),
+// it runs without a resume and verifies.
+TEST(GpuStaticList, UtsT1LRunsUnderTheDefaults) {
+  SKIP_WITHOUT_GPU();
+  RunConfig c;
+  c.scenario = "uts";
+  c.policy = "static-list";
+  c.backend = Backend::Cuda;
+  c.gpus = 1;
+  c.trace = false;
+  c.params = {{"tree", "T1L"}};
+  const RunResult r = run(builtin::registry(), c);
+  EXPECT_TRUE(r.verified) << r.verification;
+  EXPECT_EQ(r.metrics.at("list_resumes"), 0u);
+  EXPECT_EQ(r.metrics.at("peak_task_slots"), 76635666u);
 }
 
 TEST(GpuBlockingQueue, FullQueueFailsNamingItsCapacity) {

@@ -510,21 +510,53 @@ TEST(GpuStaticListAcrossGpus, Connect4AcrossGpusIsRefusedNamingWhy) {
   }
 }
 
-TEST(GpuStaticListAcrossGpus, AGenerationBeyondOneGpusListFailsNamingListCapacityAndTheGpu) {
+// A GPU whose generation passes its arrays stops, grows its output array and launches the rest of
+// its share while the others run on: every task runs once. More initial tasks than list_capacity
+// only make the first arrays larger.
+TEST(GpuStaticListAcrossGpus, AGenerationPastOneGpusArraysGrowsThemAndEveryTaskRunsOnce) {
   SKIP_WITHOUT_TWO_GPUS();
   MultiTreeRun run(2, 4, 5, 0, &policies::static_list());  // generation 6: 1024 tasks, about 512 a GPU
   run.plan.options.list_capacity = 100;
-  expect_run_error([&] { run.run(); }, {"list_capacity=100", "on GPU "});
-  // Too many initial tasks for the GPUs' first arrays: refused before any launch.
+  const ExecOutput out = run.run();
+  run.expect_each_ran_once(out);
+  EXPECT_GE(metric(out, "list_resumes"), 1u);
   std::vector<Task> tasks(500);
   for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
   MultiTreeRun flat(2, 0, 0, 0, &policies::static_list());
   flat.plan.tasks = tasks;
   flat.plan.options.list_capacity = 100;
-  expect_run_error([&] { flat.run(); }, {"500 initial tasks", "list_capacity=100", "2 GPUs"});
-  // The GPUs are usable again afterwards.
+  const ExecOutput flat_out = flat.run();
+  EXPECT_EQ(flat_out.tasks_run, 500u);
+}
+
+// A stated widest generation whose even share no GPU can hold is refused before any launch, naming
+// the GPU and the numbers; the GPUs are usable again afterwards.
+TEST(GpuStaticListAcrossGpus, AWidestGenerationTheGpusCannotHoldIsRefusedNamingTheNumbers) {
+  SKIP_WITHOUT_TWO_GPUS();
+  MultiTreeRun run(2, 2, 3, 0, &policies::static_list());
+  run.plan.widest_generation = std::uint64_t{1} << 41;
+  expect_run_error([&] { run.run(); }, {"1099511627776 task slots", "GPU 0", "cudaMemGetInfo"});
   MultiTreeRun again(2, 3, 5, 0, &policies::static_list());
   again.expect_each_ran_once(again.run());
+}
+
+// UTS T1L, T2L and T1XL under the static list's defaults on every GPU count: sized from the
+// presets' widest levels, each verifies (T1XL's widest, 1.23 G tasks, is held across the GPUs).
+TEST(GpuStaticListAcrossGpus, UtsLargePresetsRunUnderTheDefaults) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) {
+    for (const char* tree : {"T1L", "T2L", "T3L", "T1XL"}) {
+      RunConfig c;
+      c.scenario = "uts";
+      c.policy = "static-list";
+      c.backend = Backend::Cuda;
+      c.gpus = gpus;
+      c.trace = false;
+      c.params = {{"tree", tree}, {"watchdog_ms", "60000"}};
+      const RunResult r = run(builtin::registry(), c);
+      EXPECT_TRUE(r.verified) << tree << " on " << gpus << " GPUs: " << r.verification;
+    }
+  }
 }
 
 TEST(GpuStaticListAcrossGpus, TheWatchdogStopsEveryGpuAndTheNextRunWorks) {

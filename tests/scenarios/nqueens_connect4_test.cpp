@@ -172,6 +172,18 @@ TEST(NQueens, TheMirrorSymmetryKeepsTheRootsLeftHalfAndMiddle) {
   EXPECT_EQ(nqueens::task_count(5, 1, true), 1u + 3u);
 }
 
+// A row's tasks are a static-list generation: the widest row sizes the arrays, so the run needs
+// exactly that many slots and no launch stops on a full array.
+TEST(NQueens, TheWidestRowSizesTheStaticListExactly) {
+  EXPECT_EQ(nqueens::widest_row(4, 1, false), 4u);
+  EXPECT_EQ(nqueens::widest_row(4, 1, true), 2u);
+  const RunResult r = run_on_cpu("nqueens", "static-list", {{"n", "10"}, {"cutoff", "5"}});
+  EXPECT_TRUE(r.verified) << r.verification;
+  EXPECT_EQ(r.metrics.at("peak_task_slots"), nqueens::widest_row(10, 5, true));
+  EXPECT_EQ(r.metrics.at("list_slots"), nqueens::widest_row(10, 5, true));
+  EXPECT_EQ(r.metrics.at("list_resumes"), 0u);
+}
+
 // The split, deal depth and symmetry are parameters of the run: refused when unknown, reported in
 // the result, and the CPU backend verifies under each.
 TEST(NQueens, TheSplitAndSymmetryParametersReachTheRun) {

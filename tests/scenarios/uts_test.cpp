@@ -106,6 +106,34 @@ TEST(UtsSampleTrees, T1UnderWorkStealingReportsThePublishedCounts) {
   EXPECT_EQ(j["max_depth"], 10);
 }
 
+// The widest level each preset states is the one the sequential search counts (the small presets
+// here; the large ones were counted by the same search).
+TEST(UtsSampleTrees, ThePresetsWidestLevelIsTheSequentialSearchs) {
+#if defined(GPULB_TSAN_BUILD)
+  GTEST_SKIP() << "4 million nodes a tree are too slow under ThreadSanitizer";
+#endif
+  for (const char* name : {"T1", "T3"}) {
+    const Preset* p = find_preset(name);
+    ASSERT_NE(p, nullptr);
+    std::uint64_t widest = 0;
+    sequential_search(p->params, &widest);
+    EXPECT_EQ(widest, p->widest) << name;
+  }
+  for (const Preset& p : presets()) EXPECT_GT(p.widest, 0u) << p.name;
+}
+
+// The static list sized from T1's stated widest level never fills an array: no launch stops.
+TEST(UtsSampleTrees, T1UnderTheStaticListRunsWithoutAResume) {
+#if defined(GPULB_TSAN_BUILD)
+  GTEST_SKIP() << "4 million tasks are too slow under ThreadSanitizer";
+#endif
+  const RunResult r = run_uts("static-list", {{"tree", "T1"}, {"reference", "off"}});
+  EXPECT_TRUE(r.verified) << r.verification;
+  EXPECT_EQ(r.metrics.at("peak_task_slots"), find_preset("T1")->widest);
+  EXPECT_EQ(r.metrics.at("list_resumes"), 0u);
+  EXPECT_EQ(r.metrics.at("generations"), 11u);
+}
+
 // leaves=inline: a leaf child is counted by its parent's task. The counts are the published ones,
 // fewer tasks run than there are nodes, and tasks plus the leaves counted inline are the nodes.
 TEST(UtsSampleTrees, InlineLeavesKeepThePublishedCountsWithFewerTasks) {

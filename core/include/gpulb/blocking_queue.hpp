@@ -112,8 +112,7 @@ struct BlockingQueueRef {
 class HostBlockingQueue {
  public:
   explicit HostBlockingQueue(std::uint32_t capacity) : capacity_(capacity), ctl_(new BlockingQueueControl) {
-    data_ = static_cast<Task*>(std::aligned_alloc(64, static_cast<std::size_t>(capacity) * sizeof(Task)));
-    if (!data_) throw std::bad_alloc();
+    data_ = allocate(capacity);
   }
   ~HostBlockingQueue() {
     std::free(data_);
@@ -124,8 +123,31 @@ class HostBlockingQueue {
 
   BlockingQueueRef ref() const { return {ctl_, data_, capacity_}; }
   std::uint64_t peak() const { return ctl_->peak; }
+  std::uint32_t capacity() const { return capacity_; }
+
+  // The CPU backend's growth of a full queue: with the lock held, moves the queued tasks into an
+  // array of `slots` (more than are queued) and points `shared` at it. `shared` must be the one
+  // ref every worker uses: they read its array and capacity only under the lock, whose release
+  // publishes the change. The kernels cannot do this (their grid holds copies of the ref).
+  void grow_locked(BlockingQueueRef& shared, std::uint32_t slots) {
+    Task* bigger = allocate(slots);
+    const std::uint64_t beg = ctl_->beg, end = ctl_->end;
+    for (std::uint64_t i = beg; i != end; ++i) bigger[i % slots] = data_[i % capacity_];
+    std::free(data_);
+    data_ = bigger;
+    capacity_ = slots;
+    shared.data = data_;
+    shared.capacity = capacity_;
+  }
 
  private:
+  static Task* allocate(std::uint32_t slots) {
+    const std::size_t bytes = slots == 0 ? 64 : (std::size_t{slots} * sizeof(Task) + 63) / 64 * 64;  // aligned_alloc: a multiple of 64
+    auto* p = static_cast<Task*>(std::aligned_alloc(64, bytes));
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+
   std::uint32_t capacity_;
   BlockingQueueControl* ctl_;
   Task* data_ = nullptr;

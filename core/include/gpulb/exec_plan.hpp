@@ -91,6 +91,10 @@ struct ExecPlan {
   // Tasks the run is expected to execute, spawned ones included (0: unknown). Sizes trace
   // segments and the progress total; scenarios with spawning set it from their own estimate.
   std::uint64_t expected_tasks = 0;
+  // The most tasks one generation holds, or an upper bound (0: unknown; ScenarioInstance::
+  // widest_generation). Sizes the structures that hold a generation: the static list's arrays
+  // (gpulb/static_list_sizing.hpp) and the blocking queue (gpulb/policies/blocking_queue.hpp).
+  std::uint64_t widest_generation = 0;
   // The scenario's bodies spawn (ScenarioInstance::spawns). Policies that always run spawned tasks
   // ignore it; task-queue's CPU driver then routes children back through its host pool.
   bool spawns = false;

@@ -40,8 +40,8 @@ struct PolicyOptions {
   std::string peer = "auto";            // work-stealing on CUDA across GPUs: "on" (peer memory), "off" (host memory) or "auto"
   std::uint32_t overflow_capacity = 1u << 16;  // work-stealing: tasks the shared overflow queue holds
   std::uint32_t sharing_capacity = 4096;       // work-stealing: tasks the host-written sharing queue holds
-  std::uint32_t list_capacity = 1u << 23;      // static-list: task slots per array
-  std::uint32_t blocking_capacity = 1u << 22;  // blocking-queue: tasks the global locked queue holds
+  std::uint32_t list_capacity = 0;             // static-list: task slots an array starts with; 0 = sized by the run (static_list_sizing.hpp)
+  std::uint32_t blocking_capacity = 0;         // blocking-queue: tasks the global locked queue holds; 0 = sized by the run
   std::string strategy = "adaptive";        // combining: adaptive|static|eager; hybrid: adaptive|static
   std::string transfer = "reuse";           // combining, hybrid: redundant|reuse|reuse-sorted (reuse: fastest on an H100)
   std::uint32_t static_k = 100;             // combining static: arrivals per launch (the paper's K)

@@ -40,6 +40,10 @@ class ScenarioInstance {
   // Tasks a run executes, spawned ones included (0 where unknown): sizes trace segments and the
   // progress total.
   virtual std::uint64_t expected_tasks() const { return initial_tasks().size(); }
+  // The most tasks one generation holds (the initial tasks are generation 0, the children of
+  // generation k are generation k + 1), where the scenario knows it or an upper bound of it; 0
+  // where unknown. Sizes the static list's arrays and the blocking queue.
+  virtual std::uint64_t widest_generation() const { return 0; }
   // Whether task bodies spawn children: only policies with traits.runs_spawned_tasks run those.
   virtual bool spawns() const { return false; }
   // Spawned ids start here (0: one past the largest initial id) and stay below id_capacity (0: no

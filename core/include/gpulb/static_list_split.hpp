@@ -13,10 +13,11 @@
 // [lo - off, hi - off). The share is laid out contiguously, because the kernel reads in[0, n):
 //  - in place, in the output array from slot a: the kept tasks do not move, and the tasks that
 //    arrive fill [b, a + s). Only where those slots are free: nothing of the segment lies beyond b
-//    (b == c) or nothing arrives (s == b - a), and a + s <= capacity. Then no slot is written while
+//    (b == c) or nothing arrives (s == b - a), and a + s <= the array's capacity. Then no slot is written while
 //    another GPU may still read it (the slots that leave are [0, a) and [b, c)).
 //  - otherwise in the GPU's other array (its input array of the generation that just ended, read
 //    by nobody now), from slot 0: the kept tasks are copied there too (on the GPU), then the rest.
+//    The caller makes that array hold the share (it may be reallocated: its tasks are spent).
 // With two GPUs every share is in place (GPU 0's share starts its segment, GPU 1's ends its
 // segment); the second layout arises only for a GPU in the middle of three or more.
 #pragma once
@@ -48,13 +49,14 @@ struct GenerationShare {
   std::uint64_t received = 0;          // tasks that come from other GPUs
 };
 
-// `produced[g]`: the children in GPU g's output array (each <= capacity: a GPU whose generation
-// passed its capacity failed the run before this is asked). One share per GPU.
-inline std::vector<GenerationShare> split_generation(std::span<const std::uint32_t> produced, std::uint32_t capacity) {
+// `produced[g]`: the children in GPU g's output array, of `capacity[g]` slots (each produced <=
+// its capacity: a GPU's output array grows before its generation ends). One share per GPU.
+inline std::vector<GenerationShare> split_generation(std::span<const std::uint32_t> produced, std::span<const std::uint32_t> capacity) {
   const auto gpus = static_cast<std::uint32_t>(produced.size());
+  if (capacity.size() != gpus) throw std::logic_error("split_generation: one capacity per GPU");
   std::vector<std::uint64_t> off(gpus + 1, 0);
   for (std::uint32_t g = 0; g < gpus; ++g) {
-    if (produced[g] > capacity) throw std::logic_error("split_generation: a GPU produced more tasks than its array holds");
+    if (produced[g] > capacity[g]) throw std::logic_error("split_generation: a GPU produced more tasks than its array holds");
     off[g + 1] = off[g] + produced[g];
   }
   const std::uint64_t total = off[gpus];
@@ -75,14 +77,13 @@ inline std::vector<GenerationShare> split_generation(std::span<const std::uint32
   for (std::uint32_t g = 0; g < gpus; ++g) {
     const std::uint64_t s = total / gpus + (g < total % gpus ? 1 : 0);
     const std::uint64_t end = start + s;
-    if (s > capacity) throw std::logic_error("split_generation: a share passed the capacity");  // s <= max(produced)
     GenerationShare& share = shares[g];
     share.count = static_cast<std::uint32_t>(s);
     const std::uint64_t lo = std::max(start, off[g]), hi = std::min(end, off[g + 1]);
     const bool kept = lo < hi;
     const std::uint64_t a = kept ? lo - off[g] : 0, b = kept ? hi - off[g] : 0;
     const std::uint64_t c = produced[g];
-    share.in_place = s == 0 || (a + s <= capacity && (b == c || s == b - a));
+    share.in_place = s == 0 || (a + s <= capacity[g] && (b == c || s == b - a));
     if (share.in_place) {
       share.first = static_cast<std::uint32_t>(a);
       std::uint64_t to = b;
@@ -100,6 +101,12 @@ inline std::vector<GenerationShare> split_generation(std::span<const std::uint32
     start = end;
   }
   return shares;
+}
+
+// Every GPU's output array of `capacity` slots.
+inline std::vector<GenerationShare> split_generation(std::span<const std::uint32_t> produced, std::uint32_t capacity) {
+  const std::vector<std::uint32_t> each(produced.size(), capacity);
+  return split_generation(produced, each);
 }
 
 }  // namespace gpulb

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <utility>
 
@@ -29,70 +30,113 @@ struct StaticTaskListControl {
   alignas(kHotLine) std::uint32_t tail = 0;  // children appended this generation (may pass capacity)
 };
 
+// What one ENQUEUE did: the batch's first slot, its size, and how many of its tasks were written
+// (those below `capacity`). The rest belong at slots [base + written, base + n), past the array.
+struct ListAppend {
+  std::uint32_t base = 0;
+  std::uint32_t n = 0;
+  std::uint32_t written = 0;
+  GPULB_HD bool complete() const { return written == n; }
+};
+
+// Children a worker could not append: they wait in its spawn buffer from `offset` on, for slots
+// [slot, slot + count) of the larger output array the host allocates before the generation goes
+// on. count 0: none.
+struct HeldChildren {
+  std::uint32_t slot = 0;
+  std::uint32_t offset = 0;
+  std::uint32_t count = 0;
+};
+
 struct StaticTaskListRef {
   const Task* in = nullptr;
   Task* out = nullptr;
   StaticTaskListControl* ctl = nullptr;
   std::uint32_t in_count = 0;
-  std::uint32_t capacity = 0;  // slots per array
+  std::uint32_t capacity = 0;  // slots of the output array
 
   // DEQUEUE(q, id): the task of block `id` of this generation.
   GPULB_HD const Task& dequeue(std::uint32_t id) const { return in[id]; }
 
-  // ENQUEUE for a whole batch (block-aggregated): one fetch-and-add reserves n slots. Returns
-  // false when they would pass `capacity`; `tail` still counts them, so the host can say how many
-  // slots the generation needed.
-  GPULB_HD bool enqueue(const Task* tasks, std::uint32_t n) const {
-    if (n == 0) return true;
+  // ENQUEUE for a whole batch (block-aggregated): one fetch-and-add reserves n slots, and the ones
+  // below `capacity` are written. Every batch that reserved a slot below `capacity` writes up to
+  // it, so slots [0, min(tail, capacity)) are all written and [capacity, tail) are exactly the
+  // slots of the batches' unwritten rests: the host can grow the array and place those rests
+  // (HeldChildren) without a hole. A worker whose batch is incomplete stops taking tasks, so
+  // `tail` passes `capacity` by at most one batch a worker.
+  GPULB_HD ListAppend enqueue(const Task* tasks, std::uint32_t n) const {
+    if (n == 0) return {};
     const std::uint32_t base = device_atomic_ref<std::uint32_t>(ctl->tail).fetch_add(n, mo::relaxed);
-    if (static_cast<std::uint64_t>(base) + n > capacity) return false;
-    for (std::uint32_t i = 0; i < n; ++i) out[base + i] = tasks[i];
-    return true;
+    const std::uint32_t room = base < capacity ? capacity - base : 0;
+    const std::uint32_t written = n < room ? n : room;
+    for (std::uint32_t i = 0; i < written; ++i) out[base + i] = tasks[i];
+    return {base, n, written};
   }
 };
 
+// The worker's side of an incomplete append: where its unwritten children go.
+GPULB_HD inline HeldChildren held_rest(const ListAppend& a) { return {a.base + a.written, a.written, a.n - a.written}; }
+
 // Host memory for the two arrays (the CPU backend); the CUDA backend keeps the same pair in device
-// memory. Slots are not initialised: pages are touched only as far as a generation fills them.
+// memory. Each array has its own capacity, grown between launches (static_list_sizing.hpp says by
+// how much). Slots are not initialised: pages are touched only as far as a generation fills them.
 class HostStaticTaskList {
  public:
-  explicit HostStaticTaskList(std::uint32_t capacity) : capacity_(capacity) {
-    for (Task*& a : arrays_) {
-      a = static_cast<Task*>(std::aligned_alloc(64, static_cast<std::size_t>(capacity) * sizeof(Task)));
-      if (!a) throw std::bad_alloc();
-    }
-  }
+  HostStaticTaskList() = default;
   ~HostStaticTaskList() {
     for (Task* a : arrays_) std::free(a);
   }
   HostStaticTaskList(const HostStaticTaskList&) = delete;
   HostStaticTaskList& operator=(const HostStaticTaskList&) = delete;
 
-  // The first generation's tasks (the host's ENQUEUE of task_init); false if they do not fit.
-  bool load(const Task* tasks, std::uint32_t n) {
-    if (n > capacity_) return false;
-    for (std::uint32_t i = 0; i < n; ++i) arrays_[0][i] = tasks[i];
+  // The first generation's tasks (the host's ENQUEUE of task_init), in an input array of
+  // `capacity` slots (at least n).
+  void load(const Task* tasks, std::uint32_t n, std::uint32_t capacity) {
+    reallocate(in_, capacity < n ? n : capacity, 0);
+    for (std::uint32_t i = 0; i < n; ++i) arrays_[in_][i] = tasks[i];
     in_count_ = n;
     ctl_.tail = 0;
-    return true;
   }
 
-  StaticTaskListRef ref() { return {arrays_[in_], arrays_[1 - in_], &ctl_, in_count_, capacity_}; }
+  StaticTaskListRef ref() { return {arrays_[in_], arrays_[1 - in_], &ctl_, in_count_, capacity_[1 - in_]}; }
 
-  // NEWTASKCNT: between launches (no worker running). Swaps the arrays and returns the new
-  // generation's size; `needed` receives the slots the finished generation asked for.
-  std::uint32_t swap(std::uint64_t& needed) {
-    needed = ctl_.tail;
+  // Before a launch: the output array holds at least `slots` (its contents are kept).
+  void reserve_output(std::uint32_t slots) {
+    if (slots > capacity_[1 - in_]) reallocate(1 - in_, slots, written());
+  }
+  // A held batch's rest, into the output array (which reserve_output made large enough).
+  void place(const HeldChildren& h, const Task* from) {
+    for (std::uint32_t i = 0; i < h.count; ++i) arrays_[1 - in_][h.slot + i] = from[h.offset + i];
+  }
+
+  // NEWTASKCNT: between launches (no worker running), once the generation has ended with every
+  // child in the output array (tail <= its capacity). Swaps the arrays; returns the new size.
+  std::uint32_t swap() {
     in_ = 1 - in_;
-    in_count_ = ctl_.tail < capacity_ ? ctl_.tail : capacity_;
+    in_count_ = ctl_.tail;
     ctl_.tail = 0;
     return in_count_;
   }
+  std::uint32_t tail() const { return ctl_.tail; }
   std::uint32_t in_count() const { return in_count_; }
-  std::uint32_t capacity() const { return capacity_; }
+  std::uint32_t output_capacity() const { return capacity_[1 - in_]; }
+  std::uint64_t bytes() const { return (std::uint64_t{capacity_[0]} + capacity_[1]) * sizeof(Task); }
 
  private:
-  std::uint32_t capacity_;
+  std::uint32_t written() const { return ctl_.tail < capacity_[1 - in_] ? ctl_.tail : capacity_[1 - in_]; }
+  // Array `which` to `slots`, its first `keep` tasks copied over.
+  void reallocate(int which, std::uint32_t slots, std::uint32_t keep) {
+    const std::size_t bytes = slots == 0 ? 64 : (std::size_t{slots} * sizeof(Task) + 63) / 64 * 64;  // aligned_alloc: a multiple of 64
+    auto* a = static_cast<Task*>(std::aligned_alloc(64, bytes));
+    if (!a) throw std::bad_alloc();
+    if (keep > 0) std::memcpy(static_cast<void*>(a), arrays_[which], std::size_t{keep} * sizeof(Task));
+    std::free(arrays_[which]);
+    arrays_[which] = a;
+    capacity_[which] = slots;
+  }
+
   Task* arrays_[2] = {nullptr, nullptr};
+  std::uint32_t capacity_[2] = {0, 0};
   int in_ = 0;
   std::uint32_t in_count_ = 0;
   StaticTaskListControl ctl_;

@@ -17,6 +17,8 @@
 
 #include "gpulb/blocking_queue.hpp"
 #include "gpulb/kernels/detail/dynamic_worker.cuh"
+#include "gpulb/policies/blocking_queue.hpp"
+#include "gpulb/static_list_sizing.hpp"
 
 namespace gpulb::kernels {
 
@@ -78,24 +80,38 @@ __global__ void blocking_queue_kernel(BlockingQueueRef q, DynamicArgs a, Body bo
 
 namespace detail {
 
+// The queue's slots on the GPU (policies::blocking_queue_slots: the scenario's widest generation
+// where it states one). A persistent kernel holds copies of the queue's ref, so the queue cannot
+// grow while it runs: what the GPU's free memory cannot hold is refused before the launch.
+inline std::uint64_t blocking_queue_slots_on_gpu(const ExecPlan& plan) {
+  const std::uint64_t n = plan.tasks.size();
+  const std::uint64_t slots = policies::blocking_queue_slots(plan.options, plan.widest_generation, n);
+  if (n > slots) {
+    throw RunError("blocking-queue: the " + std::to_string(n) + " initial tasks do not fit blocking_capacity=" + std::to_string(slots) +
+                   "; raise --param blocking_capacity");
+  }
+  const std::uint64_t free = device_free_bytes();
+  if (slots > kMaxListSlots || fit_list_slots(slots, slots, free) == 0) {
+    throw RunError("blocking-queue: the queue needs " + std::to_string(slots) + " task slots (" + format_gib(slots * sizeof(Task)) +
+                   (plan.options.blocking_capacity == 0 ? ", the scenario's widest generation and an eighth" : "") + "); the GPU has " +
+                   format_gib(free) + " free (cudaMemGetInfo), and the queue cannot grow inside its persistent kernel: " +
+                   (plan.options.blocking_capacity == 0 ? "use work-stealing" : "lower --param blocking_capacity"));
+  }
+  return slots;
+}
+
 template <class Body, class MakeBody>
 void control_blocking_queue(GpuSession& s, const ExecPlan& plan, MakeBody& make_body, std::atomic<bool>& abort_all,
                             DynamicOutcome& out) {
   using trace::EventKind;
-  const PolicyOptions& o = plan.options;
   const GridSize grid = persistent_grid(reinterpret_cast<const void*>(&blocking_queue_kernel<Body>), s.device(), plan.block_size, plan.workers);
   if (!grid.note.empty()) out.notes.push_back(grid.note);
   const std::uint32_t blocks = grid.blocks;
   const Body body = make_body(s.slot(), blocks);
 
   const std::uint64_t n = plan.tasks.size();
-  if (n > o.blocking_capacity) {
-    throw RunError("blocking-queue: the " + std::to_string(n) + " initial tasks do not fit blocking_capacity=" +
-                   std::to_string(o.blocking_capacity) + "; raise --param blocking_capacity");
-  }
-  check_device_bytes(std::uint64_t{o.blocking_capacity} * sizeof(Task),
-                     "the blocking queue (blocking_capacity=" + std::to_string(o.blocking_capacity) + "; lower --param blocking_capacity)");
-  cuda::DeviceBuffer<Task> data(o.blocking_capacity);
+  const auto slots = static_cast<std::uint32_t>(blocking_queue_slots_on_gpu(plan));
+  cuda::DeviceBuffer<Task> data(slots);
   data.upload(plan.tasks.data(), n);
   BlockingQueueControl initial;
   initial.end = n;
@@ -107,7 +123,7 @@ void control_blocking_queue(GpuSession& s, const ExecPlan& plan, MakeBody& make_
   DynamicHost host(s, plan, blocks, abort_all);
   // Per task: a level on take, begin, end, a spawn, a level on put; plus idle spells.
   s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 6, out.notes));
-  const BlockingQueueRef q{ctl.get(), data.get(), o.blocking_capacity};
+  const BlockingQueueRef q{ctl.get(), data.get(), slots};
 
   s.host_record(EventKind::KernelLaunch, blocks);
   out.launch_ns = s.now_ns();
@@ -126,7 +142,7 @@ void control_blocking_queue(GpuSession& s, const ExecPlan& plan, MakeBody& make_
   if (f.code != 0) {
     std::string msg = host.common_failure_message(f);
     if (static_cast<DynamicFailure>(f.code) == DynamicFailure::BlockingFull) {
-      msg = "blocking-queue: the queue is full (blocking_capacity=" + std::to_string(o.blocking_capacity) +
+      msg = "blocking-queue: the queue is full (blocking_capacity=" + std::to_string(slots) +
             "); raise --param blocking_capacity";
     }
     throw RunError(msg);
@@ -136,6 +152,7 @@ void control_blocking_queue(GpuSession& s, const ExecPlan& plan, MakeBody& make_
   BlockingQueueControl c;
   ctl.download(&c, 1);
   out.metrics["peak_task_slots"] = c.peak;
+  out.metrics["queue_slots"] = slots;
 }
 
 }  // namespace detail

@@ -242,6 +242,13 @@ inline std::uint32_t dynamic_trace_capacity(const ExecPlan& plan, std::uint32_t 
   return fit.capacity;
 }
 
+// Bytes of the current device's memory that are free now (cudaMemGetInfo).
+inline std::uint64_t device_free_bytes() {
+  std::size_t free_bytes = 0, total = 0;
+  GPULB_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total));
+  return free_bytes;
+}
+
 // Fails with a message naming the parameter before a large cudaMalloc does with a bare CUDA error.
 inline void check_device_bytes(std::uint64_t bytes, const std::string& what) {
   std::size_t free_bytes = 0, total = 0;

@@ -2,7 +2,8 @@
 // generation as on one GPU (static_list_kernels.cuh), each GPU running its share of a generation.
 //
 // DEPARTURE: Cederman & Tsigas, and Mohan & Gopalan after them, ran the static list on one GPU.
-// Here each GPU has its own pair of arrays (list_capacity slots each) and runs static_list_kernel
+// Here each GPU has its own pair of arrays (sized and grown on their own, as on one GPU:
+// gpulb/static_list_sizing.hpp, static_list_kernels.cuh) and runs static_list_kernel
 // on its share; its blocks append their children to its own output array. When every GPU's launch
 // has ended, the host reads each GPU's NEWTASKCNT and splits the next generation (the GPUs' output
 // arrays one after the other) into N even contiguous shares (gpulb/static_list_split.hpp); the
@@ -19,7 +20,9 @@
 //   2. the copies run on the receiving GPU's copy stream, and the host synchronizes every GPU's copy
 //      stream before it launches the next generation anywhere: a GPU whose share was assembled in
 //      its other array writes its next children into the array that other GPUs were reading;
-//   3. the cursor and NEWTASKCNT resets are on the kernel stream, ahead of the launch.
+//   3. the cursor and NEWTASKCNT resets are on the kernel stream, ahead of the launch;
+//   4. a GPU whose launch stopped on a full output array grows it and launches the rest of its
+//      share at once, while the others run on: its NEWTASKCNT counts only once that has ended.
 // The copies themselves never write a slot that another copy of the same exchange reads
 // (split_generation's layouts; tests/core/static_list_split_test.cpp plays every small case out).
 //
@@ -31,8 +34,9 @@
 // arg: its tasks; a Transfer, aux 0 "to the device", arg: the bytes that came from other GPUs, when
 // the exchange into it is issued). Metrics: generations, peak_task_slots (the largest generation,
 // all GPUs together, as on one GPU), peak_task_slots_per_gpu (the most slots one array of one GPU
-// needed), tasks_moved (tasks copied between GPUs), exchange_ns (host time from the last kernel's
-// end to the next launch, summed), gpus, and per GPU gpuG_tasks and gpuG_moved_in.
+// needed), list_slots (the largest array allocated), list_resumes, tasks_moved (tasks copied
+// between GPUs), exchange_ns (host time from the last kernel's end to the next launch, summed),
+// gpus, and per GPU gpuG_tasks and gpuG_moved_in.
 #pragma once
 
 #include <algorithm>
@@ -89,15 +93,14 @@ inline std::uint32_t enable_peer_copies(std::uint32_t gpus) {
 
 // One GPU's arrays and where its current generation is (its memory; current device at construction).
 struct SlGpuState {
-  explicit SlGpuState(std::uint32_t capacity)
-      : arrays{cuda::DeviceBuffer<Task>(capacity), cuda::DeviceBuffer<Task>(capacity)}, ctl(1), cursor(1) {}
+  SlGpuState(std::uint32_t blocks, std::span<const Task> share, std::uint32_t in_slots, const ListSizer& sizer)
+      : list(blocks, share, in_slots), sizer(sizer), count(static_cast<std::uint32_t>(share.size())), peak_slots(share.size()) {}
 
-  Task* input() const { return arrays[in].get() + first; }
-  Task* output() const { return arrays[1 - in].get(); }
+  Task* input() const { return list.array(in) + first; }
+  Task* output() const { return list.array(1 - in); }
 
-  cuda::DeviceBuffer<Task> arrays[2];
-  cuda::DeviceBuffer<StaticTaskListControl> ctl;
-  cuda::DeviceBuffer<GenerationCursor> cursor;
+  DeviceStaticList list;
+  ListSizer sizer;
   int in = 0;               // the array that holds this generation's share
   std::uint32_t first = 0;  // the share's first slot there
   std::uint32_t count = 0;  // the share's tasks
@@ -114,13 +117,11 @@ template <class Factory, class Body>
 class SlAcrossGpus {
  public:
 
-  SlAcrossGpus(const GpuRun& run, Factory& make_body)
-      : make_body_(make_body), gpus_(run.gpus()), capacity_(run.plan().options.list_capacity), produced_(gpus_, 0) {
+  SlAcrossGpus(const GpuRun& run, Factory& make_body) : make_body_(make_body), gpus_(run.gpus()), produced_(gpus_, 0) {
     const std::size_t tasks = run.plan().tasks.size();
-    const std::uint64_t first_share = (tasks + gpus_ - 1) / gpus_;
-    if (first_share > capacity_) {
-      throw RunError("static-list: the " + std::to_string(tasks) + " initial tasks do not fit list_capacity=" + std::to_string(capacity_) +
-                     " on " + std::to_string(gpus_) + " GPUs (" + std::to_string(first_share) + " a GPU); raise --param list_capacity");
+    if ((tasks + gpus_ - 1) / gpus_ > kMaxListSlots) {
+      throw RunError("static-list: " + std::to_string(tasks) + " initial tasks on " + std::to_string(gpus_) +
+                     " GPUs are more than one array a GPU holds (" + std::to_string(kMaxListSlots) + ")");
     }
   }
 
@@ -140,13 +141,14 @@ class SlAcrossGpus {
   void wait_generation(GpuRun& run, std::uint64_t done_before);
   bool poll_gpu(GpuRun& run, std::uint32_t g, std::uint64_t done_before);
   void end_gpu_launch(GpuRun& run, std::uint32_t g);
+  void launch_gpu(GpuRun& run, std::uint32_t g, std::uint32_t left);
+  void assemble_share(GpuRun& run, std::uint32_t g, const GenerationShare& share);
   void report_progress(GpuRun& run);
   void exchange(GpuRun& run);
   void stop_the_others(GpuRun& run);
 
   Factory& make_body_;
   std::uint32_t gpus_;
-  std::uint32_t capacity_;
   std::uint32_t staged_pairs_ = 0;
   std::vector<GridSize> grids_;
   std::vector<Body> bodies_;
@@ -155,8 +157,7 @@ class SlAcrossGpus {
   std::vector<std::uint32_t> produced_;  // NEWTASKCNT of each GPU in this generation
   std::uint32_t generations_ = 0;
   std::uint64_t peak_ = 0, moved_ = 0, exchange_ns_ = 0, launch_ns_ = 0, end_ns_ = 0, last_report_ns_ = 0;
-  std::vector<std::uint64_t> gpu_tasks_;
-  std::uint64_t peak_per_gpu_ = 0;
+  std::uint64_t peak_per_gpu_ = 0, largest_ = 0, resumes_ = 0;
 };
 
 // Every GPU's grid and body first (as the other runs across GPUs), then its memory.
@@ -189,14 +190,15 @@ template <class Factory, class Body>
 void SlAcrossGpus<Factory, Body>::allocate_gpu(GpuRun& run, std::uint32_t g, std::uint64_t first, std::uint32_t trace_capacity) {
   const ExecPlan& p = run.plan();
   GpuSession& s = run.session(g);
-  check_device_bytes(2 * std::uint64_t{capacity_} * sizeof(Task), "the two task arrays on GPU " + std::to_string(g) + " (list_capacity=" +
-                                                                       std::to_string(capacity_) + " each; lower --param list_capacity)");
-  states_.push_back(std::make_unique<SlGpuState>(capacity_));
+  check_static_list_widest(p, gpus_, "GPU " + std::to_string(g));
   // The first generation: the initial tasks in N even contiguous shares, as every later one.
   const std::uint64_t n = p.tasks.size() / gpus_ + (g < p.tasks.size() % gpus_ ? 1 : 0);
-  if (n > 0) states_[g]->arrays[0].upload(p.tasks.data() + first, n);
-  states_[g]->count = static_cast<std::uint32_t>(n);
-  states_[g]->peak_slots = n;
+  // A GPU's children of its even share are about an even share of the next generation; an eighth
+  // more than the widest generation's even share leaves room for the shares' spread.
+  const std::uint64_t widest_share = (p.widest_generation + gpus_ - 1) / gpus_;
+  states_.push_back(std::make_unique<SlGpuState>(grids_[g].blocks, p.tasks.subspan(first, n), p.options.list_capacity,
+                                                 ListSizer(p.options.list_capacity, widest_share + widest_share / 8)));
+  largest_ = std::max<std::uint64_t>(largest_, states_[g]->list.capacity(0));
   hosts_.push_back(std::make_unique<DynamicHost>(s, p, grids_[g].blocks, run.abort_all()));
   hosts_.back()->interleave_ids(g, gpus_);
   s.allocate_trace(grids_[g].blocks, trace_capacity);
@@ -230,6 +232,7 @@ void SlAcrossGpus<Factory, Body>::run_generations(GpuRun& run) {
     const std::uint64_t ended_ns = run.session(0).now_ns();
     std::uint64_t next = 0;
     for (std::uint32_t g = 0; g < gpus_; ++g) {
+      states_[g]->sizer.generation_ended(states_[g]->count, produced_[g]);
       states_[g]->ran += states_[g]->count;
       states_[g]->peak_slots = std::max<std::uint64_t>(states_[g]->peak_slots, produced_[g]);
       next += produced_[g];
@@ -251,18 +254,25 @@ void SlAcrossGpus<Factory, Body>::launch_generation(GpuRun& run) {
     SlGpuState& st = *states_[g];
     if (st.count == 0) continue;
     run.on_gpu(g, [&] {
-      GpuSession& s = run.session(g);
-      // Stream-ordered resets: this GPU's previous launch has ended when these run.
-      GPULB_CUDA_TRY(cudaMemsetAsync(st.cursor.get(), 0, sizeof(GenerationCursor), s.kernel_stream()));
-      GPULB_CUDA_TRY(cudaMemsetAsync(st.ctl.get(), 0, sizeof(StaticTaskListControl), s.kernel_stream()));
-      const StaticTaskListRef list{st.input(), st.output(), st.ctl.get(), st.count, capacity_};
-      s.host_record(trace::EventKind::KernelLaunch, st.count);
-      static_list_kernel<Body, true><<<std::min(st.count, grids_[g].blocks), run.plan().block_size, 0, s.kernel_stream()>>>(
-          list, st.cursor.get(), hosts_[g]->args(), bodies_[g]);
-      GPULB_CUDA_CHECK_LAUNCH();
-      st.running = true;
+      const std::uint32_t slots = reserve_static_list_output(st.list, 1 - st.in, st.sizer, st.count);
+      largest_ = std::max<std::uint64_t>(largest_, slots);
+      st.list.reset(run.session(g).kernel_stream());
+      launch_gpu(run, g, st.count);
     });
   }
+}
+
+// A launch on GPU g (current) over its share, `left` tasks of which are not yet taken.
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::launch_gpu(GpuRun& run, std::uint32_t g, std::uint32_t left) {
+  SlGpuState& st = *states_[g];
+  GpuSession& s = run.session(g);
+  const StaticTaskListRef list{st.input(), st.output(), st.list.ctl(), st.count, st.list.capacity(1 - st.in)};
+  s.host_record(trace::EventKind::KernelLaunch, left);
+  static_list_kernel<Body, true><<<std::min(left, grids_[g].blocks), run.plan().block_size, 0, s.kernel_stream()>>>(
+      list, st.list.cursor(), st.list.held(), hosts_[g]->args(), bodies_[g]);
+  GPULB_CUDA_CHECK_LAUNCH();
+  st.running = true;
 }
 
 // Waits for every GPU, polling each (progress, watchdog, errors); a GPU's failure ends the run.
@@ -294,10 +304,11 @@ bool SlAcrossGpus<Factory, Body>::poll_gpu(GpuRun& run, std::uint32_t g, std::ui
   }
   GPULB_CUDA_TRY(q);
   end_gpu_launch(run, g);
-  return false;
+  return states_[g]->running;  // launched again after its output array grew
 }
 
-// GPU g's launch has ended: its blocks' first failure, and its NEWTASKCNT.
+// GPU g's launch has ended: its blocks' first failure, and its NEWTASKCNT; where the launch
+// stopped on a full output array, the array grows and the rest of the share is launched.
 template <class Factory, class Body>
 void SlAcrossGpus<Factory, Body>::end_gpu_launch(GpuRun& run, std::uint32_t g) {
   GpuSession& s = run.session(g);
@@ -307,19 +318,20 @@ void SlAcrossGpus<Factory, Body>::end_gpu_launch(GpuRun& run, std::uint32_t g) {
   s.host_record(trace::EventKind::KernelEnd, st.count);
   const DeviceFailure f = hosts_[g]->failure();
   if (f.code != 0) {
-    std::string msg = hosts_[g]->common_failure_message(f);
-    if (static_cast<DynamicFailure>(f.code) == DynamicFailure::ListCapacity) {
-      msg = "static-list: generation " + std::to_string(generations_) + " created more than list_capacity=" + std::to_string(capacity_) +
-            " tasks on GPU " + std::to_string(g) + "; raise --param list_capacity";
-    } else {
-      msg += " (GPU " + std::to_string(g) + ")";
-    }
-    throw RunError(msg);
+    const std::string why = hosts_[g]->common_failure_message(f);
+    throw RunError((why.empty() ? "static-list: block " + std::to_string(f.block) + " failed (code " + std::to_string(f.code) + ")" : why) +
+                   " (GPU " + std::to_string(g) + ")");
   }
-  StaticTaskListControl c;
-  st.ctl.download(&c, 1);  // NEWTASKCNT
-  if (c.tail > capacity_) throw RunError("static-list: GPU " + std::to_string(g) + "'s output array passed list_capacity unnoticed");
-  produced_[g] = c.tail;
+  const std::uint32_t tail = st.list.tail();  // NEWTASKCNT
+  if (tail > st.list.capacity(1 - st.in)) {
+    grow_static_list_output(st.list, 1 - st.in, st.sizer, generations_, st.count, hosts_[g]->args(), s.kernel_stream(),
+                            "GPU " + std::to_string(g));
+    largest_ = std::max<std::uint64_t>(largest_, st.list.capacity(1 - st.in));
+    ++resumes_;
+    const std::uint32_t taken = std::min(st.list.taken(), st.count);
+    if (taken < st.count) return launch_gpu(run, g, st.count - taken);
+  }
+  produced_[g] = tail;
 }
 
 // Every 20 ms while the GPUs run: every GPU's tasks, from the generations that ended and the polls.
@@ -338,28 +350,10 @@ void SlAcrossGpus<Factory, Body>::report_progress(GpuRun& run) {
 // GPU's generation move to its share.
 template <class Factory, class Body>
 void SlAcrossGpus<Factory, Body>::exchange(GpuRun& run) {
-  const std::vector<GenerationShare> shares = split_generation(produced_, capacity_);
-  for (std::uint32_t g = 0; g < gpus_; ++g) {
-    run.on_gpu(g, [&] {
-      GpuSession& s = run.session(g);
-      const SlGpuState& st = *states_[g];
-      const GenerationShare& share = shares[g];
-      Task* target = share.in_place ? st.output() : st.arrays[st.in].get();
-      for (const GenerationCopy& c : share.copies) {
-        const Task* from = states_[c.from]->output() + c.from_slot;
-        const std::size_t bytes = std::size_t{c.count} * sizeof(Task);
-        if (c.from == g) {
-          GPULB_CUDA_TRY(cudaMemcpyAsync(target + c.to_slot, from, bytes, cudaMemcpyDeviceToDevice, s.copy_stream()));
-        } else {
-          GPULB_CUDA_TRY(cudaMemcpyPeerAsync(target + c.to_slot, static_cast<int>(g), from, static_cast<int>(c.from), bytes, s.copy_stream()));
-        }
-      }
-      if (share.received > 0) {
-        const std::uint64_t bytes = share.received * sizeof(Task);
-        s.host_record(trace::EventKind::Transfer, static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes, 0xFFFFFFFFu)), 0);
-      }
-    });
-  }
+  std::vector<std::uint32_t> out_slots(gpus_);
+  for (std::uint32_t g = 0; g < gpus_; ++g) out_slots[g] = states_[g]->list.capacity(1 - states_[g]->in);
+  const std::vector<GenerationShare> shares = split_generation(produced_, out_slots);
+  for (std::uint32_t g = 0; g < gpus_; ++g) run.on_gpu(g, [&] { assemble_share(run, g, shares[g]); });
   for (std::uint32_t g = 0; g < gpus_; ++g) run.on_gpu(g, [&] { GPULB_CUDA_TRY(cudaStreamSynchronize(run.session(g).copy_stream())); });
   for (std::uint32_t g = 0; g < gpus_; ++g) {
     SlGpuState& st = *states_[g];
@@ -370,6 +364,37 @@ void SlAcrossGpus<Factory, Body>::exchange(GpuRun& run) {
     st.moved_in += share.received;
     st.peak_slots = std::max<std::uint64_t>(st.peak_slots, std::uint64_t{share.first} + share.count);
     moved_ += share.received;
+  }
+}
+
+// GPU g's (current) copies of the exchange, on its copy stream. A share assembled in the old
+// input array (read by nobody now) gets that array grown first where it is smaller than the share.
+template <class Factory, class Body>
+void SlAcrossGpus<Factory, Body>::assemble_share(GpuRun& run, std::uint32_t g, const GenerationShare& share) {
+  GpuSession& s = run.session(g);
+  SlGpuState& st = *states_[g];
+  if (!share.in_place && share.count > st.list.capacity(st.in)) {
+    st.list.replace(st.in, 0);
+    const std::uint64_t free = device_free_bytes();
+    if (fit_list_slots(share.count, share.count, free) == 0) {
+      throw RunError(list_memory_refusal(generations_ + 1, share.count, "GPU " + std::to_string(g), st.list.bytes(), free, "cudaMemGetInfo"));
+    }
+    st.list.replace(st.in, share.count);
+    largest_ = std::max<std::uint64_t>(largest_, share.count);
+  }
+  Task* target = share.in_place ? st.output() : st.list.array(st.in);
+  for (const GenerationCopy& c : share.copies) {
+    const Task* from = states_[c.from]->output() + c.from_slot;
+    const std::size_t bytes = std::size_t{c.count} * sizeof(Task);
+    if (c.from == g) {
+      GPULB_CUDA_TRY(cudaMemcpyAsync(target + c.to_slot, from, bytes, cudaMemcpyDeviceToDevice, s.copy_stream()));
+    } else {
+      GPULB_CUDA_TRY(cudaMemcpyPeerAsync(target + c.to_slot, static_cast<int>(g), from, static_cast<int>(c.from), bytes, s.copy_stream()));
+    }
+  }
+  if (share.received > 0) {
+    const std::uint64_t bytes = share.received * sizeof(Task);
+    s.host_record(trace::EventKind::Transfer, static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes, 0xFFFFFFFFu)), 0);
   }
 }
 
@@ -406,6 +431,8 @@ void SlAcrossGpus<Factory, Body>::finish(GpuRun& run, ExecOutput& out) {
   out.metrics["generations"] = generations_;
   out.metrics["peak_task_slots"] = peak_;
   out.metrics["peak_task_slots_per_gpu"] = peak_per_gpu_;
+  out.metrics["list_slots"] = largest_;
+  out.metrics["list_resumes"] = resumes_;
   out.metrics["tasks_moved"] = moved_;
   out.metrics["exchange_ns"] = exchange_ns_;
   out.metrics["gpus"] = gpus_;
@@ -413,6 +440,10 @@ void SlAcrossGpus<Factory, Body>::finish(GpuRun& run, ExecOutput& out) {
                       std::to_string(peak_) + " task slots in all, at most " + std::to_string(peak_per_gpu_) +
                       " in one array of one GPU (two arrays a GPU); " + std::to_string(moved_) + " tasks moved between GPUs; tasks per GPU" +
                       tasks_per_gpu(run.shares(), out.tasks_run));
+  if (resumes_ > 0) {
+    out.notes.push_back("static-list: " + std::to_string(resumes_) +
+                        " launches filled their output array and went on after it grew (list_capacity sizes the first arrays)");
+  }
   if (staged_pairs_ > 0) {
     out.notes.push_back(std::to_string(staged_pairs_) + " ordered pairs of GPUs have no peer access: the tasks between them were copied through host memory");
   }

@@ -9,7 +9,10 @@
 // their own: a take's level is written right after the task's begin and takes its time, a put's
 // takes the time of the task's end (early by the put's lock wait; flagged interpolated). With a
 // clock read for each of its four records a task, tracing cost 8-10% of UTS T1's time on 16 host
-// threads (docs/benchmarks.md, issue 12).
+// threads (docs/benchmarks.md).
+//
+// The queue starts at blocking_queue_slots() and a full one grows (enqueue_growing), within the
+// memory available: a FIFO queue walks a tree level by level, so it holds about its widest level.
 #pragma once
 
 #include <algorithm>
@@ -23,10 +26,58 @@
 #include "gpulb/cpu/runtime.hpp"
 #include "gpulb/cpu/worker.hpp"
 #include "gpulb/exec_plan.hpp"
+#include "gpulb/memory_estimate.hpp"
 #include "gpulb/policies/blocking_queue.hpp"
+#include "gpulb/static_list_sizing.hpp"
 
 namespace gpulb::cpu {
 namespace detail {
+
+// The queue grows under its lock, twice as large or at least room for the batch, within the
+// memory available; the error names the numbers where memory cannot hold it.
+class GrowingBlockingQueue {
+ public:
+  explicit GrowingBlockingQueue(std::uint32_t slots) : queue_(slots), ref_(queue_.ref()) {}
+  BlockingQueueRef& ref() { return ref_; }
+  std::uint64_t peak() const { return queue_.peak(); }
+  std::uint32_t capacity() const { return queue_.capacity(); }
+  std::uint32_t growths() const { return growths_.load(std::memory_order_relaxed); }
+
+  // ENQUEUE of a batch, growing the queue where it is full; an empty string, or why it cannot.
+  std::string enqueue_growing(const Task* tasks, std::uint32_t n, std::uint32_t& level) {
+    while (!ref_.enqueue(tasks, n, level)) {
+      if (std::string why = grow(n); !why.empty()) return why;
+    }
+    return {};
+  }
+
+ private:
+  std::string grow(std::uint32_t n) {
+    ref_.lock();
+    const std::uint64_t queued = ref_.ctl->end - ref_.ctl->beg;
+    std::string why;
+    if (queued + n > ref_.capacity) {  // no other worker grew it meanwhile
+      const std::uint64_t need = queued + n, free = memory_limit().available;
+      const std::uint64_t slots = fit_list_slots(std::max<std::uint64_t>(need, 2 * std::uint64_t{ref_.capacity}), need,
+                                                 free != 0 ? free : ~std::uint64_t{0});
+      if (slots == 0 || need > kMaxListSlots) {
+        why = "blocking-queue: the queue holds " + std::to_string(queued) + " tasks and a worker has " + std::to_string(n) +
+              " more; " + std::to_string(need) + " task slots (" + format_gib(need * sizeof(Task)) + ") do not fit the " +
+              format_gib(free) + " of host memory available (MemAvailable) beside the queue's " +
+              format_gib(std::uint64_t{ref_.capacity} * sizeof(Task)) + "; the queue holds a tree's widest level: use work-stealing";
+      } else {
+        queue_.grow_locked(ref_, static_cast<std::uint32_t>(std::min(slots, kMaxListSlots)));
+        growths_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    ref_.unlock();
+    return why;
+  }
+
+  HostBlockingQueue queue_;
+  BlockingQueueRef ref_;  // the one every worker uses
+  std::atomic<std::uint32_t> growths_{0};
+};
 
 template <class Body>
 ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
@@ -35,15 +86,28 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
   // Its lock waits between tasks are its lesson: every task timed, unless --param trace_batch says.
   Runtime rt(plan, 4 * expected + 16, 1);
   const std::uint32_t workers = rt.workers();
-  HostBlockingQueue queue(o.blocking_capacity);
-  const BlockingQueueRef q = queue.ref();
-  std::uint32_t level = 0;
-  if (plan.tasks.size() > o.blocking_capacity ||
-      !q.enqueue(plan.tasks.data(), static_cast<std::uint32_t>(plan.tasks.size()), level)) {
-    throw RunError("blocking-queue: the " + std::to_string(plan.tasks.size()) +
-                   " initial tasks do not fit blocking_capacity=" + std::to_string(o.blocking_capacity) +
-                   "; raise --param blocking_capacity");
+  const std::uint64_t slots = std::max<std::uint64_t>(policies::blocking_queue_slots(o, plan.widest_generation, plan.tasks.size()),
+                                                       plan.tasks.size());
+  if (slots > kMaxListSlots) {
+    throw RunError("blocking-queue: " + std::to_string(slots) + " task slots are more than one queue indexes (" +
+                   std::to_string(kMaxListSlots) + ")");
   }
+  // The queue walks a tree level by level: where memory cannot hold the widest level the scenario
+  // states, the run is refused before it starts; else the queue starts at what memory holds.
+  const std::uint64_t available = memory_limit().available;
+  std::uint64_t first = slots;
+  if (available != 0) {
+    if (plan.widest_generation != 0 && fit_list_slots(plan.widest_generation, plan.widest_generation, available) == 0) {
+      throw RunError("blocking-queue: the scenario's widest generation, " + std::to_string(plan.widest_generation) + " tasks (" +
+                     format_gib(plan.widest_generation * sizeof(Task)) + "), is what the queue holds at its fullest; " +
+                     format_gib(available) + " of host memory is available (MemAvailable): use work-stealing");
+    }
+    first = std::max<std::uint64_t>(fit_list_slots(slots, 0, available), plan.tasks.size());
+  }
+  GrowingBlockingQueue queue(static_cast<std::uint32_t>(first));
+  BlockingQueueRef& q = queue.ref();
+  std::uint32_t level = 0;
+  q.enqueue(plan.tasks.data(), static_cast<std::uint32_t>(plan.tasks.size()), level);  // fits: slots >= initial tasks
   q.add_pending(static_cast<std::int64_t>(plan.tasks.size()));
   rt.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(plan.tasks.size()), 0);
   TaskIdCounter ids;
@@ -75,9 +139,8 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
         continue;
       }
       q.add_pending(static_cast<std::int64_t>(kids.count) - 1);  // before they are visible
-      if (!q.enqueue(kids.slots, kids.count, lvl)) {
-        rt.fail("blocking-queue: the queue is full (blocking_capacity=" + std::to_string(o.blocking_capacity) +
-                "); raise --param blocking_capacity");
+      if (const std::string why = queue.enqueue_growing(kids.slots, kids.count, lvl); !why.empty()) {
+        rt.fail(why);
         break;
       }
       ctx.record_at_last(EventKind::QueueLevel, lvl, 0);
@@ -96,6 +159,11 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
   out.tasks_run = rt.tasks_done();
   for (std::uint32_t w = 0; w < workers; ++w) out.tasks_spawned += rt.slot(w).tasks_spawned.load(std::memory_order_relaxed);
   out.metrics["peak_task_slots"] = queue.peak();
+  out.metrics["queue_slots"] = queue.capacity();
+  if (queue.growths() > 0) {
+    out.notes.push_back("blocking-queue: the queue filled and grew " + std::to_string(queue.growths()) + " times, to " +
+                        std::to_string(queue.capacity()) + " task slots (blocking_capacity sizes the first)");
+  }
   return out;
 }
 

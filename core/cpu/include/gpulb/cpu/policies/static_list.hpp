@@ -4,9 +4,15 @@
 // children to the output array, and the host swaps the arrays and launches again until a
 // generation creates nothing.
 //
-// Trace: host KernelLaunch / KernelEnd (arg: tasks in the generation) per generation; workers
+// The arrays are sized and grown as gpulb/static_list_sizing.hpp says: a launch whose children
+// outgrow the output array stops early (each worker whose batch did not fit holds the rest in its
+// spawn buffer and stops), the host grows the array within the memory available (MemAvailable),
+// places the held batches and launches the generation's remaining tasks.
+//
+// Trace: host KernelLaunch / KernelEnd (arg: tasks in the launch) per launch; workers
 // TaskBegin/TaskEnd and Spawn. ExecOutput::metrics: generations, peak_task_slots (the largest
-// array the run needed).
+// generation), list_slots (the largest array allocated), list_resumes (launches that stopped on a
+// full array and went on).
 #pragma once
 
 #include <algorithm>
@@ -20,97 +26,194 @@
 #include "gpulb/cpu/worker.hpp"
 #include "gpulb/exec_plan.hpp"
 #include "gpulb/policies/static_list.hpp"
+#include "gpulb/memory_estimate.hpp"
+#include "gpulb/static_list_sizing.hpp"
 #include "gpulb/static_task_list.hpp"
 
 namespace gpulb::cpu {
 namespace detail {
 
-template <class Body>
-ExecOutput run_static_list(const ExecPlan& plan, const Body& body) {
-  const PolicyOptions& o = plan.options;
-  const std::uint64_t expected = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
-  Runtime rt(plan, 3 * expected + 16);
-  const std::uint32_t workers = rt.workers();
-  HostStaticTaskList list(o.list_capacity);
-  if (!list.load(plan.tasks.data(), static_cast<std::uint32_t>(std::min<std::size_t>(plan.tasks.size(), 0xFFFFFFFFu))) ||
-      plan.tasks.size() > 0xFFFFFFFFu) {
-    throw RunError("static-list: the " + std::to_string(plan.tasks.size()) + " initial tasks do not fit list_capacity=" +
-                   std::to_string(o.list_capacity) + "; raise --param list_capacity");
-  }
-  TaskIdCounter ids;
-  ids.next = first_spawn_id(plan);
-  const std::uint64_t limit = id_limit(plan);
-  SpawnBuffers spawn(workers, o.spawn_capacity);
-
-  // The launch gate: the host publishes `current` and then bumps `generation` (release); workers
-  // that acquire the new generation read `current`, take tasks by fetch-and-add on `next_task`
-  // (the block scheduler), and count themselves out in `finished` (release) for the host.
+// The launch gate: the host publishes `current` and then bumps `launch` (release); workers that
+// acquire the new launch read `current`, take tasks by fetch-and-add on `next_task` (the block
+// scheduler), and count themselves out in `finished` (release) for the host. A launch that goes
+// on with a generation keeps `next_task`.
+struct ListGate {
   StaticTaskListRef current{};
-  std::atomic<std::uint32_t> generation{0};
+  std::atomic<std::uint32_t> launch{0};
   std::atomic<bool> quit{false};
   std::atomic<std::uint64_t> next_task{0};
   std::atomic<std::uint32_t> finished{0};
-  std::atomic<std::uint32_t> overflow_generation{0};
+};
 
-  rt.start([&](std::uint32_t rank) {
-    WorkerSlot& slot = rt.slot(rank);
-    SpawnBuffer& kids = *spawn.get(rank);
-    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag(), &kids);
-    worker_begin(ctx, slot, rank);
-    std::uint32_t seen = 0;
+// What the workers of a static-list run share besides the gate.
+struct ListWorkers {
+  SpawnBuffers spawn;
+  std::vector<HeldChildren> held;  // per worker, written by it before it counts itself out
+  TaskIdCounter ids;
+  std::uint64_t id_limit;
+};
+
+// One worker: each launch, tasks until the generation is taken or its children do not fit.
+template <class Body>
+void static_list_worker(Runtime& rt, const ExecPlan& plan, const Body& body, ListGate& gate, ListWorkers& w, std::uint32_t rank) {
+  WorkerSlot& slot = rt.slot(rank);
+  SpawnBuffer& kids = *w.spawn.get(rank);
+  const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag(), &kids);
+  worker_begin(ctx, slot, rank);
+  std::uint32_t seen = 0;
+  while (!rt.stop_requested()) {
+    const std::uint32_t g = gate.launch.load(std::memory_order_acquire);
+    if (g == seen) {
+      if (gate.quit.load(std::memory_order_acquire)) break;
+      std::this_thread::yield();
+      continue;
+    }
+    seen = g;
+    const StaticTaskListRef list_ref = gate.current;  // published before `launch`
     while (!rt.stop_requested()) {
-      const std::uint32_t g = generation.load(std::memory_order_acquire);
-      if (g == seen) {
-        if (quit.load(std::memory_order_acquire)) break;
-        std::this_thread::yield();
-        continue;
+      const std::uint64_t b = gate.next_task.fetch_add(1, std::memory_order_relaxed);
+      if (b >= list_ref.in_count) break;
+      if (!run_spawning_task(rt, ctx, slot, body, list_ref.dequeue(static_cast<std::uint32_t>(b)), kids, &w.ids, w.id_limit)) break;
+      const ListAppend put = list_ref.enqueue(kids.slots, kids.count);
+      if (!put.complete()) {
+        w.held[rank] = held_rest(put);  // the rest stays in `kids` until the host places it
+        break;
       }
-      seen = g;
-      const StaticTaskListRef list_ref = current;  // published before `generation`
-      while (!rt.stop_requested()) {
-        const std::uint64_t b = next_task.fetch_add(1, std::memory_order_relaxed);
-        if (b >= list_ref.in_count) break;
-        const Task task = list_ref.dequeue(static_cast<std::uint32_t>(b));
-        if (!run_spawning_task(rt, ctx, slot, body, task, kids, &ids, limit)) break;
-        if (!list_ref.enqueue(kids.slots, kids.count)) {
-          overflow_generation.store(g, std::memory_order_relaxed);
-          rt.fail("static-list: generation " + std::to_string(g) + " created more than list_capacity=" +
-                  std::to_string(list_ref.capacity) + " tasks; raise --param list_capacity");
-          break;
-        }
-      }
-      ctx.pause_trace();  // the wait for the next generation is no task's time
-      finished.fetch_add(1, std::memory_order_release);
     }
-    worker_end(ctx, slot, 0);
-  });
+    ctx.pause_trace();  // the wait for the next launch is no task's time
+    gate.finished.fetch_add(1, std::memory_order_release);
+  }
+  worker_end(ctx, slot, 0);
+}
 
-  std::uint64_t peak = plan.tasks.size();
-  std::uint32_t generations = 0;
-  std::uint32_t launched = 0;
-  auto state = [&] {
-    return "generation " + std::to_string(generations) + " of " + std::to_string(launched) + " tasks, " +
-           std::to_string(finished.load()) + " of " + std::to_string(workers) + " workers done";
-  };
-  try {
-    for (std::uint32_t n = list.in_count(); n > 0;) {
-      current = list.ref();
-      next_task.store(0, std::memory_order_relaxed);
-      finished.store(0, std::memory_order_relaxed);
-      launched = n;
-      ++generations;
-      rt.host_record(EventKind::KernelLaunch, n);
-      generation.store(generations, std::memory_order_release);  // "launch"
-      while (finished.load(std::memory_order_acquire) < workers) {
-        std::this_thread::yield();
-        rt.tick(state);
+// The host's side: launches generation after generation, growing the output array where a launch
+// stops on it.
+class ListLauncher {
+ public:
+  ListLauncher(Runtime& rt, const ExecPlan& plan, ListGate& gate, ListWorkers& w, HostStaticTaskList& list)
+      : rt_(rt), gate_(gate), w_(w), list_(list), sizer_(plan.options.list_capacity, plan.widest_generation) {}
+
+  void run() {
+    for (std::uint32_t n = list_.in_count(); n > 0;) {
+      ++generations_;
+      reserve_output(n);
+      launch(n, true);
+      while (list_.tail() > list_.output_capacity()) {
+        const std::uint64_t done = std::min<std::uint64_t>(gate_.next_task.load(std::memory_order_relaxed), n);
+        grow(n, done);
+        if (done < n) launch(static_cast<std::uint32_t>(n - done), false);
       }
-      rt.host_record(EventKind::KernelEnd, n);
-      std::uint64_t needed = 0;
-      n = list.swap(needed);  // NEWTASKCNT
-      peak = std::max(peak, needed);
+      sizer_.generation_ended(n, list_.tail());
+      peak_ = std::max<std::uint64_t>(peak_, list_.tail());
+      n = list_.swap();  // NEWTASKCNT
     }
-    quit.store(true, std::memory_order_release);
+    gate_.quit.store(true, std::memory_order_release);
+  }
+
+  void report(ExecOutput& out, std::uint64_t initial) const {
+    const std::uint64_t peak = std::max(peak_, initial);
+    out.metrics["generations"] = generations_;
+    out.metrics["peak_task_slots"] = peak;
+    out.metrics["list_slots"] = largest_;
+    out.metrics["list_resumes"] = resumes_;
+    out.notes.push_back("static-list: " + std::to_string(generations_) + " generations; the largest needed " + std::to_string(peak) +
+                        " task slots (each array sized on its own, the largest " + std::to_string(largest_) + " slots)");
+    if (resumes_ > 0) {
+      out.notes.push_back("static-list: " + std::to_string(resumes_) +
+                          " launches filled their output array and went on after it grew (list_capacity sizes the first arrays)");
+    }
+  }
+
+ private:
+  // The output array as the sizer predicts, within the memory available now (never refused here:
+  // a launch that outgrows it stops, and grow() decides).
+  void reserve_output(std::uint32_t n) {
+    const std::uint64_t want = sizer_.before_launch(n);
+    if (want <= list_.output_capacity()) return;
+    const std::uint64_t slots = fit_list_slots(want, list_.output_capacity(), free_bytes());
+    list_.reserve_output(static_cast<std::uint32_t>(std::max<std::uint64_t>(slots, list_.output_capacity())));
+    largest_ = std::max<std::uint64_t>(largest_, list_.output_capacity());
+  }
+
+  // After a launch that stopped on a full output array, `done` of the generation's `n` tasks taken.
+  void grow(std::uint32_t n, std::uint64_t done) {
+    const std::uint64_t asked = list_.tail();
+    if (asked > kMaxListSlots) {
+      throw RunError("static-list: generation " + std::to_string(generations_) + " needs more than " + std::to_string(kMaxListSlots) +
+                     " task slots, more than one array indexes");
+    }
+    const std::uint64_t free = free_bytes();
+    const std::uint64_t slots = fit_list_slots(sizer_.after_overflow(asked, done, n), asked, free);
+    if (slots == 0) throw RunError(list_memory_refusal(generations_, asked, "host memory", list_.bytes(), free, "MemAvailable"));
+    list_.reserve_output(static_cast<std::uint32_t>(slots));
+    largest_ = std::max<std::uint64_t>(largest_, slots);
+    for (std::uint32_t r = 0; r < w_.held.size(); ++r) {
+      if (w_.held[r].count != 0) list_.place(w_.held[r], w_.spawn.get(r)->slots);
+      w_.held[r] = {};
+    }
+    ++resumes_;
+  }
+
+  // A launch of `count` tasks (the generation's first when `first`, else its remaining ones).
+  void launch(std::uint32_t count, bool first) {
+    gate_.current = list_.ref();
+    if (first) gate_.next_task.store(0, std::memory_order_relaxed);
+    gate_.finished.store(0, std::memory_order_relaxed);
+    rt_.host_record(EventKind::KernelLaunch, count);
+    gate_.launch.store(++launches_, std::memory_order_release);  // "launch"
+    const std::uint32_t workers = rt_.workers();
+    while (gate_.finished.load(std::memory_order_acquire) < workers) {
+      std::this_thread::yield();
+      rt_.tick([&] {
+        return "generation " + std::to_string(generations_) + ", a launch of " + std::to_string(count) + " tasks, " +
+               std::to_string(gate_.finished.load()) + " of " + std::to_string(workers) + " workers done";
+      });
+    }
+    rt_.host_record(EventKind::KernelEnd, count);
+  }
+
+  static std::uint64_t free_bytes() {
+    const std::uint64_t available = memory_limit().available;
+    return available != 0 ? available : ~std::uint64_t{0};
+  }
+
+  Runtime& rt_;
+  ListGate& gate_;
+  ListWorkers& w_;
+  HostStaticTaskList& list_;
+  ListSizer sizer_;
+  std::uint32_t launches_ = 0, generations_ = 0;
+  std::uint64_t peak_ = 0, largest_ = 0, resumes_ = 0;
+};
+
+// Where the scenario states its widest generation, a run whose memory cannot hold it is refused
+// before it starts.
+inline void check_widest_generation(const ExecPlan& plan) {
+  const MemoryLimit limit = memory_limit();
+  const std::uint64_t widest = plan.widest_generation;
+  if (widest == 0 || limit.available == 0 || fit_list_slots(widest, widest, limit.available) != 0) return;
+  throw RunError(list_memory_refusal(0, widest, "host memory", 0, limit.available, "MemAvailable"));
+}
+
+template <class Body>
+ExecOutput run_static_list(const ExecPlan& plan, const Body& body) {
+  const PolicyOptions& o = plan.options;
+  if (plan.tasks.size() > kMaxListSlots) {
+    throw RunError("static-list: " + std::to_string(plan.tasks.size()) + " initial tasks are more than one array holds (" +
+                   std::to_string(kMaxListSlots) + ")");
+  }
+  check_widest_generation(plan);
+  const std::uint64_t expected = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
+  Runtime rt(plan, 3 * expected + 16);
+  HostStaticTaskList list;
+  list.load(plan.tasks.data(), static_cast<std::uint32_t>(plan.tasks.size()), o.list_capacity);
+  ListWorkers w{SpawnBuffers(rt.workers(), o.spawn_capacity), std::vector<HeldChildren>(rt.workers()), {}, id_limit(plan)};
+  w.ids.next = first_spawn_id(plan);
+  ListGate gate;
+  rt.start([&](std::uint32_t rank) { static_list_worker(rt, plan, body, gate, w, rank); });
+  ListLauncher launcher(rt, plan, gate, w, list);
+  try {
+    launcher.run();
   } catch (...) {
     rt.fail("the host side of the run stopped");
     rt.join();
@@ -118,11 +221,8 @@ ExecOutput run_static_list(const ExecPlan& plan, const Body& body) {
   }
   ExecOutput out = rt.finish("host launcher", 0);
   out.tasks_run = rt.tasks_done();
-  for (std::uint32_t w = 0; w < workers; ++w) out.tasks_spawned += rt.slot(w).tasks_spawned.load(std::memory_order_relaxed);
-  out.metrics["generations"] = generations;
-  out.metrics["peak_task_slots"] = peak;
-  out.notes.push_back("static-list: " + std::to_string(generations) + " generations; the largest needed " +
-                      std::to_string(peak) + " task slots (two arrays of that size)");
+  for (std::uint32_t r = 0; r < rt.workers(); ++r) out.tasks_spawned += rt.slot(r).tasks_spawned.load(std::memory_order_relaxed);
+  launcher.report(out, plan.tasks.size());
   return out;
 }
 
