@@ -267,8 +267,11 @@ void share_of_first(const Lesson& lesson, const SeriesRecording& rec, SeriesFigu
   const SeriesPoint& first = rec.points.front();
   d.quantity = "time, as a share of the same scheduler's time on " + first.value;
   for (const SeriesPoint& p : rec.points) {
-    d.rows.push_back({p.value, ratio(median_time(p.a), median_time(first.a)), ratio(median_time(p.b), median_time(first.b)),
-                      std::nullopt, std::nullopt, pattern_work_left(lesson, p.value)});
+    SeriesFigureRow& row = d.rows.emplace_back();
+    row.value = p.value;
+    row.a = ratio(median_time(p.a), median_time(first.a));
+    row.b = ratio(median_time(p.b), median_time(first.b));
+    row.ideal = pattern_work_left(lesson, p.value);
   }
   const SeriesFigureRow& last = d.rows.back();
   if (last.a && last.b) {
@@ -281,7 +284,12 @@ void time_and_slots(const SeriesRecording& rec, SeriesFigureData& d) {
   d.quantity = "time and peak task slots at each " + rec.parameter;
   std::string times, slots;
   for (const SeriesPoint& p : rec.points) {
-    SeriesFigureRow row{p.value, median_time(p.a), median_time(p.b), median_slots(p.a), median_slots(p.b), std::nullopt};
+    SeriesFigureRow row;
+    row.value = p.value;
+    row.a = median_time(p.a);
+    row.b = median_time(p.b);
+    row.a_slots = median_slots(p.a);
+    row.b_slots = median_slots(p.b);
     if (const auto r = ratio(row.b, row.a)) times += (times.empty() ? "" : ", ") + p.value + ": " + decimals(*r, 2);
     if (const auto r = ratio(row.b_slots, row.a_slots)) slots += (slots.empty() ? "" : ", ") + p.value + ": " + decimals(*r, *r >= 10.0 ? 0 : *r >= 1.0 ? 1 : 2);
     d.rows.push_back(std::move(row));
@@ -297,7 +305,10 @@ void time_only(const Lesson& lesson, const SeriesRecording& rec, SeriesFigureDat
   const std::optional<double> keep_b = pattern_work_left(lesson, recipe_value(lesson.b, "pattern"));
   std::string ratios;
   for (const SeriesPoint& p : rec.points) {
-    SeriesFigureRow row{p.value, median_time(p.a), median_time(p.b), std::nullopt, std::nullopt, std::nullopt};
+    SeriesFigureRow row;
+    row.value = p.value;
+    row.a = median_time(p.a);
+    row.b = median_time(p.b);
     if (row.a && keep_a && keep_b && *keep_a > 0.0) row.ideal = *row.a * *keep_b / *keep_a;
     if (const auto r = ratio(row.b, row.a)) ratios += (ratios.empty() ? "" : ", ") + p.value + ": " + decimals(*r, 3);
     d.rows.push_back(std::move(row));
@@ -310,8 +321,11 @@ void gpu_scaling(const SeriesRecording& rec, SeriesFigureData& d) {
   const SeriesPoint& first = rec.points.front();
   d.quantity = "speedup over the same scheduler on " + first.value + " GPU" + (first.value == "1" ? "" : "s");
   for (const SeriesPoint& p : rec.points) {
-    d.rows.push_back({p.value, ratio(median_time(first.a), median_time(p.a)), ratio(median_time(first.b), median_time(p.b)),
-                      std::nullopt, std::nullopt, std::stod(p.value) / std::stod(first.value)});
+    SeriesFigureRow& row = d.rows.emplace_back();
+    row.value = p.value;
+    row.a = ratio(median_time(first.a), median_time(p.a));
+    row.b = ratio(median_time(first.b), median_time(p.b));
+    row.ideal = std::stod(p.value) / std::stod(first.value);
   }
   const SeriesPoint& last = rec.points.back();
   if (const SeriesRun* r = last.a.median()) d.a_device_busy_ns = r->device_busy_ns;

@@ -181,98 +181,79 @@ void split_params(const Registry& registry, const ParamMap& params, const Scenar
   }
 }
 
-RunResult run(const Registry& registry, const RunConfig& config) {
-  const ScenarioEntry& entry = registry.entry(config.scenario);
-  const Scenario& scenario = entry.scenario();
-  const PolicyDescriptor& policy = registry.policy(config.policy.empty() ? scenario.default_policy(config.params) : config.policy);
-  const Backend backend = config.backend.value_or(default_backend(registry));
-  check_backend(registry, entry, config, backend, policy);
-  if (config.block_size > 1024) throw ConfigError("block size " + std::to_string(config.block_size) + " is out of range 1..1024");
+namespace {
 
+// What gpulb::run has decided before the backend runs: the scenario, the policy, the backend and
+// the parameters split between them.
+struct RunSetup {
+  const ScenarioEntry& entry;
+  const Scenario& scenario;
+  const PolicyDescriptor& policy;
+  Backend backend;
   ParamMap scenario_params, policy_params;
-  split_params(registry, config.params, scenario, policy, scenario_params, policy_params);
-  Distribution* const dist = config.distribution;
-  // Before the instance allocates its data: a run that cannot fit is refused here, naming the numbers.
-  const MemoryLimit limit = memory_limit();
-  const std::uint64_t process_budget = process_trace_budget(config, limit, dist);
-  const std::string memory_note = check_memory(
-      estimate_memory(scenario.data_size(scenario_params), process_budget, dist != nullptr ? dist->ranks_on_this_host() : 1), limit);
-  std::unique_ptr<BoundRun> bound = entry.bind(scenario_params);
-  const std::uint32_t block_size = config.block_size != 0 ? config.block_size : scenario.default_block_size(scenario_params);
-  ScenarioInstance& instance = bound->instance();
-  check_spawning(instance, scenario.name(), registry, policy, backend, config.distribution != nullptr);
-  check_requests(instance, scenario, registry, policy);
-  if (const std::string why = instance.unsupported_on(backend); !why.empty()) {
-    throw ConfigError("scenario '" + scenario.name() + "' cannot run on the " + std::string(to_string(backend)) + " backend: " + why);
+};
+
+// What an instance says it cannot do here, refused before anything runs.
+void check_instance(const Registry& registry, const RunSetup& s, const RunConfig& config, ScenarioInstance& instance) {
+  check_spawning(instance, s.scenario.name(), registry, s.policy, s.backend, config.distribution != nullptr);
+  check_requests(instance, s.scenario, registry, s.policy);
+  if (const std::string why = instance.unsupported_on(s.backend); !why.empty()) {
+    throw ConfigError("scenario '" + s.scenario.name() + "' cannot run on the " + std::string(to_string(s.backend)) + " backend: " + why);
   }
-  if (const std::string why = instance.unsupported_under(policy); !why.empty()) {
-    throw ConfigError("scenario '" + scenario.name() + "' cannot run under policy '" + std::string(policy.name) + "': " + why);
+  if (const std::string why = instance.unsupported_under(s.policy); !why.empty()) {
+    throw ConfigError("scenario '" + s.scenario.name() + "' cannot run under policy '" + std::string(s.policy.name) + "': " + why);
   }
   // A table per task id (id_capacity) is one array the bodies update by id, but each GPU of a run
   // gets its own record array, and a run across GPUs interleaves spawned ids (gpulb/spawn.hpp).
-  if (backend == Backend::Cuda && config.gpus > 1 && instance.spawns() && instance.id_capacity() != 0) {
-    throw ConfigError("scenario '" + scenario.name() + "' keeps a table per task id in one GPU's memory, which a run across GPUs would split; use --gpus 1");
+  if (s.backend == Backend::Cuda && config.gpus > 1 && instance.spawns() && instance.id_capacity() != 0) {
+    throw ConfigError("scenario '" + s.scenario.name() + "' keeps a table per task id in one GPU's memory, which a run across GPUs would split; use --gpus 1");
   }
-  const std::vector<const OptionSpec*> accepted = options_of(policy);
-  for (const auto& [key, value] : instance.policy_defaults(policy)) {
-    if (takes(accepted, key)) policy_params.emplace(key, value);  // the user's value wins
-  }
-  const PolicyOptions options = parse_policy_options(policy, policy_params);
-  if (dist != nullptr) check_distributed(instance, scenario, registry, backend, policy);
-  const std::vector<Task> all_tasks = instance.initial_tasks();
-  const std::vector<Task> tasks = dist == nullptr ? all_tasks : rank_initial_tasks(all_tasks, *dist, backend);
+  if (config.distribution != nullptr) check_distributed(instance, s.scenario, registry, s.backend, s.policy);
+}
 
+// The policy's options: the user's, then the instance's preferences, then the defaults.
+PolicyOptions resolve_options(RunSetup& s, const ScenarioInstance& instance) {
+  const std::vector<const OptionSpec*> accepted = options_of(s.policy);
+  for (const auto& [key, value] : instance.policy_defaults(s.policy)) {
+    if (takes(accepted, key)) s.policy_params.emplace(key, value);  // the user's value wins
+  }
+  return parse_policy_options(s.policy, s.policy_params);
+}
+
+ExecPlan make_plan(const RunSetup& s, const RunConfig& config, const ScenarioInstance& instance, std::uint32_t block_size) {
   ExecPlan plan;
-  plan.policy = &policy;
-  plan.backend = backend;
+  plan.policy = &s.policy;
+  plan.backend = s.backend;
   plan.workers = config.workers;
   plan.block_size = block_size;
   plan.gpus = config.gpus;
   plan.trace = config.trace;
-  plan.trace_budget = segment_budget(process_budget, dist);
-  plan.options = options;
-  plan.tasks = tasks;
   plan.progress = config.progress;
   plan.expected_tasks = instance.expected_tasks();
   plan.widest_generation = instance.widest_generation();
   plan.spawns = instance.spawns();
   plan.spawn_id_base = instance.spawn_id_base();
   plan.id_capacity = instance.id_capacity();
-  plan.requests = instance.request_stream();
-  plan.added_cpu_driver = registry.added_cpu_driver(policy);
-  if (plan.requests != nullptr) plan.expected_tasks = plan.requests->expected_requests;
-  if (dist != nullptr) {
-    ExecPlan whole = plan;
-    whole.tasks = all_tasks;
-    plan.spawn_id_base = rank_spawn_base(whole, *dist);
-    plan.distribution = dist;
-  }
+  return plan;
+}
 
-  ExecOutput out = bound->execute(backend, plan);
-  // In a distributed run only rank 0 holds every rank's records (cpu/run_workload.hpp).
-  Verification v;
-  if (dist == nullptr || dist->rank() == 0) {
-    v = instance.verify();
-  } else {
-    v.checked = false;
-    v.message = "rank " + std::to_string(dist->rank()) + " of " + std::to_string(dist->ranks()) + ": rank 0 verifies the whole run";
-  }
-
+// The trace's metadata and the result, from the backend's output and the verification.
+RunResult make_result(const RunSetup& s, ExecOutput out, const Verification& v, std::uint32_t block_size, const Distribution* dist) {
   RunResult r;
   r.trace = std::move(out.trace);
   trace::RunMetadata& m = r.trace.meta;
-  m.scenario = scenario.name();
-  m.policy = std::string(policy.name);
-  m.backend = std::string(to_string(backend));
-  for (const ParamSpec& s : scenario.params()) {
-    auto it = scenario_params.find(s.name);
-    if (it != scenario_params.end()) {
-      m.parameters[s.name] = it->second;
-    } else if (scenario.param_applies(s.name, scenario_params)) {
-      m.parameters[s.name] = s.default_value;
+  m.scenario = s.scenario.name();
+  m.policy = std::string(s.policy.name);
+  m.backend = std::string(to_string(s.backend));
+  for (const ParamSpec& spec : s.scenario.params()) {
+    auto it = s.scenario_params.find(spec.name);
+    if (it != s.scenario_params.end()) {
+      m.parameters[spec.name] = it->second;
+    } else if (s.scenario.param_applies(spec.name, s.scenario_params)) {
+      m.parameters[spec.name] = spec.default_value;
     }
   }
-  for (const auto& [k, val] : policy_params) m.parameters[k] = val;
+  for (const auto& [k, val] : s.policy_params) m.parameters[k] = val;
   m.parameters["block_size"] = std::to_string(block_size);
   m.workers = out.workers;
   if (m.clock_source.empty()) m.clock_source = "steady_clock";
@@ -288,7 +269,6 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   m.result_json = v.result_json;
   m.makespan_ns = out.makespan_ns;
   m.metrics = out.metrics;
-
   r.stats = trace::compute_statistics(r.trace);
   r.verified = v.ok && v.checked;
   r.checked = v.checked;
@@ -299,10 +279,63 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   r.workers = out.workers;
   r.notes = std::move(out.notes);
   r.metrics = std::move(out.metrics);
+  return r;
+}
+
+// In a distributed run only rank 0 holds every rank's records (cpu/run_workload.hpp).
+Verification verify_here(const ScenarioInstance& instance, const Distribution* dist) {
+  if (dist == nullptr || dist->rank() == 0) return instance.verify();
+  Verification v;
+  v.checked = false;
+  v.message = "rank " + std::to_string(dist->rank()) + " of " + std::to_string(dist->ranks()) + ": rank 0 verifies the whole run";
+  return v;
+}
+
+}  // namespace
+
+RunResult run(const Registry& registry, const RunConfig& config) {
+  const ScenarioEntry& entry = registry.entry(config.scenario);
+  const Scenario& scenario = entry.scenario();
+  RunSetup s{entry, scenario, registry.policy(config.policy.empty() ? scenario.default_policy(config.params) : config.policy),
+             config.backend.value_or(default_backend(registry)), {}, {}};
+  check_backend(registry, entry, config, s.backend, s.policy);
+  if (config.block_size > 1024) throw ConfigError("block size " + std::to_string(config.block_size) + " is out of range 1..1024");
+  split_params(registry, config.params, scenario, s.policy, s.scenario_params, s.policy_params);
+  Distribution* const dist = config.distribution;
+  // Before the instance allocates its data: a run that cannot fit is refused here, naming the numbers.
+  const MemoryLimit limit = memory_limit();
+  const std::uint64_t process_budget = process_trace_budget(config, limit, dist);
+  const std::string memory_note = check_memory(
+      estimate_memory(scenario.data_size(s.scenario_params), process_budget, dist != nullptr ? dist->ranks_on_this_host() : 1), limit);
+  std::unique_ptr<BoundRun> bound = entry.bind(s.scenario_params);
+  const std::uint32_t block_size = config.block_size != 0 ? config.block_size : scenario.default_block_size(s.scenario_params);
+  ScenarioInstance& instance = bound->instance();
+  check_instance(registry, s, config, instance);
+  const PolicyOptions options = resolve_options(s, instance);
+  const std::vector<Task> all_tasks = instance.initial_tasks();
+  const std::vector<Task> tasks = dist == nullptr ? all_tasks : rank_initial_tasks(all_tasks, *dist, s.backend);
+
+  ExecPlan plan = make_plan(s, config, instance, block_size);
+  plan.trace_budget = segment_budget(process_budget, dist);
+  plan.options = options;
+  plan.tasks = tasks;
+  plan.requests = instance.request_stream();
+  plan.added_cpu_driver = registry.added_cpu_driver(s.policy);
+  if (plan.requests != nullptr) plan.expected_tasks = plan.requests->expected_requests;
+  if (dist != nullptr) {
+    ExecPlan whole = plan;
+    whole.tasks = all_tasks;
+    plan.spawn_id_base = rank_spawn_base(whole, *dist);
+    plan.distribution = dist;
+  }
+  ExecOutput out = bound->execute(s.backend, plan);
+  const bool cut_to_budget = out.trace_cut_to_budget;
+  const Verification v = verify_here(instance, dist);
+  RunResult r = make_result(s, std::move(out), v, block_size, dist);
   if (!memory_note.empty()) r.notes.push_back(memory_note);
   if (r.stats.dropped_events > 0) {
     // Name what held the segments: raising trace_capacity does nothing once the budget cut it.
-    const std::string remedy = dropped_events_remedy(out.trace_cut_to_budget, process_budget, plan, dist);
+    const std::string remedy = dropped_events_remedy(cut_to_budget, process_budget, plan, dist);
     r.notes.push_back(std::to_string(r.stats.dropped_events) + " trace events did not fit and were dropped; " + remedy);
   }
   return r;

@@ -228,7 +228,7 @@ struct UtsBody {
   // node counted here is a leaf, so one count is kept (collect adds it to nodes and leaves).
   // A call of its own on the host: inlined beside leaves=task's loop, its second copy of SHA-1's
   // unrolled rounds grew the CPU body from 7.6 to 12.8 KB and ran leaves=task 9% slower a node on
-  // T3L (g++ -O3, the 2-core VM; T1L unchanged). Inlined on the device, as before.
+  // T3L (g++ -O3, the 2-core VM; T1L unchanged). Inlined on the device.
   template <class Ctx>
 #if defined(__CUDA_ARCH__)
   __forceinline__

@@ -224,8 +224,8 @@ TEST_F(Cli, BenchUtsReportsThePeersLoadFromItsThreadsNodes) {
   EXPECT_NE(l.out.find("failed: the PEER line has no count in nodes= or no time in s="), std::string::npos) << l.out;
 }
 
-// Without --policy a run gets its scenario's default, one that runs it: a spawning scenario used to
-// get task-queue, which CUDA refuses for it and the CPU runs through the host thread (10x slower).
+// Without --policy a run gets its scenario's default, one that runs it: not task-queue for a
+// spawning scenario, which CUDA refuses and the CPU runs through the host thread (10x slower).
 TEST_F(Cli, ARunWithoutPolicyGetsTheScenariosDefaultAndListNamesIt) {
   const std::map<std::string, std::string> expected = {
       {"run uts --param tree=custom --param d=5 --param b=3 --param r=1", "work-stealing"},
@@ -479,7 +479,7 @@ TEST_F(Cli, AnOptionOfAnotherPolicyIsRefusedNamingIt) {
   EXPECT_NE(o.out.find("option of policy 'work-stealing'"), std::string::npos) << o.out;
 }
 
-// Issue 14's hang: sharing_capacity=1 spun at 100% CPU forever, watchdog included. One slot is now
+// The hang: sharing_capacity=1 spun at 100% CPU forever, watchdog included. One slot is now
 // refused before anything runs; two slots (the smallest queue that works) finish and verify.
 TEST_F(Cli, ASharingQueueOfOneSlotIsRefusedAndTwoSlotsFinish) {
   const Outcome one = gpulb("run patterns --backend cpu --param blocks=64 --param work=10 --policy work-stealing "
@@ -522,7 +522,7 @@ TEST_F(Cli, ASpawningScenarioUnderANonSpawningPolicyIsABadArgument) {
   EXPECT_NE(o.out.find("spawns child tasks"), std::string::npos) << o.out;
 }
 
-// Issue 14, GPU faults on the CPU backend: the faults a CPU thread cannot survive are refused
+// GPU faults on the CPU backend: the faults a CPU thread cannot survive are refused
 // before the run (exit 2, naming why); a task past the watchdog ends the run with exit 1 naming
 // the policy; the same command without the fault verifies.
 TEST_F(Cli, FaultsTheCpuCannotContainAreRefusedBeforeTheRun) {
@@ -549,7 +549,7 @@ TEST_F(Cli, ATaskPastTheWatchdogEndsTheRunNamingThePolicyAndTheNextRunVerifies) 
   }
 }
 
-// Issue 14: a uts tree with reference=off and no published counts was reported "verified": true
+// A uts tree with reference=off and no published counts was reported "verified": true
 // with "nothing to compare with". It is "not checked", in the text, in the JSON and in exit code 4.
 TEST_F(Cli, ARunNothingCheckedSaysSoAndExitsFour) {
   const std::string args = "run uts --backend cpu --policy work-stealing --param tree=custom --param d=4 --param reference=off --workers 2";
@@ -582,7 +582,7 @@ TEST_F(Cli, HelpNamesEveryExitCode) {
   EXPECT_NE(o.out.find("4 the run finished but nothing checked its result"), std::string::npos) << o.out;
 }
 
-// Issue 14: --no-trace printed "steals": 0 beside policy_metrics.steals of thousands. Statistics
+// --no-trace printed "steals": 0 beside policy_metrics.steals of thousands. Statistics
 // of the trace are null without one; steals come from the policy's own count.
 TEST_F(Cli, WithoutATraceTheJsonHasNoStatisticsOfOne) {
   const Outcome o = gpulb("run uts --backend cpu --policy work-stealing --param tree=custom --param d=6 --workers 2 --no-trace --json");
@@ -601,7 +601,7 @@ TEST_F(Cli, WithoutATraceTheJsonHasNoStatisticsOfOne) {
   EXPECT_TRUE(nlohmann::json::parse(no_steals.out).at("steals").is_null()) << no_steals.out;
 }
 
-// Issue 14: `--param blocks=10 --param blocks=20` silently ran 20 blocks.
+// `--param blocks=10 --param blocks=20` silently ran 20 blocks.
 TEST_F(Cli, ARepeatedParameterIsRefusedNamingIt) {
   const Outcome o = gpulb("run patterns --backend cpu --param blocks=10 --param work=5 --param blocks=20 --no-trace");
   EXPECT_EQ(o.exit_code, 2) << o.out;
@@ -825,7 +825,7 @@ TEST_F(Cli, ATraceWriteThatFailsExitsOneAndLeavesNothing) {
   }
 }
 
-// Issue 14: trace_capacity=67108864 took 3.15 GB for 64 tasks, and 2000 workers ended in a bare
+// With trace_capacity=67108864 a run took 3.15 GB for 64 tasks, and 2000 workers ended in a bare
 // std::bad_alloc. Segments cost memory only as they fill, requests are held to a trace memory
 // budget (cut with a note, or refused naming the numbers), and workers to a bound.
 TEST_F(Cli, TraceMemoryStaysWithinItsBudget) {
@@ -877,7 +877,7 @@ TEST_F(Cli, DroppedEventsUnderATinyBudgetNameTheBudget) {
 
 namespace {
 
-// `gpulb lesson` (issue 13, item 7): the lessons of the viewer, on the command line.
+// `gpulb lesson`: the lessons of the viewer, on the command line.
 TEST_F(Cli, LessonListNamesEveryLesson) {
   const Outcome o = gpulb("lesson list");
   ASSERT_EQ(o.exit_code, 0) << o.out;

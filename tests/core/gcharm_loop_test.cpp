@@ -1,4 +1,4 @@
-// G-Charm's request loop (issue 10, gcharm/request_loop.hpp): the combining and hybrid loops over
+// G-Charm's request loop (gcharm/request_loop.hpp): the combining and hybrid loops over
 // scripted devices (a device that runs each combined request at once, one whose launches end after
 // a number of polls) and a scripted clock: every request runs once, over its own table's items,
 // and the loop carries out the split's decisions (lead, rest, backlog) as they say. The decisions
@@ -222,7 +222,7 @@ RequestStream stepped_requests(const std::vector<std::uint32_t>& table, std::uin
   return stream;
 }
 
-// Issue 10, item 4: under adaptive the GPU takes work while the CPU's part runs; under static
+// Under adaptive the GPU takes work while the CPU's part runs; under static
 // (the paper's loop) it waits for both. Either way every request runs exactly once.
 TEST(HybridLoop, AFreeGpuTakesWorkWhileTheCpuRunsAndEveryRequestRunsOnce) {
   for (const char* strategy : {"adaptive", "static"}) {
@@ -269,7 +269,7 @@ struct SplitCountingHost : FakeHost {
   }
 };
 
-// Issue 10 (the G-Charm target): in each decision of a calibrated adaptive split the GPU's part
+// The G-Charm target: in each decision of a calibrated adaptive split the GPU's part
 // launches first -- its largest requests alone where it has a second slot, then the CPU's part,
 // then the GPU's rest -- the CPU's part is among the smallest requests of the decision, each part
 // goes largest first, and every request still runs exactly once.

@@ -1,4 +1,4 @@
-// G-Charm's decisions (issue 10): kernel combining, the CPU/GPU split, the device cache table and
+// G-Charm's decisions: kernel combining, the CPU/GPU split, the device cache table and
 // the combined request, as pure functions driven by scripted arrivals and a scripted clock (no
 // timing in the tests). The request loop that carries them out: gcharm_loop_test.cpp.
 #include <gtest/gtest.h>

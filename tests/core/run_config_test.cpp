@@ -106,7 +106,7 @@ TEST(RunConfig, BlockSizeZeroTakesTheScenariosDefaultAndTheTraceSaysWhich) {
   expect_config_error(c, "block size 1025 is out of range 1..1024");
 }
 
-// Issue 14: trace_capacity=67108864 on 2 workers took 3.15 GB for 64 tasks. Segments cost memory
+// With trace_capacity=67108864 2 workers took 3.15 GB for 64 tasks. Segments cost memory
 // as events fill them, so the run's peak stays near what it wrote.
 TEST(RunConfig, ATraceCapacityFarAboveTheRunCostsOnlyWhatIsWritten) {
   RunConfig c = small_patterns();

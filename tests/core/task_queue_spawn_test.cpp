@@ -1,4 +1,4 @@
-// task-queue running spawning scenarios on the CPU backend (issue 15; a departure from Chen et al.,
+// task-queue running spawning scenarios on the CPU backend (a departure from Chen et al.,
 // whose tasks never spawn): children go back to the host pool through the workers' outboxes, the
 // counts are exact, spawned ids are unique, and the CUDA backend still refuses, saying so.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The CPU backend's trace stream (cpu/trace_stream.hpp, issue 12 item 5): 8-byte records, clock
+// The CPU backend's trace stream (cpu/trace_stream.hpp): 8-byte records, clock
 // reads batched over short tasks, and their expansion into the trace's events at the run's end.
 #include <gtest/gtest.h>
 

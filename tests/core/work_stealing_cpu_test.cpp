@@ -360,8 +360,8 @@ TEST(SharingQueue, HostProducesWhileConsumersTakeEachTaskOnce) {
   EXPECT_LE(q.peak(), 64u);
 }
 
-// One slot cannot tell "holds an unread task" from "free for the next position" (the hang of
-// issue 14: a push overwrote an unread task and consumers spun forever): refused.
+// One slot cannot tell "holds an unread task" from "free for the next position" (a push
+// overwrote an unread task and consumers spun forever): refused.
 TEST(SharingQueue, FewerThanTwoSlotsAreRefused) {
   EXPECT_THROW(HostSharingQueue q(1), std::invalid_argument);
   EXPECT_THROW(HostSharingQueue q(0), std::invalid_argument);
@@ -417,7 +417,7 @@ TEST(WorkStealing, TasksPerWorkerMatchTheTrace) {
 }
 
 // Each worker's share of its wall time on a CPU and its tasks per second of its own CPU time
-// (issue 12: whether a spread in tasks per worker is the machine's or the scheduler's): shares
+// (whether a spread in tasks per worker is the machine's or the scheduler's): shares
 // are per mille of at most 1000, and the busiest worker's rate is at least its tasks over all the
 // workers' CPU time.
 TEST(WorkStealing, WorkersReportTheirCpuShareAndTheirTasksPerCpuSecond) {

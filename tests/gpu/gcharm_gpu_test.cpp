@@ -1,4 +1,4 @@
-// G-Charm on the GPU (issue 10): the `combining` policy runs the `nbody` scenario's work requests
+// G-Charm on the GPU: the `combining` policy runs the `nbody` scenario's work requests
 // on one GPU under every strategy and transfer mode and verifies; the trace holds the launches
 // with their reasons and the blocks on SM lanes; the device times kernels and transfers apart.
 #include <gtest/gtest.h>

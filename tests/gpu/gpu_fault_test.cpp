@@ -1,4 +1,4 @@
-// Issue 14, GPU faults: a task body that traps or reads out of bounds, a task that never returns,
+// GPU faults: a task body that traps or reads out of bounds, a task that never returns,
 // a launch past the watchdog. Each ends with exit 1 and an error naming the policy and the GPU,
 // the process exits (under `timeout`: a hang fails the test), and the next run on that GPU works.
 // Each fault runs in its own gpulb process, as a user meets it: a trap loses the CUDA context of

@@ -86,7 +86,7 @@ TEST_P(ExactlyOnce, OnEveryBackendPresent) {
   SKIP_WITHOUT_GPU();
 }
 
-// Issue 14: --gpus above the GPUs present is a ConfigError naming both numbers under every policy,
+// --gpus above the GPUs present is a ConfigError naming both numbers under every policy,
 // from the CUDA frames themselves and from gpulb::run (which refuses it from the registry's list).
 TEST(GpuFaults, MoreGpusThanPresentIsAConfigErrorUnderEveryPolicy) {
   SKIP_WITHOUT_GPU();

@@ -1,4 +1,4 @@
-// G-Charm's 2D molecular dynamics on the GPU (issue 10, item 5): the `combining` policy runs the
+// G-Charm's 2D molecular dynamics on the GPU: the `combining` policy runs the
 // `md2d` scenario's compute objects on one GPU under every strategy and transfer mode and
 // verifies against the double-precision reference; the GPU and the CPU backends agree on what was
 // computed; the trace holds every request's block.

@@ -1,4 +1,4 @@
-// work-stealing across GPUs (issue 11 item 6; kernels/work_stealing_multi_gpu.cuh): every task runs
+// work-stealing across GPUs (kernels/work_stealing_multi_gpu.cuh): every task runs
 // exactly once on some GPU, every GPU works, steals across GPUs happen and are marked in the trace,
 // the initial tasks and the host's ring reach every GPU, and the spawning scenarios verify. Each
 // test runs on every GPU present (2 or more; fewer: skipped with a message), and on 2 where the

@@ -1,5 +1,5 @@
 // The `md2d` scenario (G-Charm section 4.2) under the `combining` policy on the CPU backend
-// (issue 10, item 5): every strategy and transfer mode verifies (each compute object ran once,
+//: every strategy and transfer mode verifies (each compute object ran once,
 // positions against the double-precision reference), the order in which requests arrive does not
 // change the trajectory, particles migrate, the patches differ in cost, the trace holds self and
 // pair requests, and bad parameters and wrong policies are refused by name.
@@ -38,7 +38,7 @@ RunResult run_md2d(const std::string& strategy, const std::string& transfer, Par
   return run(builtin::registry(), c);
 }
 
-// Issue 10: `gpulb run md2d --policy hybrid` verifies, and the CPU and the (here emulated) GPU side
+// `gpulb run md2d --policy hybrid` verifies, and the CPU and the (here emulated) GPU side
 // share every compute object exactly once, under both split strategies.
 TEST(Md2dHybrid, VerifiesAndTheTwoSidesShareEveryRequestOnce) {
   for (const char* strategy : {"adaptive", "static"}) {

@@ -1,4 +1,4 @@
-// The `nbody` scenario under the `combining` policy on the CPU backend (issue 10): every strategy
+// The `nbody` scenario under the `combining` policy on the CPU backend: every strategy
 // and transfer mode verifies (each request ran once over its whole interaction list, forces
 // against a direct sum, momentum), the modes agree on the forces, the trace holds the combining
 // decisions, and wrong pairings of scenario and policy are refused.
@@ -159,7 +159,7 @@ RunResult run_nbody_hybrid(const std::string& strategy, ParamMap extra = {}) {
   return run(builtin::registry(), c);
 }
 
-// Issue 10, item 7: the hybrid policy's CPU and GPU shares sum to every request exactly once.
+// The hybrid policy's CPU and GPU shares sum to every request exactly once.
 TEST(NBodyHybrid, TheTwoSidesShareEveryRequestExactlyOnce) {
   for (const char* strategy : {"adaptive", "static"}) {
     const RunResult r = run_nbody_hybrid(strategy);

@@ -151,7 +151,7 @@ TEST(UtsSampleTrees, InlineLeavesKeepThePublishedCountsWithFewerTasks) {
   }
 }
 
-// Issue 14: with reference=off a custom tree was "verified" against nothing. It is not checked now,
+// With reference=off a custom tree was "verified" against nothing. It is not checked now,
 // and never reads as verified; the same tree with the reference is checked and verified.
 TEST(UtsCustomTrees, WithoutAReferenceTheResultIsNotChecked) {
   const RunResult off = run_uts("work-stealing", {{"tree", "custom"}, {"d", "4"}, {"reference", "off"}});

@@ -1,4 +1,4 @@
-// Hostile trace files (issue 14): every claim in a file is sized before anything is allocated.
+// Hostile trace files: every claim in a file is sized before anything is allocated.
 //
 // allocation_probe.hpp watches every allocation of this executable.
 #include <gtest/gtest.h>
@@ -166,7 +166,7 @@ TEST(HostileTrace, AFlippedContentSizeByteIsRefusedWithoutALargeAllocation) {
     EXPECT_NE(msg.find("hostile.gpulb: corrupt trace"), std::string::npos) << "byte " << at << ": " << msg;
     EXPECT_LT(probe.largest(), 4 * good.size() + (std::size_t{4} << 20)) << "byte " << at;
   }
-  Bytes high = good;  // issue 14's case: the top byte of the content size
+  Bytes high = good;  // the case: the top byte of the content size
   high[32] ^= 0xFF;
   EXPECT_NE(refusal(high).find("a damaged size field or a decompression bomb"), std::string::npos) << refusal(high);
 }

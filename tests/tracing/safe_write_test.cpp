@@ -97,7 +97,7 @@ TEST_F(SafeWrite, ASymlinkIsFollowedAndKept) {
   EXPECT_EQ(temporaries(), std::vector<std::string>{});
 }
 
-// Ctrl-C (or a kill) in the middle of a write: the process dies of the signal as before, and the
+// Ctrl-C (or a kill) in the middle of a write: the process dies of the signal, and the
 // temporary file goes with it.
 void interrupted_write(const fs::path& p, int sig) {
   AtomicWrite w(p);

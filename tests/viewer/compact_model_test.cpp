@@ -1,4 +1,4 @@
-// The model's compact store (issue 13, item 8): columns with 32-bit times hold the same events,
+// The model's compact store: columns with 32-bit times hold the same events,
 // zones, idle spells and markers as the decoded trace; step series' column summaries equal a
 // brute-force integral; a long trace with a real event mix fits the memory budget.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Compare's layout (issue 13, defect 1c): the replay bar was pushed off the bottom and the
+// Compare's layout: the replay bar was pushed off the bottom and the
 // summary boxes clipped the "verified" line.
 #include <gtest/gtest.h>
 

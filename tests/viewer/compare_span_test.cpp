@@ -1,4 +1,4 @@
-// Compare (issue 13, item 1): runs aligned at their first event (a host enqueue) put all of
+// Compare: runs aligned at their first event (a host enqueue) put all of
 // connect4 work-stealing's tasks past the right edge, and --range was ignored.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Counter tracks under the timeline (issue 13, item 3): how many fit and how tall, and what a
+// Counter tracks under the timeline: how many fit and how tall, and what a
 // real multi-GPU trace gets.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The "deques (sum)" series is the sum of every deque's level at time t (issue 13, item 6). A
+// The "deques (sum)" series is the sum of every deque's level at time t. A
 // deque's level is recorded only by its owner's push and pop; a steal takes a task without a level
 // event, so summing each owner's last recorded level left uts at ~1,700 after all work had ended.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Multi-GPU traces (issue 13, item 8): the summary listed "NVIDIA H200" twice with no index.
+// Multi-GPU traces: the summary listed "NVIDIA H200" twice with no index.
 #include <gtest/gtest.h>
 
 #include <set>

@@ -1,4 +1,4 @@
-// Trace strings clipped for display (issue 14): a 30,000-character name must reach ImGui as a few
+// Trace strings clipped for display: a 30,000-character name must reach ImGui as a few
 // hundred characters, cut between characters, saying how long it was.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Findings (issue 13, item 6) on the shipped H100 and 2xH200 traces: each detector's figure is
+// Findings on the shipped H100 and 2xH200 traces: each detector's figure is
 // computed again here the plain way (zones, markers, level points) and must agree.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The folded rows' heat map (issue 13, item 2): its own colour scale, apart from the task kinds'.
+// The folded rows' heat map: its own colour scale, apart from the task kinds'.
 #include <gtest/gtest.h>
 
 #include <array>

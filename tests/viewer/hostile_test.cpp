@@ -1,4 +1,4 @@
-// The viewer against hostile inputs and faults (issue 14), run as a user would: `gpulb-viewer`
+// The viewer against hostile inputs and faults, run as a user would: `gpulb-viewer`
 // on crafted traces and bad arguments, checking exit codes, messages and the bytes on disk.
 //
 // [SECTION] Running the viewer

@@ -1,4 +1,4 @@
-// A hybrid run's trace (issue 10: G-Charm's CPU+GPU scheduling): one trace with the CPU device
+// A hybrid run's trace (G-Charm's CPU+GPU scheduling): one trace with the CPU device
 // (worker threads, the host track with launches and splits) and the GPU (blocks on SM lanes), on
 // one time axis. The viewer shows both devices' lanes, the GPU's folded into SMs, and labels the
 // split decisions and each side's launches.

@@ -1,4 +1,4 @@
-// Timeline texts that covered each other (issue 13, defect 1b): host labels ("+1024 q1") crossed
+// Timeline texts that covered each other: host labels ("+1024 q1") crossed
 // by the next marker's line, "GPU 0 control thre" cut by the label column.
 #include <gtest/gtest.h>
 
@@ -81,7 +81,7 @@ TEST(MarkerLabels, LabelsOnlyWhereThereIsRoom) {
   EXPECT_EQ(l.labelled, (std::vector<bool>{false, true, false, true}));
 }
 
-// Issue 15, defect 2: a thief's host track records the HostEnqueue of a stolen chunk's tasks and
+// A thief's host track records the HostEnqueue of a stolen chunk's tasks and
 // then, microseconds later, the RankSteal: closer than kMarkerMinGapPx at any zoom but the deepest,
 // so only the enqueue ("+20 q0") was drawn and "+20 from rank 3" never showed. The only rank label
 // left on the thief's row was its own lend ("-20 to rank 3" on rank 1's row, next to the +20 q0),
@@ -116,12 +116,12 @@ TEST(MarkerLabels, ARankStealIsDrawnOverTheEnqueueOfItsTasks) {
     EXPECT_EQ(marker_text(lane.markers[l.drawn[0]], false), "+20 from rank 3") << ns_per_px << " ns a pixel";
     EXPECT_EQ(marker_text(lane.markers[l.drawn[1]], false), "-20 to rank 3");
   }
-  // Markers of equal rank keep the first of the close ones, as before.
+  // Markers of equal rank keep the first of the close ones.
   const MarkerLayout same = layout_markers(std::vector<double>{10, 11, 20}, 200, [](std::size_t) { return 5.0f; }, [](std::size_t) { return 0; });
   EXPECT_EQ(same.drawn, (std::vector<std::uint32_t>{0, 2}));
 }
 
-// Issue 10: the viewer shows the combining decisions and a hybrid run's splits as host labels.
+// The viewer shows the combining decisions and a hybrid run's splits as host labels.
 TEST(MarkerText, LaunchesNameTheirReasonAndSideTransfersTheirBytesSplitsTheirShare) {
   using trace::EventKind;
   EXPECT_EQ(marker_text({0, 1024, 1, EventKind::HostEnqueue}, false), "+1024 q1");

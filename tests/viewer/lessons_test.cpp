@@ -1,4 +1,4 @@
-// The lesson table (builtin/lessons.hpp, issue 13 item 7): every lesson opens, its two traces are
+// The lesson table (builtin/lessons.hpp): every lesson opens, its two traces are
 // shipped and load, its CPU recipe runs here, and its "today" figures are the measured ones of the
 // docs, not new numbers.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The histograms (issue 13, item 7): per-pixel maxima drawn as the fill, no x labels, and a worker
+// The histograms: per-pixel maxima drawn as the fill, no x labels, and a worker
 // count other than the summary's (connect4 static list: 3,168 lanes, 2,401 workers).
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The trace model against hostile counts (issue 14): what it builds is bounded by what the views
+// The trace model against hostile counts: what it builds is bounded by what the views
 // can show, not by the device and track counts a file claims.
 #include <gtest/gtest.h>
 

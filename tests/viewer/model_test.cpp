@@ -326,7 +326,7 @@ TEST(Synthetic, GivesTheEventsAskedForAndSurvivesTheFileFormat) {
   EXPECT_EQ(m.task_count(), m.stats().tasks);
 }
 
-// Typed times (--range, --playhead) are exactly what they look like (issue 14).
+// Typed times (--range, --playhead) are exactly what they look like.
 TEST(TimeFormat, TimesAreDecimalsWithAUnitAndNothingElse) {
   EXPECT_DOUBLE_EQ(*parse_time_ns("1.5ms"), 1.5e6);
   EXPECT_DOUBLE_EQ(*parse_time_ns(".5us"), 500.0);

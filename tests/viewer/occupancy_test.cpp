@@ -1,4 +1,4 @@
-// The occupancy plots (issue 13, item 6): uts showed an empty "queue 0 max 0" panel and scaled
+// The occupancy plots: uts showed an empty "queue 0 max 0" panel and scaled
 // its busy workers to 4,224 when the peak was 728.
 #include <gtest/gtest.h>
 

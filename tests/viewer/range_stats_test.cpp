@@ -1,4 +1,4 @@
-// Statistics of a selected range (issue 13, item 4): over the whole run they are the summary's;
+// Statistics of a selected range: over the whole run they are the summary's;
 // split in two, the halves add up; per GPU and per SM rows sum to the total.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Chunks that moved between ranks (issue 15): RankLend on the victim's host track paired with the
+// Chunks that moved between ranks: RankLend on the victim's host track paired with the
 // RankSteal on the thief's, first in first out per (victim, thief); unpaired sides kept and flagged.
 #include <gtest/gtest.h>
 
@@ -78,7 +78,7 @@ TEST(RankTransfers, ArrivalMustCarryTheLendsTasks) {
   EXPECT_EQ(t[1].to_rank, 1u);
 }
 
-// Issue 15, defect 1: the merged trace puts each rank on rank 0's clock by an estimated offset
+// The merged trace puts each rank on rank 0's clock by an estimated offset
 // (ping-pong, docs/distributed.md), so an arrival can read earlier than its lend when the estimate
 // is off by more than the chunk took to travel (over a network: tens of microseconds both). Such
 // a transfer was left unpaired, and an unpaired one is never drawn: no arrow, and no note. MPI
@@ -174,7 +174,7 @@ TEST(RankTransfers, ArrowsInViewAreCappedWithANote) {
   EXPECT_NE(all.note.find("zoom in"), std::string::npos) << all.note;
 }
 
-// Issue 15, item 4: hovering a rank arrow shows what moved, between which ranks, and when.
+// Hovering a rank arrow shows what moved, between which ranks, and when.
 TEST(RankArrows, TheArrowUnderTheMouseIsFoundAndDescribed) {
   const std::vector<RankArrow> arrows = {{0, 100, 50, 140, 250}, {1, 300, 250, 310, 50}};
   EXPECT_EQ(rank_arrow_at(arrows, 120, 150), 0);      // on the first segment, halfway

@@ -1,4 +1,4 @@
-// Fit, the replay bar and the rulers measure the run as the summary does (issue 13, item 5): the
+// Fit, the replay bar and the rulers measure the run as the summary does: the
 // uts trace fitted to 1.72 ms for an 805 us makespan, P4's replay bar said 905 us for 858 us.
 #include <gtest/gtest.h>
 

@@ -265,7 +265,7 @@ int count_in(const Picture& p, Rgb c, int x0, int x1, int y0, int y1, int tolera
 }
 
 TEST_F(ViewerScreenshots, CompareKeepsTheReplayBarAndBothVerifiedLines) {
-  // The whole window: the replay bar is below the view (issue 13, defect 1c: B's lanes covered it).
+  // The whole window: the replay bar is below the view (B's lanes covered it).
   const Picture p = shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"), "--view compare", "compare-window");
   const Rgb grab{61, 133, 224};  // Dear ImGui's dark slider grab: the replay bar's scrubber
   const int side = 420;          // right of the side panel
@@ -292,7 +292,7 @@ int header_bands(const Picture& p) {
 }
 
 TEST_F(ViewerScreenshots, BothGpusOfA2xH200TraceShowOnTheFirstScreen) {
-  // Issue 13, defect 1a: GPU 1's rows started some 1,700 px down.
+  // GPU 1's rows started some 1,700 px down.
   const std::string trace = std::string(GPULB_SHIPPED_TRACES) + "/patterns-P3-task-queue-paper-2xh200.gpulb";
   const Picture p = shoot(trace, "--view timeline --view-only", "timeline-2gpu");
   EXPECT_EQ(header_bands(p), 2) << "the ruler and GPU 0's header, then GPU 1's";
@@ -313,7 +313,7 @@ std::vector<int> rank_bands(const Picture& p) {
   return bands;
 }
 
-// Issue 15: "gpulb-viewer t.gpulb shows 4 ranks on one time axis with the steals between them".
+// "gpulb-viewer t.gpulb shows 4 ranks on one time axis with the steals between them".
 // The shipped trace of a real 4-rank run: a rank row (its own colour, across the view) above each
 // rank's devices, and arrows (their own colour) from the lending rank's host lane to the thief's.
 TEST_F(ViewerScreenshots, FourRanksShowOnOneAxisWithArrowsBetweenThem) {
@@ -377,7 +377,7 @@ TEST_F(ViewerScreenshots, FindShowsTheTaskFramedInItsLane) {
   EXPECT_NE(log.find("--find"), std::string::npos) << log;
 }
 
-// Issue 13, item 1: Compare's search covers trace B too. A task id that only B has is found,
+// Compare's search covers trace B too. A task id that only B has is found,
 // and framed in B's panel (the lower one), zoomed to.
 TEST_F(ViewerScreenshots, FindInCompareFramesATaskOfTraceBInItsPanel) {
   const std::string a = std::string(GPULB_SHIPPED_TRACES) + "/connect4-4-static-list-h200.gpulb";
@@ -450,7 +450,7 @@ TEST_F(ViewerScreenshots, AMissingFileFailsWithTheReadersMessage) {
   EXPECT_NE(log.find("cannot open"), std::string::npos) << log;
 }
 
-// Issue 13, item 7: "a new user can open `gpulb-viewer --lesson chen-fig7` and see, without reading
+// Item 7: "a new user can open `gpulb-viewer --lesson chen-fig7` and see, without reading
 // code, why one policy wins on an H100": Compare of the two shipped traces, and beside it the
 // lesson's title, its claim and the traces' own figures.
 // A look-here step pressed from the command line, as its button does: Compare, and the picture of

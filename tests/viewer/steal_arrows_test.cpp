@@ -1,4 +1,4 @@
-// Steal arrows (issue 13, item 9) vanished without notice above 60 in view: the model says so.
+// Steal arrows vanished without notice above 60 in view: the model says so.
 #include <gtest/gtest.h>
 
 #include "run_span.hpp"

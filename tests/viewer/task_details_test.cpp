@@ -1,4 +1,4 @@
-// Clicking a task and searching for one (issue 13, item 4): where a task came from, as its
+// Clicking a task and searching for one: where a task came from, as its
 // worker recorded it, and finding tasks by id and kind.
 #include <gtest/gtest.h>
 
@@ -35,7 +35,7 @@ TEST(TaskDetails, StolenTasksNameTheirVictim) {
   EXPECT_EQ(stolen, m.stats().steals);
 }
 
-// Work-stealing across GPUs (issue 11): GPU 1's block 0 steals worker 2 of GPU 0's deque (aux 1 +
+// Work-stealing across GPUs: GPU 1's block 0 steals worker 2 of GPU 0's deque (aux 1 +
 // the victim's device); GPU 0's worker 1 steals locally (aux 0, as every older trace).
 std::shared_ptr<const trace::Trace> two_gpu_steals() {
   using trace::EventKind;
@@ -168,7 +168,7 @@ TEST(TaskSearch, QueriesReadAnIdAKindOrBoth) {
 }  // namespace
 }  // namespace gpulb::viewer
 
-// Compare (issue 13, item 1): the search looked in trace A only, and tasks could not be clicked
+// Compare: the search looked in trace A only, and tasks could not be clicked
 // in either panel. Both runs are searched, each match names its run, and a click on either
 // panel picks the task of that panel's trace at that panel's time.
 namespace gpulb::viewer {

@@ -1,4 +1,4 @@
-// The time ruler's labels (issue 13, item 2): 3 significant digits labelled every tick of a 4 us
+// The time ruler's labels: 3 significant digits labelled every tick of a 4 us
 // window at 1.1 ms "1.1 ms", and the right-edge label was clipped.
 #include <gtest/gtest.h>
 

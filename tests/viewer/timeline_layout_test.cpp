@@ -1,4 +1,4 @@
-// The timeline's compact layout (issue 13, defect 1a): with 13 px a folded SM, GPU 1 of the
+// The timeline's compact layout: with 13 px a folded SM, GPU 1 of the
 // 2xH200 P3 traces started 1,716 px down; a 4-GPU trace must fit one screen.
 #include <gtest/gtest.h>
 
@@ -154,7 +154,7 @@ TEST(TimelineLayout, ZoomedInFarEnoughToSeeTasksTheGroupsOpen) {
   EXPECT_EQ(lanes_shown(by_hand), lanes_shown(far)) << "folded by hand: the zoom leaves the folds alone";
 }
 
-// Issue 15: "a level above the device (rank/host -> device -> SM -> lane)". A merged trace of
+// "a level above the device (rank/host -> device -> SM -> lane)". A merged trace of
 // `ranks` ranks as core/src/rank_merge.cpp writes it: per rank, a CPU device named for it, its
 // worker tracks and then its host track.
 TraceModel ranks_model(std::uint32_t ranks, std::uint32_t workers) {

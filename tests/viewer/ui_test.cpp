@@ -79,7 +79,7 @@ class Ui : public ::testing::Test {
   std::unique_ptr<App> app_;
 };
 
-// Issue 13, item 7: the Lessons menu opens a lesson as a user would choose it: menu bar, Lessons,
+// The Lessons menu opens a lesson as a user would choose it: menu bar, Lessons,
 // its fourth entry. The lesson's two traces become A and B, Compare shows them, the panel its text.
 TEST_F(Ui, TheLessonsMenuOpensTheLessonChosenInIt) {
   frame(ImVec2(-1, -1));
@@ -131,7 +131,7 @@ TEST_F(Ui, TheLessonsMenuOpensTheLessonChosenInIt) {
   EXPECT_EQ(window("##Menu_00") == nullptr || !window("##Menu_00")->Active, true) << "the menu closed";
 }
 
-// Issue 13, item 1: tasks can be clicked in both Compare panels; the pick says which run it is of
+// Tasks can be clicked in both Compare panels; the pick says which run it is of
 // and its reference is valid in that run's model (the side panel shows its details).
 TEST_F(Ui, AClickOnATaskInEitherComparePanelPicksItInItsRun) {
   ASSERT_TRUE(app_->open_lesson(*builtin::find_lesson("mohan-static-vs-stealing")));

@@ -174,7 +174,7 @@ std::vector<Table> bench_hybrid(const BenchArgs& a, bool cpu, bool gpu) {
     const std::string particles = particles_for(a, b);
     if (md2d) {
       tables.push_back(hybrid_split(a, b, "md2d", {{"particles", particles}}, "md2d particles=" + particles));
-      // Devices bound (issue 10, item 4). At the defaults (about 32 particles a patch) every run
+      // Devices bound. At the defaults (about 32 particles a patch) every run
       // is bound by the host: on an H100 with 16 host cores the GPU-only run of 200,000
       // particles spent ~300 ms of 5 steps in host work (binning, emission, assembly,
       // integration) and 3-34 ms in kernels, so the CPU-only and GPU-only runs shared one

@@ -137,7 +137,7 @@ std::vector<Table> speedup_by_size(const BenchArgs& a, Backend backend, std::uin
           {"atoms"},
           {}};
   Table w{"md warp efficiency of the force branch, " + where,
-          "Item 4 of issue 11: lanes of a warp taking the cutoff branch over the lanes present, sampled every 32nd atom of the "
+          "lanes of a warp taking the cutoff branch over the lanes present, sampled every 32nd atom of the "
           "force loop (" + std::string(backend == Backend::Cuda ? "__ballot_sync on the GPU" : "32-lane warps emulated on the CPU") +
               "). The paper explains Solution 2's slowness by its extra divergence: its profiler counted 49% more divergent "
               "branches than Solution 1 at 512K atoms. The last column compares the sampled steps where the branch split a "

@@ -345,7 +345,7 @@ std::vector<Table> bench_uts(const BenchArgs& a, bool cpu, bool gpu) {
                  "interleaved with the CPU backend's work-stealing runs; x CPU divides by the better of the CPU backend under the "
                  "same policy and the peer. work-stealing task_per=lane runs a task a thread instead of a block (a block takes a batch of "
                  "nodes from its deque at once); still a task a node. "
-                 "Targets (issue 12, one H100): work-stealing on T1L >= 1 G nodes/s and T3L >= 450 M nodes/s; the CPU backend at "
+                 "Targets (one H100): work-stealing on T1L >= 1 G nodes/s and T3L >= 450 M nodes/s; the CPU backend at "
                  "least the peer's rate; load max/min <= 1.2.",
                  {}, {}};
   };

@@ -1,13 +1,13 @@
 // gpulb: the command line over a registry (gpulb/tools/cli.hpp; tools/src/main.cpp hands it the
 // shipped one). Subcommands: list, run, info, export, bench, lesson.
 //
-// [SECTION] Exit codes and errors
 // [SECTION] list
 // [SECTION] run
 // [SECTION] info
 // [SECTION] export
-// [SECTION] lesson
 // [SECTION] cli_main
+//
+// `lesson` is in lesson.cpp; what the commands share (exit codes, progress, --param) in cli_common.hpp.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -42,23 +42,12 @@
 #include "gpulb/tracing/time_text.hpp"
 #include "gpulb/tracing/trace_limits.hpp"
 #include "bench.hpp"
+#include "cli_common.hpp"
+#include "lesson.hpp"
 #include "summary.hpp"
 
 namespace gpulb::tools {
 namespace {
-
-// -------------------------------------------------------------------------------------------------
-// [SECTION] Exit codes and errors
-// -------------------------------------------------------------------------------------------------
-
-constexpr int kExitRunFailed = 1;     // the run or the file operation failed
-constexpr int kExitBadInput = 2;      // bad arguments, scenario, parameter or file
-constexpr int kExitNotVerified = 3;   // the run finished but its result is wrong
-constexpr int kExitNotChecked = 4;    // the run finished but nothing checked its result
-
-const char* kExitCodesHelp =
-    "Exit codes: 0 success; 1 a run or a write failed; 2 bad arguments, parameters or input files; "
-    "3 the run finished but its result did not verify; 4 the run finished but nothing checked its result.";
 
 // -------------------------------------------------------------------------------------------------
 // [SECTION] list
@@ -168,39 +157,6 @@ struct RunArgs {
   std::uint32_t rank_timeout_ms = 5000;
 };
 
-// A progress line on stderr, only on a terminal and only once a run has taken a second.
-ProgressFn progress_line(const std::string& label) {
-  if (!::isatty(STDERR_FILENO)) return {};
-  const auto start = std::chrono::steady_clock::now();
-  return [label, start](std::uint64_t done, std::uint64_t expected) {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (s < 1.0) return;
-    if (expected > 0) {
-      std::fprintf(stderr, "\r%s: %llu / %llu tasks (%.0f%%), %.1f s   ", label.c_str(), static_cast<unsigned long long>(done),
-                   static_cast<unsigned long long>(expected), 100.0 * static_cast<double>(done) / static_cast<double>(expected), s);
-    } else {
-      std::fprintf(stderr, "\r%s: %llu tasks, %.1f s   ", label.c_str(), static_cast<unsigned long long>(done), s);
-    }
-    std::fflush(stderr);
-  };
-}
-
-// --param name=value, each name once: a repeated name is refused (keeping the last one silently ran
-// a configuration the user did not ask for).
-ParamMap parse_params(const std::vector<std::string>& params) {
-  ParamMap out;
-  for (const std::string& kv : params) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) throw ConfigError("--param '" + kv + "': expected name=value");
-    const std::string name = kv.substr(0, eq);
-    const auto [it, inserted] = out.emplace(name, kv.substr(eq + 1));
-    if (!inserted) {
-      throw ConfigError("--param " + name + " is given twice ('" + it->second + "' and '" + kv.substr(eq + 1) +
-                        "'); give each parameter once");
-    }
-  }
-  return out;
-}
 
 // -o is checked before the run starts, so a long run is never lost to an unwritable path.
 void check_output(const RunArgs& a) {
@@ -400,15 +356,6 @@ int cmd_run_distributed(const Registry& reg, int& argc, char**& argv, const RunA
 // [SECTION] info
 // -------------------------------------------------------------------------------------------------
 
-// --max-memory for the readers: empty means the default budget (a quarter of physical memory).
-trace::ReadLimits read_limits(const std::string& max_memory) {
-  trace::ReadLimits limits;
-  if (max_memory.empty()) return limits;
-  const auto bytes = trace::parse_byte_size(max_memory);
-  if (!bytes) throw ConfigError("--max-memory '" + max_memory + "': expected a size such as 512M or 2G");
-  limits.max_memory = *bytes;
-  return limits;
-}
 
 // A result too large or too deep to parse safely (the file is untrusted) is shown clipped, as text.
 constexpr std::size_t kMaxResultJsonBytes = std::size_t{1} << 20;
@@ -531,195 +478,6 @@ int cmd_export(const std::string& file, const std::string& format, const std::st
 }
 
 
-// -------------------------------------------------------------------------------------------------
-// [SECTION] lesson
-// -------------------------------------------------------------------------------------------------
-
-constexpr const char* kLessonListHelp = "Lessons (gpulb lesson run NAME, gpulb-viewer --lesson NAME):\n";
-
-int cmd_lesson_list() {
-  std::cout << kLessonListHelp << builtin::lessons_help();
-  return 0;
-}
-
-void print_wrapped(const std::string& label, std::string_view text) {
-  constexpr std::size_t kWidth = 100;
-  std::string line = label;
-  const std::string indent(label.size(), ' ');
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find(' ', at);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view word = text.substr(at, end - at);
-    if (line.size() > indent.size() && line.size() + 1 + word.size() > kWidth) {
-      std::cout << line << "\n";
-      line = indent;
-    } else if (line.size() > indent.size()) {
-      line += ' ';
-    }
-    line += word;
-    at = end + 1;
-  }
-  std::cout << line << "\n";
-}
-
-struct LessonArgs {
-  std::string action, name, out_dir = ".", backend = "cpu", output;
-  int repeats = 3;
-  std::vector<std::string> traces;  // lesson show: A and B; none: the shipped ones
-  bool json = false;
-  std::vector<std::string> params;  // overrides of the recipe's parameters: its key parameter
-};
-
-const builtin::Lesson& lesson_named(const std::string& name) {
-  const builtin::Lesson* lesson = builtin::find_lesson(name);
-  if (!lesson) {
-    throw ConfigError((name.empty() ? std::string("lesson needs a NAME") : "no lesson named '" + name + "'") + "\n" +
-                      kLessonListHelp + builtin::lessons_help());
-  }
-  return *lesson;
-}
-
-nlohmann::json verdict_json(const builtin::Lesson& lesson, const builtin::LessonVerdict& v, const std::string& a,
-                            const std::string& b) {
-  nlohmann::json quantities = nlohmann::json::array();
-  for (const builtin::MeasuredQuantity& q : v.quantities) {
-    quantities.push_back({{"name", q.name},
-                          {"unit", q.unit},
-                          {"a", q.a ? nlohmann::json(*q.a) : nlohmann::json(nullptr)},
-                          {"b", q.b ? nlohmann::json(*q.b) : nlohmann::json(nullptr)},
-                          {"paper", q.paper},
-                          {"expectation", q.expectation},
-                          {"holds", q.holds ? nlohmann::json(*q.holds) : nlohmann::json(nullptr)},
-                          {"measured", q.measured}});
-  }
-  return {{"lesson", lesson.name},   {"title", lesson.title}, {"paper", lesson.paper},
-          {"claim", lesson.claim},   {"verdict", v.verdict},  {"headline", v.headline},
-          {"quantities", quantities}, {"traces", {{"a", a}, {"b", b}}}, {"today", lesson.today},
-          {"measured_on", v.measured_on}};
-}
-
-nlohmann::json series_json(const builtin::Lesson& lesson, const builtin::SeriesRecording& rec, const std::string& file) {
-  const builtin::SeriesFigureData d = builtin::series_figure(lesson, rec);
-  nlohmann::json rows = nlohmann::json::array();
-  const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  for (const builtin::SeriesFigureRow& r : d.rows) {
-    rows.push_back({{"value", r.value}, {"a", opt(r.a)}, {"b", opt(r.b)}, {"a_slots", opt(r.a_slots)}, {"b_slots", opt(r.b_slots)},
-                    {"ideal", opt(r.ideal)}});
-  }
-  return {{"file", file},         {"parameter", rec.parameter}, {"device", rec.device},   {"recorded", rec.recorded},
-          {"command", rec.command}, {"quantity", d.quantity},   {"rows", rows},           {"measured", d.measured},
-          {"a_device_busy_ns", d.a_device_busy_ns}, {"b_device_busy_ns", d.b_device_busy_ns}};
-}
-
-// The lesson's verdict, measured on its shipped GPU traces or on two traces given (A, B).
-int cmd_lesson_show(const LessonArgs& args) {
-  const builtin::Lesson& lesson = lesson_named(args.name);
-  if (args.traces.size() == 1) throw ConfigError("lesson show takes no trace (the shipped ones) or two (A and B)");
-  std::string paths[2];
-  for (int side = 0; side < 2; ++side) {
-    if (!args.traces.empty()) {
-      paths[side] = args.traces[static_cast<std::size_t>(side)];
-      continue;
-    }
-    const std::string_view file = side == 0 ? lesson.a.trace : lesson.b.trace;
-    const auto shipped = builtin::find_shipped_trace(file);
-    if (!shipped) throw ConfigError(std::string(file) + ": the lesson's shipped trace is not installed and no source tree is here");
-    paths[side] = shipped->string();
-  }
-  const trace::Trace a = trace::read_trace(paths[0], read_limits("")), b = trace::read_trace(paths[1], read_limits(""));
-  const std::optional<std::filesystem::path> series_file = builtin::find_series_recording(lesson);
-  std::optional<builtin::SeriesRecording> series;
-  if (series_file) series = builtin::read_series(*series_file);
-  // The shipped lesson is judged where its claim is (its recording); two traces given, on them.
-  const trace::TraceStatistics sa = trace::compute_statistics(a), sb = trace::compute_statistics(b);
-  const builtin::LessonVerdict v = builtin::lesson_verdict(lesson, {a.meta, sa}, {b.meta, sb},
-                                                           args.traces.empty() && series ? &*series : nullptr);
-  if (args.json) {
-    nlohmann::json j = verdict_json(lesson, v, paths[0], paths[1]);
-    if (series) j["series"] = series_json(lesson, *series, series_file->string());
-    std::cout << j.dump(2) << "\n";
-    return 0;
-  }
-  std::cout << lesson.title << "\n";
-  print_wrapped("claim       ", lesson.claim);
-  print_wrapped("verdict     ", v.verdict + ": " + v.headline);
-  print_wrapped("measured on ", v.measured_on);
-  for (const builtin::MeasuredQuantity& q : v.quantities) {
-    print_wrapped("  " + q.name + ": ", (q.holds ? (*q.holds ? "holds; " : "does not hold; ") : "") + q.measured);
-  }
-  std::cout << "A           " << paths[0] << "\nB           " << paths[1] << "\n";
-  if (series) {
-    const builtin::SeriesFigureData d = builtin::series_figure(lesson, *series);
-    print_wrapped("series      ", d.measured + " (" + series->device + ", " + series->recorded + ": " + series_file->string() + ")");
-  }
-  return 0;
-}
-
-// The lesson's series on this machine: every value of its figure, both sides, --repeats times.
-int cmd_lesson_record(const LessonArgs& args) {
-  const builtin::Lesson& lesson = lesson_named(args.name);
-  if (args.output.empty()) throw ConfigError("lesson record needs -o FILE (the recording, JSON)");
-  trace::check_writable(args.output);
-  const Backend backend = parse_backend(args.backend).value_or(Backend::Cpu);
-  const builtin::SeriesRecording rec = builtin::record_series(lesson, backend, args.repeats, [&](int done, int total) {
-    std::fprintf(stderr, "\r%s: run %d of %d", args.name.c_str(), done, total);
-  });
-  std::fprintf(stderr, "\r%80s\r", "");
-  builtin::write_series(args.output, rec);
-  std::cout << builtin::series_figure(lesson, rec).measured << "\nwrote " << args.output << " (" << rec.device << ")\n";
-  return 0;
-}
-
-// Runs each side's recipe (where it has one) on the chosen backend into OUT_DIR, and says where the
-// shipped GPU traces are and how to open the lesson in the viewer.
-int cmd_lesson_run(const Registry& reg, const LessonArgs& args) {
-  const std::string& name = args.name;
-  const std::string& out_dir = args.out_dir;
-  const Backend backend = parse_backend(args.backend).value_or(Backend::Cpu);  // CLI11 checked the name
-  const ParamMap overrides = parse_params(args.params);
-  const builtin::Lesson* lesson = &lesson_named(name);
-  std::cout << lesson->title << "\n";
-  print_wrapped("paper       ", lesson->paper);
-  print_wrapped("claim       ", lesson->claim);
-  print_wrapped("look for    ", lesson->look_for);
-  print_wrapped("today       ", lesson->today);
-  std::vector<std::string> written;
-  int status = 0;
-  const std::pair<const char*, const builtin::LessonRun*> sides[] = {{"A", &lesson->a}, {"B", &lesson->b}};
-  for (const auto& [side, lr] : sides) {
-    std::cout << "\n" << side << ": " << lr->label << "\n";
-    const auto shipped = builtin::find_shipped_trace(lr->trace);
-    std::cout << "  GPU trace   " << (shipped ? shipped->string() : std::string(lr->trace) + " (not found: not installed, no source tree)")
-              << "\n";
-    const std::optional<RunConfig> cfg = builtin::lesson_recipe(*lr, backend, overrides);
-    if (!cfg) {
-      std::cout << "  recipe      none: this policy or variant runs only in the shipped multi-GPU trace\n";
-      continue;
-    }
-    std::cout << "  recipe      " << builtin::recipe_command(*lr, backend, overrides) << "\n";
-    const std::filesystem::path out = std::filesystem::path(out_dir) / ("lesson-" + name + "-" + (side[0] == 'A' ? std::string("a") : std::string("b")) + ".gpulb");
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);  // a failure is check_writable's to name
-    trace::check_writable(out.string());
-    RunConfig c = *cfg;
-    c.progress = progress_line(name + " " + side);
-    const RunResult r = gpulb::run(reg, c);
-    if (c.progress) std::fprintf(stderr, "\r%80s\r", "");
-    trace::write_trace(out, r.trace);
-    written.push_back(out.string());
-    std::cout << "  ran         makespan " << format_ns(static_cast<double>(r.stats.makespan_ns)) << ", efficiency "
-              << static_cast<int>(r.stats.efficiency * 100.0 + 0.5) << "%, " << r.workers << " workers, verified "
-              << verdict(r.trace.meta) << "\n  trace       " << out.string() << "\n";
-    if (!r.checked) status = std::max(status, kExitNotChecked);
-    else if (!r.verified) status = kExitNotVerified;
-  }
-  std::cout << "\nOpen it: gpulb-viewer --lesson " << name << " (the shipped GPU traces)";
-  if (written.size() == 2) std::cout << ", or gpulb-viewer --lesson " << name << " " << written[0] << " " << written[1] << " (these runs)";
-  std::cout << "\n";
-  return status;
-}
-
 }  // namespace
 
 // -------------------------------------------------------------------------------------------------
@@ -800,18 +558,7 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   bench->add_option("--md-pairs", ba.md_pairs, "md: pair search, cells (a task costs its atoms' local density) or all (every atom tests all N, the paper's Theta(N^2))")->check(CLI::IsMember({"cells", "all"}))->capture_default_str();
 
   LessonArgs la;
-  auto* lesson = app.add_subcommand("lesson", "Each seed paper's headline claim as two runs side by side: list them, or run one (its recipe here; the GPU traces ship)");
-  lesson->add_option("action", la.action, "list; run NAME (its recipe here); show NAME [A B] (its verdict, measured on the shipped traces or on A and B); record NAME -o FILE (its series: the claim at each value of its figure, both sides, on --backend)")
-      ->required()
-      ->check(CLI::IsMember({"list", "run", "show", "record"}));
-  lesson->add_option("name", la.name, "the lesson (see gpulb lesson list)");
-  lesson->add_option("traces", la.traces, "lesson show: two traces, A and B (default: the lesson's shipped GPU traces)")->expected(0, 2);
-  lesson->add_flag("--json", la.json, "lesson show: print JSON (claim, paper's figures, measured figures, verdict, traces)");
-  lesson->add_option("--out-dir", la.out_dir, "lesson run: where the runs' traces go (lesson-NAME-a.gpulb, -b.gpulb; made if missing)")->capture_default_str();
-  lesson->add_option("-b,--backend", la.backend, "lesson run: cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
-  lesson->add_option("-o,--output", la.output, "lesson record: the series recording to write (JSON)");
-  lesson->add_option("--repeats", la.repeats, "lesson record: runs of each side at each value (the figure reads the median)")->capture_default_str();
-  lesson->add_option("--param", la.params, "lesson run: a parameter of the recipe's scenario or policy, name=value, for both sides (e.g. lookahead=5)");
+  CLI::App* lesson = add_lesson_command(app, la);
 
   try {
     app.parse(argc, argv);
@@ -836,12 +583,7 @@ int cli_main(int argc, char** argv, const Registry& registry) {
     if (*run) return ra.distributed ? cmd_run_distributed(registry, argc, argv, ra) : cmd_run(registry, ra);
     if (*info) return cmd_info(info_file, info_json, info_max_memory);
     if (*ex) return cmd_export(ex_file, ex_format, ex_output, ex_range, ex_max_memory);
-    if (*lesson) {
-      if (la.action == "list") return cmd_lesson_list();
-      if (la.action == "show") return cmd_lesson_show(la);
-      if (la.action == "record") return cmd_lesson_record(la);
-      return cmd_lesson_run(registry, la);
-    }
+    if (*lesson) return cmd_lesson(registry, la);
     if (*bench) {
       for (int i = 0; i < argc; ++i) ba.command_line += (i ? " " : "") + std::string(i ? argv[i] : "gpulb");
       return cmd_bench(ba);

@@ -1,8 +1,8 @@
 // Compare's shared time scale: both runs measured from their own first kernel launch, over the
 // longer of the two, or over the --range the user gave.
 //
-// Each run used to start at its first event, a host enqueue: connect4 work-stealing enqueues
-// 467 us before its launch, so all of its tasks fell off the right edge and B looked empty.
+// Not from the first event: that is a host enqueue, and connect4 work-stealing enqueues 467 us
+// before its launch, so all of its tasks would fall off the right edge and B look empty.
 #pragma once
 
 #include <optional>

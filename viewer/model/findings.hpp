@@ -1,5 +1,5 @@
-// Findings: the facts of a trace a teacher would point at, stated from the trace alone (issue 13,
-// item 6). Each is a sentence and the time range it is about (the Findings panel zooms there on a
+// Findings: the facts of a trace a teacher would point at, stated from the trace alone.
+// Each is a sentence and the time range it is about (the Findings panel zooms there on a
 // click). A few robust detectors, computed once on load from the model's lanes and series:
 //   tail          the end of the run on few workers (busy below half the run's peak)
 //   no-task gap   time inside the run with no task running anywhere (launch gaps, host waits)

@@ -1,4 +1,4 @@
-// Chunks of tasks that moved between the ranks of a distributed run (issue 15): each RankLend on
+// Chunks of tasks that moved between the ranks of a distributed run: each RankLend on
 // the victim's host track paired with the RankSteal on the thief's host track that received it.
 #pragma once
 

@@ -74,7 +74,7 @@ int row_for_label_click(const TimelineLayout& layout, float y, float text_h);
 // Rows for a view `view_h` px tall whose text is `text_h` px tall. A trace of several ranks
 // (TraceModel::ranks()) gets a Rank row above each rank's devices, with the rank's host lanes
 // right under it (where the lends and steals between ranks are, and the arrows join them), then
-// its devices as before; a folded rank hides all of them. A trace of one process has no Rank row.
+// its devices; a folded rank hides all of them. A trace of one process has no Rank row.
 TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, float view_h, float text_h);
 
 }  // namespace gpulb::viewer

@@ -407,7 +407,7 @@ void draw_view_note(const Frame& f, const std::string& note, ImU32 colour, int r
   f.dl->AddText(at, colour, note.c_str());
 }
 
-// Chunks of tasks moved between ranks (issue 15): an arrow from the lender's host track at the
+// Chunks of tasks moved between ranks: an arrow from the lender's host track at the
 // RankLend to the thief's host track at the RankSteal, capped like steal arrows. Where they go is
 // worked out before the rows are drawn, so that a hovered arrow's tooltip replaces the lane's.
 struct RankArrows {

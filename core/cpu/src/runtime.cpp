@@ -61,7 +61,7 @@ std::unique_ptr<T[]> allocate_segment(std::uint64_t capacity, std::uint32_t segm
 // faults while it runs: on the 2-core CI VM a fault cost 3.3-7.3 us (14-31 ns a 16-byte event
 // written to fresh memory against 1.2-2.5 ns), more than the records themselves. Outside the
 // makespan, and only the share a worker's short tasks need (trace_stream.hpp: about one unit a
-// task; two are faulted in); a worker that writes more faults the rest in as before.
+// task; two are faulted in); a worker that writes more faults the rest in as it goes.
 void prefault(std::uint64_t* units, std::uint64_t count) {
   constexpr std::uint64_t kUnitsPerPage = 4096 / sizeof(std::uint64_t);
   for (std::uint64_t i = 0; i < count; i += kUnitsPerPage) units[i] = 0;
@@ -232,6 +232,22 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
   out.makespan_ns = last > first ? last - first : 0;
   out.origin_ns = origin_ns_;
   out.first_start_ns = workers_ > 0 ? first : 0;
+  add_worker_metrics(out);
+  trace::Device cpu;
+  cpu.kind = trace::DeviceKind::Cpu;
+  cpu.name = "CPU (" + std::to_string(workers_) + " threads)";
+  cpu.sm_count = std::thread::hardware_concurrency();
+  cpu.workers = workers_;
+  out.trace.devices.push_back(cpu);
+  if (!trace_note_.empty()) out.notes.push_back(trace_note_);
+  out.trace_cut_to_budget = !trace_note_.empty();
+  if (!plan_.trace) return out;
+  ticks_.calibrate();
+  add_tracks(out, host_track_name);
+  return out;
+}
+
+void Runtime::add_worker_metrics(ExecOutput& out) const {
   // Load balance: the busiest and the idlest worker's task counts (a CPU worker is its own "SM").
   std::uint64_t most = 0, least = ~std::uint64_t{0};
   for (const WorkerSlot& s : slots_) {
@@ -251,7 +267,7 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
   std::uint64_t faults = 0;
   for (const WorkerSlot& s : slots_) faults += s.minor_faults;
   out.metrics["worker_minor_faults"] = faults;
-  // Whether the workers ran at one speed (issue 12's CPU load max/min): each worker thread's
+  // Whether the workers ran at one speed (the CPU load's max/min): each worker thread's
   // share of its wall time on a CPU (per mille; under 1000 where the OS or a hypervisor ran
   // something else on its core), and its tasks per second of its own CPU time. A spread in
   // tasks per worker with even rates is the machine's (CPU time taken away); with even shares
@@ -272,18 +288,10 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
     out.metrics["tasks_per_cpu_s_min"] = rate_min;
     out.metrics["tasks_per_cpu_s_max"] = rate_max;
   }
+}
 
-  trace::Device cpu;
-  cpu.kind = trace::DeviceKind::Cpu;
-  cpu.name = "CPU (" + std::to_string(workers_) + " threads)";
-  cpu.sm_count = std::thread::hardware_concurrency();
-  cpu.workers = workers_;
-  out.trace.devices.push_back(cpu);
-  if (!trace_note_.empty()) out.notes.push_back(trace_note_);
-  out.trace_cut_to_budget = !trace_note_.empty();
-  if (!plan_.trace) return out;
-  ticks_.calibrate();
-
+// Each worker's stream expanded into its track, and the host's track.
+void Runtime::add_tracks(ExecOutput& out, const std::string& host_track_name) {
   // Events are written in time order by one thread; keep the invariant explicit for readers.
   const auto by_time = [](trace::Track& tr) {
     const auto earlier = [](const trace::Event& a, const trace::Event& b) { return a.time_ns < b.time_ns; };
@@ -318,7 +326,6 @@ ExecOutput Runtime::finish(const std::string& host_track_name, std::uint64_t tas
   for (trace::Event& e : host.events) e.time_ns = ticks_.to_origin_ns(e.time_ns);
   by_time(host);
   out.trace.tracks.push_back(std::move(host));
-  return out;
 }
 
 }  // namespace gpulb::cpu

@@ -85,7 +85,7 @@ struct SharingQueueRef {
   // Takes one task; false when the queue is empty. The loop retries only when another consumer
   // claimed the position first (someone made progress), so with two slots or more it cannot spin
   // forever; with one slot it could (a push overwrote an unread task and the sequence words never
-  // met the position again: issue 14's hang), which is why one slot is refused.
+  // met the position again: the hang), which is why one slot is refused.
   GPULB_HD bool try_pop(Task& out) const {
     device_atomic_ref<std::uint64_t> deq(ctl->dequeue_pos);
     std::uint64_t pos = deq.load(mo::acquire);

@@ -1,4 +1,4 @@
-// The lessons: each seed paper's headline claim as two runs side by side (issue 13, item 7).
+// The lessons: each seed paper's headline claim as two runs side by side.
 // `gpulb lesson list|run NAME` and `gpulb-viewer --lesson NAME` read this one table.
 //
 // It lives in builtin/ because a lesson names scenarios and policies (its CPU recipe), which

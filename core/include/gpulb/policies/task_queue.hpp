@@ -1,8 +1,8 @@
 // `task-queue`: Chen et al. 2010, Algorithms 2 and 3 (mechanism: gpulb/task_queue.hpp).
 //
 // DEPARTURE from Chen et al. (whose tasks never spawn): on the CPU backend a task's children go
-// back to the host task pool, which feeds them to the queues as it feeds the initial tasks (issue
-// 15: UTS under task-queue, on one host and across ranks). The CUDA driver runs no spawned task.
+// back to the host task pool, which feeds them to the queues as it feeds the initial tasks
+// (UTS under task-queue, on one host and across ranks). The CUDA driver runs no spawned task.
 #pragma once
 
 #include <algorithm>

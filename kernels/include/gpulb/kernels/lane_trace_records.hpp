@@ -2,14 +2,14 @@
 // task_per=lane, work_stealing_lanes.cuh): what the device writes instead of each task's
 // TaskBegin/TaskEnd pair, and how the host expands it back into those pairs when it drains the
 // segments (GpuSession::download_segments). It never reaches a file: readers, exporters and the
-// viewer see the same event kinds as before.
+// viewer see the same event kinds as for any other run.
 //
 // Why: at 5.2 G tasks/s (UTS T1L on an H100) two 16-byte events a task were 32 bytes a task and
 // a barrier a batch to share the batch's end time, and tracing cost 4.5-7.3% (docs/benchmarks.md,
 // trace overhead). The task zones inside a batch carry no clock reading of their own anyway: they
 // are laid end to end across the batch's span (BlockContext::end_lane_batch). So the device
 // writes one header a batch (its begin, span and size, by thread 0) and 8 bytes a task (id and
-// kind, by the task's thread), and the host places the zones as the device used to.
+// kind, by the task's thread), and the host places the zones.
 //
 // Layout, in a block's segment: a header slot, then ceil(k / 2) slots of two LaneTaskRecord each.
 //   header: time_ns = the batch's begin (raw device clock), arg = its span in ns (saturated at

@@ -1,5 +1,5 @@
-// The work-stealing policy across the GPUs of one host (--gpus N > 1). No paper does this (issue 11
-// item 6; docs/papers.md): Grossman's runtime and the ABP deques (work_stealing_kernels.cuh) on every
+// The work-stealing policy across the GPUs of one host (--gpus N > 1). No paper does this
+// (docs/papers.md): Grossman's runtime and the ABP deques (work_stealing_kernels.cuh) on every
 // GPU, and the idle blocks of one GPU take work from the deques of another, over peer memory where
 // every pair of GPUs has it, else through host memory ("Two placements" below).
 //
@@ -89,7 +89,7 @@
 // must count children takes the units from that reserve when it holds enough (a device-scope CAS)
 // before it touches GPU 0's word. The reserve moves on to GPU 0's word (an exchange, then one
 // system-scope RMW) only when a block has been idle kIdlePassesBeforeDrain passes in a row, and
-// that block then tests for the end. The invariant holds as before: pending - outstanding = -(the
+// that block then tests for the end. The invariant holds as on one GPU: pending - outstanding = -(the
 // credits) - (the reserves) >= 0, every term <= 0, so pending == 0 means no task is left; the
 // units' release/acquire chain goes block -> reserve (device scope) -> pending (system scope) ->
 // the reader. Why: on UTS T3L a block goes idle about every third node, and each idle spell cost a

@@ -1,6 +1,6 @@
 // The clock of the CPU backend's trace events. A traced UTS node records three events; with
 // steady_clock (a vDSO clock_gettime, 18-25 ns a read) the clock reads alone cost the CPU backend
-// most of its 75% tracing overhead on UTS (issue 12). Where the x86 time-stamp counter is
+// most of its 75% tracing overhead on UTS. Where the x86 time-stamp counter is
 // invariant (CPUID 0x80000007 EDX bit 8: one rate on every core, through sleep states) an event
 // takes a raw TSC read instead (6-10 ns: 10 against 24 ns measured on the 2-core CI VM), and the
 // run maps ticks to ns once, at its end, from two (tick, ns) pairs taken far apart. Elsewhere the

@@ -90,6 +90,8 @@ class Runtime {
   ExecOutput finish(const std::string& host_track_name, std::uint64_t tasks_run);
 
  private:
+  void add_worker_metrics(ExecOutput& out) const;                        // finish(): load, CPU time, faults
+  void add_tracks(ExecOutput& out, const std::string& host_track_name);  // finish(): the streams as tracks
   const ExecPlan& plan_;
   std::uint32_t workers_;
   std::uint64_t origin_ns_;

@@ -1,5 +1,5 @@
 // What a CPU worker writes while it runs, and how the run turns it into trace::Event tracks (the
-// file format and every reader are unchanged). Issue 12, item 5: tracing must cost at most 2%.
+// file format and every reader are unchanged), at most 2% of the run's time.
 //
 // Two costs dominated (docs/benchmarks.md, "Tracing overhead"): a clock read for every event
 // (6-10 ns on bare metal, 38-45 ns on the 2-core CI VM, whose hypervisor traps rdtsc) and the
@@ -10,7 +10,7 @@
 //     top byte is a code: kUntimedEvent {arg, aux, kind} or kUntimedTask {task id, task kind}, a
 //     whole task (begin and end) in 8 bytes;
 //   - BatchClock reads the clock once per batch of short tasks. A task that takes at least
-//     min_span ticks (kSpanPerRead clock reads) is timed at its begin and its end, as before; shorter
+//     min_span ticks (kSpanPerRead clock reads) is timed at its begin and its end; shorter
 //     ones run in batches of about min_span, each batch timed at its first task's begin, and
 //     expand_stream shares a batch's time evenly between its tasks (Event::flags says so,
 //     trace::kTimeInterpolated). Idle spells, steals, a worker's start and end are always timed

@@ -1,7 +1,7 @@
 // The static-list policy on the CUDA backend: the static task list, one launch per generation
 // (mechanism: static_list_kernels.cuh), on one GPU; with --gpus N > 1 on N GPUs, each running its
 // share of every generation, the host evening the shares out between generations (a departure from
-// the papers: detail/multi_gpu_sl_run.cuh). --gpus 0 (the default) and 1 run on one GPU, as before.
+// the papers: detail/multi_gpu_sl_run.cuh). --gpus 0 (the default) and 1 run on one GPU.
 #pragma once
 
 #include "gpulb/kernels/static_list_kernels.cuh"

@@ -1,7 +1,7 @@
 // The work-stealing policy on the CUDA backend: Grossman's work stealing with ABP deques per block, a sharing queue fed from the host
 // (mechanism: work_stealing_kernels.cuh), on one GPU; with --gpus N > 1 on N GPUs whose blocks also steal from each other's
 // deques over peer memory, or through host memory without peer access (work_stealing_multi_gpu.cuh; its host frame
-// detail/multi_gpu_ws_run.cuh). --gpus 0 (the default) runs on one GPU, as before. --param task_per=lane:
+// detail/multi_gpu_ws_run.cuh). --gpus 0 (the default) runs on one GPU. --param task_per=lane:
 // a task per thread instead of per block, on one GPU (work_stealing_lanes.cuh).
 #pragma once
 

@@ -292,6 +292,87 @@ void task_queue_worker(Runtime& rt, const ExecPlan& plan, const Body& body, cons
   worker_end(ctx, slot, idle.failed);
 }
 
+// The host producer (Algorithm 2), on the run's host thread and its own trace track: the tasks,
+// through the pool where children come back or ranks balance, then a HALT per worker.
+class CpuTaskQueueProducer {
+ public:
+  CpuTaskQueueProducer(Runtime& rt, const ExecPlan& plan, const TaskQueueRef& queues, SpawnOutboxes* outboxes)
+      : rt_(rt), plan_(plan), queues_(queues), outboxes_(outboxes), host_(CpuQueuePublisher{queues}, queues.num_queues, queues.capacity) {}
+
+  // Feeds every task and the HALTs, and waits for the workers; the pool's peak (0 without a pool).
+  std::uint64_t run() {
+    std::uint64_t peak_pool = 0;
+    if (plan_.distribution != nullptr || plan_.spawns) {
+      peak_pool = feed_pool();
+    } else {
+      enqueue_all(plan_.tasks.data(), plan_.tasks.size());
+    }
+    while (!host_.all_empty()) {  // "check whether all queues are empty" before the HALTs
+      std::this_thread::yield();
+      rt_.tick([this] { return state(); });
+    }
+    const std::vector<Task> halts(rt_.workers(), Task::halt());
+    enqueue_all(halts.data(), halts.size());
+    rt_.wait_workers([this] { return state(); });  // a task that never ends must still trip the watchdog
+    return peak_pool;
+  }
+
+ private:
+  std::string state() const {
+    std::string s = "queues h_consumed/h_written:";
+    for (std::uint32_t q = 0; q < queues_.num_queues; ++q) {
+      s += " " + std::to_string(system_atomic_ref<std::uint32_t>(queues_.host_consumed[q].value).load(mo::relaxed)) + "/" +
+           std::to_string(device_atomic_ref<std::uint32_t>(queues_.counters[q].written.value).load(mo::relaxed));
+    }
+    return s;
+  }
+
+  void enqueue_all(const Task* tasks, std::size_t n) {
+    std::uint32_t busy_in_a_row = 0;
+    while (n > 0) {
+      std::uint32_t q = 0;
+      const std::uint32_t wrote = host_.try_enqueue(tasks, static_cast<std::uint32_t>(std::min<std::size_t>(n, queues_.capacity)), q);
+      if (wrote == 0) {
+        if (++busy_in_a_row >= queues_.num_queues) {  // every queue busy: let the workers run
+          busy_in_a_row = 0;
+          std::this_thread::yield();
+          rt_.tick([this] { return state(); });
+        }
+        continue;
+      }
+      busy_in_a_row = 0;
+      rt_.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(q));
+      rt_.host_record(EventKind::QueueLevel, wrote, static_cast<std::uint16_t>(q));
+      tasks += wrote;
+      n -= wrote;
+    }
+  }
+
+  // The pool, fed and drained by the balancer until no rank holds a task (across ranks), or fed
+  // from the workers' children until none is left anywhere (spawning, on one host).
+  std::uint64_t feed_pool() {
+    const std::function<std::string()> queue_state = [this] { return state(); };
+    TaskPoolPort<CpuQueuePublisher> pool(rt_, host_, plan_.tasks, queues_.num_queues * queues_.capacity, queue_state, outboxes_);
+    if (plan_.distribution != nullptr) {
+      plan_.distribution->balance(pool);
+    } else {
+      for (;;) {
+        pool.pump();
+        if (pool.idle()) break;
+        std::this_thread::yield();  // the workers may share our core
+        rt_.tick(queue_state);
+      }
+    }
+    return pool.peak();
+  }
+
+  Runtime& rt_;
+  const ExecPlan& plan_;
+  TaskQueueRef queues_;
+  SpawnOutboxes* outboxes_;
+  TaskQueueHost<CpuQueuePublisher> host_;
+};
+
 // Chen et al.: persistent workers, host-fed queues, HALT tasks.
 template <class Body>
 ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
@@ -300,12 +381,10 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
   const bool sized_by_expected = plan.distribution != nullptr || plan.spawns;
   Runtime rt(plan, (plan.spawns ? 5 : 4) * std::max<std::uint64_t>(plan.tasks.size(), sized_by_expected ? plan.expected_tasks : 0) + 16);
   const policies::TaskQueueShape shape = policies::task_queue_shape(plan.options, false, plan.tasks.size(), 1, plan.spawns);
-  const std::uint32_t num_queues = shape.queues;
-  const std::uint32_t capacity = shape.capacity;
-  std::vector<Task> slots(static_cast<std::size_t>(num_queues) * capacity);
-  std::vector<TaskQueueCounters> counters(num_queues);
-  std::vector<QueueWord> host_consumed(num_queues);
-  const TaskQueueRef queues{slots.data(), counters.data(), host_consumed.data(), num_queues, capacity};
+  std::vector<Task> slots(static_cast<std::size_t>(shape.queues) * shape.capacity);
+  std::vector<TaskQueueCounters> counters(shape.queues);
+  std::vector<QueueWord> host_consumed(shape.queues);
+  const TaskQueueRef queues{slots.data(), counters.data(), host_consumed.data(), shape.queues, shape.capacity};
   // Spawned children (plan.spawns): the workers' outboxes and the run's id counter.
   std::unique_ptr<SpawnOutboxes> outboxes = plan.spawns ? std::make_unique<SpawnOutboxes>(rt.workers(), plan.options.spawn_capacity) : nullptr;
   TaskIdCounter id_counter;
@@ -314,64 +393,9 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
   rt.start([&](std::uint32_t rank) {
     task_queue_worker(rt, plan, body, queues, rank, outboxes ? &(*outboxes)[rank] : nullptr, &id_counter);
   });
-
-  // The host producer (Algorithm 2), on this thread and its own trace track.
-  TaskQueueHost<CpuQueuePublisher> host(CpuQueuePublisher{queues}, num_queues, capacity);
-  auto queue_state = [&] {
-    std::string s = "queues h_consumed/h_written:";
-    for (std::uint32_t q = 0; q < num_queues; ++q) {
-      s += " " + std::to_string(system_atomic_ref<std::uint32_t>(host_consumed[q].value).load(mo::relaxed)) + "/" +
-           std::to_string(device_atomic_ref<std::uint32_t>(counters[q].written.value).load(mo::relaxed));
-    }
-    return s;
-  };
-  auto enqueue_all = [&](const Task* tasks, std::size_t n) {
-    std::uint32_t busy_in_a_row = 0;
-    while (n > 0) {
-      std::uint32_t q = 0;
-      const std::uint32_t wrote = host.try_enqueue(tasks, static_cast<std::uint32_t>(std::min<std::size_t>(n, capacity)), q);
-      if (wrote == 0) {
-        if (++busy_in_a_row >= num_queues) {  // every queue busy: let the workers run
-          busy_in_a_row = 0;
-          std::this_thread::yield();
-          rt.tick(queue_state);
-        }
-        continue;
-      }
-      busy_in_a_row = 0;
-      rt.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(q));
-      rt.host_record(EventKind::QueueLevel, wrote, static_cast<std::uint16_t>(q));
-      tasks += wrote;
-      n -= wrote;
-    }
-  };
   std::uint64_t peak_pool = 0;
   try {
-    if (plan.distribution != nullptr || plan.spawns) {
-      // The pool, fed and drained by the balancer until no rank holds a task (across ranks), or
-      // fed from the workers' children until none is left anywhere (spawning, on one host).
-      TaskPoolPort<CpuQueuePublisher> pool(rt, host, plan.tasks, num_queues * capacity, queue_state, outboxes.get());
-      if (plan.distribution != nullptr) {
-        plan.distribution->balance(pool);
-      } else {
-        for (;;) {
-          pool.pump();
-          if (pool.idle()) break;
-          std::this_thread::yield();  // the workers may share our core
-          rt.tick(queue_state);
-        }
-      }
-      peak_pool = pool.peak();
-    } else {
-      enqueue_all(plan.tasks.data(), plan.tasks.size());
-    }
-    while (!host.all_empty()) {  // "check whether all queues are empty" before the HALTs
-      std::this_thread::yield();
-      rt.tick(queue_state);
-    }
-    const std::vector<Task> halts(rt.workers(), Task::halt());
-    enqueue_all(halts.data(), halts.size());
-    rt.wait_workers(queue_state);  // a task that never ends must still trip the watchdog
+    peak_pool = CpuTaskQueueProducer(rt, plan, queues, outboxes.get()).run();
   } catch (...) {
     // Ask the workers to stop first: after an error from the balancer (a distributed run) they
     // would wait for tasks or HALTs that never come, and the join would never return.
@@ -384,7 +408,7 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
     for (std::uint32_t w = 0; w < rt.workers(); ++w) out.tasks_spawned += rt.slot(w).tasks_spawned.load(std::memory_order_relaxed);
     out.metrics["peak_pool"] = peak_pool;
     // The pool at its fullest, and the queues.
-    out.metrics["peak_task_slots"] = peak_pool + std::uint64_t{num_queues} * capacity;
+    out.metrics["peak_task_slots"] = peak_pool + std::uint64_t{shape.queues} * shape.capacity;
   }
   return out;
 }
