@@ -18,11 +18,25 @@ TEST(ListSizer, TheFirstOutputArrayHasListCapacityOrAFirstGuessCutToTheWidestGen
 
 TEST(ListSizer, LaterArraysFollowTheLastGenerationsRatioWithAQuarterToSpare) {
   ListSizer s(0, 0);
-  s.generation_ended(100, 400);  // 4 children a task
-  EXPECT_EQ(s.before_launch(400), 2001u);
-  ListSizer capped(0, 1500);
-  capped.generation_ended(100, 400);
-  EXPECT_EQ(capped.before_launch(400), 1500u);  // never more than the widest generation stated
+  s.generation_ended(100000, 400000);  // 4 children a task
+  EXPECT_EQ(s.before_launch(400000), 2000001u);
+  EXPECT_EQ(s.before_launch(4), kFirstListSlots);  // a small generation gets the first guess's room
+  ListSizer capped(0, 1500000);
+  capped.generation_ended(100000, 400000);
+  EXPECT_EQ(capped.before_launch(400000), 1500000u);  // never more than the widest generation stated
+  ListSizer floored(3, 0);
+  floored.generation_ended(1, 4);
+  EXPECT_EQ(floored.before_launch(4), 21u);  // a list_capacity is a floor, not a first guess's room
+}
+
+// The last level of a tree has no children: the tasks the run expects bound what is still to come.
+TEST(ListSizer, TheTasksStillToComeBoundTheNextGeneration) {
+  ListSizer s(0, 0, 2'000'000);
+  s.generation_ended(100000, 400000);                 // 100,000 launched
+  EXPECT_EQ(s.before_launch(400000), 1'500'000u);     // not 2,000,001: only 1.5 M tasks are left
+  ListSizer wrong(0, 0, 10);                          // an expectation the run has passed is ignored
+  wrong.generation_ended(100000, 400000);
+  EXPECT_EQ(wrong.before_launch(400000), 2'000'001u);
 }
 
 TEST(ListSizer, AfterAFullArrayItGrowsToTheProjectedGenerationAndAtLeastWhatWasAsked) {

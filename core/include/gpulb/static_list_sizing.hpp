@@ -32,21 +32,30 @@ inline constexpr std::uint64_t kFirstListSlots = std::uint64_t{1} << 16;
 
 class ListSizer {
  public:
-  // `list_capacity`: the user's floor (0: none); `widest`: the scenario's widest generation (0: unknown).
-  ListSizer(std::uint32_t list_capacity, std::uint64_t widest) : floor_(list_capacity), widest_(widest) {}
+  // `list_capacity`: the user's floor (0: none); `widest`: the scenario's widest generation (0:
+  // unknown); `expected`: the tasks of the whole run (0: unknown), which bound what is still to come.
+  ListSizer(std::uint32_t list_capacity, std::uint64_t widest, std::uint64_t expected = 0)
+      : floor_(list_capacity), widest_(widest), expected_(expected) {}
 
   // A generation of `tasks` created `children`: the ratio the next prediction uses.
   void generation_ended(std::uint64_t tasks, std::uint64_t children) {
     if (tasks == 0) return;
+    launched_ += tasks;
     tasks_ = tasks;
     children_ = children;
   }
 
-  // The output array's slots for a launch of `in_count` tasks.
+  // The output array's slots for a launch of `in_count` tasks. Without a list_capacity, never less
+  // than kFirstListSlots: a generation of a few thousand tasks strays from the ratio by more than a
+  // quarter often enough to make its launch stop, where 4 MiB would have held it.
   std::uint64_t before_launch(std::uint64_t in_count) const {
     std::uint64_t want = floor_ != 0 ? floor_ : kFirstListSlots;
     if (tasks_ != 0) want = (in_count * children_ / tasks_) * 5 / 4 + 1;
+    if (floor_ == 0) want = std::max(want, kFirstListSlots);
     if (widest_ != 0) want = std::min(want, widest_);
+    // The children of this generation are among the tasks not yet launched (the last level of a
+    // tree has none: its ratio would ask for room it never uses).
+    if (expected_ >= launched_ + in_count) want = std::min(want, expected_ - launched_ - in_count);
     return std::clamp<std::uint64_t>(std::max<std::uint64_t>(want, floor_), 1, kMaxListSlots);
   }
 
@@ -65,6 +74,8 @@ class ListSizer {
  private:
   std::uint64_t floor_;
   std::uint64_t widest_;
+  std::uint64_t expected_;
+  std::uint64_t launched_ = 0;  // tasks of the generations that ended
   std::uint64_t tasks_ = 0, children_ = 0;
 };
 
@@ -94,11 +105,11 @@ inline std::string format_gib(std::uint64_t bytes) {
 inline std::string list_memory_refusal(std::uint64_t generation, std::uint64_t need_slots, const std::string& where,
                                        std::uint64_t held, std::uint64_t free_bytes, const std::string& free_source) {
   const std::string gen = generation == 0 ? "the widest generation the scenario states" : "generation " + std::to_string(generation);
+  const std::string beside = held == 0 ? "" : " beside the " + format_gib(held) + " its arrays hold now";
   return "static-list: " + gen + " needs an array of " + std::to_string(need_slots) + " task slots (" +
          format_gib(need_slots * sizeof(Task)) + ") in " + where + ", which has " + format_gib(free_bytes) + " free (" + free_source +
-         ") beside the " + format_gib(held) +
-         " its arrays hold now; the static list holds a whole generation at once: use more GPUs (--gpus N), a smaller "
-         "problem, or a policy that holds only the tasks waiting to run (work-stealing)";
+         ")" + beside + "; the static list holds a whole generation at once: use more GPUs (--gpus N), a smaller problem, or a "
+         "policy that holds only the tasks waiting to run (work-stealing)";
 }
 
 }  // namespace gpulb

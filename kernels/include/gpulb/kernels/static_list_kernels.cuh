@@ -196,7 +196,7 @@ class OneGpuStaticList {
  public:
   OneGpuStaticList(GpuSession& s, const ExecPlan& plan, DynamicHost& host, DeviceStaticList& list, const Body& body, std::uint32_t blocks)
       : s_(s), plan_(plan), host_(host), list_(list), body_(body), blocks_(blocks),
-        sizer_(plan.options.list_capacity, plan.widest_generation) {}
+        sizer_(plan.options.list_capacity, plan.widest_generation, plan.expected_tasks) {}
 
   void run(DynamicOutcome& out) {
     auto n = static_cast<std::uint32_t>(plan_.tasks.size());

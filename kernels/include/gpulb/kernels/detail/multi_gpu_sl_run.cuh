@@ -197,7 +197,7 @@ void SlAcrossGpus<Factory, Body>::allocate_gpu(GpuRun& run, std::uint32_t g, std
   // more than the widest generation's even share leaves room for the shares' spread.
   const std::uint64_t widest_share = (p.widest_generation + gpus_ - 1) / gpus_;
   states_.push_back(std::make_unique<SlGpuState>(grids_[g].blocks, p.tasks.subspan(first, n), p.options.list_capacity,
-                                                 ListSizer(p.options.list_capacity, widest_share + widest_share / 8)));
+                                                 ListSizer(p.options.list_capacity, widest_share + widest_share / 8, p.expected_tasks)));
   largest_ = std::max<std::uint64_t>(largest_, states_[g]->list.capacity(0));
   hosts_.push_back(std::make_unique<DynamicHost>(s, p, grids_[g].blocks, run.abort_all()));
   hosts_.back()->interleave_ids(g, gpus_);

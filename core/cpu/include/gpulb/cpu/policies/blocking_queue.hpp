@@ -79,31 +79,34 @@ class GrowingBlockingQueue {
   std::atomic<std::uint32_t> growths_{0};
 };
 
-template <class Body>
-ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
-  const PolicyOptions& o = plan.options;
-  const std::uint64_t expected = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
-  // Its lock waits between tasks are its lesson: every task timed, unless --param trace_batch says.
-  Runtime rt(plan, 4 * expected + 16, 1);
-  const std::uint32_t workers = rt.workers();
-  const std::uint64_t slots = std::max<std::uint64_t>(policies::blocking_queue_slots(o, plan.widest_generation, plan.tasks.size()),
-                                                       plan.tasks.size());
+// The queue's first slots. It walks a tree level by level: where memory cannot hold the widest
+// level the scenario states, the run is refused before it starts; else the queue starts at
+// blocking_queue_slots(), or what memory holds of it.
+inline std::uint64_t first_queue_slots(const ExecPlan& plan) {
+  const std::uint64_t slots =
+      std::max<std::uint64_t>(policies::blocking_queue_slots(plan.options, plan.widest_generation, plan.tasks.size()), plan.tasks.size());
   if (slots > kMaxListSlots) {
     throw RunError("blocking-queue: " + std::to_string(slots) + " task slots are more than one queue indexes (" +
                    std::to_string(kMaxListSlots) + ")");
   }
-  // The queue walks a tree level by level: where memory cannot hold the widest level the scenario
-  // states, the run is refused before it starts; else the queue starts at what memory holds.
   const std::uint64_t available = memory_limit().available;
-  std::uint64_t first = slots;
-  if (available != 0) {
-    if (plan.widest_generation != 0 && fit_list_slots(plan.widest_generation, plan.widest_generation, available) == 0) {
-      throw RunError("blocking-queue: the scenario's widest generation, " + std::to_string(plan.widest_generation) + " tasks (" +
-                     format_gib(plan.widest_generation * sizeof(Task)) + "), is what the queue holds at its fullest; " +
-                     format_gib(available) + " of host memory is available (MemAvailable): use work-stealing");
-    }
-    first = std::max<std::uint64_t>(fit_list_slots(slots, 0, available), plan.tasks.size());
+  if (available == 0) return slots;
+  if (plan.widest_generation != 0 && fit_list_slots(plan.widest_generation, plan.widest_generation, available) == 0) {
+    throw RunError("blocking-queue: the scenario's widest generation, " + std::to_string(plan.widest_generation) + " tasks (" +
+                   format_gib(plan.widest_generation * sizeof(Task)) + "), is what the queue holds at its fullest; " +
+                   format_gib(available) + " of host memory is available (MemAvailable): use work-stealing");
   }
+  return std::max<std::uint64_t>(fit_list_slots(slots, 0, available), plan.tasks.size());
+}
+
+template <class Body>
+ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
+  const PolicyOptions& o = plan.options;
+  const std::uint64_t first = first_queue_slots(plan);
+  const std::uint64_t expected = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
+  // Its lock waits between tasks are its lesson: every task timed, unless --param trace_batch says.
+  Runtime rt(plan, 4 * expected + 16, 1);
+  const std::uint32_t workers = rt.workers();
   GrowingBlockingQueue queue(static_cast<std::uint32_t>(first));
   BlockingQueueRef& q = queue.ref();
   std::uint32_t level = 0;

@@ -91,7 +91,7 @@ void static_list_worker(Runtime& rt, const ExecPlan& plan, const Body& body, Lis
 class ListLauncher {
  public:
   ListLauncher(Runtime& rt, const ExecPlan& plan, ListGate& gate, ListWorkers& w, HostStaticTaskList& list)
-      : rt_(rt), gate_(gate), w_(w), list_(list), sizer_(plan.options.list_capacity, plan.widest_generation) {}
+      : rt_(rt), gate_(gate), w_(w), list_(list), sizer_(plan.options.list_capacity, plan.widest_generation, plan.expected_tasks) {}
 
   void run() {
     for (std::uint32_t n = list_.in_count(); n > 0;) {
