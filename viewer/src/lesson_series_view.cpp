@@ -187,7 +187,7 @@ double largest(std::initializer_list<std::vector<std::optional<double>>> columns
 void share_of_first(const SeriesFigureData& d, const std::string& parameter, ImVec2 size) {
   GroupChart c{"time, as a share of the same scheduler's time on " + (d.rows.empty() ? std::string() : d.rows.front().value), parameter,
                groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b), column(d, &SeriesFigureRow::ideal),
-               column(d, &SeriesFigureRow::paper_a), column(d, &SeriesFigureRow::paper_b)};
+               column(d, &SeriesFigureRow::paper_a), column(d, &SeriesFigureRow::paper_b), {}, {}};
   const double top = std::max(1.0, largest({c.a, c.b})) * 1.05;
   c.scale = [top](double v) { return v / top; };
   c.label = percent;
@@ -197,7 +197,7 @@ void share_of_first(const SeriesFigureData& d, const std::string& parameter, ImV
 void time_and_slots(const SeriesFigureData& d, const std::string& parameter, ImVec2 size) {
   const ImVec2 half(size.x * 0.5f - 8.0f, size.y);
   GroupChart t{"", parameter, groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b), {},
-               column(d, &SeriesFigureRow::paper_a), column(d, &SeriesFigureRow::paper_b)};
+               column(d, &SeriesFigureRow::paper_a), column(d, &SeriesFigureRow::paper_b), {}, {}};
   const double t_top = largest({t.a, t.b}) * 1.05;
   const TimeUnit unit = unit_for(t_top);
   t.title = std::string("time of the median run, ") + unit.name;
@@ -207,7 +207,7 @@ void time_and_slots(const SeriesFigureData& d, const std::string& parameter, ImV
   ImGui::SameLine(0.0f, 16.0f);
   GroupChart s{"task slots needed (log scale)", parameter, groups(d), column(d, &SeriesFigureRow::a_slots),
                column(d, &SeriesFigureRow::b_slots), {}, column(d, &SeriesFigureRow::paper_a_slots),
-               column(d, &SeriesFigureRow::paper_b_slots)};
+               column(d, &SeriesFigureRow::paper_b_slots), {}, {}};
   const double s_top = std::log10(largest({s.a, s.b, s.paper_a, s.paper_b}) * 1.5);
   s.scale = [s_top](double v) { return v > 1.0 ? std::log10(v) / s_top : 0.0; };
   s.label = compact_count;
@@ -216,7 +216,7 @@ void time_and_slots(const SeriesFigureData& d, const std::string& parameter, ImV
 
 void time_only(const SeriesFigureData& d, const std::string& parameter, ImVec2 size) {
   GroupChart t{"", parameter, groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b),
-               column(d, &SeriesFigureRow::ideal), {}, {}};
+               column(d, &SeriesFigureRow::ideal), {}, {}, {}, {}};
   const double top = largest({t.a, t.b}) * 1.05;
   const TimeUnit unit = unit_for(top);
   t.title = std::string("time of the median run, ") + unit.name;
@@ -228,14 +228,14 @@ void time_only(const SeriesFigureData& d, const std::string& parameter, ImVec2 s
 void gpu_scaling(const SeriesFigureData& d, ImVec2 size) {
   const ImVec2 half(size.x * 0.5f - 8.0f, size.y);
   GroupChart sp{"speedup over its own time on 1 GPU", "GPUs", groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b),
-                column(d, &SeriesFigureRow::ideal), {}, {}};
+                column(d, &SeriesFigureRow::ideal), {}, {}, {}, {}};
   const double top = largest({sp.a, sp.b, sp.ideal}) * 1.05;
   sp.scale = [top](double v) { return v / top; };
   sp.label = times_x;
   draw_group_chart(sp, half);
   ImGui::SameLine(0.0f, 16.0f);
   const std::size_t gpus = std::max(d.a_device_busy_ns.size(), d.b_device_busy_ns.size());
-  GroupChart busy{"", "GPU", {}, {}, {}, {}, {}, {}};
+  GroupChart busy{"", "GPU", {}, {}, {}, {}, {}, {}, {}, {}};
   for (std::size_t g = 0; g < gpus; ++g) {
     busy.groups.push_back(std::to_string(g));
     busy.a.push_back(g < d.a_device_busy_ns.size() ? std::optional<double>(d.a_device_busy_ns[g]) : std::nullopt);

@@ -167,8 +167,8 @@ inline std::uint32_t persistent_trace_capacity(const ExecPlan& plan, std::uint64
 // Across GPUs (`gpus` > 1) only, a batch is at most the pool's level over (GPUs x queues), as in
 // guided self-scheduling: the pool's last tasks go in smaller batches, so that no GPU holds queued
 // tasks that another GPU's idle blocks could run. On one GPU it measured worse (below), and across
-// GPUs its effect alone was not measured: it came with the start barrier, and md on 2 GPUs then
-// ran 162-164 ms in four runs where the fourth session's three runs spread over 158-234 ms.
+// GPUs its effect alone was not measured: it came with the start barrier, and with both md on 2 GPUs
+// ran 162-164 ms in four runs, against 158-234 ms over three runs without them.
 template <class Publisher, class WaitStep, class Halt>
 void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& pool, std::uint32_t gpus, std::uint32_t queues,
                  WaitStep&& wait_step, Halt&& halt) {
