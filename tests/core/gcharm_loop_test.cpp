@@ -112,8 +112,8 @@ TEST(CombiningLoop, EveryRequestRunsOnceOverTheItemsOfItsOwnTableUnderEveryStrat
       };
       ExecPlan plan;
       plan.policy = &policies::combining();
-      plan.options.strategy = strategy;
-      plan.options.transfer = transfer;
+      plan.options.strategy = *choice_named<RequestStrategy>(strategy);
+      plan.options.transfer = *choice_named<RequestTransfer>(transfer);
       plan.options.static_k = 16;
       plan.options.cache_items = 4096;
       plan.requests = &stream;
@@ -233,8 +233,8 @@ TEST(HybridLoop, AFreeGpuTakesWorkWhileTheCpuRunsAndEveryRequestRunsOnce) {
     const RequestStream stream = stepped_requests(
         table, kSteps, kPerStep, [](std::uint32_t, std::uint32_t r) { return 1 + (r * 13) % 20; }, outputs, expected);
     ExecPlan plan;
-    plan.options.strategy = strategy;
-    plan.options.transfer = "reuse";
+    plan.options.strategy = *choice_named<RequestStrategy>(strategy);
+    plan.options.transfer = RequestTransfer::Reuse;
     plan.options.max_size = 32;
     plan.options.cpu_share = 0.5;
     plan.options.cache_items = 4096;
@@ -244,7 +244,7 @@ TEST(HybridLoop, AFreeGpuTakesWorkWhileTheCpuRunsAndEveryRequestRunsOnce) {
     gpu.other = &cpu;
     FakeHost host;
     std::vector<DeviceLane> lanes;
-    HybridSplitter splitter(parse_hybrid_strategy(strategy), 0.5, 4, 0);
+    HybridSplitter splitter(hybrid_strategy(*choice_named<RequestStrategy>(strategy)), 0.5, 4, 0);
     const RequestTotals t = run_hybrid(plan, host, cpu, TransferMode::InPlace, gpu, lanes, splitter);
     EXPECT_EQ(outputs, expected) << strategy;
     EXPECT_EQ(t.requests, std::uint64_t{kSteps} * kPerStep) << strategy;
@@ -282,8 +282,8 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
   const RequestStream stream = stepped_requests(
       table, kSteps, kPerStep, [](std::uint32_t g, std::uint32_t r) { return r % 17 == 5 ? 30 : 1 + (r * 7 + g) % 12; }, outputs, expected);
   ExecPlan plan;
-  plan.options.strategy = "adaptive";
-  plan.options.transfer = "reuse";
+  plan.options.strategy = RequestStrategy::Adaptive;
+  plan.options.transfer = RequestTransfer::Reuse;
   plan.options.max_size = 1000;
   plan.options.cache_items = 4096;
   plan.requests = &stream;
@@ -386,8 +386,8 @@ TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaun
     sink.wait_all();
   };
   ExecPlan plan;
-  plan.options.strategy = "adaptive";
-  plan.options.transfer = "reuse";
+  plan.options.strategy = RequestStrategy::Adaptive;
+  plan.options.transfer = RequestTransfer::Reuse;
   plan.options.max_size = 1000;
   plan.options.cache_items = 4096;
   plan.requests = &stream;

@@ -436,7 +436,7 @@ TEST(WorkStealing, WorkersReportTheirCpuShareAndTheirTasksPerCpuSecond) {
 
 TEST(WorkStealing, RoundRobinVictimsRunEveryTaskOnce) {
   TreeRun run(&policies::work_stealing(), 4, 3, kLevels);
-  run.plan.options.victim = "round-robin";
+  run.plan.options.victim = VictimChoice::RoundRobin;
   run.expect_each_ran_once(run.run());
 }
 
@@ -460,7 +460,7 @@ TEST(WorkStealing, FullDequeFailsTheRunNamingTheCapacityWhenSpillingIsOff) {
   TreeRun run(&policies::work_stealing(), 2, 8, 4);
   run.plan.options.deque_capacity = 4;
   run.plan.options.steal_chunk = 1;
-  run.plan.options.deque_overflow = "fail";
+  run.plan.options.deque_overflow = DequeOverflow::Fail;
   try {
     run.run();
     FAIL() << "the run should have failed";

@@ -261,7 +261,7 @@ TEST(GpuWorkStealing, EveryTaskRunsOnceUnderHeavyStealing) {
 TEST(GpuWorkStealing, RoundRobinVictimsOnADeepNarrowTree) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(&policies::work_stealing(), 2, 16, 100);  // 131071 tasks, deques of one or two tasks
-  run.plan.options.victim = "round-robin";
+  run.plan.options.victim = VictimChoice::RoundRobin;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GT(out.metrics.at("steals"), 0u);
@@ -290,7 +290,7 @@ TEST(GpuWorkStealing, FullDequeFailsTheRunNamingTheCapacityWhenSpillingIsOff) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(&policies::work_stealing(), 8, 4);
   run.plan.options.deque_capacity = 4;
-  run.plan.options.deque_overflow = "fail";
+  run.plan.options.deque_overflow = DequeOverflow::Fail;
   expect_run_error([&] { run.run(); }, "deque_capacity=4");
 }
 

@@ -74,7 +74,7 @@ TEST_P(ExactlyOnce, OnEveryBackendPresent) {
   plan.tasks = tasks;
   plan.options.queues = s.queues;
   plan.options.queue_capacity = s.capacity;
-  plan.options.variant = s.variant;
+  plan.options.variant = *choice_named<QueueVariant>(s.variant);
   plan.options.claim = s.claim;
   plan.gpus = 1;
   for (Backend b : {Backend::Cpu, Backend::Cuda}) {
@@ -164,7 +164,7 @@ TEST(GpuTaskQueue, ModernVariantStopsEveryBlockAndTracesIt) {
   plan.policy = &policies::task_queue();
   plan.gpus = 1;
   plan.tasks = tasks;
-  plan.options.variant = "modern";
+  plan.options.variant = QueueVariant::Modern;
   plan.options.queue_capacity = 256;
   ExecOutput out;
   expect_each_ran_once(count_runs(Backend::Cuda, plan, &out));
@@ -194,7 +194,7 @@ TEST(GpuTaskQueue, ModernCopyFeedRangesWholeBatchesAndEmptyQueuesRunEachTaskOnce
       plan.gpus = 1;
       plan.block_size = 64;
       plan.tasks = tasks;
-      plan.options.variant = "modern";
+      plan.options.variant = QueueVariant::Modern;
       plan.options.queues = 8;
       plan.options.queue_capacity = 1024;
       SCOPED_TRACE(std::to_string(n) + (runs ? " tasks in one run" : " tasks in no run"));

@@ -119,7 +119,7 @@ TEST(GpuWorkStealingAcrossGpus, EveryTaskRunsOnceAndEveryGpuWorks) {
     // One root on GPU 0: every other GPU lives by stealing across; small deques reset all the time.
     MultiTreeRun run(gpus, 4, 9, 2000);  // 349525 tasks
     run.plan.options.deque_capacity = 64;
-    run.plan.options.remote = remote;
+    run.plan.options.remote = *choice_named<RemoteMode>(remote);
     const ExecOutput out = run.run();
     run.expect_each_ran_once(out);
     EXPECT_EQ(out.trace.devices.size(), gpus);
@@ -141,7 +141,7 @@ TEST(GpuWorkStealingAcrossGpus, BatchStealsAcrossGpusLoseNothing) {
     for (const char* chunk : {"4", "32"}) {
       SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote + ", remote_chunk=" + chunk);
       MultiTreeRun run(gpus, 4, 9, 500);
-      run.plan.options.remote = remote;
+      run.plan.options.remote = *choice_named<RemoteMode>(remote);
       run.plan.options.remote_chunk = static_cast<std::uint32_t>(std::stoul(chunk));
       run.plan.options.deque_capacity = 256;
       const ExecOutput out = run.run();
@@ -157,8 +157,8 @@ TEST(GpuWorkStealingAcrossGpus, FewBlocksAndRoundRobinVictimsOnADeepNarrowTree) 
     SCOPED_TRACE(std::string("remote=") + remote);
     MultiTreeRun run(2, 2, 14, 200);  // 32767 tasks, deques of one or two tasks
     run.plan.workers = 4;             // per GPU: remote steals are a large share of all steals
-    run.plan.options.victim = "round-robin";
-    run.plan.options.remote = remote;
+    run.plan.options.victim = VictimChoice::RoundRobin;
+    run.plan.options.remote = *choice_named<RemoteMode>(remote);
     const ExecOutput out = run.run();
     run.expect_each_ran_once(out);
     EXPECT_GT(metric(out, "gpu1_tasks"), 0u);
@@ -170,7 +170,7 @@ TEST(GpuWorkStealingAcrossGpus, CrossGpuStealsAreMarkedInTheTrace) {
   for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
     SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
     MultiTreeRun run(gpus, 4, 7, 2000);  // 21845 tasks
-    run.plan.options.remote = remote;
+    run.plan.options.remote = *choice_named<RemoteMode>(remote);
     run.plan.trace = true;
     run.plan.workers = 132;
     run.plan.options.trace_capacity = 1u << 16;
@@ -216,7 +216,7 @@ TEST(GpuWorkStealingAcrossGpus, InitialTasksBeyondTheSharingQueuesReachEveryGpu)
     plan.gpus = gpus;
     plan.tasks = tasks;
     plan.options.sharing_capacity = 16;
-    plan.options.remote = remote;
+    plan.options.remote = *choice_named<RemoteMode>(remote);
     std::vector<std::uint32_t> counts;
     const ExecOutput out = run_counting(plan, tasks.size(), 0, 200, counts);
     EXPECT_EQ(out.tasks_run, tasks.size());
@@ -282,7 +282,7 @@ TEST(GpuWorkStealingAcrossGpus, RunWaitsForLateHostInserts) {
   for (const char* remote : kRemotes) {
     SCOPED_TRACE(std::string("remote=") + remote);
     MultiTreeRun run(2, 2, 3, 0);  // 15 tasks
-    run.plan.options.remote = remote;
+    run.plan.options.remote = *choice_named<RemoteMode>(remote);
     expect_late_host_inserts_run_once(run);
   }
 }
@@ -597,7 +597,7 @@ TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryEveryTaskRunsOnceAndTasksCrossG
   for (const std::uint32_t gpus : gpu_settings()) for (const char* chunk : {"1", "8"}) {
     SCOPED_TRACE(std::to_string(gpus) + " GPUs, peer=off, remote_chunk=" + chunk);
     MultiTreeRun run(gpus, 4, 8, 2000);  // 87381 tasks from one root on GPU 0
-    run.plan.options.peer = "off";
+    run.plan.options.peer = PeerMemory::Off;
     run.plan.options.remote_chunk = static_cast<std::uint32_t>(std::stoul(chunk));
     run.plan.options.deque_capacity = 128;
     const ExecOutput out = run.run();
@@ -612,7 +612,7 @@ TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryEveryTaskRunsOnceAndTasksCrossG
 TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryTheRunWaitsForLateHostInserts) {
   SKIP_WITHOUT_HOST_PLACEMENT();
   MultiTreeRun run(2, 2, 3, 0);  // 15 tasks
-  run.plan.options.peer = "off";
+  run.plan.options.peer = PeerMemory::Off;
   expect_late_host_inserts_run_once(run);
 }
 
@@ -669,8 +669,8 @@ TEST(WorkStealingAcrossGpusPlacement, StealWithPeerOffIsRefusedNamingTheOption) 
   plan.policy = &policies::work_stealing();
   plan.backend = Backend::Cuda;
   plan.gpus = 2;
-  plan.options.remote = "steal";
-  plan.options.peer = "off";
+  plan.options.remote = RemoteMode::Steal;
+  plan.options.peer = PeerMemory::Off;
   std::vector<Task> tasks(1);
   plan.tasks = tasks;
   try {

@@ -250,18 +250,19 @@ Table gpu_dispatch(const BenchArgs& a) {
   struct Row {
     std::string name;
     const PolicyDescriptor* policy;
-    std::string variant, feed;
+    QueueVariant variant;
+    QueueFeed feed;
     std::uint32_t queues, capacity, claim;  // 0: the policy's default
   };
   const std::vector<Row> rows = {
-      {"hardware (one launch)", &policies::hardware(), "paper", "copy", 0, 0, 0},
-      {"chunked (chunk = resident blocks)", &policies::chunked(), "paper", "copy", 0, 0, 0},
-      {"task-queue paper, 2 queues x 128", &policies::task_queue(), "paper", "copy", 2, 128, 1},
-      {"task-queue paper, 8 queues x 4096", &policies::task_queue(), "paper", "copy", 8, 4096, 1},
-      {"task-queue modern mapped feed, 8 x 4096, claim 8", &policies::task_queue(), "modern", "mapped", 8, 4096, 8},
-      {"task-queue modern copy feed, 8 x 4096, claim 1", &policies::task_queue(), "modern", "copy", 8, 4096, 1},
-      {"task-queue modern copy feed, 8 x 4096, claim 32", &policies::task_queue(), "modern", "copy", 8, 4096, 32},
-      {"task-queue default (modern, copy feed, chosen shape, claim 8)", &policies::task_queue(), "modern", "copy", 0, 0, 0},
+      {"hardware (one launch)", &policies::hardware(), QueueVariant::Paper, QueueFeed::Copy, 0, 0, 0},
+      {"chunked (chunk = resident blocks)", &policies::chunked(), QueueVariant::Paper, QueueFeed::Copy, 0, 0, 0},
+      {"task-queue paper, 2 queues x 128", &policies::task_queue(), QueueVariant::Paper, QueueFeed::Copy, 2, 128, 1},
+      {"task-queue paper, 8 queues x 4096", &policies::task_queue(), QueueVariant::Paper, QueueFeed::Copy, 8, 4096, 1},
+      {"task-queue modern mapped feed, 8 x 4096, claim 8", &policies::task_queue(), QueueVariant::Modern, QueueFeed::Mapped, 8, 4096, 8},
+      {"task-queue modern copy feed, 8 x 4096, claim 1", &policies::task_queue(), QueueVariant::Modern, QueueFeed::Copy, 8, 4096, 1},
+      {"task-queue modern copy feed, 8 x 4096, claim 32", &policies::task_queue(), QueueVariant::Modern, QueueFeed::Copy, 8, 4096, 32},
+      {"task-queue default (modern, copy feed, chosen shape, claim 8)", &policies::task_queue(), QueueVariant::Modern, QueueFeed::Copy, 0, 0, 0},
   };
   for (const Row& r : rows) {
     progress("gpu " + r.name);

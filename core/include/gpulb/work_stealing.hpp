@@ -43,6 +43,7 @@
 #include <cstdint>
 
 #include "gpulb/atomic.hpp"
+#include "gpulb/policy_choices.hpp"
 #include "gpulb/sharing_queue.hpp"
 #include "gpulb/spawn.hpp"
 #include "gpulb/task.hpp"
@@ -50,7 +51,6 @@
 
 namespace gpulb {
 
-enum class VictimChoice : std::uint8_t { Random, RoundRobin };
 enum class TaskSource : std::uint8_t { None, Own, Sharing, Overflow, Stolen };
 
 struct WorkStealingControl {

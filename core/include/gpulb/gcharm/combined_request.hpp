@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "gpulb/errors.hpp"
+#include "gpulb/policy_choices.hpp"
 #include "gpulb/gcharm/data_cache.hpp"
 #include "gpulb/gcharm/work_group_list.hpp"
 #include "gpulb/requests.hpp"
@@ -36,11 +37,13 @@ namespace gpulb::gcharm {
 // the published table where it lies, through each request's own item list; nothing is copied.
 enum class TransferMode : std::uint8_t { Redundant, Reuse, ReuseSorted, InPlace };
 
-inline TransferMode parse_transfer_mode(const std::string& s) {
-  if (s == "redundant") return TransferMode::Redundant;
-  if (s == "reuse") return TransferMode::Reuse;
-  if (s == "reuse-sorted") return TransferMode::ReuseSorted;
-  throw ConfigError("transfer '" + s + "' is not one of redundant|reuse|reuse-sorted");
+inline TransferMode transfer_mode(RequestTransfer t) {
+  switch (t) {
+    case RequestTransfer::Redundant: return TransferMode::Redundant;
+    case RequestTransfer::ReuseSorted: return TransferMode::ReuseSorted;
+    case RequestTransfer::Reuse: break;
+  }
+  return TransferMode::Reuse;
 }
 
 // Whether the device keeps a cache of items (a DataCacheTable on the host).

@@ -39,11 +39,13 @@ inline constexpr std::uint16_t kToDevice = 0, kToHost = 1;
 // between devices (hybrid), the lane plus one (1: the CPU, 2: the GPU); 0 for a single device.
 inline constexpr std::uint16_t kLaneShift = 8;
 
-inline CombineStrategy parse_combine_strategy(const std::string& s) {
-  if (s == "adaptive") return CombineStrategy::Adaptive;
-  if (s == "static") return CombineStrategy::Static;
-  if (s == "eager") return CombineStrategy::Eager;
-  throw ConfigError("strategy '" + s + "' is not one of adaptive|static|eager");
+inline CombineStrategy combine_strategy(RequestStrategy s) {
+  switch (s) {
+    case RequestStrategy::Static: return CombineStrategy::Static;
+    case RequestStrategy::Eager: return CombineStrategy::Eager;
+    case RequestStrategy::Adaptive: break;
+  }
+  return CombineStrategy::Adaptive;
 }
 
 // What a combined request cost, measured by the device.
@@ -598,8 +600,8 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
 // The combining policy's loop: one device, every batch to it.
 inline RequestTotals run_combining(const ExecPlan& plan, RequestHost& host, RequestDevice& device, std::vector<DeviceLane>& lanes_out) {
   const PolicyOptions& o = plan.options;
-  lanes_out = {{&device, parse_transfer_mode(o.transfer), ""}};
-  CombiningController controller(parse_combine_strategy(o.strategy), o.max_size != 0 ? o.max_size : device.resident_blocks(), o.static_k);
+  lanes_out = {{&device, transfer_mode(o.transfer), ""}};
+  CombiningController controller(combine_strategy(o.strategy), o.max_size != 0 ? o.max_size : device.resident_blocks(), o.static_k);
   return run_requests(plan, host, lanes_out, controller, {});
 }
 
@@ -613,7 +615,7 @@ inline RequestTotals run_combining(const ExecPlan& plan, RequestHost& host, Requ
 inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, RequestDevice& cpu, TransferMode cpu_mode, RequestDevice& gpu,
                                 std::vector<DeviceLane>& lanes_out, HybridSplitter& splitter) {
   const PolicyOptions& o = plan.options;
-  lanes_out = {{&cpu, cpu_mode, "cpu_"}, {&gpu, parse_transfer_mode(o.transfer), "gpu_"}};
+  lanes_out = {{&cpu, cpu_mode, "cpu_"}, {&gpu, transfer_mode(o.transfer), "gpu_"}};
   CombiningController controller(CombineStrategy::Adaptive, o.max_size != 0 ? o.max_size : cpu.resident_blocks() + gpu.resident_blocks(),
                                  o.static_k);
   BatchRouter router;
@@ -627,10 +629,10 @@ inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, Request
   return run_requests(plan, host, lanes_out, controller, router);
 }
 
-inline HybridStrategy parse_hybrid_strategy(const std::string& s) {
-  if (s == "adaptive") return HybridStrategy::Adaptive;
-  if (s == "static") return HybridStrategy::Static;
-  throw ConfigError("strategy '" + s + "' is not one of adaptive|static");
+// Hybrid's option offers adaptive and static only (policies/hybrid.hpp).
+inline HybridStrategy hybrid_strategy(RequestStrategy s) {
+  if (s == RequestStrategy::Eager) throw ConfigError("hybrid: strategy 'eager' is combining's; hybrid takes adaptive|static");
+  return s == RequestStrategy::Static ? HybridStrategy::Static : HybridStrategy::Adaptive;
 }
 
 }  // namespace gpulb::gcharm

@@ -14,10 +14,8 @@ inline const PolicyDescriptor& blocking_queue() {
       "blocking-queue", "Mohan & Gopalan 2014", "one global queue guarded by a CAS spin lock",
       {.runs_spawned_tasks = true, .persistent = true},
       {spawn_capacity_option(),
-       {{"blocking_capacity", "blocking-queue: tasks the global queue holds; 0 = sized from the scenario's widest generation "
-                              "where it states one, else 4194304. On the CPU backend a full queue grows, within the memory there is",
-         "0", "0..268435456", 0, 1 << 28, {}},
-        &PolicyOptions::blocking_capacity}}};
+       number_option("blocking_capacity", "blocking-queue: tasks the global queue holds; 0 = sized from the scenario's widest generation "
+                              "where it states one, else 4194304. On the CPU backend a full queue grows, within the memory there is", &PolicyOptions::blocking_capacity, 0, 1 << 28)}};
   return d;
 }
 

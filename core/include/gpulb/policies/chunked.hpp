@@ -10,8 +10,7 @@ inline const PolicyDescriptor& chunked() {
       "chunked", "Chen et al. 2010, Solution 3",
       "a host control thread launches one kernel per chunk whenever its GPU is free",
       {.host_fed = true},
-      {{{"chunk", "chunked: tasks per kernel launch; 0 = one per worker", "0", "0..1073741824", 0, 1 << 30, {}},
-        &PolicyOptions::chunk}}};
+      {number_option("chunk", "chunked: tasks per kernel launch; 0 = one per worker", &PolicyOptions::chunk, 0, 1 << 30)}};
   return d;
 }
 

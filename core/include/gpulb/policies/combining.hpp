@@ -9,20 +9,12 @@ namespace gpulb::policies {
 
 // The options combining and hybrid share: how data reaches the device.
 inline std::vector<OptionSpec> request_transfer_options() {
-  return {{{"transfer", "combining, hybrid: copy every request's items (redundant), only the items the device cache lacks (reuse), "
-                        "or that with each request's slots sorted (reuse-sorted)",
-            "reuse", "redundant|reuse|reuse-sorted", 0, 0, {"redundant", "reuse", "reuse-sorted"}},
-           &PolicyOptions::transfer},
-          {{"cache_items", "combining, hybrid: data items the device cache holds (reuse)", "2097152", "1024..268435456", 1024, 1 << 28, {}},
-           &PolicyOptions::cache_items},
-          {{"in_flight", "combining, hybrid: combined requests running at once (copies of one overlap the kernel of another)", "2",
-            "1..8", 1, 8, {}},
-           &PolicyOptions::in_flight},
-          {{"assembly_threads",
-            "combining, hybrid: host threads that assemble a combined request of 131,072 items or more (reuse modes); more than 1 "
-            "competes with the producers for the host's cores",
-            "1", "1..64", 1, 64, {}},
-           &PolicyOptions::assembly_threads}};
+  return {choice_option("transfer", "combining, hybrid: copy every request's items (redundant), only the items the device cache lacks (reuse), "
+                        "or that with each request's slots sorted (reuse-sorted)", &PolicyOptions::transfer),
+          number_option("cache_items", "combining, hybrid: data items the device cache holds (reuse)", &PolicyOptions::cache_items, 1024, 1 << 28),
+          number_option("in_flight", "combining, hybrid: combined requests running at once (copies of one overlap the kernel of another)", &PolicyOptions::in_flight, 1, 8),
+          number_option("assembly_threads", "combining, hybrid: host threads that assemble a combined request of 131,072 items or more (reuse modes); more than 1 "
+            "competes with the producers for the host's cores", &PolicyOptions::assembly_threads, 1, 64)};
 }
 
 inline const PolicyDescriptor& combining() {
@@ -31,15 +23,10 @@ inline const PolicyDescriptor& combining() {
                        "the host combines arriving work requests into launches of a block per request; "
                        "adaptive launches when the resident blocks are filled or arrivals pause",
                        {.host_fed = true, .runs_requests = true},
-                       {{{"strategy", "combining: launch when the GPU is filled or arrivals pause (adaptive), every static_k arrivals "
-                                      "(static), or each request alone (eager)",
-                          "adaptive", "adaptive|static|eager", 0, 0, {"adaptive", "static", "eager"}},
-                         &PolicyOptions::strategy},
-                        {{"static_k", "combining static: arrivals per launch (the paper's K)", "100", "1..1048576", 1, 1 << 20, {}},
-                         &PolicyOptions::static_k},
-                        {{"max_size", "combining adaptive: requests in a full launch; 0 = the kernel's resident blocks (occupancy API)",
-                          "0", "0..1048576", 0, 1 << 20, {}},
-                         &PolicyOptions::max_size}}};
+                       {choice_option("strategy", "combining: launch when the GPU is filled or arrivals pause (adaptive), every static_k arrivals "
+                                      "(static), or each request alone (eager)", &PolicyOptions::strategy),
+                        number_option("static_k", "combining static: arrivals per launch (the paper's K)", &PolicyOptions::static_k, 1, 1 << 20),
+                        number_option("max_size", "combining adaptive: requests in a full launch; 0 = the kernel's resident blocks (occupancy API)", &PolicyOptions::max_size, 0, 1 << 20)}};
     for (OptionSpec& o : request_transfer_options()) p.options.push_back(std::move(o));
     return p;
   }();

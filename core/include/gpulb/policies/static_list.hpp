@@ -12,11 +12,9 @@ inline const PolicyDescriptor& static_list() {
       "a generation of tasks in an array, children appended by fetch-and-add, relaunch per generation; CUDA --gpus N: each GPU runs an even share of every generation, the host moving tasks between GPUs in between",
       {.runs_spawned_tasks = true},
       {spawn_capacity_option(),
-       {{"list_capacity", "static-list: task slots each of the two arrays (on each GPU with --gpus N) starts with; 0 = sized from the "
+       number_option("list_capacity", "static-list: task slots each of the two arrays (on each GPU with --gpus N) starts with; 0 = sized from the "
                           "scenario's widest generation where it states one, else from the last generation's growth. The arrays grow "
-                          "between launches where a generation needs more, within the memory there is",
-         "0", "0..268435456", 0, 1 << 28, {}},
-        &PolicyOptions::list_capacity}}};
+                          "between launches where a generation needs more, within the memory there is", &PolicyOptions::list_capacity, 0, 1 << 28)}};
   return d;
 }
 

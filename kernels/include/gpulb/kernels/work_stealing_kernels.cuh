@@ -259,9 +259,9 @@ struct WsDeviceState {
   // The kernel's view, and the host's view of the staging ring.
   WsKernelArgs kernel_args(std::uint32_t blocks) const {
     const WorkStealingRef dev{{deque_ctl.get(), deque_slots.get(), blocks, o.deque_capacity}, sharing.ref(), overflow.ref(),
-                              control.get(), blocks, o.deque_overflow == "spill"};
+                              control.get(), blocks, o.deque_overflow == DequeOverflow::Spill};
     const StagingRef ring{staging_ctl.device(), staging_ring.device(), o.sharing_capacity, feed_lock.get(), prefill.size()};
-    return {dev, ring, o.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random};
+    return {dev, ring, o.victim};
   }
   StagingRef host_staging() const { return {staging_ctl.host(), staging_ring.host(), o.sharing_capacity, nullptr, prefill.size()}; }
 

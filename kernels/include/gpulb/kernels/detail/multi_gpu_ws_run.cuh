@@ -86,7 +86,7 @@ struct WsPlacement {
 // The option checks that need no GPU: remote=steal CASes another GPU's deque, which lives in that
 // GPU's memory, so it needs peer memory.
 inline void check_ws_placement_options(const PolicyOptions& o) {
-  if (o.peer == "off" && o.remote == "steal") {
+  if (o.peer == PeerMemory::Off && o.remote == RemoteMode::Steal) {
     throw ConfigError("work-stealing across GPUs: --param remote=steal CASes the deques of another GPU over peer memory, and --param "
                       "peer=off keeps the run off peer memory; use --param remote=request with peer=off (the owner hands tasks over "
                       "through host memory), or peer=auto|on");
@@ -97,21 +97,21 @@ inline void check_ws_placement_options(const PolicyOptions& o) {
 // missing_peer_path and missing_host_atomics say it ("" = available). Pure, for the tests.
 inline WsPlacement choose_ws_placement(const PolicyOptions& o, const std::string& no_peer, const std::string& no_host_atomics) {
   check_ws_placement_options(o);
-  if (o.peer != "off" && no_peer.empty()) return {false, "work stealing across GPUs over peer memory (NVLink/PCIe P2P)"};
-  if (o.peer == "on") {
+  if (o.peer != PeerMemory::Off && no_peer.empty()) return {false, "work stealing across GPUs over peer memory (NVLink/PCIe P2P)"};
+  if (o.peer == PeerMemory::On) {
     throw ConfigError("work-stealing across GPUs: --param peer=on needs peer memory between every pair of GPUs, and there is " + no_peer +
                       " (no NVLink or PCIe peer path with atomics); use --param peer=auto or peer=off (through host memory), or --gpus 1");
   }
-  if (o.remote == "steal") {  // peer=auto without peer memory
+  if (o.remote == RemoteMode::Steal) {  // peer=auto without peer memory
     throw ConfigError("work-stealing across GPUs: --param remote=steal CASes the deques of another GPU over peer memory, and there is " +
                       no_peer + " (--param peer=auto); use --param remote=request (the owner hands tasks over through host memory), or --gpus 1");
   }
-  const std::string why = o.peer == "off" ? std::string("--param peer=off") : no_peer;
+  const std::string why = o.peer == PeerMemory::Off ? std::string("--param peer=off") : no_peer;
   if (!no_host_atomics.empty()) {
     throw ConfigError("work-stealing across GPUs through host memory (" + why + ") needs native atomics between each GPU and the host, and " +
-                      no_host_atomics + "; use --gpus 1" + (o.peer == "off" ? std::string(" or --param peer=auto") : std::string()));
+                      no_host_atomics + "; use --gpus 1" + (o.peer == PeerMemory::Off ? std::string(" or --param peer=auto") : std::string()));
   }
-  return {true, o.peer == "off" ? "work stealing across GPUs through host memory (--param peer=off)"
+  return {true, o.peer == PeerMemory::Off ? "work stealing across GPUs through host memory (--param peer=off)"
                                 : "work stealing across GPUs through host memory: " + no_peer};
 }
 
@@ -279,8 +279,8 @@ class WsAcrossGpus {
   // remote=request runs through host memory, the kernel's S = Device instantiation: the same
   // kernel, its shared words allocated elsewhere.
   void connect(GpuRun&) {
-    const std::string no_peer = o_.peer == "off" ? std::string() : missing_peer_path(gpus_);
-    const bool want_host = o_.peer == "off" || !no_peer.empty();
+    const std::string no_peer = o_.peer == PeerMemory::Off ? std::string() : missing_peer_path(gpus_);
+    const bool want_host = o_.peer == PeerMemory::Off || !no_peer.empty();
     placement_ = choose_ws_placement(o_, no_peer, want_host && kRequest ? missing_host_atomics(gpus_) : std::string());
     if (!placement_.host) enable_peer_access(gpus_);
     notes.push_back(placement_.note);
@@ -382,7 +382,7 @@ MgWsKernelArgs<S> WsAcrossGpus<S, Factory, Body>::kernel_args(std::uint32_t g) c
   MgWsKernelArgs<S> k;
   const std::uint32_t blocks = grids_[g].blocks;
   k.ws = BasicWorkStealingRef<S, Scope::System>{states_[g]->deques(), states_[g]->sharing.ref(), states_[g]->overflow.ref(),
-                                                home_->control.get(), blocks, o_.deque_overflow == "spill", remote_chunk_};
+                                                home_->control.get(), blocks, o_.deque_overflow == DequeOverflow::Spill, remote_chunk_};
   if (g == 0) k.staging = home_->device_staging(split_.shares[0].size());
   k.peers.gpus = gpus_;
   k.peers.self = g;
@@ -397,7 +397,7 @@ MgWsKernelArgs<S> WsAcrossGpus<S, Factory, Body>::kernel_args(std::uint32_t g) c
     k.peers.mail[h] = states_[h]->mail.get();
     k.peers.inbox[h] = states_[h]->inbox.get();
   }
-  k.victim = o_.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random;
+  k.victim = o_.victim;
   k.remote_chunk = remote_chunk_;
   k.remote_after = std::max(1u, o_.remote_after);
   k.remote_poll = std::max(1u, o_.remote_poll);
@@ -539,7 +539,7 @@ void WsAcrossGpus<S, Factory, Body>::finish(GpuRun& run, ExecOutput& out) {
 // is traced.
 template <Scope S, class Factory, class Body>
 std::string WsAcrossGpus<S, Factory, Body>::balance_note(GpuRun& run, const ExecOutput& out, const std::vector<std::uint64_t>& busy) const {
-  std::string balance = "work-stealing across " + std::to_string(gpus_) + " GPUs (remote=" + o_.remote + "; " + std::to_string(totals_.remote_steals) +
+  std::string balance = "work-stealing across " + std::to_string(gpus_) + " GPUs (remote=" + choice_text(o_.remote) + "; " + std::to_string(totals_.remote_steals) +
                         " of " + std::to_string(totals_.steals) + " steals across GPUs): tasks per GPU" + tasks_per_gpu(run.shares(), out.tasks_run);
   if (run.plan().trace && out.makespan_ns > 0) {
     balance += "; busy per GPU";

@@ -68,7 +68,7 @@ ExecOutput run_hybrid_on_gpu(const ExecPlan& plan, Factory& make_body) {
     // Both sides' averages are per worker: a CPU part of k requests runs on min(k, workers)
     // threads, a GPU part on min(k, resident) blocks, one request each, its largest bounding it
     // (the paper models both as wide devices: hybrid_split.hpp says why not).
-    gcharm::HybridSplitter splitter(gcharm::parse_hybrid_strategy(plan.options.strategy), plan.options.cpu_share, rt.workers(),
+    gcharm::HybridSplitter splitter(gcharm::hybrid_strategy(plan.options.strategy), plan.options.cpu_share, rt.workers(),
                                     gpu.resident_blocks());
     std::vector<gcharm::DeviceLane> lanes;
     gcharm::RequestTotals totals;

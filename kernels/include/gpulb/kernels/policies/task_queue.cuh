@@ -231,7 +231,7 @@ inline std::uint64_t one_wave_share(const ExecPlan& plan) {
 // 12 an SM on half of the SMs (md, 512K atoms on 4 H200s: 105 ms against Solution 1's 79 ms).
 template <class Body>
 GridSize task_queue_grid(const GpuSession& s, const ExecPlan& plan) {
-  const void* kernel = plan.options.variant == "modern" ? reinterpret_cast<const void*>(&task_queue_modern_kernel<Body>)
+  const void* kernel = plan.options.variant == QueueVariant::Modern ? reinterpret_cast<const void*>(&task_queue_modern_kernel<Body>)
                                                         : reinterpret_cast<const void*>(&task_queue_kernel<Body>);
   GridSize grid = persistent_grid(kernel, s.device(), plan.block_size, plan.workers);
   const std::uint64_t share = one_wave_share(plan);
@@ -264,7 +264,7 @@ class TaskQueueGpu {
     pool.add_refill(std::uint64_t{shape.queues} * shape.capacity);
   }
 
-  static bool copy_feed(const ExecPlan& plan) { return plan.options.variant == "modern" && plan.options.feed == "copy"; }
+  static bool copy_feed(const ExecPlan& plan) { return plan.options.variant == QueueVariant::Modern && plan.options.feed == QueueFeed::Copy; }
 
   // Progress: d_consumed_gm of every queue, read back every 20 ms (it moves with every dequeue).
   // `resting`: nothing is outstanding here (a distributed run waiting for other ranks' tasks).
@@ -338,9 +338,9 @@ class TaskQueueGpu {
  private:
   // The queues and their capacity (chosen where the options leave them 0, with a note from GPU 0).
   static policies::TaskQueueShape shape_of(const GpuSession& s, const ExecPlan& plan, const HostTaskPool& pool, GpuOutcome& out) {
-    const policies::TaskQueueShape shape = policies::task_queue_shape(plan.options, plan.options.variant == "modern", pool.size(), plan.gpus);
+    const policies::TaskQueueShape shape = policies::task_queue_shape(plan.options, plan.options.variant == QueueVariant::Modern, pool.size(), plan.gpus);
     if (s.slot() == 0 && (plan.options.queues == 0 || plan.options.queue_capacity == 0)) {
-      out.notes.push_back("task-queue " + plan.options.variant + ": " + std::to_string(shape.queues) + " queues of " + std::to_string(shape.capacity) +
+      out.notes.push_back("task-queue " + choice_text(plan.options.variant) + ": " + std::to_string(shape.queues) + " queues of " + std::to_string(shape.capacity) +
                           " tasks per GPU (chosen; set --param queues= and queue_capacity= to override)");
     }
     return shape;
@@ -476,7 +476,7 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
   if (plan.gpus > 1 && plan.workers == 0 && grid.blocks == one_wave_share(plan)) pool.set_share_quota(grid.blocks);
   TaskQueueGpu q(s, plan, pool, abort_all, out, grid);
   if (TaskQueueGpu::copy_feed(plan)) run_task_queue_feed<CopyFeed>(q, body);
-  else if (plan.options.variant == "modern") run_task_queue_feed<MappedFeed>(q, body);
+  else if (plan.options.variant == QueueVariant::Modern) run_task_queue_feed<MappedFeed>(q, body);
   else run_task_queue_feed<PcieFeed>(q, body);
   q.count_tasks();
 }
@@ -498,7 +498,7 @@ struct TaskQueueDriver {
         [](const detail::GpuSession& s, const ExecPlan& p) { return detail::task_queue_grid<Body>(s, p).blocks; },
         [](detail::GpuSession& s, const ExecPlan& p, const Body& body, detail::HostTaskPool& pool, std::atomic<bool>& abort_all,
            detail::GpuOutcome& out) { detail::control_task_queue(s, p, body, pool, abort_all, out); },
-        plan.options.variant == "modern" && plan.options.feed == "copy");
+        plan.options.variant == QueueVariant::Modern && plan.options.feed == QueueFeed::Copy);
   }
 };
 

@@ -19,7 +19,7 @@ struct WorkStealingDriver {
   template <class Factory>
   static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
     using Body = std::decay_t<decltype(make_body(0u, 0u))>;
-    if (plan.options.task_per == "lane") {
+    if (plan.options.task_per == TaskPer::Lane) {
       if constexpr (LaneBody<Body>) {
         if (plan.gpus > 1) throw ConfigError("work-stealing: task_per=lane runs on one GPU; use --gpus 1, or task_per=block across GPUs");
         return detail::run_on_one_gpu(
@@ -34,7 +34,7 @@ struct WorkStealingDriver {
     }
     if (plan.gpus > 1) {
       try {
-        if (plan.options.remote == "request") return detail::run_work_stealing_on_gpus<Scope::Device>(plan, make_body);
+        if (plan.options.remote == RemoteMode::Request) return detail::run_work_stealing_on_gpus<Scope::Device>(plan, make_body);
         return detail::run_work_stealing_on_gpus<Scope::System>(plan, make_body);
       } catch (...) {
         detail::rethrow_gpu_failure(plan, 0);  // a CUDA error outside any one GPU's part (the placement, peer access)

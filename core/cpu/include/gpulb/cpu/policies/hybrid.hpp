@@ -25,7 +25,7 @@ struct HybridDriver {
     detail::CombiningHost<Body> gpu_side(rt, plan, body, plan.requests->item_bytes, half, rt.workers() - half);
     rt.start([&](std::uint32_t rank) { (rank < half ? cpu_side : gpu_side).work(rank); });
     // Both sides are threads that run one request each: each side's averages are per worker.
-    gcharm::HybridSplitter splitter(gcharm::parse_hybrid_strategy(plan.options.strategy), plan.options.cpu_share, half, rt.workers() - half);
+    gcharm::HybridSplitter splitter(gcharm::hybrid_strategy(plan.options.strategy), plan.options.cpu_share, half, rt.workers() - half);
     std::vector<gcharm::DeviceLane> lanes;
     gcharm::RequestTotals totals;
     try {

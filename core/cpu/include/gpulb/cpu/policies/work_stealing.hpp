@@ -125,8 +125,8 @@ struct WsRun {
         sharing(p.options.sharing_capacity),
         overflow(p.options.overflow_capacity),
         stats(rt.workers()),
-        ws{deques.ref(), sharing.ref(), overflow.ref(), &control, rt.workers(), p.options.deque_overflow == "spill"},
-        choice(p.options.victim == "round-robin" ? VictimChoice::RoundRobin : VictimChoice::Random) {
+        ws{deques.ref(), sharing.ref(), overflow.ref(), &control, rt.workers(), p.options.deque_overflow == DequeOverflow::Spill},
+        choice(p.options.victim) {
     ids.next = first_spawn_id(p);
   }
 
@@ -319,8 +319,8 @@ inline void work_stealing_metrics(WsRun& r, ExecOutput& out) {
 
 template <class Body>
 ExecOutput run_work_stealing(const ExecPlan& plan, const Body& body) {
-  if (plan.options.task_per != "block") {
-    throw ConfigError("work-stealing: task_per=" + plan.options.task_per +
+  if (plan.options.task_per != TaskPer::Block) {
+    throw ConfigError("work-stealing: task_per=" + choice_text(plan.options.task_per) +
                       " is the cuda backend's (a task per thread of a block); a cpu worker is one thread already: use task_per=block");
   }
   WsRun r(plan);
