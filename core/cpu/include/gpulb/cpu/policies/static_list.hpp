@@ -5,7 +5,7 @@
 // generation creates nothing.
 //
 // Trace: host KernelLaunch / KernelEnd (arg: tasks in the generation) per generation; workers
-// TaskBegin/TaskEnd and Spawn. ExecOutput::metrics: generations, peak_task_slots (the largest
+// TaskBegin/TaskEnd and SpawnBatch. ExecOutput::metrics: generations, peak_task_slots (the largest
 // array the run needed).
 #pragma once
 
