@@ -2,16 +2,17 @@
 // children to each child's slice.
 //
 // Perfetto's trace processor sorts events by timestamp, equal timestamps by their place in the file
-// (TraceSorter's TimestampedEvent order), before it reads them, and counts a terminating flow id it
-// has not seen start as an import error (its `flow_end_without_start` stat). The export writes
+// (TraceSorter's TimestampedEvent order), before it reads them, and drops a terminating flow id
+// whose flow it has not seen start (TrackEventParser ends only an active flow): an end read before
+// its start draws nothing, and the start then dangles. The export writes no such end. It writes
 // packets in the order it reads events (merged in time, ties in track order), so a child's slice
 // ends its flow where its parent's batch was read before it, at a time no later than the child's
 // begin: Perfetto then reads the start first as well. (The time check matters only for a track out
 // of time order, which no writer makes.) Which ids were announced is kept without a table per
 // task, as merged ranges: ids come from one counter in consecutive blocks (gpulb/spawn.hpp), so
 // neighbouring batches merge and the set stays a few ranges; a cap bounds it for a trace whose
-// batches never merge (hand-made or damaged), after which no further flow starts, so none is left
-// dangling. A start whose child never shows (its begin dropped, outside the range, before its
+// batches never merge (hand-made or damaged), after which no further flow starts (nor, so, ends).
+// A start whose child never shows (its begin dropped, outside the range, before its
 // parent in time) is harmless: Perfetto draws no arrow for a flow with one end.
 #pragma once
 
