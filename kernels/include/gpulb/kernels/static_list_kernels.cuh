@@ -12,7 +12,7 @@
 // (kernel end, stream order), so the slots need no atomics and the fetch-and-adds are relaxed.
 //
 // Trace: per generation a host KernelLaunch/KernelEnd (arg: tasks), and per block WorkerStart /
-// WorkerEnd around each launch it ran in; TaskBegin/TaskEnd, Spawn. Metrics: generations,
+// WorkerEnd around each launch it ran in; TaskBegin/TaskEnd, SpawnBatch (Spawn across GPUs). Metrics: generations,
 // peak_task_slots (the largest generation: each of the two arrays needs that many slots).
 #pragma once
 
@@ -57,7 +57,9 @@ __global__ void static_list_kernel(StaticTaskListRef list, GenerationCursor* cur
     }
     if (count == 0) return true;
     st.spawned += count;
-    ctx.record(EventKind::Spawn, count);
+    // take_children's ids are consecutive; take_children_interleaved's are a.id_stride apart.
+    const trace::EventPayload spawn = trace::spawn_event(a.slots(rank)[0].id, count, a.id_stride == 1);
+    ctx.record(spawn.kind, spawn.arg, spawn.aux);
     if (!list.enqueue(a.slots(rank), count)) {  // ENQUEUE: one fetch-and-add for the batch
       a.fail(DynamicFailure::ListCapacity, rank, task.id, count);
       return false;
