@@ -379,6 +379,23 @@ TEST(PerfettoSpawnFlows, AChildAtItsParentsBatchTimeEndsItsFlowWhereTheBatchIsWr
   EXPECT_EQ(s.spawn_starts, 6u);
 }
 
+// A damaged trace that names the same children again and again, with ever more of them, starts
+// one flow for each child once: the output does not grow with the names.
+TEST(PerfettoSpawnFlows, ChildrenNamedAgainStartNoSecondFlow) {
+  Trace t = a_spawn_tree();
+  std::vector<Event>& w0 = t.tracks[0].events;
+  const auto after_first_batch = w0.begin() + 4;
+  std::vector<Event> again;
+  for (std::uint64_t k = 0; k < 50; ++k) again.push_back(make_event(20, EventKind::SpawnBatch, 1, 0xFFFF));
+  w0.insert(after_first_batch, again.begin(), again.end());
+  const DecodedTrace d = decoded(t, "spawn-again");
+  ASSERT_EQ(d.exit_code, 0);
+  const SpawnLinks s = spawn_links(d);
+  EXPECT_EQ(s.spawn_starts, 5u) << "the first batch's three and the second's two";
+  EXPECT_EQ(std::set<std::uint64_t>(s.started.begin(), s.started.end()).size(), s.started.size());
+  EXPECT_EQ(s.ended_by_task.size(), 4u);
+}
+
 // A batch whose ids would run past the largest task id names only the ids that exist.
 TEST(PerfettoSpawnFlows, ABatchRunningPastTheLastIdStartsFlowsForTheIdsThatExist) {
   Trace t = a_spawn_tree();

@@ -72,6 +72,15 @@ struct DeviceCounters {
   std::int64_t deques_shown = 0;
 };
 
+// Each child begins once: no trace needs more spawn flows than it has task begins.
+std::uint64_t task_begins(const Trace& trace) {
+  std::uint64_t n = 0;
+  for (const Track& tr : trace.tracks) {
+    for (const Event& e : tr.events) n += event_traits(e.kind).zone == ZoneEdge::Opens ? 1 : 0;
+  }
+  return n;
+}
+
 std::string device_note(const ExportWindow& w) {
   if (w.left_out == 0) return "";
   return std::to_string(w.left_out) + (w.left_out == 1 ? " host event" : " host events") +
@@ -83,7 +92,7 @@ class PerfettoWriter {
   PerfettoWriter(std::ostream& out, const Trace& trace, TimeRange range)
       : trace_(trace), window_(export_window(trace, range)), packets_(out),
         tracks_(trace, packets_.buffer(), device_note(window_)), next_(trace.tracks.size(), 0),
-        open_(trace.tracks.size()) {
+        open_(trace.tracks.size()), spawns_(task_begins(trace)) {
     for (std::size_t i = 0; i < trace.tracks.size(); ++i) {
       const Track& tr = trace.tracks[i];
       DeviceCounters& d = devices_[tr.device];
@@ -144,7 +153,7 @@ class PerfettoWriter {
     packets_.begin_event(track, pf::event::kSliceBegin);
     packets_.name(task_name_iid(e.aux));
     packets_.annotate(task_id_iid_, e.arg);  // the kind is in the slice's name
-    if (spawns_.started(e.arg, e.time_ns)) packets_.terminating_flow(SpawnFlows::flow_id(e.arg));
+    if (spawns_.started(e.arg)) packets_.terminating_flow(SpawnFlows::flow_id(e.arg));
     count_busy(track, +1);
     packets_.emit(window_.at(e.time_ns));
   }
@@ -221,7 +230,7 @@ class PerfettoWriter {
     for (const detail::NamedArg& a : detail::named_args(e, tr.device)) packets_.annotate(a.name, a.value);
     if (flow) packets_.terminating_flow(*flow);
     if (spawn_names_children(e)) {
-      const std::uint32_t children = spawns_.announce(e.arg, e.aux, e.time_ns);
+      const std::uint32_t children = spawns_.announce(e.arg, e.aux);
       for (std::uint32_t i = 0; i < children; ++i) packets_.flow(SpawnFlows::flow_id(e.arg + i));
     }
     packets_.emit(window_.at(e.time_ns));
