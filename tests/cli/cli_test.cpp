@@ -107,6 +107,31 @@ TEST_F(Cli, RunJsonVerifiesAndWritesATraceThatInfoAndExportRead) {
 }
 
 // CSV tables are named from the tasks file: a name of one of the others would be ambiguous.
+// info counts the tasks that tasks spawned, and says how many a SpawnBatch names (those a Perfetto
+// export links to their parent) where not all are: a file with count-only Spawn events.
+TEST_F(Cli, InfoCountsSpawnedTasksAndTheOnesNamedById) {
+  const Outcome run = gpulb("run uts --param tree=custom --param t=1 --param a=3 --param d=6 --param b=4 --param r=19 "
+                            "--backend cpu --workers 2 -o " + path("uts.gpulb") + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const std::uint64_t tasks = nlohmann::json::parse(run.out).at("tasks");
+  const Outcome info_json = gpulb("info --json " + path("uts.gpulb"));
+  ASSERT_EQ(info_json.exit_code, 0) << info_json.out;
+  const auto j = nlohmann::json::parse(info_json.out);
+  EXPECT_EQ(j.at("spawned"), tasks - 1) << "every node but the root";
+  EXPECT_EQ(j.at("spawned_named"), tasks - 1);
+  const Outcome info = gpulb("info " + path("uts.gpulb"));
+  EXPECT_NE(info.out.find("spawned     " + std::to_string(tasks - 1) + " tasks by tasks\n"), std::string::npos) << info.out;
+
+  using namespace gpulb::trace;
+  Trace t = small_trace("{}");
+  t.tracks[0].events.insert(t.tracks[0].events.begin() + 3, make_event(1000, EventKind::Spawn, 5));
+  t.tracks[1].events.insert(t.tracks[1].events.begin() + 3, make_event(1000, EventKind::SpawnBatch, 10, 2));
+  write_trace(path("mixed.gpulb"), t);
+  const Outcome mixed = gpulb("info " + path("mixed.gpulb"));
+  ASSERT_EQ(mixed.exit_code, 0) << mixed.out;
+  EXPECT_NE(mixed.out.find("spawned     7 tasks by tasks (2 named by id"), std::string::npos) << mixed.out;
+}
+
 TEST_F(Cli, ExportCsvRefusesTheNameOfACompanionTable) {
   gpulb::trace::write_trace(path("in.gpulb"), small_trace("{}"));
   const Outcome o = gpulb("export " + path("in.gpulb") + " -f csv -o " + path("run.events.csv"));

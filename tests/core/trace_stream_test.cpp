@@ -107,7 +107,7 @@ std::vector<Event> run_tasks(std::uint64_t min_span, std::uint32_t max_batch, st
     clock.record(EventKind::DequeLevel, i, 0);
     clock.task_begin(i, 1);
     clock.task_end();
-    if (i % 3 == 0) clock.record(EventKind::Spawn, 2, 0);
+    if (i % 3 == 0) clock.record(EventKind::SpawnBatch, 1000 + 2 * i, 2);  // as run_spawning_task records it
   }
   clock.record(EventKind::WorkerEnd, 0, 0);
   return s.expand();
@@ -127,7 +127,7 @@ void expect_every_task_once_in_order(const std::vector<Event>& ev, std::uint32_t
       EXPECT_EQ(ev[i - 1].kind, EventKind::TaskBegin);
       EXPECT_EQ(ev[i - 1].arg, ev[i].arg) << "a task's end follows its begin";
     }
-    spawns += ev[i].kind == EventKind::Spawn;
+    spawns += ev[i].kind == EventKind::SpawnBatch;
   }
   EXPECT_EQ(begins.size(), tasks);
   EXPECT_EQ(ends.size(), tasks);
@@ -169,7 +169,7 @@ TEST(BatchClock, TasksLongerThanTheSpanAreTimedAlone) {
     const std::vector<Event> ev = run_tasks(max_batch == 1 ? std::uint64_t{1} << 50 : 0, max_batch, 10);
     expect_every_task_once_in_order(ev, 10, 4);
     for (const Event& e : ev) {
-      if (e.kind != EventKind::Spawn) EXPECT_FALSE(interpolated(e)) << event_kind_name(e.kind) << " max_batch " << max_batch;
+      if (e.kind != EventKind::SpawnBatch) EXPECT_FALSE(interpolated(e)) << event_kind_name(e.kind) << " max_batch " << max_batch;
     }
   }
 }
@@ -244,7 +244,7 @@ TEST(BatchClock, AUtsTraceHasEveryNodeWithBatchedTimes) {
     for (const trace::WorkerStats& w : r.stats.per_worker) spawned += w.spawned;
     EXPECT_EQ(spawned + 1, r.tasks) << "every node but the root was spawned";
     for (const trace::Track& t : r.trace.tracks) {
-      for (const Event& e : t.events) placed += interpolated(e) && e.kind != EventKind::Spawn;
+      for (const Event& e : t.events) placed += interpolated(e) && trace::event_traits(e.kind).category != trace::EventCategory::Spawn;
     }
     if (std::string(batch) == "1") {
       EXPECT_EQ(placed, 0u) << "trace_batch=1 times every task";

@@ -543,7 +543,8 @@ TEST(WorkStealing, TraceShowsStealsSpawnsAndDequeLevels) {
     for (const trace::Event& e : t.events) ++kinds[e.kind];
   }
   EXPECT_EQ(kinds[trace::EventKind::TaskBegin], run.counts.size());
-  EXPECT_GT(kinds[trace::EventKind::Spawn], 0u);
+  EXPECT_GT(kinds[trace::EventKind::SpawnBatch], 0u);
+  EXPECT_EQ(kinds[trace::EventKind::Spawn], 0u) << "every batch's ids are consecutive: each names its children";
   EXPECT_GT(kinds[trace::EventKind::DequeLevel], 0u);
   EXPECT_EQ(kinds[trace::EventKind::Steal], out.metrics.at("steals"));
   EXPECT_GT(kinds[trace::EventKind::Steal], 0u);
@@ -647,7 +648,7 @@ TEST(BlockingQueue, ItsDefaultSizeHoldsTheStatedWidestGeneration) {
 
 // Every task is timed at its begin and its end (the lock waits between tasks are the blocking
 // queue's lesson), and its queue levels ride on those times: a take's level right after the task's
-// begin, a put's right after its end and its Spawn, both without a clock read of their own
+// begin, a put's right after its end and its SpawnBatch, both without a clock read of their own
 // (flagged interpolated). With one worker the levels follow the queue exactly.
 TEST(BlockingQueue, EveryTakeAndPutLeavesALevelAtItsTasksBeginOrEnd) {
   TreeRun run(&policies::blocking_queue(), 1, 2, 4);  // 31 tasks, 15 of them spawn two
@@ -677,14 +678,14 @@ TEST(BlockingQueue, EveryTakeAndPutLeavesALevelAtItsTasksBeginOrEnd) {
       EXPECT_EQ(static_cast<std::int64_t>(level.arg), --queued) << "take " << takes;
       ++takes;
     }
-    if (ev[i].kind == EventKind::Spawn) {
+    if (ev[i].kind == EventKind::SpawnBatch) {
       ASSERT_GE(i, 1u);
       ASSERT_EQ(ev[i - 1].kind, EventKind::TaskEnd);
       ASSERT_LT(i + 1, ev.size());
       const trace::Event& level = ev[i + 1];
       ASSERT_EQ(level.kind, EventKind::QueueLevel) << "event " << i + 1;
       EXPECT_EQ(level.time_ns, ev[i - 1].time_ns);
-      queued += ev[i].arg;
+      queued += ev[i].aux;
       EXPECT_EQ(static_cast<std::int64_t>(level.arg), queued) << "put " << puts;
       ++puts;
     }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -99,6 +100,26 @@ void expect_run_error(F&& run, const std::string& fragment) {
 // ---------------------------------------------------------------------------------------------
 // Every spawning policy
 
+// Every task but the one root is named, once, by the SpawnBatch of the task (or lane batch) that
+// spawned it, and every task named ran; no spawn is count-only (one GPU: consecutive ids).
+void expect_batches_name_every_child_once(const trace::Trace& trace, std::uint64_t total) {
+  std::set<std::uint32_t> begun, named;
+  std::uint64_t named_total = 0, count_only = 0;
+  for (const trace::Track& t : trace.tracks) {
+    for (const trace::Event& e : t.events) {
+      if (e.kind == trace::EventKind::TaskBegin) begun.insert(e.arg);
+      if (e.kind == trace::EventKind::Spawn) ++count_only;
+      if (e.kind != trace::EventKind::SpawnBatch) continue;
+      for (std::uint32_t i = 0; i < e.aux; ++i) named.insert(e.arg + i);
+      named_total += e.aux;
+    }
+  }
+  EXPECT_EQ(count_only, 0u);
+  EXPECT_EQ(named_total, named.size()) << "a child named by two batches";
+  EXPECT_EQ(named.size(), total - 1);
+  EXPECT_TRUE(std::includes(begun.begin(), begun.end(), named.begin(), named.end())) << "a named child never ran";
+}
+
 class GpuSpawning : public ::testing::TestWithParam<Policy> {};
 
 TEST_P(GpuSpawning, EverySpawnedTaskRunsExactlyOnce) {
@@ -182,7 +203,8 @@ TEST_P(GpuSpawning, TraceHasEveryTaskAndAWorkerStartAndEndPerBlock) {
   EXPECT_EQ(workers, out.workers);
   EXPECT_EQ(kinds[trace::EventKind::TaskBegin], run.total);
   EXPECT_EQ(kinds[trace::EventKind::TaskEnd], run.total);
-  EXPECT_GT(kinds[trace::EventKind::Spawn], 0u);
+  EXPECT_GT(kinds[trace::EventKind::SpawnBatch], 0u);
+  expect_batches_name_every_child_once(out.trace, run.total);
   EXPECT_GT(kinds[trace::EventKind::KernelLaunch], 0u);
 }
 
@@ -408,7 +430,8 @@ TEST(GpuWorkStealing, TraceShowsStealsSpawnsAndDequeLevels) {
     for (const trace::Event& e : t.events) ++kinds[e.kind];
   }
   EXPECT_EQ(kinds[trace::EventKind::TaskBegin], run.total);
-  EXPECT_EQ(kinds[trace::EventKind::Spawn], TreeBody::tree_size(4, 6));  // every inner node
+  EXPECT_EQ(kinds[trace::EventKind::SpawnBatch], TreeBody::tree_size(4, 6));  // every inner node
+  expect_batches_name_every_child_once(out.trace, run.total);
   EXPECT_GT(kinds[trace::EventKind::DequeLevel], 0u);
   EXPECT_EQ(kinds[trace::EventKind::Steal], out.metrics.at("steals"));
   EXPECT_GT(kinds[trace::EventKind::Steal], 0u);

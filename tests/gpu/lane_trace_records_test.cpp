@@ -38,7 +38,7 @@ std::vector<Event> expand(const std::vector<Event>& slots) {
 TEST(LaneTraceRecords, ABatchBecomesItsTaskPairsAcrossItsSpan) {
   std::vector<Event> slots = {trace::make_event(1000, EventKind::WorkerStart, 4, 12)};
   append_batch(slots, 1100, 1400, {10, 11, 12});
-  slots.push_back(trace::make_event(1500, EventKind::Spawn, 9));
+  slots.push_back(trace::make_event(1500, EventKind::SpawnBatch, 13, 9));
   EXPECT_EQ(slots.size(), 1u + 3u + 1u);  // a header and two slots for three tasks
   const std::vector<Event> out = expand(slots);
   ASSERT_EQ(out.size(), 1u + 6u + 1u);
@@ -60,8 +60,10 @@ TEST(LaneTraceRecords, ABatchBecomesItsTaskPairsAcrossItsSpan) {
     EXPECT_EQ(b.flags, t == 0 ? 0 : trace::kTimeInterpolated);
     EXPECT_EQ(e.flags, t == 2 ? 0 : trace::kTimeInterpolated);
   }
-  EXPECT_EQ(out[7].kind, EventKind::Spawn);
+  EXPECT_EQ(out[7].kind, EventKind::SpawnBatch);
   EXPECT_EQ(out[7].time_ns, 500u);
+  EXPECT_EQ(out[7].arg, 13u);  // copied as the device wrote it: the first child's id and the count
+  EXPECT_EQ(out[7].aux, 9u);
 }
 
 TEST(LaneTraceRecords, AnEvenBatchAndAOneTaskBatchTakeTheirSlotsExactly) {
@@ -101,7 +103,7 @@ TEST(LaneTraceRecords, ARangeBecomesItsConsecutiveTaskPairsFromTwoSlots) {
   std::vector<Event> slots = {trace::make_event(1000, EventKind::WorkerStart, 4, 12)};
   append_range(slots, 1100, 1500, 0xFFFFFFFEu, 4, 3);  // ids wrap as the device's do: ...FE, ...FF, 0, 1
   append_batch(slots, 1500, 1600, {20, 21});
-  slots.push_back(trace::make_event(1700, EventKind::Spawn, 9));
+  slots.push_back(trace::make_event(1700, EventKind::SpawnBatch, 22, 9));
   EXPECT_EQ(slots.size(), 1u + 2u + 2u + 1u);  // the range's two slots hold its four tasks
   const std::vector<Event> out = expand(slots);
   ASSERT_EQ(out.size(), 1u + 8u + 4u + 1u);
@@ -121,7 +123,8 @@ TEST(LaneTraceRecords, ARangeBecomesItsConsecutiveTaskPairsFromTwoSlots) {
   }
   EXPECT_EQ(out[9].arg, 20u);  // the batch after it, read from its own records
   EXPECT_EQ(out[11].arg, 21u);
-  EXPECT_EQ(out[13].kind, EventKind::Spawn);
+  EXPECT_EQ(out[13].kind, EventKind::SpawnBatch);
+  EXPECT_EQ(out[13].arg, 22u);
 }
 
 TEST(LaneTraceRecords, ARangeCutByTheSlotsKeptIsNotRead) {

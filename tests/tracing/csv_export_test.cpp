@@ -47,13 +47,15 @@ std::vector<Row> rows_of(Write write, const Trace& t) {
   return table(out.str());
 }
 
-// Two workers' tasks and levels (make_trace), a steal, a spawn, a failed dequeue, a deque level and
-// the host's enqueue, launch and pool level.
+// Two workers' tasks and levels (make_trace), a steal, a spawn (count only) and a spawn batch, a
+// failed dequeue, a deque level and the host's enqueue, launch and pool level.
 Trace a_bit_of_everything() {
   Trace t = gpulb::testing::make_trace(2, 2, 100);
   Track& w1 = t.tracks[1];
   w1.events.insert(w1.events.end() - 1, {make_event(200, EventKind::Spawn, 3), make_event(200, EventKind::DequeLevel, 3, 1),
                                          make_event(201, EventKind::DequeueFailed, 0, 0), make_event(202, EventKind::Steal, 0, 0)});
+  Track& w0 = t.tracks[0];
+  w0.events.insert(w0.events.end() - 1, make_event(w0.events[w0.events.size() - 2].time_ns, EventKind::SpawnBatch, 4000, 2));
   w1.events.back().time_ns = 203;
   w1.events[2].flags = kTimeInterpolated;  // its first task's begin
   Track& host = t.tracks[2];
@@ -95,7 +97,7 @@ TEST(CsvExport, EventsNameEveryArgument) {
   for (std::string c; std::getline(h, c, ',');) EXPECT_TRUE(columns.insert(c).second) << "column " << c << " twice";
   std::map<std::string, Row> by_event;
   for (const Row& r : table(out.str())) by_event[r.at("event")] = r;
-  ASSERT_EQ(by_event.size(), 5u) << out.str();  // host_enqueue, kernel_launch, spawn, dequeue_failed, steal
+  ASSERT_EQ(by_event.size(), 6u) << out.str();  // host_enqueue, kernel_launch, spawn, spawn_batch, dequeue_failed, steal
   const Row& steal = by_event.at("steal");
   EXPECT_EQ(steal.at("victim_worker"), "0");
   EXPECT_EQ(steal.at("victim_device"), "0");
@@ -104,6 +106,10 @@ TEST(CsvExport, EventsNameEveryArgument) {
   EXPECT_EQ(steal.at("role"), "worker");
   EXPECT_EQ(steal.at("time_ns"), "202");
   EXPECT_EQ(by_event.at("spawn").at("children"), "3");
+  EXPECT_EQ(by_event.at("spawn").at("first_child"), "") << "a count-only spawn names no child";
+  EXPECT_EQ(by_event.at("spawn_batch").at("children"), "2");
+  EXPECT_EQ(by_event.at("spawn_batch").at("first_child"), "4000");
+  EXPECT_EQ(steal.at("first_child"), "");
   EXPECT_EQ(by_event.at("kernel_launch").at("blocks"), "2");
   EXPECT_EQ(by_event.at("kernel_launch").at("role"), "host");
   EXPECT_EQ(by_event.at("host_enqueue").at("tasks"), "128");

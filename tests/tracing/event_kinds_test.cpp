@@ -132,6 +132,31 @@ TEST(EventKinds, ChromeExportWritesMarkersAsInstantsAndLevelsAsCounters) {
   EXPECT_EQ(counters, (std::set<std::string>{"queue 2", "deque 2", "host pool"}));
 }
 
+// A spawning task's one event: a SpawnBatch (first child, children) where its children's ids are
+// consecutive and their count fits aux, else a count-only Spawn; readers count either once.
+TEST(EventKinds, ASpawnIsOneEventNamingItsChildrenWhereItCan) {
+  const EventPayload batch = spawn_event(40, 3);
+  EXPECT_EQ(batch.kind, EventKind::SpawnBatch);
+  EXPECT_EQ(batch.arg, 40u);
+  EXPECT_EQ(batch.aux, 3u);
+  EXPECT_EQ(spawn_event(40, 0xFFFF).kind, EventKind::SpawnBatch);
+  const EventPayload many = spawn_event(40, 0x10000);
+  EXPECT_EQ(many.kind, EventKind::Spawn);
+  EXPECT_EQ(many.arg, 0x10000u) << "the count is kept whole, not saturated";
+  const EventPayload strided = spawn_event(40, 3, false);
+  EXPECT_EQ(strided.kind, EventKind::Spawn);
+  EXPECT_EQ(strided.arg, 3u);
+
+  EXPECT_EQ(spawn_children(make_event(0, EventKind::SpawnBatch, 40, 3)), 3u);
+  EXPECT_EQ(spawn_children(make_event(0, EventKind::Spawn, 7)), 7u);
+  EXPECT_EQ(spawn_children(make_event(0, EventKind::TaskBegin, 7, 3)), 0u);
+  EXPECT_TRUE(spawn_names_children(make_event(0, EventKind::SpawnBatch, 40, 3)));
+  EXPECT_FALSE(spawn_names_children(make_event(0, EventKind::SpawnBatch, 40, 0)));
+  EXPECT_FALSE(spawn_names_children(make_event(0, EventKind::Spawn, 7)));
+  EXPECT_EQ(event_traits(EventKind::SpawnBatch).category, EventCategory::Spawn);
+  EXPECT_EQ(static_cast<int>(EventKind::SpawnBatch), 20) << "a kind's value never changes";
+}
+
 TEST(EventKinds, TaskSpansPairTheZoneEdges) {
   Track tr;
   tr.events = {make_event(10, EventKind::TaskBegin, 1, 4), make_event(15, EventKind::Spawn, 2),

@@ -26,6 +26,7 @@ struct DecodedEvent {
   std::map<std::string, std::uint64_t> annotations;
   std::vector<std::int64_t> extra_counter_values;
   std::optional<std::int64_t> counter_value;
+  std::vector<std::uint64_t> flow_ids, terminating_flow_ids;
 };
 
 struct DecodedTrack {
@@ -144,8 +145,14 @@ class PerfettoReader {
       if (key == "track_uuid") p_.event.track_uuid = std::stoull(v);
       if (key == "counter_value") p_.event.counter_value = std::stoll(v);
       if (key == "extra_counter_values") p_.event.extra_counter_values.push_back(std::stoll(v));
-      if (key == "flow_ids") ++out_.flows_out;
-      if (key == "terminating_flow_ids") ++out_.flows_in;
+      if (key == "flow_ids") {
+        ++out_.flows_out;
+        p_.event.flow_ids.push_back(std::stoull(v));
+      }
+      if (key == "terminating_flow_ids") {
+        ++out_.flows_in;
+        p_.event.terminating_flow_ids.push_back(std::stoull(v));
+      }
     } else if (where == "track_event" && inner == "debug_annotations") {
       if (key == "name_iid") p_.annotations.back().first = std::stoull(v);
       if (key == "uint_value") p_.annotations.back().second = std::stoull(v);
@@ -206,5 +213,36 @@ class PerfettoReader {
   perfetto_detail::Packet p_;
   std::map<std::uint32_t, Sequence> sequences_;
 };
+
+// What the flows of an export link: each flow id started on a spawn_batch instant and the child it
+// was started for (the instant's first_child + its place in the list); each slice that ends one.
+struct SpawnLinks {
+  std::map<std::uint64_t, std::uint64_t> child_of_flow;
+  std::multiset<std::uint64_t> started;                               // every started flow id, steals' too
+  std::map<std::uint64_t, std::vector<std::uint64_t>> ended_by_task;  // task id -> the flow ids its slice ends
+  std::size_t spawn_starts = 0;
+  std::size_t batches_past_their_children = 0;  // instants with more flows than their `children`
+};
+
+inline SpawnLinks spawn_links(const DecodedTrace& d) {
+  SpawnLinks s;
+  for (const DecodedEvent& e : d.events) {
+    for (const std::uint64_t f : e.flow_ids) s.started.insert(f);
+    if (e.name == "spawn_batch") {
+      const auto first = e.annotations.find("first_child"), children = e.annotations.find("children");
+      if (first == e.annotations.end() || children == e.annotations.end() || e.flow_ids.size() > children->second) {
+        ++s.batches_past_their_children;
+        continue;
+      }
+      for (std::size_t i = 0; i < e.flow_ids.size(); ++i) s.child_of_flow[e.flow_ids[i]] = first->second + i;
+      s.spawn_starts += e.flow_ids.size();
+    }
+    const auto task = e.annotations.find("task_id");
+    if (e.type == "TYPE_SLICE_BEGIN" && !e.terminating_flow_ids.empty() && task != e.annotations.end()) {
+      s.ended_by_task[task->second] = e.terminating_flow_ids;
+    }
+  }
+  return s;
+}
 
 }  // namespace gpulb::testing

@@ -1,17 +1,20 @@
 // gpulb export --format perfetto: the output decodes with protoc against Perfetto's own schema
 // (tests/fixtures/perfetto), and what it holds is read back the way the trace processor reads it
 // (perfetto_decode.hpp: names per sequence, incremental timestamps added up) and counted against
-// the trace: a slice per task at its times, a flow per steal whose victim is in the trace, a
-// counter track per queue, host pool, device's busy workers and device's deques, their values.
+// the trace: a slice per task at its times, a flow per steal whose victim is in the trace, a flow
+// from each SpawnBatch to each child it names, a counter track per queue, host pool, device's busy
+// workers and device's deques, their values.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "gpulb/tracing/export.hpp"
 #include "gpulb/tracing/export_window.hpp"
@@ -25,6 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 using gpulb::testing::DecodedEvent;
 using gpulb::testing::DecodedTrace;
+using gpulb::testing::spawn_links;
+using gpulb::testing::SpawnLinks;
 
 fs::path export_to_temp(const Trace& t, const std::string& name, TimeRange range = {}) {
   const fs::path out = fs::temp_directory_path() / ("gpulb-perfetto-" + std::to_string(::getpid()) + "-" + name + ".pftrace");
@@ -42,6 +47,7 @@ DecodedTrace decoded(const Trace& t, const std::string& name, TimeRange range = 
 
 struct Expected {
   std::size_t tasks = 0, steals_with_victim = 0, counter_tracks = 0, level_values = 0;
+  std::size_t spawn_flows = 0;  // children named by a SpawnBatch in the range: a flow starts for each
   std::size_t deque_levels = 0;
   std::size_t deque_moves = 0;  // the events that can move a deque sum: levels, steals, idle workers, ends
 };
@@ -65,6 +71,7 @@ Expected expected_of(const Trace& t, TimeRange range) {
       if (e.kind == EventKind::DequeLevel) counters.insert({tr.device, 3, 0});
       if (!w.keeps(e.time_ns)) continue;
       if (e.kind == EventKind::Steal && workers.count({steal_victim_device(e, tr.device), e.arg})) ++x.steals_with_victim;
+      if (spawn_names_children(e)) x.spawn_flows += e.aux;
       if (e.kind == EventKind::QueueLevel || e.kind == EventKind::PoolLevel) ++x.level_values;
       if (e.kind == EventKind::DequeLevel) ++x.deque_levels;
       if (e.kind == EventKind::DequeLevel || e.kind == EventKind::Steal || e.kind == EventKind::StealFailed ||
@@ -83,8 +90,10 @@ void expect_counts(const Trace& t, const std::string& name, TimeRange range = {}
   const Expected x = expected_of(t, range);
   EXPECT_EQ(d.slice_begins, x.tasks) << name;
   EXPECT_EQ(d.slice_ends, x.tasks) << name;
-  EXPECT_EQ(d.flows_in, x.steals_with_victim) << name;
-  EXPECT_EQ(d.flows_out, x.steals_with_victim) << name;
+  // Every flow starts; a spawned child's slice ends its flow only where it follows its parent's batch.
+  EXPECT_EQ(d.flows_out, x.steals_with_victim + x.spawn_flows) << name;
+  EXPECT_GE(d.flows_in, x.steals_with_victim) << name;
+  EXPECT_LE(d.flows_in, x.steals_with_victim + x.spawn_flows) << name;
   EXPECT_EQ(static_cast<std::size_t>(std::count_if(d.tracks.begin(), d.tracks.end(), [](const auto& tr) { return tr.counter; })),
             x.counter_tracks) << name;
   std::size_t level_values = 0, deque_sums = 0;
@@ -277,6 +286,127 @@ TEST(PerfettoExport, ALoneHostEventFarBeforeTheRunIsLeftOut) {
   bool noted = false;
   for (const auto& tr : d.tracks) noted |= tr.description.find("1 host event") != std::string::npos;
   EXPECT_TRUE(noted);
+}
+
+// --- spawn flows ----------------------------------------------------------------------------------
+
+// Worker 0 runs task 0, which spawns 1..3, then 1 and 3; 3 spawns 4 and 5. Worker 1 runs 5 before
+// its parent's batch (a clock skew or a dropped event can place it there), then 2, then 7, which
+// no batch names (an initial task), and steals from worker 0.
+Trace a_spawn_tree() {
+  Trace t;
+  t.devices.push_back({DeviceKind::Cpu, 0, "CPU", 2, 2});
+  Track w0, w1;
+  w0.name = "worker 0";
+  w1.worker = 1;
+  w1.name = "worker 1";
+  const auto task = [](std::vector<Event>& ev, std::uint64_t b, std::uint64_t e, std::uint32_t id) {
+    ev.push_back(make_event(b, EventKind::TaskBegin, id, 1));
+    ev.push_back(make_event(e, EventKind::TaskEnd, id, 1));
+  };
+  w0.events.push_back(make_event(0, EventKind::WorkerStart, 0));
+  task(w0.events, 10, 20, 0);
+  w0.events.push_back(make_event(20, EventKind::SpawnBatch, 1, 3));
+  task(w0.events, 30, 40, 1);
+  task(w0.events, 45, 50, 3);
+  w0.events.push_back(make_event(50, EventKind::SpawnBatch, 4, 2));
+  task(w0.events, 60, 70, 4);
+  w0.events.push_back(make_event(100, EventKind::WorkerEnd, 0));
+  w1.events.push_back(make_event(0, EventKind::WorkerStart, 1));
+  task(w1.events, 12, 14, 5);
+  w1.events.push_back(make_event(22, EventKind::Steal, 0, 0));
+  task(w1.events, 25, 35, 2);
+  task(w1.events, 36, 38, 7);
+  w1.events.push_back(make_event(100, EventKind::WorkerEnd, 0));
+  t.tracks = {w0, w1};
+  return t;
+}
+
+// Each child's slice ends the flow its parent's batch started for it; a child placed before its
+// parent's batch, and a task no batch names, end none; the steal's flow keeps an id of its own.
+TEST(PerfettoSpawnFlows, EachChildsSliceEndsTheFlowItsParentsBatchStartedForIt) {
+  const Trace t = a_spawn_tree();
+  expect_counts(t, "spawn-tree");
+  const DecodedTrace d = decoded(t, "spawn-tree-links");
+  ASSERT_EQ(d.exit_code, 0);
+  const SpawnLinks s = spawn_links(d);
+  EXPECT_EQ(s.spawn_starts, 5u);
+  EXPECT_EQ(s.batches_past_their_children, 0u);
+  EXPECT_EQ(s.started.size(), 6u) << "five children and one steal";
+  EXPECT_EQ(std::set<std::uint64_t>(s.started.begin(), s.started.end()).size(), s.started.size()) << "flow ids are unique";
+  std::set<std::uint64_t> ended_tasks;
+  for (const auto& [task, ids] : s.ended_by_task) {
+    ASSERT_EQ(ids.size(), 1u) << "task " << task;
+    ASSERT_TRUE(s.child_of_flow.count(ids[0])) << "task " << task << " ends a flow no spawn started";
+    EXPECT_EQ(s.child_of_flow.at(ids[0]), task);
+    ended_tasks.insert(task);
+  }
+  EXPECT_EQ(ended_tasks, (std::set<std::uint64_t>{1, 2, 3, 4}));
+}
+
+// A range that leaves out the first batch leaves its children's slices without a flow to end.
+TEST(PerfettoSpawnFlows, ARangeWithoutTheParentsBatchEndsNoFlowOfItsChildren) {
+  const Trace t = a_spawn_tree();
+  expect_counts(t, "spawn-range", TimeRange{21, 100});
+  const SpawnLinks s = spawn_links(decoded(t, "spawn-range-links", TimeRange{21, 100}));
+  EXPECT_EQ(s.spawn_starts, 2u);
+  std::set<std::uint64_t> ended_tasks;
+  for (const auto& [task, ids] : s.ended_by_task) ended_tasks.insert(task);
+  EXPECT_EQ(ended_tasks, std::set<std::uint64_t>{4});
+}
+
+// At one time Perfetto reads packets in file order: a child that begins at its parent's batch's
+// very time ends its flow where the batch is written first (its track comes first), and none where
+// the child's packet comes first.
+TEST(PerfettoSpawnFlows, AChildAtItsParentsBatchTimeEndsItsFlowWhereTheBatchIsWrittenFirst) {
+  Trace t = a_spawn_tree();
+  std::vector<Event>& w1 = t.tracks[1].events;
+  for (Event& e : w1) {
+    if (e.kind == EventKind::TaskBegin && e.arg == 2) e.time_ns = 20;  // its batch's time, on track 0
+  }
+  std::stable_sort(w1.begin(), w1.end(), [](const Event& a, const Event& b) { return a.time_ns < b.time_ns; });
+  w1.insert(w1.end() - 1, {make_event(60, EventKind::TaskBegin, 9, 1), make_event(61, EventKind::TaskEnd, 9, 1)});
+  Track w2;
+  w2.worker = 2;
+  w2.name = "worker 2";
+  w2.events = {make_event(60, EventKind::SpawnBatch, 9, 1)};  // task 9's batch, on a later track
+  t.tracks.push_back(w2);
+  const DecodedTrace d = decoded(t, "spawn-tie");
+  ASSERT_EQ(d.exit_code, 0);
+  const SpawnLinks s = spawn_links(d);
+  EXPECT_TRUE(s.ended_by_task.count(2));
+  EXPECT_FALSE(s.ended_by_task.count(9));
+  EXPECT_EQ(s.spawn_starts, 6u);
+}
+
+// A damaged trace that names the same children again and again, with ever more of them, starts
+// one flow for each child once: the output does not grow with the names.
+TEST(PerfettoSpawnFlows, ChildrenNamedAgainStartNoSecondFlow) {
+  Trace t = a_spawn_tree();
+  std::vector<Event>& w0 = t.tracks[0].events;
+  const auto after_first_batch = w0.begin() + 4;
+  std::vector<Event> again;
+  for (std::uint64_t k = 0; k < 50; ++k) again.push_back(make_event(20, EventKind::SpawnBatch, 1, 0xFFFF));
+  w0.insert(after_first_batch, again.begin(), again.end());
+  const DecodedTrace d = decoded(t, "spawn-again");
+  ASSERT_EQ(d.exit_code, 0);
+  const SpawnLinks s = spawn_links(d);
+  EXPECT_EQ(s.spawn_starts, 5u) << "the first batch's three and the second's two";
+  EXPECT_EQ(std::set<std::uint64_t>(s.started.begin(), s.started.end()).size(), s.started.size());
+  EXPECT_EQ(s.ended_by_task.size(), 4u);
+}
+
+// A batch whose ids would run past the largest task id names only the ids that exist.
+TEST(PerfettoSpawnFlows, ABatchRunningPastTheLastIdStartsFlowsForTheIdsThatExist) {
+  Trace t = a_spawn_tree();
+  t.tracks[0].events[3] = make_event(20, EventKind::SpawnBatch, 0xFFFFFFFEu, 5);
+  const DecodedTrace d = decoded(t, "spawn-wrap");
+  ASSERT_EQ(d.exit_code, 0);
+  const SpawnLinks s = spawn_links(d);
+  std::size_t first_batch = 0;
+  for (const auto& [flow, child] : s.child_of_flow) first_batch += child >= 0xFFFFFFFEu;
+  EXPECT_EQ(first_batch, 2u);
+  EXPECT_FALSE(s.ended_by_task.count(1)) << "no batch names task 1 here";
 }
 
 class PerfettoExportOfAShippedTrace : public ::testing::TestWithParam<fs::path> {};

@@ -54,15 +54,18 @@ TEST(Statistics, TaskBeginWithoutEndIsNotATask) {
 }
 
 // A tree 3 levels deep on 8 workers: the work spread evenly would take 400 ns, but a chain of 4
-// tasks must run one after the other, each parent at least 300 ns and the leaf 100 ns.
-Trace three_levels_deep() {
+// tasks must run one after the other, each parent at least 300 ns and the leaf 100 ns. Each spawn
+// is a count-only Spawn, or with `batches` on the odd workers a SpawnBatch naming its children.
+Trace three_levels_deep(bool batches = false) {
   Trace t = gpulb::testing::make_trace(8, 4, 100);
   t.meta.result_json = R"({"nodes":32,"max_depth":3})";
   for (Track& tr : t.tracks) {
     if (tr.role == TrackRole::Host) continue;
     // The first task of each worker spawned two children and lasted 300 ns.
     tr.events[3].time_ns += 200;
-    tr.events.insert(tr.events.begin() + 4, make_event(tr.events[3].time_ns, EventKind::Spawn, 2));
+    const bool batch = batches && tr.worker % 2 == 1;
+    tr.events.insert(tr.events.begin() + 4, batch ? make_event(tr.events[3].time_ns, EventKind::SpawnBatch, 100 + 2 * tr.worker, 2)
+                                                  : make_event(tr.events[3].time_ns, EventKind::Spawn, 2));
     for (std::size_t i = 5; i < tr.events.size(); ++i) tr.events[i].time_ns += 200;
   }
   return t;
@@ -77,6 +80,22 @@ TEST(Statistics, TheLowerBoundOfATreeIsItsChainOfTasksWhereThatIsLonger) {
   EXPECT_DOUBLE_EQ(st.critical_path.bound_ns, 3 * 300.0 + 100.0);
   EXPECT_DOUBLE_EQ(st.lower_bound_ns, 1000.0);
   EXPECT_EQ(st.lower_bound, LowerBound::CriticalPath);
+}
+
+// A SpawnBatch counts its children once (aux; its arg is the first child's id) and marks a parent
+// for the critical path as a Spawn does.
+TEST(Statistics, SpawnBatchesCountTheirChildrenOnceAndMarkParents) {
+  const TraceStatistics counted = compute_statistics(three_levels_deep(false));
+  EXPECT_EQ(counted.spawned, 16u);
+  EXPECT_EQ(counted.spawned_named, 0u);
+  const TraceStatistics st = compute_statistics(three_levels_deep(true));
+  EXPECT_EQ(st.spawned, 16u);
+  EXPECT_EQ(st.spawned_named, 8u);
+  std::uint64_t per_worker = 0;
+  for (const WorkerStats& w : st.per_worker) per_worker += w.spawned;
+  EXPECT_EQ(per_worker, 16u);
+  EXPECT_EQ(st.critical_path.shortest_parent_ns, 300u);
+  EXPECT_DOUBLE_EQ(st.critical_path.bound_ns, counted.critical_path.bound_ns);
 }
 
 TEST(Statistics, WithoutATreeDepthOrWithPlacedTimesTheBoundIsTheBalance) {

@@ -136,6 +136,8 @@ TEST(MarkerText, LaunchesNameTheirReasonAndSideTransfersTheirBytesSplitsTheirSha
   EXPECT_EQ(marker_text({0, 12, 45, EventKind::RequestSplit}, false), "split: cpu 12 (4.5%)");
   EXPECT_EQ(marker_text({0, 3, 0, EventKind::Spawn}, false), "");  // spawns only when zoomed in
   EXPECT_EQ(marker_text({0, 3, 0, EventKind::Spawn}, true), "+3");
+  EXPECT_EQ(marker_text({0, 4000, 3, EventKind::SpawnBatch}, true), "+3");  // arg: the first child's id
+  EXPECT_EQ(marker_text({0, 4000, 3, EventKind::SpawnBatch}, false), "");
   EXPECT_EQ(marker_text({0, 0, 0, EventKind::Steal}, true), "");
   EXPECT_EQ(marker_text({0, 3, 20, EventKind::RankSteal}, false), "+20 from rank 3");  // arg: the victim, aux: tasks
   EXPECT_EQ(marker_text({0, 1, 20, EventKind::RankLend}, false), "-20 to rank 1");     // arg: the thief

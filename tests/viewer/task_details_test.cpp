@@ -99,6 +99,28 @@ TEST(TaskDetails, SpawningTasksCountTheirChildren) {
   EXPECT_EQ(children + 1, m.stats().tasks);
 }
 
+// A SpawnBatch after a task gives its children's count and their ids; a count-only Spawn the count.
+TEST(TaskDetails, ASpawnBatchNamesTheChildrensIds) {
+  auto t = std::make_shared<trace::Trace>(gpulb::testing::make_trace(1, 3, 100));
+  std::vector<trace::Event>& ev = t->tracks[0].events;
+  const auto end_of = [&](std::uint32_t id) {
+    return std::find_if(ev.begin(), ev.end(), [&](const trace::Event& e) { return e.kind == trace::EventKind::TaskEnd && e.arg == id; });
+  };
+  const std::uint64_t end0 = end_of(0)->time_ns;
+  ev.insert(end_of(0) + 1, trace::make_event(end0, trace::EventKind::SpawnBatch, 40, 3));
+  const std::uint64_t end1 = end_of(1)->time_ns;
+  ev.insert(end_of(1) + 1, trace::make_event(end1, trace::EventKind::Spawn, 2));
+  const TraceModel m(t);
+  const auto lane = static_cast<std::uint32_t>(m.worker_lane(0, 0));
+  const TaskDetails batch = task_details(m, {lane, 0});
+  EXPECT_EQ(batch.spawned, 3u);
+  EXPECT_EQ(batch.first_child, std::optional<std::uint32_t>(40));
+  const TaskDetails count_only = task_details(m, {lane, 1});
+  EXPECT_EQ(count_only.spawned, 2u);
+  EXPECT_FALSE(count_only.first_child);
+  EXPECT_EQ(task_details(m, {lane, 2}).spawned, 0u);
+}
+
 TEST(TaskSearch, FindsATaskByIdAndTasksByKind) {
   const TraceModel& m = testing::recorded(testing::kP4Queue);
   const Lane& some = m.lanes()[m.lanes().size() / 2];

@@ -44,6 +44,11 @@ void print_summary(std::ostream& out, const trace::Trace& t, const trace::TraceS
     if (t.devices.size() > 1) out << ", " << st.steals_across_devices << (gpus ? " across GPUs" : " across devices");
     out << "\n";
   }
+  if (st.spawned > 0) {
+    out << "spawned     " << st.spawned << " tasks by tasks";
+    if (st.spawned_named < st.spawned) out << " (" << st.spawned_named << " named by id, so linked to their parent in a Perfetto export)";
+    out << "\n";
+  }
   if (m.ranks > 1) out << "ranks       " << m.ranks << ", " << st.rank_steals << " chunks moved between them (" << st.rank_tasks_moved << " tasks)\n";
   out << "idle polls  " << st.failed_dequeues << " failed dequeue attempts\n";
   out << "events      " << st.events << " recorded, " << st.dropped_events << " dropped"
@@ -74,6 +79,8 @@ nlohmann::json summary_json(const trace::Trace& t, const trace::TraceStatistics&
                       {"steals_across_devices", st.steals_across_devices},
                       {"failed_steals", st.failed_steals},
                       {"failed_dequeues", st.failed_dequeues},
+                      {"spawned", st.spawned},
+                      {"spawned_named", st.spawned_named},
                       {"events", st.events},
                       {"dropped_events", st.dropped_events},
                       {"gpulb_version", m.gpulb_version},

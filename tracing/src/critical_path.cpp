@@ -26,7 +26,7 @@ struct Shortest {
   bool placed = false;  // some task edge was placed, not timed (kTimeInterpolated)
 };
 
-// A task spawned where a Spawn event with children follows its end before the next task begins.
+// A task spawned where a spawn event (Spawn or SpawnBatch) with children follows its end before the next task begins.
 void shortest_on_track(const Track& track, Shortest& s) {
   bool open = false, ended = false;
   std::uint64_t begin = 0, last = 0;
@@ -44,7 +44,7 @@ void shortest_on_track(const Track& track, Shortest& s) {
       ended = true;
       last = e.time_ns - begin;
       s.task = std::min(s.task, last);
-    } else if (e.kind == EventKind::Spawn && ended && e.arg > 0) {
+    } else if (ended && spawn_children(e) > 0) {
       s.parent = std::min(s.parent, last);
       ended = false;
     }

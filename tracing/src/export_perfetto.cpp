@@ -2,12 +2,14 @@
 // Perfetto SDK. The track tree is perfetto_tracks.cpp, the packets' encoding perfetto_packets.hpp;
 // this file turns events into track events: a task is a slice named by its kind with its task_id,
 // a marker an instant with its arguments by name, a steal a flow from an instant `stolen_from` on
-// the victim's track to the thief's `steal`, queue and pool levels counter values, and each
+// the victim's track to the thief's `steal`, a SpawnBatch a flow from its instant to each child's
+// slice (spawn_flows.hpp), queue and pool levels counter values, and each
 // device's busy workers and deque sum counters kept here as the events go by.
 //
 // The tracks are read merged in time order (a heap of one cursor per track), so that a device's
 // counters see every track's events in order and every packet sequence's timestamps grow; the
-// writer keeps a cursor per track and each device's counters, never the output or a track's tasks.
+// writer keeps a cursor per track, each device's counters and the spawned ids as merged ranges,
+// never the output or a track's tasks.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -22,12 +24,14 @@
 #include "gpulb/tracing/export_window.hpp"
 #include "perfetto_packets.hpp"
 #include "perfetto_tracks.hpp"
+#include "spawn_flows.hpp"
 
 namespace gpulb::trace {
 namespace {
 
 using detail::PerfettoPackets;
 using detail::PerfettoTracks;
+using detail::SpawnFlows;
 
 constexpr const char* kStolenFrom = "stolen_from";
 constexpr const char* kThiefWorker = "thief_worker";
@@ -68,6 +72,15 @@ struct DeviceCounters {
   std::int64_t deques_shown = 0;
 };
 
+// Each child begins once: no trace needs more spawn flows than it has task begins.
+std::uint64_t task_begins(const Trace& trace) {
+  std::uint64_t n = 0;
+  for (const Track& tr : trace.tracks) {
+    for (const Event& e : tr.events) n += event_traits(e.kind).zone == ZoneEdge::Opens ? 1 : 0;
+  }
+  return n;
+}
+
 std::string device_note(const ExportWindow& w) {
   if (w.left_out == 0) return "";
   return std::to_string(w.left_out) + (w.left_out == 1 ? " host event" : " host events") +
@@ -79,7 +92,7 @@ class PerfettoWriter {
   PerfettoWriter(std::ostream& out, const Trace& trace, TimeRange range)
       : trace_(trace), window_(export_window(trace, range)), packets_(out),
         tracks_(trace, packets_.buffer(), device_note(window_)), next_(trace.tracks.size(), 0),
-        open_(trace.tracks.size()) {
+        open_(trace.tracks.size()), spawns_(task_begins(trace)) {
     for (std::size_t i = 0; i < trace.tracks.size(); ++i) {
       const Track& tr = trace.tracks[i];
       DeviceCounters& d = devices_[tr.device];
@@ -140,6 +153,7 @@ class PerfettoWriter {
     packets_.begin_event(track, pf::event::kSliceBegin);
     packets_.name(task_name_iid(e.aux));
     packets_.annotate(task_id_iid_, e.arg);  // the kind is in the slice's name
+    if (spawns_.started(e.arg)) packets_.terminating_flow(SpawnFlows::flow_id(e.arg));
     count_busy(track, +1);
     packets_.emit(window_.at(e.time_ns));
   }
@@ -215,6 +229,10 @@ class PerfettoWriter {
     packets_.name(event_kind_name(e.kind));
     for (const detail::NamedArg& a : detail::named_args(e, tr.device)) packets_.annotate(a.name, a.value);
     if (flow) packets_.terminating_flow(*flow);
+    if (spawn_names_children(e)) {
+      const std::uint32_t children = spawns_.announce(e.arg, e.aux);
+      for (std::uint32_t i = 0; i < children; ++i) packets_.flow(SpawnFlows::flow_id(e.arg + i));
+    }
     packets_.emit(window_.at(e.time_ns));
   }
 
@@ -242,7 +260,8 @@ class PerfettoWriter {
   std::map<std::uint32_t, DeviceCounters> devices_;      // a map's entries stay where they are
   std::vector<DeviceCounters*> device_of_;               // per track
   std::map<std::uint16_t, std::uint64_t> task_names_;    // task kind -> name iid
-  std::uint64_t task_id_iid_ = 0, last_flow_ = 0;
+  SpawnFlows spawns_;
+  std::uint64_t task_id_iid_ = 0, last_flow_ = 0;  // steal flows: 1, 2, ... (spawn flows: SpawnFlows::flow_id)
 };
 
 }  // namespace

@@ -78,7 +78,11 @@ TraceStatistics compute_statistics(const Trace& trace) {
           if (steal_crosses_devices(e, tr.device)) ++w.steals_across_devices;
           break;
         case EventKind::StealFailed: ++w.failed_steals; break;
-        case EventKind::Spawn: w.spawned += e.arg; break;
+        case EventKind::Spawn:
+        case EventKind::SpawnBatch:
+          w.spawned += spawn_children(e);
+          if (spawn_names_children(e)) w.spawned_named += e.aux;
+          break;
         default: break;
       }
     }
@@ -89,6 +93,8 @@ TraceStatistics compute_statistics(const Trace& trace) {
     st.steals_across_devices += w.steals_across_devices;
     st.failed_steals += w.failed_steals;
     st.failed_dequeues += w.failed_dequeues;
+    st.spawned += w.spawned;
+    st.spawned_named += w.spawned_named;
 
     GroupStats& dev = devices[tr.device];
     dev.label = device_label(trace, tr.device);

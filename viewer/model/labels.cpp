@@ -117,6 +117,9 @@ std::string marker_text(const Marker& m, bool zoomed) {
     case trace::EventKind::Spawn:
       if (zoomed) std::snprintf(t, sizeof t, "+%u", m.arg);
       break;
+    case trace::EventKind::SpawnBatch:
+      if (zoomed) std::snprintf(t, sizeof t, "+%u", m.aux);
+      break;
     case trace::EventKind::HostEnqueue:
       std::snprintf(t, sizeof t, "+%u q%u", m.arg, m.aux);
       break;

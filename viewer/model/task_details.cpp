@@ -22,7 +22,7 @@ TaskDetails task_details(const TraceModel& model, TaskRef ref) {
   // The TaskBegin of this zone: the first event at its begin time of that kind and id.
   auto it = std::partition_point(ev.begin(), ev.end(), [&](const trace::Event& e) { return e.time_ns < z.begin_ns; });
   while (it != ev.end() && it->time_ns == z.begin_ns && !(it->kind == trace::EventKind::TaskBegin && it->arg == z.id)) ++it;
-  // Back to the previous task's end (or the worker's start, or the previous task's Spawn, after
+  // Back to the previous task's end (or the worker's start, or the previous task's spawn, after
   // which it publishes its children: a push's DequeLevel, a spill's QueueLevel) for where this
   // one came from. A steal wins (a thief may push what it stole and pop it); otherwise the
   // nearest dequeue or pop.
@@ -30,7 +30,7 @@ TaskDetails task_details(const TraceModel& model, TaskRef ref) {
   for (auto back = it; back != ev.begin();) {
     --back;
     const trace::EventKind k = back->kind;
-    if (k == trace::EventKind::TaskEnd || k == trace::EventKind::WorkerStart || k == trace::EventKind::Spawn) break;
+    if (k == trace::EventKind::TaskEnd || k == trace::EventKind::WorkerStart || trace::event_traits(k).category == trace::EventCategory::Spawn) break;
     if (k == trace::EventKind::Steal && !d.stolen_from) {
       d.stolen_from = back->arg;
       d.stolen_from_device = trace::steal_victim_device(back->aux, lane.device);
@@ -45,10 +45,11 @@ TaskDetails task_details(const TraceModel& model, TaskRef ref) {
       nearest_taken = true;
     }
   }
-  // Its children: the Spawn it records when it publishes them, after its end and before the next task.
+  // Its children: the spawn it records when it publishes them, after its end and before the next task.
   if (it != ev.end()) d.interpolated = (it->flags & trace::kTimeInterpolated) != 0;
   for (auto fwd = it == ev.end() ? it : std::next(it); fwd != ev.end() && fwd->kind != trace::EventKind::TaskBegin; ++fwd) {
-    if (fwd->kind == trace::EventKind::Spawn) d.spawned += fwd->arg;
+    d.spawned += trace::spawn_children(*fwd);
+    if (trace::spawn_names_children(*fwd)) d.first_child = fwd->arg;
     if (fwd->kind == trace::EventKind::TaskEnd && fwd->arg == z.id) d.interpolated |= (fwd->flags & trace::kTimeInterpolated) != 0;
   }
   if (d.stolen_from) {

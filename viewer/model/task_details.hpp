@@ -2,7 +2,8 @@
 // task came from is what its worker recorded between its previous task's end and this task's
 // begin: a Steal (victim), a QueueLevel (the queue it dequeued from and what was left), a
 // DequeLevel (a pop from its own deque). The trace records no payload and no parent id, so the
-// details say so rather than guess; Spawn events inside the task give the children it created.
+// details say so rather than guess; the spawn event after the task gives the children it created
+// (a SpawnBatch their ids too).
 #pragma once
 
 #include <cstddef>
@@ -41,7 +42,8 @@ struct TaskDetails {
   std::optional<std::uint16_t> queue;        // the queue it was dequeued from
   std::optional<std::int64_t> queue_left;    // tasks left in that queue after the dequeue
   std::optional<std::int64_t> deque_left;    // popped from its own deque: tasks left there
-  std::uint32_t spawned = 0;                 // children created while it ran (Spawn events)
+  std::uint32_t spawned = 0;                 // children created while it ran (Spawn, SpawnBatch)
+  std::optional<std::uint32_t> first_child;  // their first id, where a SpawnBatch names them
   // Its begin or end was placed, not read from a clock (trace::kTimeInterpolated: the CPU backend
   // times runs of short tasks once a batch): its duration is its batch's mean.
   bool interpolated = false;

@@ -185,7 +185,8 @@ void draw_task_details(const TraceModel& model, ViewState& vs) {
   text_wrapped(d.source);
   ImGui::TextColored(dim, "spawned ");
   ImGui::SameLine();
-  ImGui::Text("%u children", d.spawned);
+  if (d.first_child && d.spawned > 0) ImGui::Text("%u children (ids %u .. %u)", d.spawned, *d.first_child, *d.first_child + (d.spawned - 1));
+  else ImGui::Text("%u children", d.spawned);
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(dim, "Payload and parent are not in the trace (its events carry a task's id and kind only).");
   ImGui::PopTextWrapPos();

@@ -12,7 +12,7 @@
 //
 // The initial tasks are in the queue before the launch (as a kernel launched over it finds them).
 // Trace: QueueLevel (aux 0, arg: tasks queued after the operation) after each take and put;
-// DequeueFailed once per idle spell; Spawn; TaskBegin/TaskEnd. Metric: peak_task_slots.
+// DequeueFailed once per idle spell; SpawnBatch; TaskBegin/TaskEnd. Metric: peak_task_slots.
 #pragma once
 
 #include "gpulb/blocking_queue.hpp"
@@ -61,15 +61,16 @@ __global__ void blocking_queue_kernel(BlockingQueueRef q, DynamicArgs a, Body bo
       return true;
     }
     st.spawned += count;
+    const trace::EventPayload spawn = trace::spawn_event(a.slots(rank)[0].id, count);  // take_children's ids are consecutive
     q.add_pending(static_cast<std::int64_t>(count) - 1);  // before the children are visible
     std::uint32_t level = 0;
     if (!q.enqueue(a.slots(rank), count, level)) {  // ENQUEUE of the batch under one acquisition
-      ctx.record(EventKind::Spawn, count);
+      ctx.record(spawn.kind, spawn.arg, spawn.aux);
       a.fail(DynamicFailure::BlockingFull, rank, task.id, count);
       return false;
     }
     // The spawn is recorded with the queue's level after the push, at its time (BlockContext::record_two).
-    ctx.record_two({EventKind::Spawn, count, 0}, {EventKind::QueueLevel, level, 0});
+    ctx.record_two(spawn, {EventKind::QueueLevel, level, 0});
     return true;
   };
 

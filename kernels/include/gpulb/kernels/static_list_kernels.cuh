@@ -18,9 +18,9 @@
 // generation's remaining tasks, the cursor and the tail going on from where they were.
 //
 // Trace: per launch a host KernelLaunch/KernelEnd (arg: tasks), and per block WorkerStart /
-// WorkerEnd around each launch it ran in; TaskBegin/TaskEnd, Spawn. Metrics: generations,
-// peak_task_slots (the largest generation), list_slots (the largest array allocated),
-// list_resumes (launches that stopped on a full array and went on).
+// WorkerEnd around each launch it ran in; TaskBegin/TaskEnd, SpawnBatch (Spawn across GPUs).
+// Metrics: generations, peak_task_slots (the largest generation), list_slots (the largest array
+// allocated), list_resumes (launches that stopped on a full array and went on).
 #pragma once
 
 #include "gpulb/kernels/detail/dynamic_worker.cuh"
@@ -65,7 +65,9 @@ __global__ void static_list_kernel(StaticTaskListRef list, GenerationCursor* cur
     }
     if (count == 0) return true;
     st.spawned += count;
-    ctx.record(EventKind::Spawn, count);
+    // take_children's ids are consecutive; take_children_interleaved's are a.id_stride apart.
+    const trace::EventPayload spawn = trace::spawn_event(a.slots(rank)[0].id, count, a.id_stride == 1);
+    ctx.record(spawn.kind, spawn.arg, spawn.aux);
     const ListAppend put = list.enqueue(a.slots(rank), count);  // ENQUEUE: one fetch-and-add for the batch
     if (!put.complete()) {
       held[rank] = held_rest(put);  // the rest waits in the block's spawn slots; the block stops

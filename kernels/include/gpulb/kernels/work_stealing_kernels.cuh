@@ -31,7 +31,7 @@
 //
 // Termination: the pending counter (work_stealing.hpp), never a count of failed steals.
 //
-// Trace (as the CPU backend): TaskBegin/TaskEnd; Spawn (arg: children); DequeLevel (aux: owner,
+// Trace (as the CPU backend): TaskBegin/TaskEnd; SpawnBatch (arg: first child, aux: children); DequeLevel (aux: owner,
 // arg: tasks in the deque) after each pop from and push onto a block's own deque; Steal (arg:
 // victim) per steal; StealFailed (arg: victim) and DequeueFailed once per idle spell (every failed
 // attempt counted in WorkerEnd's arg); QueueLevel for the sharing (aux 0) and overflow (aux 1)
@@ -162,10 +162,11 @@ __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
       return true;
     }
     st.spawned += count;
+    const trace::EventPayload spawn = trace::spawn_event(a.slots(rank)[0].id, count);  // take_children's ids are consecutive
     const PublishResult p = ws.publish_children(rank, a.slots(rank), count, credit);
     // The spawn is recorded with the push's level, at its time (BlockContext::record_two).
-    if (p.pushed > 0) ctx.record_two({EventKind::Spawn, count, 0}, {EventKind::DequeLevel, p.deque_level, owner});
-    else ctx.record(EventKind::Spawn, count);
+    if (p.pushed > 0) ctx.record_two(spawn, {EventKind::DequeLevel, p.deque_level, owner});
+    else ctx.record(spawn.kind, spawn.arg, spawn.aux);
     if (p.spilled > 0) {
       st.spilled += p.spilled;
       ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);

@@ -249,7 +249,9 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
     const std::uint32_t total = box.total;
     if (total == 0) return true;
     st.spawned += total;
-    ctx.record(EventKind::Spawn, total);
+    // The batch's children, of all its tasks, have the consecutive ids box.id_base .. + total - 1.
+    const trace::EventPayload spawn = trace::spawn_event(box.id_base, total);
+    ctx.record(spawn.kind, spawn.arg, spawn.aux);
     if (box.keep) return true;
     if (box.room > 0) {
       ctx.record(EventKind::DequeLevel, own.publish_written(own_bottom, box.room), owner);

@@ -487,10 +487,12 @@ __global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, 
     }
     st.spawned += count;
     count_from_reserve(count);
+    // Interleaved ids (a.id_stride GPUs) are not consecutive: a count-only Spawn across GPUs.
+    const trace::EventPayload spawn = trace::spawn_event(a.slots(rank)[0].id, count, a.id_stride == 1);
     const PublishResult p = ws.publish_children(rank, a.slots(rank), count, credit);
     // The spawn is recorded with the push's level, at its time (BlockContext::record_two).
-    if (p.pushed > 0) ctx.record_two({EventKind::Spawn, count, 0}, {EventKind::DequeLevel, p.deque_level, owner});
-    else ctx.record(EventKind::Spawn, count);
+    if (p.pushed > 0) ctx.record_two(spawn, {EventKind::DequeLevel, p.deque_level, owner});
+    else ctx.record(spawn.kind, spawn.arg, spawn.aux);
     if (p.spilled > 0) {
       st.spilled += p.spilled;
       ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);

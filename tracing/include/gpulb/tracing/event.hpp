@@ -24,7 +24,7 @@ enum class EventKind : std::uint8_t {
   HostEnqueue = 8,    // aux: queue id, arg: tasks written in this batch (host tracks)
   Steal = 9,          // arg: victim worker; aux: where the victim is (steal_victim_device)
   StealFailed = 10,   // arg: victim worker; aux: as Steal
-  Spawn = 11,         // arg: number of tasks created by one task
+  Spawn = 11,         // arg: number of tasks created by one task (ids unknown; see SpawnBatch)
   KernelLaunch = 12,  // arg: blocks in the launch; aux: why (combining's LaunchReason, else 0) (host tracks)
   KernelEnd = 13,     // arg: blocks in the launch; aux: as its launch (host tracks)
   PoolLevel = 14,     // arg: tasks left in the host task pool (host tracks)
@@ -33,6 +33,7 @@ enum class EventKind : std::uint8_t {
   RequestSplit = 17,  // hybrid: arg: requests of the batch sent to the CPU; aux: the CPU's share of its items, per mille
   RankSteal = 18,     // distributed: a chunk of tasks arrived from another rank; arg: victim rank, aux: tasks (saturating) (host tracks)
   RankLend = 19,      // distributed: a chunk of tasks left for another rank; arg: thief rank, aux: tasks (saturating) (host tracks)
+  SpawnBatch = 20,    // arg: the first child's task id, aux: children; their ids are arg .. arg + aux - 1 (spawn_event)
   Count               // keep last: the number of kinds this build knows
 };
 
@@ -81,5 +82,15 @@ struct EventPayload {
   std::uint32_t arg = 0;
   std::uint16_t aux = 0;
 };
+
+// The one event a task that spawned records: SpawnBatch where its children's ids are consecutive
+// (one fetch-and-add gave them, spawn.hpp) and their count fits aux, so that readers can link each
+// child to its parent; else Spawn with the count alone. Never both: one 16-byte event per spawning
+// task keeps the trace's size and the device's stores what a count-only Spawn costs, and a reader
+// that counts children (spawn_children, event_kinds.hpp) counts each batch once.
+GPULB_HD constexpr EventPayload spawn_event(std::uint32_t first_child, std::uint32_t children, bool consecutive_ids = true) {
+  if (consecutive_ids && children <= 0xFFFFu) return {EventKind::SpawnBatch, first_child, static_cast<std::uint16_t>(children)};
+  return {EventKind::Spawn, children, 0};
+}
 
 }  // namespace gpulb::trace

@@ -69,6 +69,7 @@ GPULB_HD constexpr EventTraits event_traits(EventKind k) {
     case EventKind::RequestSplit: return {"request_split",  C::Host,    Z::None,   I::None,   L::None,  true};
     case EventKind::RankSteal:    return {"rank_steal",     C::Steal,   Z::None,   I::None,   L::None,  true};
     case EventKind::RankLend:     return {"rank_lend",      C::Host,    Z::None,   I::None,   L::None,  true};
+    case EventKind::SpawnBatch:   return {"spawn_batch",    C::Spawn,   Z::None,   I::None,   L::None,  true};
     case EventKind::Count: break;
   }
   // Kinds newer than this build (a trace from a later gpulb): readers skip them.
@@ -103,6 +104,7 @@ GPULB_HD constexpr EventArgNames event_arg_names(EventKind k) {
     case EventKind::RequestSplit: return {"cpu_requests", "cpu_share_permille"};
     case EventKind::RankSteal:    return {"victim_rank", "tasks"};
     case EventKind::RankLend:     return {"thief_rank", "tasks"};
+    case EventKind::SpawnBatch:   return {"first_child", "children"};
     case EventKind::None:
     case EventKind::Halt:
     case EventKind::Count: break;
@@ -110,6 +112,14 @@ GPULB_HD constexpr EventArgNames event_arg_names(EventKind k) {
   return {"", ""};
 }
 
+// The children a spawn event counts (Spawn: arg, SpawnBatch: aux); 0 for any other kind.
+GPULB_HD constexpr std::uint32_t spawn_children(const Event& e) {
+  if (e.kind == EventKind::Spawn) return e.arg;
+  if (e.kind == EventKind::SpawnBatch) return e.aux;
+  return 0;
+}
+// Whether a spawn event names its children: a SpawnBatch's are the ids arg .. arg + aux - 1.
+GPULB_HD constexpr bool spawn_names_children(const Event& e) { return e.kind == EventKind::SpawnBatch && e.aux > 0; }
 
 namespace detail {
 GPULB_HD constexpr bool every_kind_has_a_row() {

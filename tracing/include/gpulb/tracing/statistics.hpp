@@ -53,7 +53,8 @@ struct WorkerStats {
   std::uint64_t steals = 0;
   std::uint64_t steals_across_devices = 0;  // Steal events whose victim is on another device
   std::uint64_t failed_steals = 0;
-  std::uint64_t spawned = 0;
+  std::uint64_t spawned = 0;        // children its tasks created (Spawn and SpawnBatch events)
+  std::uint64_t spawned_named = 0;  // of those, the ones a SpawnBatch names by id
 };
 
 // Aggregate over a group of workers (an SM, a device, or all of them).
@@ -91,6 +92,8 @@ struct TraceStatistics {
   std::uint64_t steals_across_devices = 0;  // from another GPU's workers (Steal aux: steal_aux_for_device)
   std::uint64_t failed_steals = 0;
   std::uint64_t failed_dequeues = 0;
+  std::uint64_t spawned = 0;        // tasks created by tasks (WorkerStats::spawned summed)
+  std::uint64_t spawned_named = 0;  // of those, named by id: what the Perfetto export can link to a parent
   std::uint64_t rank_steals = 0;  // chunks that moved between ranks (RankSteal, host tracks of a distributed run)
   std::uint64_t rank_tasks_moved = 0;  // the tasks in them (aux, saturating per chunk)
   double efficiency = 0.0;        // busy / (workers x makespan)

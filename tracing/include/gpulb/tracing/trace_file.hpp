@@ -5,6 +5,9 @@
 //   payload: one zstd frame with a content checksum, holding
 //     metadata JSON length u32 | metadata JSON | per track: column streams (see trace_file.cpp)
 // The frame checksum catches corruption; the payload size catches truncation.
+// Events keep their kind byte as written (event.hpp names the kinds and their payloads): a kind
+// added at EventKind's end changes no layout, so the format version stays, every file an older
+// build wrote still reads, and an older reader skips the kinds it does not know (event_traits).
 // Writers write to "<path>.tmp-<pid>" and rename (safe_write.hpp), so no half file ever carries
 // the real name. Readers size every claim in the file before trusting it (trace_limits.hpp).
 #pragma once

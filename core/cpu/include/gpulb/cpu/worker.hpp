@@ -122,7 +122,9 @@ bool run_spawning_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, 
     return false;
   }
   slot.tasks_spawned.store(slot.tasks_spawned.load(std::memory_order_relaxed) + spawn.count, std::memory_order_relaxed);
-  ctx.record(EventKind::Spawn, spawn.count);
+  // WorkerIds gives one batch consecutive ids.
+  const trace::EventPayload p = trace::spawn_event(spawn.slots[0].id, spawn.count);
+  ctx.record(p.kind, p.arg, p.aux);
   return true;
 }
 

@@ -4,7 +4,7 @@
 // find them); the run ends when no task is queued or running.
 //
 // Trace: QueueLevel (aux 0, arg: tasks queued after the operation) after each take and put;
-// DequeueFailed once per idle spell; Spawn; TaskBegin/TaskEnd. Every task is timed at its begin
+// DequeueFailed once per idle spell; SpawnBatch; TaskBegin/TaskEnd. Every task is timed at its begin
 // and its end (the lock waits between them are the lesson); the levels take no clock read of
 // their own: a take's level is written right after the task's begin and takes its time, a put's
 // takes the time of the task's end (early by the put's lock wait; flagged interpolated). With a

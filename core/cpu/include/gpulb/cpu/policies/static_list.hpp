@@ -10,7 +10,7 @@
 // places the held batches and launches the generation's remaining tasks.
 //
 // Trace: host KernelLaunch / KernelEnd (arg: tasks in the launch) per launch; workers
-// TaskBegin/TaskEnd and Spawn. ExecOutput::metrics: generations, peak_task_slots (the largest
+// TaskBegin/TaskEnd and SpawnBatch. ExecOutput::metrics: generations, peak_task_slots (the largest
 // generation), list_slots (the largest array allocated), list_resumes (launches that stopped on a
 // full array and went on).
 #pragma once

@@ -12,7 +12,7 @@
 // retired (run, and its children in an outbox) and no outbox holds a child (TaskPoolPort::idle).
 //
 // Trace: workers QueueLevel (aux: queue, arg: tasks left) per dequeue, DequeueFailed once per idle
-// spell, Spawn (arg: children), Halt; host track HostEnqueue + QueueLevel per batch, PoolLevel.
+// spell, SpawnBatch (arg: first child, aux: children), Halt; host track HostEnqueue + QueueLevel per batch, PoolLevel.
 #pragma once
 
 #include <algorithm>

@@ -18,7 +18,7 @@
 // Children get ids from per-worker blocks of the run-wide counter where the scenario indexes no
 // table by id (WorkerIds, cpu/worker.hpp).
 //
-// Trace: TaskBegin/TaskEnd; Spawn (arg: children); DequeLevel (aux: owner, arg: tasks in its
+// Trace: TaskBegin/TaskEnd; SpawnBatch (arg: first child, aux: children); DequeLevel (aux: owner, arg: tasks in its
 // deque) after each pop from and release onto a worker's own deque (private-stack moves are not
 // traced); Steal (arg: victim) for every
 // successful steal; StealFailed (arg: victim) and DequeueFailed once at the start of each idle
