@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "policy_handles.hpp"
+#include "spawn_batch_checks.hpp"
 #include "gpulb/cpu/execute.hpp"
 #include "gpulb/sharing_queue.hpp"
 #include "gpulb/tracing/trace.hpp"
@@ -590,8 +591,11 @@ TEST(StaticList, ReportsGenerationsAndPeakSlots) {
 TEST(StaticList, AGenerationPastItsArraysGrowsThemAndEveryTaskRunsOnce) {
   TreeRun run(&policies::static_list(), 3, 4, 6);  // levels 0..6: the widest generation has 4^6 tasks
   run.plan.options.list_capacity = 1;
+  run.plan.trace = true;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
+  // Children held back by a full array and placed after it grew are named once, by their parent.
+  testing::expect_batches_name_every_child_once(out.trace, run.counts.size());
   EXPECT_EQ(out.metrics.at("generations"), 7u);
   EXPECT_EQ(out.metrics.at("peak_task_slots"), 4096u);
   EXPECT_GE(out.metrics.at("list_resumes"), 1u);

@@ -20,6 +20,7 @@
 #include "gpulb/kernels/execute.cuh"
 #include "gpulb/run.hpp"
 #include "gpulb/builtin/registry.hpp"
+#include "spawn_batch_checks.hpp"
 #include "spawn_test_bodies.hpp"
 #include "test_bodies.hpp"
 
@@ -99,26 +100,6 @@ void expect_run_error(F&& run, const std::string& fragment) {
 
 // ---------------------------------------------------------------------------------------------
 // Every spawning policy
-
-// Every task but the one root is named, once, by the SpawnBatch of the task (or lane batch) that
-// spawned it, and every task named ran; no spawn is count-only (one GPU: consecutive ids).
-void expect_batches_name_every_child_once(const trace::Trace& trace, std::uint64_t total) {
-  std::set<std::uint32_t> begun, named;
-  std::uint64_t named_total = 0, count_only = 0;
-  for (const trace::Track& t : trace.tracks) {
-    for (const trace::Event& e : t.events) {
-      if (e.kind == trace::EventKind::TaskBegin) begun.insert(e.arg);
-      if (e.kind == trace::EventKind::Spawn) ++count_only;
-      if (e.kind != trace::EventKind::SpawnBatch) continue;
-      for (std::uint32_t i = 0; i < e.aux; ++i) named.insert(e.arg + i);
-      named_total += e.aux;
-    }
-  }
-  EXPECT_EQ(count_only, 0u);
-  EXPECT_EQ(named_total, named.size()) << "a child named by two batches";
-  EXPECT_EQ(named.size(), total - 1);
-  EXPECT_TRUE(std::includes(begun.begin(), begun.end(), named.begin(), named.end())) << "a named child never ran";
-}
 
 class GpuSpawning : public ::testing::TestWithParam<Policy> {};
 
@@ -204,7 +185,7 @@ TEST_P(GpuSpawning, TraceHasEveryTaskAndAWorkerStartAndEndPerBlock) {
   EXPECT_EQ(kinds[trace::EventKind::TaskBegin], run.total);
   EXPECT_EQ(kinds[trace::EventKind::TaskEnd], run.total);
   EXPECT_GT(kinds[trace::EventKind::SpawnBatch], 0u);
-  expect_batches_name_every_child_once(out.trace, run.total);
+  testing::expect_batches_name_every_child_once(out.trace, run.total);
   EXPECT_GT(kinds[trace::EventKind::KernelLaunch], 0u);
 }
 
@@ -431,7 +412,7 @@ TEST(GpuWorkStealing, TraceShowsStealsSpawnsAndDequeLevels) {
   }
   EXPECT_EQ(kinds[trace::EventKind::TaskBegin], run.total);
   EXPECT_EQ(kinds[trace::EventKind::SpawnBatch], TreeBody::tree_size(4, 6));  // every inner node
-  expect_batches_name_every_child_once(out.trace, run.total);
+  testing::expect_batches_name_every_child_once(out.trace, run.total);
   EXPECT_GT(kinds[trace::EventKind::DequeLevel], 0u);
   EXPECT_EQ(kinds[trace::EventKind::Steal], out.metrics.at("steals"));
   EXPECT_GT(kinds[trace::EventKind::Steal], 0u);
@@ -456,8 +437,11 @@ TEST(GpuStaticList, AGenerationPastItsArraysGrowsThemAndEveryTaskRunsOnce) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(&policies::static_list(), 4, 6);
   run.plan.options.list_capacity = 1;
+  run.plan.trace = true;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
+  // Children held back by a full array and placed after it grew are named once, by their parent.
+  testing::expect_batches_name_every_child_once(out.trace, run.total);
   EXPECT_EQ(out.metrics.at("generations"), 7u);
   EXPECT_EQ(out.metrics.at("peak_task_slots"), 4096u);
   EXPECT_GE(out.metrics.at("list_resumes"), 1u);

@@ -695,11 +695,11 @@ TEST(WorkStealingAcrossGpusPlacement, AutoTakesPeerMemoryWhereEveryPairHasItElse
   const kernels::detail::WsPlacement without = choose_ws_placement(o, no_peer, "");
   EXPECT_TRUE(without.host);
   EXPECT_EQ(without.note, "work stealing across GPUs through host memory: " + no_peer);
-  o.peer = "off";
+  o.peer = PeerMemory::Off;
   const kernels::detail::WsPlacement off = choose_ws_placement(o, "", "");
   EXPECT_TRUE(off.host);
   EXPECT_EQ(off.note, "work stealing across GPUs through host memory (--param peer=off)");
-  o.peer = "on";
+  o.peer = PeerMemory::On;
   EXPECT_FALSE(choose_ws_placement(o, "", "").host);
 }
 
@@ -715,24 +715,24 @@ TEST(WorkStealingAcrossGpusPlacement, RefusalsNameTheOptionAndTheMissingLink) {
     return "";
   };
   PolicyOptions on;
-  on.peer = "on";
+  on.peer = PeerMemory::On;
   const std::string a = refusal(on, no_peer, "");
   EXPECT_NE(a.find("peer=on"), std::string::npos) << a;
   EXPECT_NE(a.find(no_peer), std::string::npos) << a;
   PolicyOptions steal;
-  steal.remote = "steal";
+  steal.remote = RemoteMode::Steal;
   const std::string b = refusal(steal, no_peer, "");  // peer=auto without peer memory
   EXPECT_NE(b.find("remote=steal"), std::string::npos) << b;
   EXPECT_NE(b.find("remote=request"), std::string::npos) << b;
-  steal.peer = "off";
+  steal.peer = PeerMemory::Off;
   EXPECT_NE(refusal(steal, "", "").find("peer=off"), std::string::npos);
   PolicyOptions off;
-  off.peer = "off";
+  off.peer = PeerMemory::Off;
   const std::string c = refusal(off, "", "GPU 1's link to the host has no native 64-bit atomic add");
   EXPECT_NE(c.find("native 64-bit atomic add"), std::string::npos) << c;
   EXPECT_NE(c.find("peer=off"), std::string::npos) << c;
   PolicyOptions steal_with_peer;
-  steal_with_peer.remote = "steal";
+  steal_with_peer.remote = RemoteMode::Steal;
   EXPECT_TRUE(refusal(steal_with_peer, "", "").empty());  // peer=auto with peer memory: it runs
 }
 
