@@ -57,7 +57,7 @@ TEST(TraceStream, AnUntimedBatchSharesItsTimeEvenlyBetweenItsTasks) {
     EXPECT_EQ(ev[i].arg, want[i].arg) << i;
     EXPECT_EQ(ev[i].time_ns, want[i].time) << i;
     EXPECT_EQ(interpolated(ev[i]), want[i].placed) << i;
-    if (ev[i].kind == EventKind::TaskBegin || ev[i].kind == EventKind::TaskEnd) EXPECT_EQ(ev[i].aux, 7) << "task kind, event " << i;
+    if (ev[i].kind == EventKind::TaskBegin || ev[i].kind == EventKind::TaskEnd) { EXPECT_EQ(ev[i].aux, 7) << "task kind, event " << i; }
   }
 }
 
@@ -118,7 +118,7 @@ void expect_every_task_once_in_order(const std::vector<Event>& ev, std::uint32_t
   std::map<std::uint32_t, int> begins, ends;
   std::uint32_t spawns = 0;
   for (std::size_t i = 0; i < ev.size(); ++i) {
-    if (i > 0) EXPECT_LE(ev[i - 1].time_ns, ev[i].time_ns) << "event " << i;
+    if (i > 0) { EXPECT_LE(ev[i - 1].time_ns, ev[i].time_ns) << "event " << i; }
     if (ev[i].kind == EventKind::TaskBegin) ++begins[ev[i].arg];
     if (ev[i].kind == EventKind::TaskEnd) {
       ++ends[ev[i].arg];
@@ -157,7 +157,7 @@ TEST(BatchClock, TasksShorterThanTheSpanShareAClockReadPerBatch) {
   for (const Event& e : ev) {
     timed_begins += e.kind == EventKind::TaskBegin && !interpolated(e);
     timed_ends += e.kind == EventKind::TaskEnd && !interpolated(e);
-    if (e.kind == EventKind::WorkerStart || e.kind == EventKind::WorkerEnd) EXPECT_FALSE(interpolated(e));
+    if (e.kind == EventKind::WorkerStart || e.kind == EventKind::WorkerEnd) { EXPECT_FALSE(interpolated(e)); }
   }
   EXPECT_EQ(timed_begins, 1u + 5u) << "task 0 alone, then one read per 4 tasks (1, 5, 9, 13, 17)";
   EXPECT_EQ(timed_ends, 1u);
@@ -169,7 +169,7 @@ TEST(BatchClock, TasksLongerThanTheSpanAreTimedAlone) {
     const std::vector<Event> ev = run_tasks(max_batch == 1 ? std::uint64_t{1} << 50 : 0, max_batch, 10);
     expect_every_task_once_in_order(ev, 10, 4);
     for (const Event& e : ev) {
-      if (e.kind != EventKind::SpawnBatch) EXPECT_FALSE(interpolated(e)) << event_kind_name(e.kind) << " max_batch " << max_batch;
+      if (e.kind != EventKind::SpawnBatch) { EXPECT_FALSE(interpolated(e)) << event_kind_name(e.kind) << " max_batch " << max_batch; }
     }
   }
 }

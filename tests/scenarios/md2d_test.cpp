@@ -53,7 +53,7 @@ TEST(Md2dHybrid, VerifiesAndTheTwoSidesShareEveryRequestOnce) {
     ASSERT_TRUE(r.verified) << strategy << ": " << r.verification;
     EXPECT_EQ(r.metrics.at("cpu_requests") + r.metrics.at("gpu_requests"), r.tasks) << strategy;
     EXPECT_GT(r.metrics.at("gpu_requests"), 0u) << strategy;
-    if (std::string(strategy) == "static") EXPECT_GT(r.metrics.at("cpu_requests"), 0u);
+    if (std::string(strategy) == "static") { EXPECT_GT(r.metrics.at("cpu_requests"), 0u); }
   }
 }
 

@@ -44,9 +44,9 @@ TEST_P(NBodyCombining, VerifiesAndEveryRequestRunsOnce) {
   for (const char* reason : {"full", "timeout", "static", "eager", "drain"}) by_reason += r.metrics.at(std::string("launches_") + reason);
   EXPECT_EQ(by_reason, r.metrics.at("launches"));
   const std::string strategy = GetParam().strategy;
-  if (strategy == "eager") EXPECT_EQ(r.metrics.at("launches_eager"), r.tasks);
-  if (strategy == "static") EXPECT_GT(r.metrics.at("launches_static"), 0u);
-  if (strategy == "adaptive") EXPECT_GT(r.metrics.at("launches_full") + r.metrics.at("launches_timeout"), 0u);
+  if (strategy == "eager") { EXPECT_EQ(r.metrics.at("launches_eager"), r.tasks); }
+  if (strategy == "static") { EXPECT_GT(r.metrics.at("launches_static"), 0u); }
+  if (strategy == "adaptive") { EXPECT_GT(r.metrics.at("launches_full") + r.metrics.at("launches_timeout"), 0u); }
   // Reuse copies each item once per step at most; redundant copies every item every time.
   if (std::string(GetParam().transfer) == "redundant") {
     EXPECT_EQ(r.metrics.at("items_copied"), r.metrics.at("items_read"));

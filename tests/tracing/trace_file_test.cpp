@@ -20,11 +20,6 @@ std::filesystem::path temp_path(const std::string& name) {
   return std::filesystem::temp_directory_path() / ("gpulb-test-" + std::to_string(::getpid()) + "-" + name);
 }
 
-std::vector<std::uint8_t> file_bytes(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 void put_bytes(const std::filesystem::path& p, const std::vector<std::uint8_t>& b) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
