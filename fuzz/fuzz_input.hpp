@@ -56,7 +56,8 @@ inline std::vector<std::uint8_t> trace_bytes(const std::uint8_t* data, std::size
 
 // Decodes under a small memory budget; nullopt where the reader refuses the input (its one
 // documented way to fail). Any other exception escapes and is a finding.
-inline std::optional<trace::Trace> decode(const std::uint8_t* data, std::size_t size, std::uint64_t budget) {
+inline std::optional<trace::Trace> decode(const std::uint8_t* data, std::size_t size,
+                                          std::uint64_t budget) {
   trace::ReadLimits limits;
   limits.max_memory = budget;
   try {
@@ -67,12 +68,12 @@ inline std::optional<trace::Trace> decode(const std::uint8_t* data, std::size_t 
 }
 
 // Stops the run, as a crash that the fuzzer saves and the replay test reports.
-#define GPULB_FUZZ_CHECK(cond)                                                              \
-  do {                                                                                      \
-    if (!(cond)) {                                                                          \
-      std::fprintf(stderr, "fuzz check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__);  \
-      __builtin_trap();                                                                     \
-    }                                                                                       \
+#define GPULB_FUZZ_CHECK(cond)                                                            \
+  do {                                                                                    \
+    if (!(cond)) {                                                                        \
+      std::fprintf(stderr, "fuzz check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+      __builtin_trap();                                                                   \
+    }                                                                                     \
   } while (0)
 
 }  // namespace gpulb::fuzz

@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "replay: cannot open %s\n", f.c_str());
       return 2;
     }
-    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
     std::fprintf(stderr, "replay: %s (%zu bytes)\n", f.c_str(), bytes.size());
     // A heap copy of exactly its size, so that ASan sees a read past the end of the input.
     const auto input = std::make_unique<std::uint8_t[]>(bytes.size());

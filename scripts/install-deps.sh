@@ -37,6 +37,7 @@ fi
 if [ "$want_tests" = 1 ]; then
   packages+=(libgtest-dev libssl-dev
              protobuf-compiler  # protoc decodes the Perfetto export in its tests
+             clang-format  # the style check (scripts/check-format.sh, ctest format_check)
              libopenmpi-dev openmpi-bin  # Open MPI: gpulb run --distributed (GPULB_MPI) and its tests
              time)  # GNU time: the peak memory of each rank (mpi_trace_memory_per_rank)
 fi

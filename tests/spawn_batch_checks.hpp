@@ -28,7 +28,8 @@ inline void expect_batches_name_every_child_once(const trace::Trace& trace, std:
   EXPECT_EQ(count_only, 0u);
   EXPECT_EQ(named_total, named.size()) << "a child named by two batches";
   EXPECT_EQ(named.size(), total - 1);
-  EXPECT_TRUE(std::includes(begun.begin(), begun.end(), named.begin(), named.end())) << "a named child never ran";
+  EXPECT_TRUE(std::includes(begun.begin(), begun.end(), named.begin(), named.end()))
+      << "a named child never ran";
 }
 
 }  // namespace gpulb::testing

@@ -14,12 +14,13 @@ struct TreeBody {
   std::uint32_t* counts;      // per task id
   std::uint64_t id_capacity;  // counts' size
   std::uint32_t fanout;
-  std::uint32_t spin = 0;     // busy work per task (makes stealing worthwhile)
+  std::uint32_t spin = 0;  // busy work per task (makes stealing worthwhile)
 
   template <class Ctx>
   GPULB_HD void operator()(Ctx& ctx, const Task& task) const {
     ctx.once([&] {
-      if (task.id < id_capacity) device_atomic_ref<std::uint32_t>(counts[task.id]).fetch_add(1, mo::relaxed);
+      if (task.id < id_capacity)
+        device_atomic_ref<std::uint32_t>(counts[task.id]).fetch_add(1, mo::relaxed);
     });
     std::uint64_t x = task.id;
     for (std::uint32_t i = 0; i < spin; ++i) x = x * 6364136223846793005ull + 1;

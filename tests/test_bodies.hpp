@@ -21,8 +21,7 @@ struct CountingBody {
 struct StuckBody {
   template <class Ctx>
   GPULB_HD void operator()(Ctx& ctx, const Task&) const {
-    while (!ctx.stop_requested()) {
-    }
+    while (!ctx.stop_requested()) {}
   }
 };
 

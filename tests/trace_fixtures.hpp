@@ -10,8 +10,8 @@ namespace gpulb::testing {
 
 // `workers` worker tracks on one CPU device plus a host track; worker w runs `tasks_per_worker`
 // tasks of `task_ns` each back to back starting at w * stagger_ns, with a queue level after each.
-inline trace::Trace make_trace(std::uint32_t workers, std::uint32_t tasks_per_worker, std::uint64_t task_ns,
-                               std::uint64_t stagger_ns = 0) {
+inline trace::Trace make_trace(std::uint32_t workers, std::uint32_t tasks_per_worker,
+                               std::uint64_t task_ns, std::uint64_t stagger_ns = 0) {
   using trace::EventKind;
   trace::Trace t;
   t.meta.scenario = "handmade";

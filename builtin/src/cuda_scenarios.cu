@@ -10,7 +10,8 @@ ExecOutput run_on_cuda(Instance& instance, const ExecPlan& plan) {
   return kernels::run_workload(instance, plan);
 }
 
-#define GPULB_INSTANTIATE_CUDA(Instance, make_scenario) template ExecOutput run_on_cuda<Instance>(Instance&, const ExecPlan&);
+#define GPULB_INSTANTIATE_CUDA(Instance, make_scenario) \
+  template ExecOutput run_on_cuda<Instance>(Instance&, const ExecPlan&);
 GPULB_BUILTIN_SCENARIOS(GPULB_INSTANTIATE_CUDA)
 
 }  // namespace gpulb::builtin

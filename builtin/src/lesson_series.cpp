@@ -21,7 +21,8 @@ const SeriesRun* SeriesCell::median() const {
   if (runs.empty()) return nullptr;
   std::vector<const SeriesRun*> sorted;
   for (const SeriesRun& r : runs) sorted.push_back(&r);
-  std::sort(sorted.begin(), sorted.end(), [](const SeriesRun* x, const SeriesRun* y) { return x->makespan_ns < y->makespan_ns; });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const SeriesRun* x, const SeriesRun* y) { return x->makespan_ns < y->makespan_ns; });
   return sorted[(sorted.size() - 1) / 2];
 }
 
@@ -50,9 +51,12 @@ SeriesCell cell_from(const nlohmann::json& runs) {
   for (const nlohmann::json& j : runs) {
     SeriesRun r;
     r.makespan_ns = j.at("makespan_ns").get<double>();
-    if (!std::isfinite(r.makespan_ns) || r.makespan_ns < 0.0) throw std::invalid_argument("a makespan_ns that is no time");
-    if (j.contains("metrics")) r.metrics = j.at("metrics").get<std::map<std::string, std::uint64_t>>();
-    if (j.contains("device_busy_ns")) r.device_busy_ns = j.at("device_busy_ns").get<std::vector<double>>();
+    if (!std::isfinite(r.makespan_ns) || r.makespan_ns < 0.0)
+      throw std::invalid_argument("a makespan_ns that is no time");
+    if (j.contains("metrics"))
+      r.metrics = j.at("metrics").get<std::map<std::string, std::uint64_t>>();
+    if (j.contains("device_busy_ns"))
+      r.device_busy_ns = j.at("device_busy_ns").get<std::vector<double>>();
     cell.runs.push_back(std::move(r));
   }
   return cell;
@@ -62,20 +66,24 @@ SeriesCell cell_from(const nlohmann::json& runs) {
 
 std::string series_to_json(const SeriesRecording& rec) {
   nlohmann::json points = nlohmann::json::array();
-  for (const SeriesPoint& p : rec.points) points.push_back({{"value", p.value}, {"a", cell_json(p.a)}, {"b", cell_json(p.b)}});
-  const nlohmann::json j = {{"format", kFormat},       {"version", kVersion},   {"lesson", rec.lesson},
-                            {"parameter", rec.parameter}, {"recorded", rec.recorded}, {"device", rec.device},
-                            {"gpulb", rec.gpulb},       {"command", rec.command}, {"repeats", rec.repeats},
-                            {"traced", rec.traced},     {"points", points}};
+  for (const SeriesPoint& p : rec.points)
+    points.push_back({{"value", p.value}, {"a", cell_json(p.a)}, {"b", cell_json(p.b)}});
+  const nlohmann::json j = {
+      {"format", kFormat},          {"version", kVersion},      {"lesson", rec.lesson},
+      {"parameter", rec.parameter}, {"recorded", rec.recorded}, {"device", rec.device},
+      {"gpulb", rec.gpulb},         {"command", rec.command},   {"repeats", rec.repeats},
+      {"traced", rec.traced},       {"points", points}};
   return j.dump(1) + "\n";
 }
 
 SeriesRecording series_from_json(const std::string& text, const std::string& source) {
   try {
     const nlohmann::json j = nlohmann::json::parse(text);
-    if (!j.is_object() || j.value("format", "") != kFormat) throw std::invalid_argument(std::string("not a ") + kFormat + " file");
+    if (!j.is_object() || j.value("format", "") != kFormat)
+      throw std::invalid_argument(std::string("not a ") + kFormat + " file");
     if (j.at("version").get<int>() != kVersion) {
-      throw std::invalid_argument("version " + j.at("version").dump() + ", this gpulb reads " + std::to_string(kVersion));
+      throw std::invalid_argument("version " + j.at("version").dump() + ", this gpulb reads " +
+                                  std::to_string(kVersion));
     }
     SeriesRecording rec;
     rec.lesson = j.at("lesson").get<std::string>();
@@ -87,7 +95,8 @@ SeriesRecording series_from_json(const std::string& text, const std::string& sou
     rec.repeats = j.value("repeats", 1);
     rec.traced = j.value("traced", false);
     for (const nlohmann::json& p : j.at("points")) {
-      rec.points.push_back({p.at("value").get<std::string>(), cell_from(p.at("a")), cell_from(p.at("b"))});
+      rec.points.push_back(
+          {p.at("value").get<std::string>(), cell_from(p.at("a")), cell_from(p.at("b"))});
     }
     return rec;
   } catch (const SeriesError&) {
@@ -99,8 +108,10 @@ SeriesRecording series_from_json(const std::string& text, const std::string& sou
 
 SeriesRecording read_series(const std::filesystem::path& file) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) throw SeriesError(file.string() + ": no such recording (not a regular file)");
-  if (std::filesystem::file_size(file, ec) > kMaxFileBytes) throw SeriesError(file.string() + ": over 4 MiB, not a lesson series recording");
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw SeriesError(file.string() + ": no such recording (not a regular file)");
+  if (std::filesystem::file_size(file, ec) > kMaxFileBytes)
+    throw SeriesError(file.string() + ": over 4 MiB, not a lesson series recording");
   std::ifstream in(file, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
@@ -138,11 +149,13 @@ std::string today() {
 }
 
 // A side's run at one value: the recipe, the recording's sizes on a GPU, then the value.
-RunConfig point_config(const LessonSeries& series, const LessonRun& side, Backend backend, const std::string& value) {
+RunConfig point_config(const LessonSeries& series, const LessonRun& side, Backend backend,
+                       const std::string& value) {
   ParamMap overrides = backend == Backend::Cpu ? ParamMap{} : param_list(series.record_params);
   std::uint32_t gpus = 0;
   if (series.parameter == "gpus") {
-    if (backend == Backend::Cpu) throw ConfigError("a series over GPUs needs --backend cuda: the CPU backend is one device");
+    if (backend == Backend::Cpu)
+      throw ConfigError("a series over GPUs needs --backend cuda: the CPU backend is one device");
     gpus = static_cast<std::uint32_t>(std::stoul(value));
   } else {
     overrides[std::string(series.parameter)] = value;
@@ -157,19 +170,23 @@ RunConfig point_config(const LessonSeries& series, const LessonRun& side, Backen
 // "NVIDIA H100 80GB HBM3", "4 x NVIDIA H200", "CPU (2 threads)": what ran the run.
 std::string devices_text(const std::vector<trace::Device>& devices) {
   if (devices.empty()) return "";
-  const bool same = std::all_of(devices.begin(), devices.end(), [&](const trace::Device& d) { return d.name == devices.front().name; });
+  const bool same = std::all_of(devices.begin(), devices.end(), [&](const trace::Device& d) {
+    return d.name == devices.front().name;
+  });
   if (!same) {
     std::string all;
     for (const trace::Device& d : devices) all += (all.empty() ? "" : " and ") + d.name;
     return all;
   }
-  return devices.size() == 1 ? devices.front().name : std::to_string(devices.size()) + " x " + devices.front().name;
+  return devices.size() == 1 ? devices.front().name
+                             : std::to_string(devices.size()) + " x " + devices.front().name;
 }
 
 // One run; `device` takes the devices it ran on where they are more than any run's before.
 SeriesRun measure_run(const RunConfig& cfg, std::string& device, std::size_t& most_devices) {
   const RunResult r = gpulb::run(registry(), cfg);
-  if (r.checked && !r.verified) throw RunError(cfg.scenario + " under " + cfg.policy + " did not verify: " + r.verification);
+  if (r.checked && !r.verified)
+    throw RunError(cfg.scenario + " under " + cfg.policy + " did not verify: " + r.verification);
   if (r.trace.devices.size() > most_devices) {
     most_devices = r.trace.devices.size();
     device = devices_text(r.trace.devices);
@@ -187,8 +204,10 @@ SeriesRun measure_run(const RunConfig& cfg, std::string& device, std::size_t& mo
 
 }  // namespace
 
-SeriesRecording record_series(const Lesson& lesson, Backend backend, int repeats, const std::function<void(int, int)>& progress) {
-  if (!lesson.series) throw ConfigError("lesson '" + std::string(lesson.name) + "' has no series to record");
+SeriesRecording record_series(const Lesson& lesson, Backend backend, int repeats,
+                              const std::function<void(int, int)>& progress) {
+  if (!lesson.series)
+    throw ConfigError("lesson '" + std::string(lesson.name) + "' has no series to record");
   if (repeats < 1) throw ConfigError("--repeats must be at least 1");
   const LessonSeries& series = *lesson.series;
   SeriesRecording rec;
@@ -198,8 +217,9 @@ SeriesRecording record_series(const Lesson& lesson, Backend backend, int repeats
   rec.gpulb = gpulb_version();
   rec.repeats = repeats;
   rec.traced = series.traced;
-  rec.command = "gpulb lesson record " + rec.lesson + " --backend " + std::string(to_string(backend)) + " --repeats " +
-                std::to_string(repeats) + " -o FILE";
+  rec.command = "gpulb lesson record " + rec.lesson + " --backend " +
+                std::string(to_string(backend)) + " --repeats " + std::to_string(repeats) +
+                " -o FILE";
   const int total = static_cast<int>(series.values.size()) * repeats * 2;
   int done = 0;
   std::size_t most_devices = 0;
@@ -208,7 +228,8 @@ SeriesRecording record_series(const Lesson& lesson, Backend backend, int repeats
     point.value = std::string(v);
     const RunConfig a = point_config(series, lesson.a, backend, point.value);
     const RunConfig b = point_config(series, lesson.b, backend, point.value);
-    for (int i = 0; i < repeats; ++i) {  // A and B in turn, so that a drifting machine hurts both alike
+    for (int i = 0; i < repeats;
+         ++i) {  // A and B in turn, so that a drifting machine hurts both alike
       point.a.runs.push_back(measure_run(a, rec.device, most_devices));
       if (progress) progress(++done, total);
       point.b.runs.push_back(measure_run(b, rec.device, most_devices));
@@ -240,9 +261,11 @@ std::optional<double> pattern_work_left(const Lesson& lesson, const std::string&
   ParamMap params = param_list(lesson.a.params);
   for (const auto& [k, v] : param_list(lesson.series->record_params)) params[k] = v;
   const auto it = params.find("blocks");
-  const std::uint32_t blocks = it == params.end() ? 4096u : static_cast<std::uint32_t>(std::stoul(it->second));
+  const std::uint32_t blocks =
+      it == params.end() ? 4096u : static_cast<std::uint32_t>(std::stoul(it->second));
   std::uint32_t kept = 0;
-  for (std::uint32_t i = 0; i < blocks; ++i) kept += scenarios::patterns::is_nullified(pattern, i, blocks) ? 0 : 1;
+  for (std::uint32_t i = 0; i < blocks; ++i)
+    kept += scenarios::patterns::is_nullified(pattern, i, blocks) ? 0 : 1;
   return blocks ? std::optional<double>(static_cast<double>(kept) / blocks) : std::nullopt;
 }
 
@@ -255,7 +278,8 @@ std::optional<double> median_slots(const SeriesCell& c) {
   const SeriesRun* r = c.median();
   if (!r) return std::nullopt;
   const auto it = r->metrics.find("peak_task_slots");
-  return it == r->metrics.end() ? std::nullopt : std::optional<double>(static_cast<double>(it->second));
+  return it == r->metrics.end() ? std::nullopt
+                                : std::optional<double>(static_cast<double>(it->second));
 }
 
 std::optional<double> ratio(std::optional<double> num, std::optional<double> den) {
@@ -275,7 +299,8 @@ void share_of_first(const Lesson& lesson, const SeriesRecording& rec, SeriesFigu
   }
   const SeriesFigureRow& last = d.rows.back();
   if (last.a && last.b) {
-    d.measured = last.value + ": A took " + percent(*last.a) + " of its " + first.value + " time, B " + percent(*last.b) +
+    d.measured = last.value + ": A took " + percent(*last.a) + " of its " + first.value +
+                 " time, B " + percent(*last.b) +
                  (last.ideal ? " (the work left: " + percent(*last.ideal) + ")" : "");
   }
 }
@@ -290,11 +315,17 @@ void time_and_slots(const SeriesRecording& rec, SeriesFigureData& d) {
     row.b = median_time(p.b);
     row.a_slots = median_slots(p.a);
     row.b_slots = median_slots(p.b);
-    if (const auto r = ratio(row.b, row.a)) times += (times.empty() ? "" : ", ") + p.value + ": " + decimals(*r, 2);
-    if (const auto r = ratio(row.b_slots, row.a_slots)) slots += (slots.empty() ? "" : ", ") + p.value + ": " + decimals(*r, *r >= 10.0 ? 0 : *r >= 1.0 ? 1 : 2);
+    if (const auto r = ratio(row.b, row.a))
+      times += (times.empty() ? "" : ", ") + p.value + ": " + decimals(*r, 2);
+    if (const auto r = ratio(row.b_slots, row.a_slots))
+      slots += (slots.empty() ? "" : ", ") + p.value + ": " +
+               decimals(*r, *r >= 10.0  ? 0
+                            : *r >= 1.0 ? 1
+                                        : 2);
     d.rows.push_back(std::move(row));
   }
-  d.measured = "B's time over A's, at " + rec.parameter + " " + times + "; B's task slots over A's, " + slots;
+  d.measured = "B's time over A's, at " + rec.parameter + " " + times +
+               "; B's task slots over A's, " + slots;
 }
 
 // Both sides' time; where both recipes name a pattern, B's ideal is A's time scaled by the share
@@ -310,16 +341,19 @@ void time_only(const Lesson& lesson, const SeriesRecording& rec, SeriesFigureDat
     row.a = median_time(p.a);
     row.b = median_time(p.b);
     if (row.a && keep_a && keep_b && *keep_a > 0.0) row.ideal = *row.a * *keep_b / *keep_a;
-    if (const auto r = ratio(row.b, row.a)) ratios += (ratios.empty() ? "" : ", ") + p.value + ": " + decimals(*r, 3);
+    if (const auto r = ratio(row.b, row.a))
+      ratios += (ratios.empty() ? "" : ", ") + p.value + ": " + decimals(*r, 3);
     d.rows.push_back(std::move(row));
   }
   d.measured = "B's time over A's, at " + rec.parameter + " " + ratios;
-  if (keep_a && keep_b && *keep_a > 0.0) d.measured += " (the work B keeps: " + decimals(*keep_b / *keep_a, 3) + ")";
+  if (keep_a && keep_b && *keep_a > 0.0)
+    d.measured += " (the work B keeps: " + decimals(*keep_b / *keep_a, 3) + ")";
 }
 
 void gpu_scaling(const SeriesRecording& rec, SeriesFigureData& d) {
   const SeriesPoint& first = rec.points.front();
-  d.quantity = "speedup over the same scheduler on " + first.value + " GPU" + (first.value == "1" ? "" : "s");
+  d.quantity = "speedup over the same scheduler on " + first.value + " GPU" +
+               (first.value == "1" ? "" : "s");
   for (const SeriesPoint& p : rec.points) {
     SeriesFigureRow& row = d.rows.emplace_back();
     row.value = p.value;
@@ -332,7 +366,8 @@ void gpu_scaling(const SeriesRecording& rec, SeriesFigureData& d) {
   if (const SeriesRun* r = last.b.median()) d.b_device_busy_ns = r->device_busy_ns;
   const SeriesFigureRow& row = d.rows.back();
   if (row.a && row.b) {
-    d.measured = "on " + last.value + " GPUs: A " + decimals(*row.a, 2) + "x, B " + decimals(*row.b, 2) + "x its time on " + first.value +
+    d.measured = "on " + last.value + " GPUs: A " + decimals(*row.a, 2) + "x, B " +
+                 decimals(*row.b, 2) + "x its time on " + first.value +
                  " (linear: " + decimals(*row.ideal, 0) + "x)";
   }
 }
@@ -363,11 +398,14 @@ SeriesFigureData series_figure(const Lesson& lesson, const SeriesRecording& rec)
       case SeriesFigure::Time: time_only(lesson, rec, d); break;
     }
   } catch (const std::logic_error& e) {  // a value that is no number where the figure needs one
-    throw SeriesError("the recording of '" + rec.lesson + "' does not fit its lesson's figure: " + e.what());
+    throw SeriesError("the recording of '" + rec.lesson +
+                      "' does not fit its lesson's figure: " + e.what());
   }
   add_paper_marks(*lesson.series, d);
-  if (d.figure == SeriesFigure::ShareOfFirst && !d.rows.empty() && d.rows.back().paper_a && d.rows.back().paper_b) {
-    d.measured += "; the paper's GPU of 2009: A " + percent(*d.rows.back().paper_a) + ", B " + percent(*d.rows.back().paper_b);
+  if (d.figure == SeriesFigure::ShareOfFirst && !d.rows.empty() && d.rows.back().paper_a &&
+      d.rows.back().paper_b) {
+    d.measured += "; the paper's GPU of 2009: A " + percent(*d.rows.back().paper_a) + ", B " +
+                  percent(*d.rows.back().paper_b);
   }
   return d;
 }

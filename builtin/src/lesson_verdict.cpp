@@ -24,7 +24,8 @@ std::string fixed(double v, int digits) {
 // 15546 -> "15,546": counts a reader compares at a glance.
 std::string grouped(double v) {
   std::string digits = fixed(std::round(v), 0);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+    digits.insert(static_cast<std::size_t>(i), ",");
   return digits;
 }
 
@@ -99,12 +100,16 @@ std::string short_text(const ClaimQuantity& c, double a, double b) {
   if (c.expectation == Expectation::BOverAAtMost) return a > 0.0 ? "B/A " + fixed(b / a, 3) : "";
   if (c.expectation == Expectation::AOverBAtMost) return b > 0.0 ? "A/B " + fixed(a / b, 3) : "";
   if (c.expectation == Expectation::AAtMost) {
-    return "max/min A " + format_quantity(c.quantity, a) + " (B, for reference, " + format_quantity(c.quantity, b) + ")";
+    return "max/min A " + format_quantity(c.quantity, a) + " (B, for reference, " +
+           format_quantity(c.quantity, b) + ")";
   }
   if (c.expectation == Expectation::AtMost) {
-    const std::string pair = "max/min A " + format_quantity(c.quantity, a) + ", B " + format_quantity(c.quantity, b);
+    const std::string pair =
+        "max/min A " + format_quantity(c.quantity, a) + ", B " + format_quantity(c.quantity, b);
     // Both balanced: say how closely, for a claim that may have expected one of them not to be.
-    if (balanced(a, b)) return "balance: both within " + fixed(std::max(0.1, (std::max(a, b) - 1.0) * 100.0), 1) + "% (" + pair + ")";
+    if (balanced(a, b))
+      return "balance: both within " + fixed(std::max(0.1, (std::max(a, b) - 1.0) * 100.0), 1) +
+             "% (" + pair + ")";
     return pair;
   }
   const bool b_first = c.expectation == Expectation::BBelowA;
@@ -114,21 +119,26 @@ std::string short_text(const ClaimQuantity& c, double a, double b) {
   const bool time = c.quantity == Quantity::Makespan;
   const char* side = b_first ? "B " : "A ";
   const char* what = time ? "" : " task slots";
-  if (time && ratio < kTimeTie && ratio > 1.0 / kTimeTie) return std::string("a tie: ") + side + fixed(ratio, 2) + "x as fast";
+  if (time && ratio < kTimeTie && ratio > 1.0 / kTimeTie)
+    return std::string("a tie: ") + side + fixed(ratio, 2) + "x as fast";
   if (ratio >= 1.0) {
-    return side + fixed(ratio >= 10.0 ? std::round(ratio) : ratio, ratio >= 10.0 ? 0 : 2) + "x " + (time ? "faster" : "fewer") + what;
+    return side + fixed(ratio >= 10.0 ? std::round(ratio) : ratio, ratio >= 10.0 ? 0 : 2) + "x " +
+           (time ? "faster" : "fewer") + what;
   }
   return side + fixed(1.0 / ratio, 2) + "x " + (time ? "slower" : "more") + what;
 }
 
 // "B 2.17x faster: 25.1 ms (A) against 11.6 ms (B)", "A 1.30, B 9.80 (claim: at most 1.6)".
 std::string measured_text(const ClaimQuantity& c, double a, double b, const std::string& in_short) {
-  if (c.expectation == Expectation::AtMost && balanced(a, b)) return in_short + " (claim: each at most " + fixed(c.bound, 1) + ")";
+  if (c.expectation == Expectation::AtMost && balanced(a, b))
+    return in_short + " (claim: each at most " + fixed(c.bound, 1) + ")";
   if (c.expectation == Expectation::AtMost || c.expectation == Expectation::AAtMost) {
-    return "A " + format_quantity(c.quantity, a) + ", B " + format_quantity(c.quantity, b) + " (claim: " +
-           (c.expectation == Expectation::AAtMost ? "A" : "each") + " at most " + fixed(c.bound, 1) + ")";
+    return "A " + format_quantity(c.quantity, a) + ", B " + format_quantity(c.quantity, b) +
+           " (claim: " + (c.expectation == Expectation::AAtMost ? "A" : "each") + " at most " +
+           fixed(c.bound, 1) + ")";
   }
-  const std::string pair = format_quantity(c.quantity, a) + " (A) against " + format_quantity(c.quantity, b) + " (B)";
+  const std::string pair =
+      format_quantity(c.quantity, a) + " (A) against " + format_quantity(c.quantity, b) + " (B)";
   if (c.expectation == Expectation::BOverAAtMost || c.expectation == Expectation::AOverBAtMost) {
     return in_short + " (claim: at most " + fixed(c.bound, 3) + "): " + pair;
   }
@@ -182,7 +192,8 @@ LessonVerdict assess_lesson(const Lesson& lesson, const trace::Trace& a, const t
 LessonVerdict assess_lesson(const Lesson& lesson, const LessonSide& a, const LessonSide& b) {
   LessonVerdict v;
   int held = 0, judged = 0;
-  bool bounds_only = true;  // a bound missed is "does not hold"; a comparison gone the other way, "reversed"
+  // a bound missed is "does not hold"; a comparison gone the other way, "reversed"
+  bool bounds_only = true;
   for (const ClaimQuantity& c : lesson.quantities) {
     MeasuredQuantity m;
     m.quantity = c.quantity;
@@ -190,7 +201,8 @@ LessonVerdict assess_lesson(const Lesson& lesson, const LessonSide& a, const Les
     m.unit = quantity_unit(c.quantity);
     m.paper = std::string(c.paper);
     m.expectation = expectation_text(c);
-    if (c.expectation == Expectation::AtMost || c.expectation == Expectation::AAtMost) m.bound = c.bound;
+    if (c.expectation == Expectation::AtMost || c.expectation == Expectation::AAtMost)
+      m.bound = c.bound;
     m.a = measure(c.quantity, a);
     m.b = measure(c.quantity, b);
     if (m.a && m.b) {
@@ -210,19 +222,25 @@ LessonVerdict assess_lesson(const Lesson& lesson, const LessonSide& a, const Les
         ++judged;
         held += *m.holds ? 1 : 0;
         // a ratio's bound missed "does not hold"; a comparison gone the other way, "reversed"
-        if (c.expectation != Expectation::BOverAAtMost && c.expectation != Expectation::AOverBAtMost) bounds_only = false;
+        if (c.expectation != Expectation::BOverAAtMost &&
+            c.expectation != Expectation::AOverBAtMost)
+          bounds_only = false;
       }
     } else {
-      m.measured = m.in_short = m.name + " is not in " + (m.a ? "B's" : m.b ? "A's" : "either") + " trace";
+      m.measured = m.in_short = m.name + " is not in " +
+                                (m.a   ? "B's"
+                                 : m.b ? "A's"
+                                       : "either") +
+                                " trace";
     }
     v.quantities.push_back(std::move(m));
   }
   // Judged on what both traces hold; a quantity missing from one says so in the headline.
-  v.verdict = judged == 0       ? "not measured"
-              : held == judged  ? "holds"
-              : held > 0        ? "holds partly"
-              : bounds_only     ? "does not hold"
-                                : "reversed";
+  v.verdict = judged == 0      ? "not measured"
+              : held == judged ? "holds"
+              : held > 0       ? "holds partly"
+              : bounds_only    ? "does not hold"
+                               : "reversed";
   std::string measured, paper;
   for (const MeasuredQuantity& m : v.quantities) {
     measured += (measured.empty() ? "" : "; ") + m.in_short;
@@ -253,7 +271,8 @@ void side_of(const SeriesRun& run, trace::RunMetadata& meta, trace::TraceStatist
 
 }  // namespace
 
-LessonVerdict lesson_verdict(const Lesson& lesson, const LessonSide& a, const LessonSide& b, const SeriesRecording* recording) {
+LessonVerdict lesson_verdict(const Lesson& lesson, const LessonSide& a, const LessonSide& b,
+                             const SeriesRecording* recording) {
   if (recording && lesson.series && !lesson.series->verdict_at.empty()) {
     for (const SeriesPoint& p : recording->points) {
       if (p.value != lesson.series->verdict_at || !p.a.median() || !p.b.median()) continue;
@@ -262,8 +281,8 @@ LessonVerdict lesson_verdict(const Lesson& lesson, const LessonSide& a, const Le
       side_of(*p.a.median(), ma, sa);
       side_of(*p.b.median(), mb, sb);
       LessonVerdict v = assess_lesson(lesson, LessonSide{ma, sa}, LessonSide{mb, sb});
-      v.measured_on = recording->parameter + " " + p.value + " in the key figure's recording (" + recording->device + ", " +
-                      recording->recorded + ")";
+      v.measured_on = recording->parameter + " " + p.value + " in the key figure's recording (" +
+                      recording->device + ", " + recording->recorded + ")";
       return v;
     }
   }

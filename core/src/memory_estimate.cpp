@@ -34,40 +34,51 @@ void lower_to(MemoryLimit& limit, std::uint64_t bytes, const char* source) {
 // first: lowering a setting that holds a few KiB would change nothing.
 std::string what_to_lower(const MemoryEstimate& e) {
   std::vector<std::pair<std::uint64_t, std::string>> levers;
-  if (!e.data.parameter.empty()) levers.emplace_back(e.task_bytes + e.data.bytes, "--param " + e.data.parameter);
-  if (e.trace_bytes > 0) levers.emplace_back(e.trace_bytes, "--trace-memory (or run with --no-trace)");
-  std::sort(levers.begin(), levers.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (!e.data.parameter.empty())
+    levers.emplace_back(e.task_bytes + e.data.bytes, "--param " + e.data.parameter);
+  if (e.trace_bytes > 0)
+    levers.emplace_back(e.trace_bytes, "--trace-memory (or run with --no-trace)");
+  std::sort(levers.begin(), levers.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string out;
   for (const auto& [bytes, name] : levers) {
     if (bytes >= e.per_rank() / 10) out += (out.empty() ? "" : ", or ") + name;
   }
   const std::string fewer_ranks = e.ranks_here > 1 ? "start fewer ranks on this host" : "";
-  if (out.empty()) return fewer_ranks.empty() ? "this scenario's parameters make it too large" : fewer_ranks;
+  if (out.empty())
+    return fewer_ranks.empty() ? "this scenario's parameters make it too large" : fewer_ranks;
   return "lower " + out + (fewer_ranks.empty() ? "" : ", or " + fewer_ranks);
 }
 
-std::string part(std::uint64_t bytes, const std::string& what) { return trace::format_bytes(bytes) + " " + what; }
+std::string part(std::uint64_t bytes, const std::string& what) {
+  return trace::format_bytes(bytes) + " " + what;
+}
 
 }  // namespace
 
 MemoryLimit memory_limit() {
   MemoryLimit limit;
   std::ifstream meminfo("/proc/meminfo");
-  const std::string text((std::istreambuf_iterator<char>(meminfo)), std::istreambuf_iterator<char>());
-  lower_to(limit, meminfo_field(text, "MemTotal"), "the physical memory (MemTotal in /proc/meminfo)");
+  const std::string text((std::istreambuf_iterator<char>(meminfo)),
+                         std::istreambuf_iterator<char>());
+  lower_to(limit, meminfo_field(text, "MemTotal"),
+           "the physical memory (MemTotal in /proc/meminfo)");
   limit.available = meminfo_field(text, "MemAvailable");
   std::ifstream cgroup("/sys/fs/cgroup/memory.max");  // "max" where there is no limit
   std::uint64_t cgroup_bytes = 0;
-  if (cgroup >> cgroup_bytes) lower_to(limit, cgroup_bytes, "this cgroup's memory limit (/sys/fs/cgroup/memory.max)");
+  if (cgroup >> cgroup_bytes)
+    lower_to(limit, cgroup_bytes, "this cgroup's memory limit (/sys/fs/cgroup/memory.max)");
   rlimit as{};
   if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
-    lower_to(limit, static_cast<std::uint64_t>(as.rlim_cur), "this process's address-space limit (ulimit -v)");
+    lower_to(limit, static_cast<std::uint64_t>(as.rlim_cur),
+             "this process's address-space limit (ulimit -v)");
   }
   if (limit.available > limit.bytes) limit.available = limit.bytes;
   return limit;
 }
 
-MemoryEstimate estimate_memory(const DataSize& data, std::uint64_t trace_budget, std::uint32_t ranks_here) {
+MemoryEstimate estimate_memory(const DataSize& data, std::uint64_t trace_budget,
+                               std::uint32_t ranks_here) {
   MemoryEstimate e;
   e.data = data;
   e.task_bytes = data.initial_tasks * sizeof(Task) * kTaskListCopies;
@@ -82,19 +93,27 @@ std::string check_memory(const MemoryEstimate& e, const MemoryLimit& limit) {
   // 154 MiB of a node table) they only hide the one that matters.
   const auto named = [&e](std::uint64_t bytes) { return bytes > 0 && bytes >= e.per_rank() / 100; };
   std::string parts;
-  if (named(e.task_bytes)) parts += part(e.task_bytes, "for " + std::to_string(e.data.initial_tasks) + " initial tasks");
-  if (named(e.data.bytes)) parts += (parts.empty() ? "" : " + ") + part(e.data.bytes, "of scenario data");
-  if (named(e.trace_bytes)) parts += (parts.empty() ? "" : " + ") + part(e.trace_bytes, "of trace budget");
-  const std::string ranks = e.ranks_here > 1 ? ", for each of the " + std::to_string(e.ranks_here) + " ranks on this host" : "";
-  const std::string estimate = "this run needs about " + trace::format_bytes(e.total()) + " of memory (" + parts + ranks + ")";
+  if (named(e.task_bytes))
+    parts += part(e.task_bytes, "for " + std::to_string(e.data.initial_tasks) + " initial tasks");
+  if (named(e.data.bytes))
+    parts += (parts.empty() ? "" : " + ") + part(e.data.bytes, "of scenario data");
+  if (named(e.trace_bytes))
+    parts += (parts.empty() ? "" : " + ") + part(e.trace_bytes, "of trace budget");
+  const std::string ranks =
+      e.ranks_here > 1 ? ", for each of the " + std::to_string(e.ranks_here) + " ranks on this host"
+                       : "";
+  const std::string estimate = "this run needs about " + trace::format_bytes(e.total()) +
+                               " of memory (" + parts + ranks + ")";
   if (e.total() > limit.bytes) {
-    throw ConfigError(estimate + ", more than the " + trace::format_bytes(limit.bytes) + " of " + limit.source + "; " + what_to_lower(e));
+    throw ConfigError(estimate + ", more than the " + trace::format_bytes(limit.bytes) + " of " +
+                      limit.source + "; " + what_to_lower(e));
   }
   // The trace fills its budget only as events come: the data alone is sure to be taken.
   const std::uint64_t data = (e.task_bytes + e.data.bytes) * e.ranks_here;
   if (limit.available > 0 && data > limit.available) {
     return estimate + ", and its data alone more than the " + trace::format_bytes(limit.available) +
-           " available when it started (MemAvailable): other processes' memory may be swapped out, or this run ended by the OOM killer";
+           " available when it started (MemAvailable): other processes' memory may be swapped out, "
+           "or this run ended by the OOM killer";
   }
   return {};
 }

@@ -26,7 +26,8 @@ std::int64_t int_param(const ParamMap& params, const ParamSpec& spec) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc() || ptr != end || text.empty()) {
-    throw ConfigError("parameter '" + spec.name + "': '" + text + "' is not an integer (range " + spec.range + ")");
+    throw ConfigError("parameter '" + spec.name + "': '" + text + "' is not an integer (range " +
+                      spec.range + ")");
   }
   if (value < spec.min || value > spec.max) {
     throw ConfigError("parameter '" + spec.name + "': " + text + " is out of range " + spec.range);
@@ -40,9 +41,11 @@ double real_param(const ParamMap& params, const ParamSpec& spec, double lo, doub
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc() || ptr != end || text.empty() || !std::isfinite(value)) {
-    throw ConfigError("parameter '" + spec.name + "': '" + text + "' is not a number (range " + spec.range + ")");
+    throw ConfigError("parameter '" + spec.name + "': '" + text + "' is not a number (range " +
+                      spec.range + ")");
   }
-  if (value < lo || value > hi) throw ConfigError("parameter '" + spec.name + "': " + text + " is out of range " + spec.range);
+  if (value < lo || value > hi)
+    throw ConfigError("parameter '" + spec.name + "': " + text + " is out of range " + spec.range);
   return value;
 }
 

@@ -28,7 +28,8 @@ std::vector<std::byte> pack(const Distribution& d, const ExecOutput& out) {
                       {"trace_cut_to_budget", out.trace_cut_to_budget},
                       {"metrics", metrics}};
   const std::string text = s.dump();
-  const std::vector<std::uint8_t> trace = trace::encode_trace(out.trace, 1);  // level 1: speed over size
+  // level 1: speed over size
+  const std::vector<std::uint8_t> trace = trace::encode_trace(out.trace, 1);
   std::vector<std::byte> bytes(8 + text.size() + trace.size());
   const std::uint64_t n = text.size();
   std::memcpy(bytes.data(), &n, 8);
@@ -45,12 +46,14 @@ struct RankPart {
 RankPart unpack(const std::vector<std::byte>& bytes, std::uint32_t rank) {
   const std::string origin = "rank " + std::to_string(rank);
   std::uint64_t n = 0;
-  if (bytes.size() < 8) throw RunError(origin + " sent " + std::to_string(bytes.size()) + " bytes, not a run's output");
+  if (bytes.size() < 8)
+    throw RunError(origin + " sent " + std::to_string(bytes.size()) + " bytes, not a run's output");
   std::memcpy(&n, bytes.data(), 8);
   if (n > bytes.size() - 8) throw RunError(origin + " sent a summary longer than its message");
   RankPart p;
   try {
-    p.summary = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(bytes.data()) + 8, n));
+    p.summary =
+        nlohmann::json::parse(std::string(reinterpret_cast<const char*>(bytes.data()) + 8, n));
   } catch (const nlohmann::json::exception& e) {
     throw RunError(origin + " sent an unreadable summary: " + e.what());
   }
@@ -76,7 +79,8 @@ ExecOutput merge_rank_outputs(Distribution& d, ExecOutput mine) {
   parts.reserve(all.size());
   for (std::uint32_t r = 0; r < all.size(); ++r) {
     parts.push_back(unpack(all[r], r));
-    all[r] = {};  // the encoded copy is no longer needed: keep one rank's trace in memory twice at most
+    // the encoded copy is no longer needed: keep one rank's trace in memory twice at most
+    all[r] = {};
   }
 
   // A rank's time t (ns since its origin, on its clock) is origin + t on its clock, and
@@ -113,7 +117,8 @@ ExecOutput merge_rank_outputs(Distribution& d, ExecOutput mine) {
       }
     }
     out.trace_cut_to_budget = out.trace_cut_to_budget || s.value("trace_cut_to_budget", false);
-    for (const auto& note : s.at("notes")) out.notes.push_back("rank " + std::to_string(r) + ": " + note.get<std::string>());
+    for (const auto& note : s.at("notes"))
+      out.notes.push_back("rank " + std::to_string(r) + ": " + note.get<std::string>());
 
     trace::Trace& t = parts[r].trace;
     const auto device_base = static_cast<std::uint32_t>(out.trace.devices.size());

@@ -15,7 +15,8 @@ std::string join_names(const Range& range, Name name) {
 
 void Registry::add_entry(std::unique_ptr<ScenarioEntry> entry) {
   const std::string name = entry->scenario().name();
-  auto at = std::find_if(scenarios_.begin(), scenarios_.end(), [&](const auto& e) { return e->scenario().name() >= name; });
+  auto at = std::find_if(scenarios_.begin(), scenarios_.end(),
+                         [&](const auto& e) { return e->scenario().name() >= name; });
   if (at != scenarios_.end() && (*at)->scenario().name() == name) {
     *at = std::move(entry);  // a later registration replaces an earlier one
   } else {
@@ -35,7 +36,8 @@ const ScenarioEntry& Registry::entry(const std::string& name) const {
     if (e->scenario().name() == name) return *e;
   }
   throw ConfigError("unknown scenario '" + name + "' (scenarios: " +
-                    join_names(scenarios_, [](const auto& e) { return e->scenario().name(); }) + ")");
+                    join_names(scenarios_, [](const auto& e) { return e->scenario().name(); }) +
+                    ")");
 }
 
 const Scenario& Registry::get(const std::string& name) const { return entry(name).scenario(); }
@@ -47,7 +49,8 @@ std::vector<const Scenario*> Registry::scenarios() const {
 }
 
 void Registry::add_policy(const PolicyDescriptor& policy, Backend backend) {
-  auto it = std::find_if(policies_.begin(), policies_.end(), [&](const PolicyEntry& e) { return e.descriptor->name == policy.name; });
+  auto it = std::find_if(policies_.begin(), policies_.end(),
+                         [&](const PolicyEntry& e) { return e.descriptor->name == policy.name; });
   if (it == policies_.end()) it = policies_.insert(policies_.end(), PolicyEntry{&policy, {}});
   it->backends[static_cast<std::size_t>(backend)] = true;
 }
@@ -68,7 +71,8 @@ const PolicyDescriptor* Registry::find_policy(const std::string& name) const {
 const PolicyDescriptor& Registry::policy(const std::string& name) const {
   if (const PolicyDescriptor* p = find_policy(name)) return *p;
   throw ConfigError("unknown policy '" + name + "' (policies: " +
-                    join_names(policies_, [](const PolicyEntry& e) { return e.descriptor->name; }) + ")");
+                    join_names(policies_, [](const PolicyEntry& e) { return e.descriptor->name; }) +
+                    ")");
 }
 
 bool Registry::policy_runs_on(const PolicyDescriptor& policy, Backend backend) const {
@@ -79,9 +83,12 @@ bool Registry::policy_runs_on(const PolicyDescriptor& policy, Backend backend) c
 }
 
 void Registry::add_cpu_driver(const PolicyDescriptor& policy, AddedCpuDriver driver) {
-  if (driver == nullptr) throw ConfigError("policy '" + std::string(policy.name) + "': a CPU driver added without a function");
+  if (driver == nullptr)
+    throw ConfigError("policy '" + std::string(policy.name) +
+                      "': a CPU driver added without a function");
   if (find_policy(std::string(policy.name)) != nullptr) {
-    throw ConfigError("policy '" + std::string(policy.name) + "' is registered already; an added policy needs a name of its own");
+    throw ConfigError("policy '" + std::string(policy.name) +
+                      "' is registered already; an added policy needs a name of its own");
   }
   add_policy(policy, Backend::Cpu);
   policies_.back().added_cpu = driver;

@@ -21,13 +21,15 @@ std::string utc_now_iso8601() {
 }
 
 bool takes(const std::vector<const OptionSpec*>& options, const std::string& key) {
-  return std::any_of(options.begin(), options.end(), [&](const OptionSpec* o) { return o->spec.name == key; });
+  return std::any_of(options.begin(), options.end(),
+                     [&](const OptionSpec* o) { return o->spec.name == key; });
 }
 
-void check_backend(const Registry& registry, const ScenarioEntry& entry, const RunConfig& config, Backend backend,
-                   const PolicyDescriptor& policy) {
+void check_backend(const Registry& registry, const ScenarioEntry& entry, const RunConfig& config,
+                   Backend backend, const PolicyDescriptor& policy) {
   if (backend == Backend::Cuda) {
-    if (!registry.cuda_built()) throw ConfigError("this gpulb was built without the CUDA backend; use --backend cpu");
+    if (!registry.cuda_built())
+      throw ConfigError("this gpulb was built without the CUDA backend; use --backend cpu");
     const std::size_t gpus = registry.cuda_devices().size();
     if (gpus == 0) throw ConfigError("no CUDA GPU is present; use --backend cpu");
     check_gpu_request(config.gpus, gpus);
@@ -35,34 +37,45 @@ void check_backend(const Registry& registry, const ScenarioEntry& entry, const R
   if (!registry.policy_runs_on(policy, backend)) {
     std::string available;
     for (const PolicyDescriptor* p : registry.policies()) {
-      if (registry.policy_runs_on(*p, backend)) available += (available.empty() ? "" : ", ") + std::string(p->name);
+      if (registry.policy_runs_on(*p, backend))
+        available += (available.empty() ? "" : ", ") + std::string(p->name);
     }
-    throw ConfigError("policy '" + std::string(policy.name) + "' is not available on the " + std::string(to_string(backend)) +
+    throw ConfigError("policy '" + std::string(policy.name) + "' is not available on the " +
+                      std::string(to_string(backend)) +
                       " backend in this version (available: " + available + ")");
   }
   if (!entry.runs_on(backend)) {
-    throw ConfigError("scenario '" + entry.scenario().name() + "' has no " + std::string(to_string(backend)) +
-                      " implementation in this build");
+    throw ConfigError("scenario '" + entry.scenario().name() + "' has no " +
+                      std::string(to_string(backend)) + " implementation in this build");
   }
 }
 
 // `distributed`: the run is one rank of several, so only policies that also balance across ranks
 // are worth naming. A policy that spawns on another backend only (task-queue: the CPU) says so.
-void check_spawning(const ScenarioInstance& instance, const std::string& scenario, const Registry& registry,
-                    const PolicyDescriptor& policy, Backend backend, bool distributed) {
+void check_spawning(const ScenarioInstance& instance, const std::string& scenario,
+                    const Registry& registry, const PolicyDescriptor& policy, Backend backend,
+                    bool distributed) {
   if (!instance.spawns() || runs_spawned_tasks(policy.traits, backend)) return;
   std::string able;
   for (const PolicyDescriptor* p : registry.policies()) {
-    if (!runs_spawned_tasks(p->traits, backend) || (distributed && !p->traits.distributed)) continue;
+    if (!runs_spawned_tasks(p->traits, backend) || (distributed && !p->traits.distributed))
+      continue;
     able += (able.empty() ? "" : ", ") + std::string(p->name);
   }
-  const std::string on = policy.traits.cpu_runs_spawned_tasks ? " on the " + std::string(to_string(backend)) + " backend (only on cpu)" : "";
-  throw ConfigError("scenario '" + scenario + "' spawns child tasks, which policy '" + std::string(policy.name) + "' cannot run" + on +
-                    (distributed ? ", on one host or across ranks; a --distributed run of it needs " : "; use ") + able);
+  const std::string on =
+      policy.traits.cpu_runs_spawned_tasks
+          ? " on the " + std::string(to_string(backend)) + " backend (only on cpu)"
+          : "";
+  throw ConfigError(
+      "scenario '" + scenario + "' spawns child tasks, which policy '" + std::string(policy.name) +
+      "' cannot run" + on +
+      (distributed ? ", on one host or across ranks; a --distributed run of it needs " : "; use ") +
+      able);
 }
 
 // Work requests (G-Charm) need a policy that runs them, and such a policy needs them.
-void check_requests(ScenarioInstance& instance, const Scenario& scenario, const Registry& registry, const PolicyDescriptor& policy) {
+void check_requests(ScenarioInstance& instance, const Scenario& scenario, const Registry& registry,
+                    const PolicyDescriptor& policy) {
   const bool makes = instance.request_stream() != nullptr;
   if (makes == policy.traits.runs_requests) return;
   std::string names;
@@ -70,34 +83,41 @@ void check_requests(ScenarioInstance& instance, const Scenario& scenario, const 
     for (const PolicyDescriptor* p : registry.policies()) {
       if (p->traits.runs_requests) names += (names.empty() ? "" : ", ") + std::string(p->name);
     }
-    throw ConfigError("scenario '" + scenario.name() + "' makes work requests as it runs, which policy '" + std::string(policy.name) +
-                      "' cannot take; use " + names);
+    throw ConfigError("scenario '" + scenario.name() +
+                      "' makes work requests as it runs, which policy '" +
+                      std::string(policy.name) + "' cannot take; use " + names);
   }
   for (const Scenario* s : registry.scenarios()) {
     if (s->makes_requests()) names += (names.empty() ? "" : ", ") + s->name();
   }
-  throw ConfigError("policy '" + std::string(policy.name) + "' runs work requests, which scenario '" + scenario.name() +
-                    "' does not make; use " + (names.empty() ? std::string("a scenario that makes them") : names));
+  throw ConfigError("policy '" + std::string(policy.name) +
+                    "' runs work requests, which scenario '" + scenario.name() +
+                    "' does not make; use " +
+                    (names.empty() ? std::string("a scenario that makes them") : names));
 }
 
 // What a distributed run (gpulb/distribution.hpp) can run in this version: a policy whose driver
 // on the run's backend balances across ranks (traits.distributed on the CPU: work-stealing,
 // task-queue; traits.gpu_distributed on the GPUs: task-queue), and a scenario that keeps no table indexed by task id (ranks give out spawned ids from disjoint
 // ranges instead). Every rank sees the same config, so every rank refuses alike.
-void check_distributed(const ScenarioInstance& instance, const Scenario& scenario, const Registry& registry, Backend backend,
-                       const PolicyDescriptor& policy) {
+void check_distributed(const ScenarioInstance& instance, const Scenario& scenario,
+                       const Registry& registry, Backend backend, const PolicyDescriptor& policy) {
   const bool on_gpus = backend == Backend::Cuda;
-  const auto distributed_here = [on_gpus](const PolicyDescriptor& p) { return on_gpus ? p.traits.gpu_distributed : p.traits.distributed; };
+  const auto distributed_here = [on_gpus](const PolicyDescriptor& p) {
+    return on_gpus ? p.traits.gpu_distributed : p.traits.distributed;
+  };
   if (!distributed_here(policy)) {
     std::string able;
     for (const PolicyDescriptor* p : registry.policies()) {
       if (distributed_here(*p)) able += (able.empty() ? "" : ", ") + std::string(p->name);
     }
-    throw ConfigError("policy '" + std::string(policy.name) + "' has no distributed version yet on the " + std::string(to_string(backend)) +
+    throw ConfigError("policy '" + std::string(policy.name) +
+                      "' has no distributed version yet on the " + std::string(to_string(backend)) +
                       " backend; use " + able);
   }
   if (instance.id_capacity() != 0 || instance.spawn_id_base() != 0) {
-    throw ConfigError("scenario '" + scenario.name() + "' keeps a table indexed by task id, which ranks cannot share yet");
+    throw ConfigError("scenario '" + scenario.name() +
+                      "' keeps a table indexed by task id, which ranks cannot share yet");
   }
 }
 
@@ -106,10 +126,13 @@ void check_distributed(const ScenarioInstance& instance, const Scenario& scenari
 // with its own contiguous slice of them, and stealing moves only what the slices leave unbalanced:
 // a GPU runs tasks far faster than chunks of them cross between ranks (docs/distributed.md, GPU
 // ranks), so a run whose every task came from rank 0 was bound by those messages.
-std::vector<Task> rank_initial_tasks(const std::vector<Task>& all, const Distribution& d, Backend backend) {
+std::vector<Task> rank_initial_tasks(const std::vector<Task>& all, const Distribution& d,
+                                     Backend backend) {
   if (backend != Backend::Cuda) return d.rank() == 0 ? all : std::vector<Task>{};
-  const std::size_t first = all.size() * d.rank() / d.ranks(), end = all.size() * (d.rank() + 1) / d.ranks();
-  return std::vector<Task>(all.begin() + static_cast<std::ptrdiff_t>(first), all.begin() + static_cast<std::ptrdiff_t>(end));
+  const std::size_t first = all.size() * d.rank() / d.ranks(),
+                    end = all.size() * (d.rank() + 1) / d.ranks();
+  return std::vector<Task>(all.begin() + static_cast<std::ptrdiff_t>(first),
+                           all.begin() + static_cast<std::ptrdiff_t>(end));
 }
 
 // Rank r's spawned ids: its own slice of the ids above the initial tasks', so that no two ranks
@@ -123,11 +146,13 @@ std::uint32_t rank_spawn_base(const ExecPlan& plan, const Distribution& d) {
 
 // The trace memory one process of the run may take: --trace-memory, else a quarter of what this
 // process may use (memory_limit()), shared by the ranks on its host. 0 without a trace.
-std::uint64_t process_trace_budget(const RunConfig& config, const MemoryLimit& limit, const Distribution* dist) {
+std::uint64_t process_trace_budget(const RunConfig& config, const MemoryLimit& limit,
+                                   const Distribution* dist) {
   if (!config.trace) return 0;
   if (config.trace_budget != 0) return config.trace_budget;
   const std::uint64_t memory = limit.bytes != 0 ? limit.bytes : trace::default_memory_budget() * 4;
-  return std::max<std::uint64_t>(1, memory / 4 / (dist != nullptr ? dist->ranks_on_this_host() : 1));
+  return std::max<std::uint64_t>(1,
+                                 memory / 4 / (dist != nullptr ? dist->ranks_on_this_host() : 1));
 }
 
 // What the trace segments of this process get of its budget. Rank 0 of a distributed run holds
@@ -138,10 +163,14 @@ std::uint64_t segment_budget(std::uint64_t process_budget, const Distribution* d
   return std::max<std::uint64_t>(1, process_budget / dist->ranks());
 }
 
-std::string dropped_events_remedy(bool cut_to_budget, std::uint64_t process_budget, const ExecPlan& plan, const Distribution* dist) {
+std::string dropped_events_remedy(bool cut_to_budget, std::uint64_t process_budget,
+                                  const ExecPlan& plan, const Distribution* dist) {
   if (!cut_to_budget) return "raise --param trace_capacity";
-  if (dist == nullptr) return "the trace memory budget of " + trace::format_bytes(trace_budget(plan)) + " held the segments; raise --trace-memory";
-  return "the trace memory budget of " + trace::format_bytes(process_budget) + " held the segments (" + trace::format_bytes(trace_budget(plan)) +
+  if (dist == nullptr)
+    return "the trace memory budget of " + trace::format_bytes(trace_budget(plan)) +
+           " held the segments; raise --trace-memory";
+  return "the trace memory budget of " + trace::format_bytes(process_budget) +
+         " held the segments (" + trace::format_bytes(trace_budget(plan)) +
          " a rank, so that rank 0 can hold every rank's events); raise --trace-memory";
 }
 
@@ -154,12 +183,14 @@ Backend default_backend(const Registry& registry) {
 }
 
 void split_params(const Registry& registry, const ParamMap& params, const Scenario& scenario,
-                  const PolicyDescriptor& policy, ParamMap& scenario_params, ParamMap& policy_params) {
+                  const PolicyDescriptor& policy, ParamMap& scenario_params,
+                  ParamMap& policy_params) {
   const auto& specs = scenario.params();
   const std::vector<const OptionSpec*> options = options_of(policy);
   for (const auto& [name, value] : params) {
     const std::string& key = name;  // clang before 16 cannot capture a structured binding
-    if (std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; })) {
+    if (std::any_of(specs.begin(), specs.end(),
+                    [&](const ParamSpec& s) { return s.name == key; })) {
       scenario_params[key] = value;
       continue;
     }
@@ -169,15 +200,17 @@ void split_params(const Registry& registry, const ParamMap& params, const Scenar
     }
     for (const PolicyDescriptor* other : registry.policies()) {
       if (takes(options_of(*other), key)) {
-        throw ConfigError("parameter '" + key + "' is an option of policy '" + std::string(other->name) +
-                          "', not of '" + std::string(policy.name) + "'");
+        throw ConfigError("parameter '" + key + "' is an option of policy '" +
+                          std::string(other->name) + "', not of '" + std::string(policy.name) +
+                          "'");
       }
     }
     std::string known;
     for (const ParamSpec& s : specs) known += (known.empty() ? "" : ", ") + s.name;
     for (const OptionSpec* o : options) known += ", " + o->spec.name;
-    throw ConfigError("unknown parameter '" + key + "' for scenario '" + scenario.name() + "' under policy '" +
-                      std::string(policy.name) + "' (parameters: " + known + ")");
+    throw ConfigError("unknown parameter '" + key + "' for scenario '" + scenario.name() +
+                      "' under policy '" + std::string(policy.name) + "' (parameters: " + known +
+                      ")");
   }
 }
 
@@ -194,21 +227,29 @@ struct RunSetup {
 };
 
 // What an instance says it cannot do here, refused before anything runs.
-void check_instance(const Registry& registry, const RunSetup& s, const RunConfig& config, ScenarioInstance& instance) {
-  check_spawning(instance, s.scenario.name(), registry, s.policy, s.backend, config.distribution != nullptr);
+void check_instance(const Registry& registry, const RunSetup& s, const RunConfig& config,
+                    ScenarioInstance& instance) {
+  check_spawning(instance, s.scenario.name(), registry, s.policy, s.backend,
+                 config.distribution != nullptr);
   check_requests(instance, s.scenario, registry, s.policy);
   if (const std::string why = instance.unsupported_on(s.backend); !why.empty()) {
-    throw ConfigError("scenario '" + s.scenario.name() + "' cannot run on the " + std::string(to_string(s.backend)) + " backend: " + why);
+    throw ConfigError("scenario '" + s.scenario.name() + "' cannot run on the " +
+                      std::string(to_string(s.backend)) + " backend: " + why);
   }
   if (const std::string why = instance.unsupported_under(s.policy); !why.empty()) {
-    throw ConfigError("scenario '" + s.scenario.name() + "' cannot run under policy '" + std::string(s.policy.name) + "': " + why);
+    throw ConfigError("scenario '" + s.scenario.name() + "' cannot run under policy '" +
+                      std::string(s.policy.name) + "': " + why);
   }
   // A table per task id (id_capacity) is one array the bodies update by id, but each GPU of a run
   // gets its own record array, and a run across GPUs interleaves spawned ids (gpulb/spawn.hpp).
-  if (s.backend == Backend::Cuda && config.gpus > 1 && instance.spawns() && instance.id_capacity() != 0) {
-    throw ConfigError("scenario '" + s.scenario.name() + "' keeps a table per task id in one GPU's memory, which a run across GPUs would split; use --gpus 1");
+  if (s.backend == Backend::Cuda && config.gpus > 1 && instance.spawns() &&
+      instance.id_capacity() != 0) {
+    throw ConfigError("scenario '" + s.scenario.name() +
+                      "' keeps a table per task id in one GPU's memory, which a run across GPUs "
+                      "would split; use --gpus 1");
   }
-  if (config.distribution != nullptr) check_distributed(instance, s.scenario, registry, s.backend, s.policy);
+  if (config.distribution != nullptr)
+    check_distributed(instance, s.scenario, registry, s.backend, s.policy);
 }
 
 // The policy's options: the user's, then the instance's preferences, then the defaults.
@@ -220,7 +261,8 @@ PolicyOptions resolve_options(RunSetup& s, const ScenarioInstance& instance) {
   return parse_policy_options(s.policy, s.policy_params);
 }
 
-ExecPlan make_plan(const RunSetup& s, const RunConfig& config, const ScenarioInstance& instance, std::uint32_t block_size) {
+ExecPlan make_plan(const RunSetup& s, const RunConfig& config, const ScenarioInstance& instance,
+                   std::uint32_t block_size) {
   ExecPlan plan;
   plan.policy = &s.policy;
   plan.backend = s.backend;
@@ -238,7 +280,8 @@ ExecPlan make_plan(const RunSetup& s, const RunConfig& config, const ScenarioIns
 }
 
 // The trace's metadata and the result, from the backend's output and the verification.
-RunResult make_result(const RunSetup& s, ExecOutput out, const Verification& v, std::uint32_t block_size, const Distribution* dist) {
+RunResult make_result(const RunSetup& s, ExecOutput out, const Verification& v,
+                      std::uint32_t block_size, const Distribution* dist) {
   RunResult r;
   r.trace = std::move(out.trace);
   trace::RunMetadata& m = r.trace.meta;
@@ -259,7 +302,10 @@ RunResult make_result(const RunSetup& s, ExecOutput out, const Verification& v, 
   if (m.clock_source.empty()) m.clock_source = "steady_clock";
   if (dist != nullptr) {
     m.clock_source += "; ranks aligned to rank 0's clock by ping-pong, error at most " +
-                      std::to_string(out.metrics.count("clock_error_ns_max") ? out.metrics.at("clock_error_ns_max") : 0) + " ns";
+                      std::to_string(out.metrics.count("clock_error_ns_max")
+                                         ? out.metrics.at("clock_error_ns_max")
+                                         : 0) +
+                      " ns";
   }
   m.gpulb_version = gpulb_version();
   m.created_utc = utc_now_iso8601();
@@ -287,7 +333,8 @@ Verification verify_here(const ScenarioInstance& instance, const Distribution* d
   if (dist == nullptr || dist->rank() == 0) return instance.verify();
   Verification v;
   v.checked = false;
-  v.message = "rank " + std::to_string(dist->rank()) + " of " + std::to_string(dist->ranks()) + ": rank 0 verifies the whole run";
+  v.message = "rank " + std::to_string(dist->rank()) + " of " + std::to_string(dist->ranks()) +
+              ": rank 0 verifies the whole run";
   return v;
 }
 
@@ -296,24 +343,35 @@ Verification verify_here(const ScenarioInstance& instance, const Distribution* d
 RunResult run(const Registry& registry, const RunConfig& config) {
   const ScenarioEntry& entry = registry.entry(config.scenario);
   const Scenario& scenario = entry.scenario();
-  RunSetup s{entry, scenario, registry.policy(config.policy.empty() ? scenario.default_policy(config.params) : config.policy),
-             config.backend.value_or(default_backend(registry)), {}, {}};
+  RunSetup s{entry,
+             scenario,
+             registry.policy(config.policy.empty() ? scenario.default_policy(config.params)
+                                                   : config.policy),
+             config.backend.value_or(default_backend(registry)),
+             {},
+             {}};
   check_backend(registry, entry, config, s.backend, s.policy);
-  if (config.block_size > 1024) throw ConfigError("block size " + std::to_string(config.block_size) + " is out of range 1..1024");
+  if (config.block_size > 1024)
+    throw ConfigError("block size " + std::to_string(config.block_size) +
+                      " is out of range 1..1024");
   split_params(registry, config.params, scenario, s.policy, s.scenario_params, s.policy_params);
   Distribution* const dist = config.distribution;
   // Before the instance allocates its data: a run that cannot fit is refused here, naming the numbers.
   const MemoryLimit limit = memory_limit();
   const std::uint64_t process_budget = process_trace_budget(config, limit, dist);
-  const std::string memory_note = check_memory(
-      estimate_memory(scenario.data_size(s.scenario_params), process_budget, dist != nullptr ? dist->ranks_on_this_host() : 1), limit);
+  const std::string memory_note =
+      check_memory(estimate_memory(scenario.data_size(s.scenario_params), process_budget,
+                                   dist != nullptr ? dist->ranks_on_this_host() : 1),
+                   limit);
   std::unique_ptr<BoundRun> bound = entry.bind(s.scenario_params);
-  const std::uint32_t block_size = config.block_size != 0 ? config.block_size : scenario.default_block_size(s.scenario_params);
+  const std::uint32_t block_size =
+      config.block_size != 0 ? config.block_size : scenario.default_block_size(s.scenario_params);
   ScenarioInstance& instance = bound->instance();
   check_instance(registry, s, config, instance);
   const PolicyOptions options = resolve_options(s, instance);
   const std::vector<Task> all_tasks = instance.initial_tasks();
-  const std::vector<Task> tasks = dist == nullptr ? all_tasks : rank_initial_tasks(all_tasks, *dist, s.backend);
+  const std::vector<Task> tasks =
+      dist == nullptr ? all_tasks : rank_initial_tasks(all_tasks, *dist, s.backend);
 
   ExecPlan plan = make_plan(s, config, instance, block_size);
   plan.trace_budget = segment_budget(process_budget, dist);
@@ -336,7 +394,8 @@ RunResult run(const Registry& registry, const RunConfig& config) {
   if (r.stats.dropped_events > 0) {
     // Name what held the segments: raising trace_capacity does nothing once the budget cut it.
     const std::string remedy = dropped_events_remedy(cut_to_budget, process_budget, plan, dist);
-    r.notes.push_back(std::to_string(r.stats.dropped_events) + " trace events did not fit and were dropped; " + remedy);
+    r.notes.push_back(std::to_string(r.stats.dropped_events) +
+                      " trace events did not fit and were dropped; " + remedy);
   }
   return r;
 }

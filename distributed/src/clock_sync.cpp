@@ -33,7 +33,8 @@ ClockEstimate estimate_clock_offset(MPI_Comm comm, std::uint32_t rounds) {
         if (t1 - t0 < best_rtt) {
           best_rtt = t1 - t0;
           // theirs - (t0 + t1) / 2 without overflowing the sum
-          best_offset = static_cast<std::int64_t>(theirs - t0) - static_cast<std::int64_t>((t1 - t0) / 2);
+          best_offset =
+              static_cast<std::int64_t>(theirs - t0) - static_cast<std::int64_t>((t1 - t0) / 2);
         }
       }
       const std::int64_t result[2] = {best_offset, static_cast<std::int64_t>((best_rtt + 1) / 2)};

@@ -7,9 +7,12 @@
 
 namespace gpulb::distributed::detail {
 
-Deadline::Deadline(std::string what, std::string why, std::chrono::milliseconds limit, int exit_code) {
-  std::string message = "gpulb: error: " + what + " did not finish within " + std::to_string(limit.count()) + " ms: " + why + "\n";
-  thread_ = std::thread([this, message = std::move(message), limit, exit_code] { watch(message, limit, exit_code); });
+Deadline::Deadline(std::string what, std::string why, std::chrono::milliseconds limit,
+                   int exit_code) {
+  std::string message = "gpulb: error: " + what + " did not finish within " +
+                        std::to_string(limit.count()) + " ms: " + why + "\n";
+  thread_ = std::thread(
+      [this, message = std::move(message), limit, exit_code] { watch(message, limit, exit_code); });
 }
 
 void Deadline::watch(const std::string& message, std::chrono::milliseconds limit, int exit_code) {

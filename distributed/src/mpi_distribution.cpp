@@ -17,8 +17,10 @@ namespace {
 constexpr int kTagSize = 20;
 constexpr int kTagBytes = 21;
 constexpr int kTagMeet = 22;
-constexpr std::size_t kPiece = std::size_t{1} << 30;  // MPI counts are ints: send in pieces of 1 GiB
-constexpr std::uint64_t kMostBytes = std::uint64_t{1} << 36;  // a rank's part above 64 GiB is a corrupt size
+// MPI counts are ints: send in pieces of 1 GiB
+constexpr std::size_t kPiece = std::size_t{1} << 30;
+// a rank's part above 64 GiB is a corrupt size
+constexpr std::uint64_t kMostBytes = std::uint64_t{1} << 36;
 constexpr int kExitRunFailed = 1;  // a run that failed while running: the CLI's exit code for it
 
 }  // namespace
@@ -38,20 +40,26 @@ struct MpiDistribution::Impl {
 
   // Collectives and the gather wait for every rank, and the ranks arrive after their local runs
   // end (trace assembly and encoding take a second or two for millions of events): a generous limit.
-  std::chrono::milliseconds collective_limit() const { return std::chrono::milliseconds(std::uint64_t{options.timeout_ms} * 4); }
+  std::chrono::milliseconds collective_limit() const {
+    return std::chrono::milliseconds(std::uint64_t{options.timeout_ms} * 4);
+  }
   std::string who() const { return "rank " + std::to_string(rank); }
 };
 
-MpiDistribution::MpiDistribution(MpiSession& session, const DistributedOptions& options) : impl_(std::make_unique<Impl>()) {
+MpiDistribution::MpiDistribution(MpiSession& session, const DistributedOptions& options)
+    : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.session = &session;
   m.rank = session.rank();
   m.ranks = session.ranks();
   m.options = options;
   if (options.rank_chunk == 0) throw ConfigError("--rank-chunk must be at least 1");
-  detail::Deadline deadline(m.who() + ": meeting the other ranks to measure clock offsets",
-                            "a rank is stopped or hung (rank 0 meets each in turn; the others wait for it)", m.collective_limit());
-  GPULB_MPI_TRY(MPI_Comm_dup(MPI_COMM_WORLD, &m.balance_comm));  // the duplicates keep MPI_ERRORS_RETURN
+  detail::Deadline deadline(
+      m.who() + ": meeting the other ranks to measure clock offsets",
+      "a rank is stopped or hung (rank 0 meets each in turn; the others wait for it)",
+      m.collective_limit());
+  GPULB_MPI_TRY(
+      MPI_Comm_dup(MPI_COMM_WORLD, &m.balance_comm));  // the duplicates keep MPI_ERRORS_RETURN
   GPULB_MPI_TRY(MPI_Comm_dup(MPI_COMM_WORLD, &m.gather_comm));
   m.clock = detail::estimate_clock_offset(m.gather_comm, options.clock_rounds);
   MPI_Comm host = MPI_COMM_NULL;
@@ -66,7 +74,8 @@ MpiDistribution::MpiDistribution(MpiSession& session, const DistributedOptions& 
 
 MpiDistribution::~MpiDistribution() {
   for (MPI_Comm* c : {&impl_->balance_comm, &impl_->gather_comm}) {
-    if (*c != MPI_COMM_NULL && MPI_Comm_free(c) != MPI_SUCCESS) std::fprintf(stderr, "gpulb: warning: %s: MPI_Comm_free failed\n", impl_->who().c_str());
+    if (*c != MPI_COMM_NULL && MPI_Comm_free(c) != MPI_SUCCESS)
+      std::fprintf(stderr, "gpulb: warning: %s: MPI_Comm_free failed\n", impl_->who().c_str());
   }
 }
 
@@ -100,16 +109,19 @@ void MpiDistribution::meet() {
   detail::Patience patience(m.collective_limit());
   std::uint8_t here = 1;
   if (m.rank != 0) {
-    detail::send_to_rank(&here, 1, MPI_UINT8_T, 0, kTagMeet, m.gather_comm, patience, "this rank told rank 0 it is ready to launch");
-    detail::receive_from_rank(&here, 1, MPI_UINT8_T, 0, kTagMeet, m.gather_comm, patience, "this rank waited for rank 0's word to launch");
+    detail::send_to_rank(&here, 1, MPI_UINT8_T, 0, kTagMeet, m.gather_comm, patience,
+                         "this rank told rank 0 it is ready to launch");
+    detail::receive_from_rank(&here, 1, MPI_UINT8_T, 0, kTagMeet, m.gather_comm, patience,
+                              "this rank waited for rank 0's word to launch");
     return;
   }
   for (std::uint32_t r = 1; r < m.ranks; ++r) {
-    detail::receive_from_rank(&here, 1, MPI_UINT8_T, static_cast<int>(r), kTagMeet, m.gather_comm, patience,
-                              "rank 0 waited for every rank to be ready to launch");
+    detail::receive_from_rank(&here, 1, MPI_UINT8_T, static_cast<int>(r), kTagMeet, m.gather_comm,
+                              patience, "rank 0 waited for every rank to be ready to launch");
   }
   for (std::uint32_t r = 1; r < m.ranks; ++r) {
-    detail::send_to_rank(&here, 1, MPI_UINT8_T, static_cast<int>(r), kTagMeet, m.gather_comm, patience, "rank 0 told the ranks to launch");
+    detail::send_to_rank(&here, 1, MPI_UINT8_T, static_cast<int>(r), kTagMeet, m.gather_comm,
+                         patience, "rank 0 told the ranks to launch");
   }
 }
 
@@ -126,7 +138,8 @@ std::vector<std::vector<std::byte>> MpiDistribution::gather(std::span<const std:
     detail::send_to_rank(&size, 1, MPI_UINT64_T, 0, kTagSize, m.gather_comm, patience, doing);
     for (std::size_t at = 0; at < mine.size(); at += kPiece) {
       const auto n = static_cast<int>(std::min(kPiece, mine.size() - at));
-      detail::send_to_rank(mine.data() + at, n, MPI_BYTE, 0, kTagBytes, m.gather_comm, patience, doing);
+      detail::send_to_rank(mine.data() + at, n, MPI_BYTE, 0, kTagBytes, m.gather_comm, patience,
+                           doing);
     }
     return {};
   }
@@ -137,12 +150,16 @@ std::vector<std::vector<std::byte>> MpiDistribution::gather(std::span<const std:
     const std::string doing = "rank 0 gathered the ranks' results (rank by rank)";
     patience.restart();  // each rank's part has the whole limit
     std::uint64_t size = 0;
-    detail::receive_from_rank(&size, 1, MPI_UINT64_T, from, kTagSize, m.gather_comm, patience, doing);
-    if (size > kMostBytes) throw RunError("rank " + std::to_string(r) + " announced " + std::to_string(size) + " bytes of results");
+    detail::receive_from_rank(&size, 1, MPI_UINT64_T, from, kTagSize, m.gather_comm, patience,
+                              doing);
+    if (size > kMostBytes)
+      throw RunError("rank " + std::to_string(r) + " announced " + std::to_string(size) +
+                     " bytes of results");
     all[r].resize(size);
     for (std::size_t at = 0; at < size; at += kPiece) {
       const auto n = static_cast<int>(std::min<std::uint64_t>(kPiece, size - at));
-      detail::receive_from_rank(all[r].data() + at, n, MPI_BYTE, from, kTagBytes, m.gather_comm, patience, doing);
+      detail::receive_from_rank(all[r].data() + at, n, MPI_BYTE, from, kTagBytes, m.gather_comm,
+                                patience, doing);
     }
   }
   return all;

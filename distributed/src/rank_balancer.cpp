@@ -20,7 +20,9 @@ constexpr auto kIdlePoll = std::chrono::microseconds(50);
 // 64 KiB): a chunk of the CPU's 20 tasks never waits for progress.
 constexpr std::size_t kOnePiece = 4096;
 
-std::uint16_t saturate16(std::size_t n) { return static_cast<std::uint16_t>(std::min<std::size_t>(n, 0xFFFF)); }
+std::uint16_t saturate16(std::size_t n) {
+  return static_cast<std::uint16_t>(std::min<std::size_t>(n, 0xFFFF));
+}
 
 // A failed send names the rank it was for: with a dead peer, that is the rank to look at.
 template <class Send>
@@ -49,7 +51,8 @@ RankBalancer::~RankBalancer() {
   // Only after an error (run() completes every send otherwise): the requests are abandoned, the
   // job is about to be aborted.
   for (Outgoing& o : sends_) {
-    if (o.request != MPI_REQUEST_NULL) (void)MPI_Request_free(&o.request);  // nothing to do about a failure here
+    if (o.request != MPI_REQUEST_NULL)
+      (void)MPI_Request_free(&o.request);  // nothing to do about a failure here
   }
 }
 
@@ -68,9 +71,12 @@ void RankBalancer::run(HostInserter& local) {
     // send not yet complete, or an answer to a request for chunks too large for one piece) this
     // loop polls again at once instead of sleeping, else each piece waited a sleep (chunks of 4096
     // tasks, 256 KiB, took 370-580 us from lender to thief between 2 ranks of one host).
-    const bool in_flight = !sends_.empty() || (asking_ && options_.rank_chunk * sizeof(Task) > kOnePiece);
-    if (!any && !in_flight) std::this_thread::sleep_for(kIdlePoll);
-    else if (!any) std::this_thread::yield();
+    const bool in_flight =
+        !sends_.empty() || (asking_ && options_.rank_chunk * sizeof(Task) > kOnePiece);
+    if (!any && !in_flight)
+      std::this_thread::sleep_for(kIdlePoll);
+    else if (!any)
+      std::this_thread::yield();
   }
   metrics_["termination_rounds"] = safra_.rounds();
   drain(local);
@@ -87,22 +93,26 @@ bool RankBalancer::poll(HostInserter& local) {
     if (st.MPI_SOURCE == (rank_ + ranks_ - 1) % ranks_) predecessor_silence_.restart();
     switch (st.MPI_TAG) {
       case kTagSteal:
-        GPULB_MPI_TRY(MPI_Recv(nullptr, 0, MPI_BYTE, st.MPI_SOURCE, kTagSteal, comm_, MPI_STATUS_IGNORE));
+        GPULB_MPI_TRY(
+            MPI_Recv(nullptr, 0, MPI_BYTE, st.MPI_SOURCE, kTagSteal, comm_, MPI_STATUS_IGNORE));
         serve_steal(local, st.MPI_SOURCE);
         break;
       case kTagWork: receive_work(local, st); break;
       case kTagToken: {
         std::int64_t t[2] = {0, 0};
-        GPULB_MPI_TRY(MPI_Recv(t, 2, MPI_INT64_T, st.MPI_SOURCE, kTagToken, comm_, MPI_STATUS_IGNORE));
+        GPULB_MPI_TRY(
+            MPI_Recv(t, 2, MPI_INT64_T, st.MPI_SOURCE, kTagToken, comm_, MPI_STATUS_IGNORE));
         safra_.token_arrived(SafraToken{t[0], t[1] != 0});
         break;
       }
       case kTagDone:
-        GPULB_MPI_TRY(MPI_Recv(nullptr, 0, MPI_BYTE, st.MPI_SOURCE, kTagDone, comm_, MPI_STATUS_IGNORE));
+        GPULB_MPI_TRY(
+            MPI_Recv(nullptr, 0, MPI_BYTE, st.MPI_SOURCE, kTagDone, comm_, MPI_STATUS_IGNORE));
         done_ = true;
         break;
       case kTagAlive:
-        GPULB_MPI_TRY(MPI_Recv(nullptr, 0, MPI_BYTE, st.MPI_SOURCE, kTagAlive, comm_, MPI_STATUS_IGNORE));
+        GPULB_MPI_TRY(
+            MPI_Recv(nullptr, 0, MPI_BYTE, st.MPI_SOURCE, kTagAlive, comm_, MPI_STATUS_IGNORE));
         break;
       default:
         throw RunError("received a message with unknown tag " + std::to_string(st.MPI_TAG) +
@@ -133,7 +143,8 @@ void RankBalancer::receive_work(HostInserter& local, const MPI_Status& status) {
   if (bytes < 0 || bytes % static_cast<int>(sizeof(Task)) != 0 ||
       static_cast<std::size_t>(bytes) / sizeof(Task) > options_.rank_chunk) {
     throw RunError("received " + std::to_string(bytes) + " bytes of work from rank " +
-                   std::to_string(from) + ", not a chunk of at most " + std::to_string(options_.rank_chunk) + " tasks");
+                   std::to_string(from) + ", not a chunk of at most " +
+                   std::to_string(options_.rank_chunk) + " tasks");
   }
   std::vector<Task> tasks(static_cast<std::size_t>(bytes) / sizeof(Task));
   GPULB_MPI_TRY(MPI_Recv(tasks.data(), bytes, MPI_BYTE, from, kTagWork, comm_, MPI_STATUS_IGNORE));
@@ -151,7 +162,8 @@ void RankBalancer::receive_work(HostInserter& local, const MPI_Status& status) {
   if (done_) throw RunError("received work after the run had ended (a bug of the termination)");
   safra_.received_work();
   local.insert(tasks);
-  local.record(trace::EventKind::RankSteal, static_cast<std::uint32_t>(from), saturate16(tasks.size()));
+  local.record(trace::EventKind::RankSteal, static_cast<std::uint32_t>(from),
+               saturate16(tasks.size()));
   ++metrics_["rank_steals"];
   metrics_["rank_tasks_stolen"] += tasks.size();
   empty_answers_ = 0;
@@ -176,15 +188,18 @@ void RankBalancer::pass_token() {
   Outgoing& o = sends_.emplace_back();
   o.token[0] = s.token.q;
   o.token[1] = s.token.black ? 1 : 0;
-  send_to(static_cast<int>(s.to),
-          [&] { GPULB_MPI_TRY(MPI_Isend(o.token, 2, MPI_INT64_T, static_cast<int>(s.to), kTagToken, comm_, &o.request)); });
+  send_to(static_cast<int>(s.to), [&] {
+    GPULB_MPI_TRY(
+        MPI_Isend(o.token, 2, MPI_INT64_T, static_cast<int>(s.to), kTagToken, comm_, &o.request));
+  });
 }
 
 void RankBalancer::send_tasks(int to, std::vector<Task> tasks) {
   Outgoing& o = sends_.emplace_back();
   o.tasks = std::move(tasks);
   send_to(to, [&] {
-    GPULB_MPI_TRY(MPI_Isend(o.tasks.data(), static_cast<int>(o.tasks.size() * sizeof(Task)), MPI_BYTE, to, kTagWork, comm_, &o.request));
+    GPULB_MPI_TRY(MPI_Isend(o.tasks.data(), static_cast<int>(o.tasks.size() * sizeof(Task)),
+                            MPI_BYTE, to, kTagWork, comm_, &o.request));
   });
 }
 
@@ -204,7 +219,8 @@ void RankBalancer::complete_sends(bool wait) {
     if (!wait || sends_.empty()) return;
     if (waited.run_out()) {
       throw RunError(std::to_string(sends_.size()) + " messages were not taken within " +
-                     std::to_string(options_.timeout_ms) + " ms: a rank has died or stopped answering");
+                     std::to_string(options_.timeout_ms) +
+                     " ms: a rank has died or stopped answering");
     }
     std::this_thread::sleep_for(kIdlePoll);
   }
@@ -220,14 +236,16 @@ void RankBalancer::heartbeat() {
   if (predecessor_silence_.run_out()) {
     const int pred = (rank_ + ranks_ - 1) % ranks_;
     throw RunError("rank " + std::to_string(pred) + " sent nothing for " +
-                   std::to_string(options_.timeout_ms) + " ms (not even its heartbeat): it has died or stopped answering");
+                   std::to_string(options_.timeout_ms) +
+                   " ms (not even its heartbeat): it has died or stopped answering");
   }
 }
 
 void RankBalancer::check_timeouts() {
   if (asking_ && asking_->waited.run_out()) {
-    throw RunError("rank " + std::to_string(asking_->victim) + " did not answer a steal request within " +
-                   std::to_string(options_.timeout_ms) + " ms: it has died or stopped answering");
+    throw RunError("rank " + std::to_string(asking_->victim) +
+                   " did not answer a steal request within " + std::to_string(options_.timeout_ms) +
+                   " ms: it has died or stopped answering");
   }
 }
 
@@ -253,7 +271,8 @@ void RankBalancer::drain(HostInserter& local) {
     check_timeouts();
     if (waited.run_out()) {
       throw RunError("not every rank reached the end of the run within " +
-                     std::to_string(options_.timeout_ms) + " ms of its termination: a rank has died or stopped answering");
+                     std::to_string(options_.timeout_ms) +
+                     " ms of its termination: a rank has died or stopped answering");
     }
     if (!any) std::this_thread::sleep_for(kIdlePoll);
   }

@@ -21,12 +21,14 @@ void wait_for_rank(MPI_Request& request, int rank, Patience& patience, const std
   request = one[0];
 }
 
-void wait_for_ranks(std::vector<MPI_Request>& requests, const std::vector<int>& ranks, Patience& patience, const std::string& doing) {
+void wait_for_ranks(std::vector<MPI_Request>& requests, const std::vector<int>& ranks,
+                    Patience& patience, const std::string& doing) {
   for (;;) {
     bool all = true;
     for (MPI_Request& r : requests) {
       int done = 0;
-      GPULB_MPI_TRY(MPI_Test(&r, &done, MPI_STATUS_IGNORE));  // a completed request is MPI_REQUEST_NULL, done at once
+      GPULB_MPI_TRY(MPI_Test(
+          &r, &done, MPI_STATUS_IGNORE));  // a completed request is MPI_REQUEST_NULL, done at once
       all = all && done;
     }
     if (all) return;
@@ -44,20 +46,22 @@ void wait_for_ranks(std::vector<MPI_Request>& requests, const std::vector<int>& 
     silent += (silent.empty() ? "" : ", ") + std::to_string(ranks[i]);
     ++count;
   }
-  throw RunError((count == 1 ? "rank " + silent + " did not answer" : "ranks " + silent + " did not answer") + " within " +
-                 patience.limit_text() + " while " + doing + ": " + (count == 1 ? "it has" : "they have") +
-                 " stopped, hung or died, or " + (count == 1 ? "is" : "are") + " not running `gpulb run ... --distributed`");
+  throw RunError(
+      (count == 1 ? "rank " + silent + " did not answer" : "ranks " + silent + " did not answer") +
+      " within " + patience.limit_text() + " while " + doing + ": " +
+      (count == 1 ? "it has" : "they have") + " stopped, hung or died, or " +
+      (count == 1 ? "is" : "are") + " not running `gpulb run ... --distributed`");
 }
 
-void send_to_rank(const void* data, int count, MPI_Datatype type, int rank, int tag, MPI_Comm comm, Patience& patience,
-                  const std::string& doing) {
+void send_to_rank(const void* data, int count, MPI_Datatype type, int rank, int tag, MPI_Comm comm,
+                  Patience& patience, const std::string& doing) {
   MPI_Request request = MPI_REQUEST_NULL;
   GPULB_MPI_TRY(MPI_Isend(data, count, type, rank, tag, comm, &request));
   wait_for_rank(request, rank, patience, doing);
 }
 
-void receive_from_rank(void* data, int count, MPI_Datatype type, int rank, int tag, MPI_Comm comm, Patience& patience,
-                       const std::string& doing) {
+void receive_from_rank(void* data, int count, MPI_Datatype type, int rank, int tag, MPI_Comm comm,
+                       Patience& patience, const std::string& doing) {
   MPI_Request request = MPI_REQUEST_NULL;
   GPULB_MPI_TRY(MPI_Irecv(data, count, type, rank, tag, comm, &request));
   wait_for_rank(request, rank, patience, doing);

@@ -18,12 +18,13 @@ namespace gpulb::distributed::detail {
 void wait_for_rank(MPI_Request& request, int rank, Patience& patience, const std::string& doing);
 // The same for one request a rank (requests[i] with ranks[i]); the error names every rank whose
 // request had not completed.
-void wait_for_ranks(std::vector<MPI_Request>& requests, const std::vector<int>& ranks, Patience& patience, const std::string& doing);
+void wait_for_ranks(std::vector<MPI_Request>& requests, const std::vector<int>& ranks,
+                    Patience& patience, const std::string& doing);
 
 // MPI_Send / MPI_Recv of `count` items, each under wait_for_rank.
-void send_to_rank(const void* data, int count, MPI_Datatype type, int rank, int tag, MPI_Comm comm, Patience& patience,
-                  const std::string& doing);
-void receive_from_rank(void* data, int count, MPI_Datatype type, int rank, int tag, MPI_Comm comm, Patience& patience,
-                       const std::string& doing);
+void send_to_rank(const void* data, int count, MPI_Datatype type, int rank, int tag, MPI_Comm comm,
+                  Patience& patience, const std::string& doing);
+void receive_from_rank(void* data, int count, MPI_Datatype type, int rank, int tag, MPI_Comm comm,
+                       Patience& patience, const std::string& doing);
 
 }  // namespace gpulb::distributed::detail

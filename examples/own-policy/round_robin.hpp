@@ -19,8 +19,10 @@ inline const gpulb::PolicyDescriptor& round_robin() {
   // Options: the ones every policy takes (watchdog_ms, trace_capacity, trace_batch); an option of
   // its own would need a field in gpulb::PolicyOptions, which lives in gpulb's tree.
   static const gpulb::PolicyDescriptor d{
-      "round-robin", "none: a baseline from outside the tree (examples/own-policy)",
-      "tasks dealt round robin to the workers before the run, each worker's share run in order; nothing moves between workers",
+      "round-robin",
+      "none: a baseline from outside the tree (examples/own-policy)",
+      "tasks dealt round robin to the workers before the run, each worker's share run in order; "
+      "nothing moves between workers",
       {.persistent = true},
       {}};
   return d;
@@ -38,7 +40,8 @@ struct RoundRobinDriver {
     const std::uint32_t workers = rt.workers();
     rt.start([&](std::uint32_t rank) {
       cpu::WorkerSlot& slot = rt.slot(rank);
-      const cpu::WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag());
+      const cpu::WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(),
+                                   rt.stop_flag());
       cpu::worker_begin(ctx, slot, rank);
       for (std::size_t i = rank; i < plan.tasks.size() && !rt.stop_requested(); i += workers) {
         cpu::run_task(rt, ctx, slot, body, plan.tasks[i]);
@@ -46,7 +49,10 @@ struct RoundRobinDriver {
       cpu::worker_end(ctx, slot, 0);
     });
     try {
-      rt.wait_workers([&] { return std::to_string(rt.tasks_done()) + " of " + std::to_string(plan.tasks.size()) + " tasks done"; });
+      rt.wait_workers([&] {
+        return std::to_string(rt.tasks_done()) + " of " + std::to_string(plan.tasks.size()) +
+               " tasks done";
+      });
     } catch (...) {
       rt.join();
       throw;

@@ -43,7 +43,8 @@ struct CollatzBody {
     });
     ctx.once([&] {
       records[task.id].steps = steps;
-      gpulb::device_atomic_ref<std::uint32_t>(records[task.id].runs).fetch_add(1, gpulb::mo::relaxed);
+      gpulb::device_atomic_ref<std::uint32_t>(records[task.id].runs)
+          .fetch_add(1, gpulb::mo::relaxed);
     });
   }
 };

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   gpulb::Registry registry = gpulb::builtin::make_registry();
   // A runner per backend: the CPU's (host threads); none for CUDA, which would compile the body
   // with nvcc through gpulb/kernels/run_workload.cuh (where gpulb_HAS_CUDA).
-  registry.add_scenario<own::CollatzInstance>(own::make_collatz(), {&gpulb::cpu::run_workload<own::CollatzInstance>, nullptr});
+  registry.add_scenario<own::CollatzInstance>(
+      own::make_collatz(), {&gpulb::cpu::run_workload<own::CollatzInstance>, nullptr});
   return gpulb::tools::cli_main(argc, argv, registry);
 }

@@ -9,10 +9,12 @@
 namespace gpulb::kernels {
 namespace {
 
-__global__ void atomic_ceiling_kernel(unsigned long long* counter, std::uint32_t per_block, unsigned long long* sink) {
+__global__ void atomic_ceiling_kernel(unsigned long long* counter, std::uint32_t per_block,
+                                      unsigned long long* sink) {
   if (threadIdx.x != 0) return;
   unsigned long long last = 0;
-  for (std::uint32_t i = 0; i < per_block; ++i) last = atomicAdd(counter, 1ull);  // returns: a real fetch-and-add
+  for (std::uint32_t i = 0; i < per_block; ++i)
+    last = atomicAdd(counter, 1ull);  // returns: a real fetch-and-add
   if (last == ~0ull) *sink = last;
 }
 
@@ -38,16 +40,20 @@ float time_on_stream(cudaStream_t stream, F&& launch) {
 double atomic_ceiling_ns(int device) {
   GPULB_CUDA_TRY(cudaSetDevice(device));
   int per_sm = 0;
-  GPULB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, atomic_ceiling_kernel, 128, 0));
+  GPULB_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, atomic_ceiling_kernel, 128, 0));
   cudaDeviceProp prop{};
   GPULB_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
-  const std::uint32_t blocks = static_cast<std::uint32_t>(per_sm * prop.multiProcessorCount), per_block = 2000;
+  const std::uint32_t blocks = static_cast<std::uint32_t>(per_sm * prop.multiProcessorCount),
+                      per_block = 2000;
   cuda::DeviceBuffer<unsigned long long> counter(2);
   cuda::Stream stream;
-  atomic_ceiling_kernel<<<blocks, 128, 0, stream.get()>>>(counter.get(), 10, counter.get() + 1);  // warm up
+  atomic_ceiling_kernel<<<blocks, 128, 0, stream.get()>>>(counter.get(), 10,
+                                                          counter.get() + 1);  // warm up
   GPULB_CUDA_CHECK_LAUNCH();
   const float ms = time_on_stream(stream.get(), [&] {
-    atomic_ceiling_kernel<<<blocks, 128, 0, stream.get()>>>(counter.get(), per_block, counter.get() + 1);
+    atomic_ceiling_kernel<<<blocks, 128, 0, stream.get()>>>(counter.get(), per_block,
+                                                            counter.get() + 1);
     GPULB_CUDA_CHECK_LAUNCH();
   });
   return ms * 1e6 / (static_cast<double>(blocks) * per_block);
@@ -56,13 +62,14 @@ double atomic_ceiling_ns(int device) {
 double empty_task_seconds(const ExecPlan& plan) {
   const ExecOutput out = execute(plan, [](std::uint32_t) { return EmptyBody{}; });
   if (out.tasks_run != plan.tasks.size()) {
-    throw RunError("bench: " + std::to_string(out.tasks_run) + " of " + std::to_string(plan.tasks.size()) + " empty tasks ran");
+    throw RunError("bench: " + std::to_string(out.tasks_run) + " of " +
+                   std::to_string(plan.tasks.size()) + " empty tasks ran");
   }
   return static_cast<double>(out.makespan_ns) / 1e9;
 }
 
-QueueFigures queue_figures(int device, std::uint32_t batch, std::uint32_t blocks, std::uint32_t block_size,
-                           std::uint64_t tasks, std::uint32_t claim) {
+QueueFigures queue_figures(int device, std::uint32_t batch, std::uint32_t blocks,
+                           std::uint32_t block_size, std::uint64_t tasks, std::uint32_t claim) {
   GPULB_CUDA_TRY(cudaSetDevice(device));
   QueueFigures f;
   f.blocks = blocks;
@@ -78,12 +85,14 @@ QueueFigures queue_figures(int device, std::uint32_t batch, std::uint32_t blocks
     cuda::Stream stream;
     cuda::Event fence;
     const std::vector<Task> batch_tasks(batch);
-    const detail::PciePublisher paper{slots.get(), counters.get(), consumed.host(), staging.host(), words.host(), batch, stream.get(), fence.get()};
+    const detail::PciePublisher paper{slots.get(),  counters.get(), consumed.host(), staging.host(),
+                                      words.host(), batch,          stream.get(),    fence.get()};
     const detail::MappedPublisher modern{doorbells.host(), staging.host(), consumed.host(), batch};
     auto time_us = [&](auto& publisher) {
       publisher.publish(0, batch_tasks.data(), batch, 1);  // warm up
       const std::uint64_t t0 = host_now_ns();
-      for (std::uint32_t r = 0; r < reps; ++r) publisher.publish(0, batch_tasks.data(), batch, r + 2);
+      for (std::uint32_t r = 0; r < reps; ++r)
+        publisher.publish(0, batch_tasks.data(), batch, r + 2);
       return static_cast<double>(host_now_ns() - t0) / 1e3 / reps;
     };
     f.enqueue_us_paper = time_us(paper);
@@ -106,8 +115,8 @@ QueueFigures queue_figures(int device, std::uint32_t batch, std::uint32_t blocks
     cuda::MappedBuffer<QueueWord> consumed(1);
     cuda::DeviceBuffer<std::uint32_t> stop(1), done(blocks);
     cuda::Stream stream;
-    const TaskQueueRef queue{modern ? slots.get() + blocks : slots.get(), counters.get(), consumed.device(), 1,
-                             static_cast<std::uint32_t>(total)};
+    const TaskQueueRef queue{modern ? slots.get() + blocks : slots.get(), counters.get(),
+                             consumed.device(), 1, static_cast<std::uint32_t>(total)};
     const DeviceTraceRef no_trace{};
     float ms = 0;
     if (modern) {
@@ -117,14 +126,18 @@ QueueFigures queue_figures(int device, std::uint32_t batch, std::uint32_t blocks
       *halt.host() = 1;  // stop once the queue is empty
       cuda::DeviceBuffer<std::uint32_t> published(1), halt_seen(1);
       cuda::DeviceBuffer<std::uint64_t> last_poll(1);
-      const ModernFeedRef feed{doorbells.device(), nullptr, published.get(), halt.device(), last_poll.get(), halt_seen.get(), claim};
+      const ModernFeedRef feed{
+          doorbells.device(), nullptr, published.get(), halt.device(), last_poll.get(),
+          halt_seen.get(),    claim};
       ms = time_on_stream(stream.get(), [&] {
-        task_queue_modern_kernel<EmptyBody><<<blocks, block_size, 0, stream.get()>>>(queue, feed, EmptyBody{}, no_trace, stop.get(), done.get());
+        task_queue_modern_kernel<EmptyBody><<<blocks, block_size, 0, stream.get()>>>(
+            queue, feed, EmptyBody{}, no_trace, stop.get(), done.get());
         GPULB_CUDA_CHECK_LAUNCH();
       });
     } else {
       ms = time_on_stream(stream.get(), [&] {
-        task_queue_kernel<EmptyBody><<<blocks, block_size, 0, stream.get()>>>(queue, EmptyBody{}, no_trace, stop.get(), done.get());
+        task_queue_kernel<EmptyBody><<<blocks, block_size, 0, stream.get()>>>(
+            queue, EmptyBody{}, no_trace, stop.get(), done.get());
         GPULB_CUDA_CHECK_LAUNCH();
       });
     }
@@ -132,7 +145,9 @@ QueueFigures queue_figures(int device, std::uint32_t batch, std::uint32_t blocks
     done.download(per_block.data(), blocks);
     std::uint64_t ran = 0;
     for (std::uint32_t d : per_block) ran += d;
-    if (ran != tasks) throw RunError("bench queue: " + std::to_string(ran) + " of " + std::to_string(tasks) + " tasks dequeued");
+    if (ran != tasks)
+      throw RunError("bench queue: " + std::to_string(ran) + " of " + std::to_string(tasks) +
+                     " tasks dequeued");
     return static_cast<double>(ms) * 1e6 / static_cast<double>(tasks);
   };
   f.dequeue_ns_paper = run(false);

@@ -14,13 +14,15 @@ int present_gpus(const ExecPlan& plan) {
   return count;
 }
 
-GpuRun::GpuRun(const ExecPlan& plan, Across) : plan_(plan), progress_(plan.progress), present_(present_gpus(plan)) {
+GpuRun::GpuRun(const ExecPlan& plan, Across)
+    : plan_(plan), progress_(plan.progress), present_(present_gpus(plan)) {
   gpus_ = plan.gpus ? plan.gpus : static_cast<std::uint32_t>(present_);
   plan_.gpus = gpus_;
   plan_.progress = nullptr;
 }
 
-GpuRun::GpuRun(const ExecPlan& plan, OnOne) : plan_(plan), progress_(plan.progress), present_(present_gpus(plan)) {}
+GpuRun::GpuRun(const ExecPlan& plan, OnOne)
+    : plan_(plan), progress_(plan.progress), present_(present_gpus(plan)) {}
 
 void GpuRun::check_usable() const {
   for (std::uint32_t g = 0; g < gpus_; ++g) cuda::check_usable(static_cast<int>(g));
@@ -34,7 +36,9 @@ void GpuRun::open_sessions() {
   const std::uint64_t origin = host_now_ns();
   origin_ns_ = origin;
   for (std::uint32_t g = 0; g < gpus_; ++g) {
-    on_gpu(g, [&] { sessions_.push_back(std::make_unique<GpuSession>(static_cast<int>(g), g, origin)); });
+    on_gpu(g, [&] {
+      sessions_.push_back(std::make_unique<GpuSession>(static_cast<int>(g), g, origin));
+    });
   }
 }
 
@@ -51,7 +55,8 @@ void GpuRun::rethrow_first_failure() const {
 }
 
 // GPU g's share of the output: its device, its workers, its block tracks and its control thread's.
-void GpuRun::merge_gpu(std::uint32_t g, const GpuShare& share, TrackLayout layout, ExecOutput& out) {
+void GpuRun::merge_gpu(std::uint32_t g, const GpuShare& share, TrackLayout layout,
+                       ExecOutput& out) {
   GpuSession& s = *sessions_[g];
   shares_[g] = share;
   out.workers += share.workers;
@@ -59,8 +64,10 @@ void GpuRun::merge_gpu(std::uint32_t g, const GpuShare& share, TrackLayout layou
   out.trace.devices.push_back(s.info());
   if (!plan_.trace) return;
   const std::size_t first = out.trace.tracks.size();
-  if (layout == TrackLayout::PerBlock) s.drain_worker_tracks(out.trace.tracks);
-  else s.drain_sm_lane_tracks(out.trace.tracks);
+  if (layout == TrackLayout::PerBlock)
+    s.drain_worker_tracks(out.trace.tracks);
+  else
+    s.drain_sm_lane_tracks(out.trace.tracks);
   worker_tracks_[g] = {first, out.trace.tracks.size()};
   out.trace.tracks.push_back(s.host_track("GPU " + std::to_string(s.device()) + " control thread"));
 }
@@ -68,8 +75,10 @@ void GpuRun::merge_gpu(std::uint32_t g, const GpuShare& share, TrackLayout layou
 std::string tasks_per_gpu(const std::vector<GpuShare>& shares, std::uint64_t total) {
   std::string text;
   for (std::size_t g = 0; g < shares.size(); ++g) {
-    const double share = total ? 100.0 * static_cast<double>(shares[g].tasks) / static_cast<double>(total) : 0.0;
-    text += (g ? ", " : " ") + std::to_string(shares[g].tasks) + " (" + std::to_string(static_cast<int>(share + 0.5)) + "%)";
+    const double share =
+        total ? 100.0 * static_cast<double>(shares[g].tasks) / static_cast<double>(total) : 0.0;
+    text += (g ? ", " : " ") + std::to_string(shares[g].tasks) + " (" +
+            std::to_string(static_cast<int>(share + 0.5)) + "%)";
   }
   return text;
 }

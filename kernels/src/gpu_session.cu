@@ -14,7 +14,12 @@ __global__ void read_globaltimer_kernel(std::uint64_t* out) { *out = globaltimer
 namespace detail {
 
 GpuSession::GpuSession(int device, std::uint32_t slot, std::uint64_t origin_ns)
-    : device_(device), slot_(slot), origin_ns_(origin_ns), kernel_stream_(), copy_stream_(), stop_(1) {
+    : device_(device),
+      slot_(slot),
+      origin_ns_(origin_ns),
+      kernel_stream_(),
+      copy_stream_(),
+      stop_(1) {
   cudaDeviceProp prop{};
   GPULB_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
   info_.kind = trace::DeviceKind::Gpu;
@@ -34,7 +39,8 @@ GpuSession::GpuSession(int device, std::uint32_t slot, std::uint64_t origin_ns)
     const std::uint64_t after = host_now_ns();
     if (after - before < best_bracket) {
       best_bracket = after - before;
-      offset_ns_ = static_cast<std::int64_t>(before + (after - before) / 2) - static_cast<std::int64_t>(*gt.host());
+      offset_ns_ = static_cast<std::int64_t>(before + (after - before) / 2) -
+                   static_cast<std::int64_t>(*gt.host());
     }
   }
 }
@@ -48,9 +54,11 @@ void GpuSession::allocate_trace(std::uint32_t segments, std::uint32_t capacity) 
   std::size_t free_bytes = 0, total = 0;
   GPULB_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total));
   if (bytes > free_bytes) {
-    throw RunError("GPU " + std::to_string(device_) + ": " + std::to_string(segments) + " trace segments of " +
-                   std::to_string(capacity) + " events need " + std::to_string(bytes >> 20) + " MiB of device memory; " +
-                   std::to_string(free_bytes >> 20) + " MiB are free; lower --param trace_capacity or --trace-memory");
+    throw RunError("GPU " + std::to_string(device_) + ": " + std::to_string(segments) +
+                   " trace segments of " + std::to_string(capacity) + " events need " +
+                   std::to_string(bytes >> 20) + " MiB of device memory; " +
+                   std::to_string(free_bytes >> 20) +
+                   " MiB are free; lower --param trace_capacity or --trace-memory");
   }
   events_ = cuda::DeviceBuffer<trace::Event>(static_cast<std::size_t>(segments) * capacity);
   counts_ = cuda::DeviceBuffer<std::uint32_t>(segments);
@@ -61,12 +69,14 @@ DeviceTraceRef GpuSession::trace_ref() const { return {events_.get(), capacity_,
 void GpuSession::request_stop() {
   static const std::uint32_t one = 1;
   // A pageable source is fine here: this copy is rare and the call returns once it is staged.
-  GPULB_CUDA_TRY(cudaMemcpyAsync(stop_.get(), &one, sizeof one, cudaMemcpyHostToDevice, copy_stream_.get()));
+  GPULB_CUDA_TRY(
+      cudaMemcpyAsync(stop_.get(), &one, sizeof one, cudaMemcpyHostToDevice, copy_stream_.get()));
   GPULB_CUDA_TRY(cudaStreamSynchronize(copy_stream_.get()));
 }
 
 std::uint64_t GpuSession::to_origin(std::uint64_t gt) const {
-  const std::int64_t host = static_cast<std::int64_t>(gt) + offset_ns_ - static_cast<std::int64_t>(origin_ns_);
+  const std::int64_t host =
+      static_cast<std::int64_t>(gt) + offset_ns_ - static_cast<std::int64_t>(origin_ns_);
   return host < 0 ? 0 : static_cast<std::uint64_t>(host);
 }
 
@@ -86,7 +96,8 @@ trace::Track GpuSession::host_track(const std::string& name) const {
   return t;
 }
 
-std::vector<std::vector<trace::Event>> GpuSession::download_segments(std::vector<std::uint64_t>& dropped) {
+std::vector<std::vector<trace::Event>> GpuSession::download_segments(
+    std::vector<std::uint64_t>& dropped) {
   std::vector<std::vector<trace::Event>> out(segments_);
   dropped.assign(segments_, 0);
   if (capacity_ == 0) return out;
@@ -101,7 +112,8 @@ std::vector<std::vector<trace::Event>> GpuSession::download_segments(std::vector
     // event is copied. Either way each time moves to the run's origin.
     const trace::Event* first = all.data() + static_cast<std::size_t>(s) * capacity_;
     out[s].reserve(kept);
-    expand_lane_records(first, kept, [this](std::uint64_t t) { return to_origin(t); }, out[s]);
+    expand_lane_records(
+        first, kept, [this](std::uint64_t t) { return to_origin(t); }, out[s]);
   }
   return out;
 }
@@ -136,11 +148,13 @@ void GpuSession::drain_sm_lane_tracks(std::vector<trace::Track>& out) {
   for (std::uint32_t s = 0; s < segments.size(); ++s) {
     lost += dropped[s];
     const auto& ev = segments[s];
-    if (ev.empty() || ev.front().kind != trace::EventKind::WorkerStart) continue;  // never ran (stopped)
+    if (ev.empty() || ev.front().kind != trace::EventKind::WorkerStart)
+      continue;  // never ran (stopped)
     by_sm[ev.front().aux].push_back({ev.front().time_ns, ev.back().time_ns, s});
   }
   for (auto& [sm, blocks] : by_sm) {
-    std::sort(blocks.begin(), blocks.end(), [](const Block& a, const Block& b) { return a.start < b.start; });
+    std::sort(blocks.begin(), blocks.end(),
+              [](const Block& a, const Block& b) { return a.start < b.start; });
     std::vector<trace::Track> lanes;
     std::vector<std::uint64_t> lane_free;  // end of the last block in each lane
     for (const Block& b : blocks) {
@@ -152,7 +166,8 @@ void GpuSession::drain_sm_lane_tracks(std::vector<trace::Track>& out) {
         t.device = slot_;
         t.sm = sm;
         t.worker = static_cast<std::uint32_t>(lane);
-        t.name = "GPU " + std::to_string(device_) + " SM " + std::to_string(sm) + " lane " + std::to_string(lane);
+        t.name = "GPU " + std::to_string(device_) + " SM " + std::to_string(sm) + " lane " +
+                 std::to_string(lane);
         lanes.push_back(std::move(t));
         lane_free.push_back(0);
       }
@@ -165,18 +180,25 @@ void GpuSession::drain_sm_lane_tracks(std::vector<trace::Track>& out) {
   if (lost > 0 && !out.empty()) out.front().dropped += lost;
 }
 
-GridSize persistent_grid(const void* kernel, int device, std::uint32_t block_size, std::uint32_t requested, std::size_t dynamic_smem) {
+GridSize persistent_grid(const void* kernel, int device, std::uint32_t block_size,
+                         std::uint32_t requested, std::size_t dynamic_smem) {
   int per_sm = 0;
-  GPULB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block_size), dynamic_smem));
+  GPULB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, kernel, static_cast<int>(block_size), dynamic_smem));
   cudaDeviceProp prop{};
   GPULB_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
-  const std::uint32_t most = static_cast<std::uint32_t>(per_sm) * static_cast<std::uint32_t>(prop.multiProcessorCount);
-  if (most == 0) throw RunError("the persistent kernel cannot run with blocks of " + std::to_string(block_size) + " threads on GPU " + std::to_string(device));
+  const std::uint32_t most =
+      static_cast<std::uint32_t>(per_sm) * static_cast<std::uint32_t>(prop.multiProcessorCount);
+  if (most == 0)
+    throw RunError("the persistent kernel cannot run with blocks of " + std::to_string(block_size) +
+                   " threads on GPU " + std::to_string(device));
   if (requested == 0) return {most, ""};
   if (requested <= most) return {requested, ""};
-  return {most, "asked for " + std::to_string(requested) + " persistent blocks on GPU " + std::to_string(device) +
-                    "; it holds at most " + std::to_string(most) + " resident (" + std::to_string(per_sm) + " per SM x " +
-                    std::to_string(prop.multiProcessorCount) + " SMs): clamped, since more would deadlock"};
+  return {most, "asked for " + std::to_string(requested) + " persistent blocks on GPU " +
+                    std::to_string(device) + "; it holds at most " + std::to_string(most) +
+                    " resident (" + std::to_string(per_sm) + " per SM x " +
+                    std::to_string(prop.multiProcessorCount) +
+                    " SMs): clamped, since more would deadlock"};
 }
 
 }  // namespace detail

@@ -15,8 +15,9 @@ void Watchdog::check(std::uint64_t progress, const std::function<std::string()>&
     return;
   }
   if (now - last_change_ns_ > std::uint64_t{plan_.options.watchdog_ms} * 1'000'000) {
-    fire("watchdog: policy '" + std::string(plan_.policy->name) + "' on GPU " + std::to_string(session_.device()) +
-         " made no progress for " + std::to_string(plan_.options.watchdog_ms) + " ms (" + state() +
+    fire("watchdog: policy '" + std::string(plan_.policy->name) + "' on GPU " +
+         std::to_string(session_.device()) + " made no progress for " +
+         std::to_string(plan_.options.watchdog_ms) + " ms (" + state() +
          "); raise --param watchdog_ms if single tasks run this long");
   }
 }
@@ -32,7 +33,8 @@ void Watchdog::fire(const std::string& why) {
   std::vector<cudaStream_t> streams = streams_;
   streams.push_back(session_.kernel_stream());
   for (cudaStream_t stream : streams) {
-    while ((state = cudaStreamQuery(stream)) == cudaErrorNotReady && std::chrono::steady_clock::now() < deadline) {
+    while ((state = cudaStreamQuery(stream)) == cudaErrorNotReady &&
+           std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     if (state == cudaErrorNotReady) break;
@@ -40,11 +42,15 @@ void Watchdog::fire(const std::string& why) {
   cudaGetLastError();
   if (state == cudaErrorNotReady) {
     const std::string policy(plan_.policy->name);
-    cuda::mark_kernel_abandoned(session_.device(), "a kernel of policy '" + policy + "' did not stop when the watchdog asked");
-    throw RunError(why + ". The kernel did not stop within " + std::to_string(kStopGraceSeconds) +
-                   " s of the stop request (a task body that never returns and never polls ctx.stop_requested()): it is "
-                   "abandoned, GPU " + std::to_string(session_.device()) +
-                   " cannot be used again by this process, and its memory is left to the process's exit");
+    cuda::mark_kernel_abandoned(session_.device(), "a kernel of policy '" + policy +
+                                                       "' did not stop when the watchdog asked");
+    throw RunError(
+        why + ". The kernel did not stop within " + std::to_string(kStopGraceSeconds) +
+        " s of the stop request (a task body that never returns and never polls "
+        "ctx.stop_requested()): it is "
+        "abandoned, GPU " +
+        std::to_string(session_.device()) +
+        " cannot be used again by this process, and its memory is left to the process's exit");
   }
   throw RunError(why);
 }

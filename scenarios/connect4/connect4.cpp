@@ -9,11 +9,22 @@ namespace {
 
 const std::vector<ParamSpec>& specs() {
   static const std::vector<ParamSpec> s = {
-      {"lookahead", "moves to look ahead (levels of the min-max tree below the root)", "5", "1..8", 1, kMaxLookahead,
+      {"lookahead",
+       "moves to look ahead (levels of the min-max tree below the root)",
+       "5",
+       "1..8",
+       1,
+       kMaxLookahead,
        {}},
-      {"opening", "the moves played before the search, as column digits 0..6, the human first (odd length: the "
-                  "computer moves next)",
-       kDefaultOpening, "digits 0..6, odd length", 0, 0, {}},
+      {"opening",
+       "the moves played before the search, as column digits 0..6, the human first (odd length: "
+       "the "
+       "computer moves next)",
+       kDefaultOpening,
+       "digits 0..6, odd length",
+       0,
+       0,
+       {}},
   };
   return s;
 }
@@ -68,8 +79,10 @@ class Connect4Scenario : public ScenarioOf<Connect4Instance> {
   std::string default_policy(const ParamMap&) const override { return "work-stealing"; }
   std::string name() const override { return "connect4"; }
   std::string description() const override {
-    return "Four-in-a-row min-max search (Mohan & Gopalan 2014, section III): every node of the game tree is a "
-           "task; leaves scored by open two/three sequences; values backed up through per-node child counters.";
+    return "Four-in-a-row min-max search (Mohan & Gopalan 2014, section III): every node of the "
+           "game tree is a "
+           "task; leaves scored by open two/three sequences; values backed up through per-node "
+           "child counters.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
   // The node table: a record per task id the tree can have (the run's records, which collect()
@@ -84,7 +97,8 @@ class Connect4Scenario : public ScenarioOf<Connect4Instance> {
   std::unique_ptr<Connect4Instance> instantiate(const ParamMap& params) const override {
     const int lookahead = static_cast<int>(int_param(params, find_spec(specs(), "lookahead")));
     auto it = params.find("opening");
-    return std::make_unique<Connect4Instance>(it == params.end() ? kDefaultOpening : it->second, lookahead);
+    return std::make_unique<Connect4Instance>(it == params.end() ? kDefaultOpening : it->second,
+                                              lookahead);
   }
 };
 
@@ -92,19 +106,24 @@ class Connect4Scenario : public ScenarioOf<Connect4Instance> {
 
 Board opening_position(const std::string& opening) {
   if (opening.size() % 2 == 0) {
-    throw ConfigError("parameter 'opening': '" + opening +
-                      "' has an even number of moves; the computer must be to move (the human moves first)");
+    throw ConfigError(
+        "parameter 'opening': '" + opening +
+        "' has an even number of moves; the computer must be to move (the human moves first)");
   }
   Board b;
   b.clear();
   for (std::size_t i = 0; i < opening.size(); ++i) {
     const char ch = opening[i];
-    if (ch < '0' || ch > '6') throw ConfigError("parameter 'opening': '" + opening + "' is not a list of columns 0..6");
-    if (!b.can_play(ch - '0')) throw ConfigError("parameter 'opening': column " + std::string(1, ch) + " is full at move " + std::to_string(i + 1));
+    if (ch < '0' || ch > '6')
+      throw ConfigError("parameter 'opening': '" + opening + "' is not a list of columns 0..6");
+    if (!b.can_play(ch - '0'))
+      throw ConfigError("parameter 'opening': column " + std::string(1, ch) + " is full at move " +
+                        std::to_string(i + 1));
     b.play(ch - '0', i % 2 == 0 ? kMin : kMax);
   }
   const Eval e = evaluate(b);
-  if (e.max_won || e.min_won || b.full()) throw ConfigError("parameter 'opening': the game is already over");
+  if (e.max_won || e.min_won || b.full())
+    throw ConfigError("parameter 'opening': the game is already over");
   return b;
 }
 
@@ -130,7 +149,8 @@ std::vector<Task> Connect4Instance::initial_tasks() const {
   return {t};
 }
 
-void Connect4Instance::collect(std::vector<std::vector<NodeRecord>> per_device, const ExecPlan&, const ExecOutput& out) {
+void Connect4Instance::collect(std::vector<std::vector<NodeRecord>> per_device, const ExecPlan&,
+                               const ExecOutput& out) {
   // The spawning policies run on one device; the node table of the first is the run's.
   nodes_ = per_device.empty() ? std::vector<NodeRecord>{} : std::move(per_device.front());
   tasks_run_ = out.tasks_run;
@@ -143,9 +163,13 @@ Verification Connect4Instance::verify() const {
   nlohmann::json r = {{"opening", opening_},
                       {"lookahead", lookahead_},
                       {"tasks", tasks_run_},
-                      {"reference", {{"value", reference_.value}, {"best_move", reference_.best_move}, {"nodes", reference_.nodes}}},
+                      {"reference",
+                       {{"value", reference_.value},
+                        {"best_move", reference_.best_move},
+                        {"nodes", reference_.nodes}}},
                       {"policy_metrics", metrics_}};
-  if (makespan_ns_ > 0) r["tasks_per_ms"] = static_cast<double>(tasks_run_) / (static_cast<double>(makespan_ns_) / 1e6);
+  if (makespan_ns_ > 0)
+    r["tasks_per_ms"] = static_cast<double>(tasks_run_) / (static_cast<double>(makespan_ns_) / 1e6);
   if (metrics_.count("peak_task_slots")) {
     r["peak_task_slots"] = metrics_.at("peak_task_slots");
     r["peak_task_bytes"] = metrics_.at("peak_task_slots") * sizeof(Task);
@@ -161,20 +185,26 @@ Verification Connect4Instance::verify() const {
   r["value"] = value;
   r["best_move"] = move;
   if (value != reference_.value || move != reference_.best_move) {
-    v.message = "the run chose column " + std::to_string(move) + " (value " + std::to_string(value) +
-                "); the sequential minimax column " + std::to_string(reference_.best_move) + " (value " +
+    v.message = "the run chose column " + std::to_string(move) + " (value " +
+                std::to_string(value) + "); the sequential minimax column " +
+                std::to_string(reference_.best_move) + " (value " +
                 std::to_string(reference_.value) + ")";
   } else if (tasks_run_ != reference_.nodes) {
-    v.message = std::to_string(tasks_run_) + " tasks ran; the tree has " + std::to_string(reference_.nodes) + " nodes";
+    v.message = std::to_string(tasks_run_) + " tasks ran; the tree has " +
+                std::to_string(reference_.nodes) + " nodes";
   } else {
     v.ok = true;
-    v.message = "best move column " + std::to_string(move) + " with value " + std::to_string(value) +
-                ": matches the sequential minimax; one task per tree node (" + std::to_string(tasks_run_) + ")";
+    v.message = "best move column " + std::to_string(move) + " with value " +
+                std::to_string(value) +
+                ": matches the sequential minimax; one task per tree node (" +
+                std::to_string(tasks_run_) + ")";
   }
   v.result_json = r.dump();
   return v;
 }
 
-std::unique_ptr<ScenarioOf<Connect4Instance>> make_scenario() { return std::make_unique<Connect4Scenario>(); }
+std::unique_ptr<ScenarioOf<Connect4Instance>> make_scenario() {
+  return std::make_unique<Connect4Scenario>();
+}
 
 }  // namespace gpulb::scenarios::connect4

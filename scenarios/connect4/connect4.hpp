@@ -42,7 +42,8 @@ class Connect4Instance : public Workload<Connect4Body, NodeRecord> {
   std::uint64_t id_capacity() const override { return id_capacity_; }
   std::size_t record_count(std::uint32_t) const override { return id_capacity_; }
   Connect4Body body(NodeRecord* nodes) const override { return {root_, lookahead_, nodes}; }
-  void collect(std::vector<std::vector<NodeRecord>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
+  void collect(std::vector<std::vector<NodeRecord>> per_device, const ExecPlan& plan,
+               const ExecOutput& out) override;
 
  private:
   std::string opening_;

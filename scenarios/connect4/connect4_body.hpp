@@ -59,14 +59,14 @@ inline constexpr int kWindowCandidates = 4 * kRows * kCols;
 
 // One window's contribution to e(p), and whether it is four in a row.
 struct WindowScore {
-  std::int32_t open = 0;  // +1 MAX open 2/3, -1 MIN open 2/3
+  std::int32_t open = 0;   // +1 MAX open 2/3, -1 MIN open 2/3
   std::uint32_t wins = 0;  // bit kMax: four of MAX, bit kMin: four of MIN
 };
 
 GPULB_HD inline WindowScore score_window(const Board& b, int candidate) {
   const int dir = candidate / (kRows * kCols);
   const int r0 = (candidate / kCols) % kRows, c0 = candidate % kCols;
-  const int dr = dir == 0 ? 0 : 1;                               // horizontal, vertical, two diagonals
+  const int dr = dir == 0 ? 0 : 1;  // horizontal, vertical, two diagonals
   const int dc = dir == 1 ? 0 : (dir == 3 ? -1 : 1);
   WindowScore s;
   const int r3 = r0 + 3 * dr, c3 = c0 + 3 * dc;
@@ -87,28 +87,38 @@ GPULB_HD inline WindowScore score_window(const Board& b, int candidate) {
 // Rebuilds the board of a node: the root position, then the moves from the root (MAX first).
 GPULB_HD inline void replay(Board& b, const Board& root, std::uint64_t moves, int level) {
   b = root;
-  for (int i = 0; i < level; ++i) b.play(static_cast<int>((moves >> (3 * i)) & 7u), i % 2 == 0 ? kMax : kMin);
+  for (int i = 0; i < level; ++i)
+    b.play(static_cast<int>((moves >> (3 * i)) & 7u), i % 2 == 0 ? kMax : kMin);
 }
 
-GPULB_HD inline int move_at(std::uint64_t moves, int i) { return static_cast<int>((moves >> (3 * i)) & 7u); }
+GPULB_HD inline int move_at(std::uint64_t moves, int i) {
+  return static_cast<int>((moves >> (3 * i)) & 7u);
+}
 
 // Packed (value, column) keys, so that one atomic max/min keeps both and breaks ties to the
 // lowest column: value * 16 + (15 - col) for MAX nodes, value * 16 + col for MIN nodes.
-GPULB_HD inline std::int64_t max_key(std::int32_t v, int col) { return static_cast<std::int64_t>(v) * 16 + (15 - col); }
-GPULB_HD inline std::int64_t min_key(std::int32_t v, int col) { return static_cast<std::int64_t>(v) * 16 + col; }
-GPULB_HD inline std::int32_t key_value(std::int64_t k) { return static_cast<std::int32_t>(k >> 4); }  // floor
+GPULB_HD inline std::int64_t max_key(std::int32_t v, int col) {
+  return static_cast<std::int64_t>(v) * 16 + (15 - col);
+}
+GPULB_HD inline std::int64_t min_key(std::int32_t v, int col) {
+  return static_cast<std::int64_t>(v) * 16 + col;
+}
+GPULB_HD inline std::int32_t key_value(std::int64_t k) {
+  return static_cast<std::int32_t>(k >> 4);
+}  // floor
 GPULB_HD inline int max_key_col(std::int64_t k) { return 15 - static_cast<int>(k & 15); }
 GPULB_HD inline int min_key_col(std::int64_t k) { return static_cast<int>(k & 15); }
-inline constexpr std::int64_t kKeyLowest = -(std::int64_t{1} << 62), kKeyHighest = std::int64_t{1} << 62;
+inline constexpr std::int64_t kKeyLowest = -(std::int64_t{1} << 62),
+                              kKeyHighest = std::int64_t{1} << 62;
 
 // One node's backing-up state, indexed by task id. Written by the node's own task before its
 // children are published; then only atomically, by the children.
 struct NodeRecord {
-  std::int64_t best;          // max_key / min_key of the children reported so far
-  std::uint32_t parent;       // the parent's task id
-  std::int32_t remaining;     // children that have not reported
-  std::uint32_t level;        // 0 = root
-  std::uint32_t column;       // the move that led here
+  std::int64_t best;       // max_key / min_key of the children reported so far
+  std::uint32_t parent;    // the parent's task id
+  std::int32_t remaining;  // children that have not reported
+  std::uint32_t level;     // 0 = root
+  std::uint32_t column;    // the move that led here
 };
 
 GPULB_HD inline void atomic_better(std::int64_t& word, std::int64_t key, bool maximise) {
@@ -137,9 +147,9 @@ GPULB_HD inline void back_up(NodeRecord* nodes, std::uint32_t id, std::int32_t v
 }
 
 struct Connect4Body {
-  Board root;           // the position after the opening, MAX to move
-  int lookahead;        // levels below the root
-  NodeRecord* nodes;    // indexed by task id
+  Board root;         // the position after the opening, MAX to move
+  int lookahead;      // levels below the root
+  NodeRecord* nodes;  // indexed by task id
 
   template <class Ctx>
   GPULB_HD void operator()(Ctx& ctx, const Task& task) const {
@@ -152,9 +162,11 @@ struct Connect4Body {
     // non-negative), windows with four MAX discs in bits 12..23, four MIN discs in bits 24..35.
     const std::uint64_t packed = ctx.sum_over_threads([&](std::uint32_t t) -> std::uint64_t {
       std::uint64_t s = 0;
-      for (int w = static_cast<int>(t); w < kWindowCandidates; w += static_cast<int>(ctx.block_size())) {
+      for (int w = static_cast<int>(t); w < kWindowCandidates;
+           w += static_cast<int>(ctx.block_size())) {
         const WindowScore ws = score_window(b, w);
-        s += static_cast<std::uint64_t>(ws.open + 1) | (std::uint64_t{(ws.wins >> kMax) & 1u} << 12) |
+        s += static_cast<std::uint64_t>(ws.open + 1) |
+             (std::uint64_t{(ws.wins >> kMax) & 1u} << 12) |
              (std::uint64_t{(ws.wins >> kMin) & 1u} << 24);
       }
       return s;
@@ -165,7 +177,7 @@ struct Connect4Body {
     const bool leaf = wins != 0 || level == lookahead || b.full();
     if (leaf) {
       std::int32_t value = e;
-      if (wins & (1u << kMax)) value = kInfinity;   // only the last mover can have four in a row
+      if (wins & (1u << kMax)) value = kInfinity;  // only the last mover can have four in a row
       if (wins & (1u << kMin)) value = -kInfinity;
       ctx.once([&] {
         if (level == 0) return;  // a root that is a leaf has no parent to tell (rejected up front)

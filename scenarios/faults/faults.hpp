@@ -23,14 +23,16 @@ namespace gpulb::scenarios::faults {
 // One record a task, summed over the devices that ran some (a task runs on one GPU).
 class FaultsInstance : public Workload<FaultsBody, FaultsRecord> {
  public:
-  FaultsInstance(Fault fault, std::uint32_t tasks, std::uint32_t at, std::uint32_t work, std::uint32_t slow_ms);
+  FaultsInstance(Fault fault, std::uint32_t tasks, std::uint32_t at, std::uint32_t work,
+                 std::uint32_t slow_ms);
 
   std::vector<Task> initial_tasks() const override;
   Verification verify() const override;
   std::string unsupported_on(Backend backend) const override;
   std::size_t record_count(std::uint32_t) const override { return tasks_; }
   FaultsBody body(FaultsRecord* records) const override;
-  void collect(std::vector<std::vector<FaultsRecord>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
+  void collect(std::vector<std::vector<FaultsRecord>> per_device, const ExecPlan& plan,
+               const ExecOutput& out) override;
 
  private:
   Fault fault_;

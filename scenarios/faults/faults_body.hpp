@@ -17,14 +17,17 @@ enum class Fault : std::uint32_t {
   OutOfBounds,  // task `at` reads 1 TiB past its record array
   Hang,         // task `at` never returns and never polls the stop flag
   Slow,         // task `at` runs for slow_ns, returning early when the watchdog asks it to stop
-  StopRank,     // no task misbehaves: rank `at` of a distributed run stops itself (SIGSTOP) once its
-                // results are on rank 0, as a rank whose node hangs at the end of a job
+  StopRank,  // no task misbehaves: rank `at` of a distributed run stops itself (SIGSTOP) once its
+             // results are on rank 0, as a rank whose node hangs at the end of a job
 };
 
 // One step of the tasks' work: a 64-bit linear congruential recurrence (Knuth's MMIX constants).
-GPULB_HD inline std::uint64_t faults_step(std::uint64_t x) { return x * 6364136223846793005ull + 1442695040888963407ull; }
+GPULB_HD inline std::uint64_t faults_step(std::uint64_t x) {
+  return x * 6364136223846793005ull + 1442695040888963407ull;
+}
 
-GPULB_HD inline std::uint64_t faults_thread_result(std::uint32_t task, std::uint32_t thread, std::uint32_t work) {
+GPULB_HD inline std::uint64_t faults_thread_result(std::uint32_t task, std::uint32_t thread,
+                                                   std::uint32_t work) {
   std::uint64_t x = (std::uint64_t{task} << 32) ^ (thread * 0x9E3779B97F4A7C15ull);
   for (std::uint32_t i = 0; i < work; ++i) x = faults_step(x);
   return x;
@@ -59,7 +62,9 @@ struct FaultsBody {
     if (task.id == at) extra = misbehave(ctx);
     const std::uint32_t id = task.id;
     const std::uint32_t steps = work;
-    const std::uint64_t sum = ctx.sum_over_threads([&](std::uint32_t t) { return faults_thread_result(id, t, steps); }) + extra;
+    const std::uint64_t sum = ctx.sum_over_threads([&](std::uint32_t t) {
+      return faults_thread_result(id, t, steps);
+    }) + extra;
     ctx.once([&] {
       records[id].checksum = sum;
       device_atomic_ref<std::uint32_t>(records[id].run_count).fetch_add(1, mo::relaxed);
@@ -77,7 +82,8 @@ struct FaultsBody {
 #endif
         return 0;
       case Fault::OutOfBounds: {
-        const volatile std::uint64_t* far = reinterpret_cast<const volatile std::uint64_t*>(records) + (std::uint64_t{1} << 37);
+        const volatile std::uint64_t* far =
+            reinterpret_cast<const volatile std::uint64_t*>(records) + (std::uint64_t{1} << 37);
         return *far & 0;
       }
       case Fault::Hang:
@@ -87,8 +93,7 @@ struct FaultsBody {
         return 0;
       case Fault::Slow: {
         const std::uint64_t until = faults_clock_ns() + slow_ns;
-        while (faults_clock_ns() < until && !ctx.stop_requested()) {
-        }
+        while (faults_clock_ns() < until && !ctx.stop_requested()) {}
         return 0;
       }
       default: return 0;

@@ -13,18 +13,53 @@ namespace {
 
 const std::vector<ParamSpec>& specs() {
   static const std::vector<ParamSpec> s = {
-      {"atoms", "atoms in the system (the paper: 32K to 1M and more; under pairs=all Theta(N^2) work, keep it small on the CPU)",
-       "16384", "128..4194304", 128, 1 << 22, {}},
-      {"pairs", "pair search: cells, the 27 cells around each atom (a task costs its atoms' local density); all, every "
-                "atom tests all N (the paper's Theta(N^2): every task costs the same)",
-       "cells", "cells|all", 0, 0, {"cells", "all"}},
-      {"solution", "Chen et al. section 6.2: 1 sorted + hardware; 2 permuted + hardware; 3 sorted + chunked; "
-                   "tq sorted + task-queue (the policy must match)",
-       "tq", "1|2|3|tq", 0, 0, {"1", "2", "3", "tq"}},
+      {"atoms",
+       "atoms in the system (the paper: 32K to 1M and more; under pairs=all Theta(N^2) work, keep "
+       "it small on the CPU)",
+       "16384",
+       "128..4194304",
+       128,
+       1 << 22,
+       {}},
+      {"pairs",
+       "pair search: cells, the 27 cells around each atom (a task costs its atoms' local density); "
+       "all, every "
+       "atom tests all N (the paper's Theta(N^2): every task costs the same)",
+       "cells",
+       "cells|all",
+       0,
+       0,
+       {"cells", "all"}},
+      {"solution",
+       "Chen et al. section 6.2: 1 sorted + hardware; 2 permuted + hardware; 3 sorted + chunked; "
+       "tq sorted + task-queue (the policy must match)",
+       "tq",
+       "1|2|3|tq",
+       0,
+       0,
+       {"1", "2", "3", "tq"}},
       {"cutoff", "cutoff radius rc in sigma (a real number)", "2.5", "1.5..10", 0, 0, {}},
-      {"seed", "seed of the positions, charges, permutation and velocities", "1", "0..2147483647", 0, 2147483647, {}},
-      {"sample", "atoms whose forces are checked against the double-precision host reference", "256", "1..65536", 1, 65536, {}},
-      {"steps", "velocity-Verlet steps of the host energy-drift check (0: no check)", "10", "0..1000", 0, 1000, {}},
+      {"seed",
+       "seed of the positions, charges, permutation and velocities",
+       "1",
+       "0..2147483647",
+       0,
+       2147483647,
+       {}},
+      {"sample",
+       "atoms whose forces are checked against the double-precision host reference",
+       "256",
+       "1..65536",
+       1,
+       65536,
+       {}},
+      {"steps",
+       "velocity-Verlet steps of the host energy-drift check (0: no check)",
+       "10",
+       "0..1000",
+       0,
+       1000,
+       {}},
   };
   return s;
 }
@@ -56,8 +91,10 @@ std::vector<Atom> system_of(const SystemSpec& spec) {
   static SystemSpec last;
   static std::vector<Atom> atoms;
   const std::lock_guard lock(mutex);
-  const bool same = spec.atoms == last.atoms && spec.cutoff == last.cutoff && spec.peak_density == last.peak_density &&
-                    spec.min_distance == last.min_distance && spec.charge == last.charge && spec.seed == last.seed;
+  const bool same = spec.atoms == last.atoms && spec.cutoff == last.cutoff &&
+                    spec.peak_density == last.peak_density &&
+                    spec.min_distance == last.min_distance && spec.charge == last.charge &&
+                    spec.seed == last.seed;
   if (!same || atoms.empty()) {
     atoms = make_system(spec);
     last = spec;
@@ -82,7 +119,8 @@ TaskCosts task_costs(const std::vector<MdRecord>& records, const std::vector<std
   c.min = ~std::uint64_t{0};
   for (std::uint32_t k = 0; k < c.tasks; ++k) {
     std::uint64_t t = 0;
-    for (std::uint32_t a = k * kTaskAtoms; a < std::min(n, (k + 1) * kTaskAtoms); ++a) t += records[order[a]].*count;
+    for (std::uint32_t a = k * kTaskAtoms; a < std::min(n, (k + 1) * kTaskAtoms); ++a)
+      t += records[order[a]].*count;
     c.total += t;
     c.max = std::max(c.max, t);
     // A partial last task is smaller by its size, not by its atoms' density.
@@ -98,11 +136,15 @@ TaskCosts task_costs(const std::vector<MdRecord>& records, const std::vector<std
 // atoms): 394 bytes an atom at rc = 2.5 (this says 416), 734 at rc = 1.5 (this says 729).
 double bytes_per_atom(PairSearch pairs, double cutoff, std::uint32_t steps) {
   const double cells = 7.0 * std::pow(2.5 / cutoff, 3.0);
-  const double system = 2 * sizeof(Atom) + sizeof(std::uint32_t);  // system_of's copy and the instance's; A
+  // system_of's copy and the instance's; A
+  const double system = 2 * sizeof(Atom) + sizeof(std::uint32_t);
   // The cell list (the atoms in cell order, slot_of, a start per cell of at most kMaxCellsPerAtom).
-  const double list = pairs == PairSearch::Cells ? sizeof(Atom) + 4 + 4 * std::min(cells, double{kMaxCellsPerAtom}) : 0.0;
+  const double list = pairs == PairSearch::Cells
+                          ? sizeof(Atom) + 4 + 4 * std::min(cells, double{kMaxCellsPerAtom})
+                          : 0.0;
   const double input = sizeof(Atom) + 4 + list;  // input(): the atoms, A and the cell list again
-  const double records = sizeof(MdRecord) * (1.0 + 1.0 / kTaskAtoms);  // an atom's, and a task's per 128 atoms
+  // an atom's, and a task's per 128 atoms
+  const double records = sizeof(MdRecord) * (1.0 + 1.0 / kTaskAtoms);
   // verlet_energies: positions, velocities, forces and the run's forces (doubles), charges, and
   // cell_forces' copies in cell order, cell ids and order, and 12 bytes a cell of its grid.
   const double check = steps > 0 ? 4 * 24 + 8 + 24 + 8 + 2 * 4 + 12 * cells : 0.0;
@@ -119,18 +161,25 @@ class MdScenario : public ScenarioOf<MdInstance> {
   }
   std::string name() const override { return "md"; }
   std::string description() const override {
-    return "Chen et al. 2010, section 6: molecular-dynamics forces (Lennard-Jones + electrostatics, cutoff), atom "
-           "decomposition over a Gaussian-density system; 128 atoms a task. --param solution=1|2|3|tq picks the paper's "
-           "solution (input order) and requires its policy: 1, 2 hardware; 3 chunked; tq task-queue. --param pairs=cells|all: "
-           "a cell list (default; a task costs its atoms' local density) or all N atoms (the paper's Theta(N^2)).";
+    return "Chen et al. 2010, section 6: molecular-dynamics forces (Lennard-Jones + "
+           "electrostatics, cutoff), atom "
+           "decomposition over a Gaussian-density system; 128 atoms a task. --param "
+           "solution=1|2|3|tq picks the paper's "
+           "solution (input order) and requires its policy: 1, 2 hardware; 3 chunked; tq "
+           "task-queue. --param pairs=cells|all: "
+           "a cell list (default; a task costs its atoms' local density) or all N atoms (the "
+           "paper's Theta(N^2)).";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
   DataSize data_size(const ParamMap& params) const override {
     const auto atoms = static_cast<std::uint64_t>(int_param(params, find_spec(specs(), "atoms")));
-    const PairSearch pairs = choice_param(params, find_spec(specs(), "pairs")) == "all" ? PairSearch::All : PairSearch::Cells;
+    const PairSearch pairs = choice_param(params, find_spec(specs(), "pairs")) == "all"
+                                 ? PairSearch::All
+                                 : PairSearch::Cells;
     const double cutoff = real_param(params, find_spec(specs(), "cutoff"), 1.5, 10.0);
     const auto steps = static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "steps")));
-    const auto bytes = static_cast<std::uint64_t>(static_cast<double>(atoms) * bytes_per_atom(pairs, cutoff, steps));
+    const auto bytes = static_cast<std::uint64_t>(static_cast<double>(atoms) *
+                                                  bytes_per_atom(pairs, cutoff, steps));
     return {(atoms + kTaskAtoms - 1) / kTaskAtoms, bytes, "atoms"};
   }
   std::unique_ptr<MdInstance> instantiate(const ParamMap& params) const override {
@@ -139,7 +188,8 @@ class MdScenario : public ScenarioOf<MdInstance> {
     c.system.cutoff = real_param(params, find_spec(specs(), "cutoff"), 1.5, 10.0);
     c.system.seed = static_cast<std::uint64_t>(int_param(params, find_spec(specs(), "seed")));
     c.solution = solution_from(choice_param(params, find_spec(specs(), "solution")));
-    c.pairs = choice_param(params, find_spec(specs(), "pairs")) == "all" ? PairSearch::All : PairSearch::Cells;
+    c.pairs = choice_param(params, find_spec(specs(), "pairs")) == "all" ? PairSearch::All
+                                                                         : PairSearch::Cells;
     c.sample = static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "sample")));
     c.steps = static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "steps")));
     return std::make_unique<MdInstance>(c);
@@ -168,11 +218,13 @@ const char* name_of(Solution s) {
 
 MdInstance::MdInstance(const MdConfig& config) : config_(config) {
   atoms_ = system_of(config.system);
-  order_ = config.solution == Solution::Permuted2 ? random_order(config.system.atoms, config.system.seed)
-                                                  : decomposition_order(atoms_, config.system.cutoff);
+  order_ = config.solution == Solution::Permuted2
+               ? random_order(config.system.atoms, config.system.seed)
+               : decomposition_order(atoms_, config.system.cutoff);
   if (config.pairs == PairSearch::Cells) cells_ = build_cell_list(atoms_, config.system.cutoff);
   const auto align16 = [](std::size_t b) { return (b + 15) / 16 * 16; };
-  const std::size_t atom_bytes = atoms_.size() * sizeof(Atom), id_bytes = atoms_.size() * sizeof(std::uint32_t);
+  const std::size_t atom_bytes = atoms_.size() * sizeof(Atom),
+                    id_bytes = atoms_.size() * sizeof(std::uint32_t);
   cell_atoms_at_ = align16(atom_bytes + id_bytes);
   slot_of_at_ = cell_atoms_at_ + cells_.atoms.size() * sizeof(Atom);
   start_at_ = slot_of_at_ + cells_.slot_of.size() * sizeof(std::uint32_t);
@@ -180,9 +232,12 @@ MdInstance::MdInstance(const MdConfig& config) : config_(config) {
   std::memcpy(input_.data(), atoms_.data(), atom_bytes);
   std::memcpy(input_.data() + atom_bytes, order_.data(), id_bytes);
   if (config.pairs == PairSearch::Cells) {
-    std::memcpy(input_.data() + cell_atoms_at_, cells_.atoms.data(), cells_.atoms.size() * sizeof(Atom));
-    std::memcpy(input_.data() + slot_of_at_, cells_.slot_of.data(), cells_.slot_of.size() * sizeof(std::uint32_t));
-    std::memcpy(input_.data() + start_at_, cells_.start.data(), cells_.start.size() * sizeof(std::uint32_t));
+    std::memcpy(input_.data() + cell_atoms_at_, cells_.atoms.data(),
+                cells_.atoms.size() * sizeof(Atom));
+    std::memcpy(input_.data() + slot_of_at_, cells_.slot_of.data(),
+                cells_.slot_of.size() * sizeof(std::uint32_t));
+    std::memcpy(input_.data() + start_at_, cells_.start.data(),
+                cells_.start.size() * sizeof(std::uint32_t));
   }
 }
 
@@ -218,7 +273,8 @@ ParamMap MdInstance::policy_defaults(const PolicyDescriptor&) const {
   // H100. So the watchdog waits at least for N^2 pair tests at 10^10 a second (a pessimistic GPU),
   // and never less than its usual 10 s.
   const double n = static_cast<double>(atoms_.size());
-  const std::uint64_t watchdog = std::min<std::uint64_t>(3'600'000, std::max<std::uint64_t>(10'000, static_cast<std::uint64_t>(n * n * 1e-7)));
+  const std::uint64_t watchdog = std::min<std::uint64_t>(
+      3'600'000, std::max<std::uint64_t>(10'000, static_cast<std::uint64_t>(n * n * 1e-7)));
   ParamMap d = {{"watchdog_ms", std::to_string(watchdog)}};
   if (config_.solution == Solution::TaskQueue) d["queue_capacity"] = "256";
   return d;
@@ -234,10 +290,16 @@ MdBody MdInstance::body_on(MdRecord* records, const std::byte* input) const {
     cells.start = reinterpret_cast<const std::uint32_t*>(input + start_at_);
     cells.shape = cells_.shape;
   }
-  return MdBody{atoms, order, records, static_cast<std::uint32_t>(atoms_.size()), make_force_field<float>(config_.system.cutoff), cells};
+  return MdBody{atoms,
+                order,
+                records,
+                static_cast<std::uint32_t>(atoms_.size()),
+                make_force_field<float>(config_.system.cutoff),
+                cells};
 }
 
-void MdInstance::collect(std::vector<std::vector<MdRecord>> per_device, const ExecPlan& plan, const ExecOutput&) {
+void MdInstance::collect(std::vector<std::vector<MdRecord>> per_device, const ExecPlan& plan,
+                         const ExecOutput&) {
   // An atom's force and a task's counts come from the one GPU that ran its task; the others hold
   // zeros, so adding them is exact.
   records_.assign(record_count(0), MdRecord{});
@@ -266,7 +328,8 @@ Verification MdInstance::verify() const {
   for (std::uint32_t k = 0; k < tasks(); ++k) {
     const MdRecord& r = records_[n + k];
     if (r.runs != 1 && problem.empty()) {
-      problem = "task " + std::to_string(k) + " ran " + std::to_string(r.runs) + " times (expected exactly once)";
+      problem = "task " + std::to_string(k) + " ran " + std::to_string(r.runs) +
+                " times (expected exactly once)";
     }
     active += r.warp_active;
     lanes += r.warp_lanes;
@@ -289,24 +352,29 @@ Verification MdInstance::verify() const {
   for (std::uint32_t s = 0; s < sample; ++s) {
     const MdRecord& r = records_[ids[s]];
     const double got[3] = {r.fx, r.fy, r.fz};
-    for (int d = 0; d < 3; ++d) worst = std::max(worst, std::abs(got[d] - ref[s][d]) / std::max(rms, 1e-30));
+    for (int d = 0; d < 3; ++d)
+      worst = std::max(worst, std::abs(got[d] - ref[s][d]) / std::max(rms, 1e-30));
   }
   if (problem.empty() && !(worst <= kForceTolerance)) {
-    problem = "sampled forces differ from the double-precision reference by " + std::to_string(worst) +
-              " x the RMS force (tolerance " + std::to_string(kForceTolerance) + ")";
+    problem = "sampled forces differ from the double-precision reference by " +
+              std::to_string(worst) + " x the RMS force (tolerance " +
+              std::to_string(kForceTolerance) + ")";
   }
 
   // Energy drift of velocity Verlet, the run's forces driving the first half-kick.
   double drift = 0, kinetic0 = 1.5 * kTemperature * n;
   if (config_.steps > 0) {
     std::vector<Vec3> first(n);
-    for (std::uint32_t i = 0; i < n; ++i) first[i] = {records_[i].fx, records_[i].fy, records_[i].fz};
-    const std::vector<double> e = verlet_energies(atoms_, first, ff, config_.steps, kTimeStep, kTemperature, config_.system.seed);
+    for (std::uint32_t i = 0; i < n; ++i)
+      first[i] = {records_[i].fx, records_[i].fy, records_[i].fz};
+    const std::vector<double> e = verlet_energies(atoms_, first, ff, config_.steps, kTimeStep,
+                                                  kTemperature, config_.system.seed);
     for (double x : e) drift = std::max(drift, std::abs(x - e.front()));
     drift /= kinetic0;
     if (problem.empty() && !(drift <= kDriftTolerance)) {
-      problem = "the energy drifted by " + std::to_string(drift) + " x the kinetic energy over " + std::to_string(config_.steps) +
-                " steps (bound " + std::to_string(kDriftTolerance) + ")";
+      problem = "the energy drifted by " + std::to_string(drift) + " x the kinetic energy over " +
+                std::to_string(config_.steps) + " steps (bound " + std::to_string(kDriftTolerance) +
+                ")";
     }
   }
 
@@ -314,9 +382,10 @@ Verification MdInstance::verify() const {
   const TaskCosts tests = task_costs(records_, order_, &MdRecord::pair_tests);
 
   v.ok = problem.empty();
-  v.message = v.ok ? "every task ran once; " + std::to_string(sample) + " sampled forces within " + std::to_string(kForceTolerance) +
-                         " x RMS of the double reference" +
-                         (config_.steps ? "; energy drift within " + std::to_string(kDriftTolerance) + " x kinetic over " +
+  v.message = v.ok ? "every task ran once; " + std::to_string(sample) + " sampled forces within " +
+                         std::to_string(kForceTolerance) + " x RMS of the double reference" +
+                         (config_.steps ? "; energy drift within " +
+                                              std::to_string(kDriftTolerance) + " x kinetic over " +
                                               std::to_string(config_.steps) + " Verlet steps"
                                         : std::string())
                    : problem;
@@ -337,9 +406,11 @@ Verification MdInstance::verify() const {
       {"task_pair_tests_min_over_mean", tests.min_over_mean()},
       {"warp_efficiency", lanes ? double(active) / double(lanes) : 0.0},
       {"divergent_samples", divergent},
-      {"warp_efficiency_source", config_.pairs == PairSearch::Cells ? "none: not sampled under pairs=cells (the lanes of a warp scan different cells)"
-                                 : on_gpu_                          ? "GPU: __ballot_sync every 32nd atom of the force loop"
-                                                                    : "CPU: 32-lane warps emulated, every 32nd atom of the force loop"}};
+      {"warp_efficiency_source",
+       config_.pairs == PairSearch::Cells
+           ? "none: not sampled under pairs=cells (the lanes of a warp scan different cells)"
+       : on_gpu_ ? "GPU: __ballot_sync every 32nd atom of the force loop"
+                 : "CPU: 32-lane warps emulated, every 32nd atom of the force loop"}};
   v.result_json = result.dump();
   return v;
 }

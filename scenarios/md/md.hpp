@@ -74,9 +74,12 @@ class MdInstance : public Workload<MdBody, MdRecord> {
   std::span<const std::byte> input() const override { return input_; }
   MdBody body(MdRecord* records) const override { return body_on(records, input_.data()); }
   MdBody body_on(MdRecord* records, const std::byte* input) const override;
-  void collect(std::vector<std::vector<MdRecord>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
+  void collect(std::vector<std::vector<MdRecord>> per_device, const ExecPlan& plan,
+               const ExecOutput& out) override;
 
-  std::uint32_t tasks() const { return static_cast<std::uint32_t>((atoms_.size() + kTaskAtoms - 1) / kTaskAtoms); }
+  std::uint32_t tasks() const {
+    return static_cast<std::uint32_t>((atoms_.size() + kTaskAtoms - 1) / kTaskAtoms);
+  }
   const std::vector<std::uint32_t>& order() const { return order_; }
 
  private:

@@ -31,7 +31,7 @@
 
 namespace gpulb::scenarios::md {
 
-inline constexpr std::uint32_t kTaskAtoms = 128;        // atoms a task (the paper's block)
+inline constexpr std::uint32_t kTaskAtoms = 128;  // atoms a task (the paper's block)
 inline constexpr std::uint32_t kWarpLanes = 32;
 inline constexpr std::uint32_t kWarpSampleStride = 32;  // sample every 32nd j: about 3% extra work
 
@@ -39,12 +39,12 @@ inline constexpr std::uint32_t kWarpSampleStride = 32;  // sample every 32nd j: 
 // [n, n + tasks) one per task: its warp samples and run count.
 struct MdRecord {
   float fx, fy, fz;
-  std::uint32_t neighbours;   // atoms inside the cutoff
-  std::uint32_t warp_active;  // task records: sampled lanes that took the force branch
-  std::uint32_t warp_lanes;   // task records: lanes present in those samples
-  std::uint32_t runs;         // task records: times the task ran (verification: once)
+  std::uint32_t neighbours;      // atoms inside the cutoff
+  std::uint32_t warp_active;     // task records: sampled lanes that took the force branch
+  std::uint32_t warp_lanes;      // task records: lanes present in those samples
+  std::uint32_t runs;            // task records: times the task ran (verification: once)
   std::uint32_t warp_divergent;  // task records: samples where some lanes took it and some not
-  std::uint32_t pair_tests;   // atom records: distance tests made (the atom's cost)
+  std::uint32_t pair_tests;      // atom records: distance tests made (the atom's cost)
 };
 
 struct MdBody {
@@ -56,12 +56,12 @@ struct MdBody {
   // bytes of its claim state, outside the force loop.
   static constexpr int kRegisterCap = 40;
 
-  const Atom* atoms;          // original order (the inner loop)
-  const std::uint32_t* order; // A: original ids in processing order (the outer atoms)
+  const Atom* atoms;           // original order (the inner loop)
+  const std::uint32_t* order;  // A: original ids in processing order (the outer atoms)
   MdRecord* records;
   std::uint32_t n;
   ForceField<float> ff;
-  CellListView cells;         // pairs=cells; cells.atoms == nullptr: pairs=all
+  CellListView cells;  // pairs=cells; cells.atoms == nullptr: pairs=all
 
   // The force on atom i, summed over j in original order; returns the warp sample counts packed
   // (lanes << 32 | active) on the device, 0 on the CPU, and adds the divergent samples to
@@ -82,7 +82,8 @@ struct MdBody {
       if (j % kWarpSampleStride == 0) {
         const unsigned taken = __ballot_sync(present, inside);
         if (taken != 0 && (threadIdx.x % kWarpLanes) == static_cast<unsigned>(__ffs(present) - 1)) {
-          warp += (std::uint64_t{static_cast<unsigned>(__popc(present))} << 32) + static_cast<unsigned>(__popc(taken));
+          warp += (std::uint64_t{static_cast<unsigned>(__popc(present))} << 32) +
+                  static_cast<unsigned>(__popc(taken));
           divergent += taken != present ? 1u : 0u;
         }
       }
@@ -132,7 +133,8 @@ struct MdBody {
 
   // CPU: the warp samples of one task, 32 consecutive threads of the block a warp, as the GPU's
   // ballot counts them (thread t owns slots t, t + block, ...; one warp per 32 threads a round).
-  GPULB_HD std::uint64_t emulate_warps(std::uint32_t first, std::uint32_t block, std::uint32_t& divergent) const {
+  GPULB_HD std::uint64_t emulate_warps(std::uint32_t first, std::uint32_t block,
+                                       std::uint32_t& divergent) const {
     std::uint64_t warp = 0;
     for (std::uint32_t round = 0; round < kTaskAtoms; round += block) {
       for (std::uint32_t w = 0; w < block; w += kWarpLanes) {
@@ -181,7 +183,8 @@ struct MdBody {
       return w;
     });
 #ifdef __CUDA_ARCH__
-    const std::uint64_t divergent_samples = ctx.sum_over_threads([&](std::uint32_t) { return std::uint64_t{divergent}; });
+    const std::uint64_t divergent_samples =
+        ctx.sum_over_threads([&](std::uint32_t) { return std::uint64_t{divergent}; });
 #else
     if (cells.atoms == nullptr) warp = emulate_warps(first, block, divergent);
     const std::uint64_t divergent_samples = divergent;

@@ -18,8 +18,8 @@ namespace gpulb::scenarios::md {
 // The grid's placement and size. The host bins atoms with coord() and the body finds an atom's
 // neighbourhood with it, in the same float arithmetic on both, so they never disagree on a cell.
 struct CellGridShape {
-  float lo[3];      // the atoms' bounding box corner
-  float inv_side;   // 1 / the cell's side (side >= cutoff, with a margin for float rounding)
+  float lo[3];     // the atoms' bounding box corner
+  float inv_side;  // 1 / the cell's side (side >= cutoff, with a margin for float rounding)
   std::int32_t dims[3];
 
   GPULB_HD std::int32_t coord(float x, int d) const {
@@ -33,8 +33,8 @@ struct CellGridShape {
 
 // What the body reads (device or host memory): a view, passed by value.
 struct CellListView {
-  const Atom* atoms = nullptr;          // the atoms in cell order (slots)
-  const std::uint32_t* start = nullptr; // cells + 1 entries: the first slot of each cell
+  const Atom* atoms = nullptr;             // the atoms in cell order (slots)
+  const std::uint32_t* start = nullptr;    // cells + 1 entries: the first slot of each cell
   const std::uint32_t* slot_of = nullptr;  // an atom's original id -> its slot
   CellGridShape shape{};
 
@@ -42,7 +42,8 @@ struct CellListView {
   template <class Fn>
   GPULB_HD void for_each_candidate(std::uint32_t self, const Atom& a, Fn&& fn) const {
     const std::int32_t c[3] = {shape.coord(a.x, 0), shape.coord(a.y, 1), shape.coord(a.z, 2)};
-    const std::int32_t x0 = c[0] > 0 ? c[0] - 1 : 0, x1 = c[0] + 1 < shape.dims[0] ? c[0] + 1 : c[0];
+    const std::int32_t x0 = c[0] > 0 ? c[0] - 1 : 0,
+                       x1 = c[0] + 1 < shape.dims[0] ? c[0] + 1 : c[0];
     for (std::int32_t z = c[2] - 1; z <= c[2] + 1; ++z) {
       if (z < 0 || z >= shape.dims[2]) continue;
       for (std::int32_t y = c[1] - 1; y <= c[1] + 1; ++y) {

@@ -22,12 +22,12 @@ struct alignas(16) Atom {
 
 template <class Real>
 struct ForceField {
-  Real rc2;       // cutoff radius squared
-  Real inv_rc;    // 1 / rc
-  Real inv_rc2;   // 1 / rc^2
+  Real rc2;      // cutoff radius squared
+  Real inv_rc;   // 1 / rc
+  Real inv_rc2;  // 1 / rc^2
   Real rc;
-  Real lj_f_rc;   // the Lennard-Jones force at rc (subtracted: shifted force)
-  Real lj_v_rc;   // the Lennard-Jones potential at rc
+  Real lj_f_rc;  // the Lennard-Jones force at rc (subtracted: shifted force)
+  Real lj_v_rc;  // the Lennard-Jones potential at rc
 };
 
 template <class Real>

@@ -17,18 +17,23 @@ struct CellGrid {
   std::vector<std::int32_t> head;  // first atom of each cell, -1: none
   std::vector<std::int32_t> next;  // next atom of the same cell
 
-  CellGrid(const double (&lo_)[3], const double (&hi)[3], double cell_, std::size_t atoms) : cell(cell_) {
+  CellGrid(const double (&lo_)[3], const double (&hi)[3], double cell_, std::size_t atoms)
+      : cell(cell_) {
     for (int d = 0; d < 3; ++d) {
       lo[d] = lo_[d];
-      dims[d] = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil((hi[d] - lo_[d]) / cell_)) + 1);
+      dims[d] = std::max<std::int64_t>(
+          1, static_cast<std::int64_t>(std::ceil((hi[d] - lo_[d]) / cell_)) + 1);
     }
     head.assign(static_cast<std::size_t>(dims[0] * dims[1] * dims[2]), -1);
     next.assign(atoms, -1);
   }
   std::int64_t coord(double x, int d) const {
-    return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::floor((x - lo[d]) / cell)), 0, dims[d] - 1);
+    return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::floor((x - lo[d]) / cell)), 0,
+                                    dims[d] - 1);
   }
-  std::int64_t index(std::int64_t cx, std::int64_t cy, std::int64_t cz) const { return (cz * dims[1] + cy) * dims[0] + cx; }
+  std::int64_t index(std::int64_t cx, std::int64_t cy, std::int64_t cz) const {
+    return (cz * dims[1] + cy) * dims[0] + cx;
+  }
   void insert(std::int32_t atom, double x, double y, double z) {
     const std::int64_t c = index(coord(x, 0), coord(y, 1), coord(z, 2));
     next[static_cast<std::size_t>(atom)] = head[static_cast<std::size_t>(c)];
@@ -42,8 +47,11 @@ struct CellGrid {
       for (std::int64_t dy = -1; dy <= 1; ++dy) {
         for (std::int64_t dx = -1; dx <= 1; ++dx) {
           const std::int64_t cx = c[0] + dx, cy = c[1] + dy, cz = c[2] + dz;
-          if (cx < 0 || cy < 0 || cz < 0 || cx >= dims[0] || cy >= dims[1] || cz >= dims[2]) continue;
-          for (std::int32_t a = head[static_cast<std::size_t>(index(cx, cy, cz))]; a >= 0; a = next[static_cast<std::size_t>(a)]) fn(a);
+          if (cx < 0 || cy < 0 || cz < 0 || cx >= dims[0] || cy >= dims[1] || cz >= dims[2])
+            continue;
+          for (std::int32_t a = head[static_cast<std::size_t>(index(cx, cy, cz))]; a >= 0;
+               a = next[static_cast<std::size_t>(a)])
+            fn(a);
         }
       }
     }
@@ -53,8 +61,8 @@ struct CellGrid {
 // Forces and potential energy of every atom over a cell list (cells of the cutoff's size). The
 // atoms are copied into cell order first (a counting sort): neighbours then lie side by side in
 // memory, which made a step at 1M atoms about 10x faster than chasing per-cell linked lists.
-double cell_forces(const std::vector<Vec3>& pos, const std::vector<double>& q, const ForceField<double>& ff,
-                   std::vector<Vec3>& force) {
+double cell_forces(const std::vector<Vec3>& pos, const std::vector<double>& q,
+                   const ForceField<double>& ff, std::vector<Vec3>& force) {
   double lo[3] = {pos[0][0], pos[0][1], pos[0][2]}, hi[3] = {lo[0], lo[1], lo[2]};
   for (const Vec3& p : pos) {
     for (int d = 0; d < 3; ++d) {
@@ -66,7 +74,8 @@ double cell_forces(const std::vector<Vec3>& pos, const std::vector<double>& q, c
   const std::size_t n = pos.size(), cells = grid.head.size();
   std::vector<std::uint32_t> cell(n), start(cells + 1, 0), ids(n);
   for (std::size_t i = 0; i < n; ++i) {
-    cell[i] = static_cast<std::uint32_t>(grid.index(grid.coord(pos[i][0], 0), grid.coord(pos[i][1], 1), grid.coord(pos[i][2], 2)));
+    cell[i] = static_cast<std::uint32_t>(
+        grid.index(grid.coord(pos[i][0], 0), grid.coord(pos[i][1], 1), grid.coord(pos[i][2], 2)));
     ++start[cell[i] + 1];
   }
   for (std::size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
@@ -91,13 +100,16 @@ double cell_forces(const std::vector<Vec3>& pos, const std::vector<double>& q, c
           for (std::int64_t dy = -1; dy <= 1; ++dy) {
             for (std::int64_t dx = -1; dx <= 1; ++dx) {
               const std::int64_t nx = cx + dx, ny = cy + dy, nz = cz + dz;
-              if (nx < 0 || ny < 0 || nz < 0 || nx >= grid.dims[0] || ny >= grid.dims[1] || nz >= grid.dims[2]) continue;
+              if (nx < 0 || ny < 0 || nz < 0 || nx >= grid.dims[0] || ny >= grid.dims[1] ||
+                  nz >= grid.dims[2])
+                continue;
               const std::size_t nc = static_cast<std::size_t>(grid.index(nx, ny, nz));
               for (std::uint32_t a = start[c]; a < start[c + 1]; ++a) {
                 Vec3& f = force[ids[a]];
                 for (std::uint32_t b = start[nc]; b < start[nc + 1]; ++b) {
                   if (a == b) continue;
-                  const double rx = sp[a][0] - sp[b][0], ry = sp[a][1] - sp[b][1], rz = sp[a][2] - sp[b][2];
+                  const double rx = sp[a][0] - sp[b][0], ry = sp[a][1] - sp[b][1],
+                               rz = sp[a][2] - sp[b][2];
                   const double r2 = rx * rx + ry * ry + rz * rz;
                   if (r2 >= ff.rc2) continue;
                   const double s = pair_force_over_r(ff, r2, sq[a] * sq[b]);
@@ -124,7 +136,8 @@ std::vector<Atom> make_system(const SystemSpec& spec) {
   const double s = std::cbrt(n / (std::pow(2 * std::numbers::pi, 1.5) * spec.peak_density));
   const double half = 4 * s;
   const double lo[3] = {-half, -half, -half}, hi[3] = {half, half, half};
-  CellGrid grid(lo, hi, std::max(spec.min_distance, 2.5), n);  // cells of 2.5: 28 MB of heads at 1M atoms
+  CellGrid grid(lo, hi, std::max(spec.min_distance, 2.5),
+                n);  // cells of 2.5: 28 MB of heads at 1M atoms
   std::mt19937_64 rng(spec.seed);
   std::normal_distribution<double> gauss(0.0, s);
   std::bernoulli_distribution sign(0.5);
@@ -160,7 +173,8 @@ std::vector<std::uint32_t> box_of_atoms(const std::vector<Atom>& atoms, double c
   const CellGrid grid(lo, hi, cutoff, 0);
   std::vector<std::uint32_t> box(atoms.size());
   for (std::size_t i = 0; i < atoms.size(); ++i) {
-    box[i] = static_cast<std::uint32_t>(grid.index(grid.coord(atoms[i].x, 0), grid.coord(atoms[i].y, 1), grid.coord(atoms[i].z, 2)));
+    box[i] = static_cast<std::uint32_t>(grid.index(
+        grid.coord(atoms[i].x, 0), grid.coord(atoms[i].y, 1), grid.coord(atoms[i].z, 2)));
   }
   return box;
 }
@@ -174,7 +188,8 @@ std::vector<std::uint32_t> decomposition_order(const std::vector<Atom>& atoms, d
   for (std::uint32_t b = 0; b < count.size(); ++b) {
     if (count[b] != 0) boxes.push_back(b);
   }
-  std::stable_sort(boxes.begin(), boxes.end(), [&](std::uint32_t a, std::uint32_t b) { return count[a] > count[b]; });
+  std::stable_sort(boxes.begin(), boxes.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return count[a] > count[b]; });
   std::vector<std::uint32_t> start(count.size(), 0);
   std::uint32_t offset = 0;
   for (std::uint32_t b : boxes) {
@@ -250,7 +265,8 @@ std::vector<std::uint32_t> random_order(std::uint32_t n, std::uint64_t seed) {
   return order;
 }
 
-Vec3 reference_force(const std::vector<Atom>& atoms, std::uint32_t i, const ForceField<double>& ff) {
+Vec3 reference_force(const std::vector<Atom>& atoms, std::uint32_t i,
+                     const ForceField<double>& ff) {
   Vec3 f{0, 0, 0};
   const Atom& a = atoms[i];
   for (std::uint32_t j = 0; j < atoms.size(); ++j) {
@@ -267,9 +283,10 @@ Vec3 reference_force(const std::vector<Atom>& atoms, std::uint32_t i, const Forc
   return f;
 }
 
-std::vector<double> verlet_energies(const std::vector<Atom>& atoms, const std::vector<Vec3>& first_forces,
-                                    const ForceField<double>& ff, std::uint32_t steps, double dt, double temperature,
-                                    std::uint64_t seed) {
+std::vector<double> verlet_energies(const std::vector<Atom>& atoms,
+                                    const std::vector<Vec3>& first_forces,
+                                    const ForceField<double>& ff, std::uint32_t steps, double dt,
+                                    double temperature, std::uint64_t seed) {
   const std::size_t n = atoms.size();
   std::vector<Vec3> pos(n), vel(n), force;
   std::vector<double> q(n);

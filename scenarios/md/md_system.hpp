@@ -55,7 +55,8 @@ Vec3 reference_force(const std::vector<Atom>& atoms, std::uint32_t i, const Forc
 // so a step is O(N)). The first half-kick uses `first_forces` (the run's forces: a wrong force
 // field shows as drift). Returns the total energy (kinetic + potential) before each step and
 // after the last: steps + 1 values.
-std::vector<double> verlet_energies(const std::vector<Atom>& atoms, const std::vector<Vec3>& first_forces,
+std::vector<double> verlet_energies(const std::vector<Atom>& atoms,
+                                    const std::vector<Vec3>& first_forces,
                                     const ForceField<double>& ff, std::uint32_t steps, double dt,
                                     double temperature, std::uint64_t seed);
 

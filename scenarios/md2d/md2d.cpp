@@ -20,29 +20,82 @@ namespace {
 const std::vector<ParamSpec>& specs() {
   static const std::vector<ParamSpec> s = {
       {"particles", "particles in all", "10000", "64..4194304", 64, 1 << 22, {}},
-      {"density", "mean particles per sigma^2 (sets the box: side sqrt(particles / density)); clusters peak near 0.4", "0.1", "0.01..0.5", 0, 0, {}},
-      {"patches", "patches per side of the box (each side at least the cutoff); 0 = about 32 particles a patch", "0", "0 or 3..2048",
-       0, 2048, {}},
-      {"steps", "time steps (a force evaluation by requests, an integration and a migration each)", "10", "1..100000", 1, 100000, {}},
+      {"density",
+       "mean particles per sigma^2 (sets the box: side sqrt(particles / density)); clusters peak "
+       "near 0.4",
+       "0.1",
+       "0.01..0.5",
+       0,
+       0,
+       {}},
+      {"patches",
+       "patches per side of the box (each side at least the cutoff); 0 = about 32 particles a "
+       "patch",
+       "0",
+       "0 or 3..2048",
+       0,
+       2048,
+       {}},
+      {"steps",
+       "time steps (a force evaluation by requests, an integration and a migration each)",
+       "10",
+       "1..100000",
+       1,
+       100000,
+       {}},
       {"dt", "time step (reduced units)", "0.005", "0.0001..0.01", 0, 0, {}},
-      {"cutoff", "cutoff radius of the shifted-force Lennard-Jones pair (sigma)", "2.5", "1.5..5", 0, 0, {}},
+      {"cutoff",
+       "cutoff radius of the shifted-force Lennard-Jones pair (sigma)",
+       "2.5",
+       "1.5..5",
+       0,
+       0,
+       {}},
       {"temperature", "initial temperature (Maxwell velocities)", "1", "0..5", 0, 0, {}},
-      {"contrast", "fraction of the particles placed in the Gaussian clusters (0: uniform)", "0.6", "0..0.95", 0, 0, {}},
-      {"clusters", "Gaussian clusters (denser patches: costlier compute objects)", "2", "1..16", 1, 16, {}},
-      {"producers", "host threads delivering patches and emitting requests; 0 = the host's hardware threads", "0", "0..1024", 0, 1024,
+      {"contrast",
+       "fraction of the particles placed in the Gaussian clusters (0: uniform)",
+       "0.6",
+       "0..0.95",
+       0,
+       0,
+       {}},
+      {"clusters",
+       "Gaussian clusters (denser patches: costlier compute objects)",
+       "2",
+       "1..16",
+       1,
+       16,
+       {}},
+      {"producers",
+       "host threads delivering patches and emitting requests; 0 = the host's hardware threads",
+       "0",
+       "0..1024",
+       0,
+       1024,
        {}},
       {"piece_targets",
-       "most targets one request computes: a compute object with more is cut into pieces, each a range of one patch's "
-       "particles against every particle of the other patch (NAMD splits its computes so); 0 = a request a compute object, "
+       "most targets one request computes: a compute object with more is cut into pieces, each a "
+       "range of one patch's "
+       "particles against every particle of the other patch (NAMD splits its computes so); 0 = a "
+       "request a compute object, "
        "as in G-Charm",
-       "4096", "0 or 32..1048576", 0, 1 << 20, {}},
+       "4096",
+       "0 or 32..1048576",
+       0,
+       1 << 20,
+       {}},
       {"seed", "random seed of the initial state", "1", "0..4294967295", 0, 4294967295LL, {}},
       {"tolerance",
-       "largest |x - x_ref| (sigma) allowed against the double-precision reference after the run; float and double "
-       "trajectories part exponentially (at the defaults ~3e-7 after 10 steps, ~3e-6 after 100, ~1 after 1000): raise it "
+       "largest |x - x_ref| (sigma) allowed against the double-precision reference after the run; "
+       "float and double "
+       "trajectories part exponentially (at the defaults ~3e-7 after 10 steps, ~3e-6 after 100, ~1 "
+       "after 1000): raise it "
        "for long runs",
        "0.0001",
-       "0.000000001..10", 0, 0, {}},
+       "0.000000001..10",
+       0,
+       0,
+       {}},
   };
   return s;
 }
@@ -51,9 +104,12 @@ class Md2dScenario : public ScenarioOf<Md2dInstance> {
  public:
   std::string name() const override { return "md2d"; }
   std::string description() const override {
-    return "G-Charm's 2D molecular dynamics: a periodic box in patches, a compute object (work request) per patch and per pair "
-           "of neighbouring patches, shifted-force Lennard-Jones within a cutoff, particles in Gaussian clusters so that compute "
-           "objects differ widely in cost; particles migrate between patches each step. Runs under combining or hybrid.";
+    return "G-Charm's 2D molecular dynamics: a periodic box in patches, a compute object (work "
+           "request) per patch and per pair "
+           "of neighbouring patches, shifted-force Lennard-Jones within a cutoff, particles in "
+           "Gaussian clusters so that compute "
+           "objects differ widely in cost; particles migrate between patches each step. Runs under "
+           "combining or hybrid.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
   bool makes_requests() const override { return true; }
@@ -64,8 +120,10 @@ class Md2dScenario : public ScenarioOf<Md2dInstance> {
   // state and keeps a binning, forces and its final positions (72). Measured (CPU backend, 2
   // workers, --no-trace, 2 steps): 367 bytes a particle between 100 K and 400 K.
   DataSize data_size(const ParamMap& params) const override {
-    const auto particles = static_cast<std::uint64_t>(int_param(params, find_spec(specs(), "particles")));
-    constexpr std::uint64_t kBytesPerParticle = 2 * 32 + 8 + 16 + 2 * sizeof(Particle2) + 9 * (4 + sizeof(Force2)) + 72;
+    const auto particles =
+        static_cast<std::uint64_t>(int_param(params, find_spec(specs(), "particles")));
+    constexpr std::uint64_t kBytesPerParticle =
+        2 * 32 + 8 + 16 + 2 * sizeof(Particle2) + 9 * (4 + sizeof(Force2)) + 72;
     return {0, particles * kBytesPerParticle, "particles"};
   }
   // One thread a target, so a block as wide as a patch's mean count of particles, in warps, from
@@ -81,14 +139,18 @@ class Md2dScenario : public ScenarioOf<Md2dInstance> {
     const auto cutoff = real_param(params, find_spec(specs(), "cutoff"), 1.5, 5);
     const double length = std::sqrt(particles / density);
     const auto given = static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "patches")));
-    const std::uint32_t side = given != 0 ? given : Box::auto_patches(length, static_cast<std::uint32_t>(particles), cutoff);
+    const std::uint32_t side =
+        given != 0 ? given
+                   : Box::auto_patches(length, static_cast<std::uint32_t>(particles), cutoff);
     const double per_patch = particles / (static_cast<double>(side) * side);
     const auto warps = static_cast<std::uint32_t>(std::ceil(per_patch / 32));
     return 32 * std::clamp(warps, 2u, 8u);
   }
   std::unique_ptr<Md2dInstance> instantiate(const ParamMap& params) const override {
     auto integer = [&](const char* n) { return int_param(params, find_spec(specs(), n)); };
-    auto real = [&](const char* n, double lo, double hi) { return real_param(params, find_spec(specs(), n), lo, hi); };
+    auto real = [&](const char* n, double lo, double hi) {
+      return real_param(params, find_spec(specs(), n), lo, hi);
+    };
     Md2dConfig c;
     c.particles = static_cast<std::uint32_t>(integer("particles"));
     c.patches = static_cast<std::uint32_t>(integer("patches"));
@@ -109,21 +171,28 @@ class Md2dScenario : public ScenarioOf<Md2dInstance> {
     }
     const double length = std::sqrt(c.particles / c.density);
     if (length < 3 * c.cutoff) {
-      throw ConfigError("parameter 'cutoff' is " + std::to_string(c.cutoff) + ": the box of " + std::to_string(length) +
-                        " sigma cannot hold 3 patches a side no narrower than the cutoff; raise 'particles' or lower 'density'");
+      throw ConfigError("parameter 'cutoff' is " + std::to_string(c.cutoff) + ": the box of " +
+                        std::to_string(length) +
+                        " sigma cannot hold 3 patches a side no narrower than the cutoff; raise "
+                        "'particles' or lower 'density'");
     }
     if (c.patches == 1 || c.patches == 2) {
       throw ConfigError("parameter 'patches' is " + std::to_string(c.patches) +
-                        ": at least 3 a side (with fewer, a periodic neighbour would be met twice), or 0 for automatic");
+                        ": at least 3 a side (with fewer, a periodic neighbour would be met "
+                        "twice), or 0 for automatic");
     }
     if (c.patches != 0 && length / c.patches < c.cutoff) {
-      throw ConfigError("parameter 'patches' is " + std::to_string(c.patches) + ": patches of side " + std::to_string(length / c.patches) +
-                        " sigma are narrower than the cutoff " + std::to_string(c.cutoff) + "; at most " +
+      throw ConfigError("parameter 'patches' is " + std::to_string(c.patches) +
+                        ": patches of side " + std::to_string(length / c.patches) +
+                        " sigma are narrower than the cutoff " + std::to_string(c.cutoff) +
+                        "; at most " +
                         std::to_string(static_cast<std::uint32_t>(length / c.cutoff)) + " a side");
     }
-    const std::uint32_t patches = c.patches != 0 ? c.patches : Box::auto_patches(length, c.particles, c.cutoff);
+    const std::uint32_t patches =
+        c.patches != 0 ? c.patches : Box::auto_patches(length, c.particles, c.cutoff);
     if (std::uint64_t{c.steps} * kObjectsPerPatch * patches * patches >= 0xFFFFFFFFull) {
-      throw ConfigError("parameter 'steps' is " + std::to_string(c.steps) + ": with " + std::to_string(patches) +
+      throw ConfigError("parameter 'steps' is " + std::to_string(c.steps) + ": with " +
+                        std::to_string(patches) +
                         " patches a side the run's requests would overflow the 32-bit task ids");
     }
     return std::make_unique<Md2dInstance>(c);
@@ -134,28 +203,33 @@ class Md2dScenario : public ScenarioOf<Md2dInstance> {
 
 Md2dInstance::Md2dInstance(const Md2dConfig& config) : config_(config), lj_(config.cutoff) {
   const double length = std::sqrt(config.particles / config.density);
-  box_ = Box(length, config.patches != 0 ? config.patches : Box::auto_patches(length, config.particles, config.cutoff));
+  box_ =
+      Box(length, config.patches != 0 ? config.patches
+                                      : Box::auto_patches(length, config.particles, config.cutoff));
   config_.patches = box_.patches;
   initial_ = initial_state(config_, box_);
   state_ = initial_;
   bins_.bin(box_, state_.pos);
   patch_min_ = config.particles, patch_max_ = 0;
-  for (std::uint32_t p = 0; p < box_.count(); ++p) patch_min_ = std::min(patch_min_, bins_.count(p)), patch_max_ = std::max(patch_max_, bins_.count(p));
+  for (std::uint32_t p = 0; p < box_.count(); ++p)
+    patch_min_ = std::min(patch_min_, bins_.count(p)),
+    patch_max_ = std::max(patch_max_, bins_.count(p));
   force_.resize(state_.pos.size());
   stream_.item_bytes = sizeof(Particle2);
   // Empty objects are not emitted. Pieces: an object of n targets makes at most n / piece_targets
   // + 2 requests, and a step's objects have 9 x particles targets (each particle is a target of
   // its self object and of 8 pairs).
   std::uint64_t per_step = std::uint64_t{box_.count()} * kObjectsPerPatch;
-  if (config.piece_targets != 0) per_step += 2 * per_step + 9ull * config.particles / config.piece_targets;
+  if (config.piece_targets != 0)
+    per_step += 2 * per_step + 9ull * config.particles / config.piece_targets;
   stream_.expected_requests = per_step * config.steps;
   stream_.max_items_per_request = 0;  // patches grow and shrink as particles migrate
   stream_.produce = [this](RequestSink& sink) { produce(sink); };
 }
 
 Md2dBody Md2dInstance::body(NoRecord*) const {
-  return {static_cast<float>(box_.side), static_cast<float>(lj_.rc2), static_cast<float>(lj_.rc), static_cast<float>(lj_.force_rc),
-          static_cast<float>(lj_.energy_rc)};
+  return {static_cast<float>(box_.side), static_cast<float>(lj_.rc2), static_cast<float>(lj_.rc),
+          static_cast<float>(lj_.force_rc), static_cast<float>(lj_.energy_rc)};
 }
 
 // The item table in patch order: a patch's particles are neighbours in it (a pair's items are two
@@ -166,7 +240,8 @@ void Md2dInstance::build_items() {
     const Vec2 c = box_.corner(p);
     for (std::uint32_t k = bins_.start[p]; k < bins_.start[p + 1]; ++k) {
       const Vec2 x = state_.pos[bins_.order[k]];
-      items_[k] = {static_cast<float>(x.x - c.x), static_cast<float>(x.y - c.y), k - bins_.start[p], p};
+      items_[k] = {static_cast<float>(x.x - c.x), static_cast<float>(x.y - c.y), k - bins_.start[p],
+                   p};
     }
   }
 }
@@ -212,7 +287,8 @@ void Md2dInstance::emit_step(RequestSink& sink, std::uint32_t step) {
   outputs_.assign(output_offset_.back(), Force2{});
 
   std::vector<std::atomic<std::uint8_t>> waiting(objects);
-  for (std::uint32_t o = 0; o < objects; ++o) waiting[o].store(o % kObjectsPerPatch == 0 ? 1 : 2, std::memory_order_relaxed);
+  for (std::uint32_t o = 0; o < objects; ++o)
+    waiting[o].store(o % kObjectsPerPatch == 0 ? 1 : 2, std::memory_order_relaxed);
   std::vector<std::uint32_t> delivery(patches);
   std::iota(delivery.begin(), delivery.end(), 0u);
   std::mt19937_64 rng(config_.seed * 0x9E3779B97F4A7C15ull + step);
@@ -237,9 +313,11 @@ void Md2dInstance::emit_step(RequestSink& sink, std::uint32_t step) {
     };
     // Targets [from, to) of patch `t` against every particle of patch `p` (p lies (sx, sy) from t),
     // their outputs at `out`.
-    auto emit_piece = [&](std::uint32_t t, std::uint32_t from, std::uint32_t to, std::uint32_t p, int sx, int sy, Force2* out) {
+    auto emit_piece = [&](std::uint32_t t, std::uint32_t from, std::uint32_t to, std::uint32_t p,
+                          int sx, int sy, Force2* out) {
       items.clear();
-      for (std::uint32_t x = bins_.start[t] + from; x < bins_.start[t] + to; ++x) items.push_back(x);
+      for (std::uint32_t x = bins_.start[t] + from; x < bins_.start[t] + to; ++x)
+        items.push_back(x);
       for (std::uint32_t x = bins_.start[p]; x < bins_.start[p + 1]; ++x) items.push_back(x);
       Request r;
       r.task.kind = t == p ? kSelfPiece : kPairPiece;
@@ -252,7 +330,8 @@ void Md2dInstance::emit_step(RequestSink& sink, std::uint32_t step) {
     };
     // A side of an object in pieces of at most piece_targets, evenly sized.
     auto emit_side = [&](std::uint32_t t, std::uint32_t p, int sx, int sy, Force2* out) {
-      const std::uint32_t n = bins_.count(t), pieces = (n + config_.piece_targets - 1) / config_.piece_targets;
+      const std::uint32_t n = bins_.count(t),
+                          pieces = (n + config_.piece_targets - 1) / config_.piece_targets;
       for (std::uint32_t k = 0; k < pieces; ++k) {
         const std::uint32_t from = static_cast<std::uint32_t>(std::uint64_t{n} * k / pieces);
         const std::uint32_t to = static_cast<std::uint32_t>(std::uint64_t{n} * (k + 1) / pieces);
@@ -283,7 +362,8 @@ void Md2dInstance::emit_step(RequestSink& sink, std::uint32_t step) {
       r.task.payload[kShiftWord] = encode_shift(c.sx, c.sy);
       // A pair's A part keeps its order (its outputs go by position); the rest may be sorted.
       r.ordered_items = c.self ? 0 : bins_.count(a);
-      r.output = std::as_writable_bytes(std::span<Force2>(outputs_.data() + output_offset_[o], outputs));
+      r.output =
+          std::as_writable_bytes(std::span<Force2>(outputs_.data() + output_offset_[o], outputs));
       // Its cost: the distance tests (both directions), plus a load and a store per item.
       const std::uint64_t na = bins_.count(a), nb = c.self ? 0 : bins_.count(c.b);
       r.work = (c.self ? na * (na - 1) : 2 * na * nb) + na + nb;
@@ -291,7 +371,8 @@ void Md2dInstance::emit_step(RequestSink& sink, std::uint32_t step) {
     };
     // acq_rel: the thread that takes an object's count to zero emits it (either may be last).
     auto deliver = [&](std::uint32_t a, std::uint32_t k) {
-      if (waiting[a * kObjectsPerPatch + k].fetch_sub(1, std::memory_order_acq_rel) == 1) fire(a, k);
+      if (waiting[a * kObjectsPerPatch + k].fetch_sub(1, std::memory_order_acq_rel) == 1)
+        fire(a, k);
     };
     try {
       for (;;) {
@@ -300,7 +381,7 @@ void Md2dInstance::emit_step(RequestSink& sink, std::uint32_t step) {
         const std::uint32_t p = delivery[i];
         deliver(p, 0);
         for (std::uint32_t k = 1; k < kObjectsPerPatch; ++k) {
-          deliver(p, k);  // p as A
+          deliver(p, k);                                                                // p as A
           deliver(box_.neighbour(p, -kHalfShell[k - 1][0], -kHalfShell[k - 1][1]), k);  // p as B
         }
       }
@@ -311,11 +392,12 @@ void Md2dInstance::emit_step(RequestSink& sink, std::uint32_t step) {
     }
     emitted.fetch_add(mine, std::memory_order_relaxed);
     std::uint32_t seen = max_items.load(std::memory_order_relaxed);
-    while (biggest > seen && !max_items.compare_exchange_weak(seen, biggest, std::memory_order_relaxed)) {
-    }
+    while (biggest > seen &&
+           !max_items.compare_exchange_weak(seen, biggest, std::memory_order_relaxed)) {}
   };
   const std::uint32_t hardware = std::max(1u, std::thread::hardware_concurrency());
-  const std::uint32_t producers = std::min(config_.producers != 0 ? config_.producers : hardware, patches);
+  const std::uint32_t producers =
+      std::min(config_.producers != 0 ? config_.producers : hardware, patches);
   std::vector<std::thread> threads;
   for (std::uint32_t w = 0; w < producers; ++w) threads.emplace_back(produce);
   for (std::thread& t : threads) t.join();
@@ -347,14 +429,17 @@ double Md2dInstance::gather_step() {
       objects[m++] = {p * kObjectsPerPatch, false};
       for (std::uint32_t k = 1; k < kObjectsPerPatch; ++k) {
         objects[m++] = {p * kObjectsPerPatch + k, false};
-        objects[m++] = {box_.neighbour(p, -kHalfShell[k - 1][0], -kHalfShell[k - 1][1]) * kObjectsPerPatch + k, true};
+        objects[m++] = {
+            box_.neighbour(p, -kHalfShell[k - 1][0], -kHalfShell[k - 1][1]) * kObjectsPerPatch + k,
+            true};
       }
       std::sort(objects, objects + m);
       tested.assign(n, 0);
       for (std::size_t j = 0; j < m; ++j) {
         const auto [o, as_b] = objects[j];
         if (output_offset_[o + 1] == output_offset_[o]) continue;  // not emitted (an empty side)
-        const Force2* out = outputs_.data() + output_offset_[o] + (as_b ? bins_.count(o / kObjectsPerPatch) : 0);
+        const Force2* out =
+            outputs_.data() + output_offset_[o] + (as_b ? bins_.count(o / kObjectsPerPatch) : 0);
         for (std::uint32_t x = 0; x < n; ++x) {
           const Force2& f = out[x];
           Vec2& force = force_[bins_.order[first + x]];
@@ -374,17 +459,20 @@ double Md2dInstance::gather_step() {
         if (tested[x] == expected) continue;
         ++part.wrong;
         const std::uint32_t id = bins_.order[first + x];
-        if (id < part.first_wrong) part.first_wrong = id, part.first_tested = tested[x], part.first_expected = expected;
+        if (id < part.first_wrong)
+          part.first_wrong = id, part.first_tested = tested[x], part.first_expected = expected;
       }
     }
   };
   std::fill(force_.begin(), force_.end(), Vec2{});
   const std::uint32_t hardware = std::max(1u, std::thread::hardware_concurrency());
-  const std::uint32_t threads = std::max(1u, std::min({config_.producers != 0 ? config_.producers : hardware, patches, 64u}));
+  const std::uint32_t threads =
+      std::max(1u, std::min({config_.producers != 0 ? config_.producers : hardware, patches, 64u}));
   std::vector<Part> parts(threads);
   std::vector<std::thread> pool;
   for (std::uint32_t t = 1; t < threads; ++t) {
-    pool.emplace_back([&, t] { gather(patches * t / threads, patches * (t + 1) / threads, parts[t]); });
+    pool.emplace_back(
+        [&, t] { gather(patches * t / threads, patches * (t + 1) / threads, parts[t]); });
   }
   gather(0, patches / threads, parts[0]);
   for (std::thread& t : pool) t.join();
@@ -394,12 +482,15 @@ double Md2dInstance::gather_step() {
     potential += part.potential;
     tests_ += part.tests;
     worst.wrong += part.wrong;
-    if (part.first_wrong < worst.first_wrong) worst = {0, 0, worst.wrong, part.first_wrong, part.first_tested, part.first_expected};
+    if (part.first_wrong < worst.first_wrong)
+      worst = {0, 0, worst.wrong, part.first_wrong, part.first_tested, part.first_expected};
   }
   if (worst.wrong != 0 && wrong_counts_ == 0) {
     const std::uint32_t i = worst.first_wrong, p = bins_.patch[i];
-    first_wrong_ = "step " + std::to_string(steps_done_) + ", particle " + std::to_string(i) + " of patch " + std::to_string(p) + " tested " +
-                   std::to_string(worst.first_tested) + " partners, its 3 x 3 patches hold " + std::to_string(worst.first_expected);
+    first_wrong_ = "step " + std::to_string(steps_done_) + ", particle " + std::to_string(i) +
+                   " of patch " + std::to_string(p) + " tested " +
+                   std::to_string(worst.first_tested) + " partners, its 3 x 3 patches hold " +
+                   std::to_string(worst.first_expected);
   }
   wrong_counts_ += worst.wrong;
   return potential;
@@ -409,7 +500,8 @@ void Md2dInstance::collect(std::vector<std::vector<NoRecord>>, const ExecPlan&, 
   if (steps_done_ != config_.steps) return;
   const ReferenceRun ref = run_reference(config_, box_, initial_);
   max_error_ = 0;
-  for (std::size_t i = 0; i < ref.pos.size(); ++i) max_error_ = std::max(max_error_, periodic_distance(state_.pos[i], ref.pos[i], box_.length));
+  for (std::size_t i = 0; i < ref.pos.size(); ++i)
+    max_error_ = std::max(max_error_, periodic_distance(state_.pos[i], ref.pos[i], box_.length));
   auto drift = [&](const std::vector<double>& e) {
     double worst = 0;
     for (double v : e) worst = std::max(worst, std::abs(v - e.front()));
@@ -430,8 +522,9 @@ Verification Md2dInstance::verify() const {
   nlohmann::json j;
   j["steps"] = steps_done_;
   j["requests"] = requests_;
-  j["interactions"] = ref_interactions_;  // pairs within the cutoff over the steps (the reference's count)
-  j["tests"] = tests_;                     // (target, partner) distance tests the requests made
+  // pairs within the cutoff over the steps (the reference's count)
+  j["interactions"] = ref_interactions_;
+  j["tests"] = tests_;  // (target, partner) distance tests the requests made
   j["migrated"] = migrated_;
   j["reference_migrated"] = ref_migrated_;
   j["max_position_error"] = max_error_;
@@ -453,25 +546,32 @@ Verification Md2dInstance::verify() const {
   j["integrate_ns"] = integrate_ns_;
   v.result_json = j.dump();
   if (steps_done_ != config_.steps) {
-    v.message = "the run ended after " + std::to_string(steps_done_) + " of " + std::to_string(config_.steps) + " steps";
+    v.message = "the run ended after " + std::to_string(steps_done_) + " of " +
+                std::to_string(config_.steps) + " steps";
     return v;
   }
   if (wrong_counts_ != 0) {
-    v.message = std::to_string(wrong_counts_) + " particle-steps tested the wrong number of partners; first: " + first_wrong_;
+    v.message = std::to_string(wrong_counts_) +
+                " particle-steps tested the wrong number of partners; first: " + first_wrong_;
     return v;
   }
   char buf[480];
   std::snprintf(buf, sizeof buf,
-                "%llu requests over %u steps each ran once over its patches (%u-%u particles a patch at the start, %llu migrations); "
-                "positions vs a double-precision run: max error %.2e sigma (bound %.0e); energy drift %.1e a particle (reference "
+                "%llu requests over %u steps each ran once over its patches (%u-%u particles a "
+                "patch at the start, %llu migrations); "
+                "positions vs a double-precision run: max error %.2e sigma (bound %.0e); energy "
+                "drift %.1e a particle (reference "
                 "%.1e, bound %.1e)",
-                static_cast<unsigned long long>(requests_), steps_done_, patch_min_, patch_max_, static_cast<unsigned long long>(migrated_),
-                max_error_, config_.tolerance, energy_drift_, ref_energy_drift_, energy_bound);
+                static_cast<unsigned long long>(requests_), steps_done_, patch_min_, patch_max_,
+                static_cast<unsigned long long>(migrated_), max_error_, config_.tolerance,
+                energy_drift_, ref_energy_drift_, energy_bound);
   v.message = buf;
   v.ok = max_error_ <= config_.tolerance && energy_drift_ <= energy_bound;
   return v;
 }
 
-std::unique_ptr<ScenarioOf<Md2dInstance>> make_scenario() { return std::make_unique<Md2dScenario>(); }
+std::unique_ptr<ScenarioOf<Md2dInstance>> make_scenario() {
+  return std::make_unique<Md2dScenario>();
+}
 
 }  // namespace gpulb::scenarios::md2d

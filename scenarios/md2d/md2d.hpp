@@ -64,23 +64,23 @@ class Md2dInstance : public Workload<Md2dBody, NoRecord> {
   State initial_;  // for the reference
   State state_;
   Binning bins_;
-  std::vector<Particle2> items_;               // this step's item table, in patch order
-  std::vector<std::uint64_t> output_offset_;   // per compute object: its first Force2 in outputs_
+  std::vector<Particle2> items_;              // this step's item table, in patch order
+  std::vector<std::uint64_t> output_offset_;  // per compute object: its first Force2 in outputs_
   std::vector<Force2> outputs_;
-  std::vector<Vec2> force_;                    // per particle, summed over its compute objects
+  std::vector<Vec2> force_;  // per particle, summed over its compute objects
   std::atomic<std::uint32_t> next_id_{0};
 
   // Results, for verify().
   std::uint32_t steps_done_ = 0;
   std::uint64_t requests_ = 0;
-  std::uint64_t tests_ = 0;          // distance tests (target, partner), both directions
+  std::uint64_t tests_ = 0;  // distance tests (target, partner), both directions
   std::uint64_t migrated_ = 0;
-  std::uint64_t wrong_counts_ = 0;   // particles whose test count was not their 3 x 3 patches'
+  std::uint64_t wrong_counts_ = 0;  // particles whose test count was not their 3 x 3 patches'
   std::string first_wrong_;
-  std::uint32_t max_items_ = 0;      // the most items a request read
-  std::uint32_t patch_min_ = 0, patch_max_ = 0;  // particles per patch at the start
-  std::vector<double> energy_;       // total energy at each step
-  double max_error_ = -1;            // max |x - x_ref| after the run
+  std::uint32_t max_items_ = 0;                       // the most items a request read
+  std::uint32_t patch_min_ = 0, patch_max_ = 0;       // particles per patch at the start
+  std::vector<double> energy_;                        // total energy at each step
+  double max_error_ = -1;                             // max |x - x_ref| after the run
   double energy_drift_ = -1, ref_energy_drift_ = -1;  // max |E(t) - E(0)| / particles
   std::uint64_t ref_interactions_ = 0, ref_migrated_ = 0;
   std::uint64_t bin_ns_ = 0, emit_ns_ = 0, tail_ns_ = 0, integrate_ns_ = 0;

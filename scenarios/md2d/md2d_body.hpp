@@ -62,16 +62,18 @@ inline constexpr std::uint32_t kCountAWord = 4;
 inline constexpr std::uint32_t kShiftWord = 5;
 
 // B's corner minus A's corner, in patch sides, each of -1, 0, 1: coded as (sx + 1) + 3 (sy + 1).
-GPULB_HD inline std::uint64_t encode_shift(int sx, int sy) { return static_cast<std::uint64_t>((sx + 1) + 3 * (sy + 1)); }
+GPULB_HD inline std::uint64_t encode_shift(int sx, int sy) {
+  return static_cast<std::uint64_t>((sx + 1) + 3 * (sy + 1));
+}
 GPULB_HD inline int shift_x(std::uint64_t code) { return static_cast<int>(code % 3) - 1; }
 GPULB_HD inline int shift_y(std::uint64_t code) { return static_cast<int>(code / 3 % 3) - 1; }
 
 struct Md2dBody {
-  float side;      // a patch's side (sigma)
-  float cutoff2;   // rc^2
-  float cutoff;    // rc
-  float force_rc;  // F_LJ(rc), the shift that takes the force to zero at rc
-  float energy_rc; // U_LJ(rc)
+  float side;       // a patch's side (sigma)
+  float cutoff2;    // rc^2
+  float cutoff;     // rc
+  float force_rc;   // F_LJ(rc), the shift that takes the force to zero at rc
+  float energy_rc;  // U_LJ(rc)
 
   template <class Ctx>
   GPULB_HD void operator()(Ctx& ctx, const Task& task) const {
@@ -102,10 +104,12 @@ struct Md2dBody {
       const Particle2 p = request_item<Particle2>(task, i);
       Force2 f{0, 0, 0, 0};
       if (i < count_a) {
-        for (std::uint32_t j = count_a; j < n; ++j) add(f, p, request_item<Particle2>(task, j), ox, oy);
+        for (std::uint32_t j = count_a; j < n; ++j)
+          add(f, p, request_item<Particle2>(task, j), ox, oy);
         accumulate(out[i], f);
       } else {
-        for (std::uint32_t j = 0; j < count_a; ++j) add(f, p, request_item<Particle2>(task, j), -ox, -oy);
+        for (std::uint32_t j = 0; j < count_a; ++j)
+          add(f, p, request_item<Particle2>(task, j), -ox, -oy);
         accumulate(out[count_a + p.local], f);
       }
     });
@@ -116,7 +120,8 @@ struct Md2dBody {
   // Each target meets the partners in the order a whole object's target meets them (its partner
   // patch in item order), so cutting an object into pieces leaves every force the same bits.
   template <class Ctx>
-  GPULB_HD void run_piece(Ctx& ctx, const Task& task, std::uint32_t n, std::uint32_t targets, Force2* out) const {
+  GPULB_HD void run_piece(Ctx& ctx, const Task& task, std::uint32_t n, std::uint32_t targets,
+                          Force2* out) const {
     const bool self = task.kind == kSelfPiece;
     const float ox = self ? 0.0f : static_cast<float>(shift_x(task.payload[kShiftWord])) * side;
     const float oy = self ? 0.0f : static_cast<float>(shift_y(task.payload[kShiftWord])) * side;

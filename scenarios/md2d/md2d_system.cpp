@@ -65,7 +65,8 @@ std::uint64_t Binning::bin(const Box& box, const std::vector<Vec2>& pos) {
   for (std::uint32_t p = 0; p < box.count(); ++p) start[p + 1] += start[p];
   order.resize(pos.size());
   std::vector<std::uint32_t> next(start.begin(), start.end() - 1);
-  for (std::size_t i = 0; i < pos.size(); ++i) order[next[patch[i]]++] = static_cast<std::uint32_t>(i);
+  for (std::size_t i = 0; i < pos.size(); ++i)
+    order[next[patch[i]]++] = static_cast<std::uint32_t>(i);
   return migrated;
 }
 
@@ -84,7 +85,9 @@ namespace {
 // is kept when no particle of its 3 x 3 cells lies within kMinDistance (periodic).
 class Placer {
  public:
-  explicit Placer(double length) : length_(length), cells_(std::max<std::uint32_t>(1, static_cast<std::uint32_t>(length / kMinDistance))) {
+  explicit Placer(double length)
+      : length_(length),
+        cells_(std::max<std::uint32_t>(1, static_cast<std::uint32_t>(length / kMinDistance))) {
     cell_ = length_ / cells_;
     head_.assign(std::size_t{cells_} * cells_, -1);
   }
@@ -95,8 +98,10 @@ class Placer {
     for (int dy = -1; dy <= 1; ++dy) {
       for (int dx = -1; dx <= 1; ++dx) {
         const int c = (cx + dx + n) % n + n * ((cy + dy + n) % n);
-        for (std::int32_t j = head_[static_cast<std::size_t>(c)]; j >= 0; j = next_[static_cast<std::size_t>(j)]) {
-          if (periodic_distance(p, pos[static_cast<std::size_t>(j)], length_) < kMinDistance) return false;
+        for (std::int32_t j = head_[static_cast<std::size_t>(c)]; j >= 0;
+             j = next_[static_cast<std::size_t>(j)]) {
+          if (periodic_distance(p, pos[static_cast<std::size_t>(j)], length_) < kMinDistance)
+            return false;
         }
       }
     }
@@ -131,7 +136,8 @@ State initial_state(const Md2dConfig& config, const Box& box) {
   State s;
   s.pos.reserve(config.particles);
   Placer placer(box.length);
-  const auto in_clusters = static_cast<std::uint32_t>(std::llround(config.contrast * config.particles));
+  const auto in_clusters =
+      static_cast<std::uint32_t>(std::llround(config.contrast * config.particles));
   const std::uint32_t clusters = in_clusters > 0 ? std::max<std::uint32_t>(1, config.clusters) : 0;
   // A cluster's width puts its peak density near 0.4 (a packing fraction of 0.31 at diameter 1,
   // well below the 0.55 where random addition jams): N_c / (2 pi w^2) = 0.4.
@@ -139,8 +145,9 @@ State initial_state(const Md2dConfig& config, const Box& box) {
   for (Vec2& c : centres) c = {u(rng), u(rng)};
   constexpr std::uint32_t kTries = 20000;
   auto fail = [&](std::uint32_t placed) {
-    throw ConfigError("could not place particle " + std::to_string(placed + 1) + " of " + std::to_string(config.particles) +
-                      " at least 1 sigma from the others (box " + std::to_string(box.length) +
+    throw ConfigError("could not place particle " + std::to_string(placed + 1) + " of " +
+                      std::to_string(config.particles) + " at least 1 sigma from the others (box " +
+                      std::to_string(box.length) +
                       " sigma): lower parameter 'density' or 'contrast'");
   };
   for (std::uint32_t k = 0; k < clusters; ++k) {
@@ -148,7 +155,9 @@ State initial_state(const Md2dConfig& config, const Box& box) {
     std::normal_distribution<double> g(0.0, std::sqrt(n / (2 * M_PI * 0.4)));
     for (std::uint32_t i = 0; i < n; ++i) {
       std::uint32_t t = 0;
-      while (!placer.try_add({wrap(centres[k].x + g(rng), box.length), wrap(centres[k].y + g(rng), box.length)}, s.pos)) {
+      while (!placer.try_add(
+          {wrap(centres[k].x + g(rng), box.length), wrap(centres[k].y + g(rng), box.length)},
+          s.pos)) {
         if (++t == kTries) fail(static_cast<std::uint32_t>(s.pos.size()));
       }
     }
@@ -173,7 +182,8 @@ State initial_state(const Md2dConfig& config, const Box& box) {
 
 // ---- integrator --------------------------------------------------------------------------------
 
-double leapfrog_step(State& s, const std::vector<Vec2>& force, double dt, bool first, double length) {
+double leapfrog_step(State& s, const std::vector<Vec2>& force, double dt, bool first,
+                     double length) {
   double kinetic = 0;
   const double half = 0.5 * dt;
   for (std::size_t i = 0; i < s.pos.size(); ++i) {
@@ -195,14 +205,16 @@ double leapfrog_step(State& s, const std::vector<Vec2>& force, double dt, bool f
 // from one side only: half a pair in the reported count, far inside the check's tolerance.) Sequentially and once a
 // pair, the check of a run of 100,000 particles in 7 x 7 patches (5 steps) took ~12 s on an
 // H100's host, longer than the run it checks: the bench waited on its checks.
-double reference_forces(const Box& box, const ShiftedLj& lj, const std::vector<Vec2>& pos, const Binning& bins, std::vector<Vec2>& force,
+double reference_forces(const Box& box, const ShiftedLj& lj, const std::vector<Vec2>& pos,
+                        const Binning& bins, std::vector<Vec2>& force,
                         std::uint64_t& interactions) {
   force.assign(pos.size(), Vec2{});
   // d = (x_i - ci) - (x_j - cj): patch-relative coordinates, as the body computes them (cj is
   // j's patch corner moved to the periodic image next to i's patch). The forces on patch a's
   // particles [from, to) of its bin; returns twice the potential of their pairs and adds twice
   // their count to `pairs`.
-  auto forces_on = [&](std::uint32_t a, std::uint32_t from, std::uint32_t to, std::uint64_t& pairs) {
+  auto forces_on = [&](std::uint32_t a, std::uint32_t from, std::uint32_t to,
+                       std::uint64_t& pairs) {
     double potential = 0;
     const Vec2 ca = box.corner(a);
     for (int sy = -1; sy <= 1; ++sy) {
@@ -243,14 +255,16 @@ double reference_forces(const Box& box, const ShiftedLj& lj, const std::vector<V
   };
   std::vector<Piece> pieces;
   for (std::uint32_t a = 0; a < box.count(); ++a) {
-    for (std::uint32_t x = bins.start[a]; x < bins.start[a + 1]; x += kPiece) pieces.push_back({a, x, std::min(x + kPiece, bins.start[a + 1])});
+    for (std::uint32_t x = bins.start[a]; x < bins.start[a + 1]; x += kPiece)
+      pieces.push_back({a, x, std::min(x + kPiece, bins.start[a + 1])});
   }
   const auto count = static_cast<std::uint32_t>(pieces.size());
   std::vector<double> potential_of(count, 0);
   std::atomic<std::uint32_t> next{0};
   std::atomic<std::uint64_t> twice{0};
   {
-    const std::uint32_t threads = std::clamp<std::uint32_t>(std::thread::hardware_concurrency(), 1, std::max(1u, count));
+    const std::uint32_t threads =
+        std::clamp<std::uint32_t>(std::thread::hardware_concurrency(), 1, std::max(1u, count));
     std::vector<std::jthread> pool;
     for (std::uint32_t t = 0; t < threads; ++t) {
       pool.emplace_back([&] {

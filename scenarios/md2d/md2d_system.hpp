@@ -11,17 +11,17 @@ namespace gpulb::scenarios::md2d {
 
 struct Md2dConfig {
   std::uint32_t particles = 10000;
-  double density = 0.1;         // mean particles per sigma^2
-  std::uint32_t patches = 0;    // per side; 0: auto (Box::auto_patches)
+  double density = 0.1;       // mean particles per sigma^2
+  std::uint32_t patches = 0;  // per side; 0: auto (Box::auto_patches)
   std::uint32_t steps = 10;
   double dt = 0.005;
   double cutoff = 2.5;
   double temperature = 1.0;
-  double contrast = 0.6;        // fraction of the particles in the clusters
+  double contrast = 0.6;  // fraction of the particles in the clusters
   std::uint32_t clusters = 2;
   std::uint32_t producers = 0;  // 0: the host's hardware threads
   std::uint64_t seed = 1;
-  double tolerance = 1e-4;      // max |x - x_ref| allowed after the run (sigma)
+  double tolerance = 1e-4;             // max |x - x_ref| allowed after the run (sigma)
   std::uint32_t piece_targets = 4096;  // most targets a request computes (0: whole compute objects)
 };
 
@@ -40,11 +40,13 @@ struct Box {
   double side = 0;
 
   Box() = default;
-  Box(double length_, std::uint32_t patches_) : length(length_), patches(patches_), side(length_ / patches_) {}
+  Box(double length_, std::uint32_t patches_)
+      : length(length_), patches(patches_), side(length_ / patches_) {}
   std::uint32_t count() const { return patches * patches; }
   std::uint32_t patch_of(Vec2 p) const;
   Vec2 corner(std::uint32_t patch) const {
-    return {static_cast<double>(patch % patches) * side, static_cast<double>(patch / patches) * side};
+    return {static_cast<double>(patch % patches) * side,
+            static_cast<double>(patch / patches) * side};
   }
   std::uint32_t neighbour(std::uint32_t patch, int sx, int sy) const;
   // The patches per side where the user names none: a mean of about 32 particles a patch (a
@@ -99,20 +101,21 @@ State initial_state(const Md2dConfig& config, const Box& box);
 // (v(0) before the first step); with F(t): v(t) = v(t - dt/2) + F dt/2 (the kinetic energy of
 // step t is taken there), v(t + dt/2) = v(t) + F dt/2, x(t + dt) = x(t) + v(t + dt/2) dt, wrapped
 // into the box. Returns the kinetic energy at t.
-double leapfrog_step(State& s, const std::vector<Vec2>& force, double dt, bool first, double length);
+double leapfrog_step(State& s, const std::vector<Vec2>& force, double dt, bool first,
+                     double length);
 
 // The sequential reference: the same algorithm (patches as cell lists, the same compute objects,
 // cutoff, integrator) in double precision, each pair once (Newton's third law).
 struct ReferenceRun {
-  std::vector<Vec2> pos;               // after the steps
-  std::vector<double> energy;          // total energy at each step's t
-  std::uint64_t interactions = 0;      // pairs within the cutoff, summed over steps
+  std::vector<Vec2> pos;           // after the steps
+  std::vector<double> energy;      // total energy at each step's t
+  std::uint64_t interactions = 0;  // pairs within the cutoff, summed over steps
   std::uint64_t migrated = 0;
 };
 // The forces of the pairs inside the cutoff over the compute objects; returns the potential
 // energy and adds the count of those pairs to `interactions`.
-double reference_forces(const Box& box, const ShiftedLj& lj, const std::vector<Vec2>& pos, const Binning& bins, std::vector<Vec2>& force,
-                        std::uint64_t& interactions);
+double reference_forces(const Box& box, const ShiftedLj& lj, const std::vector<Vec2>& pos,
+                        const Binning& bins, std::vector<Vec2>& force, std::uint64_t& interactions);
 ReferenceRun run_reference(const Md2dConfig& config, const Box& box, State state);
 
 // |a - b| with the periodic minimum image.

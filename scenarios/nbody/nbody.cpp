@@ -19,14 +19,38 @@ namespace {
 const std::vector<ParamSpec>& specs() {
   static const std::vector<ParamSpec> s = {
       {"particles", "particles in all", "20000", "64..4194304", 64, 1 << 22, {}},
-      {"spheres", "Plummer spheres the particles are split among (clusters)", "2", "1..64", 1, 64, {}},
-      {"steps", "time steps (a tree build, its walks and its force requests each)", "3", "1..1000", 1, 1000, {}},
+      {"spheres",
+       "Plummer spheres the particles are split among (clusters)",
+       "2",
+       "1..64",
+       1,
+       64,
+       {}},
+      {"steps",
+       "time steps (a tree build, its walks and its force requests each)",
+       "3",
+       "1..1000",
+       1,
+       1000,
+       {}},
       {"bucket", "particles per bucket (tree leaf): a request's rows", "16", "1..16", 1, 16, {}},
-      {"walkers", "host threads walking the tree and emitting requests; 0 = the host's hardware threads", "0", "0..1024", 0, 1024, {}},
+      {"walkers",
+       "host threads walking the tree and emitting requests; 0 = the host's hardware threads",
+       "0",
+       "0..1024",
+       0,
+       1024,
+       {}},
       {"theta", "opening angle of the tree walk", "0.7", "0.1..1.2", 0, 0, {}},
       {"dt", "time step", "0.005", "0.00001..0.1", 0, 0, {}},
       {"softening", "Plummer softening length", "0.01", "0.0001..1", 0, 0, {}},
-      {"sample", "particles whose last forces are checked against a direct sum", "256", "1..65536", 1, 65536, {}},
+      {"sample",
+       "particles whose last forces are checked against a direct sum",
+       "256",
+       "1..65536",
+       1,
+       65536,
+       {}},
       {"seed", "random seed of the initial conditions", "1", "0..4294967295", 0, 4294967295LL, {}},
   };
   return s;
@@ -46,8 +70,10 @@ class NBodyScenario : public ScenarioOf<NBodyInstance> {
  public:
   std::string name() const override { return "nbody"; }
   std::string description() const override {
-    return "Barnes-Hut gravity on Plummer spheres (G-Charm's ChaNGa case): host threads walk the tree per bucket and emit a "
-           "work request with its interaction list as they finish; one block of 16 x 8 threads per bucket. Runs under "
+    return "Barnes-Hut gravity on Plummer spheres (G-Charm's ChaNGa case): host threads walk the "
+           "tree per bucket and emit a "
+           "work request with its interaction list as they finish; one block of 16 x 8 threads per "
+           "bucket. Runs under "
            "combining or hybrid.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
@@ -61,7 +87,8 @@ class NBodyScenario : public ScenarioOf<NBodyInstance> {
     const auto particles = static_cast<double>(int_param(params, find_spec(specs(), "particles")));
     const double theta = real_param(params, find_spec(specs(), "theta"), 0.1, 1.2);
     const auto bucket = static_cast<double>(int_param(params, find_spec(specs(), "bucket")));
-    const double per_particle = 3 * 24 + 8 + 4 + 16 + 20 + 6 + 4 * items_per_particle(particles, theta, bucket);
+    const double per_particle =
+        3 * 24 + 8 + 4 + 16 + 20 + 6 + 4 * items_per_particle(particles, theta, bucket);
     return {0, static_cast<std::uint64_t>(particles * per_particle), "particles"};
   }
   std::unique_ptr<NBodyInstance> instantiate(const ParamMap& params) const override {
@@ -78,16 +105,16 @@ class NBodyScenario : public ScenarioOf<NBodyInstance> {
     c.dt = real_param(params, find_spec(specs(), "dt"), 1e-5, 0.1);
     c.softening = real_param(params, find_spec(specs(), "softening"), 1e-4, 1);
     if (c.spheres > c.particles) {
-      throw ConfigError("parameter 'spheres' is " + std::to_string(c.spheres) + ": more than the " + std::to_string(c.particles) +
-                        " particles");
+      throw ConfigError("parameter 'spheres' is " + std::to_string(c.spheres) + ": more than the " +
+                        std::to_string(c.particles) + " particles");
     }
     return std::make_unique<NBodyInstance>(c);
   }
 };
 
 // Plummer sphere sampling (Aarseth, Henon & Wielen 1974), G = 1, scale radius 1, radius cut at 10.
-void plummer(std::mt19937_64& rng, std::uint32_t n, double total_mass, Vec3d centre, Vec3d drift, std::vector<Vec3d>& pos,
-             std::vector<Vec3d>& vel, std::vector<double>& mass) {
+void plummer(std::mt19937_64& rng, std::uint32_t n, double total_mass, Vec3d centre, Vec3d drift,
+             std::vector<Vec3d>& pos, std::vector<Vec3d>& vel, std::vector<double>& mass) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   auto direction = [&](double len) {
     const double z = 2 * u(rng) - 1, phi = 2 * M_PI * u(rng), s = std::sqrt(1 - z * z);
@@ -117,19 +144,24 @@ NBodyInstance::NBodyInstance(const NBodyConfig& config) : config_(config) {
   std::mt19937_64 rng(config.seed);
   // Spheres on a circle of radius 4 (scale radii), drifting towards its centre: a cluster merger.
   for (std::uint32_t s = 0; s < config.spheres; ++s) {
-    const std::uint32_t n = config.particles / config.spheres + (s < config.particles % config.spheres ? 1 : 0);
+    const std::uint32_t n =
+        config.particles / config.spheres + (s < config.particles % config.spheres ? 1 : 0);
     const double a = 2 * M_PI * s / config.spheres, ring = config.spheres > 1 ? 4.0 : 0.0;
-    plummer(rng, n, 1.0 / config.spheres, {ring * std::cos(a), ring * std::sin(a), 0}, {-0.1 * ring * std::cos(a), -0.1 * ring * std::sin(a), 0},
-            pos_, vel_, mass_);
+    plummer(rng, n, 1.0 / config.spheres, {ring * std::cos(a), ring * std::sin(a), 0},
+            {-0.1 * ring * std::cos(a), -0.1 * ring * std::sin(a), 0}, pos_, vel_, mass_);
   }
   // Zero total momentum, so the drift is measured against zero.
   Vec3d p;
   double m = 0;
-  for (std::size_t i = 0; i < pos_.size(); ++i) p.x += mass_[i] * vel_[i].x, p.y += mass_[i] * vel_[i].y, p.z += mass_[i] * vel_[i].z, m += mass_[i];
+  for (std::size_t i = 0; i < pos_.size(); ++i)
+    p.x += mass_[i] * vel_[i].x, p.y += mass_[i] * vel_[i].y, p.z += mass_[i] * vel_[i].z,
+        m += mass_[i];
   for (Vec3d& v : vel_) v.x -= p.x / m, v.y -= p.y / m, v.z -= p.z / m;
   for (std::size_t i = 0; i < pos_.size(); ++i) {
-    momentum_scale_ += mass_[i] * std::sqrt(vel_[i].x * vel_[i].x + vel_[i].y * vel_[i].y + vel_[i].z * vel_[i].z);
-    initial_momentum_.x += mass_[i] * vel_[i].x, initial_momentum_.y += mass_[i] * vel_[i].y, initial_momentum_.z += mass_[i] * vel_[i].z;
+    momentum_scale_ +=
+        mass_[i] * std::sqrt(vel_[i].x * vel_[i].x + vel_[i].y * vel_[i].y + vel_[i].z * vel_[i].z);
+    initial_momentum_.x += mass_[i] * vel_[i].x, initial_momentum_.y += mass_[i] * vel_[i].y,
+        initial_momentum_.z += mass_[i] * vel_[i].z;
   }
   order_.resize(pos_.size());
   accel_.resize(pos_.size());
@@ -146,19 +178,22 @@ void NBodyInstance::build_tree() {
   tree_.build(pos_, mass_, config_.bucket, order_);
   std::vector<Vec3d> p(pos_.size()), v(pos_.size());
   std::vector<double> m(pos_.size());
-  for (std::size_t i = 0; i < order_.size(); ++i) p[i] = pos_[order_[i]], v[i] = vel_[order_[i]], m[i] = mass_[order_[i]];
+  for (std::size_t i = 0; i < order_.size(); ++i)
+    p[i] = pos_[order_[i]], v[i] = vel_[order_[i]], m[i] = mass_[order_[i]];
   pos_.swap(p), vel_.swap(v), mass_.swap(m);
   std::iota(order_.begin(), order_.end(), 0u);  // the nodes' ranges now index the reordered arrays
   const std::size_t n = pos_.size();
   items_.resize(n + tree_.nodes().size());
   for (std::size_t i = 0; i < n; ++i) {
-    items_[i] = {static_cast<float>(pos_[i].x), static_cast<float>(pos_[i].y), static_cast<float>(pos_[i].z), static_cast<float>(mass_[i])};
+    items_[i] = {static_cast<float>(pos_[i].x), static_cast<float>(pos_[i].y),
+                 static_cast<float>(pos_[i].z), static_cast<float>(mass_[i])};
   }
   for (std::size_t k = 0; k < tree_.nodes().size(); ++k) items_[n + k] = tree_.nodes()[k].monopole;
 }
 
 void NBodyInstance::produce(RequestSink& sink) {
-  const std::uint32_t walkers = config_.walkers ? config_.walkers : std::max(1u, std::thread::hardware_concurrency());
+  const std::uint32_t walkers =
+      config_.walkers ? config_.walkers : std::max(1u, std::thread::hardware_concurrency());
   std::uint32_t next_id = 0;
   for (std::uint32_t step = 0; step < config_.steps; ++step) {
     const std::uint64_t t0 = host_now_ns();
@@ -180,8 +215,9 @@ void NBodyInstance::produce(RequestSink& sink) {
           const std::uint32_t b = next.fetch_add(1);
           if (b >= buckets.size()) break;
           const TreeNode& leaf = tree_.nodes()[buckets[b]];
-          const std::uint32_t prefix = tree_.interaction_list(buckets[b], static_cast<float>(config_.theta),
-                                                              static_cast<std::uint32_t>(pos_.size()), items, stack);
+          const std::uint32_t prefix =
+              tree_.interaction_list(buckets[b], static_cast<float>(config_.theta),
+                                     static_cast<std::uint32_t>(pos_.size()), items, stack);
           expected_interactions_[b] = static_cast<std::uint32_t>(items.size()) - prefix;
           Request r;
           r.task.id = next_id + b;
@@ -190,7 +226,8 @@ void NBodyInstance::produce(RequestSink& sink) {
           r.task.payload[5] = b;
           r.items = items;
           r.ordered_items = prefix;
-          r.output = std::as_writable_bytes(std::span<Accel>(accel_.data() + leaf.begin, leaf.end - leaf.begin));
+          r.output = std::as_writable_bytes(
+              std::span<Accel>(accel_.data() + leaf.begin, leaf.end - leaf.begin));
           sink.emit(r);
         }
       } catch (...) {
@@ -216,7 +253,8 @@ void NBodyInstance::produce(RequestSink& sink) {
   }
 }
 
-void NBodyInstance::collect(std::vector<std::vector<NoRecord>>, const ExecPlan&, const ExecOutput&) {
+void NBodyInstance::collect(std::vector<std::vector<NoRecord>>, const ExecPlan&,
+                            const ExecOutput&) {
   if (steps_done_ != config_.steps) return;
   sample_forces();
   drift_ = momentum_drift();
@@ -232,8 +270,9 @@ void NBodyInstance::check_step() {
     for (std::uint32_t i = leaf.begin; i < leaf.end; ++i) {
       if (accel_[i].interactions != static_cast<float>(expected_interactions_[b])) {
         if (wrong_counts_++ == 0) {
-          first_wrong_ = "step " + std::to_string(steps_done_) + ", bucket " + std::to_string(b) + ": particle " + std::to_string(i) +
-                         " summed " + std::to_string(accel_[i].interactions) + " interactions, its list has " +
+          first_wrong_ = "step " + std::to_string(steps_done_) + ", bucket " + std::to_string(b) +
+                         ": particle " + std::to_string(i) + " summed " +
+                         std::to_string(accel_[i].interactions) + " interactions, its list has " +
                          std::to_string(expected_interactions_[b]);
         }
       }
@@ -252,13 +291,15 @@ void NBodyInstance::sample_forces() {
     const std::size_t i = s * n / count;
     double ax = 0, ay = 0, az = 0;
     for (std::size_t j = 0; j < n; ++j) {
-      const double dx = pos_[j].x - pos_[i].x, dy = pos_[j].y - pos_[i].y, dz = pos_[j].z - pos_[i].z;
+      const double dx = pos_[j].x - pos_[i].x, dy = pos_[j].y - pos_[i].y,
+                   dz = pos_[j].z - pos_[i].z;
       const double r2 = dx * dx + dy * dy + dz * dz + eps2;
       const double f = mass_[j] / (r2 * std::sqrt(r2));
       ax += f * dx, ay += f * dy, az += f * dz;
     }
     const double ex = accel_[i].x - ax, ey = accel_[i].y - ay, ez = accel_[i].z - az;
-    const double rel = std::sqrt((ex * ex + ey * ey + ez * ez) / std::max(ax * ax + ay * ay + az * az, 1e-300));
+    const double rel =
+        std::sqrt((ex * ex + ey * ey + ez * ez) / std::max(ax * ax + ay * ay + az * az, 1e-300));
     sum2 += rel * rel;
     worst = std::max(worst, rel);
   }
@@ -278,8 +319,10 @@ void NBodyInstance::integrate() {
 // |P - P0| / sum m|v|: zero for exact pairwise forces; Barnes-Hut's are not symmetric.
 double NBodyInstance::momentum_drift() const {
   Vec3d p;
-  for (std::size_t i = 0; i < pos_.size(); ++i) p.x += mass_[i] * vel_[i].x, p.y += mass_[i] * vel_[i].y, p.z += mass_[i] * vel_[i].z;
-  const double dx = p.x - initial_momentum_.x, dy = p.y - initial_momentum_.y, dz = p.z - initial_momentum_.z;
+  for (std::size_t i = 0; i < pos_.size(); ++i)
+    p.x += mass_[i] * vel_[i].x, p.y += mass_[i] * vel_[i].y, p.z += mass_[i] * vel_[i].z;
+  const double dx = p.x - initial_momentum_.x, dy = p.y - initial_momentum_.y,
+               dz = p.z - initial_momentum_.z;
   return std::sqrt(dx * dx + dy * dy + dz * dz) / momentum_scale_;
 }
 
@@ -289,7 +332,8 @@ Verification NBodyInstance::verify() const {
   // (theta / 0.7)^2, the worst sampled particle under 10% x (theta / 0.7)^2; the momentum drift
   // under 1e-3 of sum m|v| per step.
   const double scale = (config_.theta / 0.7) * (config_.theta / 0.7);
-  const double rms_bound = 0.02 * scale, max_bound = 0.10 * scale, drift_bound = 1e-3 * config_.steps;
+  const double rms_bound = 0.02 * scale, max_bound = 0.10 * scale,
+               drift_bound = 1e-3 * config_.steps;
   Verification v;
   nlohmann::json j;
   j["steps"] = steps_done_;
@@ -307,24 +351,30 @@ Verification NBodyInstance::verify() const {
   j["tail_ns"] = tail_ns_;
   v.result_json = j.dump();
   if (steps_done_ != config_.steps) {
-    v.message = "the run ended after " + std::to_string(steps_done_) + " of " + std::to_string(config_.steps) + " steps";
+    v.message = "the run ended after " + std::to_string(steps_done_) + " of " +
+                std::to_string(config_.steps) + " steps";
     return v;
   }
   if (wrong_counts_ != 0) {
-    v.message = std::to_string(wrong_counts_) + " particles summed the wrong number of interactions; first: " + first_wrong_;
+    v.message = std::to_string(wrong_counts_) +
+                " particles summed the wrong number of interactions; first: " + first_wrong_;
     return v;
   }
   char buf[400];
   std::snprintf(buf, sizeof buf,
-                "%llu requests over %u steps each ran once over its whole list; forces of %u particles vs a direct sum: rms error "
+                "%llu requests over %u steps each ran once over its whole list; forces of %u "
+                "particles vs a direct sum: rms error "
                 "%.2e (bound %.1e), worst %.2e (bound %.1e); momentum drift %.1e (bound %.0e)",
-                static_cast<unsigned long long>(requests_), steps_done_, std::min<std::uint32_t>(config_.sample, config_.particles),
-                rms_error_, rms_bound, max_error_, max_bound, drift_, drift_bound);
+                static_cast<unsigned long long>(requests_), steps_done_,
+                std::min<std::uint32_t>(config_.sample, config_.particles), rms_error_, rms_bound,
+                max_error_, max_bound, drift_, drift_bound);
   v.message = buf;
   v.ok = rms_error_ <= rms_bound && max_error_ <= max_bound && drift_ <= drift_bound;
   return v;
 }
 
-std::unique_ptr<ScenarioOf<NBodyInstance>> make_scenario() { return std::make_unique<NBodyScenario>(); }
+std::unique_ptr<ScenarioOf<NBodyInstance>> make_scenario() {
+  return std::make_unique<NBodyScenario>();
+}
 
 }  // namespace gpulb::scenarios::nbody

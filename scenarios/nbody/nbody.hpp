@@ -50,7 +50,9 @@ class NBodyInstance : public Workload<NBodyBody, NoRecord> {
   Verification verify() const override;
   const RequestStream* request_stream() override { return &stream_; }
   std::size_t record_count(std::uint32_t) const override { return 0; }
-  NBodyBody body(NoRecord*) const override { return {static_cast<float>(config_.softening * config_.softening)}; }
+  NBodyBody body(NoRecord*) const override {
+    return {static_cast<float>(config_.softening * config_.softening)};
+  }
   // Checks the last step's forces against the direct sum, after the timed run.
   void collect(std::vector<std::vector<NoRecord>>, const ExecPlan&, const ExecOutput&) override;
 
@@ -69,18 +71,18 @@ class NBodyInstance : public Workload<NBodyBody, NoRecord> {
   std::vector<double> mass_;
   std::vector<std::uint32_t> order_;
   Octree tree_;
-  std::vector<Body4> items_;                      // this step's item table: particles, then nodes
-  std::vector<Vec3d> sampled_pos_;                // the last step's positions (its forces are checked)
-  std::vector<Accel> accel_;                      // per particle (tree order): the requests' outputs
+  std::vector<Body4> items_;        // this step's item table: particles, then nodes
+  std::vector<Vec3d> sampled_pos_;  // the last step's positions (its forces are checked)
+  std::vector<Accel> accel_;        // per particle (tree order): the requests' outputs
   std::vector<std::uint32_t> expected_interactions_;  // per bucket
   Vec3d initial_momentum_;
-  double momentum_scale_ = 0;                     // sum of m |v| at the start
+  double momentum_scale_ = 0;  // sum of m |v| at the start
 
   // Results, for verify().
   std::uint32_t steps_done_ = 0;
   std::uint64_t requests_ = 0;
   std::uint64_t interactions_ = 0;
-  std::uint64_t wrong_counts_ = 0;   // particles whose interaction count was not their list's
+  std::uint64_t wrong_counts_ = 0;  // particles whose interaction count was not their list's
   std::string first_wrong_;
   double rms_error_ = -1, max_error_ = -1;  // force error against the direct sum (sample)
   double drift_ = -1;

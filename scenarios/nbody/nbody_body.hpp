@@ -32,8 +32,8 @@ struct Accel {
 };
 static_assert(sizeof(Accel) == 16);
 
-inline constexpr std::uint32_t kRows = 16;     // a bucket's particles (the block's rows)
-inline constexpr std::uint32_t kColumns = 8;   // interactions read at once by a row
+inline constexpr std::uint32_t kRows = 16;            // a bucket's particles (the block's rows)
+inline constexpr std::uint32_t kColumns = 8;          // interactions read at once by a row
 inline constexpr std::uint32_t kBucketWordIndex = 4;  // payload word: particles in the bucket
 
 struct NBodyBody {

@@ -6,7 +6,8 @@
 
 namespace gpulb::scenarios::nbody {
 
-void Octree::build(std::span<const Vec3d> pos, std::span<const double> mass, std::uint32_t bucket, std::vector<std::uint32_t>& order) {
+void Octree::build(std::span<const Vec3d> pos, std::span<const double> mass, std::uint32_t bucket,
+                   std::vector<std::uint32_t>& order) {
   nodes_.clear();
   buckets_.clear();
   nodes_.reserve(2 * order.size() / std::max<std::uint32_t>(1, bucket) + 16);
@@ -16,8 +17,9 @@ void Octree::build(std::span<const Vec3d> pos, std::span<const double> mass, std
 
 // Fills node `self` for order[begin, end); its children are allocated together, so they are
 // consecutive (first_child .. first_child + children).
-void Octree::fill_node(std::uint32_t self, std::span<const Vec3d> pos, std::span<const double> mass, std::uint32_t begin,
-                       std::uint32_t end, std::vector<std::uint32_t>& order, std::uint32_t bucket, int depth) {
+void Octree::fill_node(std::uint32_t self, std::span<const Vec3d> pos, std::span<const double> mass,
+                       std::uint32_t begin, std::uint32_t end, std::vector<std::uint32_t>& order,
+                       std::uint32_t bucket, int depth) {
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   double m = 0, cx = 0, cy = 0, cz = 0;
   for (std::uint32_t i = begin; i < end; ++i) {
@@ -29,8 +31,10 @@ void Octree::fill_node(std::uint32_t self, std::span<const Vec3d> pos, std::span
   }
   TreeNode& n = nodes_[self];
   n.begin = begin, n.end = end;
-  for (int d = 0; d < 3; ++d) n.lo[d] = static_cast<float>(lo[d]), n.hi[d] = static_cast<float>(hi[d]);
-  n.monopole = {static_cast<float>(cx / m), static_cast<float>(cy / m), static_cast<float>(cz / m), static_cast<float>(m)};
+  for (int d = 0; d < 3; ++d)
+    n.lo[d] = static_cast<float>(lo[d]), n.hi[d] = static_cast<float>(hi[d]);
+  n.monopole = {static_cast<float>(cx / m), static_cast<float>(cy / m), static_cast<float>(cz / m),
+                static_cast<float>(m)};
   if (end - begin <= bucket) {
     buckets_.push_back(self);
     return;
@@ -45,25 +49,30 @@ void Octree::fill_node(std::uint32_t self, std::span<const Vec3d> pos, std::span
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
   std::uint32_t at = begin;
   for (int o = 0; o < 8; ++o) {
-    const auto next = static_cast<std::uint32_t>(
-        std::partition(order.begin() + at, order.begin() + end, [&](std::uint32_t i) { return octant(i) == o; }) - order.begin());
+    const auto next =
+        static_cast<std::uint32_t>(std::partition(order.begin() + at, order.begin() + end,
+                                                  [&](std::uint32_t i) { return octant(i) == o; }) -
+                                   order.begin());
     if (next > at) ranges.emplace_back(at, next);
     at = next;
   }
-  if (ranges.size() == 1 || depth > 64) ranges = {{begin, begin + (end - begin) / 2}, {begin + (end - begin) / 2, end}};
+  if (ranges.size() == 1 || depth > 64)
+    ranges = {{begin, begin + (end - begin) / 2}, {begin + (end - begin) / 2, end}};
   const auto first = static_cast<std::uint32_t>(nodes_.size());
   n.first_child = first;  // `n` is not used past the resize below (it may move the nodes)
   n.children = static_cast<std::uint32_t>(ranges.size());
   nodes_.resize(nodes_.size() + ranges.size());
   for (std::size_t c = 0; c < ranges.size(); ++c) {
-    fill_node(first + static_cast<std::uint32_t>(c), pos, mass, ranges[c].first, ranges[c].second, order, bucket, depth + 1);
+    fill_node(first + static_cast<std::uint32_t>(c), pos, mass, ranges[c].first, ranges[c].second,
+              order, bucket, depth + 1);
   }
 }
 
 // Opening criterion (bucket-node, as ChaNGa's walk): a node is taken whole, as its monopole, when
 // its size is below theta times the distance from its centre of mass to the bucket's box;
 // otherwise a leaf gives its particles and an inner node its children.
-std::uint32_t Octree::interaction_list(std::uint32_t b, float theta, std::uint32_t particles, std::vector<std::uint32_t>& items,
+std::uint32_t Octree::interaction_list(std::uint32_t b, float theta, std::uint32_t particles,
+                                       std::vector<std::uint32_t>& items,
                                        std::vector<std::uint32_t>& stack) const {
   const TreeNode& bucket = nodes_[b];
   items.clear();

@@ -17,17 +17,18 @@ struct Vec3d {
 };
 
 struct TreeNode {
-  Body4 monopole;                  // centre of mass and total mass
-  float lo[3], hi[3];              // bounding box of its particles
-  std::uint32_t begin, end;        // its particles: [begin, end) in tree order
-  std::uint32_t first_child = 0;   // children are consecutive nodes; 0: a leaf
+  Body4 monopole;                 // centre of mass and total mass
+  float lo[3], hi[3];             // bounding box of its particles
+  std::uint32_t begin, end;       // its particles: [begin, end) in tree order
+  std::uint32_t first_child = 0;  // children are consecutive nodes; 0: a leaf
   std::uint32_t children = 0;
 };
 
 class Octree {
  public:
   // Reorders `order` (particle indices) into tree order and builds the nodes over `pos`/`mass`.
-  void build(std::span<const Vec3d> pos, std::span<const double> mass, std::uint32_t bucket, std::vector<std::uint32_t>& order);
+  void build(std::span<const Vec3d> pos, std::span<const double> mass, std::uint32_t bucket,
+             std::vector<std::uint32_t>& order);
 
   const std::vector<TreeNode>& nodes() const { return nodes_; }
   const std::vector<std::uint32_t>& buckets() const { return buckets_; }  // leaf node indices
@@ -35,12 +36,14 @@ class Octree {
   // The interaction list of bucket leaf `b` with opening angle theta: items are particle indices
   // (tree order) below `particles`, node monopoles at particles + node index. The bucket's own
   // particles come first (they are the block's rows), then the sources; returns the prefix length.
-  std::uint32_t interaction_list(std::uint32_t b, float theta, std::uint32_t particles, std::vector<std::uint32_t>& items,
+  std::uint32_t interaction_list(std::uint32_t b, float theta, std::uint32_t particles,
+                                 std::vector<std::uint32_t>& items,
                                  std::vector<std::uint32_t>& stack) const;
 
  private:
-  void fill_node(std::uint32_t self, std::span<const Vec3d> pos, std::span<const double> mass, std::uint32_t begin,
-                 std::uint32_t end, std::vector<std::uint32_t>& order, std::uint32_t bucket, int depth);
+  void fill_node(std::uint32_t self, std::span<const Vec3d> pos, std::span<const double> mass,
+                 std::uint32_t begin, std::uint32_t end, std::vector<std::uint32_t>& order,
+                 std::uint32_t bucket, int depth);
   std::vector<TreeNode> nodes_;
   std::vector<std::uint32_t> buckets_;
 };

@@ -25,7 +25,8 @@ std::uint64_t widest_row(int n, int cutoff, bool mirror);
 // One NQueensCounts record a worker, summed by verify().
 class NQueensInstance : public Workload<NQueensBody, NQueensCounts> {
  public:
-  NQueensInstance(int n, int cutoff, LeafSplit split = LeafSplit::Deal, int deal_depth = 3, bool mirror = true);
+  NQueensInstance(int n, int cutoff, LeafSplit split = LeafSplit::Deal, int deal_depth = 3,
+                  bool mirror = true);
 
   std::vector<Task> initial_tasks() const override;
   Verification verify() const override;
@@ -33,8 +34,11 @@ class NQueensInstance : public Workload<NQueensBody, NQueensCounts> {
   std::uint64_t widest_generation() const override { return widest_; }
   bool spawns() const override { return true; }
   std::size_t record_count(std::uint32_t workers) const override { return workers; }
-  NQueensBody body(NQueensCounts* counts) const override { return {n_, cutoff_, split_, deal_depth_, mirror_, counts}; }
-  void collect(std::vector<std::vector<NQueensCounts>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
+  NQueensBody body(NQueensCounts* counts) const override {
+    return {n_, cutoff_, split_, deal_depth_, mirror_, counts};
+  }
+  void collect(std::vector<std::vector<NQueensCounts>> per_device, const ExecPlan& plan,
+               const ExecOutput& out) override;
 
  private:
   int n_;

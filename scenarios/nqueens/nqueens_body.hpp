@@ -75,8 +75,9 @@ GPULB_HD inline std::uint64_t count_completions(const Placement& start, int row,
 // The walk keeps one placement and undoes a row on the way back (a stack of two words a row, not
 // four): the diagonals are kept unmasked and wide, left at bits 0.. and right at bits 32.. of
 // 64-bit words, so a shift never drops a bit and the undo is exact for n <= 20.
-GPULB_HD inline std::uint64_t count_completions_dealt(const Placement& start, int row, int n, int deal_depth,
-                                                      std::uint32_t lane, std::uint32_t lanes) {
+GPULB_HD inline std::uint64_t count_completions_dealt(const Placement& start, int row, int n,
+                                                      int deal_depth, std::uint32_t lane,
+                                                      std::uint32_t lanes) {
   const int rows_left = n - row;
   if (rows_left == 0) return lane == 0 ? 1 : 0;
   if (deal_depth <= 0) return lane == 0 ? count_completions(start, row, n) : 0;
@@ -115,7 +116,8 @@ GPULB_HD inline std::uint64_t count_completions_dealt(const Placement& start, in
     left = (left | bit) << 1;
     right = (right | std::uint64_t{bit} << 32) >> 1;
     ++d;
-    avail[d] = ~(cols | static_cast<std::uint32_t>(left) | static_cast<std::uint32_t>(right >> 32)) & full;
+    avail[d] =
+        ~(cols | static_cast<std::uint32_t>(left) | static_cast<std::uint32_t>(right >> 32)) & full;
   }
   return total;
 }
@@ -148,15 +150,17 @@ GPULB_HD inline std::uint64_t weight(const Task& t) { return t.payload[3] == 0 ?
 
 // The root's columns under the mirror symmetry: the left half, and the middle of an odd board.
 GPULB_HD inline int root_columns(int n, bool mirror) { return mirror ? (n + 1) / 2 : n; }
-GPULB_HD inline std::uint64_t root_weight(int column, int n, bool mirror) { return mirror && 2 * column + 1 != n ? 2 : 1; }
+GPULB_HD inline std::uint64_t root_weight(int column, int n, bool mirror) {
+  return mirror && 2 * column + 1 != n ? 2 : 1;
+}
 
 struct NQueensBody {
   int n;
-  int cutoff;               // rows placed by tasks; the rest sequentially
+  int cutoff;  // rows placed by tasks; the rest sequentially
   LeafSplit split;
-  int deal_depth;           // split=deal: the rows below the cutoff whose placements are dealt out
-  bool mirror;              // the root places its queen in the left half (weight above)
-  NQueensCounts* counts;    // one per worker (ctx.rank())
+  int deal_depth;         // split=deal: the rows below the cutoff whose placements are dealt out
+  bool mirror;            // the root places its queen in the left half (weight above)
+  NQueensCounts* counts;  // one per worker (ctx.rank())
 
   template <class Ctx>
   GPULB_HD void operator()(Ctx& ctx, const Task& task) const {
@@ -168,7 +172,8 @@ struct NQueensBody {
       solutions = 1;
     } else if (row < cutoff) {
       // A child per free column; thread t of the block tries columns t, t + block_size, ...
-      const std::uint32_t columns = static_cast<std::uint32_t>(row == 0 ? root_columns(n, mirror) : n);
+      const std::uint32_t columns =
+          static_cast<std::uint32_t>(row == 0 ? root_columns(n, mirror) : n);
       ctx.for_each_thread([&](std::uint32_t t) {
         for (std::uint32_t c = t; c < columns; c += ctx.block_size()) {
           if (!p.free(c)) continue;
@@ -190,8 +195,9 @@ struct NQueensBody {
         return s;
       });
     } else {
-      solutions = ctx.sum_over_threads(
-          [&](std::uint32_t t) -> std::uint64_t { return count_completions_dealt(p, row, n, deal_depth, t, ctx.block_size()); });
+      solutions = ctx.sum_over_threads([&](std::uint32_t t) -> std::uint64_t {
+        return count_completions_dealt(p, row, n, deal_depth, t, ctx.block_size());
+      });
     }
     ctx.once([&] {
       NQueensCounts& k = counts[ctx.rank()];

@@ -8,11 +8,22 @@ namespace {
 
 const std::vector<ParamSpec>& specs() {
   static const std::vector<ParamSpec> s = {
-      {"pattern", "workload pattern: P0 balanced; P1 odd blocks nullified; P2 second half nullified; "
-                  "P3 a scattered half nullified; P4 three of every four nullified (75% less work)",
-       "P0", "P0|P1|P2|P3|P4", 0, 0, {"P0", "P1", "P2", "P3", "P4"}},
+      {"pattern",
+       "workload pattern: P0 balanced; P1 odd blocks nullified; P2 second half nullified; "
+       "P3 a scattered half nullified; P4 three of every four nullified (75% less work)",
+       "P0",
+       "P0|P1|P2|P3|P4",
+       0,
+       0,
+       {"P0", "P1", "P2", "P3", "P4"}},
       {"blocks", "number of blocks (tasks)", "4096", "1..16777216", 1, 1 << 24, {}},
-      {"work", "arithmetic steps per thread of a full block", "1000", "0..100000000", 0, 100'000'000, {}},
+      {"work",
+       "arithmetic steps per thread of a full block",
+       "1000",
+       "0..100000000",
+       0,
+       100'000'000,
+       {}},
   };
   return s;
 }
@@ -45,7 +56,8 @@ class PatternsScenario : public ScenarioOf<PatternsInstance> {
  public:
   std::string name() const override { return "patterns"; }
   std::string description() const override {
-    return "Chen et al. 2010, section 6.3.1: blocks of equal work, some nullified (they return at once). "
+    return "Chen et al. 2010, section 6.3.1: blocks of equal work, some nullified (they return at "
+           "once). "
            "Shows whether a scheduler's runtime falls with the work removed.";
   }
   const std::vector<ParamSpec>& params() const override { return specs(); }
@@ -55,8 +67,9 @@ class PatternsScenario : public ScenarioOf<PatternsInstance> {
   }
   std::unique_ptr<PatternsInstance> instantiate(const ParamMap& params) const override {
     const std::string p = choice_param(params, find_spec(specs(), "pattern"));
-    return std::make_unique<PatternsInstance>(p[1] - '0', static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "blocks"))),
-                                              static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "work"))));
+    return std::make_unique<PatternsInstance>(
+        p[1] - '0', static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "blocks"))),
+        static_cast<std::uint32_t>(int_param(params, find_spec(specs(), "work"))));
   }
 };
 
@@ -85,7 +98,8 @@ std::vector<Task> PatternsInstance::initial_tasks() const {
   return tasks;
 }
 
-void PatternsInstance::collect(std::vector<std::vector<PatternsRecord>> per_device, const ExecPlan& plan, const ExecOutput&) {
+void PatternsInstance::collect(std::vector<std::vector<PatternsRecord>> per_device,
+                               const ExecPlan& plan, const ExecOutput&) {
   records_.assign(blocks_, PatternsRecord{});
   for (const auto& device : per_device) {
     for (std::size_t i = 0; i < device.size() && i < records_.size(); ++i) {
@@ -105,7 +119,8 @@ Verification PatternsInstance::verify() const {
     const bool nul = is_nullified(pattern_, i, blocks_);
     nullified += nul;
     if (records_[i].run_count != 1 && problem.empty()) {
-      problem = "block " + std::to_string(i) + " ran " + std::to_string(records_[i].run_count) + " times (expected exactly once)";
+      problem = "block " + std::to_string(i) + " ran " + std::to_string(records_[i].run_count) +
+                " times (expected exactly once)";
     }
     if (nul) continue;
     std::uint64_t expect = 0;
@@ -116,17 +131,22 @@ Verification PatternsInstance::verify() const {
     total += records_[i].checksum;
   }
   v.ok = problem.empty();
-  v.message = v.ok ? "every block ran exactly once; every full block's result matches the host reference" : problem;
-  const nlohmann::json result = {{"pattern", "P" + std::to_string(pattern_)},
-                                 {"blocks", blocks_},
-                                 {"nullified", nullified},
-                                 {"work_fraction", blocks_ ? double(blocks_ - nullified) / blocks_ : 0.0},
-                                 {"work_per_thread", work_},
-                                 {"checksum", total}};
+  v.message =
+      v.ok ? "every block ran exactly once; every full block's result matches the host reference"
+           : problem;
+  const nlohmann::json result = {
+      {"pattern", "P" + std::to_string(pattern_)},
+      {"blocks", blocks_},
+      {"nullified", nullified},
+      {"work_fraction", blocks_ ? double(blocks_ - nullified) / blocks_ : 0.0},
+      {"work_per_thread", work_},
+      {"checksum", total}};
   v.result_json = result.dump();
   return v;
 }
 
-std::unique_ptr<ScenarioOf<PatternsInstance>> make_scenario() { return std::make_unique<PatternsScenario>(); }
+std::unique_ptr<ScenarioOf<PatternsInstance>> make_scenario() {
+  return std::make_unique<PatternsScenario>();
+}
 
 }  // namespace gpulb::scenarios::patterns

@@ -30,7 +30,8 @@ class PatternsInstance : public Workload<PatternsBody, PatternsRecord> {
   Verification verify() const override;
   std::size_t record_count(std::uint32_t) const override { return blocks_; }
   PatternsBody body(PatternsRecord* records) const override { return {records, work_}; }
-  void collect(std::vector<std::vector<PatternsRecord>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
+  void collect(std::vector<std::vector<PatternsRecord>> per_device, const ExecPlan& plan,
+               const ExecOutput& out) override;
 
  private:
   int pattern_;

@@ -19,7 +19,8 @@ inline constexpr std::uint64_t kLcgAdd = 1442695040888963407ull;
 inline constexpr std::uint16_t kNullified = 1;  // Task::flags bit
 
 GPULB_HD inline std::uint64_t lcg_seed(std::uint32_t block, std::uint32_t thread) {
-  return (static_cast<std::uint64_t>(block) << 32) ^ (thread * 0x9E3779B97F4A7C15ull) ^ 0xD1B54A32D192ED03ull;
+  return (static_cast<std::uint64_t>(block) << 32) ^ (thread * 0x9E3779B97F4A7C15ull) ^
+         0xD1B54A32D192ED03ull;
 }
 
 GPULB_HD inline std::uint64_t lcg_spin(std::uint64_t x, std::uint32_t steps) {
@@ -40,12 +41,15 @@ struct PatternsBody {
   template <class Ctx>
   GPULB_HD void operator()(Ctx& ctx, const Task& task) const {
     if (task.flags & kNullified) {
-      ctx.once([&] { device_atomic_ref<std::uint32_t>(records[task.id].run_count).fetch_add(1, mo::relaxed); });
+      ctx.once([&] {
+        device_atomic_ref<std::uint32_t>(records[task.id].run_count).fetch_add(1, mo::relaxed);
+      });
       return;
     }
     const std::uint32_t block = task.id;
     const std::uint32_t steps = work;
-    const std::uint64_t sum = ctx.sum_over_threads([&](std::uint32_t t) { return lcg_spin(lcg_seed(block, t), steps); });
+    const std::uint64_t sum =
+        ctx.sum_over_threads([&](std::uint32_t t) { return lcg_spin(lcg_seed(block, t), steps); });
     ctx.once([&] {
       records[block].checksum = sum;
       device_atomic_ref<std::uint32_t>(records[block].run_count).fetch_add(1, mo::relaxed);

@@ -15,12 +15,18 @@
 
 namespace gpulb::scenarios::uts {
 
-GPULB_HD inline std::uint32_t sha1_rotl(std::uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
+GPULB_HD inline std::uint32_t sha1_rotl(std::uint32_t x, int n) {
+  return (x << n) | (x >> (32 - n));
+}
 
 // The initial hash value H(0) (a function, not an array: constexpr arrays are not usable in
 // device code without --expt-relaxed-constexpr).
 GPULB_HD constexpr std::uint32_t sha1_init(int i) {
-  return i == 0 ? 0x67452301u : i == 1 ? 0xEFCDAB89u : i == 2 ? 0x98BADCFEu : i == 3 ? 0x10325476u : 0xC3D2E1F0u;
+  return i == 0   ? 0x67452301u
+         : i == 1 ? 0xEFCDAB89u
+         : i == 2 ? 0x98BADCFEu
+         : i == 3 ? 0x10325476u
+                  : 0xC3D2E1F0u;
 }
 
 // One compression: h <- h + F(h, w). `w` is the block as 16 big-endian words; it is overwritten

@@ -28,7 +28,8 @@ struct Preset {
   TreeParams params;
   TreeCounts published;
   bool large;
-  std::uint64_t widest = 0;  // the most nodes at one depth (a static list's widest generation), counted here  // ~100 million nodes: for the GPU; the host reference is skipped by default
+  // the most nodes at one depth (a static list's widest generation), counted here  // ~100 million nodes: for the GPU; the host reference is skipped by default
+  std::uint64_t widest = 0;
 };
 const std::vector<Preset>& presets();
 const Preset* find_preset(const std::string& name);
@@ -55,7 +56,8 @@ class UtsInstance : public Workload<UtsBody, UtsCounts> {
   std::size_t record_count(std::uint32_t workers) const override { return workers; }
   UtsBody body(UtsCounts* counts) const override { return {params_, counts, inline_leaves_}; }
   void set_inline_leaves(bool on) { inline_leaves_ = on; }
-  void collect(std::vector<std::vector<UtsCounts>> per_device, const ExecPlan& plan, const ExecOutput& out) override;
+  void collect(std::vector<std::vector<UtsCounts>> per_device, const ExecPlan& plan,
+               const ExecOutput& out) override;
 
  private:
   std::string tree_;

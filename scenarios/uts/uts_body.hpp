@@ -30,7 +30,8 @@ namespace gpulb::scenarios::uts {
 enum TreeType : std::uint16_t { kBinomial = 0, kGeometric = 1, kHybrid = 2 };
 enum GeoShape : std::uint16_t { kLinear = 0, kExpDec = 1, kCyclic = 2, kFixed = 3 };
 
-inline constexpr int kMaxChildren = 100;  // MAXNUMCHILDREN: the cap on children (a binomial root is exempt)
+// MAXNUMCHILDREN: the cap on children (a binomial root is exempt)
+inline constexpr int kMaxChildren = 100;
 inline constexpr std::uint16_t kUtsTaskKind = 1;
 
 // The tree parameters, as the UTS command line names them.
@@ -77,12 +78,15 @@ GPULB_HD inline RngState rng_spawn(const RngState& parent, int spawn_number) {
 #if defined(__CUDACC__)
 __noinline__
 #endif
-GPULB_HD inline RngState rng_spawn_call(const RngState& parent, int spawn_number) {
+    GPULB_HD inline RngState
+    rng_spawn_call(const RngState& parent, int spawn_number) {
   return rng_spawn(parent, spawn_number);
 }
 
 GPULB_HD inline int rng_rand(const RngState& s) { return static_cast<int>(s.h[4] & 0x7FFFFFFFu); }
-GPULB_HD inline double rng_to_prob(int n) { return n < 0 ? 0.0 : static_cast<double>(n) / 2147483648.0; }
+GPULB_HD inline double rng_to_prob(int n) {
+  return n < 0 ? 0.0 : static_cast<double>(n) / 2147483648.0;
+}
 
 GPULB_HD inline int num_children_bin(const TreeParams& p, const RngState& s) {
   return rng_to_prob(rng_rand(s)) < p.q ? p.m : 0;
@@ -93,9 +97,13 @@ GPULB_HD inline double geo_branching(const TreeParams& p, int depth) {
   double b_i = p.b;
   if (depth > 0) {
     switch (p.a) {
-      case kExpDec: b_i = p.b * pow(static_cast<double>(depth), -log(p.b) / log(static_cast<double>(p.d))); break;
+      case kExpDec:
+        b_i = p.b * pow(static_cast<double>(depth), -log(p.b) / log(static_cast<double>(p.d)));
+        break;
       case kCyclic:
-        b_i = depth > 5 * p.d ? 0.0 : pow(p.b, sin(2.0 * 3.141592653589793 * depth / static_cast<double>(p.d)));
+        b_i = depth > 5 * p.d
+                  ? 0.0
+                  : pow(p.b, sin(2.0 * 3.141592653589793 * depth / static_cast<double>(p.d)));
         break;
       case kFixed: b_i = depth < p.d ? p.b : 0.0; break;
       case kLinear:
@@ -125,7 +133,9 @@ GPULB_HD inline int num_children_geo(const TreeParams& p, int depth, const RngSt
   return num_children_geo_drawn(geo_log_fail(p, depth), s);
 }
 
-GPULB_HD inline bool hybrid_is_geo(const TreeParams& p, int depth) { return depth < p.shift_depth * p.d; }
+GPULB_HD inline bool hybrid_is_geo(const TreeParams& p, int depth) {
+  return depth < p.shift_depth * p.d;
+}
 
 // Whether a node at `depth` (below the root) drawn from state s surely has no children (UtsBody,
 // leaves=inline): num_children's test for the binomial draws and the geometric shapes without
@@ -136,12 +146,15 @@ GPULB_HD inline bool hybrid_is_geo(const TreeParams& p, int depth) { return dept
 #if defined(__CUDACC__)
 __noinline__
 #endif
-GPULB_HD inline bool surely_leaf(const TreeParams& p, int depth, const RngState& s) {
+    GPULB_HD inline bool
+    surely_leaf(const TreeParams& p, int depth, const RngState& s) {
   const bool geometric = p.t == kGeometric || (p.t == kHybrid && hybrid_is_geo(p, depth));
   if (!geometric) return num_children_bin(p, s) == 0;
   if (p.a != kFixed && p.a != kLinear) return false;
   // geo_branching's two cases, written out so that no pow or sin is compiled in (depth > 0 here).
-  const double b_i = p.a == kFixed ? (depth < p.d ? p.b : 0.0) : p.b * (1.0 - static_cast<double>(depth) / static_cast<double>(p.d));
+  const double b_i = p.a == kFixed
+                         ? (depth < p.d ? p.b : 0.0)
+                         : p.b * (1.0 - static_cast<double>(depth) / static_cast<double>(p.d));
   const double prob = 1.0 / (1.0 + b_i);
   return num_children_geo_drawn(log(1.0 - prob), s) == 0;
 }
@@ -152,7 +165,9 @@ GPULB_HD inline int num_children(const TreeParams& p, int node_type, int depth, 
   switch (p.t) {
     case kBinomial: n = depth == 0 ? static_cast<int>(floor(p.b)) : num_children_bin(p, s); break;
     case kGeometric: n = num_children_geo(p, depth, s); break;
-    case kHybrid: n = hybrid_is_geo(p, depth) ? num_children_geo(p, depth, s) : num_children_bin(p, s); break;
+    case kHybrid:
+      n = hybrid_is_geo(p, depth) ? num_children_geo(p, depth, s) : num_children_bin(p, s);
+      break;
     default: break;
   }
   if (depth == 0 && node_type == kBinomial) {
@@ -235,11 +250,14 @@ struct UtsBody {
 #else
   [[gnu::noinline]]
 #endif
-  GPULB_HD void spawn_or_count_children(Ctx& ctx, const RngState& s, int depth, std::uint16_t type, int n) const {
+      GPULB_HD void
+      spawn_or_count_children(Ctx& ctx, const RngState& s, int depth, std::uint16_t type,
+                              int n) const {
     ctx.for_each_index(n, [&](int i) {
       const RngState c = rng_spawn_call(s, i);
       if (surely_leaf(params, depth + 1, c)) {
-        device_atomic_ref<std::uint64_t>(counts[ctx.rank()].visited_inline).fetch_add(1, mo::relaxed);
+        device_atomic_ref<std::uint64_t>(counts[ctx.rank()].visited_inline)
+            .fetch_add(1, mo::relaxed);
         return;
       }
       Task child;
@@ -252,10 +270,14 @@ struct UtsBody {
 
   // --- The lane form (UtsLaneForm; the LaneBody concept of kernels/work_stealing_lanes.cuh).
   GPULB_HD const char* lane_refusal() const {
-    return inline_leaves ? "uts leaves=inline counts leaves inside their parent's task, the lane form runs a task a node: use leaves=task" : nullptr;
+    return inline_leaves ? "uts leaves=inline counts leaves inside their parent's task, the lane "
+                           "form runs a task a node: use leaves=task"
+                         : nullptr;
   }
   GPULB_HD int lane_children(const Task& t) const { return UtsLaneForm::children(params, t); }
-  GPULB_HD Task lane_child(const Task& parent, int i) const { return UtsLaneForm::child(params, parent, i); }
+  GPULB_HD Task lane_child(const Task& parent, int i) const {
+    return UtsLaneForm::child(params, parent, i);
+  }
 #if defined(__CUDACC__)
   // Every thread of the block, once a batch: one warp's nodes, leaves and depth are counted by its
   // lane 0 with relaxed atomics whose results go unused: fire-and-forget reductions (RED) that

@@ -37,8 +37,9 @@ inline gpulb::trace::Trace small_trace(const std::string& result_json) {
     Track tr;
     tr.worker = w;
     tr.name = "worker " + std::to_string(w);
-    tr.events = {make_event(0, EventKind::WorkerStart, w), make_event(10, EventKind::TaskBegin, w, 1),
-                 make_event(1000, EventKind::TaskEnd, w, 1), make_event(1010, EventKind::WorkerEnd)};
+    tr.events = {
+        make_event(0, EventKind::WorkerStart, w), make_event(10, EventKind::TaskBegin, w, 1),
+        make_event(1000, EventKind::TaskEnd, w, 1), make_event(1010, EventKind::WorkerEnd)};
     t.tracks.push_back(std::move(tr));
   }
   return t;

@@ -14,7 +14,8 @@ using gpulb::testing::small_trace;
 TEST_F(Cli, LessonListNamesEveryLesson) {
   const Outcome o = gpulb("lesson list");
   ASSERT_EQ(o.exit_code, 0) << o.out;
-  for (const char* n : {"chen-fig7", "chen-multi-gpu", "grossman-tasks-per-sm", "mohan-static-vs-stealing", "gcharm-combining"}) {
+  for (const char* n : {"chen-fig7", "chen-multi-gpu", "grossman-tasks-per-sm",
+                        "mohan-static-vs-stealing", "gcharm-combining"}) {
     EXPECT_NE(o.out.find(n), std::string::npos) << n << " missing from:\n" << o.out;
   }
   EXPECT_NE(o.out.find("Chen Figure 7"), std::string::npos) << o.out;
@@ -40,7 +41,8 @@ TEST_F(Cli, LessonRecordRefusesWhatItCannotRecordAndWritesWhatItCan) {
   EXPECT_EQ(no_output.exit_code, 2) << no_output.out;
   const Outcome bad_dir = gpulb("lesson record chen-fig7 -o /no/such/dir/x.json");
   EXPECT_EQ(bad_dir.exit_code, 2) << bad_dir.out;
-  const Outcome ok = gpulb("lesson record chen-fig7 --backend cpu --repeats 1 -o " + path("fig7.json"));
+  const Outcome ok =
+      gpulb("lesson record chen-fig7 --backend cpu --repeats 1 -o " + path("fig7.json"));
   ASSERT_EQ(ok.exit_code, 0) << ok.out;
   const auto j = nlohmann::json::parse(std::ifstream(path("fig7.json")));
   EXPECT_EQ(j.at("format"), "gpulb-lesson-series");
@@ -59,7 +61,9 @@ TEST_F(Cli, LessonRunRunsBothCpuRecipesAndWritesTheirTraces) {
     EXPECT_EQ(t.meta.policy, side[0] == 'a' ? "hardware" : "task-queue");
     EXPECT_TRUE(t.meta.verified);
   }
-  EXPECT_NE(o.out.find("gpulb run patterns --backend cpu --policy hardware --param "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("gpulb run patterns --backend cpu --policy hardware --param "),
+            std::string::npos)
+      << o.out;
   EXPECT_NE(o.out.find(" --param pattern=P4"), std::string::npos) << o.out;
 }
 
@@ -72,8 +76,11 @@ TEST_F(Cli, LessonShowGivesTheVerdictMeasuredOnTheShippedTraces) {
   const auto j = nlohmann::json::parse(fig7.out);
   EXPECT_EQ(j.at("verdict"), "reversed") << fig7.out;
   ASSERT_EQ(j.at("quantities").size(), 1u);
-  EXPECT_GT(j.at("quantities")[0].at("b").get<double>(), j.at("quantities")[0].at("a").get<double>()) << "B, the task queue, is slower";
-  EXPECT_NE(j.at("traces").at("a").get<std::string>().find("patterns-P4-100k-hardware-h100.gpulb"), std::string::npos);
+  EXPECT_GT(j.at("quantities")[0].at("b").get<double>(),
+            j.at("quantities")[0].at("a").get<double>())
+      << "B, the task queue, is slower";
+  EXPECT_NE(j.at("traces").at("a").get<std::string>().find("patterns-P4-100k-hardware-h100.gpulb"),
+            std::string::npos);
   // The key figure's series, with where and when it was recorded.
   ASSERT_TRUE(j.contains("series")) << fig7.out;
   EXPECT_EQ(j.at("series").at("rows").size(), 5u);
@@ -87,7 +94,8 @@ TEST_F(Cli, LessonShowGivesTheVerdictMeasuredOnTheShippedTraces) {
   EXPECT_NE(mohan.out.find("verdict     holds partly"), std::string::npos) << mohan.out;
   EXPECT_NE(mohan.out.find("measured on lookahead 7"), std::string::npos) << mohan.out;
   EXPECT_NE(mohan.out.find("task slots needed (peak): holds"), std::string::npos) << mohan.out;
-  const std::string traces = std::string(GPULB_SHIPPED_TRACES) + "/connect4-4-static-list-h200.gpulb " + GPULB_SHIPPED_TRACES +
+  const std::string traces = std::string(GPULB_SHIPPED_TRACES) +
+                             "/connect4-4-static-list-h200.gpulb " + GPULB_SHIPPED_TRACES +
                              "/connect4-4-work-stealing-h200.gpulb";
   const Outcome on_traces = gpulb("lesson show mohan-static-vs-stealing " + traces);
   ASSERT_EQ(on_traces.exit_code, 0) << on_traces.out;
@@ -98,7 +106,9 @@ TEST_F(Cli, LessonShowGivesTheVerdictMeasuredOnTheShippedTraces) {
 // `make run`'s first picture: the recipe on a chosen backend with its key parameter, and the
 // verdict measured on both of its halves, time and task slots, from the traces it wrote.
 TEST_F(Cli, LessonRunTakesTheKeyParameterAndItsTracesCarryBothHalvesOfTheVerdict) {
-  const Outcome run = gpulb("lesson run mohan-static-vs-stealing --backend cpu --param lookahead=3 --out-dir " + path("made/here"));
+  const Outcome run =
+      gpulb("lesson run mohan-static-vs-stealing --backend cpu --param lookahead=3 --out-dir " +
+            path("made/here"));
   ASSERT_EQ(run.exit_code, 0) << run.out;
   const std::string a = path("made/here/lesson-mohan-static-vs-stealing-a.gpulb");
   const std::string b = path("made/here/lesson-mohan-static-vs-stealing-b.gpulb");
@@ -112,10 +122,15 @@ TEST_F(Cli, LessonRunTakesTheKeyParameterAndItsTracesCarryBothHalvesOfTheVerdict
   ASSERT_EQ(j.at("quantities").size(), 2u);
   const auto& slots = j.at("quantities")[1];
   EXPECT_EQ(slots.at("name"), "task slots needed (peak)");
-  EXPECT_EQ(slots.at("a").get<double>(), static_cast<double>(ta.meta.metrics.at("peak_task_slots")));
-  EXPECT_LT(slots.at("b").get<double>(), slots.at("a").get<double>()) << "the deques need fewer slots than a generation";
+  EXPECT_EQ(slots.at("a").get<double>(),
+            static_cast<double>(ta.meta.metrics.at("peak_task_slots")));
+  EXPECT_LT(slots.at("b").get<double>(), slots.at("a").get<double>())
+      << "the deques need fewer slots than a generation";
   EXPECT_EQ(slots.at("holds"), true);
-  EXPECT_EQ(gpulb("lesson run mohan-static-vs-stealing --param lookahead --out-dir " + path("x")).exit_code, 2) << "name=value";
+  EXPECT_EQ(gpulb("lesson run mohan-static-vs-stealing --param lookahead --out-dir " + path("x"))
+                .exit_code,
+            2)
+      << "name=value";
 }
 
 }  // namespace

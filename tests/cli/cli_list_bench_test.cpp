@@ -18,7 +18,8 @@ TEST_F(Cli, BenchScaleWithoutGpusIsABadArgument) {
   EXPECT_NE(b.out.find("bench scale runs on GPUs"), std::string::npos) << b.out;
   const Outcome t = gpulb("run uts --backend cpu --param tree=T1XL --param d=3");
   EXPECT_EQ(t.exit_code, 2) << t.out;
-  EXPECT_EQ(t.out.find("unknown"), std::string::npos) << "T1XL is a preset: only the custom parameter is refused: " << t.out;
+  EXPECT_EQ(t.out.find("unknown"), std::string::npos)
+      << "T1XL is a preset: only the custom parameter is refused: " << t.out;
 }
 
 // `gpulb bench uts` puts the peer's load max/min (the nodes its threads explored, from
@@ -32,29 +33,38 @@ TEST_F(Cli, BenchUtsReportsThePeersLoadFromItsThreadsNodes) {
     return path(name);
   };
   // A line before the PEER line (as a first run's build prints) with fields of its own: not read.
-  const std::string good = script("peer.sh",
-                                  "n=$1; list=20; i=1; while [ $i -lt $n ]; do list=$list,10; i=$((i+1)); done\n"
-                                  "echo \"building: nodes=1 s=9 thread_nodes=1\"\n"
-                                  "echo \"PEER impl=fake tree=$2 threads=$n nodes=$((10*n+10)) s=0.5 nodes_per_s=1 thread_nodes=$list\"");
+  const std::string good =
+      script("peer.sh",
+             "n=$1; list=20; i=1; while [ $i -lt $n ]; do list=$list,10; i=$((i+1)); done\n"
+             "echo \"building: nodes=1 s=9 thread_nodes=1\"\n"
+             "echo \"PEER impl=fake tree=$2 threads=$n nodes=$((10*n+10)) s=0.5 nodes_per_s=1 "
+             "thread_nodes=$list\"");
   const Outcome b = gpulb("bench uts --backend cpu --tree T1 --repeats 1 --peer-uts " + good);
   ASSERT_EQ(b.exit_code, 0) << b.out;
-  const std::string load = std::thread::hardware_concurrency() > 1 ? "| 2.00 (20 / 10) |" : "| 1.00 (20 / 20) |";
+  const std::string load =
+      std::thread::hardware_concurrency() > 1 ? "| 2.00 (20 / 10) |" : "| 1.00 (20 / 20) |";
   const std::size_t row = b.out.find("| cpu peer (");
   ASSERT_NE(row, std::string::npos) << b.out;
   EXPECT_NE(b.out.substr(row, b.out.find('\n', row) - row).find(load), std::string::npos) << b.out;
 
-  const std::string bad = script("bad.sh", "echo \"PEER impl=fake tree=$2 threads=$1 nodes=999 s=0.5 nodes_per_s=1 thread_nodes=5\"");
+  const std::string bad = script(
+      "bad.sh",
+      "echo \"PEER impl=fake tree=$2 threads=$1 nodes=999 s=0.5 nodes_per_s=1 thread_nodes=5\"");
   const Outcome f = gpulb("bench uts --backend cpu --tree T1 --repeats 1 --peer-uts " + bad);
   ASSERT_EQ(f.exit_code, 0) << f.out;
-  EXPECT_NE(f.out.find("failed: thread_nodes= names 1 threads and 5 nodes, not " + std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
-                       " and 999"),
-            std::string::npos)
+  EXPECT_NE(
+      f.out.find("failed: thread_nodes= names 1 threads and 5 nodes, not " +
+                 std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " and 999"),
+      std::string::npos)
       << f.out;
   // A count with letters after its digits is refused, not read as its digits.
-  const std::string letters = script("letters.sh", "echo \"PEER impl=fake tree=$2 threads=$1 nodes=999x s=0.5 nodes_per_s=1\"");
+  const std::string letters = script(
+      "letters.sh", "echo \"PEER impl=fake tree=$2 threads=$1 nodes=999x s=0.5 nodes_per_s=1\"");
   const Outcome l = gpulb("bench uts --backend cpu --tree T1 --repeats 1 --peer-uts " + letters);
   ASSERT_EQ(l.exit_code, 0) << l.out;
-  EXPECT_NE(l.out.find("failed: the PEER line has no count in nodes= or no time in s="), std::string::npos) << l.out;
+  EXPECT_NE(l.out.find("failed: the PEER line has no count in nodes= or no time in s="),
+            std::string::npos)
+      << l.out;
 }
 
 TEST_F(Cli, ListNamesScenariosPoliciesAndBackends) {
@@ -68,7 +78,8 @@ TEST_F(Cli, ListNamesScenariosPoliciesAndBackends) {
   // The policy table lists what this build's backends register, each with its options.
   std::map<std::string, nlohmann::json> policies;
   for (const auto& p : j.at("policies")) policies[p.at("name")] = p;
-  for (const char* name : {"task-queue", "hardware", "chunked", "work-stealing", "static-list", "blocking-queue"}) {
+  for (const char* name :
+       {"task-queue", "hardware", "chunked", "work-stealing", "static-list", "blocking-queue"}) {
     ASSERT_TRUE(policies.count(name)) << name << " missing: " << o.out;
     EXPECT_NE(policies[name].at("backends").dump().find("cpu"), std::string::npos) << name;
   }
@@ -90,11 +101,14 @@ TEST_F(Cli, ListMarkdownHasARowForEachPolicyAndScenarioOfTheJson) {
   const Outcome o = gpulb("list --markdown");
   ASSERT_EQ(o.exit_code, 0) << o.out;
   for (const auto& p : j.at("policies")) {
-    EXPECT_NE(o.out.find("\n| `" + p.at("name").get<std::string>() + "` | " + p.at("paper").get<std::string>() + " |"), std::string::npos)
+    EXPECT_NE(o.out.find("\n| `" + p.at("name").get<std::string>() + "` | " +
+                         p.at("paper").get<std::string>() + " |"),
+              std::string::npos)
         << p.at("name") << ": " << o.out;
   }
   for (const auto& s : j.at("scenarios")) {
-    EXPECT_NE(o.out.find("\n| `" + s.at("name").get<std::string>() + "` | "), std::string::npos) << s.at("name") << ": " << o.out;
+    EXPECT_NE(o.out.find("\n| `" + s.at("name").get<std::string>() + "` | "), std::string::npos)
+        << s.at("name") << ": " << o.out;
   }
   const std::string ws_row = o.out.substr(o.out.find("\n| `work-stealing` |"));
   const std::string ws = ws_row.substr(0, ws_row.find('\n', 1));
@@ -117,7 +131,8 @@ TEST_F(Cli, BenchOutputIsCheckedFirstAndWrittenWholeOrNotAtAll) {
   const Outcome missing = gpulb(bench + "-o " + path("no-such-dir/b.md"));
   EXPECT_EQ(missing.exit_code, 2) << missing.out;
   EXPECT_NE(missing.out.find("does not exist"), std::string::npos) << missing.out;
-  EXPECT_EQ(missing.out.find("| "), std::string::npos) << "refused before measuring: " << missing.out;
+  EXPECT_EQ(missing.out.find("| "), std::string::npos)
+      << "refused before measuring: " << missing.out;
   const Outcome device = gpulb(bench + "-o /dev/full");
   EXPECT_EQ(device.exit_code, 2) << device.out;
   const Outcome json_named = gpulb(bench + "-o " + path("b.json"));

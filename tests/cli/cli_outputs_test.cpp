@@ -24,7 +24,8 @@ TEST_F(Cli, UnknownBackendAndFormatAreRefusedByTheParser) {
 // An unwritable output is refused (exit 2) before any work: the run asked for here would fail as
 // soon as it started (exit 1: the root's children are more than spawn_capacity).
 TEST_F(Cli, AnUnwritableOutputIsRefusedBeforeTheRun) {
-  const std::string failing_run = "run nqueens --backend cpu --policy static-list --param n=8 --param spawn_capacity=1 ";
+  const std::string failing_run =
+      "run nqueens --backend cpu --policy static-list --param n=8 --param spawn_capacity=1 ";
   const Outcome runs = gpulb(failing_run + "-o " + path("ok.gpulb"));
   ASSERT_EQ(runs.exit_code, 1) << runs.out;
   ASSERT_NE(runs.out.find("more than spawn_capacity=1"), std::string::npos) << runs.out;
@@ -38,7 +39,8 @@ TEST_F(Cli, AnUnwritableOutputIsRefusedBeforeTheRun) {
     const Outcome o = gpulb(failing_run + "-o " + out);
     EXPECT_EQ(o.exit_code, 2) << out << ": " << o.out;
     EXPECT_NE(o.out.find(message), std::string::npos) << o.out;
-    EXPECT_EQ(o.out.find("spawn_capacity"), std::string::npos) << out << ": the run started: " << o.out;
+    EXPECT_EQ(o.out.find("spawn_capacity"), std::string::npos)
+        << out << ": the run started: " << o.out;
   }
   for (const auto& e : std::filesystem::directory_iterator(dir_)) {
     EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
@@ -47,8 +49,9 @@ TEST_F(Cli, AnUnwritableOutputIsRefusedBeforeTheRun) {
 
 // -o '' named no file: run wrote nothing with exit 0, export failed with a filesystem error.
 TEST_F(Cli, AnEmptyOutputNameIsABadArgument) {
-  for (const char* cmd : {"run patterns --backend cpu --param blocks=8 -o ''", "export x.gpulb -f csv -o ''",
-                          "bench dispatch --backend cpu --tasks 1000 --repeats 1 -o ''"}) {
+  for (const char* cmd :
+       {"run patterns --backend cpu --param blocks=8 -o ''", "export x.gpulb -f csv -o ''",
+        "bench dispatch --backend cpu --tasks 1000 --repeats 1 -o ''"}) {
     const Outcome o = shell_gpulb("", cmd);
     EXPECT_EQ(o.exit_code, 2) << cmd << ": " << o.out;
     EXPECT_NE(o.out.find("-o '': expected a file name"), std::string::npos) << cmd << ": " << o.out;
@@ -76,7 +79,8 @@ TEST_F(Cli, AnUnwritableOutputExitsTwoFromEveryWriter) {
 #endif
   const std::filesystem::path read_only = dir_ / "read-only";
   std::filesystem::create_directories(read_only);
-  std::filesystem::permissions(read_only, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  std::filesystem::permissions(
+      read_only, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
   // /proc takes no new file even from root, for whom permission bits do not bite.
   std::vector<std::string> outputs = {path("no-such-dir/out.x"), "/proc/gpulb-out.x"};
   if (::geteuid() != 0) outputs.push_back((read_only / "out.x").string());
@@ -86,7 +90,8 @@ TEST_F(Cli, AnUnwritableOutputExitsTwoFromEveryWriter) {
       const std::string cmd = std::string(writer).replace(at, 3, output);
       const Outcome o = gpulb::testing::shell(cmd);
       EXPECT_EQ(o.exit_code, 2) << cmd << ":\n" << o.out;
-      EXPECT_NE(o.out.find(output), std::string::npos) << cmd << ": the message names the output:\n" << o.out;
+      EXPECT_NE(o.out.find(output), std::string::npos) << cmd << ": the message names the output:\n"
+                                                       << o.out;
     }
   }
   EXPECT_TRUE(std::filesystem::is_empty(read_only));
@@ -96,11 +101,13 @@ TEST_F(Cli, AnUnwritableOutputExitsTwoFromEveryWriter) {
 // An empty size is refused (not read as the default budget), and so is --gpus on the cpu backend
 // (which would ignore it).
 TEST_F(Cli, AnEmptySizeAndGpusOnTheCpuBackendAreBadArguments) {
-  for (const char* cmd : {"run patterns --backend cpu --param blocks=8 --trace-memory ''", "info x.gpulb --max-memory ''",
-                          "export x.gpulb -f csv -o y.csv --max-memory ''"}) {
+  for (const char* cmd :
+       {"run patterns --backend cpu --param blocks=8 --trace-memory ''",
+        "info x.gpulb --max-memory ''", "export x.gpulb -f csv -o y.csv --max-memory ''"}) {
     const Outcome o = gpulb(cmd);
     EXPECT_EQ(o.exit_code, 2) << cmd << ": " << o.out;
-    EXPECT_NE(o.out.find("'': expected a size such as 512M or 2G"), std::string::npos) << cmd << ": " << o.out;
+    EXPECT_NE(o.out.find("'': expected a size such as 512M or 2G"), std::string::npos)
+        << cmd << ": " << o.out;
   }
   const Outcome gpus = gpulb("run patterns --backend cpu --param blocks=8 --gpus 2");
   EXPECT_EQ(gpus.exit_code, 2) << gpus.out;
@@ -121,22 +128,31 @@ long children_peak_kib() {
 // any allocation, naming the numbers and what to lower.
 TEST_F(Cli, ARunThatCannotFitInMemoryIsRefusedBeforeItAllocatesNamingTheNumbers) {
   const std::string limit = "ulimit -v 1572864; ";  // 1.5 GiB
-  const Outcome big = gpulb::testing::shell(limit + GPULB_CLI " run patterns --param blocks=16777216 --backend cpu --workers 2 --no-trace");
+  const Outcome big = gpulb::testing::shell(
+      limit + GPULB_CLI
+      " run patterns --param blocks=16777216 --backend cpu --workers 2 --no-trace");
   EXPECT_EQ(big.exit_code, 2) << big.out;
-  for (const char* words : {"this run needs about 3.25 GiB of memory (3 GiB for 16777216 initial tasks + 256 MiB of scenario data)",
-                            "more than the 1.5 GiB of this process's address-space limit (ulimit -v); lower --param blocks"}) {
+  for (const char* words : {"this run needs about 3.25 GiB of memory (3 GiB for 16777216 initial "
+                            "tasks + 256 MiB of scenario data)",
+                            "more than the 1.5 GiB of this process's address-space limit (ulimit "
+                            "-v); lower --param blocks"}) {
     EXPECT_NE(big.out.find(words), std::string::npos) << words << "\n" << big.out;
   }
   EXPECT_LT(children_peak_kib(), 100 * 1024) << "the refused run allocated its data";
 
   const Outcome budget = gpulb("run patterns --param blocks=64 --backend cpu --trace-memory 1T");
   EXPECT_EQ(budget.exit_code, 2) << budget.out;
-  EXPECT_NE(budget.out.find("1 TiB of trace budget), more than the "), std::string::npos) << budget.out;
-  EXPECT_NE(budget.out.find("; lower --trace-memory (or run with --no-trace)"), std::string::npos) << budget.out;
-  EXPECT_EQ(budget.out.find("--param blocks"), std::string::npos) << "64 blocks are not what to lower:\n" << budget.out;
+  EXPECT_NE(budget.out.find("1 TiB of trace budget), more than the "), std::string::npos)
+      << budget.out;
+  EXPECT_NE(budget.out.find("; lower --trace-memory (or run with --no-trace)"), std::string::npos)
+      << budget.out;
+  EXPECT_EQ(budget.out.find("--param blocks"), std::string::npos)
+      << "64 blocks are not what to lower:\n"
+      << budget.out;
 
   // Under the same limit a run that fits runs, traced with its default budget (a quarter of the limit).
-  const Outcome fits = gpulb::testing::shell(limit + GPULB_CLI " run patterns --param blocks=4096 --backend cpu --workers 2");
+  const Outcome fits = gpulb::testing::shell(
+      limit + GPULB_CLI " run patterns --param blocks=4096 --backend cpu --workers 2");
   EXPECT_EQ(fits.exit_code, 0) << fits.out;
 }
 
@@ -152,20 +168,28 @@ TEST_F(Cli, EveryScenarioSizedPastTheLimitIsRefusedBeforeItAllocatesNamingItsPar
     const char* lower;
   };
   const Case cases[] = {
-      {"1048576", "md --param atoms=4194304", "this run needs about 1.63 GiB of memory (1.63 GiB of scenario data)", "lower --param atoms"},
-      {"1048576", "md2d --param particles=4194304", "this run needs about 1.45 GiB of memory (1.45 GiB of scenario data)",
+      {"1048576", "md --param atoms=4194304",
+       "this run needs about 1.63 GiB of memory (1.63 GiB of scenario data)",
+       "lower --param atoms"},
+      {"1048576", "md2d --param particles=4194304",
+       "this run needs about 1.45 GiB of memory (1.45 GiB of scenario data)",
        "lower --param particles"},
-      {"1048576", "nbody --param particles=4194304", "GiB of scenario data), more than the 1 GiB of", "lower --param particles"},
-      {"131072", "connect4 --param lookahead=8", "this run needs about 154 MiB of memory (154 MiB of scenario data)",
+      {"1048576", "nbody --param particles=4194304",
+       "GiB of scenario data), more than the 1 GiB of", "lower --param particles"},
+      {"131072", "connect4 --param lookahead=8",
+       "this run needs about 154 MiB of memory (154 MiB of scenario data)",
        "lower --param lookahead"},
   };
   for (const Case& c : cases) {
-    const Outcome o = gpulb::testing::shell(std::string("ulimit -v ") + c.limit_kib + "; " + GPULB_CLI " run " + c.run +
-                                            " --backend cpu --workers 2 --no-trace");
+    const Outcome o =
+        gpulb::testing::shell(std::string("ulimit -v ") + c.limit_kib + "; " + GPULB_CLI " run " +
+                              c.run + " --backend cpu --workers 2 --no-trace");
     EXPECT_EQ(o.exit_code, 2) << c.run << "\n" << o.out;
     EXPECT_NE(o.out.find(c.needs), std::string::npos) << c.run << "\n" << o.out;
-    EXPECT_NE(o.out.find(std::string("this process's address-space limit (ulimit -v); ") + c.lower), std::string::npos) << c.run << "\n"
-                                                                                                                   << o.out;
+    EXPECT_NE(o.out.find(std::string("this process's address-space limit (ulimit -v); ") + c.lower),
+              std::string::npos)
+        << c.run << "\n"
+        << o.out;
   }
   EXPECT_LT(children_peak_kib(), 100 * 1024) << "a refused run allocated its data";
 }
@@ -175,10 +199,12 @@ TEST_F(Cli, EveryScenarioSizedPastTheLimitIsRefusedBeforeItAllocatesNamingItsPar
 TEST_F(Cli, AnOutputNameOfTheLongestLengthIsWritten) {
   for (std::size_t length : {250u, 255u}) {
     const std::string name = std::string(length - 6, 'n') + ".gpulb";
-    const Outcome o = gpulb("run patterns --backend cpu --param blocks=8 --workers 2 -o " + path(name));
+    const Outcome o =
+        gpulb("run patterns --backend cpu --param blocks=8 --workers 2 -o " + path(name));
     EXPECT_EQ(o.exit_code, 0) << length << ": " << o.out;
     EXPECT_TRUE(std::filesystem::exists(path(name))) << length;
-    const Outcome e = gpulb("export " + path(name) + " -f chrome -o " + path(std::string(length - 5, 'e') + ".json"));
+    const Outcome e = gpulb("export " + path(name) + " -f chrome -o " +
+                            path(std::string(length - 5, 'e') + ".json"));
     EXPECT_EQ(e.exit_code, 0) << length << ": " << e.out;
   }
   for (const auto& e : std::filesystem::directory_iterator(dir_)) {
@@ -189,8 +215,10 @@ TEST_F(Cli, AnOutputNameOfTheLongestLengthIsWritten) {
 // README: a write that fails is exit 1, and leaves no file behind. A file size limit of 1 KiB
 // (SIGXFSZ ignored, so write() returns EFBIG) fails the trace's write after a good run.
 TEST_F(Cli, ATraceWriteThatFailsExitsOneAndLeavesNothing) {
-  const Outcome o = shell_gpulb("trap '' XFSZ; ulimit -f 1; ",
-                                "run patterns --backend cpu --param blocks=64 --param work=10 --workers 2 -o " + path("big.gpulb"));
+  const Outcome o =
+      shell_gpulb("trap '' XFSZ; ulimit -f 1; ",
+                  "run patterns --backend cpu --param blocks=64 --param work=10 --workers 2 -o " +
+                      path("big.gpulb"));
   EXPECT_EQ(o.exit_code, 1) << o.out;
   EXPECT_NE(o.out.find(path("big.gpulb") + ": write failed"), std::string::npos) << o.out;
   EXPECT_FALSE(std::filesystem::exists(path("big.gpulb")));
@@ -204,23 +232,34 @@ TEST_F(Cli, ATraceWriteThatFailsExitsOneAndLeavesNothing) {
 // budget (cut with a note, or refused naming the numbers), and workers to a bound.
 TEST_F(Cli, TraceMemoryStaysWithinItsBudget) {
   const std::string run = "run patterns --backend cpu --param blocks=64 --param work=10 ";
-  const Outcome cut = gpulb(run + "--workers 2 --param trace_capacity=67108864 --trace-memory 64M --json");
+  const Outcome cut =
+      gpulb(run + "--workers 2 --param trace_capacity=67108864 --trace-memory 64M --json");
   ASSERT_EQ(cut.exit_code, 0) << cut.out;
   const auto j = nlohmann::json::parse(cut.out);
   ASSERT_EQ(j.at("notes").size(), 1u) << cut.out;
-  EXPECT_NE(j.at("notes")[0].get<std::string>().find("trace_capacity=67108864 for each of 3 trace segments"), std::string::npos) << cut.out;
-  EXPECT_NE(j.at("notes")[0].get<std::string>().find("over the trace memory budget of 64 MiB"), std::string::npos) << cut.out;
+  EXPECT_NE(j.at("notes")[0].get<std::string>().find(
+                "trace_capacity=67108864 for each of 3 trace segments"),
+            std::string::npos)
+      << cut.out;
+  EXPECT_NE(j.at("notes")[0].get<std::string>().find("over the trace memory budget of 64 MiB"),
+            std::string::npos)
+      << cut.out;
   EXPECT_EQ(j.at("dropped_events"), 0);
 
   const Outcome tiny = gpulb(run + "--workers 8 --trace-memory 16K");
   EXPECT_EQ(tiny.exit_code, 2) << tiny.out;
-  EXPECT_NE(tiny.out.find("the trace needs at least 256 events for each of 9 trace segments"), std::string::npos) << tiny.out;
+  EXPECT_NE(tiny.out.find("the trace needs at least 256 events for each of 9 trace segments"),
+            std::string::npos)
+      << tiny.out;
   EXPECT_NE(tiny.out.find("over the trace memory budget of 16 KiB"), std::string::npos) << tiny.out;
 
-  const std::string too_many = std::to_string(std::max(65u, 16 * std::thread::hardware_concurrency() + 1));
+  const std::string too_many =
+      std::to_string(std::max(65u, 16 * std::thread::hardware_concurrency() + 1));
   const Outcome many = gpulb(run + "--workers " + too_many);
   EXPECT_EQ(many.exit_code, 2) << many.out;
-  EXPECT_NE(many.out.find("--workers " + too_many + ": the cpu backend runs a thread per worker"), std::string::npos) << many.out;
+  EXPECT_NE(many.out.find("--workers " + too_many + ": the cpu backend runs a thread per worker"),
+            std::string::npos)
+      << many.out;
   EXPECT_NE(many.out.find("the run's 64 tasks"), std::string::npos) << many.out;
   EXPECT_EQ(many.out.find("bad_alloc"), std::string::npos) << many.out;
 
@@ -232,7 +271,9 @@ TEST_F(Cli, TraceMemoryStaysWithinItsBudget) {
 // A budget too small for the trace drops events; the note on them names the budget that cut the
 // segments, since raising trace_capacity would change nothing.
 TEST_F(Cli, DroppedEventsUnderATinyBudgetNameTheBudget) {
-  const Outcome o = gpulb("run patterns --backend cpu --param blocks=4000 --param work=1 --workers 2 --trace-memory 16K --json");
+  const Outcome o = gpulb(
+      "run patterns --backend cpu --param blocks=4000 --param work=1 --workers 2 --trace-memory "
+      "16K --json");
   ASSERT_EQ(o.exit_code, 0) << o.out;
   const auto j = nlohmann::json::parse(o.out);
   ASSERT_GT(j.at("dropped_events").get<std::uint64_t>(), 0u) << o.out;

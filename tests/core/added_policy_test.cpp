@@ -15,7 +15,11 @@ namespace gpulb {
 namespace {
 
 const PolicyDescriptor& every_task_on_worker_0() {
-  static const PolicyDescriptor d{"test-worker-0", "a test", "worker 0 runs every task; the others start and end", {.persistent = true}, {}};
+  static const PolicyDescriptor d{"test-worker-0",
+                                  "a test",
+                                  "worker 0 runs every task; the others start and end",
+                                  {.persistent = true},
+                                  {}};
   return d;
 }
 
@@ -27,9 +31,11 @@ struct WorkerZeroDriver {
     cpu::Runtime rt(plan, 2 * plan.tasks.size() + 16);
     rt.start([&](std::uint32_t rank) {
       cpu::WorkerSlot& slot = rt.slot(rank);
-      const cpu::WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag());
+      const cpu::WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(),
+                                   rt.stop_flag());
       cpu::worker_begin(ctx, slot, rank);
-      for (std::size_t i = 0; rank == 0 && i < plan.tasks.size(); ++i) cpu::run_task(rt, ctx, slot, body, plan.tasks[i]);
+      for (std::size_t i = 0; rank == 0 && i < plan.tasks.size(); ++i)
+        cpu::run_task(rt, ctx, slot, body, plan.tasks[i]);
       cpu::worker_end(ctx, slot, 0);
     });
     ExecOutput out = rt.finish("host", plan.tasks.size());
@@ -39,7 +45,8 @@ struct WorkerZeroDriver {
 };
 
 const PolicyDescriptor& a_taken_name() {
-  static const PolicyDescriptor d{"work-stealing", "a test", "a second policy named as a shipped one", {}, {}};
+  static const PolicyDescriptor d{
+      "work-stealing", "a test", "a second policy named as a shipped one", {}, {}};
   return d;
 }
 struct TakenNameDriver : WorkerZeroDriver {
@@ -66,7 +73,8 @@ TEST(AddedPolicy, RunsAShippedScenarioThroughItsOwnDriver) {
   EXPECT_EQ(r.metrics.at("tasks_per_worker_max"), 90u);
   EXPECT_EQ(r.metrics.at("tasks_per_worker_min"), 0u);
   ASSERT_EQ(r.stats.per_worker.size(), 3u);
-  EXPECT_EQ(r.stats.per_worker[0].tasks + r.stats.per_worker[1].tasks + r.stats.per_worker[2].tasks, 90u);
+  EXPECT_EQ(r.stats.per_worker[0].tasks + r.stats.per_worker[1].tasks + r.stats.per_worker[2].tasks,
+            90u);
 }
 
 TEST(AddedPolicy, LeavesTheShippedPoliciesAsTheyWere) {
@@ -93,7 +101,9 @@ TEST(AddedPolicy, ANameAPolicyHasIsRefused) {
     cpu::add_policy<TakenNameDriver>(registry);
     FAIL() << "a second 'work-stealing' was added";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("policy 'work-stealing' is registered already"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("policy 'work-stealing' is registered already"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(registry.policies().size(), builtin::registry().policies().size());
 }
@@ -108,7 +118,10 @@ TEST(AddedPolicy, ASpawningScenarioIsRefusedNamingThePolicy) {
     run(registry, c);
     FAIL() << "a spawning scenario ran under a policy without runs_spawned_tasks";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("spawns child tasks, which policy 'test-worker-0' cannot run"), std::string::npos) << e.what();
+    EXPECT_NE(
+        std::string(e.what()).find("spawns child tasks, which policy 'test-worker-0' cannot run"),
+        std::string::npos)
+        << e.what();
   }
 }
 
@@ -122,9 +135,11 @@ TEST(MakeRegistry, HoldsWhatTheShippedRegistryHolds) {
   const Registry made = builtin::make_registry();
   const Registry& shipped = builtin::registry();
   ASSERT_EQ(made.scenarios().size(), shipped.scenarios().size());
-  for (std::size_t i = 0; i < made.scenarios().size(); ++i) EXPECT_EQ(made.scenarios()[i]->name(), shipped.scenarios()[i]->name());
+  for (std::size_t i = 0; i < made.scenarios().size(); ++i)
+    EXPECT_EQ(made.scenarios()[i]->name(), shipped.scenarios()[i]->name());
   ASSERT_EQ(made.policies().size(), shipped.policies().size());
-  for (std::size_t i = 0; i < made.policies().size(); ++i) EXPECT_EQ(made.policies()[i]->name, shipped.policies()[i]->name);
+  for (std::size_t i = 0; i < made.policies().size(); ++i)
+    EXPECT_EQ(made.policies()[i]->name, shipped.policies()[i]->name);
 }
 
 }  // namespace

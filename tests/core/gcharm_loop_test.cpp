@@ -38,18 +38,22 @@ struct FakeDevice : RequestDevice {
     items.resize(c.upload_items.size() / 4);
     slot_lists = c.slot_lists;
     outputs.assign(c.output_bytes / 8, 0);
-    return {reinterpret_cast<std::uintptr_t>(cache.data()), reinterpret_cast<std::uintptr_t>(items.data()),
-            reinterpret_cast<std::uintptr_t>(slot_lists.data()), reinterpret_cast<std::uintptr_t>(outputs.data())};
+    return {reinterpret_cast<std::uintptr_t>(cache.data()),
+            reinterpret_cast<std::uintptr_t>(items.data()),
+            reinterpret_cast<std::uintptr_t>(slot_lists.data()),
+            reinterpret_cast<std::uintptr_t>(outputs.data())};
   }
   void submit(std::uint32_t k, CombinedRequest& c) override {
     if (c.mode == TransferMode::Redundant) {
       std::memcpy(items.data(), c.upload_items.data(), c.upload_items.size());
     } else {
-      for (std::size_t i = 0; i < c.upload_slots.size(); ++i) std::memcpy(&cache[c.upload_slots[i]], c.upload_items.data() + 4 * i, 4);
+      for (std::size_t i = 0; i < c.upload_slots.size(); ++i)
+        std::memcpy(&cache[c.upload_slots[i]], c.upload_items.data() + 4 * i, 4);
     }
     for (const Task& t : c.tasks) {
       std::uint64_t sum = 0;
-      for (std::uint32_t i = 0; i < request_item_count(t); ++i) sum += request_item<std::uint32_t>(t, i);
+      for (std::uint32_t i = 0; i < request_item_count(t); ++i)
+        sum += request_item<std::uint32_t>(t, i);
       *request_output<std::uint64_t>(t) += sum;
     }
     busy[k] = true;
@@ -57,7 +61,8 @@ struct FakeDevice : RequestDevice {
   }
   bool done(std::uint32_t) override { return true; }
   LaunchTimes finish(std::uint32_t k, CombinedRequest& c) override {
-    for (std::size_t i = 0; i < c.requests.size(); ++i) std::memcpy(c.requests[i].output.data(), &outputs[c.output_offset[i] / 8], 8);
+    for (std::size_t i = 0; i < c.requests.size(); ++i)
+      std::memcpy(c.requests[i].output.data(), &outputs[c.output_offset[i] / 8], 8);
     busy[k] = false;
     return {};
   }
@@ -66,8 +71,9 @@ struct FakeDevice : RequestDevice {
 
 // Emits request `slot` over `items` of `table`; the fake devices sum their values into
 // outputs[slot], so expected[slot] gets that sum. `work` 0: the list weighs it by its items.
-void emit_summing(RequestSink& sink, std::span<const std::uint32_t> table, const std::vector<std::uint32_t>& items, std::size_t slot,
-                  std::uint64_t work, std::vector<std::uint64_t>& outputs, std::vector<std::uint64_t>& expected) {
+void emit_summing(RequestSink& sink, std::span<const std::uint32_t> table,
+                  const std::vector<std::uint32_t>& items, std::size_t slot, std::uint64_t work,
+                  std::vector<std::uint64_t>& outputs, std::vector<std::uint64_t>& expected) {
   std::uint64_t sum = 0;
   for (const std::uint32_t i : items) sum += table[i];
   expected[slot] = sum;
@@ -91,9 +97,11 @@ TEST(CombiningLoop, EveryRequestRunsOnceOverTheItemsOfItsOwnTableUnderEveryStrat
   for (const char* strategy : {"adaptive", "static", "eager"}) {
     for (const char* transfer : {"redundant", "reuse", "reuse-sorted"}) {
       // Two generations of tables (two steps); each request reads 1..20 items.
-      std::vector<std::vector<std::uint32_t>> tables = {std::vector<std::uint32_t>(300), std::vector<std::uint32_t>(200)};
+      std::vector<std::vector<std::uint32_t>> tables = {std::vector<std::uint32_t>(300),
+                                                        std::vector<std::uint32_t>(200)};
       for (std::size_t g = 0; g < 2; ++g) {
-        for (std::size_t i = 0; i < tables[g].size(); ++i) tables[g][i] = static_cast<std::uint32_t>((g + 1) * 1000 + i);
+        for (std::size_t i = 0; i < tables[g].size(); ++i)
+          tables[g][i] = static_cast<std::uint32_t>((g + 1) * 1000 + i);
       }
       std::vector<std::uint64_t> outputs(2 * 150), expected(2 * 150);
       RequestStream stream;
@@ -104,7 +112,8 @@ TEST(CombiningLoop, EveryRequestRunsOnceOverTheItemsOfItsOwnTableUnderEveryStrat
           std::vector<std::uint32_t> items;
           for (std::uint32_t r = 0; r < 150; ++r) {
             items.clear();
-            for (std::uint32_t i = 0; i < 1 + (r * 7) % 20; ++i) items.push_back((r * 31 + i * 17) % tables[g].size());
+            for (std::uint32_t i = 0; i < 1 + (r * 7) % 20; ++i)
+              items.push_back((r * 31 + i * 17) % tables[g].size());
             emit_summing(sink, tables[g], items, g * 150 + r, 0, outputs, expected);
           }
           sink.wait_all();
@@ -139,7 +148,11 @@ TEST(CombiningLoop, EveryRequestRunsOnceOverTheItemsOfItsOwnTableUnderEveryStrat
 // work; it notes how many of its launches began while `other` was busy.
 struct ScriptedDevice : RequestDevice {
   ScriptedDevice(std::uint32_t slots, std::uint32_t polls, std::uint64_t ns_per_unit)
-      : left(slots, 0), busy(slots, false), outputs(slots), polls(polls), ns_per_unit(ns_per_unit) {}
+      : left(slots, 0),
+        busy(slots, false),
+        outputs(slots),
+        polls(polls),
+        ns_per_unit(ns_per_unit) {}
   std::vector<std::uint32_t> left;
   std::vector<bool> busy;
   std::vector<std::vector<std::uint64_t>> outputs;
@@ -151,8 +164,8 @@ struct ScriptedDevice : RequestDevice {
   // Where set: each launch's (lane, its requests' work in launch order), in submit order.
   std::vector<std::pair<int, std::vector<std::uint64_t>>>* log = nullptr;
   int lane = 0;
-  std::uint32_t first_polls = 0;             // where set, the first launch's polls
-  std::atomic<bool>* submitted = nullptr;    // where set, raised at each launch
+  std::uint32_t first_polls = 0;           // where set, the first launch's polls
+  std::atomic<bool>* submitted = nullptr;  // where set, raised at each launch
   // Running a launch of an earlier decision: the loop has polled it since (the two parts of one
   // decision are submitted with no poll between them).
   bool running_from_before() const {
@@ -166,13 +179,15 @@ struct ScriptedDevice : RequestDevice {
   std::uint32_t resident_blocks() const override { return 4; }
   DeviceAreas prepare(std::uint32_t k, const CombinedRequest& c) override {
     outputs[k].assign(c.output_bytes / 8, 0);
-    return {reinterpret_cast<std::uintptr_t>(c.table.data()), 0, 0, reinterpret_cast<std::uintptr_t>(outputs[k].data())};
+    return {reinterpret_cast<std::uintptr_t>(c.table.data()), 0, 0,
+            reinterpret_cast<std::uintptr_t>(outputs[k].data())};
   }
   void submit(std::uint32_t k, CombinedRequest& c) override {
     // The body, on the host: whatever the transfer mode, read the items from the table.
     for (std::size_t i = 0; i < c.tasks.size(); ++i) {
       std::uint64_t sum = 0;
-      for (std::uint32_t item : c.requests[i].items) sum += reinterpret_cast<const std::uint32_t*>(c.table.data())[item];
+      for (std::uint32_t item : c.requests[i].items)
+        sum += reinterpret_cast<const std::uint32_t*>(c.table.data())[item];
       *request_output<std::uint64_t>(c.tasks[i]) += sum;
     }
     busy[k] = true;
@@ -188,7 +203,8 @@ struct ScriptedDevice : RequestDevice {
   }
   bool done(std::uint32_t k) override { return left[k] == 0 || --left[k] == 0; }
   LaunchTimes finish(std::uint32_t k, CombinedRequest& c) override {
-    for (std::size_t i = 0; i < c.requests.size(); ++i) std::memcpy(c.requests[i].output.data(), &outputs[k][c.output_offset[i] / 8], 8);
+    for (std::size_t i = 0; i < c.requests.size(); ++i)
+      std::memcpy(c.requests[i].output.data(), &outputs[k][c.output_offset[i] / 8], 8);
     busy[k] = false;
     std::uint64_t work = 0;
     for (const PendingRequest& r : c.requests) work += r.work;
@@ -201,8 +217,10 @@ struct ScriptedDevice : RequestDevice {
 // waited for before the next) of `per_step` summing requests; request r of step g reads
 // items_of(g, r) items, (r * 31 + i * 17 + g) mod the table's size, and weighs their count
 // squared (a cost quadratic in the items, as md2d's).
-RequestStream stepped_requests(const std::vector<std::uint32_t>& table, std::uint32_t steps, std::uint32_t per_step,
-                               std::function<std::uint32_t(std::uint32_t, std::uint32_t)> items_of, std::vector<std::uint64_t>& outputs,
+RequestStream stepped_requests(const std::vector<std::uint32_t>& table, std::uint32_t steps,
+                               std::uint32_t per_step,
+                               std::function<std::uint32_t(std::uint32_t, std::uint32_t)> items_of,
+                               std::vector<std::uint64_t>& outputs,
                                std::vector<std::uint64_t>& expected) {
   RequestStream stream;
   stream.item_bytes = 4;
@@ -231,7 +249,8 @@ TEST(HybridLoop, AFreeGpuTakesWorkWhileTheCpuRunsAndEveryRequestRunsOnce) {
     constexpr std::uint32_t kSteps = 3, kPerStep = 200;
     std::vector<std::uint64_t> outputs(kSteps * kPerStep), expected(kSteps * kPerStep);
     const RequestStream stream = stepped_requests(
-        table, kSteps, kPerStep, [](std::uint32_t, std::uint32_t r) { return 1 + (r * 13) % 20; }, outputs, expected);
+        table, kSteps, kPerStep, [](std::uint32_t, std::uint32_t r) { return 1 + (r * 13) % 20; },
+        outputs, expected);
     ExecPlan plan;
     plan.options.strategy = *choice_named<RequestStrategy>(strategy);
     plan.options.transfer = RequestTransfer::Reuse;
@@ -245,7 +264,8 @@ TEST(HybridLoop, AFreeGpuTakesWorkWhileTheCpuRunsAndEveryRequestRunsOnce) {
     FakeHost host;
     std::vector<DeviceLane> lanes;
     HybridSplitter splitter(hybrid_strategy(*choice_named<RequestStrategy>(strategy)), 0.5, 4, 0);
-    const RequestTotals t = run_hybrid(plan, host, cpu, TransferMode::InPlace, gpu, lanes, splitter);
+    const RequestTotals t =
+        run_hybrid(plan, host, cpu, TransferMode::InPlace, gpu, lanes, splitter);
     EXPECT_EQ(outputs, expected) << strategy;
     EXPECT_EQ(t.requests, std::uint64_t{kSteps} * kPerStep) << strategy;
     EXPECT_EQ(t.lanes[0].requests + t.lanes[1].requests, t.requests) << strategy;
@@ -280,7 +300,9 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
   std::vector<std::uint64_t> outputs(kSteps * kPerStep), expected(kSteps * kPerStep);
   // 1..30 items, a few requests (every 17th) much larger than the rest, as md2d's clusters.
   const RequestStream stream = stepped_requests(
-      table, kSteps, kPerStep, [](std::uint32_t g, std::uint32_t r) { return r % 17 == 5 ? 30 : 1 + (r * 7 + g) % 12; }, outputs, expected);
+      table, kSteps, kPerStep,
+      [](std::uint32_t g, std::uint32_t r) { return r % 17 == 5 ? 30 : 1 + (r * 7 + g) % 12; },
+      outputs, expected);
   ExecPlan plan;
   plan.options.strategy = RequestStrategy::Adaptive;
   plan.options.transfer = RequestTransfer::Reuse;
@@ -296,7 +318,8 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
   // Calibrated before the run (scripted): a CPU worker 4 x slower on a request than a GPU block,
   // the GPU's time its largest request's (4 CPU workers, 1000 resident blocks).
   HybridSplitter splitter(HybridStrategy::Adaptive, 0.0, 4, 1000);
-  for (Side side : {Side::Cpu, Side::Gpu}) splitter.record(side, PartShape{400, 100, 4}, 1);  // warm-ups
+  for (Side side : {Side::Cpu, Side::Gpu})
+    splitter.record(side, PartShape{400, 100, 4}, 1);  // warm-ups
   splitter.record(Side::Cpu, PartShape{400, 100, 4}, 4 * 100 * 100);
   splitter.record(Side::Gpu, PartShape{400, 100, 4}, 100 * 100);
   std::vector<DeviceLane> lanes;
@@ -308,17 +331,21 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
   std::size_t with_lead = 0, with_cpu = 0;
   host.splits_at.push_back(log.size());
   for (std::size_t d = 0; d + 1 < host.splits_at.size(); ++d) {
-    std::vector<std::pair<int, std::vector<std::uint64_t>>> launches(log.begin() + host.splits_at[d], log.begin() + host.splits_at[d + 1]);
+    std::vector<std::pair<int, std::vector<std::uint64_t>>> launches(
+        log.begin() + host.splits_at[d], log.begin() + host.splits_at[d + 1]);
     ASSERT_FALSE(launches.empty());
     std::vector<std::uint64_t> cpu_work, gpu_work;
     std::size_t gpu_launches = 0;
     for (const auto& [lane, work] : launches) {
-      EXPECT_TRUE(std::is_sorted(work.rbegin(), work.rend())) << "decision " << d << ": a part not largest first";
-      (lane == 0 ? cpu_work : gpu_work).insert((lane == 0 ? cpu_work : gpu_work).end(), work.begin(), work.end());
+      EXPECT_TRUE(std::is_sorted(work.rbegin(), work.rend()))
+          << "decision " << d << ": a part not largest first";
+      (lane == 0 ? cpu_work : gpu_work)
+          .insert((lane == 0 ? cpu_work : gpu_work).end(), work.begin(), work.end());
       gpu_launches += lane == 1;
     }
     if (!gpu_work.empty()) {
-      EXPECT_EQ(launches.front().first, 1) << "decision " << d << ": the GPU's part did not go first";
+      EXPECT_EQ(launches.front().first, 1)
+          << "decision " << d << ": the GPU's part did not go first";
     }
     if (gpu_launches == 2) {
       // GPU lead, CPU (if any), GPU rest: the lead holds the requests of at least half the largest.
@@ -331,7 +358,8 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
     EXPECT_LE(gpu_launches, 2u);
     if (!cpu_work.empty() && !gpu_work.empty()) {
       ++with_cpu;
-      EXPECT_LE(*std::max_element(cpu_work.begin(), cpu_work.end()), *std::min_element(gpu_work.begin(), gpu_work.end()))
+      EXPECT_LE(*std::max_element(cpu_work.begin(), cpu_work.end()),
+                *std::min_element(gpu_work.begin(), gpu_work.end()))
           << "decision " << d << ": the CPU took a request larger than one the GPU kept";
     }
   }
@@ -346,7 +374,8 @@ struct ProducerClockHost : FakeHost {
   std::atomic<std::thread::id> producer{};
   std::atomic<bool> ticking{false};
   std::uint64_t now_ns() const override {
-    return std::this_thread::get_id() == producer.load() && ticking.load() ? FakeHost::now_ns() : now.load();
+    return std::this_thread::get_id() == producer.load() && ticking.load() ? FakeHost::now_ns()
+                                                                           : now.load();
   }
 };
 
@@ -393,13 +422,16 @@ TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaun
   plan.requests = &stream;
   std::vector<std::pair<int, std::vector<std::uint64_t>>> log;
   ScriptedDevice cpu(1, 4, 50), gpu(2, 6, 1);
-  gpu.first_polls = 100'000;  // the first request runs long enough for the batch to be split meanwhile
+  // the first request runs long enough for the batch to be split meanwhile
+  gpu.first_polls = 100'000;
   gpu.submitted = &gpu_launched;
   cpu.log = gpu.log = &log;
   gpu.lane = 1;
   HybridSplitter splitter(HybridStrategy::Adaptive, 0.0, 4, 1000);
-  for (Side side : {Side::Cpu, Side::Gpu}) splitter.record(side, PartShape{400, 100, 4}, 1);  // warm-ups
-  splitter.record(Side::Cpu, PartShape{400, 100, 4}, 8 * 100 * 100);  // a worker 8 x slower than a block
+  for (Side side : {Side::Cpu, Side::Gpu})
+    splitter.record(side, PartShape{400, 100, 4}, 1);  // warm-ups
+  splitter.record(Side::Cpu, PartShape{400, 100, 4},
+                  8 * 100 * 100);  // a worker 8 x slower than a block
   splitter.record(Side::Gpu, PartShape{400, 100, 4}, 100 * 100);
   std::vector<DeviceLane> lanes;
   const RequestTotals t = run_hybrid(plan, host, cpu, TransferMode::InPlace, gpu, lanes, splitter);
@@ -435,8 +467,9 @@ TEST(HybridLoop, ARestThatWaitedForTheLeadToEvictBooksOnlyItsOwnTime) {
   stream.item_bytes = 4;
   stream.produce = [&](RequestSink& sink) {
     sink.publish_items(std::as_bytes(std::span<const std::uint32_t>(table)));
-    emit_summing(sink, table, {0, 1, 2, 3}, 0, 1000, outputs, expected);       // the lead: 4 items
-    emit_summing(sink, table, {4, 5, 6, 7, 8, 9}, 1, 1, outputs, expected);    // the rest: 6 more, 10 > 8 slots
+    emit_summing(sink, table, {0, 1, 2, 3}, 0, 1000, outputs, expected);  // the lead: 4 items
+    emit_summing(sink, table, {4, 5, 6, 7, 8, 9}, 1, 1, outputs,
+                 expected);  // the rest: 6 more, 10 > 8 slots
     emit_summing(sink, table, {10}, 2, 1, outputs, expected);
     emit_summing(sink, table, {11}, 3, 1, outputs, expected);
     sink.wait_all();
@@ -449,7 +482,8 @@ TEST(HybridLoop, ARestThatWaitedForTheLeadToEvictBooksOnlyItsOwnTime) {
   // to 4 M polls, seconds: a loop that never decides again ends and fails the test).
   ScriptedDevice cpu(1, 1, 1), gpu(2, 1u << 22, 1);
   gpu.first_polls = 10;
-  const std::vector<DeviceLane> lanes = {{&cpu, TransferMode::InPlace, "cpu_"}, {&gpu, TransferMode::Reuse, "gpu_"}};
+  const std::vector<DeviceLane> lanes = {{&cpu, TransferMode::InPlace, "cpu_"},
+                                         {&gpu, TransferMode::Reuse, "gpu_"}};
   // Static K = 4: the first decision sees all four requests and launches the first two on the GPU
   // (the first as its lead); the other two wait for the second, once the producer waits.
   CombiningController controller(CombineStrategy::Static, 1000, 4);
@@ -468,7 +502,9 @@ TEST(HybridLoop, ARestThatWaitedForTheLeadToEvictBooksOnlyItsOwnTime) {
     p.gpu_lead = work_seen.size() == 1 ? 1 : 0;
     return p;
   };
-  router.predict_ns = [](std::size_t, const PartShape& shape) { return 1e9 * static_cast<double>(shape.work); };  // 1 s a unit
+  router.predict_ns = [](std::size_t, const PartShape& shape) {
+    return 1e9 * static_cast<double>(shape.work);
+  };  // 1 s a unit
   FakeHost host;
   const RequestTotals t = run_requests(plan, host, lanes, controller, router);
   EXPECT_EQ(outputs, expected);

@@ -27,7 +27,8 @@ struct Launch {
   std::uint64_t at, count;
   LaunchReason reason;
 };
-std::vector<Launch> simulate(CombiningController& c, const std::vector<std::uint64_t>& arrivals, std::uint64_t tick, std::uint64_t until) {
+std::vector<Launch> simulate(CombiningController& c, const std::vector<std::uint64_t>& arrivals,
+                             std::uint64_t tick, std::uint64_t until) {
   std::vector<Launch> out;
   std::uint64_t waiting = 0;
   std::size_t next = 0;
@@ -104,11 +105,13 @@ TEST(Combining, StaticCombinesEveryKArrivalsAndEagerLaunchesEachAlone) {
 }
 
 TEST(Combining, EveryRequestIsLaunchedExactlyOnce) {
-  for (CombineStrategy strategy : {CombineStrategy::Adaptive, CombineStrategy::Static, CombineStrategy::Eager}) {
+  for (CombineStrategy strategy :
+       {CombineStrategy::Adaptive, CombineStrategy::Static, CombineStrategy::Eager}) {
     CombiningController c(strategy, 7, 13);
     std::vector<std::uint64_t> arrivals;
     std::uint64_t t = 0;
-    for (int i = 0; i < 500; ++i) arrivals.push_back(t += (i * 7919) % 50 * us);  // irregular gaps, some 0
+    for (int i = 0; i < 500; ++i)
+      arrivals.push_back(t += (i * 7919) % 50 * us);  // irregular gaps, some 0
     const auto launches = simulate(c, arrivals, us, t + 10 * us);
     std::uint64_t launched = 0;
     for (const Launch& l : launches) launched += l.count;
@@ -171,7 +174,7 @@ HybridSplitter calibrated(double cpu, double gpu, std::uint32_t cpu_workers = 0)
 
 TEST(HybridSplit, ASmallPartWeighsByItsSizeNotAsMuchAsAFullBatch) {
   HybridSplitter h(HybridStrategy::Adaptive, 0.0);
-  h.record(Side::Gpu, 100, 1);              // warm-up
+  h.record(Side::Gpu, 100, 1);                // warm-up
   h.record(Side::Gpu, 1'000'000, 1'000'000);  // a full batch: 1 ns a unit
   h.record(Side::Gpu, 1'000, 21'000);         // a leftover of 1,000 units that paid a 20 us launch
   EXPECT_DOUBLE_EQ(h.gpu_ns_per_item(), 1'021'000.0 / 1'001'000.0);  // about 1.02, not (1 + 21) / 2
@@ -216,7 +219,8 @@ TEST(HybridSplit, StaticAndUncalibratedWaitForBothSidesAsThePaper) {
   const HybridSplitter s(HybridStrategy::Static, 0.5);
   EXPECT_EQ(s.plan(work, {true, 0}, {true, 0}).cpu, 2u);
   EXPECT_EQ(s.plan(work, {true, 0}, {false, 0}).cpu + s.plan(work, {true, 0}, {false, 0}).gpu, 0u);
-  const HybridSplitter fresh(HybridStrategy::Adaptive, 0.0);  // a wide CPU, uncalibrated: the paper's half
+  const HybridSplitter fresh(HybridStrategy::Adaptive,
+                             0.0);  // a wide CPU, uncalibrated: the paper's half
   EXPECT_EQ(fresh.plan(work, {false, 0}, {true, 0}).gpu, 0u);
   EXPECT_EQ(fresh.plan(work, {true, 0}, {true, 0}).cpu, 2u);
 }
@@ -267,7 +271,7 @@ TEST(HybridSplit, ACpuPartRunsOnOneWorkerPerRequestAndTheLargestBoundsIt) {
   EXPECT_EQ(p.cpu + p.gpu, work.size());
   ASSERT_EQ(p.order.size(), work.size());
   for (std::size_t i = 0; i < p.cpu; ++i) EXPECT_NE(p.order[i], 0u);  // the large one is the GPU's
-  EXPECT_EQ(p.order[p.cpu], 0u);                                    // and leads its part
+  EXPECT_EQ(p.order[p.cpu], 0u);                                      // and leads its part
   std::vector<std::uint64_t> small(64, 50);
   const SplitPlan q = h.plan(small, {true, 0}, {true, 0});  // GPU: 1 ns a unit; CPU: 10 / 8 ns
   EXPECT_GT(q.cpu, 16u);
@@ -289,8 +293,10 @@ TEST(HybridSplit, AGpuOfResidentBlocksTakesAsLongAsItsLargestRequest) {
   const HybridSplitter h = calibrated_workers(10, 100);
   // 8 requests, at most 1000 blocks at once: the part spans its largest request, not its work.
   EXPECT_DOUBLE_EQ(h.predict(Side::Gpu, PartShape{800, 100, 8}), 10'000.0);
-  EXPECT_DOUBLE_EQ(h.predict(Side::Gpu, PartShape{100'000, 100, 1000}), 10'000.0);  // 1000 x 100: still one round
-  EXPECT_DOUBLE_EQ(h.predict(Side::Gpu, PartShape{200'000, 100, 2000}), 20'000.0);  // two rounds of 1000 blocks
+  EXPECT_DOUBLE_EQ(h.predict(Side::Gpu, PartShape{100'000, 100, 1000}),
+                   10'000.0);  // 1000 x 100: still one round
+  EXPECT_DOUBLE_EQ(h.predict(Side::Gpu, PartShape{200'000, 100, 2000}),
+                   20'000.0);  // two rounds of 1000 blocks
 }
 
 TEST(HybridSplit, ACpuOfWorkersTakesTheSmallestRequestsOfTheBatchNotItsFront) {
@@ -326,7 +332,9 @@ TEST(HybridSplit, TheCpusPartIsPlannedToEndBeforeTheGpusByItsMargin) {
   const double cpu_ns = h.predict(Side::Cpu, PartShape{50 * p.cpu, 50, p.cpu});
   EXPECT_LE(HybridSplitter::kCpuMargin * cpu_ns, 10'000.0);
   // One more request would break the margin: the CPU got all that fits, not fewer.
-  EXPECT_GT(HybridSplitter::kCpuMargin * h.predict(Side::Cpu, PartShape{50 * (p.cpu + 1), 50, p.cpu + 1}), 10'000.0);
+  EXPECT_GT(
+      HybridSplitter::kCpuMargin * h.predict(Side::Cpu, PartShape{50 * (p.cpu + 1), 50, p.cpu + 1}),
+      10'000.0);
   EXPECT_EQ(p.cpu, 145u);  // 145 x 50 / 8 x 10 = 9,062 ns; x 1.1 = 9,969 ns
 }
 
@@ -345,7 +353,8 @@ TEST(HybridSplit, TheGpusLargestRequestsLeadItsPartAsALaunchOfTheirOwn) {
   // Static keeps the paper's prefix (the request crossing the CPU's half goes to it), and each
   // part launches in adaptive's order: largest first, the GPU's lead apart.
   const HybridSplitter s(HybridStrategy::Static, 0.5, 8, 1000);
-  const std::vector<std::uint64_t> uneven = {10, 30, 20, 100, 5, 5, 60};  // 230: the CPU's 115 is crossed at 100
+  const std::vector<std::uint64_t> uneven = {10, 30, 20, 100,
+                                             5,  5,  60};  // 230: the CPU's 115 is crossed at 100
   const SplitPlan q = s.plan(uneven, {true, 0}, {true, 0});
   EXPECT_EQ(q.cpu, 4u);
   EXPECT_EQ(q.gpu, 3u);
@@ -362,9 +371,10 @@ TEST(HybridSplit, TheGpusLargestRequestsLeadItsPartAsALaunchOfTheirOwn) {
 TEST(HybridSplit, TheLeadGoesAloneOnlyWhereTheRunningLaunchesFreeTheirSlotInTime) {
   const HybridSplitter h = calibrated_workers(10, 100);
   const PartShape lead{3000, 1000, 4};                         // spans its largest: 1000
-  const std::vector<PartShape> first_alone = {{400, 400, 1}};      // the first request alone
+  const std::vector<PartShape> first_alone = {{400, 400, 1}};  // the first request alone
   EXPECT_TRUE(h.lead_goes_alone(lead, first_alone));
-  const std::vector<PartShape> large = {{700, 700, 1}};  // would free its slot too late for the rest
+  const std::vector<PartShape> large = {
+      {700, 700, 1}};  // would free its slot too late for the rest
   EXPECT_FALSE(h.lead_goes_alone(lead, large));
   // An earlier lead (the rest of a batch whose lead went alone never goes alone in turn).
   const std::vector<PartShape> earlier_lead = {{3000, 1000, 4}};
@@ -389,16 +399,16 @@ TEST(DataCacheTable, CopiesOnlyMissingItemsAndReusesResidentOnes) {
 TEST(DataCacheTable, EvictsTheLeastRecentlyUsedButNeverAnItemOfTheSameRequest) {
   DataCacheTable t(3);
   const auto a = t.place(std::vector<std::uint32_t>{1, 2, 3});
-  (void)t.place(std::vector<std::uint32_t>{1});              // 2 is now the least recently used
+  (void)t.place(std::vector<std::uint32_t>{1});  // 2 is now the least recently used
   const auto b = t.place(std::vector<std::uint32_t>{4});
   EXPECT_EQ(b.missing_slots, (std::vector<std::uint32_t>{a.slot_of[1]}));  // 4 took 2's slot
   EXPECT_THROW((void)t.place(std::vector<std::uint32_t>{5, 6, 7, 8}), std::length_error);
 }
 
-
 // ---- the combined request ----
 
-std::vector<PendingRequest> requests_reading(const std::vector<std::vector<std::uint32_t>>& lists, std::uint32_t ordered) {
+std::vector<PendingRequest> requests_reading(const std::vector<std::vector<std::uint32_t>>& lists,
+                                             std::uint32_t ordered) {
   std::vector<PendingRequest> out;
   for (std::size_t i = 0; i < lists.size(); ++i) {
     PendingRequest p;
@@ -413,14 +423,16 @@ std::vector<PendingRequest> requests_reading(const std::vector<std::vector<std::
 TEST(CombinedRequest, RedundantCopiesEveryItemInItsRequestsOrder) {
   const std::vector<std::uint32_t> table = {100, 101, 102, 103, 104};
   const auto bytes = std::as_bytes(std::span<const std::uint32_t>(table));
-  CombinedRequest c = assemble(requests_reading({{4, 1}, {1, 1, 0}}, 0), TransferMode::Redundant, nullptr, bytes, 4);
+  CombinedRequest c = assemble(requests_reading({{4, 1}, {1, 1, 0}}, 0), TransferMode::Redundant,
+                               nullptr, bytes, 4);
   std::vector<std::uint32_t> copied(c.upload_items.size() / 4);
   std::memcpy(copied.data(), c.upload_items.data(), c.upload_items.size());
   EXPECT_EQ(copied, (std::vector<std::uint32_t>{104, 101, 101, 101, 100}));
   EXPECT_TRUE(c.slot_lists.empty());
   bind(c, 4, {.cache = 0, .items = 1000, .slot_lists = 0, .outputs = 0});
-  EXPECT_EQ(c.tasks[1].payload[2], 1000u + 2 * 4);  // the second request's items start after the first's two
-  EXPECT_EQ(c.tasks[1].payload[0], 0u);             // no index buffer: contiguous
+  EXPECT_EQ(c.tasks[1].payload[2],
+            1000u + 2 * 4);              // the second request's items start after the first's two
+  EXPECT_EQ(c.tasks[1].payload[0], 0u);  // no index buffer: contiguous
   EXPECT_EQ(c.tasks[1].payload[1], 3u);
 }
 
@@ -430,7 +442,8 @@ TEST(CombinedRequest, ReuseSortedSortsEachRequestPastItsOrderedPrefixOnly) {
   const auto bytes = std::as_bytes(std::span<const std::uint32_t>(table));
   DataCacheTable cache(64);
   (void)cache.place(std::vector<std::uint32_t>{9, 8, 7, 6, 5});  // slots 0..4 hold 9..5: reversed
-  CombinedRequest c = assemble(requests_reading({{5, 6, 9, 8, 7}}, 2), TransferMode::ReuseSorted, &cache, bytes, 4);
+  CombinedRequest c =
+      assemble(requests_reading({{5, 6, 9, 8, 7}}, 2), TransferMode::ReuseSorted, &cache, bytes, 4);
   // Items 5 and 6 (slots 4 and 3) keep their order; 9, 8, 7 (slots 0, 1, 2) are sorted by slot.
   EXPECT_EQ(c.slot_lists, (std::vector<std::uint32_t>{4, 3, 0, 1, 2}));
   EXPECT_TRUE(c.upload_items.empty());  // all resident: nothing to copy
@@ -446,7 +459,8 @@ TEST(CombinedRequest, SeveralThreadsAssembleWhatOneThreadAssembles) {
   const auto bytes = std::as_bytes(std::span<const std::uint32_t>(table));
   std::mt19937 rng(5);
   std::vector<std::vector<std::uint32_t>> lists(400);
-  for (auto& l : lists) {  // ranges and repeats, as md2d's pieces and nbody's interaction lists read them
+  for (auto& l :
+       lists) {  // ranges and repeats, as md2d's pieces and nbody's interaction lists read them
     const std::uint32_t from = rng() % (kItems - 800), n = 100 + rng() % 700;
     for (std::uint32_t i = 0; i < n; ++i) l.push_back(from + i);
     for (int k = 0; k < 20; ++k) l.push_back(rng() % kItems);
@@ -456,7 +470,8 @@ TEST(CombinedRequest, SeveralThreadsAssembleWhatOneThreadAssembles) {
   ASSERT_GE(total, kParallelAssemblyItems);
   for (const TransferMode mode : {TransferMode::Reuse, TransferMode::ReuseSorted}) {
     DataCacheTable one(kItems), four(kItems);
-    for (DataCacheTable* t : {&one, &four}) (void)t->place(std::vector<std::uint32_t>{7, 70, 700, 7000});  // a few resident
+    for (DataCacheTable* t : {&one, &four})
+      (void)t->place(std::vector<std::uint32_t>{7, 70, 700, 7000});  // a few resident
     const CombinedRequest a = assemble(requests_reading(lists, 100), mode, &one, bytes, 4, 1);
     const CombinedRequest b = assemble(requests_reading(lists, 100), mode, &four, bytes, 4, 4);
     EXPECT_EQ(a.slot_lists, b.slot_lists);
@@ -481,20 +496,24 @@ TEST(CombinedRequest, SeveralThreadsPlaceEveryItemWhenTheCacheEvicts) {
   const auto bytes = std::as_bytes(std::span<const std::uint32_t>(table));
   std::vector<std::vector<std::uint32_t>> lists(200);
   for (std::size_t r = 0; r < lists.size(); ++r) {
-    for (std::uint32_t i = 0; i < 700; ++i) lists[r].push_back(static_cast<std::uint32_t>((r * 97 + i * 13) % kItems));
+    for (std::uint32_t i = 0; i < 700; ++i)
+      lists[r].push_back(static_cast<std::uint32_t>((r * 97 + i * 13) % kItems));
   }
   DataCacheTable cache(36000);
   std::vector<std::uint32_t> old(30000);
   std::iota(old.begin(), old.end(), 10000u);
   (void)cache.place(old);  // mostly items the request does not read: they make room
-  const CombinedRequest c = assemble(requests_reading(lists, 0), TransferMode::Reuse, &cache, bytes, 4, 4);
+  const CombinedRequest c =
+      assemble(requests_reading(lists, 0), TransferMode::Reuse, &cache, bytes, 4, 4);
   std::map<std::uint32_t, std::uint32_t> slot_of_item, item_of_slot;
   for (std::size_t r = 0; r < lists.size(); ++r) {
     for (std::size_t i = 0; i < lists[r].size(); ++i) {
       const std::uint32_t item = lists[r][i], slot = c.slot_lists[c.first_item[r] + i];
       ASSERT_LT(slot, 36000u);
-      EXPECT_EQ(slot_of_item.emplace(item, slot).first->second, slot) << "item " << item << " in two slots";
-      EXPECT_EQ(item_of_slot.emplace(slot, item).first->second, item) << "slot " << slot << " holds two items";
+      EXPECT_EQ(slot_of_item.emplace(item, slot).first->second, slot)
+          << "item " << item << " in two slots";
+      EXPECT_EQ(item_of_slot.emplace(slot, item).first->second, item)
+          << "slot " << slot << " holds two items";
     }
   }
   std::set<std::uint32_t> copied(c.upload_slots.begin(), c.upload_slots.end());

@@ -22,18 +22,23 @@ std::string refusal(const MemoryEstimate& e, const MemoryLimit& limit) {
 
 TEST(MemoryEstimate, ARunOverTheLimitIsRefusedNamingItsPartsAndWhatToLower) {
   const MemoryLimit limit{kGiB, "the test's limit", 0};
-  const DataSize million{1'000'000, 16'000'000, "blocks"};  // 192 MB of tasks (3 copies of 64 bytes) + 16 MB
+  const DataSize million{1'000'000, 16'000'000,
+                         "blocks"};  // 192 MB of tasks (3 copies of 64 bytes) + 16 MB
   EXPECT_EQ(estimate_memory(million, 0, 1).per_rank(), 208'000'000u);
   EXPECT_EQ(refusal(estimate_memory(million, 0, 1), limit), "");
 
-  const std::string data = refusal(estimate_memory({10'000'000, 160'000'000, "blocks"}, 0, 1), limit);
+  const std::string data =
+      refusal(estimate_memory({10'000'000, 160'000'000, "blocks"}, 0, 1), limit);
   EXPECT_NE(data.find("for 10000000 initial tasks + "), std::string::npos) << data;
-  EXPECT_NE(data.find("more than the 1 GiB of the test's limit; lower --param blocks"), std::string::npos) << data;
+  EXPECT_NE(data.find("more than the 1 GiB of the test's limit; lower --param blocks"),
+            std::string::npos)
+      << data;
 
   // A budget that dwarfs the data: the data is not what to lower.
   const std::string trace = refusal(estimate_memory(million, 2 * kGiB, 1), limit);
   EXPECT_NE(trace.find("2 GiB of trace budget), more than"), std::string::npos) << trace;
-  EXPECT_NE(trace.find("; lower --trace-memory (or run with --no-trace)"), std::string::npos) << trace;
+  EXPECT_NE(trace.find("; lower --trace-memory (or run with --no-trace)"), std::string::npos)
+      << trace;
   EXPECT_EQ(trace.find("--param blocks"), std::string::npos) << trace;
 }
 
@@ -50,20 +55,28 @@ TEST(MemoryEstimate, RanksOnOneHostShareItsMemory) {
 
 TEST(MemoryEstimate, DataOverWhatIsAvailableNowIsANoteNotARefusal) {
   const DataSize million{1'000'000, 16'000'000, "blocks"};
-  const std::string note = check_memory(estimate_memory(million, 0, 1), {kGiB, "the test's limit", 100'000'000});
+  const std::string note =
+      check_memory(estimate_memory(million, 0, 1), {kGiB, "the test's limit", 100'000'000});
   EXPECT_NE(note.find("available when it started (MemAvailable)"), std::string::npos) << note;
   // A trace budget over what is available is no note: the trace fills it only as events come.
-  EXPECT_EQ(check_memory(estimate_memory({64, 1024, "blocks"}, 512u << 20, 1), {kGiB, "the test's limit", 100'000'000}), "");
+  EXPECT_EQ(check_memory(estimate_memory({64, 1024, "blocks"}, 512u << 20, 1),
+                         {kGiB, "the test's limit", 100'000'000}),
+            "");
 }
 
 TEST(MemoryEstimate, APartUnderAHundredthOfTheEstimateIsNotNamed) {
   const MemoryLimit limit{kGiB, "the test's limit", 0};
   // connect4's node table at lookahead 8 beside its one root task (192 bytes).
-  const std::string why = refusal(estimate_memory({1, 161'414'424, "lookahead"}, 0, 1), {100u << 20, "the test's limit", 0});
-  EXPECT_NE(why.find("needs about 154 MiB of memory (154 MiB of scenario data), more than"), std::string::npos) << why;
+  const std::string why = refusal(estimate_memory({1, 161'414'424, "lookahead"}, 0, 1),
+                                  {100u << 20, "the test's limit", 0});
+  EXPECT_NE(why.find("needs about 154 MiB of memory (154 MiB of scenario data), more than"),
+            std::string::npos)
+      << why;
   // Both parts named where each is a share that matters.
-  const std::string both = refusal(estimate_memory({10'000'000, 160'000'000, "blocks"}, 0, 1), limit);
-  EXPECT_NE(both.find("for 10000000 initial tasks + 153 MiB of scenario data"), std::string::npos) << both;
+  const std::string both =
+      refusal(estimate_memory({10'000'000, 160'000'000, "blocks"}, 0, 1), limit);
+  EXPECT_NE(both.find("for 10000000 initial tasks + 153 MiB of scenario data"), std::string::npos)
+      << both;
 }
 
 }  // namespace

@@ -38,7 +38,8 @@ TEST(PolicyOptions, EveryDefaultParsesToTheStructsOwnValue) {
         // A choice: its default is one of the choices it offers (EachChoiceSetsTheEnumOfItsName
         // checks that the names reach the enums).
         EXPECT_FALSE(o->spec.choices.empty());
-        EXPECT_NE(std::find(o->spec.choices.begin(), o->spec.choices.end(), o->spec.default_value), o->spec.choices.end());
+        EXPECT_NE(std::find(o->spec.choices.begin(), o->spec.choices.end(), o->spec.default_value),
+                  o->spec.choices.end());
       }
     }
   }
@@ -53,7 +54,8 @@ TEST(PolicyOptions, EachChoiceSetsTheEnumOfItsName) {
   EXPECT_EQ(parse_policy_options(ws, {{"victim", "round-robin"}}).victim, VictimChoice::RoundRobin);
   EXPECT_EQ(parse_policy_options(ws, {{"peer", "off"}}).peer, PeerMemory::Off);
   EXPECT_EQ(parse_policy_options(ws, {{"remote", "steal"}}).remote, RemoteMode::Steal);
-  EXPECT_EQ(parse_policy_options(ws, {{"deque_overflow", "fail"}}).deque_overflow, DequeOverflow::Fail);
+  EXPECT_EQ(parse_policy_options(ws, {{"deque_overflow", "fail"}}).deque_overflow,
+            DequeOverflow::Fail);
   EXPECT_EQ(parse_policy_options(ws, {{"task_per", "lane"}}).task_per, TaskPer::Lane);
   EXPECT_EQ(parse_policy_options(ws, {}).victim, VictimChoice::Random);
 }
@@ -68,14 +70,17 @@ TEST(PolicyOptions, AChoiceAnOptionDoesNotOfferIsRefusedNamingTheOffered) {
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("adaptive|static"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(parse_policy_options(policies::hybrid(), {{"strategy", "static"}}).strategy, RequestStrategy::Static);
+  EXPECT_EQ(parse_policy_options(policies::hybrid(), {{"strategy", "static"}}).strategy,
+            RequestStrategy::Static);
 }
 
 TEST(PolicyOptions, RangesAreWrittenFromTheBounds) {
   const OptionSpec& deque = option_named(policies::work_stealing(), "deque_capacity");
-  EXPECT_EQ(deque.spec.range, std::to_string(deque.spec.min) + ".." + std::to_string(deque.spec.max));
+  EXPECT_EQ(deque.spec.range,
+            std::to_string(deque.spec.min) + ".." + std::to_string(deque.spec.max));
   EXPECT_EQ(deque.spec.default_value, std::to_string(PolicyOptions{}.deque_capacity));
-  EXPECT_THROW(parse_policy_options(policies::work_stealing(), {{"deque_capacity", "0"}}), ConfigError);
+  EXPECT_THROW(parse_policy_options(policies::work_stealing(), {{"deque_capacity", "0"}}),
+               ConfigError);
 }
 
 }  // namespace

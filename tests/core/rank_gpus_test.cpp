@@ -22,7 +22,9 @@ TEST(RankGpus, TooFewListedGpusForTheHostsRanksAreRefusedNamingTheNumbers) {
     rank_visible_devices(0, 3, 1, "0,1");
     FAIL() << "accepted 3 ranks on 2 listed GPUs";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("need 3 GPUs, and CUDA_VISIBLE_DEVICES lists 2 (0,1)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("need 3 GPUs, and CUDA_VISIBLE_DEVICES lists 2 (0,1)"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -15,7 +15,8 @@ struct Mailbox {
 
 class FakeRank final : public Distribution {
  public:
-  FakeRank(std::shared_ptr<Mailbox> box, std::uint32_t rank, std::uint32_t ranks, std::int64_t offset)
+  FakeRank(std::shared_ptr<Mailbox> box, std::uint32_t rank, std::uint32_t ranks,
+           std::int64_t offset)
       : box_(std::move(box)), rank_(rank), ranks_(ranks), offset_(offset) {
     box_->parts.resize(ranks);
   }
@@ -24,7 +25,9 @@ class FakeRank final : public Distribution {
   std::int64_t clock_offset_ns() const override { return offset_; }
   std::uint64_t clock_error_ns() const override { return 10 * (rank_ + 1); }
   void balance(HostInserter&) override {}
-  std::map<std::string, std::uint64_t> metrics() const override { return {{"rank_steals", rank_ + 1}}; }
+  std::map<std::string, std::uint64_t> metrics() const override {
+    return {{"rank_steals", rank_ + 1}};
+  }
   std::vector<std::vector<std::byte>> gather(std::span<const std::byte> mine) override {
     box_->parts[rank_].assign(mine.begin(), mine.end());
     return rank_ == 0 ? box_->parts : std::vector<std::vector<std::byte>>{};
@@ -37,7 +40,8 @@ class FakeRank final : public Distribution {
 };
 
 // One rank's output: one CPU device, one worker track with a task at [first_start, first_start + 100].
-ExecOutput rank_output(std::uint64_t origin, std::uint64_t first_start, std::uint64_t tasks, std::uint64_t most) {
+ExecOutput rank_output(std::uint64_t origin, std::uint64_t first_start, std::uint64_t tasks,
+                       std::uint64_t most) {
   ExecOutput out;
   out.origin_ns = origin;
   out.first_start_ns = first_start;
@@ -58,7 +62,8 @@ TEST(RankMerge, EveryRanksTraceLandsOnRankZerosTimeAxisUnderItsRank) {
   // Rank 1's clock runs 100 ns ahead of rank 0's, rank 2's 50 ns behind: aligned origins are
   // 1000, 1500 - 100 = 1400 and 900 + 50 = 950; the merged trace starts at 950.
   FakeRank r0(box, 0, 3, 0), r1(box, 1, 3, 100), r2(box, 2, 3, -50);
-  EXPECT_EQ(merge_rank_outputs(r1, rank_output(1500, 5, 30, 30)).tasks_run, 30u) << "a rank other than 0 keeps its own output";
+  EXPECT_EQ(merge_rank_outputs(r1, rank_output(1500, 5, 30, 30)).tasks_run, 30u)
+      << "a rank other than 0 keeps its own output";
   merge_rank_outputs(r2, rank_output(900, 20, 10, 10));
   const ExecOutput m = merge_rank_outputs(r0, rank_output(1000, 10, 60, 60));
 
@@ -66,7 +71,7 @@ TEST(RankMerge, EveryRanksTraceLandsOnRankZerosTimeAxisUnderItsRank) {
   EXPECT_EQ(m.workers, 3u);
   EXPECT_EQ(m.trace.meta.ranks, 3u);
   EXPECT_EQ(m.metrics.at("steals"), 6u);
-  EXPECT_EQ(m.metrics.at("rank_steals"), 6u);               // 1 + 2 + 3
+  EXPECT_EQ(m.metrics.at("rank_steals"), 6u);  // 1 + 2 + 3
   EXPECT_EQ(m.metrics.at("tasks_per_worker_max"), 60u);
   EXPECT_EQ(m.metrics.at("tasks_per_worker_min"), 10u);
   EXPECT_EQ(m.metrics.at("clock_error_ns_max"), 30u);
@@ -128,7 +133,9 @@ TEST(RankMerge, RecordArraysLongerThanTheirMessageAreRefusedNamingTheRank) {
     gather_record_arrays(r0, std::vector<std::vector<std::uint32_t>>{{1}});
     FAIL() << "an array longer than its message was taken";
   } catch (const RunError& e) {
-    EXPECT_NE(std::string(e.what()).find("rank 1 sent 20 bytes, not its record arrays"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rank 1 sent 20 bytes, not its record arrays"),
+              std::string::npos)
+        << e.what();
   }
 }
 

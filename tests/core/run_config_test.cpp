@@ -13,9 +13,7 @@
 namespace gpulb {
 namespace {
 
-const Registry& registry() {
-  return builtin::registry();
-}
+const Registry& registry() { return builtin::registry(); }
 
 RunConfig small_patterns() {
   RunConfig c;
@@ -126,7 +124,9 @@ TEST(RunConfig, TraceSegmentsAreHeldToTheTraceBudget) {
   c.trace_budget = std::uint64_t{1} << 20;  // 1 MiB for 3 segments: 21845 events each
   const RunResult r = run(registry(), c);
   ASSERT_EQ(r.notes.size(), 1u);
-  EXPECT_NE(r.notes[0].find("trace_capacity=1048576 for each of 3 trace segments"), std::string::npos) << r.notes[0];
+  EXPECT_NE(r.notes[0].find("trace_capacity=1048576 for each of 3 trace segments"),
+            std::string::npos)
+      << r.notes[0];
   EXPECT_NE(r.notes[0].find("each segment holds 21845 events"), std::string::npos) << r.notes[0];
   EXPECT_EQ(r.stats.tasks, 64u);
 
@@ -140,9 +140,11 @@ TEST(RunConfig, TraceSegmentsAreHeldToTheTraceBudget) {
 
 TEST(RunConfig, CpuWorkersFarAboveTheTasksAndTheCoresAreRefused) {
   RunConfig c = small_patterns();  // 64 tasks
-  const std::uint32_t bound = std::max<std::uint32_t>(64, cpu::kWorkersPerHardwareThread * cpu::default_workers());
+  const std::uint32_t bound =
+      std::max<std::uint32_t>(64, cpu::kWorkersPerHardwareThread * cpu::default_workers());
   c.workers = bound + 1;
-  expect_config_error(c, "--workers " + std::to_string(bound + 1) + ": the cpu backend runs a thread per worker");
+  expect_config_error(
+      c, "--workers " + std::to_string(bound + 1) + ": the cpu backend runs a thread per worker");
   c.workers = 64;
   EXPECT_TRUE(run(registry(), c).verified);
 }
@@ -164,7 +166,8 @@ TEST(RunConfig, CpuEventTimesAgreeWithTheHostClock) {
   }
   ASSERT_LT(first, last);
   const double span = double(last - first), makespan = double(r.makespan_ns);
-  EXPECT_NEAR(span / makespan, 1.0, 0.02) << "tasks span " << span << " ns, makespan " << makespan << " ns";
+  EXPECT_NEAR(span / makespan, 1.0, 0.02)
+      << "tasks span " << span << " ns, makespan " << makespan << " ns";
 }
 
 TEST(GpuRequest, MoreGpusThanPresentAreRefusedNamingBoth) {

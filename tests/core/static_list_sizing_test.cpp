@@ -13,7 +13,8 @@ TEST(ListSizer, TheFirstOutputArrayHasListCapacityOrAFirstGuessCutToTheWidestGen
   EXPECT_EQ(ListSizer(0, 0).before_launch(1), kFirstListSlots);
   EXPECT_EQ(ListSizer(7, 0).before_launch(1), 7u);
   EXPECT_EQ(ListSizer(0, 1000).before_launch(1), 1000u);
-  EXPECT_EQ(ListSizer(5000, 1000).before_launch(1), 5000u);  // the user's floor wins over the estimate
+  EXPECT_EQ(ListSizer(5000, 1000).before_launch(1),
+            5000u);  // the user's floor wins over the estimate
 }
 
 TEST(ListSizer, LaterArraysFollowTheLastGenerationsRatioWithAQuarterToSpare) {
@@ -23,7 +24,8 @@ TEST(ListSizer, LaterArraysFollowTheLastGenerationsRatioWithAQuarterToSpare) {
   EXPECT_EQ(s.before_launch(4), kFirstListSlots);  // a small generation gets the first guess's room
   ListSizer capped(0, 1500000);
   capped.generation_ended(100000, 400000);
-  EXPECT_EQ(capped.before_launch(400000), 1500000u);  // never more than the widest generation stated
+  EXPECT_EQ(capped.before_launch(400000),
+            1500000u);  // never more than the widest generation stated
   ListSizer floored(3, 0);
   floored.generation_ended(1, 4);
   EXPECT_EQ(floored.before_launch(4), 21u);  // a list_capacity is a floor, not a first guess's room
@@ -32,9 +34,9 @@ TEST(ListSizer, LaterArraysFollowTheLastGenerationsRatioWithAQuarterToSpare) {
 // The last level of a tree has no children: the tasks the run expects bound what is still to come.
 TEST(ListSizer, TheTasksStillToComeBoundTheNextGeneration) {
   ListSizer s(0, 0, 2'000'000);
-  s.generation_ended(100000, 400000);                 // 100,000 launched
-  EXPECT_EQ(s.before_launch(400000), 1'500'000u);     // not 2,000,001: only 1.5 M tasks are left
-  ListSizer wrong(0, 0, 10);                          // an expectation the run has passed is ignored
+  s.generation_ended(100000, 400000);              // 100,000 launched
+  EXPECT_EQ(s.before_launch(400000), 1'500'000u);  // not 2,000,001: only 1.5 M tasks are left
+  ListSizer wrong(0, 0, 10);                       // an expectation the run has passed is ignored
   wrong.generation_ended(100000, 400000);
   EXPECT_EQ(wrong.before_launch(400000), 2'000'001u);
 }
@@ -61,12 +63,15 @@ TEST(ListSizer, MemoryCutsWhatIsWantedButNeverBelowWhatIsNeeded) {
 }
 
 TEST(ListSizer, TheRefusalNamesTheGenerationTheSlotsTheMemoryAndWhatToDo) {
-  const std::string m = list_memory_refusal(14, 1u << 30, "GPU 1", std::uint64_t{20} << 30, std::uint64_t{60} << 30, "cudaMemGetInfo");
-  for (const char* part : {"generation 14", "1073741824 task slots", "64.0 GiB", "GPU 1", "60.0 GiB free (cudaMemGetInfo)", "20.0 GiB",
-                           "--gpus N", "work-stealing"}) {
+  const std::string m = list_memory_refusal(14, 1u << 30, "GPU 1", std::uint64_t{20} << 30,
+                                            std::uint64_t{60} << 30, "cudaMemGetInfo");
+  for (const char* part :
+       {"generation 14", "1073741824 task slots", "64.0 GiB", "GPU 1",
+        "60.0 GiB free (cudaMemGetInfo)", "20.0 GiB", "--gpus N", "work-stealing"}) {
     EXPECT_NE(m.find(part), std::string::npos) << part << " in: " << m;
   }
-  EXPECT_NE(list_memory_refusal(0, 10, "host memory", 0, 1, "MemAvailable").find("the widest generation the scenario states"),
+  EXPECT_NE(list_memory_refusal(0, 10, "host memory", 0, 1, "MemAvailable")
+                .find("the widest generation the scenario states"),
             std::string::npos);
 }
 

@@ -17,12 +17,14 @@ namespace {
 constexpr std::uint32_t kEmpty = ~0u;
 
 // Plays the copies out on host arrays and checks the outcome; `why` names the case.
-void check_split(const std::vector<std::uint32_t>& produced, std::uint32_t capacity, const std::string& why) {
+void check_split(const std::vector<std::uint32_t>& produced, std::uint32_t capacity,
+                 const std::string& why) {
   const auto gpus = static_cast<std::uint32_t>(produced.size());
   const std::vector<GenerationShare> shares = split_generation(produced, capacity);
   ASSERT_EQ(shares.size(), gpus) << why;
   // out[g][i]: the global position of GPU g's child i; other[g]: the array that is free.
-  std::vector<std::vector<std::uint32_t>> out(gpus, std::vector<std::uint32_t>(capacity, kEmpty)), other = out;
+  std::vector<std::vector<std::uint32_t>> out(gpus, std::vector<std::uint32_t>(capacity, kEmpty)),
+      other = out;
   std::uint32_t total = 0;
   for (std::uint32_t g = 0; g < gpus; ++g) {
     for (std::uint32_t i = 0; i < produced[g]; ++i) out[g][i] = total + i;
@@ -54,8 +56,10 @@ void check_split(const std::vector<std::uint32_t>& produced, std::uint32_t capac
       for (std::uint32_t i = 0; i < c.count; ++i) {
         const std::uint32_t slot = c.to_slot + i;
         if (share.in_place) {
-          ASSERT_TRUE(written[g].insert(slot).second) << why << ": GPU " << g << " slot " << slot << " written twice";
-          ASSERT_EQ(read[g].count(slot), 0u) << why << ": GPU " << g << " slot " << slot << " is written while another copy reads it";
+          ASSERT_TRUE(written[g].insert(slot).second)
+              << why << ": GPU " << g << " slot " << slot << " written twice";
+          ASSERT_EQ(read[g].count(slot), 0u) << why << ": GPU " << g << " slot " << slot
+                                             << " is written while another copy reads it";
         }
         target[slot] = out[c.from][c.from_slot + i];
       }
@@ -65,17 +69,20 @@ void check_split(const std::vector<std::uint32_t>& produced, std::uint32_t capac
     std::set<std::uint32_t> got;
     for (std::uint32_t i = share.first; i < share.first + share.count; ++i) got.insert(target[i]);
     std::set<std::uint32_t> want;
-    for (std::uint64_t p = start; p < start + expect; ++p) want.insert(static_cast<std::uint32_t>(p));
+    for (std::uint64_t p = start; p < start + expect; ++p)
+      want.insert(static_cast<std::uint32_t>(p));
     EXPECT_EQ(got, want) << why << ", GPU " << g;
     // Tasks whose GPU changes: their position is in g's share but not in g's segment.
     std::uint64_t seg_begin = 0;
     for (std::uint32_t h = 0; h < g; ++h) seg_begin += produced[h];
-    for (std::uint64_t p = start; p < start + expect; ++p) owner_changes += p < seg_begin || p >= seg_begin + produced[g];
+    for (std::uint64_t p = start; p < start + expect; ++p)
+      owner_changes += p < seg_begin || p >= seg_begin + produced[g];
     start += expect;
   }
   EXPECT_EQ(moved, owner_changes) << why;
   if (gpus <= 2) {
-    for (std::uint32_t g = 0; g < gpus; ++g) EXPECT_TRUE(shares[g].in_place) << why << ", GPU " << g;
+    for (std::uint32_t g = 0; g < gpus; ++g)
+      EXPECT_TRUE(shares[g].in_place) << why << ", GPU " << g;
   }
 }
 
@@ -135,13 +142,16 @@ TEST(StaticListSplit, AMiddleGpuReceivesInPlaceOnlyIntoFreeSlots) {
   EXPECT_FALSE(t[1].in_place);
   EXPECT_EQ(t[1].copies, (std::vector<GenerationCopy>{{1, 4, 0, 2}, {2, 0, 2, 2}}));
   EXPECT_EQ(t[1].received, 2u);
-  const std::vector<std::uint32_t> middle{6, 0, 6, 0};  // shares of 3: GPU 1 takes [3,6) of GPU 0...
+  const std::vector<std::uint32_t> middle{6, 0, 6,
+                                          0};  // shares of 3: GPU 1 takes [3,6) of GPU 0...
   const std::vector<GenerationShare> m = split_generation(middle, 6);
   EXPECT_TRUE(m[1].in_place);  // nothing of its own: receives into its empty output array
-  const std::vector<std::uint32_t> conflict{1, 6, 0};  // shares [0,3) [3,5) [5,7): GPU 1 keeps slots [2,4), sends [0,2) and [4,6)
+  const std::vector<std::uint32_t> conflict{
+      1, 6, 0};  // shares [0,3) [3,5) [5,7): GPU 1 keeps slots [2,4), sends [0,2) and [4,6)
   const std::vector<GenerationShare> c = split_generation(conflict, 6);
   EXPECT_TRUE(c[1].in_place);
-  const std::vector<std::uint32_t> recv_low_send_high{4, 2, 0};  // shares [0,2) [2,4) [4,6): GPU 1 receives [2,4) of GPU 0, sends its [4,6)
+  const std::vector<std::uint32_t> recv_low_send_high{
+      4, 2, 0};  // shares [0,2) [2,4) [4,6): GPU 1 receives [2,4) of GPU 0, sends its [4,6)
   const std::vector<GenerationShare> r = split_generation(recv_low_send_high, 6);
   EXPECT_FALSE(r[1].in_place);
   EXPECT_EQ(r[1].first, 0u);

@@ -161,8 +161,10 @@ TEST(TaskPoolPort, CheckFiresTheWatchdogOnlyWhileATaskIsOutstanding) {
     poll_for(std::chrono::milliseconds(2000));
     FAIL() << "the watchdog did not fire within 2 s (watchdog_ms=20)";
   } catch (const RunError& e) {
-    EXPECT_NE(std::string(e.what()).find("made no progress for 20 ms while this rank had tasks queued or running"),
-              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(
+                  "made no progress for 20 ms while this rank had tasks queued or running"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_TRUE(rt.stop_requested());
 }

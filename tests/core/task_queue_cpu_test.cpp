@@ -32,8 +32,10 @@ ExecPlan plan_for(Policy policy, const std::vector<Task>& tasks, std::uint32_t w
 }
 
 void expect_each_ran_once(const std::vector<std::uint32_t>& counts) {
-  const auto bad = std::find_if(counts.begin(), counts.end(), [](std::uint32_t c) { return c != 1; });
-  EXPECT_TRUE(bad == counts.end()) << "task " << (bad - counts.begin()) << " ran " << *bad << " times";
+  const auto bad =
+      std::find_if(counts.begin(), counts.end(), [](std::uint32_t c) { return c != 1; });
+  EXPECT_TRUE(bad == counts.end())
+      << "task " << (bad - counts.begin()) << " ran " << *bad << " times";
 }
 
 struct QueueShape {
@@ -57,16 +59,19 @@ TEST_P(TaskQueueContention, EveryTaskRunsExactlyOnce) {
   expect_each_ran_once(counts);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    QueuesAndBatches, TaskQueueContention,
-    ::testing::Values(QueueShape{1, 256, 8, kContentionTasks}, QueueShape{2, 32, 8, kContentionTasks},
-                      QueueShape{4, 1024, 16, kContentionTasks}, QueueShape{3, 7, 6, kContentionTasks / 10},
-                      QueueShape{1, 1, 4, 20'000}, QueueShape{8, 3, 12, 50'000}),
-    [](const auto& info) {
-      const QueueShape& s = info.param;
-      return "q" + std::to_string(s.queues) + "_cap" + std::to_string(s.capacity) + "_w" + std::to_string(s.workers) +
-             "_n" + std::to_string(s.tasks);
-    });
+INSTANTIATE_TEST_SUITE_P(QueuesAndBatches, TaskQueueContention,
+                         ::testing::Values(QueueShape{1, 256, 8, kContentionTasks},
+                                           QueueShape{2, 32, 8, kContentionTasks},
+                                           QueueShape{4, 1024, 16, kContentionTasks},
+                                           QueueShape{3, 7, 6, kContentionTasks / 10},
+                                           QueueShape{1, 1, 4, 20'000},
+                                           QueueShape{8, 3, 12, 50'000}),
+                         [](const auto& info) {
+                           const QueueShape& s = info.param;
+                           return "q" + std::to_string(s.queues) + "_cap" +
+                                  std::to_string(s.capacity) + "_w" + std::to_string(s.workers) +
+                                  "_n" + std::to_string(s.tasks);
+                         });
 
 TEST(TaskQueue, HaltStopsEveryWorkerExactlyOnce) {
   const auto tasks = numbered_tasks(5000);
@@ -81,12 +86,14 @@ TEST(TaskQueue, HaltStopsEveryWorkerExactlyOnce) {
     if (tr.role != trace::TrackRole::Worker) continue;
     ++worker_tracks;
     ASSERT_EQ(tr.dropped, 0u) << tr.name;
-    const auto halts = std::count_if(tr.events.begin(), tr.events.end(),
-                                     [](const trace::Event& e) { return e.kind == trace::EventKind::Halt; });
+    const auto halts = std::count_if(tr.events.begin(), tr.events.end(), [](const trace::Event& e) {
+      return e.kind == trace::EventKind::Halt;
+    });
     EXPECT_EQ(halts, 1) << tr.name;
     ASSERT_GE(tr.events.size(), 2u);
     EXPECT_EQ(tr.events.back().kind, trace::EventKind::WorkerEnd) << tr.name;
-    EXPECT_EQ(tr.events[tr.events.size() - 2].kind, trace::EventKind::Halt) << tr.name << ": HALT is its last task";
+    EXPECT_EQ(tr.events[tr.events.size() - 2].kind, trace::EventKind::Halt)
+        << tr.name << ": HALT is its last task";
   }
   EXPECT_EQ(worker_tracks, 7u);
 }
@@ -128,7 +135,8 @@ TEST(TaskQueue, WatchdogStopsARunThatMakesNoProgress) {
 TEST(Hardware, EveryBlockRunsExactlyOnce) {
   const auto tasks = numbered_tasks(kContentionTasks);
   std::vector<std::uint32_t> counts(tasks.size(), 0);
-  const ExecOutput out = cpu::execute(plan_for(&policies::hardware(), tasks, 8), CountingBody{counts.data()});
+  const ExecOutput out =
+      cpu::execute(plan_for(&policies::hardware(), tasks, 8), CountingBody{counts.data()});
   EXPECT_EQ(out.tasks_run, tasks.size());
   expect_each_ran_once(counts);
 }
@@ -163,8 +171,11 @@ TEST(Chunked, EveryTaskRunsOnceInLaunchesOfTheChunkSize) {
     }
   }
   for (std::uint32_t c = 1; c * 120 < tasks.size(); ++c) {
-    const std::uint64_t last_end = *std::max_element(end.begin() + (c - 1) * 120, end.begin() + c * 120);
-    const std::uint64_t first_begin = *std::min_element(begin.begin() + c * 120, begin.begin() + std::min<std::size_t>(tasks.size(), (c + 1) * 120));
+    const std::uint64_t last_end =
+        *std::max_element(end.begin() + (c - 1) * 120, end.begin() + c * 120);
+    const std::uint64_t first_begin =
+        *std::min_element(begin.begin() + c * 120,
+                          begin.begin() + std::min<std::size_t>(tasks.size(), (c + 1) * 120));
     EXPECT_LE(last_end, first_begin) << "launch " << c;
   }
 }
@@ -172,7 +183,8 @@ TEST(Chunked, EveryTaskRunsOnceInLaunchesOfTheChunkSize) {
 TEST(Chunked, EveryTaskRunsOnceUnderContention) {
   const auto tasks = numbered_tasks(kContentionTasks / 10);
   std::vector<std::uint32_t> counts(tasks.size(), 0);
-  const ExecOutput out = cpu::execute(plan_for(&policies::chunked(), tasks, 8), CountingBody{counts.data()});
+  const ExecOutput out =
+      cpu::execute(plan_for(&policies::chunked(), tasks, 8), CountingBody{counts.data()});
   EXPECT_EQ(out.tasks_run, tasks.size());
   expect_each_ran_once(counts);
 }

@@ -19,7 +19,8 @@
 namespace gpulb {
 namespace {
 
-RunResult run_task_queue(const std::string& scenario, ParamMap params, bool trace, std::uint32_t workers = 2) {
+RunResult run_task_queue(const std::string& scenario, ParamMap params, bool trace,
+                         std::uint32_t workers = 2) {
   RunConfig c;
   c.scenario = scenario;
   c.policy = "task-queue";
@@ -70,7 +71,9 @@ TEST(TaskQueueSpawning, UtsT1ReportsThePublishedCounts) {
 // A smaller tree, traced: every node ran once under an id of its own (ids come from each worker's
 // block of the run's counter, as work-stealing's do).
 TEST(TaskQueueSpawning, UtsSmallTreeMatchesTheSequentialSearchWithUniqueIds) {
-  const RunResult r = run_task_queue("uts", {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}}, true, 3);
+  const RunResult r = run_task_queue(
+      "uts", {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}},
+      true, 3);
   EXPECT_TRUE(r.verified) << r.verification;
   const auto j = nlohmann::json::parse(r.result_json);
   EXPECT_EQ(j["nodes"], j["reference"]["nodes"]);
@@ -110,7 +113,8 @@ TEST(TaskQueueSpawning, TheCudaBackendRefusesASpawningScenarioNamingTheBackend) 
   cpu::Drivers::register_policies(reg, Backend::Cpu);
   for (const PolicyDescriptor* p : reg.policies()) reg.add_policy(*p, Backend::Cuda);
   reg.set_cuda_device_lister(&one_fake_gpu);
-  reg.add_scenario(scenarios::uts::make_scenario(), {&cpu::run_workload<scenarios::uts::UtsInstance>, &never_runs});
+  reg.add_scenario(scenarios::uts::make_scenario(),
+                   {&cpu::run_workload<scenarios::uts::UtsInstance>, &never_runs});
   RunConfig c;
   c.scenario = "uts";
   c.policy = "task-queue";
@@ -121,9 +125,11 @@ TEST(TaskQueueSpawning, TheCudaBackendRefusesASpawningScenarioNamingTheBackend) 
     run(reg, c);
     FAIL() << "task-queue ran a spawning scenario on the cuda backend";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("scenario 'uts' spawns child tasks, which policy 'task-queue' cannot run on the cuda "
-                                         "backend (only on cpu); use work-stealing"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find(
+            "scenario 'uts' spawns child tasks, which policy 'task-queue' cannot run on the cuda "
+            "backend (only on cpu); use work-stealing"),
+        std::string::npos)
         << e.what();
   }
   // The same registry runs it on the CPU.

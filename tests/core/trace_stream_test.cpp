@@ -47,17 +47,20 @@ TEST(TraceStream, AnUntimedBatchSharesItsTimeEvenlyBetweenItsTasks) {
     bool placed;
   };
   const std::vector<Want> want = {
-      {EventKind::WorkerStart, 0, 100, false}, {EventKind::TaskBegin, 1, 200, false}, {EventKind::TaskEnd, 1, 300, true},
-      {EventKind::Spawn, 2, 300, true},        {EventKind::DequeLevel, 5, 300, true}, {EventKind::TaskBegin, 2, 300, true},
-      {EventKind::TaskEnd, 2, 400, true},      {EventKind::TaskBegin, 3, 400, true},  {EventKind::TaskEnd, 3, 500, true},
-      {EventKind::Steal, 1, 500, false}};
+      {EventKind::WorkerStart, 0, 100, false}, {EventKind::TaskBegin, 1, 200, false},
+      {EventKind::TaskEnd, 1, 300, true},      {EventKind::Spawn, 2, 300, true},
+      {EventKind::DequeLevel, 5, 300, true},   {EventKind::TaskBegin, 2, 300, true},
+      {EventKind::TaskEnd, 2, 400, true},      {EventKind::TaskBegin, 3, 400, true},
+      {EventKind::TaskEnd, 3, 500, true},      {EventKind::Steal, 1, 500, false}};
   ASSERT_EQ(ev.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(ev[i].kind, want[i].kind) << i;
     EXPECT_EQ(ev[i].arg, want[i].arg) << i;
     EXPECT_EQ(ev[i].time_ns, want[i].time) << i;
     EXPECT_EQ(interpolated(ev[i]), want[i].placed) << i;
-    if (ev[i].kind == EventKind::TaskBegin || ev[i].kind == EventKind::TaskEnd) { EXPECT_EQ(ev[i].aux, 7) << "task kind, event " << i; }
+    if (ev[i].kind == EventKind::TaskBegin || ev[i].kind == EventKind::TaskEnd) {
+      EXPECT_EQ(ev[i].aux, 7) << "task kind, event " << i;
+    }
   }
 }
 
@@ -67,7 +70,7 @@ TEST(TraceStream, AClockMarkPlacesItsBatchAndIsNoEvent) {
   w.timed(1000, EventKind::TaskBegin, 1, 0);
   w.untimed(EventKind::TaskEnd, 1, 0);
   w.untimed_task(2, 0);
-  w.timed(1400, EventKind::None, 0, 0);     // the worker waits for the next launch
+  w.timed(1400, EventKind::None, 0, 0);       // the worker waits for the next launch
   w.timed(9000, EventKind::TaskBegin, 3, 0);  // after the wait
   w.untimed(EventKind::TaskEnd, 3, 0);
   w.timed(9100, EventKind::WorkerEnd, 0, 0);
@@ -93,7 +96,8 @@ TEST(TraceStream, AFullStreamKeepsAPrefixAndCountsWhatItDropped) {
   EXPECT_EQ(s.counts.dropped, 2u) << "events: the begin, the end";
   const std::vector<Event> ev = cpu::expand_stream_ns(s.units.data(), 4);
   ASSERT_EQ(ev.size(), 4u);
-  for (const Event& e : ev) EXPECT_EQ(e.time_ns, 10u) << "no timed record after them: the last read's time";
+  for (const Event& e : ev)
+    EXPECT_EQ(e.time_ns, 10u) << "no timed record after them: the last read's time";
   // A timed record whose payload unit is missing is left out.
   EXPECT_TRUE(cpu::expand_stream_ns(s.units.data(), 1).empty());
 }
@@ -107,18 +111,22 @@ std::vector<Event> run_tasks(std::uint64_t min_span, std::uint32_t max_batch, st
     clock.record(EventKind::DequeLevel, i, 0);
     clock.task_begin(i, 1);
     clock.task_end();
-    if (i % 3 == 0) clock.record(EventKind::SpawnBatch, 1000 + 2 * i, 2);  // as run_spawning_task records it
+    if (i % 3 == 0)
+      clock.record(EventKind::SpawnBatch, 1000 + 2 * i, 2);  // as run_spawning_task records it
   }
   clock.record(EventKind::WorkerEnd, 0, 0);
   return s.expand();
 }
 
 // `adjacent`: no event between a task's begin and its end.
-void expect_every_task_once_in_order(const std::vector<Event>& ev, std::uint32_t tasks, std::uint32_t spawns_wanted, bool adjacent = true) {
+void expect_every_task_once_in_order(const std::vector<Event>& ev, std::uint32_t tasks,
+                                     std::uint32_t spawns_wanted, bool adjacent = true) {
   std::map<std::uint32_t, int> begins, ends;
   std::uint32_t spawns = 0;
   for (std::size_t i = 0; i < ev.size(); ++i) {
-    if (i > 0) { EXPECT_LE(ev[i - 1].time_ns, ev[i].time_ns) << "event " << i; }
+    if (i > 0) {
+      EXPECT_LE(ev[i - 1].time_ns, ev[i].time_ns) << "event " << i;
+    }
     if (ev[i].kind == EventKind::TaskBegin) ++begins[ev[i].arg];
     if (ev[i].kind == EventKind::TaskEnd) {
       ++ends[ev[i].arg];
@@ -157,7 +165,9 @@ TEST(BatchClock, TasksShorterThanTheSpanShareAClockReadPerBatch) {
   for (const Event& e : ev) {
     timed_begins += e.kind == EventKind::TaskBegin && !interpolated(e);
     timed_ends += e.kind == EventKind::TaskEnd && !interpolated(e);
-    if (e.kind == EventKind::WorkerStart || e.kind == EventKind::WorkerEnd) { EXPECT_FALSE(interpolated(e)); }
+    if (e.kind == EventKind::WorkerStart || e.kind == EventKind::WorkerEnd) {
+      EXPECT_FALSE(interpolated(e));
+    }
   }
   EXPECT_EQ(timed_begins, 1u + 5u) << "task 0 alone, then one read per 4 tasks (1, 5, 9, 13, 17)";
   EXPECT_EQ(timed_ends, 1u);
@@ -166,17 +176,21 @@ TEST(BatchClock, TasksShorterThanTheSpanShareAClockReadPerBatch) {
 TEST(BatchClock, TasksLongerThanTheSpanAreTimedAlone) {
   for (const std::uint32_t max_batch : {4096u, 1u}) {
     // Span 0: every task is long enough. max_batch 1 (--param trace_batch=1): always timed alone.
-    const std::vector<Event> ev = run_tasks(max_batch == 1 ? std::uint64_t{1} << 50 : 0, max_batch, 10);
+    const std::vector<Event> ev =
+        run_tasks(max_batch == 1 ? std::uint64_t{1} << 50 : 0, max_batch, 10);
     expect_every_task_once_in_order(ev, 10, 4);
     for (const Event& e : ev) {
-      if (e.kind != EventKind::SpawnBatch) { EXPECT_FALSE(interpolated(e)) << event_kind_name(e.kind) << " max_batch " << max_batch; }
+      if (e.kind != EventKind::SpawnBatch) {
+        EXPECT_FALSE(interpolated(e)) << event_kind_name(e.kind) << " max_batch " << max_batch;
+      }
     }
   }
 }
 
 // After WorkerStart, tasks 0..tasks-1 through a clock that batches them by 8 (a span no task
 // reaches), task `level_in` recording a queue level inside it (as a task's own code would).
-void run_with_a_level_inside(Stream& s, std::uint32_t tasks, std::uint32_t level_in, bool worker_end) {
+void run_with_a_level_inside(Stream& s, std::uint32_t tasks, std::uint32_t level_in,
+                             bool worker_end) {
   BatchClock clock(s.ref(), std::uint64_t{1} << 50, 8);
   clock.record(EventKind::WorkerStart, 0, 0);
   for (std::uint32_t i = 0; i < tasks; ++i) {
@@ -192,7 +206,8 @@ TEST(BatchClock, AnEventInsideABatchedTaskKeepsItsBegin) {
   run_with_a_level_inside(s, 4, 2, true);
   const std::vector<Event> ev = s.expand();
   expect_every_task_once_in_order(ev, 4, 0, false);
-  const auto level = std::find_if(ev.begin(), ev.end(), [](const Event& e) { return e.kind == EventKind::QueueLevel; });
+  const auto level = std::find_if(ev.begin(), ev.end(),
+                                  [](const Event& e) { return e.kind == EventKind::QueueLevel; });
   ASSERT_NE(level, ev.end());
   ASSERT_NE(level, ev.begin());
   EXPECT_EQ(std::prev(level)->kind, EventKind::TaskBegin);
@@ -233,7 +248,8 @@ TEST(BatchClock, AUtsTraceHasEveryNodeWithBatchedTimes) {
   c.policy = "work-stealing";
   c.backend = Backend::Cpu;
   c.workers = 2;
-  c.params = {{"tree", "custom"}, {"t", "0"}, {"b", "2000"}, {"q", "0.24"}, {"m", "4"}};  // 40,053 nodes
+  c.params = {
+      {"tree", "custom"}, {"t", "0"}, {"b", "2000"}, {"q", "0.24"}, {"m", "4"}};  // 40,053 nodes
   for (const char* batch : {"0", "1"}) {
     c.params["trace_batch"] = batch;
     const RunResult r = run(builtin::registry(), c);
@@ -244,7 +260,9 @@ TEST(BatchClock, AUtsTraceHasEveryNodeWithBatchedTimes) {
     for (const trace::WorkerStats& w : r.stats.per_worker) spawned += w.spawned;
     EXPECT_EQ(spawned + 1, r.tasks) << "every node but the root was spawned";
     for (const trace::Track& t : r.trace.tracks) {
-      for (const Event& e : t.events) placed += interpolated(e) && trace::event_traits(e.kind).category != trace::EventCategory::Spawn;
+      for (const Event& e : t.events)
+        placed +=
+            interpolated(e) && trace::event_traits(e.kind).category != trace::EventCategory::Spawn;
     }
     if (std::string(batch) == "1") {
       EXPECT_EQ(placed, 0u) << "trace_batch=1 times every task";

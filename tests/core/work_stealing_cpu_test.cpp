@@ -39,7 +39,8 @@ struct TreeRun {
   ExecPlan plan;
   TreeBody body;
 
-  TreeRun(Policy policy, std::uint32_t workers, std::uint32_t fanout, std::uint32_t levels, std::uint32_t spin = 0) {
+  TreeRun(Policy policy, std::uint32_t workers, std::uint32_t fanout, std::uint32_t levels,
+          std::uint32_t spin = 0) {
     Task root;
     root.id = 0;
     root.parent = Task::kNoParent;
@@ -61,8 +62,10 @@ struct TreeRun {
   void expect_each_ran_once(const ExecOutput& out) const {
     EXPECT_EQ(out.tasks_run, counts.size());
     EXPECT_EQ(out.tasks_spawned, counts.size() - 1);
-    const auto bad = std::find_if(counts.begin(), counts.end(), [](std::uint32_t c) { return c != 1; });
-    EXPECT_TRUE(bad == counts.end()) << "task " << (bad - counts.begin()) << " ran " << *bad << " times";
+    const auto bad =
+        std::find_if(counts.begin(), counts.end(), [](std::uint32_t c) { return c != 1; });
+    EXPECT_TRUE(bad == counts.end())
+        << "task " << (bad - counts.begin()) << " ran " << *bad << " times";
   }
 };
 
@@ -134,7 +137,9 @@ TEST(WorkStealingDeque, StealIsAbaSafeUnderContention) {
   std::uint32_t level = 0;
   while (started.load(std::memory_order_acquire) < kThieves) std::this_thread::yield();
   std::uint32_t rounds = 0;
-  for (; rounds < kMaxRounds && (rounds < kRounds || stolen.load(std::memory_order_relaxed) < kMinSteals); ++rounds) {
+  for (; rounds < kMaxRounds &&
+         (rounds < kRounds || stolen.load(std::memory_order_relaxed) < kMinSteals);
+       ++rounds) {
     const std::uint32_t r = rounds;
     for (std::uint32_t i = 0; i < kBatch; ++i) batch[i].id = r * kBatch + i;
     ASSERT_EQ(d.push_bottom(batch, kBatch, level), kBatch);  // only fits after every reset
@@ -143,8 +148,10 @@ TEST(WorkStealingDeque, StealIsAbaSafeUnderContention) {
   }
   done.store(true, std::memory_order_release);
   for (auto& th : thieves) th.join();
-  for (std::uint32_t i = 0; i < rounds * kBatch; ++i) ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
-  EXPECT_GT(stolen.load(), 0u) << "the thieves never won a race: the test did not exercise stealing";
+  for (std::uint32_t i = 0; i < rounds * kBatch; ++i)
+    ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
+  EXPECT_GT(stolen.load(), 0u)
+      << "the thieves never won a race: the test did not exercise stealing";
 }
 
 // Chunked steals (work_stealing_deque.hpp): thieves take up to kChunk tasks with one CAS while the
@@ -177,7 +184,8 @@ TEST(WorkStealingDeque, ChunkedStealsTakeEachTaskOnceUnderContention) {
         StealResult r = StealResult::Empty;
         const std::uint32_t k = d.pop_top_chunk(loot, kChunk, r);
         EXPECT_LE(k, kChunk);
-        for (std::uint32_t j = 0; j < k; ++j) taken[loot[j].id].fetch_add(1, std::memory_order_relaxed);
+        for (std::uint32_t j = 0; j < k; ++j)
+          taken[loot[j].id].fetch_add(1, std::memory_order_relaxed);
         if (k > 0) steals.fetch_add(1, std::memory_order_release);
         if (k > 1) multi.fetch_add(1, std::memory_order_relaxed);
         if (k == 0 && ++misses % 64 == 0) std::this_thread::yield();
@@ -188,7 +196,9 @@ TEST(WorkStealingDeque, ChunkedStealsTakeEachTaskOnceUnderContention) {
   std::uint32_t level = 0;
   while (started.load(std::memory_order_acquire) < kThieves) std::this_thread::yield();
   std::uint32_t rounds = 0;
-  for (; rounds < kMaxRounds && (rounds < kRounds || multi.load(std::memory_order_relaxed) < kMinMultiSteals); ++rounds) {
+  for (; rounds < kMaxRounds &&
+         (rounds < kRounds || multi.load(std::memory_order_relaxed) < kMinMultiSteals);
+       ++rounds) {
     for (std::uint32_t i = 0; i < kBatch; ++i) batch[i].id = rounds * kBatch + i;
     ASSERT_EQ(d.push_bottom(batch, kBatch, level), kBatch);  // fits: the deque is reset every round
     // Every kHoldEvery-th round the owner holds a full batch back (at most kHold) until a thief
@@ -200,17 +210,21 @@ TEST(WorkStealingDeque, ChunkedStealsTakeEachTaskOnceUnderContention) {
     if (rounds % kHoldEvery == 0 && missed_holds < kMaxMissedHolds) {
       const std::uint64_t before = steals.load(std::memory_order_acquire);
       const auto deadline = std::chrono::steady_clock::now() + kHold;
-      while (steals.load(std::memory_order_acquire) == before && std::chrono::steady_clock::now() < deadline)
+      while (steals.load(std::memory_order_acquire) == before &&
+             std::chrono::steady_clock::now() < deadline)
         std::this_thread::yield();
       missed_holds = steals.load(std::memory_order_acquire) == before ? missed_holds + 1 : 0;
     }
     Task t;
-    while (d.pop_bottom_chunked(t, level, kChunk)) taken[t.id].fetch_add(1, std::memory_order_relaxed);
+    while (d.pop_bottom_chunked(t, level, kChunk))
+      taken[t.id].fetch_add(1, std::memory_order_relaxed);
   }
   done.store(true, std::memory_order_release);
   for (auto& th : thieves) th.join();
-  for (std::uint32_t i = 0; i < rounds * kBatch; ++i) ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
-  EXPECT_GE(multi.load(), kMinMultiSteals) << "no steal took more than one task: the test did not exercise chunks";
+  for (std::uint32_t i = 0; i < rounds * kBatch; ++i)
+    ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
+  EXPECT_GE(multi.load(), kMinMultiSteals)
+      << "no steal took more than one task: the test did not exercise chunks";
 }
 
 // Batch pops (work_stealing_deque.hpp, pop_bottom_batch: the CUDA backend's task_per=lane): the
@@ -240,7 +254,8 @@ TEST(WorkStealingDeque, BatchPopsAndChunkedStealsTakeEachTaskOnce) {
       while (!done.load(std::memory_order_acquire)) {
         StealResult r = StealResult::Empty;
         const std::uint32_t k = d.pop_top_chunk(loot, kChunk, r);
-        for (std::uint32_t j = 0; j < k; ++j) taken[loot[j].id].fetch_add(1, std::memory_order_relaxed);
+        for (std::uint32_t j = 0; j < k; ++j)
+          taken[loot[j].id].fetch_add(1, std::memory_order_relaxed);
         if (k > 0) steals.fetch_add(1, std::memory_order_release);
         if (k == 0 && ++misses % 64 == 0) std::this_thread::yield();
       }
@@ -255,7 +270,8 @@ TEST(WorkStealingDeque, BatchPopsAndChunkedStealsTakeEachTaskOnce) {
     if (round % kHoldEvery == 0) {  // let a thief in first now and then (see the test above)
       const std::uint64_t before = steals.load(std::memory_order_acquire);
       const auto deadline = std::chrono::steady_clock::now() + kHold;
-      while (steals.load(std::memory_order_acquire) == before && std::chrono::steady_clock::now() < deadline)
+      while (steals.load(std::memory_order_acquire) == before &&
+             std::chrono::steady_clock::now() < deadline)
         std::this_thread::yield();
     }
     std::uint32_t bottom = d.bottom_index();
@@ -268,13 +284,17 @@ TEST(WorkStealingDeque, BatchPopsAndChunkedStealsTakeEachTaskOnce) {
       ASSERT_LE(p.first + p.k, 16u);
       ++batches;
       if (p.k < kTake) ++partial_batches;
-      for (std::uint32_t j = 0; j < p.k; ++j) taken[detail::load_task_relaxed(d.slots[p.first + j]).id].fetch_add(1, std::memory_order_relaxed);
+      for (std::uint32_t j = 0; j < p.k; ++j)
+        taken[detail::load_task_relaxed(d.slots[p.first + j]).id].fetch_add(
+            1, std::memory_order_relaxed);
     }
   }
   done.store(true, std::memory_order_release);
   for (auto& th : thieves) th.join();
-  for (std::uint32_t i = 0; i < kRounds * kBatch; ++i) ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
-  EXPECT_GT(steals.load(), 0u) << "the thieves never won a race: the test did not exercise stealing";
+  for (std::uint32_t i = 0; i < kRounds * kBatch; ++i)
+    ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
+  EXPECT_GT(steals.load(), 0u)
+      << "the thieves never won a race: the test did not exercise stealing";
   EXPECT_GT(batches, kRounds) << "every pop took a whole round: the test did not exercise batches";
   EXPECT_GT(partial_batches, 0u);
 }
@@ -354,7 +374,8 @@ TEST(SharingQueue, HostProducesWhileConsumersTakeEachTaskOnce) {
   }
   std::vector<Task> tasks(kTasks);
   for (std::uint32_t i = 0; i < kTasks; ++i) tasks[i].id = i;
-  for (std::uint32_t sent = 0; sent < kTasks;) sent += ref.try_push(tasks.data() + sent, kTasks - sent);
+  for (std::uint32_t sent = 0; sent < kTasks;)
+    sent += ref.try_push(tasks.data() + sent, kTasks - sent);
   for (auto& th : consumers) th.join();
   for (std::uint32_t i = 0; i < kTasks; ++i) ASSERT_EQ(taken[i].load(), 1u) << "task " << i;
   EXPECT_TRUE(ref.empty());
@@ -408,8 +429,9 @@ TEST(WorkStealing, TasksPerWorkerMatchTheTrace) {
   std::uint64_t most = 0, least = ~std::uint64_t{0};
   for (const trace::Track& t : out.trace.tracks) {
     if (t.role != trace::TrackRole::Worker) continue;
-    const auto n = static_cast<std::uint64_t>(std::count_if(t.events.begin(), t.events.end(),
-                                                            [](const trace::Event& e) { return e.kind == trace::EventKind::TaskBegin; }));
+    const auto n = static_cast<std::uint64_t>(
+        std::count_if(t.events.begin(), t.events.end(),
+                      [](const trace::Event& e) { return e.kind == trace::EventKind::TaskBegin; }));
     most = std::max(most, n);
     least = std::min(least, n);
   }
@@ -432,7 +454,8 @@ TEST(WorkStealing, WorkersReportTheirCpuShareAndTheirTasksPerCpuSecond) {
   EXPECT_LE(m.at("tasks_per_cpu_s_min"), m.at("tasks_per_cpu_s_max"));
   const double all_cpu_s = static_cast<double>(m.at("worker_cpu_us")) / 1e6;
   ASSERT_GT(all_cpu_s, 0.0);
-  EXPECT_GE(static_cast<double>(m.at("tasks_per_cpu_s_max")) + 1, static_cast<double>(m.at("tasks_per_worker_max")) / all_cpu_s);
+  EXPECT_GE(static_cast<double>(m.at("tasks_per_cpu_s_max")) + 1,
+            static_cast<double>(m.at("tasks_per_worker_max")) / all_cpu_s);
 }
 
 TEST(WorkStealing, RoundRobinVictimsRunEveryTaskOnce) {
@@ -451,7 +474,7 @@ TEST(WorkStealing, SingleWorkerNeedsNoThief) {
 TEST(WorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
   TreeRun run(&policies::work_stealing(), 3, 8, 4);
   run.plan.options.deque_capacity = 4;  // a task's 8 children never fit
-  run.plan.options.steal_chunk = 1;     // a worker keeps one child private, the rest go to its deque
+  run.plan.options.steal_chunk = 1;  // a worker keeps one child private, the rest go to its deque
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GT(out.metrics.at("spilled"), 0u);
@@ -491,7 +514,9 @@ struct LateBody {
   template <class Ctx>
   void operator()(Ctx& ctx, const Task& t) const {
     if (t.id >= kLateBase) {
-      ctx.once([&] { device_atomic_ref<std::uint32_t>(late[t.id - kLateBase]).fetch_add(1, mo::relaxed); });
+      ctx.once([&] {
+        device_atomic_ref<std::uint32_t>(late[t.id - kLateBase]).fetch_add(1, mo::relaxed);
+      });
     } else {
       tree(ctx, t);
     }
@@ -509,7 +534,8 @@ TEST(WorkStealing, RunWaitsForLateHostInserts) {
     for (std::uint32_t wave = 0; wave < 3; ++wave) {
       std::this_thread::sleep_for(std::chrono::milliseconds(30));  // long after the tree is done
       std::vector<Task> tasks(kLate / 3);
-      for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = kLateBase + wave * (kLate / 3) + i;
+      for (std::uint32_t i = 0; i < tasks.size(); ++i)
+        tasks[i].id = kLateBase + wave * (kLate / 3) + i;
       host.insert(tasks);
     }
   };
@@ -545,7 +571,8 @@ TEST(WorkStealing, TraceShowsStealsSpawnsAndDequeLevels) {
   }
   EXPECT_EQ(kinds[trace::EventKind::TaskBegin], run.counts.size());
   EXPECT_GT(kinds[trace::EventKind::SpawnBatch], 0u);
-  EXPECT_EQ(kinds[trace::EventKind::Spawn], 0u) << "every batch's ids are consecutive: each names its children";
+  EXPECT_EQ(kinds[trace::EventKind::Spawn], 0u)
+      << "every batch's ids are consecutive: each names its children";
   EXPECT_GT(kinds[trace::EventKind::DequeLevel], 0u);
   EXPECT_EQ(kinds[trace::EventKind::Steal], out.metrics.at("steals"));
   EXPECT_GT(kinds[trace::EventKind::Steal], 0u);
@@ -570,8 +597,8 @@ TEST_P(DynamicPolicies, TooManyChildrenFailTheRunNamingSpawnCapacity) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuBackend, DynamicPolicies,
-                         ::testing::Values(&policies::work_stealing(), &policies::static_list(), &policies::blocking_queue(),
-                                           &policies::task_queue()),
+                         ::testing::Values(&policies::work_stealing(), &policies::static_list(),
+                                           &policies::blocking_queue(), &policies::task_queue()),
                          [](const auto& info) {
                            std::string n(info.param->name);
                            std::replace(n.begin(), n.end(), '-', '_');
@@ -579,7 +606,8 @@ INSTANTIATE_TEST_SUITE_P(CpuBackend, DynamicPolicies,
                          });
 
 TEST(StaticList, ReportsGenerationsAndPeakSlots) {
-  TreeRun run(&policies::static_list(), 3, 3, 6);  // levels 0..6: the widest generation has 3^6 tasks
+  TreeRun run(&policies::static_list(), 3, 3,
+              6);  // levels 0..6: the widest generation has 3^6 tasks
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_EQ(out.metrics.at("generations"), 7u);
@@ -589,7 +617,8 @@ TEST(StaticList, ReportsGenerationsAndPeakSlots) {
 // A generation larger than the arrays (list_capacity=1: the first output array has one slot) makes
 // its launch stop, the array grow and the launch go on: every task still runs once.
 TEST(StaticList, AGenerationPastItsArraysGrowsThemAndEveryTaskRunsOnce) {
-  TreeRun run(&policies::static_list(), 3, 4, 6);  // levels 0..6: the widest generation has 4^6 tasks
+  TreeRun run(&policies::static_list(), 3, 4,
+              6);  // levels 0..6: the widest generation has 4^6 tasks
   run.plan.options.list_capacity = 1;
   run.plan.trace = true;
   const ExecOutput out = run.run();
@@ -627,7 +656,9 @@ TEST(StaticList, AWidestGenerationMemoryCannotHoldIsRefusedNamingTheNumbers) {
     EXPECT_NE(m.find("65536.0 GiB"), std::string::npos) << m;
     EXPECT_NE(m.find("host memory"), std::string::npos) << m;
   }
-  EXPECT_TRUE(std::all_of(run.counts.begin(), run.counts.end(), [](std::uint32_t c) { return c == 0; })) << "a task ran";
+  EXPECT_TRUE(std::all_of(run.counts.begin(), run.counts.end(), [](std::uint32_t c) {
+    return c == 0;
+  })) << "a task ran";
 }
 
 // A full queue grows under its lock (blocking_capacity=50 is only where it starts).
@@ -670,7 +701,8 @@ TEST(BlockingQueue, EveryTakeAndPutLeavesALevelAtItsTasksBeginOrEnd) {
   std::uint32_t begins = 0, takes = 0, puts = 0;
   for (std::size_t i = 0; i < ev.size(); ++i) {
     if (ev[i].kind == EventKind::TaskBegin || ev[i].kind == EventKind::TaskEnd) {
-      EXPECT_EQ(ev[i].flags & trace::kTimeInterpolated, 0) << "event " << i << ": every task edge is timed";
+      EXPECT_EQ(ev[i].flags & trace::kTimeInterpolated, 0)
+          << "event " << i << ": every task edge is timed";
     }
     if (ev[i].kind == EventKind::TaskBegin) {
       ++begins;

@@ -82,8 +82,10 @@ struct GpuTreeRun {
   void expect_each_ran_once(const ExecOutput& out) const {
     EXPECT_EQ(out.tasks_run, total);
     EXPECT_EQ(out.tasks_spawned, total - 1);
-    const auto bad = std::find_if(counts.begin(), counts.end(), [](std::uint32_t c) { return c != 1; });
-    EXPECT_TRUE(bad == counts.end()) << "task " << (bad - counts.begin()) << " ran " << *bad << " times";
+    const auto bad =
+        std::find_if(counts.begin(), counts.end(), [](std::uint32_t c) { return c != 1; });
+    EXPECT_TRUE(bad == counts.end())
+        << "task " << (bad - counts.begin()) << " ran " << *bad << " times";
   }
 };
 
@@ -156,7 +158,9 @@ TEST_P(GpuSpawning, WatchdogStopsAStuckRunWithAClearError) {
   plan.options.watchdog_ms = 300;
   plan.options.list_capacity = 1024;
   plan.options.blocking_capacity = 1024;
-  expect_run_error([&] { kernels::execute(plan, [](std::uint32_t) { return testing::StuckBody{}; }); }, "watchdog");
+  expect_run_error(
+      [&] { kernels::execute(plan, [](std::uint32_t) { return testing::StuckBody{}; }); },
+      "watchdog");
   GpuTreeRun again(GetParam(), 3, 5);
   again.expect_each_ran_once(again.run());
 }
@@ -198,7 +202,8 @@ TEST_P(GpuSpawning, TasksPerSmMatchTheTrace) {
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   if (GetParam() == &policies::static_list()) {
-    EXPECT_EQ(out.metrics.count("tasks_per_sm_max"), 0u) << "a static-list rank moves between SMs: no per-SM figure";
+    EXPECT_EQ(out.metrics.count("tasks_per_sm_max"), 0u)
+        << "a static-list rank moves between SMs: no per-SM figure";
     return;
   }
   std::map<std::uint32_t, std::uint64_t> per_sm;
@@ -233,8 +238,10 @@ TEST_P(GpuSpawning, AFullTraceKeepsItsFirstEventsAndCountsTheRest) {
       if (t.role != trace::TrackRole::Worker) continue;
       EXPECT_LE(t.events.size(), capacity) << t.name;
       for (const trace::Event& e : t.events) EXPECT_NE(e.kind, trace::EventKind::None) << t.name;
-      for (std::size_t i = 1; i < t.events.size(); ++i) EXPECT_LE(t.events[i - 1].time_ns, t.events[i].time_ns) << t.name;
-      if (!t.events.empty()) EXPECT_EQ(t.events.front().kind, trace::EventKind::WorkerStart) << t.name;
+      for (std::size_t i = 1; i < t.events.size(); ++i)
+        EXPECT_LE(t.events[i - 1].time_ns, t.events[i].time_ns) << t.name;
+      if (!t.events.empty())
+        EXPECT_EQ(t.events.front().kind, trace::EventKind::WorkerStart) << t.name;
       kept += t.events.size();
       dropped += t.dropped;
     }
@@ -244,7 +251,9 @@ TEST_P(GpuSpawning, AFullTraceKeepsItsFirstEventsAndCountsTheRest) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, GpuSpawning, ::testing::Values(&policies::work_stealing(), &policies::static_list(), &policies::blocking_queue()),
+INSTANTIATE_TEST_SUITE_P(Policies, GpuSpawning,
+                         ::testing::Values(&policies::work_stealing(), &policies::static_list(),
+                                           &policies::blocking_queue()),
                          [](const auto& info) { return policy_name(info.param); });
 
 // ---------------------------------------------------------------------------------------------
@@ -263,7 +272,8 @@ TEST(GpuWorkStealing, EveryTaskRunsOnceUnderHeavyStealing) {
 
 TEST(GpuWorkStealing, RoundRobinVictimsOnADeepNarrowTree) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(&policies::work_stealing(), 2, 16, 100);  // 131071 tasks, deques of one or two tasks
+  GpuTreeRun run(&policies::work_stealing(), 2, 16,
+                 100);  // 131071 tasks, deques of one or two tasks
   run.plan.options.victim = VictimChoice::RoundRobin;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -282,7 +292,7 @@ TEST(GpuWorkStealing, SingleBlockNeedsNoThief) {
 TEST(GpuWorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(&policies::work_stealing(), 8, 5);  // 37449 tasks
-  run.plan.options.deque_capacity = 4;         // a task's 8 children never fit
+  run.plan.options.deque_capacity = 4;               // a task's 8 children never fit
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GT(out.metrics.at("spilled"), 0u);
@@ -332,7 +342,9 @@ TEST(GpuWorkStealing, InitialTasksBeyondTheSharingQueueAreFedAsItDrains) {
   plan.tasks = tasks;
   plan.options.sharing_capacity = 16;
   cuda::DeviceBuffer<std::uint32_t> d(tasks.size());
-  const ExecOutput out = kernels::execute(plan, [&](std::uint32_t) { return TreeBody{d.get(), tasks.size(), 0}; });
+  const ExecOutput out = kernels::execute(plan, [&](std::uint32_t) {
+    return TreeBody{d.get(), tasks.size(), 0};
+  });
   std::vector<std::uint32_t> counts(tasks.size());
   d.download(counts.data(), counts.size());
   EXPECT_EQ(out.tasks_run, tasks.size());
@@ -356,7 +368,9 @@ struct LateBody {
   template <class Ctx>
   GPULB_HD void operator()(Ctx& ctx, const Task& t) const {
     if (t.id >= kLateBase) {
-      ctx.once([&] { device_atomic_ref<std::uint32_t>(late[t.id - kLateBase]).fetch_add(1, mo::relaxed); });
+      ctx.once([&] {
+        device_atomic_ref<std::uint32_t>(late[t.id - kLateBase]).fetch_add(1, mo::relaxed);
+      });
     } else {
       tree(ctx, t);
     }
@@ -374,7 +388,8 @@ TEST(GpuWorkStealing, RunWaitsForLateHostInserts) {
     for (std::uint32_t wave = 0; wave < 3; ++wave) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       std::vector<Task> tasks(kLate / 3);
-      for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = kLateBase + wave * (kLate / 3) + i;
+      for (std::uint32_t i = 0; i < tasks.size(); ++i)
+        tasks[i].id = kLateBase + wave * (kLate / 3) + i;
       host.insert(tasks);
     }
   };
@@ -423,7 +438,8 @@ TEST(GpuWorkStealing, TraceShowsStealsSpawnsAndDequeLevels) {
 
 TEST(GpuStaticList, ReportsGenerationsAndPeakSlots) {
   SKIP_WITHOUT_GPU();
-  GpuTreeRun run(&policies::static_list(), 3, 6);  // levels 0..6: the widest generation has 3^6 tasks
+  GpuTreeRun run(&policies::static_list(), 3,
+                 6);  // levels 0..6: the widest generation has 3^6 tasks
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_EQ(out.metrics.at("generations"), 7u);
@@ -523,7 +539,8 @@ TEST(GpuBlockingQueue, ReportsThePeakOfTheQueue) {
 // ---------------------------------------------------------------------------------------------
 // Scenarios that spawn, through gpulb::run as the CLI does
 
-RunResult run_cuda(const std::string& scenario, Policy policy, ParamMap params, std::uint32_t workers = 0) {
+RunResult run_cuda(const std::string& scenario, Policy policy, ParamMap params,
+                   std::uint32_t workers = 0) {
   RunConfig c;
   c.scenario = scenario;
   c.policy = std::string(policy->name);
@@ -531,7 +548,8 @@ RunResult run_cuda(const std::string& scenario, Policy policy, ParamMap params, 
   c.gpus = 1;
   c.workers = workers;
   c.params = std::move(params);
-  if (policy == &policies::static_list() && !c.params.count("list_capacity")) c.params["list_capacity"] = std::to_string(1u << 22);
+  if (policy == &policies::static_list() && !c.params.count("list_capacity"))
+    c.params["list_capacity"] = std::to_string(1u << 22);
   return run(builtin::registry(), c);
 }
 
@@ -539,15 +557,18 @@ class GpuSpawningScenarios : public ::testing::TestWithParam<Policy> {};
 
 TEST_P(GpuSpawningScenarios, UtsSmallGeometricTreeVerifies) {
   SKIP_WITHOUT_GPU();
-  const RunResult r = run_cuda("uts", GetParam(), {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}});
+  const RunResult r =
+      run_cuda("uts", GetParam(),
+               {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}});
   EXPECT_TRUE(r.verified) << r.verification;
 }
 
 TEST_P(GpuSpawningScenarios, UtsSmallBinomialTreeWithAWideRootVerifies) {
   SKIP_WITHOUT_GPU();
   // A binomial root of 300 children (more than a block's threads), then q * m = 0.8 below it.
-  const RunResult r =
-      run_cuda("uts", GetParam(), {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}});
+  const RunResult r = run_cuda(
+      "uts", GetParam(),
+      {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}});
   EXPECT_TRUE(r.verified) << r.verification;
 }
 
@@ -555,8 +576,10 @@ TEST_P(GpuSpawningScenarios, UtsSmallBinomialTreeWithAWideRootVerifies) {
 // binomial root and a geometric tree, each with the node, leaf and depth counts of the host search.
 TEST_P(GpuSpawningScenarios, UtsWithInlineLeavesVerifiesWithFewerTasks) {
   SKIP_WITHOUT_GPU();
-  for (const ParamMap& tree : {ParamMap{{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}},
-                               ParamMap{{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}}}) {
+  for (const ParamMap& tree :
+       {ParamMap{{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}},
+        ParamMap{
+            {"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}}}) {
     ParamMap params = tree;
     params["leaves"] = "inline";
     const RunResult r = run_cuda("uts", GetParam(), params);
@@ -597,14 +620,16 @@ TEST_P(GpuSpawningScenarios, UtsT1MatchesThePublishedCounts) {
   // The blocking queue serialises every task through one lock: fewer blocks contend less for it.
   const std::uint32_t workers = GetParam() == &policies::blocking_queue() ? 264 : 0;
   ParamMap params = {{"tree", "T1"}, {"watchdog_ms", "60000"}};
-  if (GetParam() == &policies::static_list()) params["list_capacity"] = std::to_string(1u << 23);  // its option alone
+  if (GetParam() == &policies::static_list())
+    params["list_capacity"] = std::to_string(1u << 23);  // its option alone
   const RunResult r = run_cuda("uts", GetParam(), params, workers);
   EXPECT_TRUE(r.verified) << r.verification;
   EXPECT_EQ(r.tasks, 4130071u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, GpuSpawningScenarios,
-                         ::testing::Values(&policies::work_stealing(), &policies::static_list(), &policies::blocking_queue()),
+                         ::testing::Values(&policies::work_stealing(), &policies::static_list(),
+                                           &policies::blocking_queue()),
                          [](const auto& info) { return policy_name(info.param); });
 
 TEST(GpuSpawningScenarios, NonSpawningPoliciesAreRefusedWithAClearError) {

@@ -17,13 +17,18 @@ namespace {
 #define SKIP_WITHOUT_GPU() \
   if (cuda::list_devices().empty()) GTEST_SKIP() << "no CUDA GPU present: GPU tests skipped"
 
-RunResult run_nbody_gpu(const std::string& strategy, const std::string& transfer, ParamMap extra = {}) {
+RunResult run_nbody_gpu(const std::string& strategy, const std::string& transfer,
+                        ParamMap extra = {}) {
   RunConfig c;
   c.scenario = "nbody";
   c.policy = "combining";
   c.backend = Backend::Cuda;
   c.gpus = 1;
-  c.params = {{"particles", "20000"}, {"steps", "2"}, {"sample", "64"}, {"strategy", strategy}, {"transfer", transfer}};
+  c.params = {{"particles", "20000"},
+              {"steps", "2"},
+              {"sample", "64"},
+              {"strategy", strategy},
+              {"transfer", transfer}};
   for (auto& [k, v] : extra) c.params[k] = v;
   return run(builtin::registry(), c);
 }
@@ -52,10 +57,12 @@ TEST_P(GpuCombining, NBodyVerifiesAndTheDeviceTimesKernelsAndTransfersApart) {
 }
 
 INSTANTIATE_TEST_SUITE_P(StrategiesAndTransfers, GpuCombining,
-                         ::testing::Values(Mode{"adaptive", "redundant"}, Mode{"adaptive", "reuse"}, Mode{"adaptive", "reuse-sorted"},
+                         ::testing::Values(Mode{"adaptive", "redundant"}, Mode{"adaptive", "reuse"},
+                                           Mode{"adaptive", "reuse-sorted"},
                                            Mode{"static", "reuse-sorted"}, Mode{"eager", "reuse"}),
                          [](const auto& info) {
-                           std::string n = std::string(info.param.strategy) + "_" + info.param.transfer;
+                           std::string n =
+                               std::string(info.param.strategy) + "_" + info.param.transfer;
                            for (char& ch : n) ch = ch == '-' ? '_' : ch;
                            return n;
                          });
@@ -68,7 +75,8 @@ TEST(GpuCombiningTrace, LaunchesCarryTheirReasonAndBlocksLieOnSmLanes) {
   for (const trace::Track& t : r.trace.tracks) {
     if (t.role == trace::TrackRole::SmLane) ++sm_lane_tracks;
     for (const trace::Event& e : t.events) {
-      if (e.kind == trace::EventKind::KernelLaunch) launched += e.arg, static_launches += e.aux == 3;
+      if (e.kind == trace::EventKind::KernelLaunch)
+        launched += e.arg, static_launches += e.aux == 3;
       if (e.kind == trace::EventKind::TaskBegin) ++begins;
     }
   }
@@ -104,7 +112,11 @@ TEST(GpuHybrid, TheCpuAndTheGpuShareEveryRequestExactlyOnceInOneTrace) {
     c.backend = Backend::Cuda;
     c.gpus = 1;
     c.workers = 4;
-    c.params = {{"particles", "20000"}, {"steps", "2"}, {"sample", "64"}, {"strategy", strategy}, {"cpu_share", "0.2"}};
+    c.params = {{"particles", "20000"},
+                {"steps", "2"},
+                {"sample", "64"},
+                {"strategy", strategy},
+                {"cpu_share", "0.2"}};
     const RunResult r = run(builtin::registry(), c);
     ASSERT_TRUE(r.verified) << strategy << ": " << r.verification;
     EXPECT_EQ(r.metrics.at("cpu_requests") + r.metrics.at("gpu_requests"), r.tasks) << strategy;

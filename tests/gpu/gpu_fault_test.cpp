@@ -23,15 +23,19 @@ using testing::Outcome;
 #define SKIP_WITHOUT_GPU() \
   if (cuda::list_devices().empty()) GTEST_SKIP() << "no CUDA GPU present: GPU tests skipped"
 
-const char* const kPolicies[] = {"hardware", "chunked", "task-queue", "work-stealing", "static-list", "blocking-queue"};
+const char* const kPolicies[] = {"hardware",      "chunked",     "task-queue",
+                                 "work-stealing", "static-list", "blocking-queue"};
 
 // A hang would stop the suite: every run gets a deadline far above what it needs.
 Outcome run_faults(const std::string& policy, const std::string& args) {
-  return testing::shell_gpulb("timeout -s KILL 120 ", "run faults --backend cuda --gpus 1 --no-trace --policy " + policy +
-                                                          " --param tasks=2000 --param at=1234 " + args);
+  return testing::shell_gpulb("timeout -s KILL 120 ",
+                              "run faults --backend cuda --gpus 1 --no-trace --policy " + policy +
+                                  " --param tasks=2000 --param at=1234 " + args);
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 void expect_next_run_verifies(const std::string& policy) {
   const Outcome next = run_faults(policy, "--json");
@@ -44,7 +48,10 @@ TEST(GpuFaults, ATrapEndsTheRunNamingPolicyAndGpuAndTheNextRunWorks) {
   for (const std::string policy : kPolicies) {
     const Outcome o = run_faults(policy, "--param fault=trap");
     EXPECT_EQ(o.exit_code, 1) << policy << ": " << o.out;
-    EXPECT_TRUE(contains(o.out, "policy '" + policy + "' on GPU 0: a kernel failed: CUDA error cudaErrorLaunchFailure")) << o.out;
+    EXPECT_TRUE(contains(
+        o.out,
+        "policy '" + policy + "' on GPU 0: a kernel failed: CUDA error cudaErrorLaunchFailure"))
+        << o.out;
     EXPECT_TRUE(contains(o.out, "context is lost for the rest of this process")) << o.out;
     expect_next_run_verifies(policy);
   }
@@ -55,7 +62,10 @@ TEST(GpuFaults, AnOutOfBoundsReadEndsTheRunNamingPolicyAndGpuAndTheNextRunWorks)
   for (const std::string policy : kPolicies) {
     const Outcome o = run_faults(policy, "--param fault=out-of-bounds");
     EXPECT_EQ(o.exit_code, 1) << policy << ": " << o.out;
-    EXPECT_TRUE(contains(o.out, "policy '" + policy + "' on GPU 0: a kernel failed: CUDA error cudaErrorIllegalAddress")) << o.out;
+    EXPECT_TRUE(contains(
+        o.out,
+        "policy '" + policy + "' on GPU 0: a kernel failed: CUDA error cudaErrorIllegalAddress"))
+        << o.out;
     expect_next_run_verifies(policy);
   }
 }
@@ -65,9 +75,12 @@ TEST(GpuFaults, AnOutOfBoundsReadEndsTheRunNamingPolicyAndGpuAndTheNextRunWorks)
 TEST(GpuFaults, ARunPastTheWatchdogStopsWithAClearErrorAndTheNextRunWorks) {
   SKIP_WITHOUT_GPU();
   for (const std::string policy : kPolicies) {
-    const Outcome o = run_faults(policy, "--param fault=slow --param slow_ms=600000 --param watchdog_ms=300");
+    const Outcome o =
+        run_faults(policy, "--param fault=slow --param slow_ms=600000 --param watchdog_ms=300");
     EXPECT_EQ(o.exit_code, 1) << policy << ": " << o.out;
-    EXPECT_TRUE(contains(o.out, "watchdog: policy '" + policy + "' on GPU 0 made no progress for 300 ms")) << o.out;
+    EXPECT_TRUE(
+        contains(o.out, "watchdog: policy '" + policy + "' on GPU 0 made no progress for 300 ms"))
+        << o.out;
     EXPECT_FALSE(contains(o.out, "did not stop")) << o.out;
     expect_next_run_verifies(policy);
   }
@@ -81,9 +94,13 @@ TEST(GpuFaults, AKernelThatCannotBeStoppedIsAbandonedAndTheProcessStillExits) {
   for (const std::string policy : {"hardware", "task-queue", "work-stealing"}) {
     const Outcome o = run_faults(policy, "--param fault=hang --param watchdog_ms=300");
     EXPECT_EQ(o.exit_code, 1) << policy << ": " << o.out;
-    EXPECT_TRUE(contains(o.out, "watchdog: policy '" + policy + "' on GPU 0 made no progress for 300 ms")) << o.out;
-    EXPECT_TRUE(contains(o.out, "The kernel did not stop within 10 s of the stop request")) << o.out;
-    EXPECT_TRUE(contains(o.out, "it is abandoned, GPU 0 cannot be used again by this process")) << o.out;
+    EXPECT_TRUE(
+        contains(o.out, "watchdog: policy '" + policy + "' on GPU 0 made no progress for 300 ms"))
+        << o.out;
+    EXPECT_TRUE(contains(o.out, "The kernel did not stop within 10 s of the stop request"))
+        << o.out;
+    EXPECT_TRUE(contains(o.out, "it is abandoned, GPU 0 cannot be used again by this process"))
+        << o.out;
     expect_next_run_verifies(policy);
   }
 }
@@ -112,7 +129,9 @@ void trap_then_run_again_in_one_process() {
     (void)run(builtin::registry(), config);
     std::exit(12);  // a run on the lost context did not fail
   } catch (const RunError& e) {
-    if (!contains(e.what(), "GPU 0 cannot be used again by this process (a kernel of an earlier run failed with cudaErrorLaunchFailure)")) {
+    if (!contains(e.what(),
+                  "GPU 0 cannot be used again by this process (a kernel of an earlier run failed "
+                  "with cudaErrorLaunchFailure)")) {
       std::fprintf(stderr, "unexpected message: %s\n", e.what());
       std::exit(13);
     }
@@ -133,8 +152,10 @@ TEST(GpuFaults, OnTwoGpusTheFirstFailureIsTheOneReported) {
   if (cuda::list_devices().size() < 2) GTEST_SKIP() << "fewer than 2 GPUs: multi-GPU test skipped";
   for (const std::string policy : {"hardware", "task-queue"}) {
     for (const char* at : {"0", "1999"}) {
-      const Outcome o = testing::shell_gpulb("timeout -s KILL 120 ", "run faults --backend cuda --gpus 2 --no-trace --policy " + policy +
-                                                                        " --param tasks=2000 --param fault=trap --param at=" + at);
+      const Outcome o =
+          testing::shell_gpulb("timeout -s KILL 120 ",
+                               "run faults --backend cuda --gpus 2 --no-trace --policy " + policy +
+                                   " --param tasks=2000 --param fault=trap --param at=" + at);
       EXPECT_EQ(o.exit_code, 1) << policy << " at " << at << ": " << o.out;
       EXPECT_TRUE(contains(o.out, "' on GPU ")) << o.out;
       EXPECT_TRUE(contains(o.out, "a kernel failed: CUDA error cudaErrorLaunchFailure")) << o.out;

@@ -26,7 +26,8 @@ std::vector<Task> numbered_tasks(std::uint32_t n) {
 }
 
 // One body for both backends: count runs per task id on the backend given, return the counts.
-std::vector<std::uint32_t> count_runs(Backend backend, ExecPlan plan, ExecOutput* output = nullptr) {
+std::vector<std::uint32_t> count_runs(Backend backend, ExecPlan plan,
+                                      ExecOutput* output = nullptr) {
   const std::size_t n = plan.tasks.size();
   std::vector<std::uint32_t> counts(n, 0);
   ExecOutput out;
@@ -49,8 +50,10 @@ std::vector<std::uint32_t> count_runs(Backend backend, ExecPlan plan, ExecOutput
 }
 
 void expect_each_ran_once(const std::vector<std::uint32_t>& counts) {
-  const auto bad = std::find_if(counts.begin(), counts.end(), [](std::uint32_t c) { return c != 1; });
-  EXPECT_TRUE(bad == counts.end()) << "task " << (bad - counts.begin()) << " ran " << *bad << " times";
+  const auto bad =
+      std::find_if(counts.begin(), counts.end(), [](std::uint32_t c) { return c != 1; });
+  EXPECT_TRUE(bad == counts.end())
+      << "task " << (bad - counts.begin()) << " ran " << *bad << " times";
 }
 
 struct Shape {
@@ -92,9 +95,11 @@ TEST(GpuFaults, MoreGpusThanPresentIsAConfigErrorUnderEveryPolicy) {
   SKIP_WITHOUT_GPU();
   const auto tasks = numbered_tasks(64);
   const std::uint32_t asked = static_cast<std::uint32_t>(gpu_count()) + 1;
-  const std::string expected = "--gpus " + std::to_string(asked) + ": this host has " + std::to_string(gpu_count()) + " CUDA GPU";
-  for (Policy p : {&policies::task_queue(), &policies::hardware(), &policies::chunked(), &policies::work_stealing(),
-                   &policies::static_list(), &policies::blocking_queue()}) {
+  const std::string expected = "--gpus " + std::to_string(asked) + ": this host has " +
+                               std::to_string(gpu_count()) + " CUDA GPU";
+  for (Policy p :
+       {&policies::task_queue(), &policies::hardware(), &policies::chunked(),
+        &policies::work_stealing(), &policies::static_list(), &policies::blocking_queue()}) {
     SCOPED_TRACE(p->name);
     ExecPlan plan;
     plan.policy = p;
@@ -123,17 +128,22 @@ TEST(GpuFaults, MoreGpusThanPresentIsAConfigErrorUnderEveryPolicy) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, ExactlyOnce,
-                         ::testing::Values(Shape{&policies::task_queue(), 2, 128, 1'000'000}, Shape{&policies::task_queue(), 8, 4096, 1'000'000},
-                                           Shape{&policies::task_queue(), 1, 7, 100'000}, Shape{&policies::hardware(), 0, 0, 1'000'000},
-                                           Shape{&policies::chunked(), 0, 0, 200'000}, Shape{&policies::task_queue(), 2, 4096, 1'000'000, "modern", 8},
-                                           Shape{&policies::task_queue(), 4, 100, 300'000, "modern", 32}, Shape{&policies::task_queue(), 1, 3, 30'000, "modern", 1}),
-                         [](const auto& info) {
-                           std::string name(info.param.policy->name);
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name + "_" + info.param.variant + "_q" + std::to_string(info.param.queues) + "_claim" + std::to_string(info.param.claim) +
-                                  "_cap" + std::to_string(info.param.capacity);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Policies, ExactlyOnce,
+    ::testing::Values(Shape{&policies::task_queue(), 2, 128, 1'000'000},
+                      Shape{&policies::task_queue(), 8, 4096, 1'000'000},
+                      Shape{&policies::task_queue(), 1, 7, 100'000},
+                      Shape{&policies::hardware(), 0, 0, 1'000'000},
+                      Shape{&policies::chunked(), 0, 0, 200'000},
+                      Shape{&policies::task_queue(), 2, 4096, 1'000'000, "modern", 8},
+                      Shape{&policies::task_queue(), 4, 100, 300'000, "modern", 32},
+                      Shape{&policies::task_queue(), 1, 3, 30'000, "modern", 1}),
+    [](const auto& info) {
+      std::string name(info.param.policy->name);
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name + "_" + info.param.variant + "_q" + std::to_string(info.param.queues) + "_claim" +
+             std::to_string(info.param.claim) + "_cap" + std::to_string(info.param.capacity);
+    });
 
 TEST(GpuTaskQueue, HaltStopsEveryBlockExactlyOnce) {
   SKIP_WITHOUT_GPU();
@@ -150,7 +160,9 @@ TEST(GpuTaskQueue, HaltStopsEveryBlockExactlyOnce) {
     if (tr.role != trace::TrackRole::Worker) continue;
     ++blocks;
     ASSERT_EQ(tr.dropped, 0u) << tr.name;
-    EXPECT_EQ(std::count_if(tr.events.begin(), tr.events.end(), [](const trace::Event& e) { return e.kind == trace::EventKind::Halt; }), 1)
+    EXPECT_EQ(std::count_if(tr.events.begin(), tr.events.end(),
+                            [](const trace::Event& e) { return e.kind == trace::EventKind::Halt; }),
+              1)
         << tr.name;
     EXPECT_NE(tr.sm, trace::Track::kNoSm) << tr.name << " has no SM id";
   }
@@ -174,7 +186,9 @@ TEST(GpuTaskQueue, ModernVariantStopsEveryBlockAndTracesIt) {
     ASSERT_EQ(tr.dropped, 0u) << tr.name;
     EXPECT_EQ(tr.events.front().kind, trace::EventKind::WorkerStart) << tr.name;
     EXPECT_EQ(tr.events.back().kind, trace::EventKind::WorkerEnd) << tr.name;
-    begins += std::count_if(tr.events.begin(), tr.events.end(), [](const trace::Event& e) { return e.kind == trace::EventKind::TaskBegin; });
+    begins += std::count_if(tr.events.begin(), tr.events.end(), [](const trace::Event& e) {
+      return e.kind == trace::EventKind::TaskBegin;
+    });
   }
   EXPECT_EQ(begins, tasks.size());
 }
@@ -187,7 +201,8 @@ TEST(GpuTaskQueue, ModernCopyFeedRangesWholeBatchesAndEmptyQueuesRunEachTaskOnce
     for (const bool runs : {true, false}) {
       auto tasks = numbered_tasks(n);
       if (!runs) {
-        for (Task& t : tasks) t.payload[0] = 7u * t.id + 1;  // no two neighbours alike: no range batch
+        for (Task& t : tasks)
+          t.payload[0] = 7u * t.id + 1;  // no two neighbours alike: no range batch
       }
       ExecPlan plan;
       plan.policy = &policies::task_queue();
@@ -215,8 +230,9 @@ TEST(GpuTaskQueue, OversizedGridIsClampedAndSaysSo) {
   ExecOutput out;
   expect_each_ran_once(count_runs(Backend::Cuda, plan, &out));
   EXPECT_LT(out.workers, 1'000'000u);
-  EXPECT_TRUE(std::any_of(out.notes.begin(), out.notes.end(), [](const std::string& n) { return n.find("clamped") != std::string::npos; }))
-      << ::testing::PrintToString(out.notes);
+  EXPECT_TRUE(std::any_of(out.notes.begin(), out.notes.end(), [](const std::string& n) {
+    return n.find("clamped") != std::string::npos;
+  })) << ::testing::PrintToString(out.notes);
 }
 
 TEST(GpuTaskQueue, WatchdogStopsAStuckRunWithAClearError) {
@@ -250,13 +266,16 @@ TEST(GpuTrace, DrainedCompletelyWithoutOverflowAndCountedWithIt) {
   plan.policy = &policies::task_queue();
   plan.gpus = 1;
   plan.tasks = tasks;
-  plan.options.claim = 1;  // a queue level per claim: with claims of one, one per task (counted below)
+  // a queue level per claim: with claims of one, one per task (counted below)
+  plan.options.claim = 1;
   ExecOutput out;
   count_runs(Backend::Cuda, plan, &out);
   std::uint64_t begins = 0, dropped = 0;
   for (const trace::Track& tr : out.trace.tracks) {
     dropped += tr.dropped;
-    begins += std::count_if(tr.events.begin(), tr.events.end(), [](const trace::Event& e) { return e.kind == trace::EventKind::TaskBegin; });
+    begins += std::count_if(tr.events.begin(), tr.events.end(), [](const trace::Event& e) {
+      return e.kind == trace::EventKind::TaskBegin;
+    });
   }
   EXPECT_EQ(dropped, 0u);
   EXPECT_EQ(begins, tasks.size());
@@ -289,8 +308,11 @@ TEST(GpuHardware, BlocksLandOnSmLanes) {
   for (const trace::Track& tr : out.trace.tracks) {
     if (tr.role != trace::TrackRole::SmLane) continue;
     EXPECT_NE(tr.sm, trace::Track::kNoSm);
-    for (std::size_t i = 1; i < tr.events.size(); ++i) EXPECT_LE(tr.events[i - 1].time_ns, tr.events[i].time_ns) << tr.name;
-    begins += std::count_if(tr.events.begin(), tr.events.end(), [](const trace::Event& e) { return e.kind == trace::EventKind::TaskBegin; });
+    for (std::size_t i = 1; i < tr.events.size(); ++i)
+      EXPECT_LE(tr.events[i - 1].time_ns, tr.events[i].time_ns) << tr.name;
+    begins += std::count_if(tr.events.begin(), tr.events.end(), [](const trace::Event& e) {
+      return e.kind == trace::EventKind::TaskBegin;
+    });
   }
   EXPECT_EQ(begins, tasks.size());
 }
@@ -307,9 +329,12 @@ TEST(MultiGpu, TaskQueueSplitsThePoolAcrossEveryGpu) {
   EXPECT_EQ(out.trace.devices.size(), static_cast<std::size_t>(gpu_count()));
   std::vector<std::uint64_t> per_device(out.trace.devices.size(), 0);
   for (const trace::Track& tr : out.trace.tracks) {
-    per_device[tr.device] += std::count_if(tr.events.begin(), tr.events.end(), [](const trace::Event& e) { return e.kind == trace::EventKind::TaskBegin; });
+    per_device[tr.device] +=
+        std::count_if(tr.events.begin(), tr.events.end(),
+                      [](const trace::Event& e) { return e.kind == trace::EventKind::TaskBegin; });
   }
-  for (std::size_t d = 0; d < per_device.size(); ++d) EXPECT_GT(per_device[d], 0u) << "GPU " << d << " ran nothing";
+  for (std::size_t d = 0; d < per_device.size(); ++d)
+    EXPECT_GT(per_device[d], 0u) << "GPU " << d << " ran nothing";
 }
 
 TEST(GpuPatterns, EveryPatternVerifiesUnderEveryGpuPolicy) {

@@ -18,12 +18,14 @@ using trace::EventKind;
 
 // The slots a block's segment holds after the device wrote `events`, then a batch of `ids` (kind
 // 7) from `begin` to `end`, as record_lane_task and end_lane_batch lay them out.
-void append_batch(std::vector<Event>& slots, std::uint64_t begin, std::uint64_t end, const std::vector<std::uint32_t>& ids) {
+void append_batch(std::vector<Event>& slots, std::uint64_t begin, std::uint64_t end,
+                  const std::vector<std::uint32_t>& ids) {
   const auto k = static_cast<std::uint32_t>(ids.size());
   slots.push_back(lane_batch_header(begin, end, k));
   std::vector<LaneTaskRecord> records;
   for (std::uint32_t id : ids) records.push_back({id, 7, 0});
-  records.resize(2 * (lane_batch_slots(k) - 1), LaneTaskRecord{0xDEADBEEF, 0xFFFF, 0xFFFF});  // the odd slot's unused half
+  records.resize(2 * (lane_batch_slots(k) - 1),
+                 LaneTaskRecord{0xDEADBEEF, 0xFFFF, 0xFFFF});  // the odd slot's unused half
   std::vector<Event> packed(lane_batch_slots(k) - 1);
   std::memcpy(packed.data(), records.data(), packed.size() * sizeof(Event));
   slots.insert(slots.end(), packed.begin(), packed.end());
@@ -31,7 +33,8 @@ void append_batch(std::vector<Event>& slots, std::uint64_t begin, std::uint64_t 
 
 std::vector<Event> expand(const std::vector<Event>& slots) {
   std::vector<Event> out;
-  expand_lane_records(slots.data(), slots.size(), [](std::uint64_t t) { return t - 1000; }, out);
+  expand_lane_records(
+      slots.data(), slots.size(), [](std::uint64_t t) { return t - 1000; }, out);
   return out;
 }
 
@@ -83,7 +86,7 @@ TEST(LaneTraceRecords, AnEvenBatchAndAOneTaskBatchTakeTheirSlotsExactly) {
 TEST(LaneTraceRecords, TheExpansionStopsWhereTheSegmentFilled) {
   std::vector<Event> slots;
   append_batch(slots, 1000, 1100, {1, 2});
-  slots.push_back(lane_batch_header(0, 0, 0));                       // the next batch did not fit
+  slots.push_back(lane_batch_header(0, 0, 0));                         // the next batch did not fit
   slots.push_back(trace::make_event(1200, EventKind::TaskBegin, 99));  // never written: not read
   EXPECT_EQ(expand(slots).size(), 4u);
   // A header whose records lie past the slots the host kept is not read either.
@@ -94,14 +97,16 @@ TEST(LaneTraceRecords, TheExpansionStopsWhereTheSegmentFilled) {
 }
 
 // A range, as end_lane_batch writes one: `k` tasks with ids from `first`, one kind, two slots.
-void append_range(std::vector<Event>& slots, std::uint64_t begin, std::uint64_t end, std::uint32_t first, std::uint32_t k, std::uint16_t kind) {
+void append_range(std::vector<Event>& slots, std::uint64_t begin, std::uint64_t end,
+                  std::uint32_t first, std::uint32_t k, std::uint16_t kind) {
   slots.push_back(lane_batch_header(begin, end, k, kLaneRange));
   slots.push_back(lane_range_ids(first, kind));
 }
 
 TEST(LaneTraceRecords, ARangeBecomesItsConsecutiveTaskPairsFromTwoSlots) {
   std::vector<Event> slots = {trace::make_event(1000, EventKind::WorkerStart, 4, 12)};
-  append_range(slots, 1100, 1500, 0xFFFFFFFEu, 4, 3);  // ids wrap as the device's do: ...FE, ...FF, 0, 1
+  append_range(slots, 1100, 1500, 0xFFFFFFFEu, 4,
+               3);  // ids wrap as the device's do: ...FE, ...FF, 0, 1
   append_batch(slots, 1500, 1600, {20, 21});
   slots.push_back(trace::make_event(1700, EventKind::SpawnBatch, 22, 9));
   EXPECT_EQ(slots.size(), 1u + 2u + 2u + 1u);  // the range's two slots hold its four tasks

@@ -20,13 +20,17 @@ namespace {
 
 constexpr std::uint64_t kParticles = 50000, kSteps = 4;
 
-RunResult run_md2d(Backend backend, const std::string& strategy, const std::string& transfer, ParamMap extra = {}) {
+RunResult run_md2d(Backend backend, const std::string& strategy, const std::string& transfer,
+                   ParamMap extra = {}) {
   RunConfig c;
   c.scenario = "md2d";
   c.policy = "combining";
   c.backend = backend;
   c.gpus = 1;
-  c.params = {{"particles", std::to_string(kParticles)}, {"steps", std::to_string(kSteps)}, {"strategy", strategy}, {"transfer", transfer}};
+  c.params = {{"particles", std::to_string(kParticles)},
+              {"steps", std::to_string(kSteps)},
+              {"strategy", strategy},
+              {"transfer", transfer}};
   for (auto& [k, v] : extra) c.params[k] = v;
   return run(builtin::registry(), c);
 }
@@ -56,10 +60,12 @@ TEST_P(GpuMd2d, VerifiesAgainstTheReferenceAndEveryComputeObjectRunsOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(StrategiesAndTransfers, GpuMd2d,
-                         ::testing::Values(Mode{"adaptive", "redundant"}, Mode{"adaptive", "reuse"}, Mode{"adaptive", "reuse-sorted"},
+                         ::testing::Values(Mode{"adaptive", "redundant"}, Mode{"adaptive", "reuse"},
+                                           Mode{"adaptive", "reuse-sorted"},
                                            Mode{"static", "reuse-sorted"}, Mode{"eager", "reuse"}),
                          [](const auto& info) {
-                           std::string n = std::string(info.param.strategy) + "_" + info.param.transfer;
+                           std::string n =
+                               std::string(info.param.strategy) + "_" + info.param.transfer;
                            for (char& ch : n) ch = ch == '-' ? '_' : ch;
                            return n;
                          });
@@ -75,12 +81,14 @@ TEST(GpuMd2dBackends, TheGpuAndTheCpuComputeTheSameObjects) {
   EXPECT_EQ(a.at("tests"), b.at("tests"));
   EXPECT_EQ(a.at("migrated"), b.at("migrated"));
   // Both are float forces against the same double reference: within the tolerance of each other.
-  EXPECT_NEAR(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>(), 1e-4);
+  EXPECT_NEAR(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>(),
+              1e-4);
 }
 
 TEST(GpuMd2dTrace, EveryRequestsBlockIsTracedWithItsKind) {
   SKIP_WITHOUT_GPU();
-  const RunResult r = run_md2d(Backend::Cuda, "static", "reuse", {{"static_k", "100"}, {"particles", "20000"}, {"steps", "2"}});
+  const RunResult r = run_md2d(Backend::Cuda, "static", "reuse",
+                               {{"static_k", "100"}, {"particles", "20000"}, {"steps", "2"}});
   ASSERT_TRUE(r.verified) << r.verification;
   std::uint64_t launched = 0, selfs = 0, pairs = 0, sm_lane_tracks = 0;
   for (const trace::Track& t : r.trace.tracks) {

@@ -34,11 +34,16 @@ const Solution kSolutions[] = {
     {"1", "1", "hardware", {}, 0},
     {"2", "2", "hardware", {}, 0},
     {"3", "3", "chunked", {}, 0},
-    {"tq paper (120 blocks, 20 a queue)", "tq", "task-queue", {{"variant", "paper"}, {"queue_capacity", "20"}}, 120},
+    {"tq paper (120 blocks, 20 a queue)",
+     "tq",
+     "task-queue",
+     {{"variant", "paper"}, {"queue_capacity", "20"}},
+     120},
     {"tq modern", "tq", "task-queue", {{"variant", "modern"}}, 0},
 };
 
-RunResult run_md(const Solution& s, Backend backend, std::uint32_t atoms, std::uint32_t gpus = 1, const char* pairs = "cells") {
+RunResult run_md(const Solution& s, Backend backend, std::uint32_t atoms, std::uint32_t gpus = 1,
+                 const char* pairs = "cells") {
   RunConfig c;
   c.scenario = "md";
   c.policy = s.policy;
@@ -65,7 +70,8 @@ TEST(MdGpu, EverySolutionVerifiesOnOneGpuWithTheSameForces) {
       EXPECT_TRUE(r.verified) << r.verification;
       EXPECT_EQ(r.tasks, 32768u / 128);
       const auto j = result_of(r);
-      if (std::string(pairs) == "all") EXPECT_NE(j.at("warp_efficiency_source").get<std::string>().find("GPU"), std::string::npos);
+      if (std::string(pairs) == "all")
+        EXPECT_NE(j.at("warp_efficiency_source").get<std::string>().find("GPU"), std::string::npos);
       hashes.insert(j.at("forces_hash").get<std::uint64_t>());
     }
     EXPECT_EQ(hashes.size(), 1u) << "solutions gave different forces";
@@ -78,7 +84,8 @@ TEST(MdGpu, EverySolutionVerifiesOnEveryGpuWithTheOneGpuForces) {
   if (gpus < 2) GTEST_SKIP() << "one GPU present: the multi-GPU case needs two or more";
   for (const Solution& s : kSolutions) {
     SCOPED_TRACE(s.name);
-    const RunResult one = run_md(s, Backend::Cuda, 65536, 1), all = run_md(s, Backend::Cuda, 65536, gpus);
+    const RunResult one = run_md(s, Backend::Cuda, 65536, 1),
+                    all = run_md(s, Backend::Cuda, 65536, gpus);
     EXPECT_TRUE(all.verified) << all.verification;
     EXPECT_EQ(result_of(one).at("forces_hash"), result_of(all).at("forces_hash"));
     EXPECT_EQ(all.trace.devices.size(), gpus);
@@ -91,14 +98,17 @@ TEST(MdGpu, WarpSamplesMatchTheCpuEmulationAndThePermutationLowersThem) {
   const auto g2 = result_of(run_md(kSolutions[1], Backend::Cuda, 16384, 1, "all"));
   const auto c1 = result_of(run_md(kSolutions[0], Backend::Cpu, 16384, 1, "all"));
   const auto c2 = result_of(run_md(kSolutions[1], Backend::Cpu, 16384, 1, "all"));
-  const double gpu1 = g1.at("warp_efficiency").get<double>(), gpu2 = g2.at("warp_efficiency").get<double>();
-  const double cpu1 = c1.at("warp_efficiency").get<double>(), cpu2 = c2.at("warp_efficiency").get<double>();
+  const double gpu1 = g1.at("warp_efficiency").get<double>(),
+               gpu2 = g2.at("warp_efficiency").get<double>();
+  const double cpu1 = c1.at("warp_efficiency").get<double>(),
+               cpu2 = c2.at("warp_efficiency").get<double>();
   // Equal but for pairs at the cutoff itself, where a fused multiply-add may round r^2 otherwise.
   EXPECT_NEAR(gpu1, cpu1, 1e-3 * cpu1);
   EXPECT_NEAR(gpu2, cpu2, 1e-3 * cpu2);
   EXPECT_GT(gpu1, 1.2 * gpu2) << "sorted " << gpu1 << ", permuted " << gpu2;
   for (const auto& [gpu, cpu] : {std::pair{g1, c1}, std::pair{g2, c2}}) {
-    const double d_gpu = gpu.at("divergent_samples").get<double>(), d_cpu = cpu.at("divergent_samples").get<double>();
+    const double d_gpu = gpu.at("divergent_samples").get<double>(),
+                 d_cpu = cpu.at("divergent_samples").get<double>();
     EXPECT_NEAR(d_gpu, d_cpu, 1e-3 * d_cpu);
   }
 }
@@ -154,7 +164,9 @@ TEST(MdGpu, ASolutionUnderAnotherPolicyIsRefused) {
     run_md({"3 under hardware", "3", "hardware", {}, 0}, Backend::Cuda, 4096);
     FAIL() << "accepted";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("solution=3 runs under --policy chunked"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("solution=3 runs under --policy chunked"),
+              std::string::npos)
+        << e.what();
   }
 }
 

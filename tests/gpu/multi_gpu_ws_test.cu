@@ -47,8 +47,8 @@ std::vector<std::uint32_t> gpu_settings() {
 
 // Runs `plan` with a TreeBody on each GPU that counts into its own table of `ids` entries in that
 // GPU's memory; `counts` gets the tables summed over the GPUs.
-ExecOutput run_counting(const ExecPlan& plan, std::uint64_t ids, std::uint32_t fanout, std::uint32_t spin,
-                        std::vector<std::uint32_t>& counts) {
+ExecOutput run_counting(const ExecPlan& plan, std::uint64_t ids, std::uint32_t fanout,
+                        std::uint32_t spin, std::vector<std::uint32_t>& counts) {
   std::vector<std::unique_ptr<cuda::DeviceBuffer<std::uint32_t>>> tables;
   ExecOutput out = kernels::execute(plan, [&](std::uint32_t) {  // called with that GPU current
     tables.push_back(std::make_unique<cuda::DeviceBuffer<std::uint32_t>>(ids));
@@ -75,8 +75,12 @@ struct MultiTreeRun {
   std::uint32_t spin;
   std::vector<std::uint32_t> counts;  // summed over the GPUs
 
-  MultiTreeRun(std::uint32_t gpus, std::uint32_t fanout_, std::uint32_t levels, std::uint32_t spin_, Policy policy = &policies::work_stealing())
-      : total(TreeBody::tree_size(fanout_, levels)), ids(gpus * total + gpus), fanout(fanout_), spin(spin_) {
+  MultiTreeRun(std::uint32_t gpus, std::uint32_t fanout_, std::uint32_t levels, std::uint32_t spin_,
+               Policy policy = &policies::work_stealing())
+      : total(TreeBody::tree_size(fanout_, levels)),
+        ids(gpus * total + gpus),
+        fanout(fanout_),
+        spin(spin_) {
     Task root;
     root.id = 0;
     root.parent = Task::kNoParent;
@@ -114,41 +118,43 @@ std::uint64_t metric(const ExecOutput& out, const std::string& name) {
 
 TEST(GpuWorkStealingAcrossGpus, EveryTaskRunsOnceAndEveryGpuWorks) {
   SKIP_WITHOUT_TWO_GPUS();
-  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
-    SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
-    // One root on GPU 0: every other GPU lives by stealing across; small deques reset all the time.
-    MultiTreeRun run(gpus, 4, 9, 2000);  // 349525 tasks
-    run.plan.options.deque_capacity = 64;
-    run.plan.options.remote = *choice_named<RemoteMode>(remote);
-    const ExecOutput out = run.run();
-    run.expect_each_ran_once(out);
-    EXPECT_EQ(out.trace.devices.size(), gpus);
-    std::uint64_t sum = 0;
-    for (std::uint32_t g = 0; g < gpus; ++g) {
-      const std::uint64_t n = metric(out, "gpu" + std::to_string(g) + "_tasks");
-      EXPECT_GT(n, 0u) << "GPU " << g << " of " << gpus << " ran nothing";
-      sum += n;
+  for (const std::uint32_t gpus : gpu_settings())
+    for (const char* remote : kRemotes) {
+      SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
+      // One root on GPU 0: every other GPU lives by stealing across; small deques reset all the time.
+      MultiTreeRun run(gpus, 4, 9, 2000);  // 349525 tasks
+      run.plan.options.deque_capacity = 64;
+      run.plan.options.remote = *choice_named<RemoteMode>(remote);
+      const ExecOutput out = run.run();
+      run.expect_each_ran_once(out);
+      EXPECT_EQ(out.trace.devices.size(), gpus);
+      std::uint64_t sum = 0;
+      for (std::uint32_t g = 0; g < gpus; ++g) {
+        const std::uint64_t n = metric(out, "gpu" + std::to_string(g) + "_tasks");
+        EXPECT_GT(n, 0u) << "GPU " << g << " of " << gpus << " ran nothing";
+        sum += n;
+      }
+      EXPECT_EQ(sum, run.total);
+      EXPECT_GT(metric(out, "remote_steals"), 0u);
+      EXPECT_LE(metric(out, "remote_steals"), metric(out, "steals"));
     }
-    EXPECT_EQ(sum, run.total);
-    EXPECT_GT(metric(out, "remote_steals"), 0u);
-    EXPECT_LE(metric(out, "remote_steals"), metric(out, "steals"));
-  }
 }
 
 TEST(GpuWorkStealingAcrossGpus, BatchStealsAcrossGpusLoseNothing) {
   SKIP_WITHOUT_TWO_GPUS();
-  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
-    for (const char* chunk : {"4", "32"}) {
-      SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote + ", remote_chunk=" + chunk);
-      MultiTreeRun run(gpus, 4, 9, 500);
-      run.plan.options.remote = *choice_named<RemoteMode>(remote);
-      run.plan.options.remote_chunk = static_cast<std::uint32_t>(std::stoul(chunk));
-      run.plan.options.deque_capacity = 256;
-      const ExecOutput out = run.run();
-      run.expect_each_ran_once(out);
-      EXPECT_GT(metric(out, "remote_steals"), 0u) << "remote_chunk=" << chunk;
+  for (const std::uint32_t gpus : gpu_settings())
+    for (const char* remote : kRemotes) {
+      for (const char* chunk : {"4", "32"}) {
+        SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote + ", remote_chunk=" + chunk);
+        MultiTreeRun run(gpus, 4, 9, 500);
+        run.plan.options.remote = *choice_named<RemoteMode>(remote);
+        run.plan.options.remote_chunk = static_cast<std::uint32_t>(std::stoul(chunk));
+        run.plan.options.deque_capacity = 256;
+        const ExecOutput out = run.run();
+        run.expect_each_ran_once(out);
+        EXPECT_GT(metric(out, "remote_steals"), 0u) << "remote_chunk=" << chunk;
+      }
     }
-  }
 }
 
 TEST(GpuWorkStealingAcrossGpus, FewBlocksAndRoundRobinVictimsOnADeepNarrowTree) {
@@ -167,70 +173,74 @@ TEST(GpuWorkStealingAcrossGpus, FewBlocksAndRoundRobinVictimsOnADeepNarrowTree) 
 
 TEST(GpuWorkStealingAcrossGpus, CrossGpuStealsAreMarkedInTheTrace) {
   SKIP_WITHOUT_TWO_GPUS();
-  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
-    SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
-    MultiTreeRun run(gpus, 4, 7, 2000);  // 21845 tasks
-    run.plan.options.remote = *choice_named<RemoteMode>(remote);
-    run.plan.trace = true;
-    run.plan.workers = 132;
-    run.plan.options.trace_capacity = 1u << 16;
-    const ExecOutput out = run.run();
-    run.expect_each_ran_once(out);
-    std::uint64_t begins = 0, steals = 0, across = 0;
-    std::vector<std::uint64_t> begins_per_device(gpus, 0);
-    for (const trace::Track& t : out.trace.tracks) {
-      EXPECT_EQ(t.dropped, 0u) << t.name;
-      ASSERT_LT(t.device, gpus) << t.name;
-      for (const trace::Event& e : t.events) {
-        if (e.kind == trace::EventKind::TaskBegin) {
-          ++begins;
-          ++begins_per_device[t.device];
+  for (const std::uint32_t gpus : gpu_settings())
+    for (const char* remote : kRemotes) {
+      SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
+      MultiTreeRun run(gpus, 4, 7, 2000);  // 21845 tasks
+      run.plan.options.remote = *choice_named<RemoteMode>(remote);
+      run.plan.trace = true;
+      run.plan.workers = 132;
+      run.plan.options.trace_capacity = 1u << 16;
+      const ExecOutput out = run.run();
+      run.expect_each_ran_once(out);
+      std::uint64_t begins = 0, steals = 0, across = 0;
+      std::vector<std::uint64_t> begins_per_device(gpus, 0);
+      for (const trace::Track& t : out.trace.tracks) {
+        EXPECT_EQ(t.dropped, 0u) << t.name;
+        ASSERT_LT(t.device, gpus) << t.name;
+        for (const trace::Event& e : t.events) {
+          if (e.kind == trace::EventKind::TaskBegin) {
+            ++begins;
+            ++begins_per_device[t.device];
+          }
+          if (e.kind != trace::EventKind::Steal) continue;
+          ++steals;
+          const std::uint32_t victim_device = trace::steal_victim_device(e, t.device);
+          ASSERT_LT(victim_device, gpus) << t.name;
+          EXPECT_LT(e.arg, out.trace.devices[victim_device].workers) << t.name;
+          if (trace::steal_crosses_devices(e, t.device)) ++across;
         }
-        if (e.kind != trace::EventKind::Steal) continue;
-        ++steals;
-        const std::uint32_t victim_device = trace::steal_victim_device(e, t.device);
-        ASSERT_LT(victim_device, gpus) << t.name;
-        EXPECT_LT(e.arg, out.trace.devices[victim_device].workers) << t.name;
-        if (trace::steal_crosses_devices(e, t.device)) ++across;
       }
+      EXPECT_EQ(begins, run.total);
+      for (std::uint32_t g = 0; g < gpus; ++g) EXPECT_GT(begins_per_device[g], 0u) << "GPU " << g;
+      EXPECT_EQ(steals, metric(out, "steals"));
+      EXPECT_EQ(across, metric(out, "remote_steals"));
+      EXPECT_GT(across, 0u);
+      for (std::uint32_t g = 0; g < gpus; ++g)
+        EXPECT_GT(metric(out, "gpu" + std::to_string(g) + "_busy_ns"), 0u);
     }
-    EXPECT_EQ(begins, run.total);
-    for (std::uint32_t g = 0; g < gpus; ++g) EXPECT_GT(begins_per_device[g], 0u) << "GPU " << g;
-    EXPECT_EQ(steals, metric(out, "steals"));
-    EXPECT_EQ(across, metric(out, "remote_steals"));
-    EXPECT_GT(across, 0u);
-    for (std::uint32_t g = 0; g < gpus; ++g) EXPECT_GT(metric(out, "gpu" + std::to_string(g) + "_busy_ns"), 0u);
-  }
 }
 
 // 20000 initial leaves into sharing queues of 16: dealt round robin to the GPUs (16 each), the rest
 // through GPU 0's staging ring, fed by GPU 0's idle blocks and spread by stealing.
 TEST(GpuWorkStealingAcrossGpus, InitialTasksBeyondTheSharingQueuesReachEveryGpu) {
   SKIP_WITHOUT_TWO_GPUS();
-  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
-    SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
-    std::vector<Task> tasks(20000);
-    for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
-    ExecPlan plan;
-    plan.policy = &policies::work_stealing();
-    plan.gpus = gpus;
-    plan.tasks = tasks;
-    plan.options.sharing_capacity = 16;
-    plan.options.remote = *choice_named<RemoteMode>(remote);
-    std::vector<std::uint32_t> counts;
-    const ExecOutput out = run_counting(plan, tasks.size(), 0, 200, counts);
-    EXPECT_EQ(out.tasks_run, tasks.size());
-    for (std::size_t i = 0; i < counts.size(); ++i) ASSERT_EQ(counts[i], 1u) << "task " << i;
-    std::uint64_t inserted = 0;
-    for (const trace::Track& t : out.trace.tracks) {
-      if (t.role != trace::TrackRole::Host) continue;
-      for (const trace::Event& e : t.events) {
-        if (e.kind == trace::EventKind::HostEnqueue) inserted += e.arg;
+  for (const std::uint32_t gpus : gpu_settings())
+    for (const char* remote : kRemotes) {
+      SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
+      std::vector<Task> tasks(20000);
+      for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
+      ExecPlan plan;
+      plan.policy = &policies::work_stealing();
+      plan.gpus = gpus;
+      plan.tasks = tasks;
+      plan.options.sharing_capacity = 16;
+      plan.options.remote = *choice_named<RemoteMode>(remote);
+      std::vector<std::uint32_t> counts;
+      const ExecOutput out = run_counting(plan, tasks.size(), 0, 200, counts);
+      EXPECT_EQ(out.tasks_run, tasks.size());
+      for (std::size_t i = 0; i < counts.size(); ++i) ASSERT_EQ(counts[i], 1u) << "task " << i;
+      std::uint64_t inserted = 0;
+      for (const trace::Track& t : out.trace.tracks) {
+        if (t.role != trace::TrackRole::Host) continue;
+        for (const trace::Event& e : t.events) {
+          if (e.kind == trace::EventKind::HostEnqueue) inserted += e.arg;
+        }
       }
+      EXPECT_EQ(inserted, tasks.size());
+      for (std::uint32_t g = 0; g < gpus; ++g)
+        EXPECT_GT(metric(out, "gpu" + std::to_string(g) + "_tasks"), 0u) << "GPU " << g;
     }
-    EXPECT_EQ(inserted, tasks.size());
-    for (std::uint32_t g = 0; g < gpus; ++g) EXPECT_GT(metric(out, "gpu" + std::to_string(g) + "_tasks"), 0u) << "GPU " << g;
-  }
 }
 
 constexpr std::uint32_t kLateBase = 1u << 24;
@@ -241,7 +251,9 @@ struct LateBody {
   template <class Ctx>
   GPULB_HD void operator()(Ctx& ctx, const Task& t) const {
     if (t.id >= kLateBase) {
-      ctx.once([&] { device_atomic_ref<std::uint32_t>(late[t.id - kLateBase]).fetch_add(1, mo::relaxed); });
+      ctx.once([&] {
+        device_atomic_ref<std::uint32_t>(late[t.id - kLateBase]).fetch_add(1, mo::relaxed);
+      });
     } else {
       tree(ctx, t);
     }
@@ -257,7 +269,8 @@ void expect_late_host_inserts_run_once(MultiTreeRun& run) {
     for (std::uint32_t wave = 0; wave < 3; ++wave) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       std::vector<Task> tasks(kLate / 3);
-      for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = kLateBase + wave * (kLate / 3) + i;
+      for (std::uint32_t i = 0; i < tasks.size(); ++i)
+        tasks[i].id = kLateBase + wave * (kLate / 3) + i;
       host.insert(tasks);
     }
   };
@@ -290,7 +303,8 @@ TEST(GpuWorkStealingAcrossGpus, RunWaitsForLateHostInserts) {
 // ---------------------------------------------------------------------------------------------
 // Through gpulb::run, as the command line does
 
-RunResult run_cuda(const std::string& scenario, std::uint32_t gpus, ParamMap params, const std::string& policy = "work-stealing") {
+RunResult run_cuda(const std::string& scenario, std::uint32_t gpus, ParamMap params,
+                   const std::string& policy = "work-stealing") {
   RunConfig c;
   c.scenario = scenario;
   c.policy = policy;
@@ -302,25 +316,42 @@ RunResult run_cuda(const std::string& scenario, std::uint32_t gpus, ParamMap par
 
 TEST(GpuWorkStealingAcrossGpus, UtsT1MatchesThePublishedCountsOnEveryGpuCount) {
   SKIP_WITHOUT_TWO_GPUS();
-  for (const std::uint32_t gpus : gpu_settings()) for (const char* remote : kRemotes) {
-    const RunResult r = run_cuda("uts", gpus, {{"tree", "T1"}, {"watchdog_ms", "60000"}, {"remote", remote}});
-    EXPECT_TRUE(r.verified) << gpus << " GPUs, remote=" << remote << ": " << r.verification;
-    EXPECT_EQ(r.tasks, 4130071u);
-    EXPECT_NE(r.result_json.find("gpu1_tasks"), std::string::npos) << r.result_json;
-    EXPECT_NE(r.result_json.find("remote_steals"), std::string::npos) << r.result_json;
-  }
+  for (const std::uint32_t gpus : gpu_settings())
+    for (const char* remote : kRemotes) {
+      const RunResult r =
+          run_cuda("uts", gpus, {{"tree", "T1"}, {"watchdog_ms", "60000"}, {"remote", remote}});
+      EXPECT_TRUE(r.verified) << gpus << " GPUs, remote=" << remote << ": " << r.verification;
+      EXPECT_EQ(r.tasks, 4130071u);
+      EXPECT_NE(r.result_json.find("gpu1_tasks"), std::string::npos) << r.result_json;
+      EXPECT_NE(r.result_json.find("remote_steals"), std::string::npos) << r.result_json;
+    }
 }
 
 TEST(GpuWorkStealingAcrossGpus, SpawningScenariosVerify) {
   SKIP_WITHOUT_TWO_GPUS();
   for (const std::uint32_t gpus : gpu_settings()) {
-    EXPECT_TRUE(run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}}).verified);
-    EXPECT_TRUE(run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}, {"remote", "request"}})
+    EXPECT_TRUE(
+        run_cuda("uts", gpus,
+                 {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}})
+            .verified);
+    EXPECT_TRUE(run_cuda("uts", gpus,
+                         {{"tree", "custom"},
+                          {"t", "1"},
+                          {"a", "3"},
+                          {"d", "6"},
+                          {"b", "4"},
+                          {"r", "19"},
+                          {"remote", "request"}})
                     .verified);
-    EXPECT_TRUE(run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}}).verified);
+    EXPECT_TRUE(
+        run_cuda(
+            "uts", gpus,
+            {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}})
+            .verified);
     const RunResult q = run_cuda("nqueens", gpus, {{"n", "13"}, {"cutoff", "3"}});
     EXPECT_TRUE(q.verified) << q.verification;
-    const RunResult p = run_cuda("patterns", gpus, {{"pattern", "P3"}, {"blocks", "5000"}, {"work", "200"}});
+    const RunResult p =
+        run_cuda("patterns", gpus, {{"pattern", "P3"}, {"blocks", "5000"}, {"work", "200"}});
     EXPECT_TRUE(p.verified) << p.verification;
   }
 }
@@ -341,7 +372,9 @@ TEST(GpuWorkStealingAcrossGpus, PoliciesWithoutARunAcrossGpusRefuseItNamingTheAl
   SKIP_WITHOUT_TWO_GPUS();
   for (const char* policy : {"blocking-queue"}) {
     try {
-      run_cuda("uts", 2, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}}, policy);
+      run_cuda("uts", 2,
+               {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}},
+               policy);
       FAIL() << policy << " accepted --gpus 2";
     } catch (const ConfigError& e) {
       EXPECT_NE(std::string(e.what()).find("use --gpus 1"), std::string::npos) << e.what();
@@ -360,7 +393,8 @@ void expect_run_error(F&& run, const std::vector<std::string>& fragments) {
     run();
     ADD_FAILURE() << "the run should have failed with a message naming " << fragments.front();
   } catch (const RunError& e) {
-    for (const std::string& f : fragments) EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+    for (const std::string& f : fragments)
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
   }
 }
 
@@ -370,7 +404,8 @@ std::vector<std::uint64_t> transferred_tasks(const ExecOutput& out, std::uint32_
   for (const trace::Track& t : out.trace.tracks) {
     if (t.role != trace::TrackRole::Host) continue;
     for (const trace::Event& e : t.events) {
-      if (e.kind == trace::EventKind::Transfer && t.device < gpus) tasks[t.device] += e.arg / sizeof(Task);
+      if (e.kind == trace::EventKind::Transfer && t.device < gpus)
+        tasks[t.device] += e.arg / sizeof(Task);
     }
   }
   return tasks;
@@ -443,7 +478,8 @@ TEST(GpuStaticListAcrossGpus, TraceShowsEachGpusTasksGenerationsAndTheTasksThatM
     run.expect_each_ran_once(out);
     ASSERT_EQ(out.trace.devices.size(), gpus);
     std::uint64_t begins = 0;
-    std::vector<std::uint64_t> begins_per_device(gpus, 0), launches(gpus, 0), ends(gpus, 0), host_tracks(gpus, 0);
+    std::vector<std::uint64_t> begins_per_device(gpus, 0), launches(gpus, 0), ends(gpus, 0),
+        host_tracks(gpus, 0);
     for (const trace::Track& t : out.trace.tracks) {
       EXPECT_EQ(t.dropped, 0u) << t.name;
       ASSERT_LT(t.device, gpus) << t.name;
@@ -453,15 +489,18 @@ TEST(GpuStaticListAcrossGpus, TraceShowsEachGpusTasksGenerationsAndTheTasksThatM
           ++begins;
           ++begins_per_device[t.device];
         }
-        if (t.role == trace::TrackRole::Host && e.kind == trace::EventKind::KernelLaunch) ++launches[t.device];
-        if (t.role == trace::TrackRole::Host && e.kind == trace::EventKind::KernelEnd) ++ends[t.device];
+        if (t.role == trace::TrackRole::Host && e.kind == trace::EventKind::KernelLaunch)
+          ++launches[t.device];
+        if (t.role == trace::TrackRole::Host && e.kind == trace::EventKind::KernelEnd)
+          ++ends[t.device];
       }
     }
     EXPECT_EQ(begins, run.total);
     for (std::uint32_t g = 0; g < gpus; ++g) {
       EXPECT_EQ(host_tracks[g], 1u) << "GPU " << g;
       EXPECT_GT(begins_per_device[g], 0u) << "GPU " << g;
-      EXPECT_EQ(begins_per_device[g], metric(out, "gpu" + std::to_string(g) + "_tasks")) << "GPU " << g;
+      EXPECT_EQ(begins_per_device[g], metric(out, "gpu" + std::to_string(g) + "_tasks"))
+          << "GPU " << g;
       // Generation k has 4^k tasks in even shares: GPU g launches in those of more than g tasks.
       std::uint64_t expected = 0;
       for (std::uint64_t k = 0, size = 1; k < 8; ++k, size *= 4) expected += size > g;
@@ -484,18 +523,26 @@ TEST(GpuStaticListAcrossGpus, SpawningScenariosVerify) {
   SKIP_WITHOUT_TWO_GPUS();
   for (const std::uint32_t gpus : gpu_settings()) {
     SCOPED_TRACE(std::to_string(gpus) + " GPUs");
-    const RunResult t1 = run_cuda("uts", gpus, {{"tree", "T1"}, {"watchdog_ms", "60000"}}, "static-list");
+    const RunResult t1 =
+        run_cuda("uts", gpus, {{"tree", "T1"}, {"watchdog_ms", "60000"}}, "static-list");
     EXPECT_TRUE(t1.verified) << t1.verification;
     EXPECT_EQ(t1.tasks, 4130071u);
     EXPECT_NE(t1.result_json.find("tasks_moved"), std::string::npos) << t1.result_json;
     EXPECT_NE(t1.result_json.find("gpu1_tasks"), std::string::npos) << t1.result_json;
-    const RunResult geo = run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}}, "static-list");
+    const RunResult geo =
+        run_cuda("uts", gpus,
+                 {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}},
+                 "static-list");
     EXPECT_TRUE(geo.verified) << geo.verification;
-    const RunResult bin = run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}}, "static-list");
+    const RunResult bin = run_cuda(
+        "uts", gpus,
+        {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}},
+        "static-list");
     EXPECT_TRUE(bin.verified) << bin.verification;
     const RunResult q = run_cuda("nqueens", gpus, {{"n", "13"}, {"cutoff", "3"}}, "static-list");
     EXPECT_TRUE(q.verified) << q.verification;
-    const RunResult p = run_cuda("patterns", gpus, {{"pattern", "P3"}, {"blocks", "5000"}, {"work", "200"}}, "static-list");
+    const RunResult p = run_cuda(
+        "patterns", gpus, {{"pattern", "P3"}, {"blocks", "5000"}, {"work", "200"}}, "static-list");
     EXPECT_TRUE(p.verified) << p.verification;
   }
 }
@@ -515,7 +562,8 @@ TEST(GpuStaticListAcrossGpus, Connect4AcrossGpusIsRefusedNamingWhy) {
 // only make the first arrays larger.
 TEST(GpuStaticListAcrossGpus, AGenerationPastOneGpusArraysGrowsThemAndEveryTaskRunsOnce) {
   SKIP_WITHOUT_TWO_GPUS();
-  MultiTreeRun run(2, 4, 5, 0, &policies::static_list());  // generation 6: 1024 tasks, about 512 a GPU
+  MultiTreeRun run(2, 4, 5, 0,
+                   &policies::static_list());  // generation 6: 1024 tasks, about 512 a GPU
   run.plan.options.list_capacity = 100;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -570,7 +618,9 @@ TEST(GpuStaticListAcrossGpus, TheWatchdogStopsEveryGpuAndTheNextRunWorks) {
   plan.tasks = tasks;
   plan.options.watchdog_ms = 300;
   plan.options.list_capacity = 1024;
-  expect_run_error([&] { kernels::execute(plan, [](std::uint32_t) { return testing::StuckBody{}; }); }, {"watchdog", "on GPU "});
+  expect_run_error(
+      [&] { kernels::execute(plan, [](std::uint32_t) { return testing::StuckBody{}; }); },
+      {"watchdog", "on GPU "});
   MultiTreeRun again(2, 3, 5, 0, &policies::static_list());
   again.expect_each_ran_once(again.run());
 }
@@ -581,31 +631,36 @@ TEST(GpuStaticListAcrossGpus, TheWatchdogStopsEveryGpuAndTheNextRunWorks) {
 // Why this host cannot run the host placement ("" = it can): every GPU's link to the host must do
 // the shared words' RMWs as native atomics.
 std::string host_placement_unavailable() {
-  return kernels::detail::missing_host_atomics(static_cast<std::uint32_t>(std::min(gpu_count(), 8)));
+  return kernels::detail::missing_host_atomics(
+      static_cast<std::uint32_t>(std::min(gpu_count(), 8)));
 }
 
-#define SKIP_WITHOUT_HOST_PLACEMENT()                                                    \
-  SKIP_WITHOUT_TWO_GPUS();                                                               \
+#define SKIP_WITHOUT_HOST_PLACEMENT() \
+  SKIP_WITHOUT_TWO_GPUS();            \
   if (const std::string why = host_placement_unavailable(); !why.empty()) GTEST_SKIP() << why
 
 bool has_note(const std::vector<std::string>& notes, const std::string& part) {
-  return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });
+  return std::any_of(notes.begin(), notes.end(),
+                     [&](const std::string& n) { return n.find(part) != std::string::npos; });
 }
 
 TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryEveryTaskRunsOnceAndTasksCrossGpus) {
   SKIP_WITHOUT_HOST_PLACEMENT();
-  for (const std::uint32_t gpus : gpu_settings()) for (const char* chunk : {"1", "8"}) {
-    SCOPED_TRACE(std::to_string(gpus) + " GPUs, peer=off, remote_chunk=" + chunk);
-    MultiTreeRun run(gpus, 4, 8, 2000);  // 87381 tasks from one root on GPU 0
-    run.plan.options.peer = PeerMemory::Off;
-    run.plan.options.remote_chunk = static_cast<std::uint32_t>(std::stoul(chunk));
-    run.plan.options.deque_capacity = 128;
-    const ExecOutput out = run.run();
-    run.expect_each_ran_once(out);
-    EXPECT_TRUE(has_note(out.notes, "through host memory (--param peer=off)")) << (out.notes.empty() ? "" : out.notes[0]);
-    for (std::uint32_t g = 0; g < gpus; ++g) EXPECT_GT(metric(out, "gpu" + std::to_string(g) + "_tasks"), 0u) << "GPU " << g;
-    EXPECT_GT(metric(out, "remote_steals"), 0u);
-  }
+  for (const std::uint32_t gpus : gpu_settings())
+    for (const char* chunk : {"1", "8"}) {
+      SCOPED_TRACE(std::to_string(gpus) + " GPUs, peer=off, remote_chunk=" + chunk);
+      MultiTreeRun run(gpus, 4, 8, 2000);  // 87381 tasks from one root on GPU 0
+      run.plan.options.peer = PeerMemory::Off;
+      run.plan.options.remote_chunk = static_cast<std::uint32_t>(std::stoul(chunk));
+      run.plan.options.deque_capacity = 128;
+      const ExecOutput out = run.run();
+      run.expect_each_ran_once(out);
+      EXPECT_TRUE(has_note(out.notes, "through host memory (--param peer=off)"))
+          << (out.notes.empty() ? "" : out.notes[0]);
+      for (std::uint32_t g = 0; g < gpus; ++g)
+        EXPECT_GT(metric(out, "gpu" + std::to_string(g) + "_tasks"), 0u) << "GPU " << g;
+      EXPECT_GT(metric(out, "remote_steals"), 0u);
+    }
 }
 
 // The host's feed closes the run through host memory too: host_end is stored there by the host.
@@ -620,16 +675,25 @@ TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryUtsT1AndNQueensVerify) {
   SKIP_WITHOUT_HOST_PLACEMENT();
   for (const std::uint32_t gpus : gpu_settings()) {
     SCOPED_TRACE(std::to_string(gpus) + " GPUs, peer=off");
-    const RunResult t1 = run_cuda("uts", gpus, {{"tree", "T1"}, {"watchdog_ms", "60000"}, {"peer", "off"}});
+    const RunResult t1 =
+        run_cuda("uts", gpus, {{"tree", "T1"}, {"watchdog_ms", "60000"}, {"peer", "off"}});
     EXPECT_TRUE(t1.verified) << t1.verification;
     EXPECT_EQ(t1.tasks, 4130071u);
     // A small tree may end on GPU 0 before another GPU takes anything: it only has to verify.
-    const RunResult small = run_cuda("uts", gpus, {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}, {"peer", "off"}});
+    const RunResult small = run_cuda("uts", gpus,
+                                     {{"tree", "custom"},
+                                      {"t", "1"},
+                                      {"a", "3"},
+                                      {"d", "6"},
+                                      {"b", "4"},
+                                      {"r", "19"},
+                                      {"peer", "off"}});
     EXPECT_TRUE(small.verified) << small.verification;
     EXPECT_TRUE(has_note(small.notes, "through host memory (--param peer=off)"));
     // One root, 38680 tasks (the whole tree): the other GPUs live by taking work from GPU 0
     // through host memory.
-    const RunResult q = run_cuda("nqueens", gpus, {{"n", "13"}, {"cutoff", "5"}, {"symmetry", "none"}, {"peer", "off"}});
+    const RunResult q = run_cuda(
+        "nqueens", gpus, {{"n", "13"}, {"cutoff", "5"}, {"symmetry", "none"}, {"peer", "off"}});
     EXPECT_TRUE(q.verified) << q.verification;
     EXPECT_EQ(q.tasks, 38680u);
     for (const RunResult* r : {&t1, &q}) {
@@ -653,13 +717,16 @@ TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryUtsT1AndNQueensVerify) {
 TEST(GpuWorkStealingAcrossGpus, TheRunSaysWhichPathItTook) {
   SKIP_WITHOUT_TWO_GPUS();
   const std::string no_peer = kernels::detail::missing_peer_path(2);
-  if (!no_peer.empty() && !host_placement_unavailable().empty()) GTEST_SKIP() << "neither peer memory (" << no_peer << ") nor host atomics";
+  if (!no_peer.empty() && !host_placement_unavailable().empty())
+    GTEST_SKIP() << "neither peer memory (" << no_peer << ") nor host atomics";
   MultiTreeRun run(2, 4, 6, 100);
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   ASSERT_FALSE(out.notes.empty());
-  if (no_peer.empty()) EXPECT_EQ(out.notes[0], "work stealing across GPUs over peer memory (NVLink/PCIe P2P)");
-  else EXPECT_EQ(out.notes[0], "work stealing across GPUs through host memory: " + no_peer);
+  if (no_peer.empty())
+    EXPECT_EQ(out.notes[0], "work stealing across GPUs over peer memory (NVLink/PCIe P2P)");
+  else
+    EXPECT_EQ(out.notes[0], "work stealing across GPUs through host memory: " + no_peer);
 }
 
 // remote=steal CASes deques in another GPU's memory: with peer=off it is refused, naming the
@@ -706,7 +773,8 @@ TEST(WorkStealingAcrossGpusPlacement, AutoTakesPeerMemoryWhereEveryPairHasItElse
 TEST(WorkStealingAcrossGpusPlacement, RefusalsNameTheOptionAndTheMissingLink) {
   using kernels::detail::choose_ws_placement;
   const std::string no_peer = "no peer access between GPU 0 and GPU 1";
-  auto refusal = [](const PolicyOptions& o, const std::string& peer, const std::string& host) -> std::string {
+  auto refusal = [](const PolicyOptions& o, const std::string& peer,
+                    const std::string& host) -> std::string {
     try {
       choose_ws_placement(o, peer, host);
     } catch (const ConfigError& e) {
@@ -728,7 +796,8 @@ TEST(WorkStealingAcrossGpusPlacement, RefusalsNameTheOptionAndTheMissingLink) {
   EXPECT_NE(refusal(steal, "", "").find("peer=off"), std::string::npos);
   PolicyOptions off;
   off.peer = PeerMemory::Off;
-  const std::string c = refusal(off, "", "GPU 1's link to the host has no native 64-bit atomic add");
+  const std::string c =
+      refusal(off, "", "GPU 1's link to the host has no native 64-bit atomic add");
   EXPECT_NE(c.find("native 64-bit atomic add"), std::string::npos) << c;
   EXPECT_NE(c.find("peer=off"), std::string::npos) << c;
   PolicyOptions steal_with_peer;

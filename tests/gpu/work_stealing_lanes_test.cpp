@@ -21,11 +21,14 @@ namespace {
 #define SKIP_WITHOUT_GPU() \
   if (cuda::list_devices().empty()) GTEST_SKIP() << "no CUDA GPU present: GPU tests skipped"
 
-const ParamMap kGeometric = {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}};
+const ParamMap kGeometric = {{"tree", "custom"}, {"t", "1"}, {"a", "3"},
+                             {"d", "6"},         {"b", "4"}, {"r", "19"}};
 // A binomial root of 300 children (more than a block's threads), then q * m = 0.8 below it.
-const ParamMap kWideBinomial = {{"tree", "custom"}, {"t", "0"}, {"b", "300"}, {"q", "0.2"}, {"m", "4"}, {"r", "7"}};
+const ParamMap kWideBinomial = {{"tree", "custom"}, {"t", "0"}, {"b", "300"},
+                                {"q", "0.2"},       {"m", "4"}, {"r", "7"}};
 
-RunResult run_lanes(ParamMap params, std::uint32_t block_size = 32, bool trace = false, Backend backend = Backend::Cuda) {
+RunResult run_lanes(ParamMap params, std::uint32_t block_size = 32, bool trace = false,
+                    Backend backend = Backend::Cuda) {
   RunConfig c;
   c.scenario = "uts";
   c.policy = "work-stealing";
@@ -52,7 +55,8 @@ TEST(GpuWorkStealingLanes, SmallTreesVerifyAtEveryBlockSizeAndStealChunk) {
         ParamMap p = tree;
         p["steal_chunk"] = chunk;
         const RunResult r = run_lanes(p, block);
-        EXPECT_TRUE(r.verified) << "block " << block << ", steal_chunk " << chunk << ": " << r.verification;
+        EXPECT_TRUE(r.verified) << "block " << block << ", steal_chunk " << chunk << ": "
+                                << r.verification;
         // A task a node: as many tasks ran as the search counted nodes.
         EXPECT_EQ(r.tasks, result_nodes(r)) << r.result_json;
         EXPECT_GT(r.tasks, 1u);
@@ -129,7 +133,8 @@ TEST(GpuWorkStealingLanes, TraceHasAZonePerNodeAndMarksPlacedTimes) {
 TEST(GpuWorkStealingLanes, AFullTraceKeepsWholeZonesAndCountsTheDroppedEvents) {
   SKIP_WITHOUT_GPU();
   // 4 slots a block: at most two ranges of 32 tasks (lane_trace_records.hpp), far from T1's nodes.
-  const RunResult r = run_lanes({{"tree", "T1"}, {"watchdog_ms", "60000"}, {"trace_capacity", "4"}}, 32, true);
+  const RunResult r =
+      run_lanes({{"tree", "T1"}, {"watchdog_ms", "60000"}, {"trace_capacity", "4"}}, 32, true);
   ASSERT_TRUE(r.verified) << r.verification;
   std::uint64_t begins = 0, ends = 0, recorded = 0, dropped = 0;
   for (const trace::Track& t : r.trace.tracks) {
@@ -146,7 +151,8 @@ TEST(GpuWorkStealingLanes, AFullTraceKeepsWholeZonesAndCountsTheDroppedEvents) {
   // its segment unused: that much short). Counted in slots, a batch of k would count 1 + k/2.
   const std::uint64_t blocks = r.trace.tracks.size();
   EXPECT_GE(recorded + dropped + 4 * blocks, 2 * r.tasks) << "dropped counts slots, not events";
-  EXPECT_LE(recorded + dropped, 4 * r.tasks) << "a batch counted more than its events and a few others";
+  EXPECT_LE(recorded + dropped, 4 * r.tasks)
+      << "a batch counted more than its events and a few others";
 }
 
 TEST(GpuWorkStealingLanes, UtsT1MatchesThePublishedCounts) {
@@ -166,8 +172,16 @@ TEST(GpuWorkStealingLanes, SettingsWithoutALaneFormAreRefused) {
       EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
     }
   };
-  expect_config_error([] { run_lanes({{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "4"}, {"b", "4"}, {"leaves", "inline"}}); },
-                      "leaves=task");
+  expect_config_error(
+      [] {
+        run_lanes({{"tree", "custom"},
+                   {"t", "1"},
+                   {"a", "3"},
+                   {"d", "4"},
+                   {"b", "4"},
+                   {"leaves", "inline"}});
+      },
+      "leaves=task");
   expect_config_error([] { run_lanes(kGeometric, 48); }, "multiple of 32");
   expect_config_error(
       [] {

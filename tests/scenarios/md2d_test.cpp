@@ -32,8 +32,11 @@ RunResult run_md2d(const std::string& strategy, const std::string& transfer, Par
   c.policy = "combining";
   c.backend = Backend::Cpu;
   c.workers = 3;
-  c.params = {{"particles", std::to_string(kParticles)}, {"steps", std::to_string(kSteps)}, {"producers", "2"},
-              {"strategy", strategy},                    {"transfer", transfer}};
+  c.params = {{"particles", std::to_string(kParticles)},
+              {"steps", std::to_string(kSteps)},
+              {"producers", "2"},
+              {"strategy", strategy},
+              {"transfer", transfer}};
   for (auto& [k, v] : extra) c.params[k] = v;
   return run(builtin::registry(), c);
 }
@@ -47,13 +50,18 @@ TEST(Md2dHybrid, VerifiesAndTheTwoSidesShareEveryRequestOnce) {
     c.policy = "hybrid";
     c.backend = Backend::Cpu;
     c.workers = 4;
-    c.params = {{"particles", std::to_string(kParticles)}, {"steps", std::to_string(kSteps)}, {"producers", "2"},
-                {"strategy", strategy}, {"max_size", "32"}};
+    c.params = {{"particles", std::to_string(kParticles)},
+                {"steps", std::to_string(kSteps)},
+                {"producers", "2"},
+                {"strategy", strategy},
+                {"max_size", "32"}};
     const RunResult r = run(builtin::registry(), c);
     ASSERT_TRUE(r.verified) << strategy << ": " << r.verification;
     EXPECT_EQ(r.metrics.at("cpu_requests") + r.metrics.at("gpu_requests"), r.tasks) << strategy;
     EXPECT_GT(r.metrics.at("gpu_requests"), 0u) << strategy;
-    if (std::string(strategy) == "static") { EXPECT_GT(r.metrics.at("cpu_requests"), 0u); }
+    if (std::string(strategy) == "static") {
+      EXPECT_GT(r.metrics.at("cpu_requests"), 0u);
+    }
   }
 }
 
@@ -63,8 +71,10 @@ TEST(Md2dHybrid, VerifiesAndTheTwoSidesShareEveryRequestOnce) {
 TEST(Md2dBlocks, TheDefaultBlockFollowsTheParticlesOfAPatch) {
   const Scenario& md2d = builtin::registry().get("md2d");
   EXPECT_EQ(md2d.default_block_size({}), 64u);  // the defaults: about 32 particles a patch
-  EXPECT_EQ(md2d.default_block_size({{"particles", "100000"}, {"patches", "7"}}), 256u);  // ~2,041 a patch
-  EXPECT_EQ(md2d.default_block_size({{"particles", "10000"}, {"patches", "8"}}), 160u);   // ~156 a patch: 5 warps
+  EXPECT_EQ(md2d.default_block_size({{"particles", "100000"}, {"patches", "7"}}),
+            256u);  // ~2,041 a patch
+  EXPECT_EQ(md2d.default_block_size({{"particles", "10000"}, {"patches", "8"}}),
+            160u);  // ~156 a patch: 5 warps
   RunConfig c;
   c.scenario = "md2d";
   c.policy = "combining";
@@ -115,10 +125,13 @@ TEST_P(Md2dCombining, VerifiesAndEveryComputeObjectRunsOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(StrategiesAndTransfers, Md2dCombining,
-                         ::testing::Values(Mode{"adaptive", "redundant"}, Mode{"adaptive", "reuse"}, Mode{"adaptive", "reuse-sorted"},
-                                           Mode{"static", "redundant"}, Mode{"static", "reuse-sorted"}, Mode{"eager", "reuse"}),
+                         ::testing::Values(Mode{"adaptive", "redundant"}, Mode{"adaptive", "reuse"},
+                                           Mode{"adaptive", "reuse-sorted"},
+                                           Mode{"static", "redundant"},
+                                           Mode{"static", "reuse-sorted"}, Mode{"eager", "reuse"}),
                          [](const auto& info) {
-                           std::string n = std::string(info.param.strategy) + "_" + info.param.transfer;
+                           std::string n =
+                               std::string(info.param.strategy) + "_" + info.param.transfer;
                            for (char& ch : n) ch = ch == '-' ? '_' : ch;
                            return n;
                          });
@@ -126,8 +139,10 @@ INSTANTIATE_TEST_SUITE_P(StrategiesAndTransfers, Md2dCombining,
 TEST(Md2d, TheArrivalOrderDoesNotChangeTheTrajectory) {
   // Each output has one writer and the host sums them in a fixed order: however the producers and
   // the combining interleave, the forces are the same bits (redundant: the items' order is fixed).
-  const auto a = nlohmann::json::parse(run_md2d("adaptive", "redundant", {{"producers", "1"}}).result_json);
-  const auto b = nlohmann::json::parse(run_md2d("static", "redundant", {{"producers", "3"}, {"static_k", "7"}}).result_json);
+  const auto a =
+      nlohmann::json::parse(run_md2d("adaptive", "redundant", {{"producers", "1"}}).result_json);
+  const auto b = nlohmann::json::parse(
+      run_md2d("static", "redundant", {{"producers", "3"}, {"static_k", "7"}}).result_json);
   EXPECT_EQ(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>());
   EXPECT_EQ(a.at("energy_drift").get<double>(), b.at("energy_drift").get<double>());
   EXPECT_EQ(a.at("tests"), b.at("tests"));
@@ -136,7 +151,8 @@ TEST(Md2d, TheArrivalOrderDoesNotChangeTheTrajectory) {
 TEST(Md2d, SortingTheItemsChangesOnlyTheOrderOfTheSums) {
   const auto a = nlohmann::json::parse(run_md2d("static", "redundant").result_json);
   const auto b = nlohmann::json::parse(run_md2d("adaptive", "reuse-sorted").result_json);
-  EXPECT_NEAR(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>(), 1e-6);
+  EXPECT_NEAR(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>(),
+              1e-6);
   EXPECT_EQ(a.at("tests"), b.at("tests"));
   EXPECT_EQ(a.at("migrated"), b.at("migrated"));
 }
@@ -150,15 +166,19 @@ TEST(Md2dPieces, CuttingObjectsIntoPiecesLeavesTheTrajectoryTheSame) {
     const RunResult cut = run_md2d("adaptive", transfer, {{"piece_targets", "32"}});
     ASSERT_TRUE(whole.verified) << whole.verification;
     ASSERT_TRUE(cut.verified) << cut.verification;
-    const auto a = nlohmann::json::parse(whole.result_json), b = nlohmann::json::parse(cut.result_json);
-    EXPECT_EQ(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>()) << transfer;
+    const auto a = nlohmann::json::parse(whole.result_json),
+               b = nlohmann::json::parse(cut.result_json);
+    EXPECT_EQ(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>())
+        << transfer;
     EXPECT_EQ(a.at("energy_drift").get<double>(), b.at("energy_drift").get<double>()) << transfer;
     EXPECT_EQ(a.at("tests"), b.at("tests")) << transfer;
     EXPECT_EQ(b.at("wrong_counts").get<std::uint64_t>(), 0u);
     // About 32 particles a patch: most pairs (~64 targets) go in pieces, no piece over 32 targets
     // plus its partner patch.
     EXPECT_GT(cut.tasks, 3 * whole.tasks / 2) << transfer;
-    EXPECT_LT(b.at("max_request_items").get<std::uint64_t>(), a.at("max_request_items").get<std::uint64_t>()) << transfer;
+    EXPECT_LT(b.at("max_request_items").get<std::uint64_t>(),
+              a.at("max_request_items").get<std::uint64_t>())
+        << transfer;
   }
 }
 
@@ -173,9 +193,11 @@ TEST(Md2dAssembly, SeveralAssemblyThreadsComputeWhatOneComputes) {
   const RunResult four = run_md2d("static", "reuse-sorted", big);
   ASSERT_TRUE(one.verified) << one.verification;
   ASSERT_TRUE(four.verified) << four.verification;
-  const auto a = nlohmann::json::parse(one.result_json), b = nlohmann::json::parse(four.result_json);
+  const auto a = nlohmann::json::parse(one.result_json),
+             b = nlohmann::json::parse(four.result_json);
   EXPECT_EQ(a.at("tests"), b.at("tests"));
-  EXPECT_NEAR(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>(), 1e-9);
+  EXPECT_NEAR(a.at("max_position_error").get<double>(), b.at("max_position_error").get<double>(),
+              1e-9);
   EXPECT_EQ(one.metrics.at("items_copied"), four.metrics.at("items_copied"));
   EXPECT_EQ(four.metrics.at("items_copied"), 20000u * 2);  // each particle once a step
   EXPECT_EQ(four.metrics.at("launches"), 2u);
@@ -191,7 +213,8 @@ TEST(Md2dPieces, TheTraceHoldsSelfAndPairPieces) {
       if (e.kind == trace::EventKind::TaskBegin) ++kinds[e.aux];
     }
   }
-  EXPECT_GT(kinds[scenarios::md2d::kPairPiece], kinds[scenarios::md2d::kPair]);  // most pairs exceed 32 targets
+  EXPECT_GT(kinds[scenarios::md2d::kPairPiece],
+            kinds[scenarios::md2d::kPair]);  // most pairs exceed 32 targets
   EXPECT_GT(kinds[scenarios::md2d::kSelfPiece] + kinds[scenarios::md2d::kSelf], 0u);
   EXPECT_EQ(kinds[0] + kinds[1] + kinds[2] + kinds[3], r.tasks);
 }
@@ -203,9 +226,11 @@ TEST(Md2d, ParticlesMigrateAndPatchesDifferInCost) {
   EXPECT_GT(result.at("migrated").get<std::uint64_t>(), 0u);
   EXPECT_EQ(result.at("migrated"), result.at("reference_migrated"));
   // The clusters: the fullest patch holds several times the emptiest (a self object costs n^2).
-  EXPECT_GT(result.at("patch_particles_max").get<std::uint64_t>(), 4 * std::max<std::uint64_t>(1, result.at("patch_particles_min")));
+  EXPECT_GT(result.at("patch_particles_max").get<std::uint64_t>(),
+            4 * std::max<std::uint64_t>(1, result.at("patch_particles_min")));
   EXPECT_GT(result.at("interactions").get<std::uint64_t>(), 0u);
-  EXPECT_GT(result.at("tests").get<std::uint64_t>(), 2 * result.at("interactions").get<std::uint64_t>());
+  EXPECT_GT(result.at("tests").get<std::uint64_t>(),
+            2 * result.at("interactions").get<std::uint64_t>());
 }
 
 TEST(Md2d, AToleranceTighterThanFloatFailsTheVerification) {
@@ -226,8 +251,8 @@ TEST(Md2d, TheTraceHoldsSelfAndPairRequests) {
     }
   }
   EXPECT_EQ(launched, r.tasks);
-  EXPECT_GT(kinds[0], 0u);             // self
-  EXPECT_GT(kinds[1], 3 * kinds[0]);   // pair: four a patch
+  EXPECT_GT(kinds[0], 0u);            // self
+  EXPECT_GT(kinds[1], 3 * kinds[0]);  // pair: four a patch
   EXPECT_EQ(kinds[0] + kinds[1], r.tasks);
 }
 
@@ -256,7 +281,8 @@ BodyCase make_case(std::uint32_t na, std::uint32_t nb, float side) {
   // Placed on a jittered grid so that no two are closer than ~1 sigma (the LJ repulsion is steep).
   auto place = [&](std::uint32_t n, std::uint32_t patch) {
     for (std::uint32_t k = 0; k < n; ++k) {
-      const float x = 1.2f * static_cast<float>(k % 6) + 0.2f * u(rng) / side, y = 1.2f * static_cast<float>(k / 6) + 0.2f * u(rng) / side;
+      const float x = 1.2f * static_cast<float>(k % 6) + 0.2f * u(rng) / side,
+                  y = 1.2f * static_cast<float>(k / 6) + 0.2f * u(rng) / side;
       c.cache.push_back({x, y, k, patch});
     }
   };
@@ -265,11 +291,12 @@ BodyCase make_case(std::uint32_t na, std::uint32_t nb, float side) {
   return c;
 }
 
-std::vector<scenarios::md2d::Force2> run_body(const BodyCase& c, bool pair, const std::vector<std::uint32_t>& slots) {
+std::vector<scenarios::md2d::Force2> run_body(const BodyCase& c, bool pair,
+                                              const std::vector<std::uint32_t>& slots) {
   using namespace scenarios::md2d;
   const ShiftedLj lj(2.5);
-  const Md2dBody body{7.0f, static_cast<float>(lj.rc2), static_cast<float>(lj.rc), static_cast<float>(lj.force_rc),
-                      static_cast<float>(lj.energy_rc)};
+  const Md2dBody body{7.0f, static_cast<float>(lj.rc2), static_cast<float>(lj.rc),
+                      static_cast<float>(lj.force_rc), static_cast<float>(lj.energy_rc)};
   std::vector<Force2> out(slots.size(), Force2{0, 0, 0, 0});
   Task t;
   t.kind = pair ? kPair : kSelf;
@@ -310,7 +337,8 @@ TEST(Md2dBody, OutputsFollowTheParticlesWhenTheSortableItemsAreReordered) {
   for (std::uint32_t i = 0; i < 20; ++i) EXPECT_EQ(self_in_order[i].tested, 19u);
   // Newton's third law across the two sides (each computed by its own thread).
   double fx = 0, fy = 0, scale = 0;
-  for (const auto& f : pair_in_order) fx += f.fx, fy += f.fy, scale += std::abs(f.fx) + std::abs(f.fy);
+  for (const auto& f : pair_in_order)
+    fx += f.fx, fy += f.fy, scale += std::abs(f.fx) + std::abs(f.fy);
   EXPECT_GT(scale, 0.0);
   EXPECT_NEAR(fx, 0.0, 1e-5 * scale);
   EXPECT_NEAR(fy, 0.0, 1e-5 * scale);
@@ -318,8 +346,10 @@ TEST(Md2dBody, OutputsFollowTheParticlesWhenTheSortableItemsAreReordered) {
 
 // A piece against a whole object, through the body alone: the pieces' outputs, laid where the
 // scenario lays them (A's targets, then B's), are the whole object's, bit for bit.
-Task piece_task(std::uint16_t kind, const std::vector<std::uint32_t>& slots, const std::vector<scenarios::md2d::Particle2>& cache,
-                std::vector<scenarios::md2d::Force2>& out, std::uint32_t targets, std::uint64_t shift) {
+Task piece_task(std::uint16_t kind, const std::vector<std::uint32_t>& slots,
+                const std::vector<scenarios::md2d::Particle2>& cache,
+                std::vector<scenarios::md2d::Force2>& out, std::uint32_t targets,
+                std::uint64_t shift) {
   Task t;
   t.kind = kind;
   t.payload[0] = reinterpret_cast<std::uintptr_t>(slots.data());
@@ -339,10 +369,11 @@ TEST(Md2dBody, PiecesComputeWhatTheWholeObjectComputes) {
   std::iota(self.begin(), self.end(), 0u);
   const auto pair_whole = run_body(c, true, pair), self_whole = run_body(c, false, self);
   const ShiftedLj lj(2.5);
-  const Md2dBody body{7.0f, static_cast<float>(lj.rc2), static_cast<float>(lj.rc), static_cast<float>(lj.force_rc),
-                      static_cast<float>(lj.energy_rc)};
+  const Md2dBody body{7.0f, static_cast<float>(lj.rc2), static_cast<float>(lj.rc),
+                      static_cast<float>(lj.force_rc), static_cast<float>(lj.energy_rc)};
   LoopContext ctx;
-  auto run_piece = [&](std::uint16_t kind, std::uint32_t from, std::uint32_t to, std::uint32_t partners_from, std::uint32_t partners_to,
+  auto run_piece = [&](std::uint16_t kind, std::uint32_t from, std::uint32_t to,
+                       std::uint32_t partners_from, std::uint32_t partners_to,
                        std::uint64_t shift) {
     std::vector<std::uint32_t> slots;
     for (std::uint32_t i = from; i < to; ++i) slots.push_back(i);
@@ -419,12 +450,14 @@ TEST(Md2d, BadParametersAreRefusedByName) {
       (void)run_md2d("adaptive", "reuse", {{name, value}});
       FAIL() << name << "=" << value << " ran";
     } catch (const ConfigError& e) {
-      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << name << "=" << value << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos)
+          << name << "=" << value << ": " << e.what();
     }
   }
   // A box too small for 3 patches of the cutoff's side names the cutoff.
   try {
-    (void)run_md2d("adaptive", "reuse", {{"particles", "64"}, {"density", "0.5"}, {"cutoff", "4.5"}});
+    (void)run_md2d("adaptive", "reuse",
+                   {{"particles", "64"}, {"density", "0.5"}, {"cutoff", "4.5"}});
     FAIL();
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("cutoff"), std::string::npos) << e.what();

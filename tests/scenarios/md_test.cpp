@@ -24,7 +24,8 @@ struct SolutionCase {
   const char* solution;
   const char* policy;
 };
-const SolutionCase kSolutions[] = {{"1", "hardware"}, {"2", "hardware"}, {"3", "chunked"}, {"tq", "task-queue"}};
+const SolutionCase kSolutions[] = {
+    {"1", "hardware"}, {"2", "hardware"}, {"3", "chunked"}, {"tq", "task-queue"}};
 
 RunResult run_md(const SolutionCase& s, ParamMap extra = {}, std::uint32_t block_size = 0) {
   RunConfig c;
@@ -41,7 +42,10 @@ RunResult run_md(const SolutionCase& s, ParamMap extra = {}, std::uint32_t block
 nlohmann::json result_of(const RunResult& r) { return nlohmann::json::parse(r.result_json); }
 
 Solution solution_of(const std::string& s) {
-  return s == "1" ? Solution::Sorted1 : s == "2" ? Solution::Permuted2 : s == "3" ? Solution::Chunked3 : Solution::TaskQueue;
+  return s == "1"   ? Solution::Sorted1
+         : s == "2" ? Solution::Permuted2
+         : s == "3" ? Solution::Chunked3
+                    : Solution::TaskQueue;
 }
 
 // Every atom's record from the instance's body, one atom at a time on the host.
@@ -82,11 +86,13 @@ TEST_P(MdOnCpu, VerifiesForcesEnergyAndRunsEveryTaskOnce) {
 // The default pair search is the cell list: a task tests its atoms' neighbourhoods, far fewer
 // than the N - 1 atoms each that pairs=all tests.
 TEST_P(MdOnCpu, CellsAreTheDefaultAndTestFarFewerPairs) {
-  const auto cells = result_of(run_md(GetParam())), all = result_of(run_md(GetParam(), {{"pairs", "all"}}));
+  const auto cells = result_of(run_md(GetParam())),
+             all = result_of(run_md(GetParam(), {{"pairs", "all"}}));
   EXPECT_EQ(cells.at("pairs"), "cells");
   EXPECT_DOUBLE_EQ(all.at("pair_tests_mean").get<double>(), 4095.0);
   EXPECT_LT(cells.at("pair_tests_mean").get<double>(), 0.1 * 4095.0);
-  EXPECT_DOUBLE_EQ(cells.at("neighbours_mean").get<double>(), all.at("neighbours_mean").get<double>());
+  EXPECT_DOUBLE_EQ(cells.at("neighbours_mean").get<double>(),
+                   all.at("neighbours_mean").get<double>());
 }
 
 // Every atom's force under cells against its force under all, for every solution's instance: the
@@ -100,7 +106,8 @@ TEST_P(MdOnCpu, CellsAndAllGiveTheSameForcesForEveryAtom) {
   c.pairs = PairSearch::All;
   const std::vector<MdRecord> all = forces_of(MdInstance(c));
   double sum_sq = 0;
-  for (std::uint32_t i = 0; i < c.system.atoms; ++i) sum_sq += all[i].fx * all[i].fx + all[i].fy * all[i].fy + all[i].fz * all[i].fz;
+  for (std::uint32_t i = 0; i < c.system.atoms; ++i)
+    sum_sq += all[i].fx * all[i].fx + all[i].fy * all[i].fy + all[i].fz * all[i].fz;
   const double rms = std::sqrt(sum_sq / c.system.atoms);
   for (std::uint32_t i = 0; i < c.system.atoms; ++i) {
     ASSERT_EQ(cells[i].neighbours, all[i].neighbours) << "atom " << i;
@@ -111,13 +118,17 @@ TEST_P(MdOnCpu, CellsAndAllGiveTheSameForcesForEveryAtom) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EverySolution, MdOnCpu, ::testing::ValuesIn(kSolutions),
-                         [](const auto& info) { return std::string("solution_") + info.param.solution; });
+                         [](const auto& info) {
+                           return std::string("solution_") + info.param.solution;
+                         });
 
 TEST(Md, EverySolutionGivesTheSameForcesBitForBit) {
   for (const char* pairs : {"cells", "all"}) {
     SCOPED_TRACE(pairs);
     std::set<std::uint64_t> hashes;
-    for (const SolutionCase& s : kSolutions) hashes.insert(result_of(run_md(s, {{"pairs", pairs}})).at("forces_hash").get<std::uint64_t>());
+    for (const SolutionCase& s : kSolutions)
+      hashes.insert(
+          result_of(run_md(s, {{"pairs", pairs}})).at("forces_hash").get<std::uint64_t>());
     EXPECT_EQ(hashes.size(), 1u);
   }
 }
@@ -125,7 +136,8 @@ TEST(Md, EverySolutionGivesTheSameForcesBitForBit) {
 TEST(Md, ThreadsPerBlockChangeNeitherForcesNorWarpSamples) {
   for (const char* pairs : {"cells", "all"}) {
     SCOPED_TRACE(pairs);
-    const auto a = result_of(run_md(kSolutions[0], {{"pairs", pairs}}, 128)), b = result_of(run_md(kSolutions[0], {{"pairs", pairs}}, 32));
+    const auto a = result_of(run_md(kSolutions[0], {{"pairs", pairs}}, 128)),
+               b = result_of(run_md(kSolutions[0], {{"pairs", pairs}}, 32));
     EXPECT_EQ(a.at("forces_hash"), b.at("forces_hash"));
     EXPECT_DOUBLE_EQ(a.at("warp_efficiency").get<double>(), b.at("warp_efficiency").get<double>());
   }
@@ -136,10 +148,12 @@ TEST(Md, ThreadsPerBlockChangeNeitherForcesNorWarpSamples) {
 // the mean task; under all every full task tests 128 x (N - 1).
 TEST(Md, UnderCellsATasksCostFollowsItsAtomsDensity) {
   const auto cells = result_of(run_md(kSolutions[0], {{"atoms", "16384"}, {"steps", "0"}}));
-  const auto all = result_of(run_md(kSolutions[0], {{"atoms", "16384"}, {"steps", "0"}, {"pairs", "all"}}));
+  const auto all =
+      result_of(run_md(kSolutions[0], {{"atoms", "16384"}, {"steps", "0"}, {"pairs", "all"}}));
   EXPECT_DOUBLE_EQ(all.at("task_pair_tests_max_over_mean").get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(all.at("task_pair_tests_min_over_mean").get<double>(), 1.0);
-  const double hi = cells.at("task_pair_tests_max_over_mean").get<double>(), lo = cells.at("task_pair_tests_min_over_mean").get<double>();
+  const double hi = cells.at("task_pair_tests_max_over_mean").get<double>(),
+               lo = cells.at("task_pair_tests_min_over_mean").get<double>();
   EXPECT_GT(hi, 1.5) << "costliest task over the mean";
   EXPECT_LT(lo, 0.5) << "cheapest task over the mean";
   EXPECT_GT(hi / lo, 5.0);
@@ -154,10 +168,13 @@ TEST(Md, APartialLastTaskVerifies) {
 // The paper's explanation of Solution 2's slowness: a random order mixes dense and sparse atoms in
 // a warp, so fewer lanes take the force branch together.
 TEST(Md, ThePermutationLowersWarpEfficiencyAndSplitsMoreWarps) {
-  const auto sorted = result_of(run_md(kSolutions[0], {{"pairs", "all"}})), permuted = result_of(run_md(kSolutions[1], {{"pairs", "all"}}));
-  const double e1 = sorted.at("warp_efficiency").get<double>(), e2 = permuted.at("warp_efficiency").get<double>();
+  const auto sorted = result_of(run_md(kSolutions[0], {{"pairs", "all"}})),
+             permuted = result_of(run_md(kSolutions[1], {{"pairs", "all"}}));
+  const double e1 = sorted.at("warp_efficiency").get<double>(),
+               e2 = permuted.at("warp_efficiency").get<double>();
   EXPECT_GT(e1, 1.2 * e2) << "sorted " << e1 << ", permuted " << e2;
-  const double d1 = sorted.at("divergent_samples").get<double>(), d2 = permuted.at("divergent_samples").get<double>();
+  const double d1 = sorted.at("divergent_samples").get<double>(),
+               d2 = permuted.at("divergent_samples").get<double>();
   EXPECT_GT(d1, 0.0);
   EXPECT_GT(d2, 1.2 * d1) << "sorted " << d1 << ", permuted " << d2;
 }
@@ -184,7 +201,9 @@ TEST(Md, SolutionsSetThePapersPolicyDefaultsAndTheUserWins) {
   // Solution 3's chunk is the policy's own default, one wave of the device (0); the paper's is a
   // parameter.
   const RunResult chunked = run_md(kSolutions[2]);
-  EXPECT_EQ(chunked.trace.meta.parameters.count("chunk") ? chunked.trace.meta.parameters.at("chunk") : "0", "0");
+  EXPECT_EQ(chunked.trace.meta.parameters.count("chunk") ? chunked.trace.meta.parameters.at("chunk")
+                                                         : "0",
+            "0");
   const RunResult paper = run_md(kSolutions[2], {{"chunk", "120"}});
   EXPECT_EQ(paper.trace.meta.parameters.at("chunk"), "120");
   EXPECT_TRUE(paper.verified) << paper.verification;
@@ -204,9 +223,9 @@ TEST(Md, SolutionsSetThePapersPolicyDefaultsAndTheUserWins) {
 
 TEST(Md, BadParametersAreRefusedByName) {
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {"atoms", "0"},  {"atoms", "127"},  {"atoms", "lots"}, {"solution", "4"}, {"cutoff", "0.5"},
-      {"cutoff", "x"}, {"cutoff", "11"}, {"sample", "0"},    {"steps", "-1"},   {"seed", "-3"},
-      {"pairs", "grid"}, {"pairs", ""}, {"pairs", "Cells"}};
+      {"atoms", "0"},    {"atoms", "127"}, {"atoms", "lots"}, {"solution", "4"}, {"cutoff", "0.5"},
+      {"cutoff", "x"},   {"cutoff", "11"}, {"sample", "0"},   {"steps", "-1"},   {"seed", "-3"},
+      {"pairs", "grid"}, {"pairs", ""},    {"pairs", "Cells"}};
   for (const auto& [key, value] : bad) {
     SCOPED_TRACE(key + "=" + value);
     try {
@@ -216,7 +235,8 @@ TEST(Md, BadParametersAreRefusedByName) {
       EXPECT_NE(std::string(e.what()).find("'" + key + "'"), std::string::npos) << e.what();
     }
   }
-  for (const auto& [key, value] : std::map<std::string, std::string>{{"cutoff", "0.5"}, {"atoms", "5000000"}}) {
+  for (const auto& [key, value] :
+       std::map<std::string, std::string>{{"cutoff", "0.5"}, {"atoms", "5000000"}}) {
     SCOPED_TRACE(key + "=" + value);
     EXPECT_THROW(run_md(kSolutions[3], {{key, value}}), ConfigError);
   }
@@ -229,8 +249,11 @@ TEST(MdForce, IsMinusTheGradientOfThePotentialAndVanishesAtTheCutoff) {
   for (double r : {0.95, 1.1, 1.5, 2.0, 2.4}) {
     for (double qq : {0.09, -0.09}) {
       const double h = 1e-6;
-      const double dv = (pair_potential(ff, (r + h) * (r + h), qq) - pair_potential(ff, (r - h) * (r - h), qq)) / (2 * h);
-      EXPECT_NEAR(pair_force_over_r(ff, r * r, qq) * r, -dv, 1e-5 * std::max(1.0, std::abs(dv))) << "r " << r;
+      const double dv =
+          (pair_potential(ff, (r + h) * (r + h), qq) - pair_potential(ff, (r - h) * (r - h), qq)) /
+          (2 * h);
+      EXPECT_NEAR(pair_force_over_r(ff, r * r, qq) * r, -dv, 1e-5 * std::max(1.0, std::abs(dv)))
+          << "r " << r;
     }
   }
   const double rc = 2.5 * (1 - 1e-12);
@@ -246,16 +269,20 @@ TEST(MdSystem, AtomsKeepTheirDistanceAndAreDenserAtTheCentre) {
   double closest = 1e9;
   for (std::size_t i = 0; i < atoms.size(); ++i) {
     for (std::size_t j = i + 1; j < atoms.size(); ++j) {
-      const double dx = atoms[i].x - atoms[j].x, dy = atoms[i].y - atoms[j].y, dz = atoms[i].z - atoms[j].z;
+      const double dx = atoms[i].x - atoms[j].x, dy = atoms[i].y - atoms[j].y,
+                   dz = atoms[i].z - atoms[j].z;
       closest = std::min(closest, std::sqrt(dx * dx + dy * dy + dz * dz));
     }
   }
   EXPECT_GE(closest, spec.min_distance * (1 - 1e-6));
   // Neighbours within the cutoff: the atoms nearest the centre have many more than the outer ones.
-  auto radius = [](const Atom& a) { return std::sqrt(double(a.x) * a.x + double(a.y) * a.y + double(a.z) * a.z); };
+  auto radius = [](const Atom& a) {
+    return std::sqrt(double(a.x) * a.x + double(a.y) * a.y + double(a.z) * a.z);
+  };
   std::vector<std::size_t> by_radius(atoms.size());
   std::iota(by_radius.begin(), by_radius.end(), 0);
-  std::sort(by_radius.begin(), by_radius.end(), [&](std::size_t a, std::size_t b) { return radius(atoms[a]) < radius(atoms[b]); });
+  std::sort(by_radius.begin(), by_radius.end(),
+            [&](std::size_t a, std::size_t b) { return radius(atoms[a]) < radius(atoms[b]); });
   auto neighbours = [&](std::size_t i) {
     int n = 0;
     for (const Atom& b : atoms) {
@@ -287,7 +314,8 @@ TEST(MdSystem, TheDecompositionOrderIsAPermutationDensestBoxFirst) {
   std::size_t start = 0;
   for (std::size_t k = 1; k <= order.size(); ++k) {
     if (k < order.size() && box[order[k]] == box[order[start]]) continue;
-    EXPECT_TRUE(seen.insert(box[order[start]]).second) << "box " << box[order[start]] << " is split";
+    EXPECT_TRUE(seen.insert(box[order[start]]).second)
+        << "box " << box[order[start]] << " is split";
     runs.push_back(static_cast<std::uint32_t>(k - start));
     start = k;
   }
@@ -317,9 +345,11 @@ std::vector<std::uint32_t> checked_candidates(const std::vector<Atom>& atoms, do
       ++candidates[i];
     });
     for (std::uint32_t j = 0; j < atoms.size(); ++j) {
-      const float dx = atoms[i].x - atoms[j].x, dy = atoms[i].y - atoms[j].y, dz = atoms[i].z - atoms[j].z;
+      const float dx = atoms[i].x - atoms[j].x, dy = atoms[i].y - atoms[j].y,
+                  dz = atoms[i].z - atoms[j].z;
       if (j != i && dx * dx + dy * dy + dz * dz < float(cutoff * cutoff)) {
-        EXPECT_TRUE(found.count(j)) << "atom " << j << " is within the cutoff of " << i << " but not scanned";
+        EXPECT_TRUE(found.count(j))
+            << "atom " << j << " is within the cutoff of " << i << " but not scanned";
       }
     }
   }
@@ -349,7 +379,8 @@ TEST(MdCells, ADenserRegionCostsMoreAndNoNeighbourIsMissed) {
   }
   ASSERT_GT(dense_n, 0);
   ASSERT_GT(sparse_n, 0);
-  EXPECT_GT(dense / dense_n, 1.7 * sparse / sparse_n) << dense / dense_n << " against " << sparse / sparse_n;
+  EXPECT_GT(dense / dense_n, 1.7 * sparse / sparse_n)
+      << dense / dense_n << " against " << sparse / sparse_n;
 }
 
 // A small cutoff over a sparse, wide system would need a cell per 1.5^3 of a 2000-wide cube: the

@@ -21,7 +21,8 @@ RunResult run_nbody(const std::string& strategy, const std::string& transfer, Pa
   c.policy = "combining";
   c.backend = Backend::Cpu;
   c.workers = 3;
-  c.params = {{"particles", "3000"}, {"steps", "2"}, {"walkers", "2"}, {"sample", "64"}, {"strategy", strategy}, {"transfer", transfer}};
+  c.params = {{"particles", "3000"}, {"steps", "2"},         {"walkers", "2"},
+              {"sample", "64"},      {"strategy", strategy}, {"transfer", transfer}};
   for (auto& [k, v] : extra) c.params[k] = v;
   return run(builtin::registry(), c);
 }
@@ -41,12 +42,19 @@ TEST_P(NBodyCombining, VerifiesAndEveryRequestRunsOnce) {
   EXPECT_EQ(r.metrics.at("requests"), r.tasks);
   // The launches by reason add up to all launches, and the strategy's own reason is among them.
   std::uint64_t by_reason = 0;
-  for (const char* reason : {"full", "timeout", "static", "eager", "drain"}) by_reason += r.metrics.at(std::string("launches_") + reason);
+  for (const char* reason : {"full", "timeout", "static", "eager", "drain"})
+    by_reason += r.metrics.at(std::string("launches_") + reason);
   EXPECT_EQ(by_reason, r.metrics.at("launches"));
   const std::string strategy = GetParam().strategy;
-  if (strategy == "eager") { EXPECT_EQ(r.metrics.at("launches_eager"), r.tasks); }
-  if (strategy == "static") { EXPECT_GT(r.metrics.at("launches_static"), 0u); }
-  if (strategy == "adaptive") { EXPECT_GT(r.metrics.at("launches_full") + r.metrics.at("launches_timeout"), 0u); }
+  if (strategy == "eager") {
+    EXPECT_EQ(r.metrics.at("launches_eager"), r.tasks);
+  }
+  if (strategy == "static") {
+    EXPECT_GT(r.metrics.at("launches_static"), 0u);
+  }
+  if (strategy == "adaptive") {
+    EXPECT_GT(r.metrics.at("launches_full") + r.metrics.at("launches_timeout"), 0u);
+  }
   // Reuse copies each item once per step at most; redundant copies every item every time.
   if (std::string(GetParam().transfer) == "redundant") {
     EXPECT_EQ(r.metrics.at("items_copied"), r.metrics.at("items_read"));
@@ -56,10 +64,13 @@ TEST_P(NBodyCombining, VerifiesAndEveryRequestRunsOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(StrategiesAndTransfers, NBodyCombining,
-                         ::testing::Values(Mode{"adaptive", "redundant"}, Mode{"adaptive", "reuse"}, Mode{"adaptive", "reuse-sorted"},
-                                           Mode{"static", "reuse-sorted"}, Mode{"eager", "reuse"}, Mode{"static", "redundant"}),
+                         ::testing::Values(Mode{"adaptive", "redundant"}, Mode{"adaptive", "reuse"},
+                                           Mode{"adaptive", "reuse-sorted"},
+                                           Mode{"static", "reuse-sorted"}, Mode{"eager", "reuse"},
+                                           Mode{"static", "redundant"}),
                          [](const auto& info) {
-                           std::string n = std::string(info.param.strategy) + "_" + info.param.transfer;
+                           std::string n =
+                               std::string(info.param.strategy) + "_" + info.param.transfer;
                            for (char& ch : n) ch = ch == '-' ? '_' : ch;
                            return n;
                          });
@@ -116,8 +127,13 @@ TEST(NBody, IsRefusedUnderAPolicyThatRunsNoRequestsAndTheReverse) {
 }
 
 TEST(NBody, BadParametersAreRefusedByName) {
-  for (const auto& [name, value] : std::map<std::string, std::string>{
-           {"theta", "2"}, {"theta", "x"}, {"bucket", "17"}, {"particles", "10"}, {"dt", "-1"}, {"strategy", "lazy"}, {"transfer", "all"}}) {
+  for (const auto& [name, value] : std::map<std::string, std::string>{{"theta", "2"},
+                                                                      {"theta", "x"},
+                                                                      {"bucket", "17"},
+                                                                      {"particles", "10"},
+                                                                      {"dt", "-1"},
+                                                                      {"strategy", "lazy"},
+                                                                      {"transfer", "all"}}) {
     try {
       (void)run_nbody("adaptive", "reuse", {{name, value}});
       FAIL() << name << "=" << value << " ran";
@@ -154,7 +170,8 @@ RunResult run_nbody_hybrid(const std::string& strategy, ParamMap extra = {}) {
   c.policy = "hybrid";
   c.backend = Backend::Cpu;
   c.workers = 4;
-  c.params = {{"particles", "3000"}, {"steps", "2"}, {"walkers", "2"}, {"sample", "64"}, {"strategy", strategy}, {"max_size", "16"}};
+  c.params = {{"particles", "3000"}, {"steps", "2"},         {"walkers", "2"},
+              {"sample", "64"},      {"strategy", strategy}, {"max_size", "16"}};
   for (auto& [k, v] : extra) c.params[k] = v;
   return run(builtin::registry(), c);
 }

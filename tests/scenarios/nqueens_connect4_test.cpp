@@ -11,9 +11,7 @@
 namespace gpulb::scenarios {
 namespace {
 
-const Registry& registry() {
-  return builtin::registry();
-}
+const Registry& registry() { return builtin::registry(); }
 
 RunResult run_on_cpu(const std::string& scenario, const std::string& policy, ParamMap params) {
   RunConfig c;
@@ -62,21 +60,26 @@ TEST_P(DynamicScenarios, Connect4FindsTheSequentialMinimaxMove) {
 // A position where MIN threatens to win at once: the search must block (value not -infinity).
 TEST_P(DynamicScenarios, Connect4BlocksAnImmediateThreat) {
   // Human 0, 0, 0 in column 0 (three stacked); computer 6, 6 elsewhere: the computer must play 0.
-  const RunResult r = run_on_cpu("connect4", GetParam(), {{"lookahead", "2"}, {"opening", "06060"}});
+  const RunResult r =
+      run_on_cpu("connect4", GetParam(), {{"lookahead", "2"}, {"opening", "06060"}});
   EXPECT_TRUE(r.verified) << r.verification;
   const auto j = nlohmann::json::parse(r.result_json);
   EXPECT_EQ(j["best_move"], 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuPolicies, DynamicScenarios,
-                         ::testing::Values("work-stealing", "static-list", "blocking-queue", "task-queue"), test_name);
+                         ::testing::Values("work-stealing", "static-list", "blocking-queue",
+                                           "task-queue"),
+                         test_name);
 
 TEST(Connect4, StaticListNeedsFarMoreTaskSlotsThanWorkStealing) {
   // The paper's Fig. 7 contrast, at a lookahead CI affords.
   const RunResult st = run_on_cpu("connect4", "static-list", {{"lookahead", "5"}});
   const RunResult ws = run_on_cpu("connect4", "work-stealing", {{"lookahead", "5"}});
   ASSERT_TRUE(st.verified && ws.verified);
-  const auto slots = [](const RunResult& r) { return nlohmann::json::parse(r.result_json)["peak_task_slots"].get<std::uint64_t>(); };
+  const auto slots = [](const RunResult& r) {
+    return nlohmann::json::parse(r.result_json)["peak_task_slots"].get<std::uint64_t>();
+  };
   EXPECT_GT(slots(st), 10 * slots(ws));
 }
 
@@ -142,18 +145,21 @@ TEST(NQueens, EveryLeafSplitAndSymmetryCountsTheKnownSolutionsAtEveryCutoffAndBl
     nqueens::LeafSplit split;
     int deal_depth;
   };
-  const Shape shapes[] = {{nqueens::LeafSplit::Row, 0}, {nqueens::LeafSplit::Deal, 0}, {nqueens::LeafSplit::Deal, 1},
-                          {nqueens::LeafSplit::Deal, 2}, {nqueens::LeafSplit::Deal, 3}, {nqueens::LeafSplit::Deal, 12}};
+  const Shape shapes[] = {{nqueens::LeafSplit::Row, 0},  {nqueens::LeafSplit::Deal, 0},
+                          {nqueens::LeafSplit::Deal, 1}, {nqueens::LeafSplit::Deal, 2},
+                          {nqueens::LeafSplit::Deal, 3}, {nqueens::LeafSplit::Deal, 12}};
   for (const Shape& shape : shapes) {
     for (const bool mirror : {false, true}) {
       for (int n = 1; n <= 10; ++n) {
         for (int cutoff = 0; cutoff <= n; ++cutoff) {
           for (std::uint32_t threads : {1u, 5u, 8u, 32u}) {
-            const nqueens::NQueensCounts c = run_body({n, cutoff, shape.split, shape.deal_depth, mirror, nullptr}, threads);
-            const std::string name = std::string(shape.split == nqueens::LeafSplit::Deal ? "deal" : "row") +
-                                     " deal_depth=" + std::to_string(shape.deal_depth) + (mirror ? " mirror" : "") +
-                                     " n=" + std::to_string(n) + " cutoff=" + std::to_string(cutoff) +
-                                     " threads=" + std::to_string(threads);
+            const nqueens::NQueensCounts c =
+                run_body({n, cutoff, shape.split, shape.deal_depth, mirror, nullptr}, threads);
+            const std::string name =
+                std::string(shape.split == nqueens::LeafSplit::Deal ? "deal" : "row") +
+                " deal_depth=" + std::to_string(shape.deal_depth) + (mirror ? " mirror" : "") +
+                " n=" + std::to_string(n) + " cutoff=" + std::to_string(cutoff) +
+                " threads=" + std::to_string(threads);
             EXPECT_EQ(c.solutions, nqueens::known_solutions(n)) << name;
             EXPECT_EQ(c.tasks, nqueens::task_count(n, cutoff, mirror)) << name;
           }
@@ -189,8 +195,12 @@ TEST(NQueens, TheWidestRowSizesTheStaticListExactly) {
 TEST(NQueens, TheSplitAndSymmetryParametersReachTheRun) {
   for (const char* split : {"deal", "row"}) {
     for (const char* symmetry : {"mirror", "none"}) {
-      const RunResult r =
-          run_on_cpu("nqueens", "work-stealing", {{"n", "9"}, {"cutoff", "3"}, {"split", split}, {"deal_depth", "2"}, {"symmetry", symmetry}});
+      const RunResult r = run_on_cpu("nqueens", "work-stealing",
+                                     {{"n", "9"},
+                                      {"cutoff", "3"},
+                                      {"split", split},
+                                      {"deal_depth", "2"},
+                                      {"symmetry", symmetry}});
       EXPECT_TRUE(r.verified) << split << " " << symmetry << ": " << r.verification;
       const auto j = nlohmann::json::parse(r.result_json);
       EXPECT_EQ(j["split"], split);
@@ -211,7 +221,8 @@ TEST(NQueens, TheSplitAndSymmetryParametersReachTheRun) {
 // At cutoff 0 the root is the one task and walks the whole board: the mirror cannot apply, and
 // the result says so.
 TEST(NQueens, AtCutoffZeroTheSymmetryIsNone) {
-  const RunResult r = run_on_cpu("nqueens", "work-stealing", {{"n", "8"}, {"cutoff", "0"}, {"symmetry", "mirror"}});
+  const RunResult r =
+      run_on_cpu("nqueens", "work-stealing", {{"n", "8"}, {"cutoff", "0"}, {"symmetry", "mirror"}});
   EXPECT_TRUE(r.verified) << r.verification;
   EXPECT_EQ(nlohmann::json::parse(r.result_json)["symmetry"], "none");
   EXPECT_EQ(r.tasks, 1u);
@@ -257,7 +268,8 @@ TEST(NQueens, TheDealtWalkMatchesTheStackWalkOnTheLargestBoards) {
     ASSERT_GT(expected, 0u) << "n=" << n;
     for (const int deal_depth : {1, 3, 20}) {
       std::uint64_t dealt = 0;
-      for (std::uint32_t lane = 0; lane < 32; ++lane) dealt += nqueens::count_completions_dealt(p, row, n, deal_depth, lane, 32);
+      for (std::uint32_t lane = 0; lane < 32; ++lane)
+        dealt += nqueens::count_completions_dealt(p, row, n, deal_depth, lane, 32);
       EXPECT_EQ(dealt, expected) << "n=" << n << " deal_depth=" << deal_depth;
     }
   }

@@ -11,9 +11,7 @@
 namespace gpulb::scenarios::patterns {
 namespace {
 
-const Registry& registry() {
-  return builtin::registry();
-}
+const Registry& registry() { return builtin::registry(); }
 
 struct Case {
   const char* pattern;
@@ -36,16 +34,20 @@ TEST_P(PatternsOnCpu, VerifiesAndRemovesTheDocumentedWork) {
   const auto result = nlohmann::json::parse(r.result_json);
   const double expected_fraction = std::string(GetParam().pattern) == "P0"   ? 1.0
                                    : std::string(GetParam().pattern) == "P4" ? 0.25
-                                                                              : 0.5;
+                                                                             : 0.5;
   EXPECT_NEAR(result.at("work_fraction").get<double>(), expected_fraction, 0.06);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPatternsBothPolicies, PatternsOnCpu,
-                         ::testing::Values(Case{"P0", "task-queue"}, Case{"P1", "task-queue"}, Case{"P2", "task-queue"},
-                                           Case{"P3", "task-queue"}, Case{"P4", "task-queue"}, Case{"P0", "hardware"},
-                                           Case{"P1", "hardware"}, Case{"P2", "hardware"}, Case{"P3", "hardware"},
-                                           Case{"P4", "hardware"}),
-                         [](const auto& info) { return std::string(info.param.pattern) + "_" + (info.param.policy[0] == 't' ? "task_queue" : "hardware"); });
+                         ::testing::Values(Case{"P0", "task-queue"}, Case{"P1", "task-queue"},
+                                           Case{"P2", "task-queue"}, Case{"P3", "task-queue"},
+                                           Case{"P4", "task-queue"}, Case{"P0", "hardware"},
+                                           Case{"P1", "hardware"}, Case{"P2", "hardware"},
+                                           Case{"P3", "hardware"}, Case{"P4", "hardware"}),
+                         [](const auto& info) {
+                           return std::string(info.param.pattern) + "_" +
+                                  (info.param.policy[0] == 't' ? "task_queue" : "hardware");
+                         });
 
 TEST(Patterns, NullifiedBlocksFollowTheDocumentedRules) {
   EXPECT_FALSE(is_nullified(0, 5, 8));

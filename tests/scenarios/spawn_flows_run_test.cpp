@@ -35,12 +35,15 @@ RunResult traced_uts(const std::string& policy) {
 }
 
 testing::DecodedTrace exported(const trace::Trace& t, const std::string& name) {
-  const fs::path out = fs::temp_directory_path() / ("gpulb-spawn-flows-" + std::to_string(::getpid()) + "-" + name + ".pftrace");
+  const fs::path out =
+      fs::temp_directory_path() /
+      ("gpulb-spawn-flows-" + std::to_string(::getpid()) + "-" + name + ".pftrace");
   {
     std::ofstream f(out, std::ios::binary);
     trace::write_perfetto(f, t, {});
   }
-  testing::DecodedTrace d = testing::PerfettoReader(std::size_t{1} << 22).decode(out, GPULB_PERFETTO_SCHEMA_DIR);
+  testing::DecodedTrace d =
+      testing::PerfettoReader(std::size_t{1} << 22).decode(out, GPULB_PERFETTO_SCHEMA_DIR);
   fs::remove(out);
   return d;
 }
@@ -79,25 +82,29 @@ TEST_P(SpawnFlowsOfACpuRun, EverySpawnedTaskIsNamedOnceAndItsSliceEndsItsOwnFlow
 
   const testing::DecodedTrace d = exported(r.trace, GetParam());
   ASSERT_EQ(d.exit_code, 0) << "protoc could not decode the export";
-  ASSERT_EQ(d.events.size(), d.slice_begins + d.slice_ends + d.instants + d.counters) << "every event kept";
+  ASSERT_EQ(d.events.size(), d.slice_begins + d.slice_ends + d.instants + d.counters)
+      << "every event kept";
   const testing::SpawnLinks s = testing::spawn_links(d);
   EXPECT_EQ(s.spawn_starts, named.size()) << "a flow starts for every spawned task";
   EXPECT_EQ(s.batches_past_their_children, 0u);
   std::size_t ended = 0;
   for (const auto& [task, ids] : s.ended_by_task) {
     ASSERT_EQ(ids.size(), 1u) << "task " << task;
-    ASSERT_TRUE(s.child_of_flow.count(ids[0])) << "task " << task << " ends a flow no spawn started";
+    ASSERT_TRUE(s.child_of_flow.count(ids[0]))
+        << "task " << task << " ends a flow no spawn started";
     EXPECT_EQ(s.child_of_flow.at(ids[0]), task);
     ++ended;
   }
   // A child whose begin the trace places at or before its parent's batch (placed times of a batch
   // of short tasks, CPU backend) ends no flow; most follow their parent's batch.
-  std::cout << GetParam() << ": " << ended << " of " << named.size() << " spawned tasks end their flow\n";
+  std::cout << GetParam() << ": " << ended << " of " << named.size()
+            << " spawned tasks end their flow\n";
   EXPECT_GT(ended, named.size() / 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuPolicies, SpawnFlowsOfACpuRun,
-                         ::testing::Values("work-stealing", "static-list", "blocking-queue", "task-queue"),
+                         ::testing::Values("work-stealing", "static-list", "blocking-queue",
+                                           "task-queue"),
                          [](const auto& info) {
                            std::string p = info.param;
                            std::replace(p.begin(), p.end(), '-', '_');

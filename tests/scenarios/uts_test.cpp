@@ -19,7 +19,8 @@ TEST(UtsRng, WordPathEqualsTheByteStreamOfTheUtsGenerator) {
     std::uint8_t d[20];
     h.final(d);
     RngState s;
-    for (int i = 0; i < 5; ++i) s.h[i] = (d[4 * i] << 24) | (d[4 * i + 1] << 16) | (d[4 * i + 2] << 8) | d[4 * i + 3];
+    for (int i = 0; i < 5; ++i)
+      s.h[i] = (d[4 * i] << 24) | (d[4 * i + 1] << 16) | (d[4 * i + 2] << 8) | d[4 * i + 3];
     return s;
   };
   for (int seed : {0, 1, 19, 0x7FFFFFFF}) {
@@ -30,18 +31,18 @@ TEST(UtsRng, WordPathEqualsTheByteStreamOfTheUtsGenerator) {
     for (int child : {0, 1, 99, 1999}) {
       std::uint8_t c[24];
       for (int i = 0; i < 5; ++i) {
-        for (int j = 0; j < 4; ++j) c[4 * i + j] = static_cast<std::uint8_t>(a.h[i] >> (24 - 8 * j));
+        for (int j = 0; j < 4; ++j)
+          c[4 * i + j] = static_cast<std::uint8_t>(a.h[i] >> (24 - 8 * j));
       }
       for (int j = 0; j < 4; ++j) c[20 + j] = static_cast<std::uint8_t>(child >> (24 - 8 * j));
       const RngState x = rng_spawn(a, child), y = digest_words(c, 24);
-      for (int i = 0; i < 5; ++i) ASSERT_EQ(x.h[i], y.h[i]) << "seed " << seed << " child " << child;
+      for (int i = 0; i < 5; ++i)
+        ASSERT_EQ(x.h[i], y.h[i]) << "seed " << seed << " child " << child;
     }
   }
 }
 
-const Registry& registry() {
-  return builtin::registry();
-}
+const Registry& registry() { return builtin::registry(); }
 
 RunResult run_uts(const std::string& policy, ParamMap params, std::uint32_t workers = 2) {
   RunConfig c;
@@ -64,11 +65,23 @@ class UtsSmallTrees : public ::testing::TestWithParam<std::tuple<std::string, in
 
 const std::vector<SmallTree>& small_trees() {
   static const std::vector<SmallTree> t = {
-      {"geometric_fixed", {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}}},
-      {"geometric_cyclic", {{"tree", "custom"}, {"t", "1"}, {"a", "2"}, {"d", "6"}, {"b", "3"}, {"r", "7"}}},
-      {"geometric_expdec", {{"tree", "custom"}, {"t", "1"}, {"a", "1"}, {"d", "8"}, {"b", "4"}, {"r", "1"}}},
-      {"binomial", {{"tree", "custom"}, {"t", "0"}, {"b", "200"}, {"q", "0.2"}, {"m", "4"}, {"r", "42"}}},
-      {"hybrid", {{"tree", "custom"}, {"t", "2"}, {"a", "0"}, {"d", "10"}, {"b", "4"}, {"q", "0.234375"}, {"m", "4"}, {"r", "1"}}},
+      {"geometric_fixed",
+       {{"tree", "custom"}, {"t", "1"}, {"a", "3"}, {"d", "6"}, {"b", "4"}, {"r", "19"}}},
+      {"geometric_cyclic",
+       {{"tree", "custom"}, {"t", "1"}, {"a", "2"}, {"d", "6"}, {"b", "3"}, {"r", "7"}}},
+      {"geometric_expdec",
+       {{"tree", "custom"}, {"t", "1"}, {"a", "1"}, {"d", "8"}, {"b", "4"}, {"r", "1"}}},
+      {"binomial",
+       {{"tree", "custom"}, {"t", "0"}, {"b", "200"}, {"q", "0.2"}, {"m", "4"}, {"r", "42"}}},
+      {"hybrid",
+       {{"tree", "custom"},
+        {"t", "2"},
+        {"a", "0"},
+        {"d", "10"},
+        {"b", "4"},
+        {"q", "0.234375"},
+        {"m", "4"},
+        {"r", "1"}}},
   };
   return t;
 }
@@ -84,7 +97,8 @@ TEST_P(UtsSmallTrees, MatchesTheSequentialSearch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuPolicies, UtsSmallTrees,
-                         ::testing::Combine(::testing::Values("work-stealing", "static-list", "blocking-queue", "task-queue"),
+                         ::testing::Combine(::testing::Values("work-stealing", "static-list",
+                                                              "blocking-queue", "task-queue"),
                                             ::testing::Range(0, 5)),
                          [](const auto& info) {
                            std::string p = std::get<0>(info.param);
@@ -139,7 +153,8 @@ TEST(UtsSampleTrees, T1UnderTheStaticListRunsWithoutAResume) {
 TEST(UtsSampleTrees, InlineLeavesKeepThePublishedCountsWithFewerTasks) {
   for (const char* policy : {"work-stealing", "static-list"}) {
     SCOPED_TRACE(policy);
-    const RunResult r = run_uts(policy, {{"tree", "T3"}, {"reference", "off"}, {"leaves", "inline"}});
+    const RunResult r =
+        run_uts(policy, {{"tree", "T3"}, {"reference", "off"}, {"leaves", "inline"}});
     EXPECT_TRUE(r.verified) << r.verification;
     const auto j = nlohmann::json::parse(r.result_json);
     EXPECT_EQ(j["nodes"], 4112897);
@@ -154,14 +169,16 @@ TEST(UtsSampleTrees, InlineLeavesKeepThePublishedCountsWithFewerTasks) {
 // With reference=off a custom tree was "verified" against nothing. It is not checked now,
 // and never reads as verified; the same tree with the reference is checked and verified.
 TEST(UtsCustomTrees, WithoutAReferenceTheResultIsNotChecked) {
-  const RunResult off = run_uts("work-stealing", {{"tree", "custom"}, {"d", "4"}, {"reference", "off"}});
+  const RunResult off =
+      run_uts("work-stealing", {{"tree", "custom"}, {"d", "4"}, {"reference", "off"}});
   EXPECT_FALSE(off.checked);
   EXPECT_FALSE(off.verified);
   EXPECT_FALSE(off.trace.meta.checked);
   EXPECT_FALSE(off.trace.meta.verified);
   EXPECT_EQ(off.verification.rfind("not checked: ", 0), 0u) << off.verification;
   EXPECT_NE(off.verification.find("reference=off"), std::string::npos) << off.verification;
-  const RunResult on = run_uts("work-stealing", {{"tree", "custom"}, {"d", "4"}, {"reference", "on"}});
+  const RunResult on =
+      run_uts("work-stealing", {{"tree", "custom"}, {"d", "4"}, {"reference", "on"}});
   EXPECT_TRUE(on.checked);
   EXPECT_TRUE(on.verified) << on.verification;
 }

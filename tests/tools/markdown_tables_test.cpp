@@ -9,20 +9,35 @@ namespace gpulb::tools {
 namespace {
 
 nlohmann::json traits(bool persistent) {
-  return {{"persistent", persistent}, {"host_fed", false}, {"runs_spawned_tasks", !persistent}, {"cpu_runs_spawned_tasks", false},
-          {"host_inserts", false}, {"runs_requests", false}, {"distributed", false}};
+  return {{"persistent", persistent},
+          {"host_fed", false},
+          {"runs_spawned_tasks", !persistent},
+          {"cpu_runs_spawned_tasks", false},
+          {"host_inserts", false},
+          {"runs_requests", false},
+          {"distributed", false}};
 }
 
 nlohmann::json a_list() {
   nlohmann::json watchdog = {{"name", "watchdog_ms"}, {"default", "10000"}};
   return {{"common_options", {watchdog}},
           {"policies",
-           {{{"name", "one"}, {"paper", "A | B"}, {"summary", "first line\nsecond line"}, {"traits", traits(true)},
+           {{{"name", "one"},
+             {"paper", "A | B"},
+             {"summary", "first line\nsecond line"},
+             {"traits", traits(true)},
              {"options", {watchdog, {{"name", "depth"}, {"default", "4"}}}}},
-            {{"name", "two"}, {"paper", "C"}, {"summary", "s"}, {"traits", traits(false)}, {"options", {watchdog}}}}},
+            {{"name", "two"},
+             {"paper", "C"},
+             {"summary", "s"},
+             {"traits", traits(false)},
+             {"options", {watchdog}}}}},
           {"scenarios",
-           {{{"name", "sc"}, {"description", "does x | y"}, {"default_policy", "one"},
-             {"parameters", {{{"name", "n"}, {"default", "3"}}, {{"name", "mode"}, {"default", "a|b"}}}}}}}};
+           {{{"name", "sc"},
+             {"description", "does x | y"},
+             {"default_policy", "one"},
+             {"parameters",
+              {{{"name", "n"}, {"default", "3"}}, {{"name", "mode"}, {"default", "a|b"}}}}}}}};
 }
 
 std::string row_of(const std::string& tables, const std::string& first_cell) {
@@ -33,12 +48,14 @@ std::string row_of(const std::string& tables, const std::string& first_cell) {
 
 TEST(MarkdownTables, ARowAPolicyWithItsOwnOptionsOnly) {
   const std::string t = markdown_tables(a_list());
-  EXPECT_EQ(row_of(t, "one"), "| `one` | A \\| B | first line second line | persistent workers | `depth` |");
+  EXPECT_EQ(row_of(t, "one"),
+            "| `one` | A \\| B | first line second line | persistent workers | `depth` |");
   EXPECT_EQ(row_of(t, "two"), "| `two` | C | s | a block per task, runs spawned tasks | none |");
 }
 
 TEST(MarkdownTables, ARowAScenarioWithItsDefaults) {
-  EXPECT_EQ(row_of(markdown_tables(a_list()), "sc"), "| `sc` | does x \\| y | `one` | `n=3`, `mode=a\\|b` |");
+  EXPECT_EQ(row_of(markdown_tables(a_list()), "sc"),
+            "| `sc` | does x \\| y | `one` | `n=3`, `mode=a\\|b` |");
 }
 
 TEST(MarkdownTables, PoliciesThenScenariosEachUnderItsHeader) {

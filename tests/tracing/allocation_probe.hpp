@@ -19,8 +19,7 @@ void* operator new(std::size_t n) {
   using namespace gpulb::testing::detail;
   if (g_probing.load(std::memory_order_relaxed)) {
     std::size_t seen = g_largest.load();
-    while (n > seen && !g_largest.compare_exchange_weak(seen, n)) {
-    }
+    while (n > seen && !g_largest.compare_exchange_weak(seen, n)) {}
     if (n > kRefuseAbove) throw std::bad_alloc();
   }
   if (void* p = std::malloc(n ? n : 1)) return p;

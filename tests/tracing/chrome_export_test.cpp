@@ -24,11 +24,14 @@ TEST(ChromeExport, OneNamedThreadPerTrackAndNamedProcesses) {
   std::set<std::string> thread_names;
   std::set<std::string> process_names;
   for (const auto& e : j.at("traceEvents")) {
-    if (e.at("ph") == "M" && e.at("name") == "thread_name") thread_names.insert(e.at("args").at("name"));
-    if (e.at("ph") == "M" && e.at("name") == "process_name") process_names.insert(e.at("args").at("name"));
+    if (e.at("ph") == "M" && e.at("name") == "thread_name")
+      thread_names.insert(e.at("args").at("name"));
+    if (e.at("ph") == "M" && e.at("name") == "process_name")
+      process_names.insert(e.at("args").at("name"));
   }
   EXPECT_EQ(thread_names.size(), t.tracks.size());
-  for (std::uint32_t w = 0; w < 5; ++w) EXPECT_TRUE(thread_names.count("worker " + std::to_string(w)));
+  for (std::uint32_t w = 0; w < 5; ++w)
+    EXPECT_TRUE(thread_names.count("worker " + std::to_string(w)));
   EXPECT_TRUE(thread_names.count("host producer"));
   EXPECT_EQ(process_names, std::set<std::string>{"CPU (test)"});
 }
@@ -41,7 +44,8 @@ TEST(ChromeExport, TaskDurationsEqualTheTraces) {
   for (const auto& e : j.at("traceEvents")) {
     if (e.at("ph") != "X") continue;
     const double dur_us = e.at("dur").get<double>();
-    exported_ns[e.at("args").at("task_id").get<std::uint32_t>()] = static_cast<std::uint64_t>(dur_us * 1000.0 + 0.5);
+    exported_ns[e.at("args").at("task_id").get<std::uint32_t>()] =
+        static_cast<std::uint64_t>(dur_us * 1000.0 + 0.5);
   }
   std::size_t tasks = 0;
   for (const Track& tr : t.tracks) {

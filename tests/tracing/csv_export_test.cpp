@@ -52,10 +52,13 @@ std::vector<Row> rows_of(Write write, const Trace& t) {
 Trace a_bit_of_everything() {
   Trace t = gpulb::testing::make_trace(2, 2, 100);
   Track& w1 = t.tracks[1];
-  w1.events.insert(w1.events.end() - 1, {make_event(200, EventKind::Spawn, 3), make_event(200, EventKind::DequeLevel, 3, 1),
-                                         make_event(201, EventKind::DequeueFailed, 0, 0), make_event(202, EventKind::Steal, 0, 0)});
+  w1.events.insert(
+      w1.events.end() - 1,
+      {make_event(200, EventKind::Spawn, 3), make_event(200, EventKind::DequeLevel, 3, 1),
+       make_event(201, EventKind::DequeueFailed, 0, 0), make_event(202, EventKind::Steal, 0, 0)});
   Track& w0 = t.tracks[0];
-  w0.events.insert(w0.events.end() - 1, make_event(w0.events[w0.events.size() - 2].time_ns, EventKind::SpawnBatch, 4000, 2));
+  w0.events.insert(w0.events.end() - 1, make_event(w0.events[w0.events.size() - 2].time_ns,
+                                                   EventKind::SpawnBatch, 4000, 2));
   w1.events.back().time_ns = 203;
   w1.events[2].flags = kTimeInterpolated;  // its first task's begin
   Track& host = t.tracks[2];
@@ -80,9 +83,11 @@ TEST(CsvExport, TasksEventsAndLevelsHoldEveryEvent) {
   const Trace t = a_bit_of_everything();
   std::size_t worker_edges = 0;
   for (const Track& tr : t.tracks) {
-    for (const Event& e : tr.events) worker_edges += e.kind == EventKind::WorkerStart || e.kind == EventKind::WorkerEnd;
+    for (const Event& e : tr.events)
+      worker_edges += e.kind == EventKind::WorkerStart || e.kind == EventKind::WorkerEnd;
   }
-  const std::size_t rows = 2 * rows_of(write_tasks_csv, t).size() + rows_of(write_events_csv, t).size() +
+  const std::size_t rows = 2 * rows_of(write_tasks_csv, t).size() +
+                           rows_of(write_events_csv, t).size() +
                            rows_of(write_levels_csv, t).size();
   EXPECT_EQ(rows + worker_edges, t.event_count());
 }
@@ -94,10 +99,12 @@ TEST(CsvExport, EventsNameEveryArgument) {
   const std::string header = out.str().substr(0, out.str().find('\n'));
   std::set<std::string> columns;
   std::istringstream h(header);
-  for (std::string c; std::getline(h, c, ',');) EXPECT_TRUE(columns.insert(c).second) << "column " << c << " twice";
+  for (std::string c; std::getline(h, c, ',');)
+    EXPECT_TRUE(columns.insert(c).second) << "column " << c << " twice";
   std::map<std::string, Row> by_event;
   for (const Row& r : table(out.str())) by_event[r.at("event")] = r;
-  ASSERT_EQ(by_event.size(), 6u) << out.str();  // host_enqueue, kernel_launch, spawn, spawn_batch, dequeue_failed, steal
+  // host_enqueue, kernel_launch, spawn, spawn_batch, dequeue_failed, steal
+  ASSERT_EQ(by_event.size(), 6u) << out.str();
   const Row& steal = by_event.at("steal");
   EXPECT_EQ(steal.at("victim_worker"), "0");
   EXPECT_EQ(steal.at("victim_device"), "0");
@@ -154,9 +161,11 @@ TEST(CsvExport, TimesCountFromTheWindowsStart) {
 
 TEST(CsvExport, CompanionTablesAreNamedFromTheTasksFile) {
   const auto paths = export_paths(ExportFormat::Csv, "out/run.csv");
-  const std::vector<std::filesystem::path> want = {"out/run.csv", "out/run.workers.csv", "out/run.events.csv", "out/run.levels.csv"};
+  const std::vector<std::filesystem::path> want = {"out/run.csv", "out/run.workers.csv",
+                                                   "out/run.events.csv", "out/run.levels.csv"};
   EXPECT_EQ(paths, want);
-  EXPECT_EQ(export_paths(ExportFormat::Perfetto, "run.events.csv"), std::vector<std::filesystem::path>{"run.events.csv"});
+  EXPECT_EQ(export_paths(ExportFormat::Perfetto, "run.events.csv"),
+            std::vector<std::filesystem::path>{"run.events.csv"});
 }
 
 // "run.events.csv" would hold the tasks, and its own events would go to run.events.events.csv.

@@ -22,7 +22,8 @@ static_assert(event_traits(EventKind::DequeLevel).level == LevelSource::Deque);
 
 std::vector<EventKind> known_kinds() {
   std::vector<EventKind> out;
-  for (int k = 1; k < static_cast<int>(EventKind::Count); ++k) out.push_back(static_cast<EventKind>(k));
+  for (int k = 1; k < static_cast<int>(EventKind::Count); ++k)
+    out.push_back(static_cast<EventKind>(k));
   return out;
 }
 
@@ -95,15 +96,17 @@ TEST(EventKinds, LevelsAreTheQueueDequeAndPoolKindsAndNoneIsAMarker) {
 }
 
 TEST(EventKinds, MarkersArePointEventsOfWorkAndHostCategories) {
-  const std::set<EventCategory> point = {EventCategory::Idle, EventCategory::Steal, EventCategory::Spawn,
-                                         EventCategory::Control, EventCategory::Host};
+  const std::set<EventCategory> point = {EventCategory::Idle, EventCategory::Steal,
+                                         EventCategory::Spawn, EventCategory::Control,
+                                         EventCategory::Host};
   for (const EventKind k : known_kinds()) {
     const EventTraits t = event_traits(k);
     EXPECT_EQ(t.marker, point.count(t.category) == 1) << t.name;
   }
-  EXPECT_EQ(kinds_where([](const EventTraits& t) { return t.category == EventCategory::Host; }),
-            (std::set<EventKind>{EventKind::HostEnqueue, EventKind::KernelLaunch, EventKind::KernelEnd, EventKind::Transfer,
-                                  EventKind::RequestSplit, EventKind::RankLend}));
+  EXPECT_EQ(
+      kinds_where([](const EventTraits& t) { return t.category == EventCategory::Host; }),
+      (std::set<EventKind>{EventKind::HostEnqueue, EventKind::KernelLaunch, EventKind::KernelEnd,
+                           EventKind::Transfer, EventKind::RequestSplit, EventKind::RankLend}));
 }
 
 // One event of every kind on one worker track: the export writes exactly the markers as instants
@@ -127,7 +130,8 @@ TEST(EventKinds, ChromeExportWritesMarkersAsInstantsAndLevelsAsCounters) {
     if (e.at("ph") == "C") counters.insert(e.at("name").get<std::string>());
   }
   std::set<std::string> markers;
-  for (const EventKind k : kinds_where([](const EventTraits& e) { return e.marker; })) markers.insert(event_kind_name(k));
+  for (const EventKind k : kinds_where([](const EventTraits& e) { return e.marker; }))
+    markers.insert(event_kind_name(k));
   EXPECT_EQ(instants, markers);
   EXPECT_EQ(counters, (std::set<std::string>{"queue 2", "deque 2", "host pool"}));
 }
@@ -160,7 +164,8 @@ TEST(EventKinds, ASpawnIsOneEventNamingItsChildrenWhereItCan) {
 TEST(EventKinds, TaskSpansPairTheZoneEdges) {
   Track tr;
   tr.events = {make_event(10, EventKind::TaskBegin, 1, 4), make_event(15, EventKind::Spawn, 2),
-               make_event(20, EventKind::TaskEnd, 1, 4), make_event(30, EventKind::TaskBegin, 2, 4)};
+               make_event(20, EventKind::TaskEnd, 1, 4),
+               make_event(30, EventKind::TaskBegin, 2, 4)};
   const std::vector<TaskSpan> spans = task_spans(tr);
   ASSERT_EQ(spans.size(), 1u) << "a begin without its end is not a task";
   EXPECT_EQ(spans[0].begin_ns, 10u);

@@ -19,8 +19,10 @@ Trace run_with_host(std::uint64_t begin, std::uint64_t length, std::vector<Event
   t.devices.push_back({DeviceKind::Gpu, 0, "GPU", 1, 1});
   Track worker;
   worker.name = "block 0";
-  worker.events = {make_event(begin, EventKind::WorkerStart), make_event(begin + 1, EventKind::TaskBegin, 1, 0),
-                   make_event(begin + length - 1, EventKind::TaskEnd, 1, 0), make_event(begin + length, EventKind::WorkerEnd)};
+  worker.events = {make_event(begin, EventKind::WorkerStart),
+                   make_event(begin + 1, EventKind::TaskBegin, 1, 0),
+                   make_event(begin + length - 1, EventKind::TaskEnd, 1, 0),
+                   make_event(begin + length, EventKind::WorkerEnd)};
   Track host;
   host.role = TrackRole::Host;
   host.name = "GPU 0 control thread";
@@ -30,7 +32,8 @@ Trace run_with_host(std::uint64_t begin, std::uint64_t length, std::vector<Event
 }
 
 TEST(ExportWindow, IsTheRunWhereEveryHostEventIsInsideIt) {
-  const Trace t = gpulb::testing::make_trace(2, 3, 100);  // the host's enqueue at 0, where the workers start
+  // the host's enqueue at 0, where the workers start
+  const Trace t = gpulb::testing::make_trace(2, 3, 100);
   const ExportWindow w = export_window(t);
   EXPECT_EQ(w.origin_ns, 0u);
   EXPECT_EQ(w.range.begin_ns, 0u);
@@ -41,7 +44,8 @@ TEST(ExportWindow, IsTheRunWhereEveryHostEventIsInsideIt) {
 // uts on four H200s: work-stealing writes the initial task 45.6 ms before the blocks start.
 TEST(ExportWindow, LeavesOutALoneEnqueueLongBeforeTheLaunch) {
   const Trace t = run_with_host(46 * kMs, 2 * kMs,
-                                {make_event(0, EventKind::HostEnqueue, 1, 0), make_event(46 * kMs - 20 * kUs, EventKind::KernelLaunch, 4224)});
+                                {make_event(0, EventKind::HostEnqueue, 1, 0),
+                                 make_event(46 * kMs - 20 * kUs, EventKind::KernelLaunch, 4224)});
   const ExportWindow w = export_window(t);
   EXPECT_EQ(w.origin_ns, 46 * kMs - 20 * kUs) << "the clock starts at the launch";
   EXPECT_EQ(w.left_out, 1u);
@@ -51,7 +55,8 @@ TEST(ExportWindow, LeavesOutALoneEnqueueLongBeforeTheLaunch) {
 // combining: the host fills its queue for 17 ms before the first launch, a level every 5 us.
 TEST(ExportWindow, KeepsTheHostWorkLeadingUpToTheRun) {
   std::vector<Event> host;
-  for (std::uint64_t t = 3 * kMs; t < 20 * kMs; t += 5 * kUs) host.push_back(make_event(t, EventKind::QueueLevel, 1, 0));
+  for (std::uint64_t t = 3 * kMs; t < 20 * kMs; t += 5 * kUs)
+    host.push_back(make_event(t, EventKind::QueueLevel, 1, 0));
   host.push_back(make_event(20 * kMs, EventKind::KernelLaunch, 1, 0));
   const Trace t = run_with_host(20 * kMs + 80 * kUs, 170 * kMs, host);
   const ExportWindow w = export_window(t);
@@ -62,7 +67,8 @@ TEST(ExportWindow, KeepsTheHostWorkLeadingUpToTheRun) {
 // A launch is part of the run however long its blocks take to start: patterns P4 on an H200
 // launches 41 us before a 237 us run, more than a tenth of it.
 TEST(ExportWindow, KeepsTheLaunchHoweverLongTheBlocksTakeToStart) {
-  const Trace t = run_with_host(100 * kUs, 237 * kUs, {make_event(59 * kUs, EventKind::KernelLaunch, 1584)});
+  const Trace t =
+      run_with_host(100 * kUs, 237 * kUs, {make_event(59 * kUs, EventKind::KernelLaunch, 1584)});
   const ExportWindow w = export_window(t);
   EXPECT_EQ(w.origin_ns, 59 * kUs);
   EXPECT_EQ(w.left_out, 0u);
@@ -70,7 +76,8 @@ TEST(ExportWindow, KeepsTheLaunchHoweverLongTheBlocksTakeToStart) {
 
 TEST(ExportWindow, KeepsTheHostWorkAfterTheRunUpToAGap) {
   const Trace t = run_with_host(0, 100 * kUs,
-                                {make_event(150 * kUs, EventKind::KernelEnd, 1), make_event(155 * kUs, EventKind::Transfer, 4096, 1),
+                                {make_event(150 * kUs, EventKind::KernelEnd, 1),
+                                 make_event(155 * kUs, EventKind::Transfer, 4096, 1),
                                  make_event(2 * kMs, EventKind::Transfer, 8, 1)});
   const ExportWindow w = export_window(t);
   EXPECT_EQ(w.range.end_ns, 155 * kUs + 1) << "the kernel's end, then a transfer 5 us after it";
@@ -87,7 +94,9 @@ TEST(ExportWindow, ARequestedRangeIsCutToTheWindowOnTheWindowsClock) {
 }
 
 TEST(ExportWindow, IsEveryEventOfATraceWithoutWorkers) {
-  Trace t = run_with_host(0, 1, {make_event(5, EventKind::HostEnqueue, 1, 0), make_event(9 * kMs, EventKind::Transfer, 1, 0)});
+  Trace t = run_with_host(0, 1,
+                          {make_event(5, EventKind::HostEnqueue, 1, 0),
+                           make_event(9 * kMs, EventKind::Transfer, 1, 0)});
   t.tracks.erase(t.tracks.begin());
   const ExportWindow w = export_window(t);
   EXPECT_EQ(w.origin_ns, 5u);
@@ -98,7 +107,8 @@ TEST(ExportWindow, IsEveryEventOfATraceWithoutWorkers) {
 
 // The recordings the rule was made for.
 TEST(ExportWindow, OfTheShippedUtsOnFourGpusLeavesOutTheInitialEnqueueOnly) {
-  const Trace t = read_trace(std::filesystem::path(GPULB_SHIPPED_TRACES) / "uts-geometric-d7-work-stealing-4xh200.gpulb");
+  const Trace t = read_trace(std::filesystem::path(GPULB_SHIPPED_TRACES) /
+                             "uts-geometric-d7-work-stealing-4xh200.gpulb");
   const ExportWindow w = export_window(t);
   EXPECT_EQ(w.left_out, 1u);
   std::uint64_t first_launch = ~std::uint64_t{0};
@@ -111,7 +121,8 @@ TEST(ExportWindow, OfTheShippedUtsOnFourGpusLeavesOutTheInitialEnqueueOnly) {
 }
 
 TEST(ExportWindow, OfTheShippedCombiningRunKeepsItsQueueFilling) {
-  const Trace t = read_trace(std::filesystem::path(GPULB_SHIPPED_TRACES) / "nbody-20k-combining-adaptive-h200.gpulb");
+  const Trace t = read_trace(std::filesystem::path(GPULB_SHIPPED_TRACES) /
+                             "nbody-20k-combining-adaptive-h200.gpulb");
   const ExportWindow w = export_window(t);
   EXPECT_EQ(w.left_out, 0u);
   std::uint64_t first = ~std::uint64_t{0};

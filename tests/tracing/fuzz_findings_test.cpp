@@ -80,13 +80,18 @@ TEST(FuzzFindings, ATrackNameThatIsNotUtf8IsExportedWithAReplacementCharacter) {
 
 TEST(FuzzFindings, AMetadataIntegerThatIsAFloatOrNegativeOrTooLargeIsRefusedNamingIt) {
   const Trace t = testing::make_trace(1, 1, 10);
-  EXPECT_NE(refusal(with_metadata_field(t, "makespan_ns", "-1.5e30")).find("bad run metadata (\"makespan_ns\" is -1.5e+30"),
+  EXPECT_NE(refusal(with_metadata_field(t, "makespan_ns", "-1.5e30"))
+                .find("bad run metadata (\"makespan_ns\" is -1.5e+30"),
             std::string::npos)
       << refusal(with_metadata_field(t, "makespan_ns", "-1.5e30"));
-  EXPECT_NE(refusal(with_metadata_field(t, "workers", "1e300")).find("\"workers\" is 1e+300, not an integer from 0 to 4294967295"),
+  EXPECT_NE(refusal(with_metadata_field(t, "workers", "1e300"))
+                .find("\"workers\" is 1e+300, not an integer from 0 to 4294967295"),
             std::string::npos);
-  EXPECT_NE(refusal(with_metadata_field(t, "workers", "4294967296")).find("\"workers\" is 4294967296"), std::string::npos);
-  EXPECT_NE(refusal(with_metadata_field(t, "makespan_ns", "-1")).find("\"makespan_ns\" is -1"), std::string::npos);
+  EXPECT_NE(
+      refusal(with_metadata_field(t, "workers", "4294967296")).find("\"workers\" is 4294967296"),
+      std::string::npos);
+  EXPECT_NE(refusal(with_metadata_field(t, "makespan_ns", "-1")).find("\"makespan_ns\" is -1"),
+            std::string::npos);
   EXPECT_EQ(refusal(with_metadata_field(t, "makespan_ns", "18446744073709551615")), "");
 }
 
@@ -96,7 +101,8 @@ TEST(FuzzFindings, AnEventTimeFromTwoToTheSixtyThirdNanosecondsOnIsRefused) {
   ev.back().time_ns = (std::uint64_t{1} << 63) + 5;  // two forward steps, each under 2^63
   ev[ev.size() - 2].time_ns = std::uint64_t{1} << 62;
   const std::string msg = refusal(encode_trace(t));
-  EXPECT_NE(msg.find("track 0 (worker 0): event 4's time is past 2^63 ns"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("track 0 (worker 0): event 4's time is past 2^63 ns"), std::string::npos)
+      << msg;
   ev.back().time_ns = (std::uint64_t{1} << 63) - 1;  // the last time a reader accepts
   EXPECT_EQ(refusal(encode_trace(t)), "");
 }

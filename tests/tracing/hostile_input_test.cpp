@@ -89,16 +89,20 @@ TEST(HostileTrace, DevicesAreRefusedBeforeAnyRead) {
   for (const char* device : {"/dev/zero", "/dev/urandom", "/dev/null"}) {
     const auto start = std::chrono::steady_clock::now();
     const std::string why = read_refusal(device);
-    EXPECT_NE(why.find(std::string(device) + ": is a character device, not a trace file"), std::string::npos) << why;
+    EXPECT_NE(why.find(std::string(device) + ": is a character device, not a trace file"),
+              std::string::npos)
+        << why;
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1)) << device;
   }
 }
 
 // A large file that is no trace is refused on its first bytes, not read whole first.
 TEST(HostileTrace, ALargeFileWithoutTheMagicIsRefusedOnItsFirstBytes) {
-  const auto path = std::filesystem::temp_directory_path() / ("gpulb-hostile-big-" + std::to_string(::getpid()));
+  const auto path =
+      std::filesystem::temp_directory_path() / ("gpulb-hostile-big-" + std::to_string(::getpid()));
   { std::ofstream(path) << "not a trace"; }
-  std::filesystem::resize_file(path, std::uint64_t{64} << 20);  // sparse: 64 MiB of zeros after the text
+  std::filesystem::resize_file(path,
+                               std::uint64_t{64} << 20);  // sparse: 64 MiB of zeros after the text
   AllocationProbe probe;
   const std::string why = read_refusal(path);
   const std::size_t largest = probe.largest();
@@ -111,21 +115,26 @@ TEST(HostileTrace, ALargeFileWithoutTheMagicIsRefusedOnItsFirstBytes) {
 // opened without waiting, and a pipe that sends nothing is refused after pipe_wait_ms; one that
 // sends a trace is read.
 TEST(HostileTrace, ANamedPipeIsReadWithATimeLimit) {
-  const auto fifo = std::filesystem::temp_directory_path() / ("gpulb-hostile-fifo-" + std::to_string(::getpid()));
+  const auto fifo =
+      std::filesystem::temp_directory_path() / ("gpulb-hostile-fifo-" + std::to_string(::getpid()));
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   ReadLimits quick;
   quick.pipe_wait_ms = 200;
   const auto start = std::chrono::steady_clock::now();
   const std::string why = read_refusal(fifo, quick);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
-  EXPECT_NE(why.find(fifo.string() + ": a named pipe that sent nothing for 200 ms"), std::string::npos) << why;
+  EXPECT_NE(why.find(fifo.string() + ": a named pipe that sent nothing for 200 ms"),
+            std::string::npos)
+      << why;
 
   const Trace t = gpulb::testing::make_trace(2, 50, 100);
   const Bytes bytes = encode_trace(t);
-  std::signal(SIGPIPE, SIG_IGN);  // a writer that met a reader between two attempts must not end the test
+  std::signal(SIGPIPE,
+              SIG_IGN);  // a writer that met a reader between two attempts must not end the test
   std::thread writer([&] {
     std::ofstream out(fifo, std::ios::binary);  // blocks until the reader opens its end
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
   });
   Trace got;
   for (int attempt = 0; attempt < 50 && got.tracks.empty(); ++attempt) {
@@ -163,12 +172,14 @@ TEST(HostileTrace, AFlippedContentSizeByteIsRefusedWithoutALargeAllocation) {
     bad[at] ^= 0xFF;
     AllocationProbe probe;
     const std::string msg = refusal(bad);
-    EXPECT_NE(msg.find("hostile.gpulb: corrupt trace"), std::string::npos) << "byte " << at << ": " << msg;
+    EXPECT_NE(msg.find("hostile.gpulb: corrupt trace"), std::string::npos)
+        << "byte " << at << ": " << msg;
     EXPECT_LT(probe.largest(), 4 * good.size() + (std::size_t{4} << 20)) << "byte " << at;
   }
   Bytes high = good;  // the case: the top byte of the content size
   high[32] ^= 0xFF;
-  EXPECT_NE(refusal(high).find("a damaged size field or a decompression bomb"), std::string::npos) << refusal(high);
+  EXPECT_NE(refusal(high).find("a damaged size field or a decompression bomb"), std::string::npos)
+      << refusal(high);
 }
 
 TEST(HostileTrace, ADecompressionBombIsRefusedByTheRatio) {
@@ -220,7 +231,8 @@ TEST(HostileTrace, AnEventCountBeyondThePayloadIsRefused) {
   std::memcpy(raw.data() + first_track_count_at(raw), &huge, 8);
   AllocationProbe probe;
   const std::string msg = refusal(with_header(compress(raw)));
-  EXPECT_NE(msg.find("track 0 (worker 0) claims 4611686018427387904 events"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("track 0 (worker 0) claims 4611686018427387904 events"), std::string::npos)
+      << msg;
   EXPECT_LT(probe.largest(), std::size_t{1} << 20);
 }
 
@@ -264,13 +276,17 @@ TEST(ReadLimits, JsonIsParsedOnlyWithinDepthAndSize) {
   EXPECT_TRUE(parse_json_bounded(ok, 1000).value);
   const std::string deep = std::string(65, '[') + std::string(65, ']');
   EXPECT_EQ(parse_json_bounded(deep, 1000).refusal, "nested deeper than 64 levels");
-  EXPECT_NE(parse_json_bounded(R"({"a":1})", 3).refusal.find("larger than 3 bytes"), std::string::npos);
+  EXPECT_NE(parse_json_bounded(R"({"a":1})", 3).refusal.find("larger than 3 bytes"),
+            std::string::npos);
   EXPECT_NE(parse_json_bounded("{nope", 100).refusal.find("not valid JSON"), std::string::npos);
 }
 
 TEST(ReadLimits, ClippingKeepsWholeUtf8Characters) {
   EXPECT_EQ(clip_for_display("short", 10), "short");
-  const std::string clipped = clip_for_display("ab\xC3\xA9" "cd", 3);  // cut inside the e-acute
+  const std::string clipped = clip_for_display(
+      "ab\xC3\xA9"
+      "cd",
+      3);  // cut inside the e-acute
   EXPECT_EQ(clipped.substr(0, 3), "ab.");
 }
 

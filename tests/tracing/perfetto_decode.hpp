@@ -20,8 +20,8 @@ namespace gpulb::testing {
 struct DecodedEvent {
   std::uint64_t time_ns = 0;  // on the export's clock
   std::uint32_t sequence = 0;
-  std::string type;           // "TYPE_SLICE_BEGIN", ...
-  std::string name;           // the interned name resolved ("" where none)
+  std::string type;              // "TYPE_SLICE_BEGIN", ...
+  std::string name;              // the interned name resolved ("" where none)
   std::uint64_t track_uuid = 0;  // 0: the sequence's default track
   std::map<std::string, std::uint64_t> annotations;
   std::vector<std::int64_t> extra_counter_values;
@@ -45,13 +45,15 @@ struct DecodedTrace {
   }
 
   int exit_code = -1;
-  std::size_t slice_begins = 0, slice_ends = 0, instants = 0, counters = 0, flows_out = 0, flows_in = 0;
+  std::size_t slice_begins = 0, slice_ends = 0, instants = 0, counters = 0, flows_out = 0,
+              flows_in = 0;
   std::size_t extra_counter_values = 0;
-  std::size_t names_interned_twice = 0;     // an iid interned again on its sequence
-  std::size_t unresolved_names = 0;         // an iid used before its sequence interned it
-  std::map<std::uint64_t, std::size_t> counter_values_by_track;  // TYPE_COUNTER events by track uuid
+  std::size_t names_interned_twice = 0;  // an iid interned again on its sequence
+  std::size_t unresolved_names = 0;      // an iid used before its sequence interned it
+  std::map<std::uint64_t, std::size_t>
+      counter_values_by_track;  // TYPE_COUNTER events by track uuid
   std::vector<DecodedTrack> tracks;
-  std::vector<DecodedEvent> events;         // the first `keep_events` track events, in file order
+  std::vector<DecodedEvent> events;  // the first `keep_events` track events, in file order
 };
 
 namespace perfetto_detail {
@@ -94,7 +96,8 @@ class PerfettoReader {
   explicit PerfettoReader(std::size_t keep_events) : keep_(keep_events) {}
 
   DecodedTrace decode(const std::filesystem::path& file, const std::string& schema_dir) {
-    const std::string cmd = "protoc --proto_path=" + schema_dir + " --decode=perfetto.protos.Trace perfetto_trace.proto < '" +
+    const std::string cmd = "protoc --proto_path=" + schema_dir +
+                            " --decode=perfetto.protos.Trace perfetto_trace.proto < '" +
                             file.string() + "' 2>&1";
     FILE* p = ::popen(cmd.c_str(), "r");
     if (!p) return out_;
@@ -117,7 +120,8 @@ class PerfettoReader {
       if (path_.size() == 2 && key == "track_event") p_.has_event = true;
       if (path_.size() == 2 && key == "track_descriptor") p_.has_track = true;
       if (path_.size() == 2 && key == "clock_snapshot") p_.clock_snapshot = true;
-      if (path_.size() == 3 && key == "counter" && path_[1] == "track_descriptor") p_.track.counter = true;
+      if (path_.size() == 3 && key == "counter" && path_[1] == "track_descriptor")
+        p_.track.counter = true;
       if (path_.size() == 3 && key == "debug_annotations") p_.annotations.emplace_back();
       if (path_.size() == 3 && key == "event_names") p_.event_names.emplace_back();
       if (path_.size() == 3 && key == "debug_annotation_names") p_.annotation_names.emplace_back();
@@ -137,7 +141,8 @@ class PerfettoReader {
     const std::string inner = at.size() >= 3 ? at[2] : "";
     if (at.size() == 1) {
       if (key == "timestamp") p_.timestamp = std::stoull(v);
-      if (key == "trusted_packet_sequence_id") p_.sequence = static_cast<std::uint32_t>(std::stoul(v));
+      if (key == "trusted_packet_sequence_id")
+        p_.sequence = static_cast<std::uint32_t>(std::stoul(v));
       if (key == "timestamp_clock_id") p_.absolute = v == "6";
     } else if (where == "track_event" && at.size() == 2) {
       if (key == "type") p_.event.type = v;
@@ -168,7 +173,8 @@ class PerfettoReader {
     }
   }
 
-  void intern(std::map<std::uint64_t, std::string>& names, const std::vector<std::pair<std::uint64_t, std::string>>& entries) {
+  void intern(std::map<std::uint64_t, std::string>& names,
+              const std::vector<std::pair<std::uint64_t, std::string>>& entries) {
     for (const auto& [iid, name] : entries) {
       if (!names.emplace(iid, name).second) ++out_.names_interned_twice;
     }
@@ -218,8 +224,9 @@ class PerfettoReader {
 // was started for (the instant's first_child + its place in the list); each slice that ends one.
 struct SpawnLinks {
   std::map<std::uint64_t, std::uint64_t> child_of_flow;
-  std::multiset<std::uint64_t> started;                               // every started flow id, steals' too
-  std::map<std::uint64_t, std::vector<std::uint64_t>> ended_by_task;  // task id -> the flow ids its slice ends
+  std::multiset<std::uint64_t> started;  // every started flow id, steals' too
+  std::map<std::uint64_t, std::vector<std::uint64_t>>
+      ended_by_task;  // task id -> the flow ids its slice ends
   std::size_t spawn_starts = 0;
   std::size_t batches_past_their_children = 0;  // instants with more flows than their `children`
 };
@@ -229,16 +236,20 @@ inline SpawnLinks spawn_links(const DecodedTrace& d) {
   for (const DecodedEvent& e : d.events) {
     for (const std::uint64_t f : e.flow_ids) s.started.insert(f);
     if (e.name == "spawn_batch") {
-      const auto first = e.annotations.find("first_child"), children = e.annotations.find("children");
-      if (first == e.annotations.end() || children == e.annotations.end() || e.flow_ids.size() > children->second) {
+      const auto first = e.annotations.find("first_child"),
+                 children = e.annotations.find("children");
+      if (first == e.annotations.end() || children == e.annotations.end() ||
+          e.flow_ids.size() > children->second) {
         ++s.batches_past_their_children;
         continue;
       }
-      for (std::size_t i = 0; i < e.flow_ids.size(); ++i) s.child_of_flow[e.flow_ids[i]] = first->second + i;
+      for (std::size_t i = 0; i < e.flow_ids.size(); ++i)
+        s.child_of_flow[e.flow_ids[i]] = first->second + i;
       s.spawn_starts += e.flow_ids.size();
     }
     const auto task = e.annotations.find("task_id");
-    if (e.type == "TYPE_SLICE_BEGIN" && !e.terminating_flow_ids.empty() && task != e.annotations.end()) {
+    if (e.type == "TYPE_SLICE_BEGIN" && !e.terminating_flow_ids.empty() &&
+        task != e.annotations.end()) {
       s.ended_by_task[task->second] = e.terminating_flow_ids;
     }
   }

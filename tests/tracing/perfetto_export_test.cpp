@@ -32,24 +32,29 @@ using gpulb::testing::spawn_links;
 using gpulb::testing::SpawnLinks;
 
 fs::path export_to_temp(const Trace& t, const std::string& name, TimeRange range = {}) {
-  const fs::path out = fs::temp_directory_path() / ("gpulb-perfetto-" + std::to_string(::getpid()) + "-" + name + ".pftrace");
+  const fs::path out = fs::temp_directory_path() /
+                       ("gpulb-perfetto-" + std::to_string(::getpid()) + "-" + name + ".pftrace");
   std::ofstream f(out, std::ios::binary);
   write_perfetto(f, t, range);
   return out;
 }
 
-DecodedTrace decoded(const Trace& t, const std::string& name, TimeRange range = {}, std::size_t keep_events = 10000) {
+DecodedTrace decoded(const Trace& t, const std::string& name, TimeRange range = {},
+                     std::size_t keep_events = 10000) {
   const fs::path out = export_to_temp(t, name, range);
-  DecodedTrace d = gpulb::testing::PerfettoReader(keep_events).decode(out, GPULB_PERFETTO_SCHEMA_DIR);
+  DecodedTrace d =
+      gpulb::testing::PerfettoReader(keep_events).decode(out, GPULB_PERFETTO_SCHEMA_DIR);
   fs::remove(out);
   return d;
 }
 
 struct Expected {
   std::size_t tasks = 0, steals_with_victim = 0, counter_tracks = 0, level_values = 0;
-  std::size_t spawn_flows = 0;  // children named by a SpawnBatch in the range: a flow starts for each
+  // children named by a SpawnBatch in the range: a flow starts for each
+  std::size_t spawn_flows = 0;
   std::size_t deque_levels = 0;
-  std::size_t deque_moves = 0;  // the events that can move a deque sum: levels, steals, idle workers, ends
+  // the events that can move a deque sum: levels, steals, idle workers, ends
+  std::size_t deque_moves = 0;
 };
 
 // What the export of `range` must hold, counted from the trace alone. Counter tracks are made for
@@ -64,18 +69,21 @@ Expected expected_of(const Trace& t, TimeRange range) {
   std::set<std::tuple<std::uint32_t, int, std::uint16_t>> counters;
   for (const Track& tr : t.tracks) {
     if (tr.role != TrackRole::Host && !tr.events.empty()) counters.insert({tr.device, 2, 0});
-    for (const TaskSpan& s : task_spans(tr)) x.tasks += w.range.overlaps(s.begin_ns, s.end_ns) ? 1 : 0;
+    for (const TaskSpan& s : task_spans(tr))
+      x.tasks += w.range.overlaps(s.begin_ns, s.end_ns) ? 1 : 0;
     for (const Event& e : tr.events) {
       if (e.kind == EventKind::QueueLevel) counters.insert({tr.device, 0, e.aux});
       if (e.kind == EventKind::PoolLevel) counters.insert({tr.device, 1, 0});
       if (e.kind == EventKind::DequeLevel) counters.insert({tr.device, 3, 0});
       if (!w.keeps(e.time_ns)) continue;
-      if (e.kind == EventKind::Steal && workers.count({steal_victim_device(e, tr.device), e.arg})) ++x.steals_with_victim;
+      if (e.kind == EventKind::Steal && workers.count({steal_victim_device(e, tr.device), e.arg}))
+        ++x.steals_with_victim;
       if (spawn_names_children(e)) x.spawn_flows += e.aux;
       if (e.kind == EventKind::QueueLevel || e.kind == EventKind::PoolLevel) ++x.level_values;
       if (e.kind == EventKind::DequeLevel) ++x.deque_levels;
-      if (e.kind == EventKind::DequeLevel || e.kind == EventKind::Steal || e.kind == EventKind::StealFailed ||
-          e.kind == EventKind::DequeueFailed || e.kind == EventKind::WorkerEnd) {
+      if (e.kind == EventKind::DequeLevel || e.kind == EventKind::Steal ||
+          e.kind == EventKind::StealFailed || e.kind == EventKind::DequeueFailed ||
+          e.kind == EventKind::WorkerEnd) {
         ++x.deque_moves;
       }
     }
@@ -86,7 +94,9 @@ Expected expected_of(const Trace& t, TimeRange range) {
 
 void expect_counts(const Trace& t, const std::string& name, TimeRange range = {}) {
   const DecodedTrace d = decoded(t, name, range, 0);
-  ASSERT_EQ(d.exit_code, 0) << name << ": protoc could not decode the export (is protoc installed? scripts/install-deps.sh installs protobuf-compiler)";
+  ASSERT_EQ(d.exit_code, 0) << name
+                            << ": protoc could not decode the export (is protoc installed? "
+                               "scripts/install-deps.sh installs protobuf-compiler)";
   const Expected x = expected_of(t, range);
   EXPECT_EQ(d.slice_begins, x.tasks) << name;
   EXPECT_EQ(d.slice_ends, x.tasks) << name;
@@ -94,8 +104,10 @@ void expect_counts(const Trace& t, const std::string& name, TimeRange range = {}
   EXPECT_EQ(d.flows_out, x.steals_with_victim + x.spawn_flows) << name;
   EXPECT_GE(d.flows_in, x.steals_with_victim) << name;
   EXPECT_LE(d.flows_in, x.steals_with_victim + x.spawn_flows) << name;
-  EXPECT_EQ(static_cast<std::size_t>(std::count_if(d.tracks.begin(), d.tracks.end(), [](const auto& tr) { return tr.counter; })),
-            x.counter_tracks) << name;
+  EXPECT_EQ(static_cast<std::size_t>(std::count_if(d.tracks.begin(), d.tracks.end(),
+                                                   [](const auto& tr) { return tr.counter; })),
+            x.counter_tracks)
+      << name;
   std::size_t level_values = 0, deque_sums = 0;
   for (const auto& tr : d.tracks) {
     const auto n = d.counter_values_by_track.find(tr.uuid);
@@ -125,7 +137,8 @@ Trace two_workers_a_steal_and_a_queue() {
     tr.sm = w;
     tr.name = "block " + std::to_string(w);
     tr.events = {make_event(0, EventKind::WorkerStart, w, static_cast<std::uint16_t>(w)),
-                 make_event(10, EventKind::TaskBegin, 10 + w, 2), make_event(20, EventKind::TaskEnd, 10 + w, 2)};
+                 make_event(10, EventKind::TaskBegin, 10 + w, 2),
+                 make_event(20, EventKind::TaskEnd, 10 + w, 2)};
     if (w == 1) tr.events.push_back(make_event(25, EventKind::Steal, 0, 0));
     tr.events.push_back(make_event(30, EventKind::WorkerEnd, 0));
     t.tracks.push_back(tr);
@@ -133,7 +146,8 @@ Trace two_workers_a_steal_and_a_queue() {
   Track host;
   host.role = TrackRole::Host;
   host.name = "GPU 0 control thread";
-  host.events = {make_event(1, EventKind::HostEnqueue, 2, 0), make_event(1, EventKind::QueueLevel, 2, 0),
+  host.events = {make_event(1, EventKind::HostEnqueue, 2, 0),
+                 make_event(1, EventKind::QueueLevel, 2, 0),
                  make_event(2, EventKind::PoolLevel, 5, 0)};
   t.tracks.push_back(host);
   return t;
@@ -150,9 +164,10 @@ TEST(PerfettoExport, DecodesWithPerfettosSchemaAndHoldsEveryTaskStealAndLevel) {
     for (const auto& [k, v] : e.annotations) names.insert(k);
   }
   // Tracks nested GPU > SM > block, arguments by name, the slice named by its kind.
-  for (const char* name : {"GPU 0: Test GPU", "SM 1", "block 1", "GPU 0 control thread", "queue 0 (tasks)", "host pool (tasks)",
-                           "busy workers", "task kind 2", "task_id", "steal", "victim_worker", "victim_device", "stolen_from",
-                           "thief_worker", "host_enqueue", "tasks"}) {
+  for (const char* name :
+       {"GPU 0: Test GPU", "SM 1", "block 1", "GPU 0 control thread", "queue 0 (tasks)",
+        "host pool (tasks)", "busy workers", "task kind 2", "task_id", "steal", "victim_worker",
+        "victim_device", "stolen_from", "thief_worker", "host_enqueue", "tasks"}) {
     EXPECT_TRUE(names.count(name)) << name;
   }
   const std::uint64_t gpu = d.uuid_of("GPU 0: Test GPU"), sm1 = d.uuid_of("SM 1");
@@ -175,7 +190,8 @@ TEST(PerfettoExport, SlicesSitAtTheirTasksTimesWithTheirIds) {
   }
   const DecodedTrace d = decoded(t, "times");
   ASSERT_EQ(d.exit_code, 0);
-  std::multiset<std::tuple<std::string, std::uint64_t, std::uint64_t>> slices;  // (type, time, task id)
+  std::multiset<std::tuple<std::string, std::uint64_t, std::uint64_t>>
+      slices;  // (type, time, task id)
   for (const DecodedEvent& e : d.events) {
     if (e.type == "TYPE_SLICE_BEGIN") {
       EXPECT_EQ(e.name, "task kind 2");
@@ -184,7 +200,10 @@ TEST(PerfettoExport, SlicesSitAtTheirTasksTimesWithTheirIds) {
     if (e.type == "TYPE_SLICE_END") slices.insert({e.type, e.time_ns, 0});
   }
   const std::multiset<std::tuple<std::string, std::uint64_t, std::uint64_t>> want = {
-      {"TYPE_SLICE_BEGIN", 10, 10}, {"TYPE_SLICE_BEGIN", 10, 11}, {"TYPE_SLICE_END", 20, 0}, {"TYPE_SLICE_END", 20, 0}};
+      {"TYPE_SLICE_BEGIN", 10, 10},
+      {"TYPE_SLICE_BEGIN", 10, 11},
+      {"TYPE_SLICE_END", 20, 0},
+      {"TYPE_SLICE_END", 20, 0}};
   EXPECT_EQ(slices, want) << "the window starts at the workers' start, 1 ms into the trace";
 }
 
@@ -192,7 +211,8 @@ TEST(PerfettoExport, SlicesSitAtTheirTasksTimesWithTheirIds) {
 TEST(PerfettoExport, BusyWorkersCountTheTasksRunningOnTheDevice) {
   Trace t;
   t.devices.push_back({DeviceKind::Cpu, 0, "CPU", 2, 2});
-  const std::uint64_t spans[2][2][2] = {{{10, 20}, {40, 50}}, {{15, 30}, {50, 60}}};  // worker, task, edge
+  const std::uint64_t spans[2][2][2] = {{{10, 20}, {40, 50}},
+                                        {{15, 30}, {50, 60}}};  // worker, task, edge
   for (std::uint32_t w = 0; w < 2; ++w) {
     Track tr;
     tr.worker = w;
@@ -206,10 +226,12 @@ TEST(PerfettoExport, BusyWorkersCountTheTasksRunningOnTheDevice) {
   const DecodedTrace d = decoded(t, "busy");
   std::vector<std::pair<std::uint64_t, std::int64_t>> busy;
   for (const DecodedEvent& e : d.events) {
-    for (const std::int64_t v : e.extra_counter_values) busy.push_back({e.time_ns + 10, v});  // the window starts at 10
+    for (const std::int64_t v : e.extra_counter_values)
+      busy.push_back({e.time_ns + 10, v});  // the window starts at 10
   }
   // At 50 worker 0's task ends and worker 1's begins: 0 then 1 at one time, the last one holds.
-  const std::vector<std::pair<std::uint64_t, std::int64_t>> want = {{10, 1}, {15, 2}, {20, 1}, {30, 0}, {40, 1}, {50, 0}, {50, 1}, {60, 0}};
+  const std::vector<std::pair<std::uint64_t, std::int64_t>> want = {
+      {10, 1}, {15, 2}, {20, 1}, {30, 0}, {40, 1}, {50, 0}, {50, 1}, {60, 0}};
   EXPECT_EQ(busy, want);
 }
 
@@ -222,7 +244,8 @@ TEST(PerfettoExport, DequeSumFollowsLevelsStealsAndIdleWorkers) {
   w0.name = "worker 0";
   w1.worker = 1;
   w1.name = "worker 1";
-  w0.events = {make_event(1, EventKind::DequeLevel, 3, 0), make_event(6, EventKind::DequeueFailed, 0, 0)};
+  w0.events = {make_event(1, EventKind::DequeLevel, 3, 0),
+               make_event(6, EventKind::DequeueFailed, 0, 0)};
   w1.events = {make_event(2, EventKind::DequeLevel, 2, 1), make_event(4, EventKind::Steal, 0, 0)};
   t.tracks = {w0, w1};
   const DecodedTrace d = decoded(t, "deques");
@@ -241,8 +264,9 @@ TEST(PerfettoExport, DequeSumFollowsLevelsStealsAndIdleWorkers) {
 TEST(PerfettoExport, NamesAreInternedOncePerSequence) {
   Trace t = two_workers_a_steal_and_a_queue();
   for (std::uint32_t k = 0; k < 50; ++k) {  // fifty more tasks of two kinds on block 0
-    t.tracks[0].events.insert(t.tracks[0].events.end() - 1, {make_event(31 + 2 * k, EventKind::TaskBegin, 100 + k, k % 2),
-                                                             make_event(32 + 2 * k, EventKind::TaskEnd, 100 + k, k % 2)});
+    t.tracks[0].events.insert(t.tracks[0].events.end() - 1,
+                              {make_event(31 + 2 * k, EventKind::TaskBegin, 100 + k, k % 2),
+                               make_event(32 + 2 * k, EventKind::TaskEnd, 100 + k, k % 2)});
   }
   t.tracks[0].events.back().time_ns = 200;
   const DecodedTrace d = decoded(t, "interned");
@@ -333,11 +357,13 @@ TEST(PerfettoSpawnFlows, EachChildsSliceEndsTheFlowItsParentsBatchStartedForIt) 
   EXPECT_EQ(s.spawn_starts, 5u);
   EXPECT_EQ(s.batches_past_their_children, 0u);
   EXPECT_EQ(s.started.size(), 6u) << "five children and one steal";
-  EXPECT_EQ(std::set<std::uint64_t>(s.started.begin(), s.started.end()).size(), s.started.size()) << "flow ids are unique";
+  EXPECT_EQ(std::set<std::uint64_t>(s.started.begin(), s.started.end()).size(), s.started.size())
+      << "flow ids are unique";
   std::set<std::uint64_t> ended_tasks;
   for (const auto& [task, ids] : s.ended_by_task) {
     ASSERT_EQ(ids.size(), 1u) << "task " << task;
-    ASSERT_TRUE(s.child_of_flow.count(ids[0])) << "task " << task << " ends a flow no spawn started";
+    ASSERT_TRUE(s.child_of_flow.count(ids[0]))
+        << "task " << task << " ends a flow no spawn started";
     EXPECT_EQ(s.child_of_flow.at(ids[0]), task);
     ended_tasks.insert(task);
   }
@@ -362,10 +388,13 @@ TEST(PerfettoSpawnFlows, AChildAtItsParentsBatchTimeEndsItsFlowWhereTheBatchIsWr
   Trace t = a_spawn_tree();
   std::vector<Event>& w1 = t.tracks[1].events;
   for (Event& e : w1) {
-    if (e.kind == EventKind::TaskBegin && e.arg == 2) e.time_ns = 20;  // its batch's time, on track 0
+    if (e.kind == EventKind::TaskBegin && e.arg == 2)
+      e.time_ns = 20;  // its batch's time, on track 0
   }
-  std::stable_sort(w1.begin(), w1.end(), [](const Event& a, const Event& b) { return a.time_ns < b.time_ns; });
-  w1.insert(w1.end() - 1, {make_event(60, EventKind::TaskBegin, 9, 1), make_event(61, EventKind::TaskEnd, 9, 1)});
+  std::stable_sort(w1.begin(), w1.end(),
+                   [](const Event& a, const Event& b) { return a.time_ns < b.time_ns; });
+  w1.insert(w1.end() - 1,
+            {make_event(60, EventKind::TaskBegin, 9, 1), make_event(61, EventKind::TaskEnd, 9, 1)});
   Track w2;
   w2.worker = 2;
   w2.name = "worker 2";
@@ -386,7 +415,8 @@ TEST(PerfettoSpawnFlows, ChildrenNamedAgainStartNoSecondFlow) {
   std::vector<Event>& w0 = t.tracks[0].events;
   const auto after_first_batch = w0.begin() + 4;
   std::vector<Event> again;
-  for (std::uint64_t k = 0; k < 50; ++k) again.push_back(make_event(20, EventKind::SpawnBatch, 1, 0xFFFF));
+  for (std::uint64_t k = 0; k < 50; ++k)
+    again.push_back(make_event(20, EventKind::SpawnBatch, 1, 0xFFFF));
   w0.insert(after_first_batch, again.begin(), again.end());
   const DecodedTrace d = decoded(t, "spawn-again");
   ASSERT_EQ(d.exit_code, 0);
@@ -432,7 +462,8 @@ std::vector<fs::path> shipped_traces() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(ShippedTraces, PerfettoExportOfAShippedTrace, ::testing::ValuesIn(shipped_traces()),
+INSTANTIATE_TEST_SUITE_P(ShippedTraces, PerfettoExportOfAShippedTrace,
+                         ::testing::ValuesIn(shipped_traces()),
                          [](const ::testing::TestParamInfo<fs::path>& info) {
                            std::string n = info.param.stem().string();
                            for (char& c : n) {

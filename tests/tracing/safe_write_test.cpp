@@ -31,7 +31,8 @@ class SafeWrite : public ::testing::Test {
   std::vector<std::string> temporaries() const {
     std::vector<std::string> out;
     for (const auto& e : fs::directory_iterator(dir_)) {
-      if (e.path().filename().string().find(".tmp-") != std::string::npos) out.push_back(e.path().filename().string());
+      if (e.path().filename().string().find(".tmp-") != std::string::npos)
+        out.push_back(e.path().filename().string());
     }
     return out;
   }
@@ -49,15 +50,19 @@ class SafeWrite : public ::testing::Test {
 
 TEST_F(SafeWrite, ChromeExportIntoADirectoryIsRefusedAndLeavesNothing) {
   fs::create_directory(path("out.json"));
-  const std::string msg = refusal([&] { export_trace(testing::make_trace(2, 3, 10), ExportFormat::Chrome, path("out.json")); });
-  EXPECT_NE(msg.find(path("out.json").string() + ": is a directory; refusing to replace it"), std::string::npos) << msg;
+  const std::string msg = refusal(
+      [&] { export_trace(testing::make_trace(2, 3, 10), ExportFormat::Chrome, path("out.json")); });
+  EXPECT_NE(msg.find(path("out.json").string() + ": is a directory; refusing to replace it"),
+            std::string::npos)
+      << msg;
   EXPECT_TRUE(fs::is_directory(path("out.json")));
   EXPECT_EQ(temporaries(), std::vector<std::string>{});
 }
 
 TEST_F(SafeWrite, CsvExportWhoseSecondFileIsRefusedWritesNeitherFile) {
   fs::create_directory(path("t.workers.csv"));
-  const std::string msg = refusal([&] { export_trace(testing::make_trace(2, 3, 10), ExportFormat::Csv, path("t.csv")); });
+  const std::string msg = refusal(
+      [&] { export_trace(testing::make_trace(2, 3, 10), ExportFormat::Csv, path("t.csv")); });
   EXPECT_NE(msg.find("t.workers.csv: is a directory"), std::string::npos) << msg;
   EXPECT_FALSE(fs::exists(path("t.csv")));
   EXPECT_EQ(temporaries(), std::vector<std::string>{});
@@ -70,15 +75,15 @@ TEST_F(SafeWrite, AnAbandonedWriteRemovesItsTemporaryFile) {
     w.out().flush();
     EXPECT_FALSE(fs::exists(path("a.gpulb"))) << "nothing under the target's name before commit";
     throw std::runtime_error("the exporter failed");
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
   EXPECT_FALSE(fs::exists(path("a.gpulb")));
   EXPECT_EQ(temporaries(), std::vector<std::string>{});
 }
 
 TEST_F(SafeWrite, ADeviceIsNeverReplaced) {
   const std::string msg = refusal([] { write_trace("/dev/null", testing::make_trace(1, 1, 1)); });
-  EXPECT_NE(msg.find("/dev/null: is a character device; refusing to replace it"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("/dev/null: is a character device; refusing to replace it"), std::string::npos)
+      << msg;
   EXPECT_EQ(fs::status("/dev/null").type(), fs::file_type::character);
 }
 
@@ -120,8 +125,10 @@ TEST_F(SafeWrite, EveryTerminatingSignalDuringAWriteLeavesNoTemporaryFile) {
   for (int sig : {SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGKILL}) {
     struct sigaction now {};
     ::sigaction(sig, nullptr, &now);
-    if (now.sa_handler == SIG_IGN) continue;  // ignored here (nohup, a harness): raising it ends nothing
-    EXPECT_EXIT(interrupted_write(path("d.gpulb"), sig), ::testing::KilledBySignal(sig), "") << strsignal(sig);
+    if (now.sa_handler == SIG_IGN)
+      continue;  // ignored here (nohup, a harness): raising it ends nothing
+    EXPECT_EXIT(interrupted_write(path("d.gpulb"), sig), ::testing::KilledBySignal(sig), "")
+        << strsignal(sig);
     EXPECT_EQ(temporaries(), std::vector<std::string>{}) << strsignal(sig);
   }
   EXPECT_FALSE(fs::exists(path("d.gpulb")));

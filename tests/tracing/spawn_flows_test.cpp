@@ -20,8 +20,10 @@ TEST(SpawnFlows, AnnouncedChildrenHaveTheirFlowStarted) {
 
 TEST(SpawnFlows, NeighbouringBatchesMergeIntoOneRange) {
   SpawnFlows f(10'000);
-  for (std::uint32_t b = 0; b < 1000; ++b) EXPECT_EQ(f.announce(3000 - 3 * (b + 1), 3), 3u);  // descending, touching
-  for (std::uint32_t b = 0; b < 1000; ++b) EXPECT_EQ(f.announce(3000 + 3 * b, 3), 3u);        // ascending, touching
+  for (std::uint32_t b = 0; b < 1000; ++b)
+    EXPECT_EQ(f.announce(3000 - 3 * (b + 1), 3), 3u);  // descending, touching
+  for (std::uint32_t b = 0; b < 1000; ++b)
+    EXPECT_EQ(f.announce(3000 + 3 * b, 3), 3u);  // ascending, touching
   EXPECT_EQ(f.ranges(), 1u);
   EXPECT_TRUE(f.started(0));
   EXPECT_TRUE(f.started(5999));

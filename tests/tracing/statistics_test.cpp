@@ -64,8 +64,10 @@ Trace three_levels_deep(bool batches = false) {
     // The first task of each worker spawned two children and lasted 300 ns.
     tr.events[3].time_ns += 200;
     const bool batch = batches && tr.worker % 2 == 1;
-    tr.events.insert(tr.events.begin() + 4, batch ? make_event(tr.events[3].time_ns, EventKind::SpawnBatch, 100 + 2 * tr.worker, 2)
-                                                  : make_event(tr.events[3].time_ns, EventKind::Spawn, 2));
+    tr.events.insert(
+        tr.events.begin() + 4,
+        batch ? make_event(tr.events[3].time_ns, EventKind::SpawnBatch, 100 + 2 * tr.worker, 2)
+              : make_event(tr.events[3].time_ns, EventKind::Spawn, 2));
     for (std::size_t i = 5; i < tr.events.size(); ++i) tr.events[i].time_ns += 200;
   }
   return t;
@@ -114,7 +116,8 @@ TEST(Statistics, StealsFromAnotherDeviceAreCountedApart) {
   Trace t = gpulb::testing::make_trace(2, 1, 100);
   t.devices.push_back(t.devices[0]);
   t.tracks[1].device = 1;
-  t.tracks[0].events.insert(t.tracks[0].events.begin() + 1, make_event(0, EventKind::Steal, 0, steal_aux_for_device(1)));
+  t.tracks[0].events.insert(t.tracks[0].events.begin() + 1,
+                            make_event(0, EventKind::Steal, 0, steal_aux_for_device(1)));
   t.tracks[1].events.insert(t.tracks[1].events.begin() + 1, make_event(0, EventKind::Steal, 0, 0));
   const TraceStatistics st = compute_statistics(t);
   EXPECT_EQ(st.steals, 2u);
@@ -132,7 +135,9 @@ TEST(Statistics, HistogramOfFewerTaskCountsThanBinsHasOneLineEachWithItsOwnRange
   // Two idle workers and four of one task (a one-wave run): 0 and 1 tasks, 8 bins asked.
   Trace t = gpulb::testing::make_trace(6, 1, 10);
   for (int w : {0, 1}) {
-    std::erase_if(t.tracks[w].events, [](const Event& e) { return e.kind == EventKind::TaskBegin || e.kind == EventKind::TaskEnd; });
+    std::erase_if(t.tracks[w].events, [](const Event& e) {
+      return e.kind == EventKind::TaskBegin || e.kind == EventKind::TaskEnd;
+    });
   }
   const std::string h = tasks_per_worker_histogram(compute_statistics(t), 8);
   EXPECT_EQ(std::count(h.begin(), h.end(), '\n'), 2) << h;

@@ -17,7 +17,8 @@ using gpulb::testing::make_random_trace;
 using gpulb::testing::make_trace;
 
 std::filesystem::path temp_path(const std::string& name) {
-  return std::filesystem::temp_directory_path() / ("gpulb-test-" + std::to_string(::getpid()) + "-" + name);
+  return std::filesystem::temp_directory_path() /
+         ("gpulb-test-" + std::to_string(::getpid()) + "-" + name);
 }
 
 void put_bytes(const std::filesystem::path& p, const std::vector<std::uint8_t>& b) {
@@ -41,7 +42,8 @@ void expect_refused(const std::filesystem::path& p, const std::string& what) {
 // in time order and keep every other extreme value.
 Trace time_ordered(Trace t) {
   for (Track& tr : t.tracks) {
-    std::stable_sort(tr.events.begin(), tr.events.end(), [](const Event& a, const Event& b) { return a.time_ns < b.time_ns; });
+    std::stable_sort(tr.events.begin(), tr.events.end(),
+                     [](const Event& a, const Event& b) { return a.time_ns < b.time_ns; });
   }
   return t;
 }
@@ -83,7 +85,9 @@ TEST(TraceFile, ThePolicysMetricsRoundTripAndAreAbsentWhereNoneWereRecorded) {
   Trace t = time_ordered(make_random_trace(5, 100));
   const Trace without = decode_trace(encode_trace(t));
   EXPECT_TRUE(without.meta.metrics.empty());
-  t.meta.metrics = {{"peak_task_slots", 15546}, {"generations", 6}, {"huge", std::numeric_limits<std::uint64_t>::max()}};
+  t.meta.metrics = {{"peak_task_slots", 15546},
+                    {"generations", 6},
+                    {"huge", std::numeric_limits<std::uint64_t>::max()}};
   const Trace with = decode_trace(encode_trace(t));
   EXPECT_EQ(with.meta.metrics, t.meta.metrics);
   EXPECT_TRUE(with == t);
@@ -96,7 +100,8 @@ TEST(TraceFile, WriteThenReadGivesTheSameTraceAndLeavesNoTemporaryFile) {
   write_trace(path, original);
   EXPECT_TRUE(read_trace(path) == original);
   for (const auto& entry : std::filesystem::directory_iterator(path.parent_path())) {
-    EXPECT_EQ(entry.path().string().find(path.filename().string() + ".tmp-"), std::string::npos) << entry.path();
+    EXPECT_EQ(entry.path().string().find(path.filename().string() + ".tmp-"), std::string::npos)
+        << entry.path();
   }
   std::filesystem::remove(path);
 }
@@ -110,9 +115,10 @@ TEST(TraceFile, WritingIntoAMissingDirectoryFailsWithoutAFile) {
 TEST(TraceFile, TruncatedFilesAreRefusedAtEveryLength) {
   const auto bytes = encode_trace(make_trace(2, 20, 100));
   const auto path = temp_path("truncated.gpulb");
-  for (std::size_t len : {std::size_t{0}, std::size_t{5}, std::size_t{8}, std::size_t{15}, std::size_t{23},
-                          bytes.size() / 2, bytes.size() - 1}) {
-    put_bytes(path, std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(len)));
+  for (std::size_t len : {std::size_t{0}, std::size_t{5}, std::size_t{8}, std::size_t{15},
+                          std::size_t{23}, bytes.size() / 2, bytes.size() - 1}) {
+    put_bytes(path, std::vector<std::uint8_t>(bytes.begin(),
+                                              bytes.begin() + static_cast<std::ptrdiff_t>(len)));
     expect_refused(path, len < 8 ? "not a gpulb trace" : "truncated");
   }
   std::filesystem::remove(path);

@@ -25,7 +25,8 @@ using testing::AllocationProbe;
 Trace large_random_trace() {
   Trace t = testing::make_random_trace(5, 400'000);
   for (Track& tr : t.tracks) {
-    std::stable_sort(tr.events.begin(), tr.events.end(), [](const Event& a, const Event& b) { return a.time_ns < b.time_ns; });
+    std::stable_sort(tr.events.begin(), tr.events.end(),
+                     [](const Event& a, const Event& b) { return a.time_ns < b.time_ns; });
   }
   return t;
 }
@@ -37,7 +38,9 @@ std::vector<std::uint8_t> file_bytes(const std::filesystem::path& p) {
 
 TEST(TraceMemory, WritingATraceAllocatesNothingNearItsSize) {
   const Trace t = large_random_trace();
-  const std::filesystem::path path = std::filesystem::temp_directory_path() / ("gpulb-trace-memory-" + std::to_string(::getpid()) + ".gpulb");
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("gpulb-trace-memory-" + std::to_string(::getpid()) + ".gpulb");
   std::size_t largest = 0;
   {
     AllocationProbe probe;
@@ -46,7 +49,8 @@ TEST(TraceMemory, WritingATraceAllocatesNothingNearItsSize) {
   }
   const std::vector<std::uint8_t> bytes = file_bytes(path);
   std::filesystem::remove(path);
-  ASSERT_GT(bytes.size(), std::size_t{8} << 20) << "the trace must span several chunks to mean anything";
+  ASSERT_GT(bytes.size(), std::size_t{8} << 20)
+      << "the trace must span several chunks to mean anything";
   EXPECT_LT(largest, std::size_t{4} << 20) << "a file of " << bytes.size() << " bytes";
   EXPECT_TRUE(decode_trace(bytes) == t) << "written in chunks, it must read back whole";
   EXPECT_EQ(encode_trace(t), bytes) << "write_trace and encode_trace write the same bytes";

@@ -28,7 +28,8 @@ trace::Trace read_recorded(const char* file) {
 }
 
 TEST(CompactStore, ReturnsTheDecodedTracesEventsTrackByTrack) {
-  for (const char* file : {testing::kUts, testing::kP3Paper2Gpu, "nbody-20k-hybrid-h100.gpulb", testing::kConnect4Static}) {
+  for (const char* file : {testing::kUts, testing::kP3Paper2Gpu, "nbody-20k-hybrid-h100.gpulb",
+                           testing::kConnect4Static}) {
     const trace::Trace t = read_recorded(file);
     const TraceModel m(t);  // by value: the model frees its copy's events as it goes
     ASSERT_EQ(m.header().tracks.size(), t.tracks.size()) << file;
@@ -36,7 +37,8 @@ TEST(CompactStore, ReturnsTheDecodedTracesEventsTrackByTrack) {
       EXPECT_TRUE(m.header().tracks[i].events.empty()) << "the header keeps no events";
       const EventColumns& ev = m.events(i);
       ASSERT_EQ(ev.size(), t.tracks[i].events.size()) << file << " track " << i;
-      for (std::size_t j = 0; j < ev.size(); ++j) ASSERT_EQ(ev[j], t.tracks[i].events[j]) << file << " track " << i << " event " << j;
+      for (std::size_t j = 0; j < ev.size(); ++j)
+        ASSERT_EQ(ev[j], t.tracks[i].events[j]) << file << " track " << i << " event " << j;
     }
     EXPECT_EQ(m.to_trace(), t) << file << ": saving the model writes the trace it was given";
   }
@@ -102,10 +104,11 @@ TEST(CompactStore, LanesHoldTheTrackTaskSpansIdleSpellsAndMarkers) {
 // trace's limit must be an error message, not std::terminate from a worker thread).
 TEST(ParallelFor, AnExceptionInOneItemReachesTheCaller) {
   std::vector<std::atomic<int>> ran(1000);
-  EXPECT_THROW(parallel_for(ran.size(), [&](std::size_t i) {
-                 ran[i].store(1);
-                 if (i == 500) throw std::runtime_error("item 500");
-               }),
+  EXPECT_THROW(parallel_for(ran.size(),
+                            [&](std::size_t i) {
+                              ran[i].store(1);
+                              if (i == 500) throw std::runtime_error("item 500");
+                            }),
                std::runtime_error);
   EXPECT_EQ(ran[500].load(), 1);
   // Without a throw every item runs once.
@@ -116,7 +119,8 @@ TEST(ParallelFor, AnExceptionInOneItemReachesTheCaller) {
 
 TEST(TimeColumn, KeepsEveryTimeWhenTheySpanMoreThan32Bits) {
   // A CPU run of minutes, and a time before the first (the column must not wrap either way).
-  const std::vector<std::uint64_t> times = {1'000, 2'000, 4'294'967'295 + 1'000, 4'294'967'295 + 1'001, 600'000'000'000, 500};
+  const std::vector<std::uint64_t> times = {
+      1'000, 2'000, 4'294'967'295 + 1'000, 4'294'967'295 + 1'001, 600'000'000'000, 500};
   TimeColumn narrow, wide;
   for (std::size_t i = 0; i < 2; ++i) narrow.push_back(times[i]);
   for (const std::uint64_t t : times) wide.push_back(t);
@@ -135,10 +139,12 @@ TEST(TimeColumn, FindsTimesPast2To53NsAsTheWholeNumbersTheyAre) {
   narrow.push_back(far + 2048);
   EXPECT_EQ(narrow.upper_bound(static_cast<double>(far + 2048)), 2u);
   EXPECT_EQ(narrow.lower_bound(static_cast<double>(far + 2048)), 1u);
-  EXPECT_EQ(narrow.lower_bound(static_cast<double>(far + 1024)), 1u) << "2^62 + 1000 is before 2^62 + 1024";
+  EXPECT_EQ(narrow.lower_bound(static_cast<double>(far + 1024)), 1u)
+      << "2^62 + 1000 is before 2^62 + 1024";
   wide.push_back(0);
   wide.push_back(far + 1100);
-  EXPECT_EQ(wide.upper_bound(static_cast<double>(far + 1024)), 1u) << "2^62 + 1100 is after 2^62 + 1024";
+  EXPECT_EQ(wide.upper_bound(static_cast<double>(far + 1024)), 1u)
+      << "2^62 + 1100 is after 2^62 + 1024";
   EXPECT_EQ(wide.upper_bound(0x1p64), 2u);
   EXPECT_EQ(wide.upper_bound(-1.0), 0u);
   EXPECT_EQ(wide.lower_bound(0.5), 1u);
@@ -147,7 +153,9 @@ TEST(TimeColumn, FindsTimesPast2To53NsAsTheWholeNumbersTheyAre) {
 TEST(EventColumns, KeepNonZeroFlagsAndLongRuns) {
   std::vector<trace::Event> ev;
   for (std::uint64_t i = 0; i < 100; ++i) {
-    trace::Event e = trace::make_event(i * 100'000'000, trace::EventKind::Spawn, static_cast<std::uint32_t>(i * 7), static_cast<std::uint16_t>(i));
+    trace::Event e =
+        trace::make_event(i * 100'000'000, trace::EventKind::Spawn,
+                          static_cast<std::uint32_t>(i * 7), static_cast<std::uint16_t>(i));
     e.flags = i == 50 ? 3 : 0;
     ev.push_back(e);
   }
@@ -183,7 +191,8 @@ TEST(StepSeriesSummary, ColumnMeansMinAndMaxEqualABruteForcePass) {
     EXPECT_LT(s.size(), p.size()) << "steps to the value already in force are dropped";
     for (std::size_t i = 0; i < p.size(); ++i) {
       ASSERT_EQ(s.value_at(static_cast<double>(p[i].time_ns)), p[i].value) << i;
-      if (i + 1 < p.size()) ASSERT_EQ(s.value_at(static_cast<double>(p[i + 1].time_ns) - 0.5), p[i].value) << i;
+      if (i + 1 < p.size())
+        ASSERT_EQ(s.value_at(static_cast<double>(p[i + 1].time_ns) - 0.5), p[i].value) << i;
     }
     // Zoomed out (thousands of points a column), in between, and in (several columns a step).
     for (const double col : {400'000.0, 9'173.5, 37.0}) {
@@ -194,7 +203,9 @@ TEST(StepSeriesSummary, ColumnMeansMinAndMaxEqualABruteForcePass) {
         for (int c = 0; c < n; ++c) {
           const double a = t0 + c * col, b = a + col;
           const double mean = brute_integral(p, a, b) / col;
-          EXPECT_NEAR(cols[static_cast<std::size_t>(c)].mean, mean, 1e-6 * std::max(1.0, std::abs(mean))) << col << " column " << c;
+          EXPECT_NEAR(cols[static_cast<std::size_t>(c)].mean, mean,
+                      1e-6 * std::max(1.0, std::abs(mean)))
+              << col << " column " << c;
           if (!extremes) continue;
           std::int64_t lo = s.value_at(a), hi = lo;
           for (const auto& q : p) {
@@ -207,7 +218,8 @@ TEST(StepSeriesSummary, ColumnMeansMinAndMaxEqualABruteForcePass) {
           EXPECT_EQ(cols[static_cast<std::size_t>(c)].max, hi) << col << " column " << c;
         }
       }
-      EXPECT_NEAR(s.integral(t0, t0 + n * col), brute_integral(p, t0, t0 + n * col), 1e-6 * brute_integral(p, t0, t0 + n * col) + 1e-6);
+      EXPECT_NEAR(s.integral(t0, t0 + n * col), brute_integral(p, t0, t0 + n * col),
+                  1e-6 * brute_integral(p, t0, t0 + n * col) + 1e-6);
     }
   }
 }
@@ -227,17 +239,22 @@ TEST(StepSeriesSummary, CoarseMeansStayWithinTheirBoundOfABruteForcePass) {
   const double range = static_cast<double>(s.max_value() - s.min_value());
   const double t0 = static_cast<double>(p[10].time_ns) + 3.5;
   // Wide columns (a whole-run heat map): within the bound; narrow ones: exact.
-  for (const double col : {StepSeries::kCoarseBuckets * s.bucket_ns(), 100.0 * s.bucket_ns(), 0.5 * s.bucket_ns()}) {
-    const int n = static_cast<int>(std::min(200.0, (static_cast<double>(p.back().time_ns) - t0) / col));
+  for (const double col :
+       {StepSeries::kCoarseBuckets * s.bucket_ns(), 100.0 * s.bucket_ns(), 0.5 * s.bucket_ns()}) {
+    const int n =
+        static_cast<int>(std::min(200.0, (static_cast<double>(p.back().time_ns) - t0) / col));
     const auto coarse = s.coarse_mean_columns(t0, col, n);
     const auto exact = s.columns(t0, col, n, false);
-    const double bound = col >= StepSeries::kCoarseBuckets * s.bucket_ns() ? range * s.bucket_ns() / (2 * col) : 0.0;
+    const double bound =
+        col >= StepSeries::kCoarseBuckets * s.bucket_ns() ? range * s.bucket_ns() / (2 * col) : 0.0;
     EXPECT_LE(bound, range / 16 + 1e-9);
     for (int c = 0; c < n; ++c) {
       const double a = t0 + c * col;
       const double brute = brute_integral(p, a, a + col) / col;
       EXPECT_NEAR(exact[static_cast<std::size_t>(c)].mean, brute, 1e-6 * std::max(1.0, brute));
-      EXPECT_NEAR(coarse[static_cast<std::size_t>(c)].mean, brute, bound + 1e-6 * std::max(1.0, brute)) << col << " column " << c;
+      EXPECT_NEAR(coarse[static_cast<std::size_t>(c)].mean, brute,
+                  bound + 1e-6 * std::max(1.0, brute))
+          << col << " column " << c;
     }
   }
 }
@@ -252,15 +269,19 @@ TEST(StepSeriesSummary, GridColumnsAfterAPanEqualTheColumnsComputedWhole) {
     const StepSeries& s = q.level;
     if (s.end_ns() <= s.begin_ns()) continue;  // a level set once: no span to split
     ++tested;
-    const double origin = static_cast<double>(s.begin_ns()), col = static_cast<double>(s.end_ns() - s.begin_ns()) / 700;
+    const double origin = static_cast<double>(s.begin_ns()),
+                 col = static_cast<double>(s.end_ns() - s.begin_ns()) / 700;
     const GridColumns before = grid_columns(s, origin, col, -20, 600);
-    for (const std::int64_t first : {std::int64_t{-13}, std::int64_t{9}, std::int64_t{590}, std::int64_t{5000}}) {
+    for (const std::int64_t first :
+         {std::int64_t{-13}, std::int64_t{9}, std::int64_t{590}, std::int64_t{5000}}) {
       const GridColumns panned = grid_columns(s, origin, col, first, 600, &before);
-      const std::vector<StepSeries::Column> whole = s.columns(origin + static_cast<double>(first) * col, col, 600);
+      const std::vector<StepSeries::Column> whole =
+          s.columns(origin + static_cast<double>(first) * col, col, 600);
       ASSERT_EQ(panned.columns.size(), 600u);
       EXPECT_DOUBLE_EQ(panned.t0_ns(), origin + static_cast<double>(first) * col);
       for (std::size_t c = 0; c < 600; ++c) {
-        ASSERT_NEAR(panned.columns[c].mean, whole[c].mean, 1e-6 * (1.0 + std::abs(whole[c].mean))) << q.label << " column " << c;
+        ASSERT_NEAR(panned.columns[c].mean, whole[c].mean, 1e-6 * (1.0 + std::abs(whole[c].mean)))
+            << q.label << " column " << c;
         ASSERT_EQ(panned.columns[c].min, whole[c].min) << q.label << " column " << c;
         ASSERT_EQ(panned.columns[c].max, whole[c].max) << q.label << " column " << c;
       }
@@ -277,7 +298,8 @@ TEST(MergeSortedRuns, RadixAndHeapGiveTheSameStableOrder) {
     std::uint32_t run, at;
   };
   std::mt19937_64 rng(13);
-  for (const std::uint64_t range : {std::uint64_t{50}, std::uint64_t{1} << 22, std::uint64_t{1} << 45, ~std::uint64_t{0} >> 1}) {
+  for (const std::uint64_t range : {std::uint64_t{50}, std::uint64_t{1} << 22,
+                                    std::uint64_t{1} << 45, ~std::uint64_t{0} >> 1}) {
     for (const std::size_t runs : {std::size_t{3}, std::size_t{40}, std::size_t{4224}}) {
       std::vector<Item> v;
       std::vector<std::size_t> bounds{0};
@@ -294,7 +316,8 @@ TEST(MergeSortedRuns, RadixAndHeapGiveTheSameStableOrder) {
       merge_sorted_runs_by_key(either, bounds, [](const Item& i) { return i.time; });
       ASSERT_EQ(heap.size(), v.size());
       for (std::size_t i = 0; i < v.size(); ++i) {
-        ASSERT_EQ(radix[i].time, heap[i].time) << "range " << range << ", " << runs << " runs, at " << i;
+        ASSERT_EQ(radix[i].time, heap[i].time)
+            << "range " << range << ", " << runs << " runs, at " << i;
         ASSERT_EQ(radix[i].run, heap[i].run) << "ties keep their runs' order";
         ASSERT_EQ(radix[i].at, heap[i].at);
         ASSERT_EQ(either[i].run, heap[i].run);
@@ -315,14 +338,19 @@ TEST(TiledTrace, RepeatsARealTracesMixAndCompressesLikeARecording) {
     for (const trace::Event& e : tr.events) ++mix_real[e.kind];
   }
   for (const trace::Track& tr : tiled.tracks) {
-    ASSERT_TRUE(std::is_sorted(tr.events.begin(), tr.events.end(), [](const trace::Event& a, const trace::Event& b) { return a.time_ns < b.time_ns; }));
+    ASSERT_TRUE(std::is_sorted(
+        tr.events.begin(), tr.events.end(),
+        [](const trace::Event& a, const trace::Event& b) { return a.time_ns < b.time_ns; }));
     for (const trace::Event& e : tr.events) ++mix_tiled[e.kind];
   }
-  for (const auto& [kind, n] : mix_real) EXPECT_EQ(mix_tiled[kind], n * copies) << trace::event_kind_name(kind);
-  const trace::TraceStatistics a = trace::compute_statistics(real), b = trace::compute_statistics(tiled);
+  for (const auto& [kind, n] : mix_real)
+    EXPECT_EQ(mix_tiled[kind], n * copies) << trace::event_kind_name(kind);
+  const trace::TraceStatistics a = trace::compute_statistics(real),
+                               b = trace::compute_statistics(tiled);
   EXPECT_EQ(b.tasks, a.tasks * copies) << "every task keeps its pair";
   EXPECT_EQ(b.steals, a.steals * copies);
-  const double bytes_per_event = static_cast<double>(trace::encode_trace(tiled).size()) / static_cast<double>(tiled.event_count());
+  const double bytes_per_event = static_cast<double>(trace::encode_trace(tiled).size()) /
+                                 static_cast<double>(tiled.event_count());
   EXPECT_GE(bytes_per_event, 2.0);
   EXPECT_LE(bytes_per_event, 5.0);
 }

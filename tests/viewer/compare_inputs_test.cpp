@@ -23,7 +23,8 @@ TEST(CompareInputs, TwoScenariosAreDifferentInputsAndGetNoRatio) {
   EXPECT_EQ(input.difference, "uts against nqueens");
   const std::string headline = compare_headline(a, b, input);
   EXPECT_EQ(headline.find("x the time"), std::string::npos) << headline;
-  EXPECT_NE(headline.find("on different inputs (uts against nqueens)"), std::string::npos) << headline;
+  EXPECT_NE(headline.find("on different inputs (uts against nqueens)"), std::string::npos)
+      << headline;
 }
 
 TEST(CompareInputs, OneScenarioWithOtherParametersIsAnotherInput) {
@@ -43,9 +44,13 @@ TEST(CompareInputs, PolicyOptionsAreNotTheInput) {
   // P3 under the paper's and the modern task queue: both name `variant`, a policy option. Told
   // which parameters are the scenario's, it is one input; without, the differing value is taken for input.
   const std::set<std::string> patterns = {"pattern", "blocks", "work", "seed"};
-  const auto is_input = [&](const std::string&, const std::string& p) { return patterns.contains(p); };
-  EXPECT_TRUE(compare_inputs(meta(testing::kP3Paper2Gpu), meta(testing::kP3Modern2Gpu), is_input).same);
-  EXPECT_EQ(compare_inputs(meta(testing::kP3Paper2Gpu), meta(testing::kP3Modern2Gpu)).difference, "variant=paper against variant=modern");
+  const auto is_input = [&](const std::string&, const std::string& p) {
+    return patterns.contains(p);
+  };
+  EXPECT_TRUE(
+      compare_inputs(meta(testing::kP3Paper2Gpu), meta(testing::kP3Modern2Gpu), is_input).same);
+  EXPECT_EQ(compare_inputs(meta(testing::kP3Paper2Gpu), meta(testing::kP3Modern2Gpu)).difference,
+            "variant=paper against variant=modern");
 }
 
 }  // namespace

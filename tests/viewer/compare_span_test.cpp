@@ -29,18 +29,23 @@ void expect_tasks_inside(const TraceModel& a, const TraceModel& b) {
   const double left = 150.0, right = 1700.0;
   const CompareSpan c = compare_span(a, b);
   const TimeAxis shared = TimeAxis::fit(c.shown.begin_ns, c.shown.end_ns, left, right - left);
-  for (const auto& [m, origin, name] : {std::tuple{&a, c.origin_a, "A"}, std::tuple{&b, c.origin_b, "B"}}) {
+  for (const auto& [m, origin, name] :
+       {std::tuple{&a, c.origin_a, "A"}, std::tuple{&b, c.origin_b, "B"}}) {
     const TimeAxis axis = panel_axis(shared, origin);
     const Extent e = task_extent(*m);
     EXPECT_GE(axis.x(e.first), left) << name << "'s first task is left of its plot";
-    EXPECT_LE(axis.x(e.last), right) << name << "'s last task is right of its plot (at x " << axis.x(e.last) << ")";
+    EXPECT_LE(axis.x(e.last), right)
+        << name << "'s last task is right of its plot (at x " << axis.x(e.last) << ")";
   }
 }
 
 TEST(CompareSpan, BothRunsTasksLieInsideTheirPlots) {
-  expect_tasks_inside(testing::recorded(testing::kConnect4Static), testing::recorded(testing::kConnect4Stealing));
-  expect_tasks_inside(testing::recorded(testing::kConnect4Stealing), testing::recorded(testing::kConnect4Static));
-  expect_tasks_inside(testing::recorded(testing::kP3Paper2Gpu), testing::recorded(testing::kP3Modern2Gpu));
+  expect_tasks_inside(testing::recorded(testing::kConnect4Static),
+                      testing::recorded(testing::kConnect4Stealing));
+  expect_tasks_inside(testing::recorded(testing::kConnect4Stealing),
+                      testing::recorded(testing::kConnect4Static));
+  expect_tasks_inside(testing::recorded(testing::kP3Paper2Gpu),
+                      testing::recorded(testing::kP3Modern2Gpu));
 }
 
 TEST(CompareSpan, RunsAreAlignedAtTheirFirstKernelLaunch) {

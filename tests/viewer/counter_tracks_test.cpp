@@ -32,12 +32,14 @@ TEST(CounterTracks, TheStripKeepsToItsShareOfTheTimeline) {
 }
 
 bool has(const OccupancyPlots& p, const std::string& title) {
-  return std::any_of(p.plots.begin(), p.plots.end(), [&](const OccupancyPlot& q) { return q.title == title; });
+  return std::any_of(p.plots.begin(), p.plots.end(),
+                     [&](const OccupancyPlot& q) { return q.title == title; });
 }
 
 TEST(CounterTracks, A2GpuTaskQueueRunShowsItsQueuesPoolsAndBusyWorkers) {
   const OccupancyPlots p = occupancy_plots(testing::recorded(testing::kP3Paper2Gpu));
-  for (const char* t : {"GPU 0 queue 0", "GPU 0 host pool", "GPU 1 queue 1", "GPU 1 host pool", "GPU 0 busy workers", "GPU 1 busy workers"}) {
+  for (const char* t : {"GPU 0 queue 0", "GPU 0 host pool", "GPU 1 queue 1", "GPU 1 host pool",
+                        "GPU 0 busy workers", "GPU 1 busy workers"}) {
     EXPECT_TRUE(has(p, t)) << t;
   }
   const OccupancyPlots uts = occupancy_plots(testing::recorded(testing::kUts));
@@ -66,12 +68,14 @@ TEST(CounterTracks, DevicesShareAScaleUnlessAskedOtherwise) {
   const TraceModel& m = testing::recorded(testing::kUts4Gpu);
   const OccupancyPlots shared = occupancy_plots(m);
   const double top = top_of(shared, "GPU 0 busy workers");
-  for (const char* gpu : {"GPU 1 busy workers", "GPU 2 busy workers", "GPU 3 busy workers"}) EXPECT_EQ(top_of(shared, gpu), top) << gpu;
+  for (const char* gpu : {"GPU 1 busy workers", "GPU 2 busy workers", "GPU 3 busy workers"})
+    EXPECT_EQ(top_of(shared, gpu), top) << gpu;
   for (const char* gpu : {"GPU 1 deques (sum)", "GPU 2 deques (sum)", "GPU 3 deques (sum)"}) {
     EXPECT_EQ(top_of(shared, gpu), top_of(shared, "GPU 0 deques (sum)")) << gpu;
   }
   const OccupancyPlots own = occupancy_plots(m, CounterScale::Own);
-  EXPECT_LT(top_of(own, "GPU 1 busy workers"), top_of(own, "GPU 0 busy workers") / 2) << "59 against 302";
+  EXPECT_LT(top_of(own, "GPU 1 busy workers"), top_of(own, "GPU 0 busy workers") / 2)
+      << "59 against 302";
   EXPECT_EQ(top_of(own, "GPU 0 busy workers"), top);
 }
 

@@ -30,13 +30,14 @@ std::shared_ptr<const trace::Trace> stealing_trace() {
   t->devices.push_back({trace::DeviceKind::Cpu, 0, "CPU (2 threads)", 2, 2});
   trace::Track w0{trace::TrackRole::Worker, 0, 0, trace::Track::kNoSm, "worker 0", 0, {}};
   w0.events = {make_event(10, EventKind::WorkerStart), make_event(100, EventKind::DequeLevel, 3, 0),
-               make_event(400, EventKind::DequeLevel, 0, 0), make_event(500, EventKind::DequeLevel, 2, 0),
-               make_event(900, EventKind::WorkerEnd)};
+               make_event(400, EventKind::DequeLevel, 0, 0),
+               make_event(500, EventKind::DequeLevel, 2, 0), make_event(900, EventKind::WorkerEnd)};
   trace::Track w1{trace::TrackRole::Worker, 0, 1, trace::Track::kNoSm, "worker 1", 0, {}};
-  w1.events = {make_event(10, EventKind::WorkerStart, 1), make_event(200, EventKind::Steal, 0),
-               make_event(300, EventKind::Steal, 0), make_event(600, EventKind::Steal, 0),
-               make_event(700, EventKind::Steal, 0), make_event(800, EventKind::StealFailed, 0),
-               make_event(900, EventKind::WorkerEnd)};
+  w1.events = {
+      make_event(10, EventKind::WorkerStart, 1), make_event(200, EventKind::Steal, 0),
+      make_event(300, EventKind::Steal, 0),      make_event(600, EventKind::Steal, 0),
+      make_event(700, EventKind::Steal, 0),      make_event(800, EventKind::StealFailed, 0),
+      make_event(900, EventKind::WorkerEnd)};
   t->tracks = {w0, w1};
   return t;
 }
@@ -47,7 +48,8 @@ TEST(DequeSum, IsTheSumOfTheLevelsAtEachInstant) {
   ASSERT_NE(q, nullptr);
   const std::vector<std::pair<double, std::int64_t>> expected = {
       {150, 3}, {250, 2}, {350, 1}, {450, 0}, {550, 2}, {650, 1}, {750, 0}, {950, 0}};
-  for (const auto& [t, level] : expected) EXPECT_EQ(q->level.value_at(t), level) << "at " << t << " ns";
+  for (const auto& [t, level] : expected)
+    EXPECT_EQ(q->level.value_at(t), level) << "at " << t << " ns";
   EXPECT_EQ(q->level.max_value(), 3);
   EXPECT_EQ(q->level.min_value(), 0);
 }

@@ -14,7 +14,8 @@
 namespace gpulb::viewer {
 namespace {
 
-const Finding* find_kind(const std::vector<Finding>& fs, FindingKind k, const std::string& containing = "") {
+const Finding* find_kind(const std::vector<Finding>& fs, FindingKind k,
+                         const std::string& containing = "") {
   for (const Finding& f : fs) {
     if (f.kind == k && f.text.find(containing) != std::string::npos) return &f;
   }
@@ -25,7 +26,8 @@ const Finding* find_kind(const std::vector<Finding>& fs, FindingKind k, const st
 double covered(const TraceModel& m, double a, double b) {
   std::vector<std::pair<double, double>> z;
   for (const Lane& l : m.lanes()) {
-    for (const Zone& x : l.zones) z.push_back({std::max<double>(x.begin_ns, a), std::min<double>(x.end_ns, b)});
+    for (const Zone& x : l.zones)
+      z.push_back({std::max<double>(x.begin_ns, a), std::min<double>(x.end_ns, b)});
   }
   std::sort(z.begin(), z.end());
   double total = 0.0, end = a;
@@ -52,9 +54,13 @@ TEST(Findings, ADeviceThatRanNoTaskIsTheFirstFinding) {
   const auto fs = compute_findings(m);
   ASSERT_FALSE(fs.empty());
   EXPECT_EQ(fs.front().kind, FindingKind::IdleDevice) << fs.front().text;
-  EXPECT_NE(fs.front().text.find("GPU 1 ran no task: 0 of the run's 512 tasks"), std::string::npos) << fs.front().text;
-  for (const char* other : {"patterns-P3-task-queue-modern-2xh200.gpulb", "md-64k-solution1-2xh200.gpulb"}) {
-    EXPECT_EQ(find_kind(compute_findings(testing::recorded(other)), FindingKind::IdleDevice), nullptr) << other;
+  EXPECT_NE(fs.front().text.find("GPU 1 ran no task: 0 of the run's 512 tasks"), std::string::npos)
+      << fs.front().text;
+  for (const char* other :
+       {"patterns-P3-task-queue-modern-2xh200.gpulb", "md-64k-solution1-2xh200.gpulb"}) {
+    EXPECT_EQ(find_kind(compute_findings(testing::recorded(other)), FindingKind::IdleDevice),
+              nullptr)
+        << other;
   }
 }
 
@@ -64,7 +70,8 @@ TEST(Findings, NoFindingSaysAtMostZeroWorkers) {
   for (const auto& e : std::filesystem::directory_iterator(GPULB_SHIPPED_TRACES)) {
     if (e.path().extension() != ".gpulb") continue;
     for (const Finding& f : compute_findings(testing::shipped(e.path().filename().string()))) {
-      EXPECT_EQ(f.text.find("at most 0 of"), std::string::npos) << e.path().filename() << ": " << f.text;
+      EXPECT_EQ(f.text.find("at most 0 of"), std::string::npos)
+          << e.path().filename() << ": " << f.text;
     }
   }
 }
@@ -87,7 +94,8 @@ TEST(Findings, TheTailOfP4OnTheHardwareSchedulerRunsOnFewWorkers) {
   // Counted from the zones: at the tail's start under half the peak (693) run, and never more than 346 after it.
   EXPECT_LT(2 * busy_at(m, f->begin_ns), 693);
   EXPECT_GE(2 * busy_at(m, f->begin_ns - 1), 693);
-  for (double t = f->begin_ns; t < f->end_ns; t += (f->end_ns - f->begin_ns) / 50) EXPECT_LE(busy_at(m, t), 346);
+  for (double t = f->begin_ns; t < f->end_ns; t += (f->end_ns - f->begin_ns) / 50)
+    EXPECT_LE(busy_at(m, t), 346);
 }
 
 TEST(Findings, TheStaticListRunsNoTaskMostOfTheTime) {
@@ -125,11 +133,13 @@ TEST(Findings, StealVictimsAreCountedFromTheStealMarkers) {
   std::uint64_t sum = 0;
   std::size_t k = 0;
   while (sum * 10 < steals * 8) sum += n[k++];
-  EXPECT_NE(f->text.find("of the 25,196 steals hit " + std::to_string(k / 1000) + "," + std::to_string(k % 1000) + " of 4,224 workers"),
+  EXPECT_NE(f->text.find("of the 25,196 steals hit " + std::to_string(k / 1000) + "," +
+                         std::to_string(k % 1000) + " of 4,224 workers"),
             std::string::npos)
       << f->text << " (" << k << ")";
   EXPECT_NE(f->text.find("lost " + std::to_string(n[0])), std::string::npos) << f->text;
-  EXPECT_NE(f->text.find("spread out"), std::string::npos) << "uts's thieves pick victims at random";
+  EXPECT_NE(f->text.find("spread out"), std::string::npos)
+      << "uts's thieves pick victims at random";
 }
 
 TEST(Findings, TwoGpusFinishingApartAreMeasuredFromTheirLastTasks) {
@@ -171,7 +181,8 @@ TEST(Findings, AQueueEmptyWhileWorkersIdleIsMeasuredOnItsLevels) {
   const double end = std::min<double>(run.end_ns, q->end_ns);
   double empty = 0.0;
   const auto pts = q->level.points();
-  empty += std::max(0.0, std::min<double>(pts[0].time_ns, end) - run.begin_ns);  // 0 before the first point
+  empty += std::max(
+      0.0, std::min<double>(pts[0].time_ns, end) - run.begin_ns);  // 0 before the first point
   for (std::size_t i = 0; i < pts.size(); ++i) {
     const double a = std::max<double>(pts[i].time_ns, run.begin_ns);
     const double b = std::min<double>(i + 1 < pts.size() ? pts[i + 1].time_ns : end, end);
@@ -180,8 +191,11 @@ TEST(Findings, AQueueEmptyWhileWorkersIdleIsMeasuredOnItsLevels) {
   EXPECT_NEAR(f->share, empty / (run.end_ns - run.begin_ns), 1e-9);
   EXPECT_NEAR(f->share, 0.98, 0.01);
   EXPECT_EQ(f->severity, Severity::Warning);
-  EXPECT_NE(f->text.find("2.7% of GPU 0's 2,112 workers still running were busy"), std::string::npos) << f->text;
-  EXPECT_NE(f->text.find("they waited for the next batch to reach the queue"), std::string::npos) << f->text;
+  EXPECT_NE(f->text.find("2.7% of GPU 0's 2,112 workers still running were busy"),
+            std::string::npos)
+      << f->text;
+  EXPECT_NE(f->text.find("they waited for the next batch to reach the queue"), std::string::npos)
+      << f->text;
 }
 
 TEST(Findings, TheIdlestSmIsTheSummarysLeastBusy) {
@@ -199,13 +213,17 @@ TEST(Findings, TheIdlestSmIsTheSummarysLeastBusy) {
   std::uint32_t which = 0;
   std::vector<double> shares;
   for (const trace::GroupStats& g : m.stats().per_sm) {
-    const double share = static_cast<double>(g.busy_ns) / (static_cast<double>(lanes_of_sm[g.sm]) * makespan);
+    const double share =
+        static_cast<double>(g.busy_ns) / (static_cast<double>(lanes_of_sm[g.sm]) * makespan);
     shares.push_back(share);
     if (share < lowest) lowest = share, which = g.sm;
   }
   std::sort(shares.begin(), shares.end());
   const double median = shares[shares.size() / 2];
-  EXPECT_EQ(f->text.rfind("SM " + std::to_string(which) + " was busy 25% of the run, the median SM 38%", 0), 0u) << f->text;
+  EXPECT_EQ(f->text.rfind(
+                "SM " + std::to_string(which) + " was busy 25% of the run, the median SM 38%", 0),
+            0u)
+      << f->text;
   EXPECT_NEAR(f->share, 1.0 - lowest / median, 1e-6);
 }
 
@@ -230,7 +248,8 @@ TEST(Findings, LaunchGapsAreTheTimeBetweenAKernelsEndAndTheNextLaunch) {
   double gaps = 0.0, longest = 0.0;
   for (std::size_t i = 0; i + 1 < launch.size(); ++i) {
     ASSERT_LE(end[i], launch[i + 1]) << "one kernel at a time";
-    const double a = std::max<double>(end[i], run.begin_ns), b = std::min<double>(launch[i + 1], run.end_ns);
+    const double a = std::max<double>(end[i], run.begin_ns),
+                 b = std::min<double>(launch[i + 1], run.end_ns);
     gaps += std::max(0.0, b - a);
     longest = std::max(longest, b - a);
   }
@@ -238,11 +257,14 @@ TEST(Findings, LaunchGapsAreTheTimeBetweenAKernelsEndAndTheNextLaunch) {
   EXPECT_NEAR(f->end_ns - f->begin_ns, longest, 1e-6);
   EXPECT_NE(f->text.find("between its 5 launches"), std::string::npos) << f->text;
   // One persistent kernel has no launch gaps.
-  EXPECT_EQ(find_kind(compute_findings(testing::recorded(testing::kConnect4Stealing)), FindingKind::LaunchGap), nullptr);
+  EXPECT_EQ(find_kind(compute_findings(testing::recorded(testing::kConnect4Stealing)),
+                      FindingKind::LaunchGap),
+            nullptr);
 }
 
 TEST(Findings, WarningsComeFirstAndEveryRangeIsInsideTheRun) {
-  for (const char* file : {testing::kUts, testing::kP4Queue, testing::kP3Paper2Gpu, testing::kConnect4Stealing, testing::kConnect4Static}) {
+  for (const char* file : {testing::kUts, testing::kP4Queue, testing::kP3Paper2Gpu,
+                           testing::kConnect4Stealing, testing::kConnect4Static}) {
     const TraceModel& m = testing::recorded(file);
     const TimeSpan run = run_span(m);
     const auto fs = compute_findings(m);

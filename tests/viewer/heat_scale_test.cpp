@@ -18,10 +18,13 @@ namespace gpulb::viewer {
 namespace {
 
 int lightness(Rgb8 c) { return c.r + c.g + c.b; }
-int distance(Rgb8 a, Rgb8 b) { return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b); }
+int distance(Rgb8 a, Rgb8 b) {
+  return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b);
+}
 
 TEST(HeatScale, BusierIsLighterAndAnyWorkShows) {
-  EXPECT_LT(lightness(heat_colour(0, 0)), 3 * 40) << "an idle-free, empty column is near the background";
+  EXPECT_LT(lightness(heat_colour(0, 0)), 3 * 40)
+      << "an idle-free, empty column is near the background";
   EXPECT_GE(heat_level(1e-6), 1) << "one task in a column must not read as nothing";
   int last = -1;
   for (int i = 0; i <= 20; ++i) {
@@ -40,7 +43,8 @@ TEST(HeatScale, IdleTurnsRed) {
 
 TEST(HeatScale, NoLevelReadsAsATaskKind) {
   for (int b = 0; b <= kHeatLevels; ++b) {
-    for (std::uint16_t k = 0; k < 4; ++k) EXPECT_GT(distance(heat_colour(b / double(kHeatLevels), 0), kind_colour(k)), 90) << b;
+    for (std::uint16_t k = 0; k < 4; ++k)
+      EXPECT_GT(distance(heat_colour(b / double(kHeatLevels), 0), kind_colour(k)), 90) << b;
   }
 }
 
@@ -87,11 +91,13 @@ TEST(HeatScale, BucketedColumnMeansAgreeWithTheSweep) {
     p.push_back({t, (i * 31) % 17 - 3});
   }
   const StepSeries s(p);
-  for (const auto [t0, col, n] : {std::tuple{0.0, 500.0, 400}, std::tuple{1500.0, 3.0, 300}, std::tuple{20000.0, 77.7, 100},
-                                  std::tuple{static_cast<double>(t) - 100, 50.0, 10}}) {
+  for (const auto [t0, col, n] :
+       {std::tuple{0.0, 500.0, 400}, std::tuple{1500.0, 3.0, 300}, std::tuple{20000.0, 77.7, 100},
+        std::tuple{static_cast<double>(t) - 100, 50.0, 10}}) {
     const auto fast = s.columns(t0, col, n, false), full = s.columns(t0, col, n, true);
     for (int c = 0; c < n; ++c) {
-      EXPECT_NEAR(fast[static_cast<std::size_t>(c)].mean, full[static_cast<std::size_t>(c)].mean, 1e-6 * (1 + std::abs(full[static_cast<std::size_t>(c)].mean)))
+      EXPECT_NEAR(fast[static_cast<std::size_t>(c)].mean, full[static_cast<std::size_t>(c)].mean,
+                  1e-6 * (1 + std::abs(full[static_cast<std::size_t>(c)].mean)))
           << "column " << c << " of " << col << " ns from " << t0;
     }
   }
@@ -111,7 +117,8 @@ TEST(HeatRow, IsTheLevelsOfTheCoarseMeansAndTheStealSteps) {
   for (const DeviceGroup& d : m.devices()) {
     for (const LaneGroup& g : d.groups) {
       if (!g.busy || ++rows > 24) continue;
-      const double t0 = static_cast<double>(m.begin_ns()), col = static_cast<double>(m.end_ns() - m.begin_ns()) / 400;
+      const double t0 = static_cast<double>(m.begin_ns()),
+                   col = static_cast<double>(m.end_ns() - m.begin_ns()) / 400;
       const HeatRow r = heat_row(*g.busy, g.idle.get(), g.steals, g.lanes.size(), t0, col, 400);
       const auto busy = g.busy->coarse_mean_columns(t0, col, 400);
       const auto idle = g.idle->coarse_mean_columns(t0, col, 400);
@@ -122,7 +129,11 @@ TEST(HeatRow, IsTheLevelsOfTheCoarseMeansAndTheStealSteps) {
         const double n = static_cast<double>(g.lanes.size());
         ASSERT_EQ(r.busy[c], heat_level(busy[c].mean / n)) << c;
         ASSERT_EQ(r.idle[c], heat_level(idle[c].mean / n)) << c;
-        ASSERT_EQ(r.steal[c], steals[c] == 0 ? 0 : 1 + std::min<int>(3, static_cast<int>(4 * steals[c] / g.lanes.size()))) << c;
+        ASSERT_EQ(r.steal[c],
+                  steals[c] == 0
+                      ? 0
+                      : 1 + std::min<int>(3, static_cast<int>(4 * steals[c] / g.lanes.size())))
+            << c;
         lit += r.busy[c] > 0;
         marked += r.steal[c] > 0;
       }
@@ -143,11 +154,15 @@ TEST(HeatRow, APanComputesOnlyTheUncoveredColumnsAndMatchesTheWholeRow) {
   for (const DeviceGroup& d : m.devices()) {
     for (const LaneGroup& g : d.groups) {
       if (!g.busy || ++rows > 32) continue;
-      const HeatRow before = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), origin, col, 0, 400);
+      const HeatRow before =
+          heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), origin, col, 0, 400);
       EXPECT_EQ(before.t0_ns, origin);
-      for (const std::int64_t shift : {std::int64_t{7}, std::int64_t{-5}, std::int64_t{399}, std::int64_t{-1000}}) {
-        const HeatRow panned = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), origin, col, shift, 400, &before);
-        const HeatRow whole = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), origin, col, shift, 400);
+      for (const std::int64_t shift :
+           {std::int64_t{7}, std::int64_t{-5}, std::int64_t{399}, std::int64_t{-1000}}) {
+        const HeatRow panned = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(),
+                                                origin, col, shift, 400, &before);
+        const HeatRow whole = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(),
+                                               origin, col, shift, 400);
         ASSERT_EQ(panned.busy.size(), 400u);
         ASSERT_EQ(panned.idle.size(), 400u);
         ASSERT_EQ(panned.steal.size(), 400u);

@@ -48,8 +48,9 @@ struct Result {
 // Runs `prefix; exec gpulb-viewer args` in /bin/sh. A viewer that regresses into eating memory
 // or hanging is stopped by an address-space limit and a timeout instead of taking the machine.
 Result run_viewer(const std::string& args, const std::string& prefix = "") {
-  const std::string cmd = "ulimit -v 6000000; " + prefix + (prefix.empty() ? "" : "; ") + "exec timeout 120 " +
-                          std::string(GPULB_VIEWER_EXE) + " " + args + " 2>&1";
+  const std::string cmd = "ulimit -v 6000000; " + prefix + (prefix.empty() ? "" : "; ") +
+                          "exec timeout 120 " + std::string(GPULB_VIEWER_EXE) + " " + args +
+                          " 2>&1";
   Result r;
   FILE* f = ::popen(cmd.c_str(), "r");
   if (!f) return r;
@@ -80,7 +81,8 @@ std::vector<std::string> files_named(const fs::path& dir, const std::string& ste
   std::vector<std::string> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().filename().string().rfind(stem, 0) == 0) out.push_back(e.path().filename().string());
+    if (e.path().filename().string().rfind(stem, 0) == 0)
+      out.push_back(e.path().filename().string());
   }
   return out;
 }
@@ -124,14 +126,17 @@ trace::Trace many_device_trace() {
   t.meta.scenario = "many-devices";
   t.meta.policy = "task-queue";
   t.meta.backend = "cuda";
-  for (std::uint32_t d = 0; d < 100'000; ++d) t.devices.push_back({trace::DeviceKind::Gpu, d, "G", 1, 1});
+  for (std::uint32_t d = 0; d < 100'000; ++d)
+    t.devices.push_back({trace::DeviceKind::Gpu, d, "G", 1, 1});
   for (const std::uint32_t d : {0u, 50'000u, 99'999u}) {
     trace::Track tr;
     tr.device = d;
     tr.sm = 0;
     tr.name = "block 0";
-    tr.events = {trace::make_event(100, EventKind::WorkerStart, 0, 0), trace::make_event(110, EventKind::QueueLevel, 3, 0),
-                 trace::make_event(120, EventKind::TaskBegin, 1, 0), trace::make_event(900, EventKind::TaskEnd, 1, 0),
+    tr.events = {trace::make_event(100, EventKind::WorkerStart, 0, 0),
+                 trace::make_event(110, EventKind::QueueLevel, 3, 0),
+                 trace::make_event(120, EventKind::TaskBegin, 1, 0),
+                 trace::make_event(900, EventKind::TaskEnd, 1, 0),
                  trace::make_event(950, EventKind::WorkerEnd)};
     t.tracks.push_back(std::move(tr));
   }
@@ -172,9 +177,11 @@ TEST_F(HostileViewer, EveryViewOfA30000CharacterStringTraceRenders) {
   need_display();
   for (const char* view : {"timeline", "histograms", "occupancy", "compare", "summary"}) {
     for (const bool view_only : {false, true}) {
-      const fs::path out = dir_ / (std::string("long-") + view + (view_only ? "-view" : "") + ".png");
-      const Result r = run_viewer(file("long.gpulb") + " " + file("long.gpulb") + " --view " + view +
-                                  (view_only ? " --view-only" : "") + " --size 1280x760 --screenshot " + out.string());
+      const fs::path out =
+          dir_ / (std::string("long-") + view + (view_only ? "-view" : "") + ".png");
+      const Result r = run_viewer(file("long.gpulb") + " " + file("long.gpulb") + " --view " +
+                                  view + (view_only ? " --view-only" : "") +
+                                  " --size 1280x760 --screenshot " + out.string());
       EXPECT_EQ(r.rc, 0) << view << ": " << r.output;
       EXPECT_GT(drawn_pixels(out), 1000) << view << ": no picture at " << out;
     }
@@ -183,10 +190,12 @@ TEST_F(HostileViewer, EveryViewOfA30000CharacterStringTraceRenders) {
 
 TEST_F(HostileViewer, OccupancyOfA100000DeviceTraceRendersInBoundedMemory) {
   need_display();
-  EXPECT_LT(fs::file_size(file("devices.gpulb")), 200'000u) << "the file is small: the counts are the attack";
+  EXPECT_LT(fs::file_size(file("devices.gpulb")), 200'000u)
+      << "the file is small: the counts are the attack";
   for (const char* view : {"occupancy", "timeline", "histograms", "summary"}) {
     const fs::path out = dir_ / (std::string("devices-") + view + ".png");
-    const Result r = run_viewer(file("devices.gpulb") + " --view " + view + " --size 1280x760 --screenshot " + out.string());
+    const Result r = run_viewer(file("devices.gpulb") + " --view " + view +
+                                " --size 1280x760 --screenshot " + out.string());
     EXPECT_EQ(r.rc, 0) << view << ": " << r.output;
     EXPECT_GT(drawn_pixels(out), 1000) << view;
   }
@@ -201,10 +210,12 @@ TEST_F(HostileViewer, OccupancyOfA100000DeviceTraceRendersInBoundedMemory) {
 TEST_F(HostileViewer, AScreenshotThatCannotBeWrittenFailsAndLeavesNoFile) {
   need_display();
   const fs::path out = dir_ / "full-disk.png";
-  const Result r = run_viewer(file("small.gpulb") + " --size 640x480 --screenshot " + out.string(), "trap '' XFSZ; ulimit -f 4");
+  const Result r = run_viewer(file("small.gpulb") + " --size 640x480 --screenshot " + out.string(),
+                              "trap '' XFSZ; ulimit -f 4");
   EXPECT_EQ(r.rc, kExitWriteFailed) << r.output;
   EXPECT_NE(r.output.find(out.string()), std::string::npos) << "names the file: " << r.output;
-  EXPECT_NE(r.output.find("too large"), std::string::npos) << "names the cause (EFBIG): " << r.output;
+  EXPECT_NE(r.output.find("too large"), std::string::npos)
+      << "names the cause (EFBIG): " << r.output;
   EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
   EXPECT_TRUE(files_named(dir_, "full-disk").empty()) << "no PNG and no temporary file left";
 }
@@ -229,12 +240,16 @@ TEST_F(HostileViewer, AScreenshotOverItsOwnInputIsRefusedAndTheTraceKept) {
   const std::string before = bytes(in);
   const fs::path link = dir_ / "link-to-input.gpulb";
   fs::create_symlink(in, link);
-  for (const std::string& args : {in.string() + " --screenshot " + in.string(), in.string() + " --screenshot " + link.string(),
-                                  in.string() + " " + file("long.gpulb") + " --view compare --screenshot " + link.string(),
-                                  "--lesson mohan-static-vs-stealing " + file("long.gpulb") + " " + in.string() + " --screenshot " + in.string()}) {
+  for (const std::string& args :
+       {in.string() + " --screenshot " + in.string(),
+        in.string() + " --screenshot " + link.string(),
+        in.string() + " " + file("long.gpulb") + " --view compare --screenshot " + link.string(),
+        "--lesson mohan-static-vs-stealing " + file("long.gpulb") + " " + in.string() +
+            " --screenshot " + in.string()}) {
     const Result r = run_viewer(args);
     EXPECT_EQ(r.rc, kExitBadInput) << args << ": " << r.output;
-    EXPECT_NE(r.output.find("refusing to write over it"), std::string::npos) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("refusing to write over it"), std::string::npos)
+        << args << ": " << r.output;
     EXPECT_EQ(bytes(in), before) << args << ": the trace is unchanged";
   }
   EXPECT_TRUE(fs::is_symlink(link));

@@ -30,7 +30,8 @@ std::shared_ptr<trace::Trace> hybrid_trace() {
     tr.device = 0;
     tr.worker = w;
     tr.name = "worker " + std::to_string(w);
-    tr.events = {make_event(0, EventKind::WorkerStart, w, trace::kUnknownSm), make_event(100 + w, EventKind::TaskBegin, w, 0),
+    tr.events = {make_event(0, EventKind::WorkerStart, w, trace::kUnknownSm),
+                 make_event(100 + w, EventKind::TaskBegin, w, 0),
                  make_event(900, EventKind::TaskEnd, w, 0), make_event(2000, EventKind::WorkerEnd)};
     t->tracks.push_back(tr);
   }
@@ -38,9 +39,12 @@ std::shared_ptr<trace::Trace> hybrid_trace() {
   host.role = trace::TrackRole::Host;
   host.device = 0;
   host.name = "host: work group list";
-  host.events = {make_event(50, EventKind::RequestSplit, 2, 12), make_event(60, EventKind::KernelLaunch, 2, 1 | (1 << 8)),
-                 make_event(61, EventKind::Transfer, 4096, 0), make_event(62, EventKind::KernelLaunch, 4, 1 | (2 << 8)),
-                 make_event(950, EventKind::KernelEnd, 2, 1 | (1 << 8)), make_event(1000, EventKind::KernelEnd, 4, 1 | (2 << 8))};
+  host.events = {make_event(50, EventKind::RequestSplit, 2, 12),
+                 make_event(60, EventKind::KernelLaunch, 2, 1 | (1 << 8)),
+                 make_event(61, EventKind::Transfer, 4096, 0),
+                 make_event(62, EventKind::KernelLaunch, 4, 1 | (2 << 8)),
+                 make_event(950, EventKind::KernelEnd, 2, 1 | (1 << 8)),
+                 make_event(1000, EventKind::KernelEnd, 4, 1 | (2 << 8))};
   t->tracks.push_back(host);
   for (std::uint32_t b = 0; b < 4; ++b) {  // the GPU side's blocks, on two SMs
     trace::Track tr;
@@ -49,7 +53,8 @@ std::shared_ptr<trace::Trace> hybrid_trace() {
     tr.worker = b % 2;
     tr.sm = b / 2;
     tr.name = "SM " + std::to_string(b / 2) + " lane " + std::to_string(b % 2);
-    tr.events = {make_event(200, EventKind::WorkerStart, 2 + b, static_cast<std::uint16_t>(b / 2)), make_event(210, EventKind::TaskBegin, 2 + b, 0),
+    tr.events = {make_event(200, EventKind::WorkerStart, 2 + b, static_cast<std::uint16_t>(b / 2)),
+                 make_event(210, EventKind::TaskBegin, 2 + b, 0),
                  make_event(700, EventKind::TaskEnd, 2 + b, 0)};
     t->tracks.push_back(tr);
   }
@@ -88,8 +93,9 @@ TEST(HybridTrace, TheHostLaneLabelsTheSplitAndEachSidesLaunch) {
   ASSERT_NE(host, nullptr);
   std::vector<std::string> texts;
   for (const Marker& k : host->markers) texts.push_back(marker_text(k, false));
-  EXPECT_EQ(texts, (std::vector<std::string>{"split: cpu 2 (1.2%)", "cpu launch 2 full", "to device 4.1 kB", "gpu launch 4 full", "cpu end 2 full",
-                                             "gpu end 4 full"}));
+  EXPECT_EQ(texts, (std::vector<std::string>{"split: cpu 2 (1.2%)", "cpu launch 2 full",
+                                             "to device 4.1 kB", "gpu launch 4 full",
+                                             "cpu end 2 full", "gpu end 4 full"}));
 }
 
 }  // namespace

@@ -39,12 +39,15 @@ TEST(Lessons, NamesAreUniqueAndEveryLessonHasItsTexts) {
   for (const builtin::Lesson& l : builtin::lessons()) {
     EXPECT_TRUE(names.insert(l.name).second) << l.name;
     EXPECT_EQ(builtin::find_lesson(l.name), &l);
-    for (std::string_view t : {l.title, l.paper, l.claim, l.look_for, l.today, l.a.label, l.b.label}) EXPECT_FALSE(t.empty()) << l.name;
+    for (std::string_view t :
+         {l.title, l.paper, l.claim, l.look_for, l.today, l.a.label, l.b.label})
+      EXPECT_FALSE(t.empty()) << l.name;
     EXPECT_NE(l.a.trace, l.b.trace) << l.name;
     EXPECT_NE(builtin::lessons_help().find(std::string(l.name)), std::string::npos);
   }
   // The issue's five: Chen Figure 7, Chen multi-GPU, Grossman, Mohan & Gopalan, G-Charm.
-  for (const char* n : {"chen-fig7", "chen-multi-gpu", "grossman-tasks-per-sm", "mohan-static-vs-stealing", "gcharm-combining"}) {
+  for (const char* n : {"chen-fig7", "chen-multi-gpu", "grossman-tasks-per-sm",
+                        "mohan-static-vs-stealing", "gcharm-combining"}) {
     EXPECT_NE(builtin::find_lesson(n), nullptr) << n;
   }
   EXPECT_EQ(builtin::find_lesson("chen-fig8"), nullptr);
@@ -57,7 +60,8 @@ TEST(Lessons, EveryLessonsTracesAreShippedAndLoad) {
       ASSERT_TRUE(path.has_value()) << l.name << ": " << r->trace;
       const TraceModel m(std::make_shared<const trace::Trace>(trace::read_trace(*path)));
       EXPECT_GT(m.task_count(), 0u) << *path;
-      EXPECT_EQ(m.header().meta.backend, "cuda") << *path << ": a lesson's traces are real GPU runs";
+      EXPECT_EQ(m.header().meta.backend, "cuda")
+          << *path << ": a lesson's traces are real GPU runs";
       if (!r->scenario.empty()) {
         EXPECT_EQ(m.header().meta.scenario, r->scenario) << *path;
         EXPECT_EQ(m.header().meta.policy, r->policy) << *path;
@@ -69,13 +73,17 @@ TEST(Lessons, EveryLessonsTracesAreShippedAndLoad) {
 TEST(Lessons, ChenFig7PutsTheHardwareSchedulerAheadOfTheTaskQueue) {
   // What the viewer's lesson panel says on opening chen-fig7: A (hardware) is faster than B.
   const builtin::Lesson& l = *builtin::find_lesson("chen-fig7");
-  const TraceModel a(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(l.a.trace))));
-  const TraceModel b(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(l.b.trace))));
+  const TraceModel a(std::make_shared<const trace::Trace>(
+      trace::read_trace(*builtin::find_shipped_trace(l.a.trace))));
+  const TraceModel b(std::make_shared<const trace::Trace>(
+      trace::read_trace(*builtin::find_shipped_trace(l.b.trace))));
   EXPECT_LT(a.stats().makespan_ns, b.stats().makespan_ns);
-  const InputMatch input = compare_inputs(a.header().meta, b.header().meta, [](const std::string& scenario, const std::string& param) {
-    const auto& specs = builtin::registry().get(scenario).params();
-    return std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& p) { return p.name == param; });
-  });
+  const InputMatch input = compare_inputs(
+      a.header().meta, b.header().meta, [](const std::string& scenario, const std::string& param) {
+        const auto& specs = builtin::registry().get(scenario).params();
+        return std::any_of(specs.begin(), specs.end(),
+                           [&](const ParamSpec& p) { return p.name == param; });
+      });
   EXPECT_TRUE(input.same) << input.difference;
   EXPECT_EQ(compare_headline(a, b, input).rfind("B took ", 0), 0u) << compare_headline(a, b, input);
   const auto facts = compare_facts(a, b);
@@ -88,7 +96,9 @@ const TraceModel& lesson_trace(const char* lesson, char side) {
   const builtin::Lesson& l = *builtin::find_lesson(lesson);
   const std::string_view file = side == 'a' ? l.a.trace : l.b.trace;
   auto& m = cache[std::string(file)];
-  if (!m) m = std::make_unique<TraceModel>(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(file))));
+  if (!m)
+    m = std::make_unique<TraceModel>(std::make_shared<const trace::Trace>(
+        trace::read_trace(*builtin::find_shipped_trace(file))));
   return *m;
 }
 
@@ -128,7 +138,9 @@ TEST(Lessons, TheirTextsDescribeWhatTheirTracesShow) {
   for (char side : {'a', 'b'}) {
     const auto& devices = lesson_trace("chen-multi-gpu", side).stats().per_device;
     ASSERT_EQ(devices.size(), 4u);
-    const auto [lo, hi] = std::minmax_element(devices.begin(), devices.end(), [](const auto& x, const auto& y) { return x.busy_ns < y.busy_ns; });
+    const auto [lo, hi] =
+        std::minmax_element(devices.begin(), devices.end(),
+                            [](const auto& x, const auto& y) { return x.busy_ns < y.busy_ns; });
     EXPECT_LT(static_cast<double>(hi->busy_ns) / static_cast<double>(lo->busy_ns), 1.005) << side;
   }
 }
@@ -150,7 +162,9 @@ TEST(Lessons, RecipesNameWhatTheRegistryRunsOnTheCpu) {
       ASSERT_NE(p, nullptr) << cfg->policy;
       EXPECT_TRUE(reg.policy_runs_on(*p, Backend::Cpu)) << cfg->policy;
       EXPECT_EQ(cfg->params.size(), r->params.size()) << "a parameter given twice in " << l.name;
-      EXPECT_EQ(builtin::recipe_command(*r).rfind("gpulb run " + cfg->scenario + " --backend cpu", 0), 0u);
+      EXPECT_EQ(
+          builtin::recipe_command(*r).rfind("gpulb run " + cfg->scenario + " --backend cpu", 0),
+          0u);
     }
   }
 }
@@ -180,8 +194,10 @@ TEST(Lessons, TodaysFiguresAreTheDocsMeasurements) {
   const std::regex figure(R"((\d+(\.\d+)?)(%| ms| us| ns| M nodes/s| GB))");
   for (const builtin::Lesson& l : builtin::lessons()) {
     const std::string today(l.today);
-    for (auto it = std::sregex_iterator(today.begin(), today.end(), figure); it != std::sregex_iterator(); ++it) {
-      EXPECT_NE(docs.find((*it)[1].str()), std::string::npos) << l.name << ": " << (*it)[0] << " is in neither doc";
+    for (auto it = std::sregex_iterator(today.begin(), today.end(), figure);
+         it != std::sregex_iterator(); ++it) {
+      EXPECT_NE(docs.find((*it)[1].str()), std::string::npos)
+          << l.name << ": " << (*it)[0] << " is in neither doc";
     }
   }
 }
@@ -194,10 +210,13 @@ TEST(LessonVerdict, EachLessonsVerdictOnItsShippedTracesIsTheOnePapersMdStates) 
   for (const builtin::Lesson& l : builtin::lessons()) {
     const trace::Trace a = trace::read_trace(*builtin::find_shipped_trace(l.a.trace));
     const trace::Trace b = trace::read_trace(*builtin::find_shipped_trace(l.b.trace));
-    const trace::TraceStatistics sa = trace::compute_statistics(a), sb = trace::compute_statistics(b);
+    const trace::TraceStatistics sa = trace::compute_statistics(a),
+                                 sb = trace::compute_statistics(b);
     const auto file = builtin::find_series_recording(l);
-    const std::optional<builtin::SeriesRecording> rec = file ? std::optional(builtin::read_series(*file)) : std::nullopt;
-    const std::string verdict = builtin::lesson_verdict(l, {a.meta, sa}, {b.meta, sb}, rec ? &*rec : nullptr).verdict;
+    const std::optional<builtin::SeriesRecording> rec =
+        file ? std::optional(builtin::read_series(*file)) : std::nullopt;
+    const std::string verdict =
+        builtin::lesson_verdict(l, {a.meta, sa}, {b.meta, sb}, rec ? &*rec : nullptr).verdict;
     const std::string stated = "`" + std::string(l.name) + "` " + verdict;
     const auto at = papers.find(stated);
     EXPECT_NE(at, std::string::npos) << "docs/papers.md does not say \"" << stated << "\"";
@@ -224,7 +243,8 @@ TEST(LessonVerdict, JudgesEachQuantityAndSumsThemUp) {
   ASSERT_EQ(v.quantities.size(), 2u);
   EXPECT_EQ(v.quantities[0].in_short, "B 2.00x faster");
   EXPECT_EQ(v.quantities[1].in_short, "B 219x fewer task slots");
-  EXPECT_NE(v.headline.find("800,000"), std::string::npos) << "the paper's figure beside the measured one: " << v.headline;
+  EXPECT_NE(v.headline.find("800,000"), std::string::npos)
+      << "the paper's figure beside the measured one: " << v.headline;
 
   sb.makespan_ns = 1'960'000;  // 2% apart: a tie, which no claim of "faster" survives
   v = verdict();
@@ -245,16 +265,19 @@ TEST(LessonVerdict, JudgesEachQuantityAndSumsThemUp) {
   v = verdict();
   EXPECT_EQ(v.verdict, "reversed") << "judged on the time alone";
   EXPECT_FALSE(v.quantities[1].holds.has_value());
-  EXPECT_NE(v.quantities[1].measured.find("not in B's trace"), std::string::npos) << v.quantities[1].measured;
+  EXPECT_NE(v.quantities[1].measured.find("not in B's trace"), std::string::npos)
+      << v.quantities[1].measured;
 
-  lesson.quantities = {{builtin::Quantity::TasksPerSmMaxMin, builtin::Expectation::AtMost, 1.6, "max/min 1.6"}};
+  lesson.quantities = {
+      {builtin::Quantity::TasksPerSmMaxMin, builtin::Expectation::AtMost, 1.6, "max/min 1.6"}};
   sa.per_sm = {{"SM 0", 0, 0, 1, 10, 0}, {"SM 1", 0, 1, 1, 14, 0}};
   sb.per_sm = {{"SM 0", 0, 0, 1, 10, 0}, {"SM 1", 0, 1, 1, 0, 0}};  // an SM without a task
   v = verdict();
   EXPECT_EQ(v.verdict, "holds partly");
   EXPECT_DOUBLE_EQ(*v.quantities[0].a, 1.4);
   EXPECT_TRUE(std::isinf(*v.quantities[0].b));
-  sb.per_sm = {{"SM 0", 0, 0, 1, 100, 0}, {"SM 1", 0, 1, 1, 161, 0}};  // 1.61: "1.6" at the paper's precision
+  sb.per_sm = {{"SM 0", 0, 0, 1, 100, 0},
+               {"SM 1", 0, 1, 1, 161, 0}};  // 1.61: "1.6" at the paper's precision
   EXPECT_EQ(verdict().verdict, "holds");
   sa.per_sm = sb.per_sm = {{"SM 0", 0, 0, 1, 100, 0}, {"SM 1", 0, 1, 1, 170, 0}};
   EXPECT_EQ(verdict().verdict, "does not hold") << "a bound missed is no reversal";
@@ -286,7 +309,8 @@ TEST(LessonSeries, EachShippedRecordingHoldsItsLessonsValues) {
     }
     const builtin::SeriesFigureData d = builtin::series_figure(l, rec);
     ASSERT_EQ(d.rows.size(), rec.points.size());
-    for (const builtin::SeriesFigureRow& r : d.rows) EXPECT_TRUE(r.a && r.b) << l.name << " " << r.value;
+    for (const builtin::SeriesFigureRow& r : d.rows)
+      EXPECT_TRUE(r.a && r.b) << l.name << " " << r.value;
     EXPECT_FALSE(d.measured.empty());
   }
   EXPECT_GE(with_series, 3);
@@ -296,7 +320,8 @@ TEST(LessonSeries, EachShippedRecordingHoldsItsLessonsValues) {
 // P1-P3 and 25% on P4, the paper's shares at P4, and today's H100 nearer the work left than 2009's.
 TEST(LessonSeries, Figure7IsSharesOfP0BesideTheWorkLeftAndThePapers) {
   const builtin::Lesson& l = *builtin::find_lesson("chen-fig7");
-  const builtin::SeriesFigureData d = builtin::series_figure(l, builtin::read_series(*builtin::find_series_recording(l)));
+  const builtin::SeriesFigureData d =
+      builtin::series_figure(l, builtin::read_series(*builtin::find_series_recording(l)));
   ASSERT_EQ(d.rows.size(), 5u);
   EXPECT_DOUBLE_EQ(*d.rows[0].a, 1.0);
   EXPECT_DOUBLE_EQ(*d.rows[0].b, 1.0);
@@ -304,7 +329,8 @@ TEST(LessonSeries, Figure7IsSharesOfP0BesideTheWorkLeftAndThePapers) {
   EXPECT_NEAR(*d.rows[4].ideal, 0.25, 1e-9);
   EXPECT_NEAR(*d.rows[4].paper_a, 0.516, 1e-9);
   EXPECT_NEAR(*d.rows[4].paper_b, 0.255, 1e-9);
-  EXPECT_LT(*d.rows[4].a, *d.rows[4].paper_a) << "the H100's block scheduler saves more than 2009's";
+  EXPECT_LT(*d.rows[4].a, *d.rows[4].paper_a)
+      << "the H100's block scheduler saves more than 2009's";
   EXPECT_NE(d.measured.find("26.8%"), std::string::npos) << d.measured;
 }
 
@@ -315,10 +341,12 @@ TEST(LessonSeries, ARecordingRoundTripsAndItsMedianIsTheMiddleRun) {
   rec.device = "CPU (2 threads)";
   rec.repeats = 3;
   builtin::SeriesPoint p{"4", {}, {}};
-  for (double t : {300.0, 100.0, 200.0}) p.a.runs.push_back({t, {{"peak_task_slots", static_cast<std::uint64_t>(t)}}, {}});
+  for (double t : {300.0, 100.0, 200.0})
+    p.a.runs.push_back({t, {{"peak_task_slots", static_cast<std::uint64_t>(t)}}, {}});
   for (double t : {50.0, 70.0, 60.0}) p.b.runs.push_back({t, {}, {1.0, 2.0}});
   rec.points.push_back(p);
-  const builtin::SeriesRecording back = builtin::series_from_json(builtin::series_to_json(rec), "memory");
+  const builtin::SeriesRecording back =
+      builtin::series_from_json(builtin::series_to_json(rec), "memory");
   ASSERT_EQ(back.points.size(), 1u);
   EXPECT_DOUBLE_EQ(back.points[0].a.median()->makespan_ns, 200.0);
   EXPECT_EQ(back.points[0].a.median()->metrics.at("peak_task_slots"), 200u);
@@ -338,11 +366,15 @@ TEST(LessonSeries, WhatIsNoRecordingIsRefusedByName) {
     return std::string();
   };
   EXPECT_NE(refused("{").find("bad.json"), std::string::npos);
-  EXPECT_NE(refused(R"({"format":"gpulb-trace"})").find("not a gpulb-lesson-series file"), std::string::npos);
-  EXPECT_NE(refused(R"({"format":"gpulb-lesson-series","version":9})").find("version 9"), std::string::npos);
-  EXPECT_NE(refused(R"({"format":"gpulb-lesson-series","version":1,"lesson":"x","parameter":"p","points":[{"value":"1","a":[{"makespan_ns":-5}],"b":[]}]})")
-                .find("no time"),
+  EXPECT_NE(refused(R"({"format":"gpulb-trace"})").find("not a gpulb-lesson-series file"),
             std::string::npos);
+  EXPECT_NE(refused(R"({"format":"gpulb-lesson-series","version":9})").find("version 9"),
+            std::string::npos);
+  EXPECT_NE(
+      refused(
+          R"({"format":"gpulb-lesson-series","version":1,"lesson":"x","parameter":"p","points":[{"value":"1","a":[{"makespan_ns":-5}],"b":[]}]})")
+          .find("no time"),
+      std::string::npos);
   EXPECT_THROW(builtin::read_series("/dev/zero"), builtin::SeriesError);
   EXPECT_THROW(builtin::read_series("/no/such/recording.json"), builtin::SeriesError);
 }
@@ -354,11 +386,12 @@ TEST(LessonSeries, RecordingRunsEveryValueBothSidesRepeatedly) {
   l.b.params = {"pattern=P4", "blocks=64", "work=10", "variant=paper", "queue_capacity=64"};
   l.series->values = {"P0", "P4"};
   int last_done = 0, last_total = 0;
-  const builtin::SeriesRecording rec = builtin::record_series(l, Backend::Cpu, 2, [&](int done, int total) {
-    EXPECT_EQ(done, last_done + 1);
-    last_done = done;
-    last_total = total;
-  });
+  const builtin::SeriesRecording rec =
+      builtin::record_series(l, Backend::Cpu, 2, [&](int done, int total) {
+        EXPECT_EQ(done, last_done + 1);
+        last_done = done;
+        last_total = total;
+      });
   EXPECT_EQ(last_total, 8);
   EXPECT_EQ(last_done, 8);
   ASSERT_EQ(rec.points.size(), 2u);
@@ -367,9 +400,11 @@ TEST(LessonSeries, RecordingRunsEveryValueBothSidesRepeatedly) {
   EXPECT_EQ(rec.points[1].b.runs.size(), 2u);
   EXPECT_GT(rec.points[1].a.runs[0].makespan_ns, 0.0);
   EXPECT_NE(rec.device.find("CPU"), std::string::npos) << rec.device;
-  EXPECT_NE(rec.command.find("gpulb lesson record chen-fig7 --backend cpu --repeats 2"), std::string::npos);
+  EXPECT_NE(rec.command.find("gpulb lesson record chen-fig7 --backend cpu --repeats 2"),
+            std::string::npos);
   // A series over GPUs needs GPUs: the CPU backend is one device.
-  EXPECT_THROW(builtin::record_series(*builtin::find_lesson("chen-multi-gpu"), Backend::Cpu, 1), ConfigError);
+  EXPECT_THROW(builtin::record_series(*builtin::find_lesson("chen-multi-gpu"), Backend::Cpu, 1),
+               ConfigError);
 }
 
 }  // namespace
@@ -390,8 +425,10 @@ TEST(LessonSeries, TheVerdictIsMeasuredAtTheClaimsValueOfTheRecording) {
   EXPECT_NE(at7.measured_on.find("lookahead 7"), std::string::npos) << at7.measured_on;
   ASSERT_EQ(at7.quantities.size(), 2u);
   EXPECT_EQ(at7.quantities[0].holds, false) << at7.quantities[0].measured;  // the times tie at 7
-  EXPECT_EQ(at7.quantities[1].holds, true) << at7.quantities[1].measured;   // fewer slots for the deques
-  const builtin::LessonVerdict traces = builtin::lesson_verdict(l, {a.meta, sa}, {b.meta, sb}, nullptr);
+  // fewer slots for the deques
+  EXPECT_EQ(at7.quantities[1].holds, true) << at7.quantities[1].measured;
+  const builtin::LessonVerdict traces =
+      builtin::lesson_verdict(l, {a.meta, sa}, {b.meta, sb}, nullptr);
   EXPECT_EQ(traces.measured_on, "the two traces");
   EXPECT_EQ(traces.quantities[0].holds, true) << "at lookahead 4 work stealing is faster";
   EXPECT_EQ(traces.quantities[1].holds, false) << "and needs more slots";
@@ -408,7 +445,8 @@ TEST(LessonSteps, EachStepFindsItsMomentInItsShippedTrace) {
       const std::optional<Moment> moment = moment_from_name(step.moment);
       ASSERT_TRUE(moment.has_value()) << what << ": no moment " << step.moment;
       const builtin::LessonRun& run = step.side == 0 ? l.a : l.b;
-      const TraceModel m(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(run.trace))));
+      const TraceModel m(std::make_shared<const trace::Trace>(
+          trace::read_trace(*builtin::find_shipped_trace(run.trace))));
       const std::vector<Finding> findings = compute_findings(m);
       const std::optional<MomentRange> at = find_moment(m, findings, *moment);
       ASSERT_TRUE(at.has_value()) << what << ": not in " << run.trace;
@@ -428,11 +466,18 @@ TEST(LessonSteps, EachStepFindsItsMomentInItsShippedTrace) {
         }
       }
       switch (*moment) {
-        case Moment::Run: EXPECT_DOUBLE_EQ(sel.end_ns - sel.begin_ns, run_range.end_ns - run_range.begin_ns) << what; break;
+        case Moment::Run:
+          EXPECT_DOUBLE_EQ(sel.end_ns - sel.begin_ns, run_range.end_ns - run_range.begin_ns)
+              << what;
+          break;
         case Moment::Spread: EXPECT_DOUBLE_EQ(sel.begin_ns, run_range.begin_ns) << what; break;
         case Moment::Tail: EXPECT_DOUBLE_EQ(sel.end_ns, run_range.end_ns) << what; break;
-        case Moment::Batches: EXPECT_GE(batches, 2u) << what << ": the host's batches arriving"; break;
-        case Moment::Launches: EXPECT_GE(launches, 2u) << what << ": two launches and what ran between"; break;
+        case Moment::Batches:
+          EXPECT_GE(batches, 2u) << what << ": the host's batches arriving";
+          break;
+        case Moment::Launches:
+          EXPECT_GE(launches, 2u) << what << ": two launches and what ran between";
+          break;
         case Moment::Steals: {
           const std::size_t steals = m.steals_between(shown.begin_ns, shown.end_ns);
           EXPECT_GT(steals, 0u) << what;
@@ -448,9 +493,12 @@ TEST(LessonSteps, EachStepFindsItsMomentInItsShippedTrace) {
 // launch, and its selection on A's clock is that much after A's launch.
 TEST(LessonSteps, AMomentOfBIsShownSinceBsLaunchAndSelectedOnAsClock) {
   const builtin::Lesson& l = *builtin::find_lesson("chen-fig7");
-  const TraceModel a(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(l.a.trace))));
-  const TraceModel b(std::make_shared<const trace::Trace>(trace::read_trace(*builtin::find_shipped_trace(l.b.trace))));
-  const MomentRange m{{launch_ns(b) + 100.0, launch_ns(b) + 300.0}, {launch_ns(b) + 50.0, launch_ns(b) + 400.0}};
+  const TraceModel a(std::make_shared<const trace::Trace>(
+      trace::read_trace(*builtin::find_shipped_trace(l.a.trace))));
+  const TraceModel b(std::make_shared<const trace::Trace>(
+      trace::read_trace(*builtin::find_shipped_trace(l.b.trace))));
+  const MomentRange m{{launch_ns(b) + 100.0, launch_ns(b) + 300.0},
+                      {launch_ns(b) + 50.0, launch_ns(b) + 400.0}};
   const CompareJump j = compare_jump(a, b, m);
   EXPECT_DOUBLE_EQ(j.range.begin_ns, 50.0);
   EXPECT_DOUBLE_EQ(j.range.end_ns, 400.0);
@@ -470,10 +518,13 @@ TEST(LessonVerdict, ABalanceBothSidesKeepIsStatedAsHowClose) {
   const builtin::SeriesRecording r = builtin::read_series(*rec);
   const builtin::LessonVerdict v = builtin::lesson_verdict(l, {a.meta, sa}, {b.meta, sb}, &r);
   const auto q = std::find_if(v.quantities.begin(), v.quantities.end(),
-                              [](const builtin::MeasuredQuantity& x) { return x.quantity == builtin::Quantity::DeviceBusyMaxMin; });
+                              [](const builtin::MeasuredQuantity& x) {
+                                return x.quantity == builtin::Quantity::DeviceBusyMaxMin;
+                              });
   ASSERT_NE(q, v.quantities.end());
   ASSERT_TRUE(q->a && q->b);
-  EXPECT_NE(q->paper.find("Solution 1"), std::string::npos) << q->paper << ": what the paper found of A";
+  EXPECT_NE(q->paper.find("Solution 1"), std::string::npos)
+      << q->paper << ": what the paper found of A";
   if (std::max(*q->a, *q->b) < 1.05) {
     EXPECT_NE(q->in_short.find("both within"), std::string::npos) << q->in_short;
     EXPECT_NE(q->measured.find("both within"), std::string::npos) << q->measured;

@@ -13,14 +13,17 @@ using trace::EventKind;
 using trace::make_event;
 
 // `devices` GPUs; one worker track with a task and a queue level on each of `busy` of them.
-std::shared_ptr<const trace::Trace> many_devices(std::uint32_t devices, std::initializer_list<std::uint32_t> busy) {
+std::shared_ptr<const trace::Trace> many_devices(std::uint32_t devices,
+                                                 std::initializer_list<std::uint32_t> busy) {
   auto t = std::make_shared<trace::Trace>();
-  for (std::uint32_t d = 0; d < devices; ++d) t->devices.push_back({trace::DeviceKind::Gpu, d, "G", 1, 1});
+  for (std::uint32_t d = 0; d < devices; ++d)
+    t->devices.push_back({trace::DeviceKind::Gpu, d, "G", 1, 1});
   for (const std::uint32_t d : busy) {
     trace::Track tr{trace::TrackRole::Worker, d, 0, 0, "block 0", 0, {}};
-    tr.events = {make_event(100, EventKind::WorkerStart), make_event(110, EventKind::QueueLevel, 3, 0),
-                 make_event(120, EventKind::TaskBegin, 1, 0), make_event(900, EventKind::TaskEnd, 1, 0),
-                 make_event(950, EventKind::WorkerEnd)};
+    tr.events = {make_event(100, EventKind::WorkerStart),
+                 make_event(110, EventKind::QueueLevel, 3, 0),
+                 make_event(120, EventKind::TaskBegin, 1, 0),
+                 make_event(900, EventKind::TaskEnd, 1, 0), make_event(950, EventKind::WorkerEnd)};
     t->tracks.push_back(std::move(tr));
   }
   return t;

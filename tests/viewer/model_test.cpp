@@ -26,16 +26,19 @@ std::shared_ptr<const trace::Trace> small_trace() {
   auto t = std::make_shared<trace::Trace>();
   t->devices.push_back({trace::DeviceKind::Cpu, 0, "CPU (2 threads)", 2, 2});
   trace::Track w0{trace::TrackRole::Worker, 0, 0, trace::Track::kNoSm, "worker 0", 0, {}};
-  w0.events = {make_event(50, EventKind::WorkerStart), make_event(100, EventKind::TaskBegin, 1, 0),
-               make_event(200, EventKind::TaskEnd, 1, 0), make_event(200, EventKind::DequeueFailed),
-               make_event(300, EventKind::TaskBegin, 2, 1), make_event(600, EventKind::TaskEnd, 2, 1),
-               make_event(700, EventKind::WorkerEnd, 3)};
+  w0.events = {
+      make_event(50, EventKind::WorkerStart),      make_event(100, EventKind::TaskBegin, 1, 0),
+      make_event(200, EventKind::TaskEnd, 1, 0),   make_event(200, EventKind::DequeueFailed),
+      make_event(300, EventKind::TaskBegin, 2, 1), make_event(600, EventKind::TaskEnd, 2, 1),
+      make_event(700, EventKind::WorkerEnd, 3)};
   trace::Track w1{trace::TrackRole::Worker, 0, 1, trace::Track::kNoSm, "worker 1", 0, {}};
-  w1.events = {make_event(60, EventKind::WorkerStart, 1), make_event(140, EventKind::Steal, 0),
-               make_event(140, EventKind::QueueLevel, 4, 0), make_event(150, EventKind::TaskBegin, 3, 0),
-               make_event(450, EventKind::TaskEnd, 3, 0), make_event(650, EventKind::WorkerEnd)};
+  w1.events = {
+      make_event(60, EventKind::WorkerStart, 1),    make_event(140, EventKind::Steal, 0),
+      make_event(140, EventKind::QueueLevel, 4, 0), make_event(150, EventKind::TaskBegin, 3, 0),
+      make_event(450, EventKind::TaskEnd, 3, 0),    make_event(650, EventKind::WorkerEnd)};
   trace::Track host{trace::TrackRole::Host, 0, 0, trace::Track::kNoSm, "host producer", 0, {}};
-  host.events = {make_event(10, EventKind::HostEnqueue, 5, 0), make_event(10, EventKind::QueueLevel, 5, 0),
+  host.events = {make_event(10, EventKind::HostEnqueue, 5, 0),
+                 make_event(10, EventKind::QueueLevel, 5, 0),
                  make_event(500, EventKind::QueueLevel, 2, 0)};
   t->tracks = {w1, host, w0};  // out of display order on purpose
   return t;
@@ -68,7 +71,7 @@ TEST(Lod, VisibleRangeIsFoundByBinarySearch) {
   for (std::uint64_t i = 0; i < 1000; ++i) v.push_back({i * 10, i * 10 + 5});
   const std::span<const Iv> s(v);
   EXPECT_EQ(first_ending_at_or_after(s, 0.0), 0u);
-  EXPECT_EQ(first_ending_at_or_after(s, 5.0), 0u);   // [0,5] still touches t = 5
+  EXPECT_EQ(first_ending_at_or_after(s, 5.0), 0u);  // [0,5] still touches t = 5
   EXPECT_EQ(first_ending_at_or_after(s, 5.5), 1u);
   EXPECT_EQ(first_ending_at_or_after(s, 9999.0), 1000u);
   EXPECT_EQ(first_beginning_at_or_after(s, 0, 4005.0), 401u);
@@ -172,8 +175,8 @@ TEST(TraceModel, QueueLevelsMergeWritersInTimeOrder) {
   const StepSeries& q = m.queues()[0].level;
   EXPECT_EQ(m.queues()[0].label, "CPU queue 0");
   EXPECT_EQ(q.value_at(5), 0);
-  EXPECT_EQ(q.value_at(100), 5);   // the host wrote 5
-  EXPECT_EQ(q.value_at(140), 4);   // worker 1 took one
+  EXPECT_EQ(q.value_at(100), 5);  // the host wrote 5
+  EXPECT_EQ(q.value_at(140), 4);  // worker 1 took one
   EXPECT_EQ(q.value_at(650), 2);
   // The device's workers ended by 700: nothing takes from the queue after, so it holds no level.
   EXPECT_EQ(q.value_at(10000), 0);
@@ -215,7 +218,7 @@ TEST(Replay, StateAtThePlayhead) {
   const int w0 = m.worker_lane(0, 0), w1 = m.worker_lane(0, 1);
   const ReplayState r = replay_state_at(m, 350);
   EXPECT_EQ(r.lanes[w0].tasks_done, 1u);
-  EXPECT_EQ(r.lanes[w0].running, 1);          // task 2 is running
+  EXPECT_EQ(r.lanes[w0].running, 1);           // task 2 is running
   EXPECT_EQ(r.lanes[w0].busy_ns, 100u + 50u);  // task 1 and half... 50 ns of task 2
   EXPECT_EQ(r.lanes[w1].tasks_done, 0u);
   EXPECT_EQ(r.lanes[w1].busy_ns, 200u);
@@ -242,12 +245,14 @@ TEST(StepSeries, ColumnsSummariseEachPixel) {
 
 TEST(StepSeries, BlockMinMaxMatchesAScan) {
   std::vector<StepSeries::Point> p;
-  for (std::uint64_t i = 0; i < 1000; ++i) p.push_back({i, static_cast<std::int64_t>((i * 7919) % 1000)});
+  for (std::uint64_t i = 0; i < 1000; ++i)
+    p.push_back({i, static_cast<std::int64_t>((i * 7919) % 1000)});
   const StepSeries s(p);
   const auto cols = s.columns(0, 333, 3);
   for (int c = 0; c < 3; ++c) {
     std::int64_t lo = 1 << 30, hi = -1;
-    for (std::uint64_t i = static_cast<std::uint64_t>(c) * 333; i < std::min<std::uint64_t>(1000, (c + 1) * 333); ++i) {
+    for (std::uint64_t i = static_cast<std::uint64_t>(c) * 333;
+         i < std::min<std::uint64_t>(1000, (c + 1) * 333); ++i) {
       lo = std::min(lo, p[i].value);
       hi = std::max(hi, p[i].value);
     }
@@ -330,16 +335,19 @@ TEST(Synthetic, GivesTheEventsAskedForAndSurvivesTheFileFormat) {
 TEST(TimeFormat, TimesAreDecimalsWithAUnitAndNothingElse) {
   EXPECT_DOUBLE_EQ(*parse_time_ns("1.5ms"), 1.5e6);
   EXPECT_DOUBLE_EQ(*parse_time_ns(".5us"), 500.0);
-  for (const char* bad : {"", " 1", "1 ", "+1", "-0", "0x10", "1e3", "1e400", "1..2", ".", "1msx", "nan", "inf"}) {
+  for (const char* bad :
+       {"", " 1", "1 ", "+1", "-0", "0x10", "1e3", "1e400", "1..2", ".", "1msx", "nan", "inf"}) {
     EXPECT_FALSE(parse_time_ns(bad)) << "'" << bad << "'";
   }
   EXPECT_FALSE(parse_time_ns(std::string(400, '9'))) << "past what a double holds";
-  EXPECT_FALSE(parse_time_ns("1" + std::string(300, '0') + "s")) << "finite, but not in nanoseconds";
+  EXPECT_FALSE(parse_time_ns("1" + std::string(300, '0') + "s"))
+      << "finite, but not in nanoseconds";
 }
 
 TEST(TimeFormat, ARangeIsExactlyStartColonEnd) {
   ASSERT_TRUE(parse_time_span("1ms:2.5ms"));
-  for (const char* bad : {"1:2:3", "1ms", ":1ms", "1ms:", "2ms:1ms", "1ms:1ms", "1ms::2ms", "0x1:0x2"}) {
+  for (const char* bad :
+       {"1:2:3", "1ms", ":1ms", "1ms:", "2ms:1ms", "1ms:1ms", "1ms::2ms", "0x1:0x2"}) {
     EXPECT_FALSE(parse_time_span(bad)) << "'" << bad << "'";
   }
 }

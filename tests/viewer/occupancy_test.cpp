@@ -11,7 +11,8 @@ namespace {
 TEST(Occupancy, AQueueThatNeverHeldATaskGetsNoPanelButANote) {
   const TraceModel& m = testing::recorded(testing::kUts);
   const OccupancyPlots o = occupancy_plots(m);
-  for (const OccupancyPlot& p : o.plots) EXPECT_GT(p.series->max_value(), 0) << p.title << " is an empty panel";
+  for (const OccupancyPlot& p : o.plots)
+    EXPECT_GT(p.series->max_value(), 0) << p.title << " is an empty panel";
   EXPECT_NE(o.note.find("GPU 0 queue 0"), std::string::npos) << o.note;
   bool deques = false;
   for (const OccupancyPlot& p : o.plots) deques = deques || p.kind == OccupancyPlot::Kind::Deques;
@@ -28,7 +29,8 @@ TEST(Occupancy, BusyWorkersScaleToTheirPeak) {
     if (p.kind != OccupancyPlot::Kind::Busy) continue;
     EXPECT_GE(p.top, peak);
     EXPECT_LE(p.top, peak * 1.1) << "topped at " << p.top << " for a peak of " << peak;
-    EXPECT_NE(p.caption.find(std::to_string(dev.workers)), std::string::npos) << "the caption still names the workers";
+    EXPECT_NE(p.caption.find(std::to_string(dev.workers)), std::string::npos)
+        << "the caption still names the workers";
     ASSERT_GE(p.ticks.size(), 3u);
     EXPECT_LE(p.ticks.back().at, p.top);
   }

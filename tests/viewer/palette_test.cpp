@@ -17,7 +17,8 @@ namespace {
 TEST(Palette, NoTaskKindLooksLikeAnEvent) {
   for (int kind = 0; kind < 64; ++kind) {
     for (const NamedColour& e : event_colours()) {
-      EXPECT_GE(colour_distance(kind_colour(static_cast<std::uint16_t>(kind)), e.colour), kMinMeaningDistance)
+      EXPECT_GE(colour_distance(kind_colour(static_cast<std::uint16_t>(kind)), e.colour),
+                kMinMeaningDistance)
           << "kind " << kind << " against " << e.meaning;
     }
   }
@@ -26,9 +27,11 @@ TEST(Palette, NoTaskKindLooksLikeAnEvent) {
 TEST(Palette, NoTaskDurationLooksLikeAnEvent) {
   for (int i = 0; i <= 100; ++i) {
     const Rgb8 c = duration_colour(std::pow(10.0, 2.0 + 5.0 * i / 100.0), 100.0, 1e7);
-    for (const NamedColour& e : event_colours()) EXPECT_GE(colour_distance(c, e.colour), kMinMeaningDistance) << i << " " << e.meaning;
+    for (const NamedColour& e : event_colours())
+      EXPECT_GE(colour_distance(c, e.colour), kMinMeaningDistance) << i << " " << e.meaning;
   }
-  EXPECT_NE(duration_colour(100, 100, 1e7), duration_colour(1e7, 100, 1e7)) << "short and long differ";
+  EXPECT_NE(duration_colour(100, 100, 1e7), duration_colour(1e7, 100, 1e7))
+      << "short and long differ";
 }
 
 TEST(Palette, EventsDifferFromEachOther) {
@@ -44,11 +47,14 @@ TEST(Palette, EventsDifferFromEachOther) {
 TEST(Palette, TheFirstKindsDifferFromEachOtherAndFromTheSmRows) {
   for (int a = 0; a < 8; ++a) {
     for (int b = a + 1; b < 8; ++b) {
-      EXPECT_GE(colour_distance(kind_colour(static_cast<std::uint16_t>(a)), kind_colour(static_cast<std::uint16_t>(b))), 20.0)
+      EXPECT_GE(colour_distance(kind_colour(static_cast<std::uint16_t>(a)),
+                                kind_colour(static_cast<std::uint16_t>(b))),
+                20.0)
           << a << " " << b;
     }
     for (int level = 0; level <= kHeatLevels; ++level) {
-      EXPECT_GE(colour_distance(kind_colour(static_cast<std::uint16_t>(a)), heat_colour(level / double(kHeatLevels), 0)),
+      EXPECT_GE(colour_distance(kind_colour(static_cast<std::uint16_t>(a)),
+                                heat_colour(level / double(kHeatLevels), 0)),
                 kMinMeaningDistance)
           << "kind " << a << " against a folded row " << level << "/" << kHeatLevels << " busy";
     }
@@ -64,7 +70,8 @@ TEST(Palette, ASmRowMarksStealsInTheStealColour) {
       EXPECT_LE(m.height, h);
     }
   }
-  EXPECT_LT(steal_mark(1, 18).height, steal_mark(4, 18).height) << "more steals a worker, a taller mark";
+  EXPECT_LT(steal_mark(1, 18).height, steal_mark(4, 18).height)
+      << "more steals a worker, a taller mark";
 }
 
 TEST(Palette, AnAllIdleSmRowIsTheIdleColour) {
@@ -84,10 +91,12 @@ TEST(Palette, EverySwatchIsLabelledOnceAndNoneLooksLikeAnother) {
       EXPECT_FALSE(all[i].label.empty()) << path;
       EXPECT_TRUE(labels.insert(all[i].label).second) << all[i].label << " twice in " << path;
       for (std::size_t j = i + 1; j < all.size(); ++j) {
-        EXPECT_GE(colour_distance(all[i].colour, all[j].colour), 10.0) << all[i].label << " and " << all[j].label << " in " << path;
+        EXPECT_GE(colour_distance(all[i].colour, all[j].colour), 10.0)
+            << all[i].label << " and " << all[j].label << " in " << path;
       }
       for (const std::uint16_t k : m.kinds()) {
-        EXPECT_GE(colour_distance(all[i].colour, kind_colour(k)), kMinMeaningDistance) << all[i].label << " and kind " << k;
+        EXPECT_GE(colour_distance(all[i].colour, kind_colour(k)), kMinMeaningDistance)
+            << all[i].label << " and kind " << k;
       }
     }
     EXPECT_EQ(all.front().colour, palette::kIdle) << "idle is always named: " << path;

@@ -25,7 +25,8 @@ double last_kernel_end(const TraceModel& m, std::uint32_t device) {
   for (const Lane& l : m.lanes()) {
     if (l.device != device || l.role != trace::TrackRole::Host) continue;
     for (const Marker& k : l.markers) {
-      if (k.kind == trace::EventKind::KernelEnd) end = std::max(end, static_cast<double>(k.time_ns));
+      if (k.kind == trace::EventKind::KernelEnd)
+        end = std::max(end, static_cast<double>(k.time_ns));
     }
   }
   return end;
@@ -34,19 +35,26 @@ double last_kernel_end(const TraceModel& m, std::uint32_t device) {
 // A batch of 3 written by the host at 10, claimed at 20-22; the claim that left 2 recorded late.
 TEST(QueueLevels, ABatchsLevelIsTheLowestItsClaimsLeftAndALateHostRecordIsDropped) {
   using W = LevelRecord::Writer;
-  const std::vector<LevelRecord> late_host = {{10, 3, W::Enqueue}, {20, 1, W::Worker}, {21, 0, W::Worker},
-                                              {22, 2, W::Worker},  {30, 3, W::HostBatch}};
+  const std::vector<LevelRecord> late_host = {{10, 3, W::Enqueue},
+                                              {20, 1, W::Worker},
+                                              {21, 0, W::Worker},
+                                              {22, 2, W::Worker},
+                                              {30, 3, W::HostBatch}};
   const StepSeries a(queue_level_points(late_host));
   EXPECT_EQ(a.value_at(20.5), 1);
   EXPECT_EQ(a.value_at(22.5), 0) << "the late record of 2 is not the level: all 3 were claimed";
   EXPECT_EQ(a.value_at(40), 0) << "the host's record came after its batch was gone";
-  const std::vector<LevelRecord> early_host = {{10, 3, W::Enqueue}, {10, 3, W::HostBatch}, {20, 2, W::Worker},
-                                               {21, 1, W::Worker},  {22, 0, W::Worker}};
+  const std::vector<LevelRecord> early_host = {{10, 3, W::Enqueue},
+                                               {10, 3, W::HostBatch},
+                                               {20, 2, W::Worker},
+                                               {21, 1, W::Worker},
+                                               {22, 0, W::Worker}};
   const StepSeries b(queue_level_points(early_host));
   EXPECT_EQ(b.value_at(15), 3) << "written before any claim: the tasks waited in the queue";
   EXPECT_EQ(b.value_at(23), 0);
   // Records that are not one a task (a sharing queue fed and taken in chunks) are kept as they are.
-  const std::vector<LevelRecord> chunks = {{10, 3, W::Enqueue}, {20, 1, W::Worker}, {22, 2, W::Worker}};
+  const std::vector<LevelRecord> chunks = {
+      {10, 3, W::Enqueue}, {20, 1, W::Worker}, {22, 2, W::Worker}};
   EXPECT_EQ(StepSeries(queue_level_points(chunks)).value_at(23), 2);
 }
 
@@ -55,14 +63,16 @@ TEST(QueueLevels, ABatchsLevelIsTheLowestItsClaimsLeftAndALateHostRecordIsDroppe
 // left 8 recorded after the one that left 0.
 TEST(QueueLevels, ClaimsOfSeveralEndTheirBatchAtTheClaimThatLeftNothing) {
   using W = LevelRecord::Writer;
-  const std::vector<LevelRecord> records = {{10, 16, W::Enqueue},  {11, 16, W::HostBatch}, {50, 16, W::Worker},
-                                            {52, 0, W::Worker},    {53, 8, W::Worker},     {60, 16, W::Enqueue},
-                                            {61, 16, W::HostBatch}, {100, 16, W::Worker},  {101, 8, W::Worker},
-                                            {102, 0, W::Worker}};
+  const std::vector<LevelRecord> records = {
+      {10, 16, W::Enqueue}, {11, 16, W::HostBatch}, {50, 16, W::Worker},    {52, 0, W::Worker},
+      {53, 8, W::Worker},   {60, 16, W::Enqueue},   {61, 16, W::HostBatch}, {100, 16, W::Worker},
+      {101, 8, W::Worker},  {102, 0, W::Worker}};
   const StepSeries s(queue_level_points(records));
-  EXPECT_EQ(s.value_at(30), 0) << "rung in, but in host memory until a block publishes it: nothing to claim";
+  EXPECT_EQ(s.value_at(30), 0)
+      << "rung in, but in host memory until a block publishes it: nothing to claim";
   EXPECT_EQ(s.value_at(51), 16);
-  EXPECT_EQ(s.value_at(55), 0) << "the late record of 8 is not the level: the claim that left 0 came first";
+  EXPECT_EQ(s.value_at(55), 0)
+      << "the late record of 8 is not the level: the claim that left 0 came first";
   EXPECT_EQ(s.value_at(80), 0);
   EXPECT_EQ(s.value_at(101.5), 8);
   EXPECT_EQ(s.value_at(103), 0);
@@ -73,8 +83,9 @@ TEST(QueueLevels, ClaimsOfSeveralEndTheirBatchAtTheClaimThatLeftNothing) {
 // publish of that batch; the host's record is its level.
 TEST(QueueLevels, ALateClaimTheSizeOfTheNextBatchIsNoPublish) {
   using W = LevelRecord::Writer;
-  const std::vector<LevelRecord> records = {{10, 16, W::Enqueue}, {11, 16, W::HostBatch}, {20, 0, W::Worker}, {30, 8, W::Enqueue},
-                                            {31, 8, W::HostBatch},  {32, 8, W::Worker},     {40, 0, W::Worker}};
+  const std::vector<LevelRecord> records = {
+      {10, 16, W::Enqueue},  {11, 16, W::HostBatch}, {20, 0, W::Worker}, {30, 8, W::Enqueue},
+      {31, 8, W::HostBatch}, {32, 8, W::Worker},     {40, 0, W::Worker}};
   const StepSeries s(queue_level_points(records));
   EXPECT_EQ(s.value_at(25), 0);
   EXPECT_EQ(s.value_at(31.5), 8) << "written into the queue: its host's record is the level";
@@ -91,7 +102,8 @@ TEST(QueueLevels, AModernQueueIsEmptyWhenItsHostRingsTheNextBatchIn) {
   for (std::size_t ti = 0; ti < m.header().tracks.size(); ++ti) {
     if (m.header().tracks[ti].role == trace::TrackRole::Host) continue;
     const EventColumns& ev = m.events(ti);
-    for (std::size_t i = 0; i < ev.size(); ++i) publishes += ev.kind(i) == trace::EventKind::QueueLevel && ev.arg(i) == 1024;
+    for (std::size_t i = 0; i < ev.size(); ++i)
+      publishes += ev.kind(i) == trace::EventKind::QueueLevel && ev.arg(i) == 1024;
   }
   ASSERT_GT(publishes, 0u) << testing::kP3Modern2Gpu << " is the recording of a mapped feed";
   int checked = 0;
@@ -101,7 +113,8 @@ TEST(QueueLevels, AModernQueueIsEmptyWhenItsHostRingsTheNextBatchIn) {
       if (k.kind != trace::EventKind::HostEnqueue) continue;
       const QueueSeries* q = queue(m, l.device, k.aux);
       ASSERT_NE(q, nullptr);
-      EXPECT_EQ(q->level.value_at(static_cast<double>(k.time_ns) - 1.0), 0) << q->label << " at " << k.time_ns - m.begin_ns() << " ns";
+      EXPECT_EQ(q->level.value_at(static_cast<double>(k.time_ns) - 1.0), 0)
+          << q->label << " at " << k.time_ns - m.begin_ns() << " ns";
       ++checked;
     }
   }
@@ -122,7 +135,8 @@ TEST(QueueLevels, ALevelEndsWithItsQueuesKernel) {
   }
   for (const Finding& f : compute_findings(m)) {
     EXPECT_EQ(f.text.find("GPU 1 queue"), std::string::npos) << f.text;
-    if (f.kind == FindingKind::QueueWaiting || f.kind == FindingKind::QueueStarved) EXPECT_LE(f.end_ns, last_kernel_end(m, 0)) << f.text;
+    if (f.kind == FindingKind::QueueWaiting || f.kind == FindingKind::QueueStarved)
+      EXPECT_LE(f.end_ns, last_kernel_end(m, 0)) << f.text;
   }
 }
 
@@ -136,14 +150,16 @@ TEST(QueueLevels, ALevelIsZeroFromItsEndPast2To53Ns) {
   t.devices.push_back(trace::Device{trace::DeviceKind::Cpu, 0, "CPU", 1, 1});
   trace::Track worker;
   worker.name = "worker 0";
-  worker.events = {trace::make_event(far + 1000, EventKind::QueueLevel, 9, 7), trace::make_event(far + 2048, EventKind::WorkerEnd)};
+  worker.events = {trace::make_event(far + 1000, EventKind::QueueLevel, 9, 7),
+                   trace::make_event(far + 2048, EventKind::WorkerEnd)};
   t.tracks.push_back(worker);
   const TraceModel m(std::move(t));
   const QueueSeries* q = queue(m, 0, 7);
   ASSERT_NE(q, nullptr);
   ASSERT_EQ(q->end_ns, far + 2048);
   EXPECT_EQ(q->level.value_at(static_cast<double>(far + 1024)), 9);
-  EXPECT_EQ(q->level.value_at(static_cast<double>(far + 2048)), 0) << "2^62 + 2048 is a double: the end itself";
+  EXPECT_EQ(q->level.value_at(static_cast<double>(far + 2048)), 0)
+      << "2^62 + 2048 is a double: the end itself";
 }
 
 // P4 under the paper's task queue: the host records a batch's level after its copy's fence, about
@@ -162,7 +178,8 @@ TEST(QueueLevels, AHostsRecordOfABatchTheBlocksHadAlreadyTakenIsNotALevel) {
   for (const Finding& f : fs) {
     if (f.kind == FindingKind::QueueWaiting) EXPECT_LT(f.share, 0.05) << f.text;
   }
-  const auto starved = std::find_if(fs.begin(), fs.end(), [](const Finding& f) { return f.kind == FindingKind::QueueStarved; });
+  const auto starved = std::find_if(
+      fs.begin(), fs.end(), [](const Finding& f) { return f.kind == FindingKind::QueueStarved; });
   ASSERT_NE(starved, fs.end());
   EXPECT_GT(starved->share, 0.8) << starved->text;
 }

@@ -158,7 +158,8 @@ TEST(RankTransfers, OneProcessTraceHasNone) {
 
 TEST(RankTransfers, ArrowsInViewAreCappedWithANote) {
   std::vector<RankTransfer> t;
-  for (std::uint64_t i = 0; i < kMaxRankArrows + 5; ++i) t.push_back({0, 1, 1, 100 * i, 100 * i + 50, 0, 1, true});
+  for (std::uint64_t i = 0; i < kMaxRankArrows + 5; ++i)
+    t.push_back({0, 1, 1, 100 * i, 100 * i + 50, 0, 1, true});
   t.push_back({0, 1, 1, 20, 20, 0, kNoTransferTrack, false});  // unpaired: never an arrow
   // An arrow that starts before the view and ends in it counts; one wholly before it does not.
   const RankTransfersInView few = rank_transfers_in_view(t, 120.0, 310.0);
@@ -170,18 +171,20 @@ TEST(RankTransfers, ArrowsInViewAreCappedWithANote) {
   EXPECT_EQ(all.in_view, kMaxRankArrows + 5);
   EXPECT_FALSE(all.arrows);
   EXPECT_TRUE(all.shown.empty());
-  EXPECT_NE(all.note.find(std::to_string(kMaxRankArrows + 5) + " rank transfers in view"), std::string::npos) << all.note;
+  EXPECT_NE(all.note.find(std::to_string(kMaxRankArrows + 5) + " rank transfers in view"),
+            std::string::npos)
+      << all.note;
   EXPECT_NE(all.note.find("zoom in"), std::string::npos) << all.note;
 }
 
 // Hovering a rank arrow shows what moved, between which ranks, and when.
 TEST(RankArrows, TheArrowUnderTheMouseIsFoundAndDescribed) {
   const std::vector<RankArrow> arrows = {{0, 100, 50, 140, 250}, {1, 300, 250, 310, 50}};
-  EXPECT_EQ(rank_arrow_at(arrows, 120, 150), 0);      // on the first segment, halfway
-  EXPECT_EQ(rank_arrow_at(arrows, 123, 150), 0);      // 3 px off it
-  EXPECT_EQ(rank_arrow_at(arrows, 130, 150), -1);     // 10 px off: neither
+  EXPECT_EQ(rank_arrow_at(arrows, 120, 150), 0);   // on the first segment, halfway
+  EXPECT_EQ(rank_arrow_at(arrows, 123, 150), 0);   // 3 px off it
+  EXPECT_EQ(rank_arrow_at(arrows, 130, 150), -1);  // 10 px off: neither
   EXPECT_EQ(rank_arrow_at(arrows, 305, 150), 1);
-  EXPECT_EQ(rank_arrow_at(arrows, 100, 45), -1);      // past the lend's end
+  EXPECT_EQ(rank_arrow_at(arrows, 100, 45), -1);  // past the lend's end
   EXPECT_EQ(rank_arrow_at({}, 100, 50), -1);
   const RankTransfer t{3, 1, 20, 1'500'000, 1'710'000, 6, 2, true};
   const std::vector<std::string> lines = rank_transfer_lines(t, 1'000'000.0);
@@ -203,7 +206,8 @@ TEST(RankTransfers, TheShipped4RankTraceDrawsAnArrowPerChunkBetweenItsRanksHostR
   ASSERT_EQ(m.header().meta.ranks, 4u);
   const std::vector<RankTransfer> t = rank_transfers(m);
   ASSERT_GE(t.size(), 3u);
-  const RankTransfersInView v = rank_transfers_in_view(t, static_cast<double>(m.begin_ns()), static_cast<double>(m.end_ns()));
+  const RankTransfersInView v =
+      rank_transfers_in_view(t, static_cast<double>(m.begin_ns()), static_cast<double>(m.end_ns()));
   EXPECT_EQ(v.shown.size(), t.size()) << "an arrow for every chunk";
   EXPECT_TRUE(v.note.empty()) << v.note;
   const TimelineLayout l = layout_timeline(m, default_folds(m), 900.0f, 13.0f);
@@ -211,7 +215,8 @@ TEST(RankTransfers, TheShipped4RankTraceDrawsAnArrowPerChunkBetweenItsRanksHostR
     EXPECT_TRUE(x.paired);
     EXPECT_NE(x.from_rank, x.to_rank);
     // Its two ends are host lanes of the two ranks, laid out.
-    for (const auto& [track, rank] : {std::pair{x.lend_track, x.from_rank}, std::pair{x.arrive_track, x.to_rank}}) {
+    for (const auto& [track, rank] :
+         {std::pair{x.lend_track, x.from_rank}, std::pair{x.arrive_track, x.to_rank}}) {
       const trace::Track& tr = m.header().tracks.at(track);
       EXPECT_EQ(tr.role, trace::TrackRole::Host);
       EXPECT_EQ(m.header().devices.at(tr.device).rank, rank);
@@ -232,7 +237,9 @@ TEST(RankTransfers, TheShipped4RankTraceDrawsAnArrowPerChunkBetweenItsRanksHostR
     std::size_t j = 0;
     for (const Marker& k : lane.markers) {
       if (k.kind != EventKind::RankSteal && k.kind != EventKind::RankLend) continue;
-      while (j < ev.size() && ev.kind(j) != EventKind::RankSteal && ev.kind(j) != EventKind::RankLend) ++j;
+      while (j < ev.size() && ev.kind(j) != EventKind::RankSteal &&
+             ev.kind(j) != EventKind::RankLend)
+        ++j;
       ASSERT_LT(j, ev.size());
       EXPECT_EQ(k.kind, ev.kind(j));
       EXPECT_EQ(k.arg, ev.arg(j));

@@ -37,10 +37,12 @@ TEST(RunSpan, CompareAlignsAtTheFirstKernelLaunch) {
   const TraceModel& m = recorded(testing::kConnect4Stealing);
   const double launch = launch_ns(m);
   EXPECT_LE(launch, run_span(m).begin_ns);
-  EXPECT_GE(launch, run_span(m).begin_ns - 50'000.0);  // a launch takes microseconds, not half a millisecond
+  EXPECT_GE(launch, run_span(m).begin_ns -
+                        50'000.0);  // a launch takes microseconds, not half a millisecond
   bool found = false;
   for (const Lane& lane : m.lanes()) {
-    for (const Marker& k : lane.markers) found = found || (k.kind == trace::EventKind::KernelLaunch && k.time_ns == launch);
+    for (const Marker& k : lane.markers)
+      found = found || (k.kind == trace::EventKind::KernelLaunch && k.time_ns == launch);
   }
   EXPECT_TRUE(found) << "the first KernelLaunch event";
 }

@@ -40,7 +40,8 @@ struct Rgb {
 };
 // Colours the viewer draws with (viewer/src/draw.hpp): the test looks for them in the pictures.
 // (viewer/model/palette.hpp's meanings).
-constexpr std::array<Rgb, 4> kKindColours = {{{52, 116, 196}, {196, 110, 48}, {46, 150, 104}, {164, 82, 176}}};
+constexpr std::array<Rgb, 4> kKindColours = {
+    {{52, 116, 196}, {196, 110, 48}, {46, 150, 104}, {164, 82, 176}}};
 constexpr Rgb kHost{165, 200, 255};
 constexpr Rgb kBar{95, 150, 225};
 constexpr Rgb kQueued{140, 60, 245};
@@ -58,7 +59,9 @@ struct Picture {
   }
 };
 
-int distance(Rgb a, Rgb b) { return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b); }
+int distance(Rgb a, Rgb b) {
+  return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b);
+}
 bool saturated(Rgb c) { return std::max({c.r, c.g, c.b}) - std::min({c.r, c.g, c.b}) > 60; }
 
 // Pixels of colour c (within a small tolerance) in rows [y0, y1).
@@ -78,7 +81,8 @@ int count_in(const Picture& p, Rgb c, int x0, int x1, int y0, int y1, int tolera
 bool is_zone(Rgb c) {
   for (const Rgb k : kKindColours) {
     for (const double f : {1.0, 0.72, 0.6}) {
-      const Rgb scaled{static_cast<int>(k.r * f), static_cast<int>(k.g * f), static_cast<int>(k.b * f)};
+      const Rgb scaled{static_cast<int>(k.r * f), static_cast<int>(k.g * f),
+                       static_cast<int>(k.b * f)};
       if (distance(c, scaled) <= 12) return true;
     }
   }
@@ -136,7 +140,8 @@ class ViewerScreenshots : public ::testing::Test {
   }
   void SetUp() override {
     if (std::getenv("DISPLAY") == nullptr) {
-      GTEST_SKIP() << "no X display: run under `xvfb-run -a` (ctest does so where xvfb-run is installed)";
+      GTEST_SKIP()
+          << "no X display: run under `xvfb-run -a` (ctest does so where xvfb-run is installed)";
     }
   }
 
@@ -152,10 +157,12 @@ class ViewerScreenshots : public ::testing::Test {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
-  static Picture shoot(const std::string& files, const std::string& options, const std::string& name) {
+  static Picture shoot(const std::string& files, const std::string& options,
+                       const std::string& name) {
     const fs::path out = dir_ / (name + ".png");
     std::string log;
-    const int rc = viewer(files + " " + options + " --size 1280x760 --screenshot " + out.string(), log);
+    const int rc =
+        viewer(files + " " + options + " --size 1280x760 --screenshot " + out.string(), log);
     EXPECT_EQ(rc, 0) << log;
     return load_picture(out, log);
   }
@@ -189,13 +196,16 @@ TEST_F(ViewerScreenshots, TimelineShowsOneRowPerGpuBlockUnderItsSm) {
 }
 
 TEST_F(ViewerScreenshots, TimelineLegendNamesEveryKind) {
-  const Picture p = shoot(file("gpu.gpulb"), "--view timeline --view-only --range 0:20us", "legend");
+  const Picture p =
+      shoot(file("gpu.gpulb"), "--view timeline --view-only --range 0:20us", "legend");
   // The legend sits in the toolbar row: each of the 4 kinds has its swatch there.
-  for (const Rgb c : kKindColours) EXPECT_GT(count_colour(p, c, 0, 40, 6), 40) << c.r << "," << c.g << "," << c.b;
+  for (const Rgb c : kKindColours)
+    EXPECT_GT(count_colour(p, c, 0, 40, 6), 40) << c.r << "," << c.g << "," << c.b;
 }
 
 TEST_F(ViewerScreenshots, TimelineOfACpuRunShowsItsTwoWorkersAndThePlayhead) {
-  const Picture p = shoot(file("cpu.gpulb"), "--view timeline --view-only --playhead 1ms", "timeline-cpu");
+  const Picture p =
+      shoot(file("cpu.gpulb"), "--view timeline --view-only --playhead 1ms", "timeline-cpu");
   EXPECT_EQ(zone_rows(p, 45, p.height), 2);
   EXPECT_GT(count_colour(p, kPlayhead, 70, p.height - 40), 100) << "the playhead line";
   EXPECT_GT(count_colour(p, kHost, 60, p.height), 20) << "the host producer's enqueue marks";
@@ -209,7 +219,8 @@ TEST_F(ViewerScreenshots, HistogramsDrawBarsAndTheirMeans) {
 }
 
 TEST_F(ViewerScreenshots, OccupancyPlotsQueueLevelsAndBusyWorkers) {
-  const Picture p = shoot(file("cpu.gpulb"), "--view occupancy --view-only --playhead 1ms", "occupancy");
+  const Picture p =
+      shoot(file("cpu.gpulb"), "--view occupancy --view-only --playhead 1ms", "occupancy");
   EXPECT_GT(count_colour(p, kQueued), 2000) << "queue levels";
   EXPECT_GT(count_colour(p, kBusy), 2000) << "busy workers";
   EXPECT_GT(count_colour(p, kPlayhead, 0, -1, 20), 50) << "the playhead";
@@ -221,7 +232,8 @@ TEST_F(ViewerScreenshots, SummaryShowsTheVerification) {
 }
 
 TEST_F(ViewerScreenshots, CompareStacksBothRuns) {
-  const Picture p = shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"), "--view compare --view-only", "compare");
+  const Picture p = shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"),
+                          "--view compare --view-only", "compare");
   // Two timelines below the summaries, each with its 2 worker rows.
   EXPECT_EQ(zone_rows(p, p.height / 3, p.height), 4);
 }
@@ -232,7 +244,8 @@ TEST_F(ViewerScreenshots, TimelineDrawsCounterTracksUnderTheLanes) {
   EXPECT_GT(count_colour(p, kQueued, strip, p.height), 500) << "the queue's level";
   EXPECT_GT(count_colour(p, kBusy, strip, p.height), 500) << "busy workers";
   // In the time area: the label column's light text has grey edges of the busy colour's shade.
-  EXPECT_LT(count_in(p, kBusy, 300, p.width, 60, strip, 12), 50) << "above the strip: lanes, not counters";
+  EXPECT_LT(count_in(p, kBusy, 300, p.width, 60, strip, 12), 50)
+      << "above the strip: lanes, not counters";
 }
 
 // A grey pixel of the heat map (heat_scale.hpp): unsaturated, lighter than any background.
@@ -248,10 +261,13 @@ int heat_pixels(const Picture& p, int y0, int y1) {
 }
 
 TEST_F(ViewerScreenshots, FoldedSmsDrawAHeatMapAndUnfoldOpensThem) {
-  const Picture folded = shoot(file("gpu-many.gpulb"), "--view timeline --view-only", "timeline-folded");
+  const Picture folded =
+      shoot(file("gpu-many.gpulb"), "--view timeline --view-only", "timeline-folded");
   EXPECT_EQ(zone_rows(folded, 60, folded.height), 0) << "folded: no task zones, a heat map";
-  EXPECT_GT(heat_pixels(folded, 60, folded.height * 2 / 3), 20000) << "busy SMs drawn grey to white";
-  const Picture open = shoot(file("gpu-many.gpulb"), "--view timeline --view-only --unfold", "timeline-unfold");
+  EXPECT_GT(heat_pixels(folded, 60, folded.height * 2 / 3), 20000)
+      << "busy SMs drawn grey to white";
+  const Picture open =
+      shoot(file("gpu-many.gpulb"), "--view timeline --view-only --unfold", "timeline-unfold");
   EXPECT_GT(zone_rows(open, 60, open.height), 20) << "--unfold: a lane per block";
 }
 
@@ -259,20 +275,25 @@ TEST_F(ViewerScreenshots, FoldedSmsDrawAHeatMapAndUnfoldOpensThem) {
 int count_in(const Picture& p, Rgb c, int x0, int x1, int y0, int y1, int tolerance) {
   int n = 0;
   for (int y = std::max(y0, 0); y < std::min(y1, p.height); ++y) {
-    for (int x = std::max(x0, 0); x < std::min(x1, p.width); ++x) n += distance(p.at(x, y), c) <= tolerance;
+    for (int x = std::max(x0, 0); x < std::min(x1, p.width); ++x)
+      n += distance(p.at(x, y), c) <= tolerance;
   }
   return n;
 }
 
 TEST_F(ViewerScreenshots, CompareKeepsTheReplayBarAndBothVerifiedLines) {
   // The whole window: the replay bar is below the view (B's lanes covered it).
-  const Picture p = shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"), "--view compare", "compare-window");
+  const Picture p =
+      shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"), "--view compare", "compare-window");
   const Rgb grab{61, 133, 224};  // Dear ImGui's dark slider grab: the replay bar's scrubber
   const int side = 420;          // right of the side panel
-  EXPECT_GT(count_in(p, grab, side, p.width, p.height - 40, p.height, 6), 40) << "the replay bar at the bottom";
+  EXPECT_GT(count_in(p, grab, side, p.width, p.height - 40, p.height, 6), 40)
+      << "the replay bar at the bottom";
   const int mid = side + (p.width - side) / 2;
-  EXPECT_GT(count_in(p, kVerified, side, mid, 0, p.height / 2, 30), 100) << "A's summary shows its verified line";
-  EXPECT_GT(count_in(p, kVerified, mid, p.width, 0, p.height / 2, 30), 100) << "B's summary shows its verified line";
+  EXPECT_GT(count_in(p, kVerified, side, mid, 0, p.height / 2, 30), 100)
+      << "A's summary shows its verified line";
+  EXPECT_GT(count_in(p, kVerified, mid, p.width, 0, p.height / 2, 30), 100)
+      << "B's summary shows its verified line";
 }
 
 // Bands of pixel rows drawn in the header colour across most of the width: the ruler with GPU 0's
@@ -293,7 +314,8 @@ int header_bands(const Picture& p) {
 
 TEST_F(ViewerScreenshots, BothGpusOfA2xH200TraceShowOnTheFirstScreen) {
   // GPU 1's rows started some 1,700 px down.
-  const std::string trace = std::string(GPULB_SHIPPED_TRACES) + "/patterns-P3-task-queue-paper-2xh200.gpulb";
+  const std::string trace =
+      std::string(GPULB_SHIPPED_TRACES) + "/patterns-P3-task-queue-paper-2xh200.gpulb";
   const Picture p = shoot(trace, "--view timeline --view-only", "timeline-2gpu");
   EXPECT_EQ(header_bands(p), 2) << "the ruler and GPU 0's header, then GPU 1's";
 }
@@ -317,7 +339,8 @@ std::vector<int> rank_bands(const Picture& p) {
 // The shipped trace of a real 4-rank run: a rank row (its own colour, across the view) above each
 // rank's devices, and arrows (their own colour) from the lending rank's host lane to the thief's.
 TEST_F(ViewerScreenshots, FourRanksShowOnOneAxisWithArrowsBetweenThem) {
-  const std::string trace = std::string(GPULB_SHIPPED_TRACES) + "/uts-d9-work-stealing-4ranks-cpu.gpulb";
+  const std::string trace =
+      std::string(GPULB_SHIPPED_TRACES) + "/uts-d9-work-stealing-4ranks-cpu.gpulb";
   const Picture p = shoot(trace, "--view timeline --view-only", "timeline-4ranks");
   const Rgb arrow{0, 230, 255};  // palette::kRankTransfer
   const std::vector<int> bands = rank_bands(p);
@@ -369,11 +392,16 @@ TEST_F(ViewerScreenshots, FindShowsTheTaskFramedInItsLane) {
   const Picture before = shoot(file("gpu-many.gpulb"), "--view timeline --view-only", "find-none");
   const Picture p = shoot(file("gpu-many.gpulb"), "--view timeline --view-only --find 100", "find");
   const Rgb white{255, 255, 255};
-  EXPECT_GT(count_colour(p, white, 60, p.height, 4), count_colour(before, white, 60, before.height, 4) + 40)
+  EXPECT_GT(count_colour(p, white, 60, p.height, 4),
+            count_colour(before, white, 60, before.height, 4) + 40)
       << "the picked task's white frame";
   EXPECT_GT(zone_rows(p, 60, p.height), 0) << "zoomed in to it: its group's lanes open";
   std::string log;
-  EXPECT_EQ(viewer(file("cpu.gpulb") + " --find k --screenshot " + (dir_ / "never-find.png").string(), log), 2) << log;
+  EXPECT_EQ(
+      viewer(file("cpu.gpulb") + " --find k --screenshot " + (dir_ / "never-find.png").string(),
+             log),
+      2)
+      << log;
   EXPECT_NE(log.find("--find"), std::string::npos) << log;
 }
 
@@ -394,21 +422,28 @@ TEST_F(ViewerScreenshots, FindInCompareFramesATaskOfTraceBInItsPanel) {
   }
   ASSERT_TRUE(found) << "a task id of B that A has not";
   const Picture before = shoot(a + " " + b, "--view compare --view-only", "compare-find-none");
-  const Picture p = shoot(a + " " + b, "--view compare --view-only --find " + std::to_string(id), "compare-find-b");
+  const Picture p = shoot(a + " " + b, "--view compare --view-only --find " + std::to_string(id),
+                          "compare-find-b");
   ASSERT_EQ(p.height, before.height);
   const Rgb white{255, 255, 255};
   const int lower = p.height * 3 / 5;  // B's panel: the lower of the two timelines
-  EXPECT_GT(count_colour(p, white, lower, p.height - 10, 4), count_colour(before, white, lower, before.height - 10, 4) + 40)
+  EXPECT_GT(count_colour(p, white, lower, p.height - 10, 4),
+            count_colour(before, white, lower, before.height - 10, 4) + 40)
       << "the found task's white frame in B's panel";
 }
 
 TEST_F(ViewerScreenshots, SelectionTabTabulatesTheSelectedRange) {
-  const Picture p = shoot(file("gpu-many.gpulb"), "--view selection --view-only --select 0:20us", "selection");
+  const Picture p =
+      shoot(file("gpu-many.gpulb"), "--view selection --view-only --select 0:20us", "selection");
   // A table: a row per SM (8) under the run and the GPU, with busy-share bars.
   EXPECT_GT(drawn_pixels(p), p.width * p.height / 40);
   EXPECT_GT(count_colour(p, Rgb{60, 104, 83}, 0, -1, 30), 100) << "busy-share bars";
   std::string log;
-  EXPECT_EQ(viewer(file("cpu.gpulb") + " --select 5us:1us --screenshot " + (dir_ / "never-select.png").string(), log), 2) << log;
+  EXPECT_EQ(viewer(file("cpu.gpulb") + " --select 5us:1us --screenshot " +
+                       (dir_ / "never-select.png").string(),
+                   log),
+            2)
+      << log;
   EXPECT_NE(log.find("--select"), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(dir_ / "never-select.png"));
 }
@@ -418,11 +453,16 @@ TEST_F(ViewerScreenshots, HelpListsEveryViewAndEachRendersByItsName) {
   ASSERT_EQ(viewer("--help", help), 0);
   const std::vector<std::string> views = views_in_help(help);
   for (const char* known : {"timeline", "histograms", "occupancy", "compare", "summary"}) {
-    EXPECT_NE(std::find(views.begin(), views.end(), known), views.end()) << known << " missing from --help:\n" << help;
+    EXPECT_NE(std::find(views.begin(), views.end(), known), views.end())
+        << known << " missing from --help:\n"
+        << help;
   }
   for (const std::string& v : views) {
-    EXPECT_NE(help.find("\n  " + v + " "), std::string::npos) << v << " has no line in the Views block:\n" << help;
-    const Picture p = shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"), "--view " + v + " --view-only", "panel-" + v);
+    EXPECT_NE(help.find("\n  " + v + " "), std::string::npos)
+        << v << " has no line in the Views block:\n"
+        << help;
+    const Picture p = shoot(file("cpu.gpulb") + " " + file("cpu-hw.gpulb"),
+                            "--view " + v + " --view-only", "panel-" + v);
     ASSERT_GT(p.width, 600) << v;
     EXPECT_GT(drawn_pixels(p), p.width * p.height / 50) << v << ": the view drew next to nothing";
   }
@@ -430,7 +470,9 @@ TEST_F(ViewerScreenshots, HelpListsEveryViewAndEachRendersByItsName) {
 
 TEST_F(ViewerScreenshots, AnUnknownViewIsRefusedWithTheViewsItKnows) {
   std::string log;
-  EXPECT_NE(viewer(file("cpu.gpulb") + " --view nope --screenshot " + (dir_ / "never.png").string(), log), 0);
+  EXPECT_NE(
+      viewer(file("cpu.gpulb") + " --view nope --screenshot " + (dir_ / "never.png").string(), log),
+      0);
   EXPECT_NE(log.find("timeline"), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(dir_ / "never.png"));
 }
@@ -446,7 +488,10 @@ TEST_F(ViewerScreenshots, ABadFileFailsWithTheReadersMessage) {
 
 TEST_F(ViewerScreenshots, AMissingFileFailsWithTheReadersMessage) {
   std::string log;
-  EXPECT_NE(viewer((dir_ / "missing.gpulb").string() + " --screenshot " + (dir_ / "never.png").string(), log), 0);
+  EXPECT_NE(
+      viewer((dir_ / "missing.gpulb").string() + " --screenshot " + (dir_ / "never.png").string(),
+             log),
+      0);
   EXPECT_NE(log.find("cannot open"), std::string::npos) << log;
 }
 
@@ -458,10 +503,14 @@ TEST_F(ViewerScreenshots, AMissingFileFailsWithTheReadersMessage) {
 TEST_F(ViewerScreenshots, ALessonStepOpensCompareOnItsMoment) {
   const fs::path out = dir_ / "lesson-step.png";
   std::string log;
-  ASSERT_EQ(viewer("--lesson chen-fig7 --lesson-step 2 --screenshot " + out.string(), log), 0) << log;
+  ASSERT_EQ(viewer("--lesson chen-fig7 --lesson-step 2 --screenshot " + out.string(), log), 0)
+      << log;
   const Picture p = load_picture(out, log);
   EXPECT_EQ(p.width, 1600);
-  EXPECT_NE(viewer("--lesson chen-fig7 --lesson-step 9 --screenshot " + (dir_ / "never.png").string(), log), 0);
+  EXPECT_NE(
+      viewer("--lesson chen-fig7 --lesson-step 9 --screenshot " + (dir_ / "never.png").string(),
+             log),
+      0);
   EXPECT_NE(log.find("step(s)"), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(dir_ / "never.png"));
 }
@@ -469,18 +518,25 @@ TEST_F(ViewerScreenshots, ALessonStepOpensCompareOnItsMoment) {
 TEST_F(ViewerScreenshots, LessonChenFig7OpensCompareWithTheLessonBesideIt) {
   const fs::path out = dir_ / "lesson-chen-fig7.png";
   std::string log;
-  ASSERT_EQ(viewer("--lesson chen-fig7 --view compare --size 1280x760 --screenshot " + out.string(), log), 0) << log;
+  ASSERT_EQ(
+      viewer("--lesson chen-fig7 --view compare --size 1280x760 --screenshot " + out.string(), log),
+      0)
+      << log;
   const Picture p = load_picture(out, log);
   ASSERT_GT(p.width, 0);
   const int side = 300;  // the side panel is 300 px at this width
   const Rgb title{242, 217, 115};
-  EXPECT_GT(count_in(p, title, 0, side, 0, p.height / 4, 30), 150) << "the lesson's title, at the top of the side panel";
+  EXPECT_GT(count_in(p, title, 0, side, 0, p.height / 4, 30), 150)
+      << "the lesson's title, at the top of the side panel";
   // The traces' own headline (B took 1.xx the time of A) is dim there: the lesson's verdict is its
   // recording's, and the traces' figures must not read as the verdict's.
-  EXPECT_LT(count_in(p, kVerified, 0, side, 0, p.height, 30), 20) << "no green verdict-like headline for the traces";
+  EXPECT_LT(count_in(p, kVerified, 0, side, 0, p.height, 30), 20)
+      << "no green verdict-like headline for the traces";
   const int mid = side + (p.width - side) / 2;
-  EXPECT_GT(count_in(p, kVerified, side + 20, mid, 0, p.height / 2, 30), 100) << "A's summary in Compare";
-  EXPECT_GT(count_in(p, kVerified, mid, p.width, 0, p.height / 2, 30), 100) << "B's summary in Compare";
+  EXPECT_GT(count_in(p, kVerified, side + 20, mid, 0, p.height / 2, 30), 100)
+      << "A's summary in Compare";
+  EXPECT_GT(count_in(p, kVerified, mid, p.width, 0, p.height / 2, 30), 100)
+      << "B's summary in Compare";
 }
 
 // A lesson opens on its verdict: on an H100 Chen's Figure 7 claim is reversed, drawn as a red box at
@@ -489,30 +545,38 @@ TEST_F(ViewerScreenshots, LessonChenFig7OpensCompareWithTheLessonBesideIt) {
 TEST_F(ViewerScreenshots, LessonChenFig7OpensOnItsVerdictAndKeyFigure) {
   const fs::path out = dir_ / "lesson-chen-fig7-verdict.png";
   std::string log;
-  ASSERT_EQ(viewer("--lesson chen-fig7 --size 1600x900 --screenshot " + out.string(), log), 0) << log;
+  ASSERT_EQ(viewer("--lesson chen-fig7 --size 1600x900 --screenshot " + out.string(), log), 0)
+      << log;
   const Picture p = load_picture(out, log);
   ASSERT_GT(p.width, 0);
   const int side = 370;  // past the side panel
   const Rgb reversed{204, 77, 77}, holds{77, 179, 102}, bar_a{90, 150, 250}, bar_b{240, 185, 100};
-  EXPECT_GT(count_in(p, reversed, side, p.width, 0, p.height / 5, 20), 800) << "the REVERSED box near the top";
+  EXPECT_GT(count_in(p, reversed, side, p.width, 0, p.height / 5, 20), 800)
+      << "the REVERSED box near the top";
   EXPECT_LT(count_in(p, holds, side, p.width, 0, p.height / 5, 20), 50) << "no HOLDS box";
   const int figure = side + (p.width - side) * 45 / 100;  // the key figure's half
   EXPECT_GT(count_in(p, bar_a, side, figure, 0, p.height, 20), 1500) << "A's bar of the verdict";
   EXPECT_GT(count_in(p, bar_b, side, figure, 0, p.height, 20), 1500) << "B's bar of the verdict";
-  EXPECT_GT(count_in(p, bar_a, figure, p.width, 0, p.height, 20), 20000) << "A's five bars of the key figure";
-  EXPECT_GT(count_in(p, bar_b, figure, p.width, 0, p.height, 20), 20000) << "B's five bars of the key figure";
+  EXPECT_GT(count_in(p, bar_a, figure, p.width, 0, p.height, 20), 20000)
+      << "A's five bars of the key figure";
+  EXPECT_GT(count_in(p, bar_b, figure, p.width, 0, p.height, 20), 20000)
+      << "B's five bars of the key figure";
 }
 
 TEST_F(ViewerScreenshots, LessonListAndABadLessonExitTwoWithTheLessons) {
   std::string log;
   EXPECT_EQ(viewer("--lesson list", log), 2);
-  for (const char* n : {"chen-fig7", "chen-multi-gpu", "grossman-tasks-per-sm", "mohan-static-vs-stealing", "gcharm-combining"}) {
+  for (const char* n : {"chen-fig7", "chen-multi-gpu", "grossman-tasks-per-sm",
+                        "mohan-static-vs-stealing", "gcharm-combining"}) {
     EXPECT_NE(log.find(n), std::string::npos) << n << ":\n" << log;
   }
   EXPECT_EQ(viewer("--lesson chen-fig99 --screenshot " + (dir_ / "never.png").string(), log), 2);
   EXPECT_NE(log.find("'chen-fig99': no such lesson"), std::string::npos) << log;
   EXPECT_NE(log.find("chen-fig7"), std::string::npos) << log;
-  EXPECT_EQ(viewer("--lesson chen-fig7 " + file("cpu.gpulb") + " --screenshot " + (dir_ / "never.png").string(), log), 2);
+  EXPECT_EQ(viewer("--lesson chen-fig7 " + file("cpu.gpulb") + " --screenshot " +
+                       (dir_ / "never.png").string(),
+                   log),
+            2);
   EXPECT_FALSE(fs::exists(dir_ / "never.png"));
   ASSERT_EQ(viewer("--help", log), 0);
   EXPECT_NE(log.find("--lesson"), std::string::npos);
@@ -522,11 +586,15 @@ TEST_F(ViewerScreenshots, LessonListAndABadLessonExitTwoWithTheLessons) {
 // The Findings tab of a task-queue run lists its warnings (orange); that of a balanced run, a
 // recording of P0 on an H100's block scheduler, none.
 TEST_F(ViewerScreenshots, FindingsListWhatTheTraceShows) {
-  const Picture p = shoot(std::string(GPULB_SHIPPED_TRACES) + "/patterns-P4-task-queue-h200.gpulb", "--view findings --view-only", "findings");
+  const Picture p = shoot(std::string(GPULB_SHIPPED_TRACES) + "/patterns-P4-task-queue-h200.gpulb",
+                          "--view findings --view-only", "findings");
   const Rgb warning{255, 158, 89};
-  EXPECT_GT(count_colour(p, warning, 0, -1, 20), 500) << "the warnings' kind names and their ranges under the run strip";
+  EXPECT_GT(count_colour(p, warning, 0, -1, 20), 500)
+      << "the warnings' kind names and their ranges under the run strip";
   EXPECT_GT(count_colour(p, kBusy, 0, -1, 12), 300) << "the busy workers over the run";
-  const Picture none = shoot(std::string(GPULB_RECORDED_TRACES) + "/patterns-P0-hardware-h100.gpulb", "--view findings --view-only", "findings-none");
+  const Picture none =
+      shoot(std::string(GPULB_RECORDED_TRACES) + "/patterns-P0-hardware-h100.gpulb",
+            "--view findings --view-only", "findings-none");
   EXPECT_LT(count_colour(none, warning, 0, -1, 20), 10) << "a balanced run has no warning";
 }
 
@@ -544,12 +612,15 @@ TEST_F(ViewerScreenshots, AFindingZoomsTheTimelineThere) {
   std::snprintf(range, sizeof range, "%.3f:%.3f", r.begin_ns - origin, r.end_ns - origin);
   std::snprintf(select, sizeof select, "%.3f:%.3f", fs[0].begin_ns - origin, fs[0].end_ns - origin);
   const Picture clicked = shoot(trace, "--finding 1 --view-only", "finding-1");
-  const Picture asked = shoot(trace, std::string("--view timeline --view-only --range ") + range + " --select " + select, "finding-range");
+  const Picture asked = shoot(
+      trace, std::string("--view timeline --view-only --range ") + range + " --select " + select,
+      "finding-range");
   ASSERT_EQ(clicked.width, asked.width);
   ASSERT_EQ(clicked.height, asked.height);
   int differ = 0;
   for (int y = 0; y < clicked.height; ++y) {
-    for (int x = 0; x < clicked.width; ++x) differ += distance(clicked.at(x, y), asked.at(x, y)) > 0;
+    for (int x = 0; x < clicked.width; ++x)
+      differ += distance(clicked.at(x, y), asked.at(x, y)) > 0;
   }
   EXPECT_LT(differ, clicked.width * clicked.height / 200) << "the finding's view is the range's";
   const Picture whole = shoot(trace, "--view timeline --view-only", "finding-whole");

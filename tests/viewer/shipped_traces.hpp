@@ -22,7 +22,8 @@ namespace gpulb::viewer::testing {
 inline const TraceModel& cached_model(const std::string& path) {
   static std::map<std::string, std::unique_ptr<TraceModel>> cache;
   auto& m = cache[path];
-  if (!m) m = std::make_unique<TraceModel>(std::make_shared<const trace::Trace>(trace::read_trace(path)));
+  if (!m)
+    m = std::make_unique<TraceModel>(std::make_shared<const trace::Trace>(trace::read_trace(path)));
   return *m;
 }
 

@@ -14,7 +14,8 @@ TEST(StealArrows, TooManyInViewAreSaidNotHidden) {
   const StealsInView s = steals_in_view(m, run.begin_ns, run.end_ns);
   EXPECT_EQ(s.steals, m.stats().steals);
   EXPECT_FALSE(s.arrows);
-  EXPECT_NE(s.note.find(std::to_string(m.stats().steals) + " steals in view"), std::string::npos) << s.note;
+  EXPECT_NE(s.note.find(std::to_string(m.stats().steals) + " steals in view"), std::string::npos)
+      << s.note;
   EXPECT_NE(s.note.find("zoom in"), std::string::npos) << s.note;
 }
 
@@ -25,7 +26,8 @@ TEST(StealArrows, FewInViewAreDrawnWithoutANote) {
   double first = run.end_ns;
   for (const Lane& lane : m.lanes()) {
     for (const Marker& k : lane.markers) {
-      if (k.kind == trace::EventKind::Steal) first = std::min(first, static_cast<double>(k.time_ns));
+      if (k.kind == trace::EventKind::Steal)
+        first = std::min(first, static_cast<double>(k.time_ns));
     }
   }
   const StealsInView s = steals_in_view(m, first, first + 1000.0);

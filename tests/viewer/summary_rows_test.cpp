@@ -24,7 +24,8 @@ std::string row_text(const std::vector<SummaryRow>& rows, const std::string& nam
 // uts on 2 H200s with remote=steal: 8,636 of the 22,699 Steal events took from the other GPU's
 // deques (aux = 1 + the victim's GPU).
 TEST(SummaryRows, StealsAcrossGpusAreCounted) {
-  const auto rows = summary_rows(testing::recorded("uts-geometric-d7-work-stealing-2xh200.gpulb"), true);
+  const auto rows =
+      summary_rows(testing::recorded("uts-geometric-d7-work-stealing-2xh200.gpulb"), true);
   const std::string steals = row_text(rows, "steals");
   EXPECT_NE(steals.find("22699"), std::string::npos) << steals;
   EXPECT_NE(steals.find("8636 across GPUs"), std::string::npos) << steals;
@@ -43,7 +44,8 @@ TEST(SummaryRows, TheLowerBoundOfATreeIsItsCriticalPathWhereThatIsLonger) {
   EXPECT_NE(bound.find("critical path"), std::string::npos) << bound;
   EXPECT_NE(bound.find("8 tasks"), std::string::npos) << bound;
   // A run of independent tasks has no chain: its bound is the perfect balance, and says so.
-  const std::string flat = row_text(summary_rows(testing::recorded(testing::kP4Queue), true), "makespan");
+  const std::string flat =
+      row_text(summary_rows(testing::recorded(testing::kP4Queue), true), "makespan");
   EXPECT_NE(flat.find("total busy / workers"), std::string::npos) << flat;
   EXPECT_EQ(flat.find("critical path"), std::string::npos) << flat;
 }

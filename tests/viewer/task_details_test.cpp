@@ -26,7 +26,8 @@ TEST(TaskDetails, StolenTasksNameTheirVictim) {
       ++tasks;
       if (!d.stolen_from) continue;
       ++stolen;
-      EXPECT_GE(m.worker_lane(m.lanes()[l].device, *d.stolen_from), 0) << "the victim is a worker of the trace";
+      EXPECT_GE(m.worker_lane(m.lanes()[l].device, *d.stolen_from), 0)
+          << "the victim is a worker of the trace";
       EXPECT_EQ(d.source, "stolen from worker " + std::to_string(*d.stolen_from));
     }
   }
@@ -44,15 +45,24 @@ std::shared_ptr<const trace::Trace> two_gpu_steals() {
   t->devices.push_back({trace::DeviceKind::Gpu, 0, "GPU 0", 132, 3});
   t->devices.push_back({trace::DeviceKind::Gpu, 1, "GPU 1", 132, 1});
   auto worker = [](std::uint32_t device, std::uint32_t rank) {
-    return trace::Track{trace::TrackRole::Worker, device, rank, 0, "GPU " + std::to_string(device) + " block " + std::to_string(rank), 0, {}};
+    return trace::Track{trace::TrackRole::Worker,
+                        device,
+                        rank,
+                        0,
+                        "GPU " + std::to_string(device) + " block " + std::to_string(rank),
+                        0,
+                        {}};
   };
   trace::Track a = worker(0, 1), b = worker(0, 2), c = worker(1, 0);
-  b.events = {make_event(10, EventKind::WorkerStart, 2), make_event(20, EventKind::TaskBegin, 5), make_event(40, EventKind::TaskEnd, 5),
+  b.events = {make_event(10, EventKind::WorkerStart, 2), make_event(20, EventKind::TaskBegin, 5),
+              make_event(40, EventKind::TaskEnd, 5), make_event(90, EventKind::WorkerEnd)};
+  a.events = {make_event(10, EventKind::WorkerStart, 1), make_event(30, EventKind::Steal, 2),
+              make_event(31, EventKind::TaskBegin, 6), make_event(50, EventKind::TaskEnd, 6),
               make_event(90, EventKind::WorkerEnd)};
-  a.events = {make_event(10, EventKind::WorkerStart, 1), make_event(30, EventKind::Steal, 2), make_event(31, EventKind::TaskBegin, 6),
-              make_event(50, EventKind::TaskEnd, 6), make_event(90, EventKind::WorkerEnd)};
-  c.events = {make_event(10, EventKind::WorkerStart, 0), make_event(30, EventKind::Steal, 2, trace::steal_aux_for_device(0)),
-              make_event(32, EventKind::TaskBegin, 7), make_event(60, EventKind::TaskEnd, 7), make_event(90, EventKind::WorkerEnd)};
+  c.events = {make_event(10, EventKind::WorkerStart, 0),
+              make_event(30, EventKind::Steal, 2, trace::steal_aux_for_device(0)),
+              make_event(32, EventKind::TaskBegin, 7), make_event(60, EventKind::TaskEnd, 7),
+              make_event(90, EventKind::WorkerEnd)};
   t->tracks = {a, b, c};
   return t;
 }
@@ -67,7 +77,8 @@ TEST(TaskDetails, AStealAcrossGpusNamesTheVictimsDevice) {
       if (m.lanes()[l].zones[z].id == 7) {
         ASSERT_TRUE(d.stolen_from);
         EXPECT_EQ(d.stolen_from_device, 0u);
-        EXPECT_GE(m.worker_lane(d.stolen_from_device, *d.stolen_from), 0) << "the victim is GPU 0's block 2";
+        EXPECT_GE(m.worker_lane(d.stolen_from_device, *d.stolen_from), 0)
+            << "the victim is GPU 0's block 2";
       }
     }
   }
@@ -93,7 +104,8 @@ TEST(TaskDetails, SpawningTasksCountTheirChildren) {
   const TraceModel& m = testing::recorded(testing::kUts);
   std::uint64_t children = 0;
   for (std::uint32_t l = 0; l < m.lanes().size(); ++l) {
-    for (std::uint32_t z = 0; z < m.lanes()[l].zones.size(); ++z) children += task_details(m, {l, z}).spawned;
+    for (std::uint32_t z = 0; z < m.lanes()[l].zones.size(); ++z)
+      children += task_details(m, {l, z}).spawned;
   }
   // Every node but the root was spawned by another.
   EXPECT_EQ(children + 1, m.stats().tasks);
@@ -104,7 +116,9 @@ TEST(TaskDetails, ASpawnBatchNamesTheChildrensIds) {
   auto t = std::make_shared<trace::Trace>(gpulb::testing::make_trace(1, 3, 100));
   std::vector<trace::Event>& ev = t->tracks[0].events;
   const auto end_of = [&](std::uint32_t id) {
-    return std::find_if(ev.begin(), ev.end(), [&](const trace::Event& e) { return e.kind == trace::EventKind::TaskEnd && e.arg == id; });
+    return std::find_if(ev.begin(), ev.end(), [&](const trace::Event& e) {
+      return e.kind == trace::EventKind::TaskEnd && e.arg == id;
+    });
   };
   const std::uint64_t end0 = end_of(0)->time_ns;
   ev.insert(end_of(0) + 1, trace::make_event(end0, trace::EventKind::SpawnBatch, 40, 3));
@@ -143,7 +157,9 @@ TEST(TaskSearch, FindsATaskByIdAndTasksByKind) {
 TEST(TaskDetails, InterpolatedTimesAreSaidSo) {
   auto t = std::make_shared<trace::Trace>(gpulb::testing::make_trace(1, 3, 100));
   for (trace::Event& e : t->tracks[0].events) {
-    const bool second = (e.kind == trace::EventKind::TaskBegin || e.kind == trace::EventKind::TaskEnd) && e.arg == 1;
+    const bool second =
+        (e.kind == trace::EventKind::TaskBegin || e.kind == trace::EventKind::TaskEnd) &&
+        e.arg == 1;
     if (second) e.flags = trace::kTimeInterpolated;
   }
   const TraceModel m(t);
@@ -182,7 +198,8 @@ TEST(TaskSearch, QueriesReadAnIdAKindOrBoth) {
   ASSERT_TRUE(both);
   EXPECT_EQ(both->id, 12u);
   EXPECT_EQ(both->kind, 1);
-  for (const char* bad : {"", "  ", "abc", "k", "12 13", "k1 k2", "99999999999", "kind 70000", "12x"}) {
+  for (const char* bad :
+       {"", "  ", "abc", "k", "12 13", "k1 k2", "99999999999", "kind 70000", "12x"}) {
     EXPECT_FALSE(parse_task_query(bad)) << "\"" << bad << "\"";
   }
 }
@@ -211,13 +228,14 @@ TEST(CompareSearch, SearchesBothRunsAndSaysWhichRunEachMatchIsIn) {
   const TraceModel& b = testing::recorded(testing::kP4Queue);
   const std::optional<std::uint32_t> only_b = id_only_in(b, a);
   ASSERT_TRUE(only_b) << "P4 has a task id connect4's static list has not";
-  const std::vector<RunTask> found = find_tasks_in_runs(a, &b, TaskQuery{only_b, std::nullopt}, 100);
+  const std::vector<RunTask> found =
+      find_tasks_in_runs(a, &b, TaskQuery{only_b, std::nullopt}, 100);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].run, 1) << "found in B";
   EXPECT_EQ(task_details(b, found[0].task).id, *only_b) << "and its ref names B's lanes";
   EXPECT_EQ(found_note(found, 0, true, false), "1 of 1 (A 0, B 1): in B");
-  EXPECT_TRUE(find_tasks_in_runs(a, nullptr, TaskQuery{only_b, std::nullopt}, 100).empty()) << "A alone has no such task";
-
+  EXPECT_TRUE(find_tasks_in_runs(a, nullptr, TaskQuery{only_b, std::nullopt}, 100).empty())
+      << "A alone has no such task";
 }
 
 TEST(CompareSearch, AKindInBothRunsListsAsMatchesFirstThenBs) {
@@ -228,7 +246,8 @@ TEST(CompareSearch, AKindInBothRunsListsAsMatchesFirstThenBs) {
   ASSERT_NE(std::find(b_kinds.begin(), b_kinds.end(), kind), b_kinds.end());
   const std::vector<RunTask> both = find_tasks_in_runs(a, &b, TaskQuery{std::nullopt, kind}, 40);
   ASSERT_EQ(both.size(), 80u) << "at most 40 of each run";
-  EXPECT_TRUE(std::is_partitioned(both.begin(), both.end(), [](const RunTask& t) { return t.run == 0; }));
+  EXPECT_TRUE(
+      std::is_partitioned(both.begin(), both.end(), [](const RunTask& t) { return t.run == 0; }));
   for (const RunTask& t : both) {
     const TraceModel& m = t.run == 0 ? a : b;
     ASSERT_LT(t.task.lane, m.lanes().size());
@@ -247,13 +266,15 @@ TEST(CompareSearch, AClickInEitherPanelPicksThatRunsTask) {
   const CompareSpan c = compare_span(a, b);
   const double left = 200.0, right = 1700.0;
   const TimeAxis shared = TimeAxis::fit(c.shown.begin_ns, c.shown.end_ns, left, right - left);
-  for (const auto& [m, origin, run] : {std::tuple{&a, c.origin_a, 0}, std::tuple{&b, c.origin_b, 1}}) {
+  for (const auto& [m, origin, run] :
+       {std::tuple{&a, c.origin_a, 0}, std::tuple{&b, c.origin_b, 1}}) {
     const TimeAxis axis = panel_axis(shared, origin);
     int picked = 0;
     for (std::uint32_t l = 0; l < m->lanes().size(); ++l) {
       const ZoneList& zones = m->lanes()[l].zones;
       for (std::uint32_t z = 0; z < zones.size(); ++z) {
-        const double x0 = axis.x(static_cast<double>(zones.begin_ns(z))), x1 = axis.x(static_cast<double>(zones.end_ns(z)));
+        const double x0 = axis.x(static_cast<double>(zones.begin_ns(z))),
+                     x1 = axis.x(static_cast<double>(zones.end_ns(z)));
         if (x1 - x0 < 6) continue;  // wide enough on screen to click alone
         const std::optional<RunTask> hit = pick_task(*m, run, l, axis, (x0 + x1) / 2);
         ASSERT_TRUE(hit) << "run " << run << " lane " << l;

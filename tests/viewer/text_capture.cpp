@@ -15,7 +15,8 @@ std::vector<DrawnText> g_texts;
 bool blank(char c) { return c == ' ' || c == '\t'; }
 
 // A line [b, e) at (x, y): its box without the blanks at its ends.
-TextLine make_line(const ImFont* font, float size, ImVec2 pos, float y, const char* b, const char* e) {
+TextLine make_line(const ImFont* font, float size, ImVec2 pos, float y, const char* b,
+                   const char* e) {
   const char* tb = b;
   while (tb < e && blank(*tb)) ++tb;
   const char* te = e;
@@ -32,7 +33,8 @@ TextLine make_line(const ImFont* font, float size, ImVec2 pos, float y, const ch
 
 // The lines ImFont::RenderText (Dear ImGui 1.86) makes of a text: the same walk, word-wrap
 // positions from the font itself, so that the breaks are the ones on screen.
-std::vector<TextLine> lines_of(const ImFont* font, float size, ImVec2 pos, const char* text, const char* end, float wrap_width) {
+std::vector<TextLine> lines_of(const ImFont* font, float size, ImVec2 pos, const char* text,
+                               const char* end, float wrap_width) {
   std::vector<TextLine> lines;
   const float scale = size / font->FontSize;
   const bool wrap = wrap_width > 0.0f;
@@ -83,8 +85,8 @@ ImVec4 intersect(const ImVec4& a, const ImVec4& b) {
   return ImVec4(std::max(a.x, b.x), std::max(a.y, b.y), std::min(a.z, b.z), std::min(a.w, b.w));
 }
 
-void record(ImDrawList* list, const ImFont* font, float size, const ImVec2& pos, ImU32 col, const char* begin, const char* end,
-            float wrap_width, const ImVec4* fine_clip) {
+void record(ImDrawList* list, const ImFont* font, float size, const ImVec2& pos, ImU32 col,
+            const char* begin, const char* end, float wrap_width, const ImVec4* fine_clip) {
   if (!g_on || !begin || (col & IM_COL32_A_MASK) == 0) return;
   if (!end) end = begin + std::strlen(begin);
   if (begin == end) return;
@@ -112,24 +114,23 @@ const std::vector<DrawnText>& captured_texts() { return g_texts; }
 // The two ImDrawList::AddText overloads, by their mangled names (-Wl,--wrap=NAME sends calls of
 // NAME to __wrap_NAME; __real_NAME is the original). `self` is the member functions' `this`.
 extern "C" {
-void __real__ZN10ImDrawList7AddTextERK6ImVec2jPKcS4_(ImDrawList* self, const ImVec2& pos, ImU32 col, const char* begin,
-                                                     const char* end);
-void __real__ZN10ImDrawList7AddTextEPK6ImFontfRK6ImVec2jPKcS7_fPK6ImVec4(ImDrawList* self, const ImFont* font, float size,
-                                                                          const ImVec2& pos, ImU32 col, const char* begin,
-                                                                          const char* end, float wrap_width,
-                                                                          const ImVec4* fine_clip);
+void __real__ZN10ImDrawList7AddTextERK6ImVec2jPKcS4_(ImDrawList* self, const ImVec2& pos, ImU32 col,
+                                                     const char* begin, const char* end);
+void __real__ZN10ImDrawList7AddTextEPK6ImFontfRK6ImVec2jPKcS7_fPK6ImVec4(
+    ImDrawList* self, const ImFont* font, float size, const ImVec2& pos, ImU32 col,
+    const char* begin, const char* end, float wrap_width, const ImVec4* fine_clip);
 
-void __wrap__ZN10ImDrawList7AddTextERK6ImVec2jPKcS4_(ImDrawList* self, const ImVec2& pos, ImU32 col, const char* begin,
-                                                     const char* end) {
+void __wrap__ZN10ImDrawList7AddTextERK6ImVec2jPKcS4_(ImDrawList* self, const ImVec2& pos, ImU32 col,
+                                                     const char* begin, const char* end) {
   gpulb::viewer::testing::record(self, nullptr, 0.0f, pos, col, begin, end, 0.0f, nullptr);
   __real__ZN10ImDrawList7AddTextERK6ImVec2jPKcS4_(self, pos, col, begin, end);
 }
 
-void __wrap__ZN10ImDrawList7AddTextEPK6ImFontfRK6ImVec2jPKcS7_fPK6ImVec4(ImDrawList* self, const ImFont* font, float size,
-                                                                          const ImVec2& pos, ImU32 col, const char* begin,
-                                                                          const char* end, float wrap_width,
-                                                                          const ImVec4* fine_clip) {
+void __wrap__ZN10ImDrawList7AddTextEPK6ImFontfRK6ImVec2jPKcS7_fPK6ImVec4(
+    ImDrawList* self, const ImFont* font, float size, const ImVec2& pos, ImU32 col,
+    const char* begin, const char* end, float wrap_width, const ImVec4* fine_clip) {
   gpulb::viewer::testing::record(self, font, size, pos, col, begin, end, wrap_width, fine_clip);
-  __real__ZN10ImDrawList7AddTextEPK6ImFontfRK6ImVec2jPKcS7_fPK6ImVec4(self, font, size, pos, col, begin, end, wrap_width, fine_clip);
+  __real__ZN10ImDrawList7AddTextEPK6ImFontfRK6ImVec2jPKcS7_fPK6ImVec4(
+      self, font, size, pos, col, begin, end, wrap_width, fine_clip);
 }
 }

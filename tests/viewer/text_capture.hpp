@@ -16,9 +16,10 @@ namespace gpulb::viewer::testing {
 
 // One line of a drawn text, as ImFont::RenderText lays it out (explicit '\n' and word wrap).
 struct TextLine {
-  std::string text;      // without the blanks at its ends
-  ImVec2 min, max;       // its box on screen, blanks left out
-  bool broke_at_blank;   // the break before the next line replaced blanks or a '\n' (else: inside a word)
+  std::string text;  // without the blanks at its ends
+  ImVec2 min, max;   // its box on screen, blanks left out
+  bool
+      broke_at_blank;  // the break before the next line replaced blanks or a '\n' (else: inside a word)
 };
 
 struct DrawnText {

@@ -63,19 +63,24 @@ std::vector<Shown> shown_lines(const std::vector<DrawnText>& texts) {
 
 std::string box(const Shown& s) {
   std::ostringstream o;
-  o << "\"" << s.text << "\" (" << s.min.x << "," << s.min.y << ")-(" << s.max.x << "," << s.max.y << ")";
+  o << "\"" << s.text << "\" (" << s.min.x << "," << s.min.y << ")-(" << s.max.x << "," << s.max.y
+    << ")";
   return o.str();
 }
 
 // Pairs of shown lines that overlap by kTolerancePx or more both ways.
 std::vector<std::string> overlaps(std::vector<Shown> lines) {
-  std::sort(lines.begin(), lines.end(), [](const Shown& a, const Shown& b) { return a.min.x < b.min.x; });
+  std::sort(lines.begin(), lines.end(),
+            [](const Shown& a, const Shown& b) { return a.min.x < b.min.x; });
   std::vector<std::string> out;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    for (std::size_t j = i + 1; j < lines.size() && lines[j].min.x < lines[i].max.x - kTolerancePx; ++j) {
+    for (std::size_t j = i + 1; j < lines.size() && lines[j].min.x < lines[i].max.x - kTolerancePx;
+         ++j) {
       const float w = std::min(lines[i].max.x, lines[j].max.x) - lines[j].min.x;
-      const float h = std::min(lines[i].max.y, lines[j].max.y) - std::max(lines[i].min.y, lines[j].min.y);
-      if (w >= kTolerancePx && h >= kTolerancePx) out.push_back(box(lines[i]) + " and " + box(lines[j]));
+      const float h =
+          std::min(lines[i].max.y, lines[j].max.y) - std::max(lines[i].min.y, lines[j].min.y);
+      if (w >= kTolerancePx && h >= kTolerancePx)
+        out.push_back(box(lines[i]) + " and " + box(lines[j]));
     }
   }
   return out;
@@ -88,7 +93,8 @@ std::vector<std::string> split_numbers(const std::vector<DrawnText>& texts) {
     for (std::size_t i = 1; i < t.lines.size(); ++i) {
       const TextLine& a = t.lines[i - 1];
       const TextLine& b = t.lines[i];
-      if (splits_a_number(a.text, b.text, a.broke_at_blank)) out.push_back("\"" + a.text + "\" | \"" + b.text + "\"");
+      if (splits_a_number(a.text, b.text, a.broke_at_blank))
+        out.push_back("\"" + a.text + "\" | \"" + b.text + "\"");
     }
   }
   return out;
@@ -103,7 +109,8 @@ class TextLayout : public ::testing::Test {
     io.IniFilename = nullptr;
     io.DeltaTime = 1.0f / 60;
     io.ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no hover, no tooltip: what a screenshot shows
-    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as the OpenGL 3 backend: draw lists over 64k vertices
+    // as the OpenGL 3 backend: draw lists over 64k vertices
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
     apply_look(1.0f);
     unsigned char* pixels = nullptr;
     int w = 0, h = 0;
@@ -129,9 +136,12 @@ class TextLayout : public ::testing::Test {
         testing::capture_texts(true);
         frame(app);
         testing::capture_texts(false);
-        const std::string where = what + ", " + p.cli_name + " at " + std::to_string(int(size.x)) + "x" + std::to_string(int(size.y)) + ": ";
-        for (const std::string& o : overlaps(shown_lines(testing::captured_texts()))) faults.push_back(where + "overlap " + o);
-        for (const std::string& s : split_numbers(testing::captured_texts())) faults.push_back(where + "number split " + s);
+        const std::string where = what + ", " + p.cli_name + " at " + std::to_string(int(size.x)) +
+                                  "x" + std::to_string(int(size.y)) + ": ";
+        for (const std::string& o : overlaps(shown_lines(testing::captured_texts())))
+          faults.push_back(where + "overlap " + o);
+        for (const std::string& s : split_numbers(testing::captured_texts()))
+          faults.push_back(where + "number split " + s);
       }
     }
     return faults;
@@ -174,7 +184,8 @@ TEST_F(TextLayout, TheCheckFindsASplitNumberAndAnOverlap) {
   EXPECT_NE(over[0].find("selection 473 us"), std::string::npos);
 }
 
-class TextLayoutOfATrace : public TextLayout, public ::testing::WithParamInterface<std::filesystem::path> {};
+class TextLayoutOfATrace : public TextLayout,
+                           public ::testing::WithParamInterface<std::filesystem::path> {};
 
 TEST_P(TextLayoutOfATrace, NoLabelOverAnotherAndNoNumberSplit) {
   const std::vector<std::filesystem::path> all = testing::all_shipped();
@@ -189,10 +200,11 @@ TEST_P(TextLayoutOfATrace, NoLabelOverAnotherAndNoNumberSplit) {
   expect_none(faults_in_every_view(app, GetParam().filename().string()));
 }
 
-INSTANTIATE_TEST_SUITE_P(ShippedTraces, TextLayoutOfATrace, ::testing::ValuesIn(testing::all_shipped()),
-                         [](const auto& info) {
+INSTANTIATE_TEST_SUITE_P(ShippedTraces, TextLayoutOfATrace,
+                         ::testing::ValuesIn(testing::all_shipped()), [](const auto& info) {
                            std::string name = info.param.stem().string();
-                           for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           for (char& c : name)
+                             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return name;
                          });
 
@@ -210,7 +222,8 @@ TEST_F(TextLayout, EveryGpuOfA4GpuRunShowsInTheTimelineAt1600x900) {
     frame(app);
     testing::capture_texts(false);
     std::vector<Shown> lines = shown_lines(testing::captured_texts());
-    std::sort(lines.begin(), lines.end(), [](const Shown& a, const Shown& b) { return a.min.y < b.min.y; });
+    std::sort(lines.begin(), lines.end(),
+              [](const Shown& a, const Shown& b) { return a.min.y < b.min.y; });
     std::vector<int> sm_labels;  // per GPU header seen, the SM labels under it
     for (const Shown& l : lines) {
       if (l.text.rfind("v GPU ", 0) == 0) sm_labels.push_back(0);
@@ -255,7 +268,8 @@ std::vector<std::string> lesson_texts(const char* name) {
 TEST_F(TextLayout, GrossmansHistogramsStateTheRatioItsVerdictReads) {
   int footers = 0;
   for (const std::string& t : lesson_texts("grossman-tasks-per-sm")) {
-    if (t.rfind("min ", 0) != 0) continue;  // a chart's footer: "min 355   mean 494   max 724   ..."
+    if (t.rfind("min ", 0) != 0)
+      continue;  // a chart's footer: "min 355   mean 494   max 724   ..."
     ++footers;
     EXPECT_NE(t.find("max/min"), std::string::npos) << t;
     EXPECT_EQ(t.find("max/mean"), std::string::npos) << t;

@@ -8,7 +8,8 @@ namespace gpulb::viewer {
 namespace {
 
 TEST(TextWrap, BreaksOnlyAtSpacesSoNoNumberIsSplit) {
-  const std::string text = "800,000 task slots against 12,000 (67x fewer); 1.5 ms on lesson-mohan-a.gpulb";
+  const std::string text =
+      "800,000 task slots against 12,000 (67x fewer); 1.5 ms on lesson-mohan-a.gpulb";
   for (float width = 7.0f * 4; width <= 7.0f * 90; width += 7.0f) {
     const auto lines = wrap_at_spaces(text, width, width7);
     std::string joined;
@@ -16,13 +17,15 @@ TEST(TextWrap, BreaksOnlyAtSpacesSoNoNumberIsSplit) {
       joined += (joined.empty() ? "" : " ") + l;
       // Only what cannot break may overflow: one word, or a number with its unit ("1.5 ms").
       const std::size_t space = l.find(' ');
-      const bool one_unit = space == std::string::npos ||
-                            (space == l.rfind(' ') && splits_a_number(l.substr(0, space), l.substr(space + 1), true));
+      const bool one_unit =
+          space == std::string::npos ||
+          (space == l.rfind(' ') && splits_a_number(l.substr(0, space), l.substr(space + 1), true));
       EXPECT_TRUE(width7(l) <= width || one_unit) << "'" << l << "' overflows " << width << " px";
     }
     EXPECT_EQ(joined, text) << "at " << width << " px every word survives whole, in order";
   }
-  EXPECT_EQ(wrap_at_spaces("aaa bbb ccc", 7.0f * 7, width7), (std::vector<std::string>{"aaa bbb", "ccc"}));
+  EXPECT_EQ(wrap_at_spaces("aaa bbb ccc", 7.0f * 7, width7),
+            (std::vector<std::string>{"aaa bbb", "ccc"}));
   EXPECT_EQ(wrap_at_spaces("one\ntwo", 1000.0f, width7), (std::vector<std::string>{"one", "two"}));
   EXPECT_EQ(wrap_at_spaces("", 100.0f, width7), (std::vector<std::string>{""}));
 }
@@ -33,7 +36,8 @@ TEST(TextWrap, ANumberStaysWithItsUnit) {
   for (float width = 7.0f * 6; width <= 7.0f * 40; width += 7.0f) {
     const auto lines = wrap_at_spaces(text, width, width7);
     for (std::size_t i = 1; i < lines.size(); ++i) {
-      EXPECT_FALSE(splits_a_number(lines[i - 1], lines[i], true)) << "'" << lines[i - 1] << "' | '" << lines[i] << "' at " << width;
+      EXPECT_FALSE(splits_a_number(lines[i - 1], lines[i], true))
+          << "'" << lines[i - 1] << "' | '" << lines[i] << "' at " << width;
     }
   }
 }

@@ -23,7 +23,8 @@ void expect_readable_ruler(const TimeAxis& axis, double origin, double left, dou
     if (t.label.empty()) continue;
     EXPECT_TRUE(seen.insert(t.label).second) << "two ticks read \"" << t.label << "\"";
     EXPECT_GE(t.x, left) << t.label;
-    EXPECT_LE(t.x + text_width(t.label), right) << "\"" << t.label << "\" crosses the ruler's right edge";
+    EXPECT_LE(t.x + text_width(t.label), right)
+        << "\"" << t.label << "\" crosses the ruler's right edge";
     EXPECT_GE(t.x, last_end) << "\"" << t.label << "\" overlaps the label before it";
     last_end = t.x + text_width(t.label);
   }
@@ -33,10 +34,13 @@ void expect_readable_ruler(const TimeAxis& axis, double origin, double left, dou
 TEST(TimeTicks, LabelsDifferForANarrowWindowLateInTheRun) {
   // A 4 us window at 1.1 ms from the start, 1,200 px wide.
   const double origin = 5'520'020.0;
-  expect_readable_ruler(TimeAxis::fit(origin + 1.1e6, origin + 1.104e6, 150, 1200), origin, 150, 1350);
+  expect_readable_ruler(TimeAxis::fit(origin + 1.1e6, origin + 1.104e6, 150, 1200), origin, 150,
+                        1350);
   // 40 ns at 2.5 s; 300 us at 12 ms.
-  expect_readable_ruler(TimeAxis::fit(origin + 2.5e9, origin + 2.5e9 + 40, 150, 1200), origin, 150, 1350);
-  expect_readable_ruler(TimeAxis::fit(origin + 12e6, origin + 12.3e6, 150, 1200), origin, 150, 1350);
+  expect_readable_ruler(TimeAxis::fit(origin + 2.5e9, origin + 2.5e9 + 40, 150, 1200), origin, 150,
+                        1350);
+  expect_readable_ruler(TimeAxis::fit(origin + 12e6, origin + 12.3e6, 150, 1200), origin, 150,
+                        1350);
 }
 
 TEST(TimeTicks, WholeRunLabelsStayInsideTheRuler) {
@@ -75,7 +79,8 @@ namespace {
 // run's "2.0 ms": labels it would touch give way, the others stay.
 TEST(TimeTicks, NoTickLabelUnderTheSelectionsLength) {
   const double left = 150, right = 1350;
-  std::vector<Tick> ticks = time_ticks(TimeAxis::fit(0, 2.14e6, left, right - left), 0, left, right, 110.0, text_width);
+  std::vector<Tick> ticks =
+      time_ticks(TimeAxis::fit(0, 2.14e6, left, right - left), 0, left, right, 110.0, text_width);
   const std::string note = "selection 473 us";
   const double x0 = right - text_width(note) - 6;
   const auto labelled = [](const std::vector<Tick>& t) {
@@ -83,11 +88,14 @@ TEST(TimeTicks, NoTickLabelUnderTheSelectionsLength) {
   };
   const auto before = labelled(ticks);
   bool touched = false;
-  for (const Tick& t : ticks) touched = touched || (!t.label.empty() && t.x + text_width(t.label) > x0);
+  for (const Tick& t : ticks)
+    touched = touched || (!t.label.empty() && t.x + text_width(t.label) > x0);
   ASSERT_TRUE(touched) << "the case needs a label under the note";
   clear_labels_under(ticks, x0, right, text_width);
   for (const Tick& t : ticks) {
-    if (!t.label.empty()) EXPECT_LE(t.x + text_width(t.label), x0 - 4) << "\"" << t.label << "\" under the selection's length";
+    if (!t.label.empty())
+      EXPECT_LE(t.x + text_width(t.label), x0 - 4)
+          << "\"" << t.label << "\" under the selection's length";
   }
   EXPECT_EQ(labelled(ticks), before - 1) << "only the label under it gives way";
 }

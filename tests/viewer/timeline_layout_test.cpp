@@ -47,7 +47,8 @@ TEST(TimelineLayout, TheSecondGpuOfA2xH200TraceStartsOnTheFirstScreen) {
     const TimelineLayout l = layout_timeline(m, default_folds(m), kViewH, kTextH);
     const TimelineRow* gpu1 = device_row(l, 1);
     ASSERT_NE(gpu1, nullptr);
-    EXPECT_LT(gpu1->y, kViewH / 2 + kDeviceRowPx) << file << ": GPU 1 starts " << gpu1->y << " px down";
+    EXPECT_LT(gpu1->y, kViewH / 2 + kDeviceRowPx)
+        << file << ": GPU 1 starts " << gpu1->y << " px down";
     EXPECT_LE(l.height, kViewH) << file;
   }
 }
@@ -74,7 +75,8 @@ TEST(TimelineLayout, ThinRowLabelsNeverOverlap) {
   std::size_t labels = 0;
   for (const TimelineRow& r : l.rows) {
     if (r.kind == RowKind::Device) {
-      EXPECT_GE(r.y, last_label_end - 0.01f) << "the last SM label of a device runs into the next device's header";
+      EXPECT_GE(r.y, last_label_end - 0.01f)
+          << "the last SM label of a device runs into the next device's header";
       last_label_end = r.y + r.h;
     }
     if (r.kind != RowKind::Group || !r.label) continue;
@@ -94,7 +96,8 @@ TEST(TimelineLayout, AClickOnAThinRowsLabelFoldsThatRow) {
     if (r.kind != RowKind::Group || !r.label) continue;
     // Anywhere on the label's text, below the row itself included, means this row.
     for (const float dy : {0.0f, kTextH * 0.5f, kTextH - 0.5f}) {
-      EXPECT_EQ(row_for_label_click(l, r.y + dy, kTextH), static_cast<int>(i)) << "SM row " << r.group << " +" << dy;
+      EXPECT_EQ(row_for_label_click(l, r.y + dy, kTextH), static_cast<int>(i))
+          << "SM row " << r.group << " +" << dy;
     }
   }
   // A header row is itself.
@@ -135,14 +138,18 @@ TEST(TimelineLayout, ZoomedInFarEnoughToSeeTasksTheGroupsOpen) {
   ASSERT_GT(m.mean_task_ns(), 0.0);
   const double run = static_cast<double>(m.stats().makespan_ns);
   const double fit_ns_per_px = run / 1200.0;
-  EXPECT_FALSE(tasks_visible_at(m, fit_ns_per_px, run)) << "the whole run: the heat map is the overview";
+  EXPECT_FALSE(tasks_visible_at(m, fit_ns_per_px, run))
+      << "the whole run: the heat map is the overview";
   const double close = run / 8 / 1200;  // an eighth of the run: P3's mean task is some 160 px wide
   EXPECT_TRUE(tasks_visible_at(m, close, close * 1200));
-  EXPECT_FALSE(tasks_visible_at(m, m.mean_task_ns(), run / 8)) << "zoomed in, but a mean task is a pixel wide";
+  EXPECT_FALSE(tasks_visible_at(m, m.mean_task_ns(), run / 8))
+      << "zoomed in, but a mean task is a pixel wide";
 
   const Folds user = default_folds(m);
-  const TimelineLayout far = layout_timeline(m, effective_folds(m, user, true, fit_ns_per_px, run), kViewH, kTextH);
-  const TimelineLayout near = layout_timeline(m, effective_folds(m, user, true, close, close * 1200), kViewH, kTextH);
+  const TimelineLayout far =
+      layout_timeline(m, effective_folds(m, user, true, fit_ns_per_px, run), kViewH, kTextH);
+  const TimelineLayout near =
+      layout_timeline(m, effective_folds(m, user, true, close, close * 1200), kViewH, kTextH);
   auto lanes_shown = [](const TimelineLayout& l) {
     std::size_t n = 0;
     for (const TimelineRow& r : l.rows) n += r.kind == RowKind::Lane;
@@ -150,8 +157,10 @@ TEST(TimelineLayout, ZoomedInFarEnoughToSeeTasksTheGroupsOpen) {
   };
   EXPECT_LT(lanes_shown(far), 10u);
   EXPECT_EQ(lanes_shown(near), m.lanes().size()) << "every block's lane once the tasks can be seen";
-  const TimelineLayout by_hand = layout_timeline(m, effective_folds(m, user, false, close, close * 1200), kViewH, kTextH);
-  EXPECT_EQ(lanes_shown(by_hand), lanes_shown(far)) << "folded by hand: the zoom leaves the folds alone";
+  const TimelineLayout by_hand =
+      layout_timeline(m, effective_folds(m, user, false, close, close * 1200), kViewH, kTextH);
+  EXPECT_EQ(lanes_shown(by_hand), lanes_shown(far))
+      << "folded by hand: the zoom leaves the folds alone";
 }
 
 // "a level above the device (rank/host -> device -> SM -> lane)". A merged trace of
@@ -161,7 +170,8 @@ TraceModel ranks_model(std::uint32_t ranks, std::uint32_t workers) {
   trace::Trace t;
   t.meta.ranks = ranks;
   for (std::uint32_t r = 0; r < ranks; ++r) {
-    trace::Device d{trace::DeviceKind::Cpu, 0, "rank " + std::to_string(r) + ": CPU (2 threads)", 2, workers};
+    trace::Device d{trace::DeviceKind::Cpu, 0, "rank " + std::to_string(r) + ": CPU (2 threads)", 2,
+                    workers};
     d.rank = r;
     t.devices.push_back(d);
     for (std::uint32_t w = 0; w < workers; ++w) {
@@ -169,7 +179,8 @@ TraceModel ranks_model(std::uint32_t ranks, std::uint32_t workers) {
       tr.device = r;
       tr.worker = w;
       tr.name = "worker " + std::to_string(w);
-      tr.events = {trace::make_event(100 + r, trace::EventKind::TaskBegin, w, 1), trace::make_event(900, trace::EventKind::TaskEnd, w, 1)};
+      tr.events = {trace::make_event(100 + r, trace::EventKind::TaskBegin, w, 1),
+                   trace::make_event(900, trace::EventKind::TaskEnd, w, 1)};
       t.tracks.push_back(tr);
     }
     trace::Track host;
@@ -196,7 +207,8 @@ TEST(TimelineLayout, EachRankHasAHeaderRowWithItsHostLaneAboveItsDevices) {
     EXPECT_EQ(row[0].rank, static_cast<int>(r));
     EXPECT_EQ(m.ranks()[static_cast<std::size_t>(row[0].rank)].rank, r);
     EXPECT_EQ(row[1].kind, RowKind::Lane);
-    EXPECT_EQ(m.lanes()[row[1].lane].role, trace::TrackRole::Host) << "the rank's host lane right under its row";
+    EXPECT_EQ(m.lanes()[row[1].lane].role, trace::TrackRole::Host)
+        << "the rank's host lane right under its row";
     EXPECT_EQ(m.header().devices[m.lanes()[row[1].lane].device].rank, r);
     EXPECT_EQ(row[2].kind, RowKind::Device);
     EXPECT_EQ(row[2].device, r);
@@ -205,7 +217,8 @@ TEST(TimelineLayout, EachRankHasAHeaderRowWithItsHostLaneAboveItsDevices) {
       EXPECT_EQ(m.lanes()[row[k].lane].device, r);
       EXPECT_EQ(m.lanes()[row[k].lane].role, trace::TrackRole::Worker);
     }
-    for (int k = 0; k < 5; ++k) EXPECT_EQ(row[k].rank, static_cast<int>(r)) << "every row under rank " << r << " says so";
+    for (int k = 0; k < 5; ++k)
+      EXPECT_EQ(row[k].rank, static_cast<int>(r)) << "every row under rank " << r << " says so";
     EXPECT_GT(l.lane_center[row[1].lane], last_host_y) << "ranks top to bottom on one time axis";
     last_host_y = l.lane_center[row[1].lane];
   }

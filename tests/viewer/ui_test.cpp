@@ -70,7 +70,8 @@ class Ui : public ::testing::Test {
       extent.back().second = p;
     }
     for (std::size_t i = 0; i < items.size(); ++i) {
-      items[i].second = ImVec2((extent[i].first.x + extent[i].second.x) / 2, (extent[i].first.y + extent[i].second.y) / 2);
+      items[i].second = ImVec2((extent[i].first.x + extent[i].second.x) / 2,
+                               (extent[i].first.y + extent[i].second.y) / 2);
     }
     return items;
   }
@@ -88,14 +89,16 @@ TEST_F(Ui, TheLessonsMenuOpensTheLessonChosenInIt) {
   const ImRect bar = main->MenuBarRect();
   ASSERT_GT(bar.GetHeight(), 0.0f);
   // The menu bar's headers, left to right: File, Export (disabled: nothing open), View, Lessons, Help.
-  const auto headers = items_along(ImVec2(bar.Min.x + 2, bar.GetCenter().y), ImVec2(bar.Min.x + 600, bar.GetCenter().y), 3);
+  const auto headers = items_along(ImVec2(bar.Min.x + 2, bar.GetCenter().y),
+                                   ImVec2(bar.Min.x + 600, bar.GetCenter().y), 3);
   ASSERT_GE(headers.size(), 4u);
   ImGuiID lessons_menu = 0;
   ImVec2 lessons_at;
   for (const auto& [id, at] : headers) {  // the header whose popup is the Lessons menu
     click(at);
     if (ImGuiWindow* menu = window("##Menu_00"); menu && menu->Active) {
-      const ImGuiID popup = GImGui->OpenPopupStack.empty() ? 0 : GImGui->OpenPopupStack.back().PopupId;
+      const ImGuiID popup =
+          GImGui->OpenPopupStack.empty() ? 0 : GImGui->OpenPopupStack.back().PopupId;
       if (popup == ImHashStr("Lessons", 0, ImHashStr("##menubar", 0, main->ID))) {
         lessons_menu = id;
         lessons_at = at;
@@ -111,7 +114,8 @@ TEST_F(Ui, TheLessonsMenuOpensTheLessonChosenInIt) {
   ImGuiWindow* menu = window("##Menu_00");
   ASSERT_NE(menu, nullptr);
   const float x = menu->Pos.x + menu->Size.x / 2;
-  const auto entries = items_along(ImVec2(x, menu->Pos.y + 2), ImVec2(x, menu->Pos.y + menu->Size.y - 2), 2);
+  const auto entries =
+      items_along(ImVec2(x, menu->Pos.y + 2), ImVec2(x, menu->Pos.y + menu->Size.y - 2), 2);
   const std::span<const builtin::Lesson> all = builtin::lessons();
   ASSERT_EQ(entries.size(), all.size()) << "one entry a lesson";
   ASSERT_GE(all.size(), 4u);
@@ -125,10 +129,13 @@ TEST_F(Ui, TheLessonsMenuOpensTheLessonChosenInIt) {
   ASSERT_TRUE(app_->has_compare());
   EXPECT_EQ(app_->current()->title.rfind("A: ", 0), 0u) << app_->current()->title;
   EXPECT_EQ(app_->compare()->title.rfind("B: ", 0), 0u) << app_->compare()->title;
-  EXPECT_NE(app_->current()->title.find("connect4-4-static-list-h200"), std::string::npos) << app_->current()->title;
-  EXPECT_NE(app_->compare()->title.find("connect4-4-work-stealing-h200"), std::string::npos) << app_->compare()->title;
+  EXPECT_NE(app_->current()->title.find("connect4-4-static-list-h200"), std::string::npos)
+      << app_->current()->title;
+  EXPECT_NE(app_->compare()->title.find("connect4-4-work-stealing-h200"), std::string::npos)
+      << app_->compare()->title;
   frame(ImVec2(-1, -1));
-  EXPECT_EQ(window("##Menu_00") == nullptr || !window("##Menu_00")->Active, true) << "the menu closed";
+  EXPECT_EQ(window("##Menu_00") == nullptr || !window("##Menu_00")->Active, true)
+      << "the menu closed";
 }
 
 // Tasks can be clicked in both Compare panels; the pick says which run it is of
@@ -146,21 +153,25 @@ TEST_F(Ui, AClickOnATaskInEitherComparePanelPicksItInItsRun) {
     if (w->Active && std::string(w->Name).find("/lanes_") != std::string::npos) lanes.push_back(w);
   }
   ASSERT_EQ(lanes.size(), 2u) << "two timelines in Compare";
-  std::sort(lanes.begin(), lanes.end(), [](ImGuiWindow* a, ImGuiWindow* b) { return a->Pos.y < b->Pos.y; });
+  std::sort(lanes.begin(), lanes.end(),
+            [](ImGuiWindow* a, ImGuiWindow* b) { return a->Pos.y < b->Pos.y; });
   for (int run = 0; run < 2; ++run) {
     const ImGuiWindow* w = lanes[static_cast<std::size_t>(run)];
     const TraceModel& m = *(run == 0 ? app_->current() : app_->compare())->model;
     vs.picked.reset();
     // Clicks across the panel, under its label column, until one lands on a task.
     for (float y = w->Pos.y + 4; y < w->Pos.y + w->Size.y - 4 && !vs.picked; y += 7) {
-      for (float x = w->Pos.x + 320; x < w->Pos.x + w->Size.x - 10 && !vs.picked; x += 23) click(ImVec2(x, y));
+      for (float x = w->Pos.x + 320; x < w->Pos.x + w->Size.x - 10 && !vs.picked; x += 23)
+        click(ImVec2(x, y));
     }
-    ASSERT_TRUE(vs.picked) << "no click in panel " << "AB"[run] << " picked a task";
+    ASSERT_TRUE(vs.picked) << "no click in panel "
+                           << "AB"[run] << " picked a task";
     EXPECT_EQ(vs.picked->run, run) << "the pick names its panel's run";
     ASSERT_LT(vs.picked->task.lane, m.lanes().size());
     ASSERT_LT(vs.picked->task.zone, m.lanes()[vs.picked->task.lane].zones.size());
     EXPECT_EQ(m.lanes()[vs.picked->task.lane].role, trace::TrackRole::Worker);
-    EXPECT_EQ(task_details(m, vs.picked->task).id, m.lanes()[vs.picked->task.lane].zones.id(vs.picked->task.zone));
+    EXPECT_EQ(task_details(m, vs.picked->task).id,
+              m.lanes()[vs.picked->task.lane].zones.id(vs.picked->task.zone));
     frame(ImVec2(-1, -1));  // the side panel draws its details from that run's model
   }
 }
@@ -178,17 +189,23 @@ TEST_F(Ui, ALessonsLookHereStepOpensCompareOnItsMomentSelected) {
   std::size_t index = 0;
   while (index < l.steps.size() && l.steps[index].side != 1) ++index;
   ASSERT_LT(index, l.steps.size()) << "a step on trace B";
-  ASSERT_EQ(show_lesson_step(l, LessonTraces{*a.model, *b.model, a.findings, b.findings}, index, vs), "");
-  for (int i = 0; i < 4; ++i) frame(ImVec2(-1, -1));  // the tab switches, then Compare lays out and zooms
+  ASSERT_EQ(
+      show_lesson_step(l, LessonTraces{*a.model, *b.model, a.findings, b.findings}, index, vs), "");
+  for (int i = 0; i < 4; ++i)
+    frame(ImVec2(-1, -1));  // the tab switches, then Compare lays out and zooms
   EXPECT_EQ(app_->view_name(), "compare");
-  const std::optional<MomentRange> at = find_moment(*b.model, b.findings, *moment_from_name(l.steps[index].moment));
+  const std::optional<MomentRange> at =
+      find_moment(*b.model, b.findings, *moment_from_name(l.steps[index].moment));
   ASSERT_TRUE(at && vs.selection);
   const double since_b = at->selected.begin_ns - launch_ns(*b.model);
-  EXPECT_NEAR(vs.selection->begin_ns - launch_ns(*a.model), since_b, 1.0) << "selected, on A's clock";
-  EXPECT_NEAR(vs.selection->end_ns - vs.selection->begin_ns, at->selected.end_ns - at->selected.begin_ns, 1.0);
+  EXPECT_NEAR(vs.selection->begin_ns - launch_ns(*a.model), since_b, 1.0)
+      << "selected, on A's clock";
+  EXPECT_NEAR(vs.selection->end_ns - vs.selection->begin_ns,
+              at->selected.end_ns - at->selected.begin_ns, 1.0);
   // The shared axis (time since each launch) starts where the moment's view does, at its scale.
   EXPECT_NEAR(vs.compare_axis.t0_ns, at->shown.begin_ns - launch_ns(*b.model), 1.0);
-  EXPECT_LT(vs.compare_axis.ns_per_px * 400.0, static_cast<double>(b.model->stats().makespan_ns)) << "zoomed in, not the whole run";
+  EXPECT_LT(vs.compare_axis.ns_per_px * 400.0, static_cast<double>(b.model->stats().makespan_ns))
+      << "zoomed in, not the whole run";
   EXPECT_FALSE(vs.compare_range) << "applied once";
 }
 

@@ -23,7 +23,8 @@ struct NBodyMeasure {
 };
 
 // Medians over --repeats runs of `scenario` under `policy`, tracing off; every run must verify.
-NBodyMeasure measure(const BenchArgs& a, Backend backend, const std::string& scenario, const std::string& policy, const ParamMap& params) {
+NBodyMeasure measure(const BenchArgs& a, Backend backend, const std::string& scenario,
+                     const std::string& policy, const ParamMap& params) {
   std::vector<double> totals;
   std::map<std::string, std::vector<double>> metrics;
   for (std::uint32_t i = 0; i < a.repeats; ++i) {
@@ -34,10 +35,13 @@ NBodyMeasure measure(const BenchArgs& a, Backend backend, const std::string& sce
     c.trace = false;
     c.params = params;
     const RunResult r = run(builtin::registry(), c);
-    if (!r.verified) throw RunError("bench: " + scenario + " under " + policy + " did not verify: " + r.verification);
+    if (!r.verified)
+      throw RunError("bench: " + scenario + " under " + policy +
+                     " did not verify: " + r.verification);
     totals.push_back(static_cast<double>(r.makespan_ns));
     for (const auto& [k, v] : r.metrics) metrics[k].push_back(static_cast<double>(v));
-    const auto result = nlohmann::json::parse(r.result_json);  // the producer's phases, where it reports them
+    // the producer's phases, where it reports them
+    const auto result = nlohmann::json::parse(r.result_json);
     for (const char* k : {"tree_build_ns", "walk_ns", "tail_ns"}) {
       if (result.contains(k)) metrics[k].push_back(result.at(k).get<double>());
     }
@@ -47,7 +51,8 @@ NBodyMeasure measure(const BenchArgs& a, Backend backend, const std::string& sce
   return m;
 }
 
-NBodyMeasure measure_nbody(const BenchArgs& a, Backend backend, const std::string& particles, const ParamMap& options) {
+NBodyMeasure measure_nbody(const BenchArgs& a, Backend backend, const std::string& particles,
+                           const ParamMap& options) {
   ParamMap p = {{"particles", particles}, {"steps", "3"}, {"sample", "64"}};
   for (const auto& [k, v] : options) p[k] = v;
   return measure(a, backend, "nbody", "combining", p);
@@ -61,15 +66,22 @@ std::string particles_for(const BenchArgs& a, Backend backend) {
 // Figure 2: when to launch.
 Table combining_strategies(const BenchArgs& a, Backend backend) {
   const std::string particles = particles_for(a, backend);
-  Table t{"combining: G-Charm Figure 2, adaptive vs static kernel combining, nbody, " + std::string(to_string(backend)) + " backend",
-          "nbody particles=" + particles + " steps=3 (Plummer spheres, theta 0.7, buckets of 16), transfer=reuse (the default), median of " +
-              std::to_string(a.repeats) + " runs. Total: the whole run (tree builds, walks, launches), as the paper times it. "
-              "'vs static' is static's total over this row's (above 1: faster); 'GPU time vs static': this row's kernel + transfer "
-              "time over static's (below 1: the device works less for the same requests). Host walks: the walkers' wall time (requests are "
-              "emitted meanwhile); step tails: from the last emit of a step until all its requests had run (where the strategy shows). "
+  Table t{"combining: G-Charm Figure 2, adaptive vs static kernel combining, nbody, " +
+              std::string(to_string(backend)) + " backend",
+          "nbody particles=" + particles +
+              " steps=3 (Plummer spheres, theta 0.7, buckets of 16), transfer=reuse (the default), "
+              "median of " +
+              std::to_string(a.repeats) +
+              " runs. Total: the whole run (tree builds, walks, launches), as the paper times it. "
+              "'vs static' is static's total over this row's (above 1: faster); 'GPU time vs "
+              "static': this row's kernel + transfer "
+              "time over static's (below 1: the device works less for the same requests). Host "
+              "walks: the walkers' wall time (requests are "
+              "emitted meanwhile); step tails: from the last emit of a step until all its requests "
+              "had run (where the strategy shows). "
               "The paper saw adaptive take 8-38% less time than static.",
-          {"strategy", "total", "vs static", "launches", "requests / launch", "kernel", "transfers", "GPU time vs static", "host walks",
-           "step tails"},
+          {"strategy", "total", "vs static", "launches", "requests / launch", "kernel", "transfers",
+           "GPU time vs static", "host walks", "step tails"},
           {}};
   struct Row {
     const char* label;
@@ -78,22 +90,29 @@ Table combining_strategies(const BenchArgs& a, Backend backend) {
   // Adaptive's launches of ~1,500 requests (~1.8 M items) could be assembled by several host
   // threads (assembly_threads, combined_request.hpp; static's of 100 are below the size where
   // they would be used): the row with 8 shows what that is worth in the same run.
-  const std::vector<Row> rows = {{"static (K = 100)", {{"strategy", "static"}, {"static_k", "100"}}},
-                                 {"adaptive", {{"strategy", "adaptive"}}},
-                                 {"adaptive, assembly_threads=8", {{"strategy", "adaptive"}, {"assembly_threads", "8"}}},
-                                 {"eager", {{"strategy", "eager"}}}};
+  const std::vector<Row> rows = {
+      {"static (K = 100)", {{"strategy", "static"}, {"static_k", "100"}}},
+      {"adaptive", {{"strategy", "adaptive"}}},
+      {"adaptive, assembly_threads=8", {{"strategy", "adaptive"}, {"assembly_threads", "8"}}},
+      {"eager", {{"strategy", "eager"}}}};
   double static_total = 0, static_device = 0;
   for (const Row& r : rows) {
     progress(std::string("combining ") + r.label + " on " + std::string(to_string(backend)));
     const NBodyMeasure m = measure_nbody(a, backend, particles, r.options);
-    const double device = m.metrics.at("kernel_ns") + m.metrics.at("transfer_ns");  // the device's busy time
+    // the device's busy time
+    const double device = m.metrics.at("kernel_ns") + m.metrics.at("transfer_ns");
     if (static_total == 0) static_total = m.total_ns, static_device = device;
     const double launches = m.metrics.at("launches");
-    t.rows.push_back({r.label, format_ns(m.total_ns), fixed(static_total / m.total_ns, 2), fixed(launches, 0),
-                      fixed(m.metrics.at("requests") / std::max(1.0, launches), 1), format_ns(m.metrics.at("kernel_ns")),
-                      format_ns(m.metrics.at("transfer_ns")), fixed(device / std::max(1.0, static_device), 3),
+    t.rows.push_back({r.label, format_ns(m.total_ns), fixed(static_total / m.total_ns, 2),
+                      fixed(launches, 0),
+                      fixed(m.metrics.at("requests") / std::max(1.0, launches), 1),
+                      format_ns(m.metrics.at("kernel_ns")), format_ns(m.metrics.at("transfer_ns")),
+                      fixed(device / std::max(1.0, static_device), 3),
                       format_ns(m.metrics.at("walk_ns")), format_ns(m.metrics.at("tail_ns"))});
-    t.json.push_back({{"backend", to_string(backend)}, {"strategy", r.label}, {"total_ns", m.total_ns}, {"metrics", m.metrics}});
+    t.json.push_back({{"backend", to_string(backend)},
+                      {"strategy", r.label},
+                      {"total_ns", m.total_ns},
+                      {"metrics", m.metrics}});
   }
   return t;
 }
@@ -101,21 +120,34 @@ Table combining_strategies(const BenchArgs& a, Backend backend) {
 // Figure 3: what to move.
 Table combining_transfers(const BenchArgs& a, Backend backend) {
   const std::string particles = particles_for(a, backend);
-  Table t{"combining: G-Charm Figure 3, data reuse and coalescing, nbody, " + std::string(to_string(backend)) + " backend",
-          "nbody particles=" + particles + " steps=3, strategy=adaptive, median of " + std::to_string(a.repeats) +
-              " runs. Kernel and transfer times are the device's own (CUDA events around each stage; on the CPU backend the "
-              "memcpy and the workers' run). 'vs redundant' is redundant's kernel + transfer time over this row's. The paper saw "
-              "reuse cut transfer time 62% but raise kernel time 49% (3.6% less in all), and reuse-sorted 12% less than redundant.",
-          {"transfer", "kernel", "transfers", "kernel + transfers", "vs redundant", "bytes to device", "host assembly", "total"}, {}};
+  Table t{"combining: G-Charm Figure 3, data reuse and coalescing, nbody, " +
+              std::string(to_string(backend)) + " backend",
+          "nbody particles=" + particles + " steps=3, strategy=adaptive, median of " +
+              std::to_string(a.repeats) +
+              " runs. Kernel and transfer times are the device's own (CUDA events around each "
+              "stage; on the CPU backend the "
+              "memcpy and the workers' run). 'vs redundant' is redundant's kernel + transfer time "
+              "over this row's. The paper saw "
+              "reuse cut transfer time 62% but raise kernel time 49% (3.6% less in all), and "
+              "reuse-sorted 12% less than redundant.",
+          {"transfer", "kernel", "transfers", "kernel + transfers", "vs redundant",
+           "bytes to device", "host assembly", "total"},
+          {}};
   double redundant = 0;
   for (const char* mode : {"redundant", "reuse", "reuse-sorted"}) {
     progress(std::string("combining transfer=") + mode + " on " + std::string(to_string(backend)));
-    const NBodyMeasure m = measure_nbody(a, backend, particles, {{"strategy", "adaptive"}, {"transfer", mode}});
+    const NBodyMeasure m =
+        measure_nbody(a, backend, particles, {{"strategy", "adaptive"}, {"transfer", mode}});
     const double kernel = m.metrics.at("kernel_ns"), transfer = m.metrics.at("transfer_ns");
     if (redundant == 0) redundant = kernel + transfer;
-    t.rows.push_back({mode, format_ns(kernel), format_ns(transfer), format_ns(kernel + transfer), fixed(redundant / (kernel + transfer), 2),
-                      fixed(m.metrics.at("bytes_to_device") / 1e6, 1) + " MB", format_ns(m.metrics.at("assemble_ns")), format_ns(m.total_ns)});
-    t.json.push_back({{"backend", to_string(backend)}, {"transfer", mode}, {"total_ns", m.total_ns}, {"metrics", m.metrics}});
+    t.rows.push_back({mode, format_ns(kernel), format_ns(transfer), format_ns(kernel + transfer),
+                      fixed(redundant / (kernel + transfer), 2),
+                      fixed(m.metrics.at("bytes_to_device") / 1e6, 1) + " MB",
+                      format_ns(m.metrics.at("assemble_ns")), format_ns(m.total_ns)});
+    t.json.push_back({{"backend", to_string(backend)},
+                      {"transfer", mode},
+                      {"total_ns", m.total_ns},
+                      {"metrics", m.metrics}});
   }
   return t;
 }
@@ -124,13 +156,19 @@ Table combining_transfers(const BenchArgs& a, Backend backend) {
 // CPU-only reference of the same run, and the GPU-only reference is the faster of hybrid static
 // at cpu_share 0 and, on the cuda backend, the combining policy (adaptive): the GPU's own
 // scheduler, so that a hybrid launch order the static split lacks cannot weaken the reference.
-Table hybrid_split(const BenchArgs& a, Backend backend, const std::string& scenario, const ParamMap& params, const std::string& what) {
-  Table t{"hybrid: G-Charm Figure 5, adaptive vs static CPU+GPU scheduling, " + scenario + ", " + std::string(to_string(backend)) + " backend",
+Table hybrid_split(const BenchArgs& a, Backend backend, const std::string& scenario,
+                   const ParamMap& params, const std::string& what) {
+  Table t{"hybrid: G-Charm Figure 5, adaptive vs static CPU+GPU scheduling, " + scenario + ", " +
+              std::string(to_string(backend)) + " backend",
           what + ", median of " + std::to_string(a.repeats) +
-              " runs. Rate: requests per second of the whole run. 'vs sum' is the row's rate over the CPU-only rate plus the "
-              "GPU-only rate (the faster GPU-only row; the ideal of a perfect split is 1.00). On the cpu backend both sides are "
-              "host threads (half the workers each). The paper saw adaptive take 10-15% less time than static.",
-          {"run", "total", "rate", "vs sum", "CPU share of requests", "vs static"}, {}};
+              " runs. Rate: requests per second of the whole run. 'vs sum' is the row's rate over "
+              "the CPU-only rate plus the "
+              "GPU-only rate (the faster GPU-only row; the ideal of a perfect split is 1.00). On "
+              "the cpu backend both sides are "
+              "host threads (half the workers each). The paper saw adaptive take 10-15% less time "
+              "than static.",
+          {"run", "total", "rate", "vs sum", "CPU share of requests", "vs static"},
+          {}};
   enum class Role { CpuOnly, GpuOnly, Split };
   struct Row {
     const char* label;
@@ -138,14 +176,26 @@ Table hybrid_split(const BenchArgs& a, Backend backend, const std::string& scena
     ParamMap options;
     Role role;
   };
-  std::vector<Row> rows = {{"CPU only (static, cpu_share=1)", "hybrid", {{"strategy", "static"}, {"cpu_share", "1"}}, Role::CpuOnly},
-                           {"GPU only (static, cpu_share=0)", "hybrid", {{"strategy", "static"}, {"cpu_share", "0"}}, Role::GpuOnly}};
-  if (backend == Backend::Cuda) rows.push_back({"GPU only (combining, adaptive)", "combining", {{"strategy", "adaptive"}}, Role::GpuOnly});
-  rows.push_back({"static, cpu_share=0.5", "hybrid", {{"strategy", "static"}, {"cpu_share", "0.5"}}, Role::Split});
+  std::vector<Row> rows = {{"CPU only (static, cpu_share=1)",
+                            "hybrid",
+                            {{"strategy", "static"}, {"cpu_share", "1"}},
+                            Role::CpuOnly},
+                           {"GPU only (static, cpu_share=0)",
+                            "hybrid",
+                            {{"strategy", "static"}, {"cpu_share", "0"}},
+                            Role::GpuOnly}};
+  if (backend == Backend::Cuda)
+    rows.push_back(
+        {"GPU only (combining, adaptive)", "combining", {{"strategy", "adaptive"}}, Role::GpuOnly});
+  rows.push_back({"static, cpu_share=0.5",
+                  "hybrid",
+                  {{"strategy", "static"}, {"cpu_share", "0.5"}},
+                  Role::Split});
   rows.push_back({"adaptive", "hybrid", {{"strategy", "adaptive"}}, Role::Split});
   double cpu_rate = 0, gpu_rate = 0, static_total = 0;
   for (const Row& r : rows) {
-    progress(std::string("hybrid ") + r.label + " on " + scenario + ", " + std::string(to_string(backend)));
+    progress(std::string("hybrid ") + r.label + " on " + scenario + ", " +
+             std::string(to_string(backend)));
     ParamMap p = params;
     for (const auto& [k, v] : r.options) p[k] = v;
     const NBodyMeasure m = measure(a, backend, scenario, r.policy, p);
@@ -154,12 +204,20 @@ Table hybrid_split(const BenchArgs& a, Backend backend, const std::string& scena
     if (r.role == Role::CpuOnly) cpu_rate = rate;
     if (r.role == Role::GpuOnly) gpu_rate = std::max(gpu_rate, rate);
     if (r.role == Role::Split && static_total == 0) static_total = m.total_ns;
-    const double cpu_requests = m.metrics.count("cpu_requests") ? m.metrics.at("cpu_requests") : 0.0;  // combining: none
-    t.rows.push_back({r.label, format_ns(m.total_ns), fixed(rate, 0) + " /s", r.role == Role::Split ? fixed(rate / (cpu_rate + gpu_rate), 2) : "-",
+    // combining: none
+    const double cpu_requests =
+        m.metrics.count("cpu_requests") ? m.metrics.at("cpu_requests") : 0.0;
+    t.rows.push_back({r.label, format_ns(m.total_ns), fixed(rate, 0) + " /s",
+                      r.role == Role::Split ? fixed(rate / (cpu_rate + gpu_rate), 2) : "-",
                       fixed(100.0 * cpu_requests / std::max(1.0, requests), 1) + "%",
                       r.role == Role::Split ? fixed(static_total / m.total_ns, 2) : "-"});
-    t.json.push_back({{"backend", to_string(backend)}, {"scenario", scenario}, {"run", r.label}, {"policy", r.policy}, {"total_ns", m.total_ns},
-                      {"rate", rate}, {"metrics", m.metrics}});
+    t.json.push_back({{"backend", to_string(backend)},
+                      {"scenario", scenario},
+                      {"run", r.label},
+                      {"policy", r.policy},
+                      {"total_ns", m.total_ns},
+                      {"rate", rate},
+                      {"metrics", m.metrics}});
   }
   return t;
 }
@@ -173,7 +231,8 @@ std::vector<Table> bench_hybrid(const BenchArgs& a, bool cpu, bool gpu) {
     if ((b == Backend::Cpu && !cpu) || (b == Backend::Cuda && !gpu)) continue;
     const std::string particles = particles_for(a, b);
     if (md2d) {
-      tables.push_back(hybrid_split(a, b, "md2d", {{"particles", particles}}, "md2d particles=" + particles));
+      tables.push_back(
+          hybrid_split(a, b, "md2d", {{"particles", particles}}, "md2d particles=" + particles));
       // Devices bound. At the defaults (about 32 particles a patch) every run
       // is bound by the host: on an H100 with 16 host cores the GPU-only run of 200,000
       // particles spent ~300 ms of 5 steps in host work (binning, emission, assembly,
@@ -190,26 +249,40 @@ std::vector<Table> bench_hybrid(const BenchArgs& a, bool cpu, bool gpu) {
       struct DeviceBound {
         std::string particles, patches, piece_targets;
       };
-      const std::vector<DeviceBound> inputs = b == Backend::Cuda ? std::vector<DeviceBound>{{"100000", "7", ""}, {"100000", "7", "0"}, {"200000", "10", ""}}
-                                                                 : std::vector<DeviceBound>{{particles, "5", ""}};
+      const std::vector<DeviceBound> inputs = b == Backend::Cuda
+                                                  ? std::vector<DeviceBound>{{"100000", "7", ""},
+                                                                             {"100000", "7", "0"},
+                                                                             {"200000", "10", ""}}
+                                                  : std::vector<DeviceBound>{{particles, "5", ""}};
       for (const DeviceBound& in : inputs) {
         // Half the host's threads produce: on the cuda backend the other half are the CPU side's
         // workers (its default), which would otherwise share their cores with the producers.
-        const std::string producers = std::to_string(std::max(1u, std::thread::hardware_concurrency() / 2));
-        ParamMap params = {{"particles", in.particles}, {"patches", in.patches}, {"steps", "5"}, {"producers", producers}};
+        const std::string producers =
+            std::to_string(std::max(1u, std::thread::hardware_concurrency() / 2));
+        ParamMap params = {{"particles", in.particles},
+                           {"patches", in.patches},
+                           {"steps", "5"},
+                           {"producers", producers}};
         if (!in.piece_targets.empty()) params["piece_targets"] = in.piece_targets;
-        tables.push_back(hybrid_split(a, b, "md2d", params,
-                                      "md2d particles=" + in.particles + " patches=" + in.patches + " producers=" + producers + " steps=5" +
-                                          (in.piece_targets.empty() ? "" : " piece_targets=" + in.piece_targets) +
-                                          ", chosen so that the devices, not the host, bound the run: a compute object's work "
-                                          "grows with the square of its patches' particles, the host's (binning, emission, assembly, "
-                                          "integration) with the particles, and at the defaults (~32 a patch) an H100's GPU-only run "
-                                          "was ~90% host work, so no split could add the two sides' rates. " +
-                                          (in.piece_targets == "0" ? "Whole compute objects: a request an object, as in G-Charm"
-                                                                   : "Objects of over 4,096 targets go in pieces (piece_targets)")));
+        tables.push_back(hybrid_split(
+            a, b, "md2d", params,
+            "md2d particles=" + in.particles + " patches=" + in.patches +
+                " producers=" + producers + " steps=5" +
+                (in.piece_targets.empty() ? "" : " piece_targets=" + in.piece_targets) +
+                ", chosen so that the devices, not the host, bound the run: a compute object's "
+                "work "
+                "grows with the square of its patches' particles, the host's (binning, emission, "
+                "assembly, "
+                "integration) with the particles, and at the defaults (~32 a patch) an H100's "
+                "GPU-only run "
+                "was ~90% host work, so no split could add the two sides' rates. " +
+                (in.piece_targets == "0"
+                     ? "Whole compute objects: a request an object, as in G-Charm"
+                     : "Objects of over 4,096 targets go in pieces (piece_targets)")));
       }
     }
-    tables.push_back(hybrid_split(a, b, "nbody", {{"particles", particles}, {"steps", "3"}, {"sample", "64"}},
+    tables.push_back(hybrid_split(a, b, "nbody",
+                                  {{"particles", particles}, {"steps", "3"}, {"sample", "64"}},
                                   "nbody particles=" + particles + " steps=3"));
   }
   return tables;

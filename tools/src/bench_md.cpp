@@ -23,8 +23,8 @@ struct MdConfig {
   std::string label;
   std::string solution;
   std::string policy;
-  ParamMap options;          // policy options beyond the scenario's defaults
-  std::uint32_t workers = 0; // 0: the backend's default
+  ParamMap options;           // policy options beyond the scenario's defaults
+  std::uint32_t workers = 0;  // 0: the backend's default
 };
 
 std::vector<MdConfig> configs(Backend backend) {
@@ -36,7 +36,11 @@ std::vector<MdConfig> configs(Backend backend) {
     c.push_back({"Solution 3, paper (chunk 15,360 atoms)", "3", "chunked", {{"chunk", "120"}}, 0});
     // The paper's task-queue setting (120 blocks, 20 tasks a queue) and gpulb's defaults with the
     // modern variant (blocks from the occupancy API, 256 tasks a queue, claims of 8).
-    c.push_back({"task queue, paper (120 blocks, 20/queue)", "tq", "task-queue", {{"variant", "paper"}, {"queue_capacity", "20"}}, 120});
+    c.push_back({"task queue, paper (120 blocks, 20/queue)",
+                 "tq",
+                 "task-queue",
+                 {{"variant", "paper"}, {"queue_capacity", "20"}},
+                 120});
     c.push_back({"task queue, modern (defaults)", "tq", "task-queue", {{"variant", "modern"}}, 0});
   } else {
     c.push_back({"task queue", "tq", "task-queue", {}, 0});
@@ -47,8 +51,8 @@ std::vector<MdConfig> configs(Backend backend) {
 struct MdMeasured {
   double ms = 0;
   double warp_efficiency = 0;
-  double divergent = 0;  // sampled warp steps where the cutoff branch split the warp
-  double task_spread = 0;  // the costliest task's pair tests over the mean task's
+  double divergent = 0;               // sampled warp steps where the cutoff branch split the warp
+  double task_spread = 0;             // the costliest task's pair tests over the mean task's
   std::vector<double> gpu_finish_ms;  // per GPU: its last task's end after the run's first event
 };
 
@@ -58,14 +62,15 @@ std::vector<double> finish_per_device(const trace::Trace& t, std::uint64_t begin
   for (const trace::Track& track : t.tracks) {
     if (track.role == trace::TrackRole::Host || track.device >= out.size()) continue;
     for (const trace::TaskSpan& s : trace::task_spans(track)) {
-      out[track.device] = std::max(out[track.device], static_cast<double>(s.end_ns - std::min(s.end_ns, begin_ns)) / 1e6);
+      out[track.device] = std::max(
+          out[track.device], static_cast<double>(s.end_ns - std::min(s.end_ns, begin_ns)) / 1e6);
     }
   }
   return out;
 }
 
-MdMeasured measure_md(const MdConfig& cfg, const std::string& pairs, std::uint32_t atoms, Backend backend, std::uint32_t gpus,
-                      std::uint32_t repeats, bool trace) {
+MdMeasured measure_md(const MdConfig& cfg, const std::string& pairs, std::uint32_t atoms,
+                      Backend backend, std::uint32_t gpus, std::uint32_t repeats, bool trace) {
   MdMeasured m;
   std::vector<double> ms;
   for (std::uint32_t i = 0; i < repeats; ++i) {
@@ -78,12 +83,16 @@ MdMeasured measure_md(const MdConfig& cfg, const std::string& pairs, std::uint32
     c.trace = trace;
     // A smaller check than a `gpulb run`'s: 64 sampled forces against the double reference, no
     // energy steps (at 2M atoms they are seconds of host time a run, and the md tests check them).
-    c.params = {{"atoms", std::to_string(atoms)}, {"solution", cfg.solution}, {"sample", "64"}, {"steps", "0"},
+    c.params = {{"atoms", std::to_string(atoms)},
+                {"solution", cfg.solution},
+                {"sample", "64"},
+                {"steps", "0"},
                 {"pairs", pairs}};
     for (const auto& [k, v] : cfg.options) c.params[k] = v;
     const RunResult r = run(builtin::registry(), c);
     if (!r.verified) {
-      throw RunError("bench md: " + cfg.label + " at " + std::to_string(atoms) + " atoms did not verify: " + r.verification);
+      throw RunError("bench md: " + cfg.label + " at " + std::to_string(atoms) +
+                     " atoms did not verify: " + r.verification);
     }
     ms.push_back(static_cast<double>(r.makespan_ns) / 1e6);
     const auto result = nlohmann::json::parse(r.result_json);
@@ -122,25 +131,40 @@ std::vector<std::uint32_t> parse_sizes(const std::string& text, Backend backend)
 
 // Under pairs=cells a step takes well under a millisecond on a GPU: more digits there.
 std::string ms_text(double ms) { return fixed(ms, ms < 10 ? 3 : 1); }
-std::string speedup(double base_ms, double ms) { return ms > 0 ? fixed(base_ms / ms, 2) + " (" + ms_text(ms) + " ms)" : "-"; }
+std::string speedup(double base_ms, double ms) {
+  return ms > 0 ? fixed(base_ms / ms, 2) + " (" + ms_text(ms) + " ms)" : "-";
+}
 
 // Figure 5 (gpus = 1) or Figure 8 (gpus = all): one row a size, speedup over Solution 1; and the
 // warp efficiencies of the same runs.
-std::vector<Table> speedup_by_size(const BenchArgs& a, Backend backend, std::uint32_t gpus, const std::string& figure) {
+std::vector<Table> speedup_by_size(const BenchArgs& a, Backend backend, std::uint32_t gpus,
+                                   const std::string& figure) {
   const std::vector<MdConfig> cs = configs(backend);
-  const std::string where = backend == Backend::Cpu ? "CPU backend" : std::to_string(gpus) + " GPU" + (gpus > 1 ? "s" : "");
-  Table t{"md " + figure + ": speedup over Solution 1 against system size, " + where + ", pairs=" + a.md_pairs,
-          "Chen et al. 2010, section 6.3. Each cell: Solution 1's time over the column's (the column's median makespan of " +
-              std::to_string(a.repeats) + " verified runs): the force computation of one step, positions already on the device. "
-              "The last column: the costliest 128-atom task's distance tests over the mean task's (Solution 1's order): the "
-              "imbalance a scheduler can remove.",
-          {"atoms"},
-          {}};
+  const std::string where = backend == Backend::Cpu
+                                ? "CPU backend"
+                                : std::to_string(gpus) + " GPU" + (gpus > 1 ? "s" : "");
+  Table t{
+      "md " + figure + ": speedup over Solution 1 against system size, " + where +
+          ", pairs=" + a.md_pairs,
+      "Chen et al. 2010, section 6.3. Each cell: Solution 1's time over the column's (the column's "
+      "median makespan of " +
+          std::to_string(a.repeats) +
+          " verified runs): the force computation of one step, positions already on the device. "
+          "The last column: the costliest 128-atom task's distance tests over the mean task's "
+          "(Solution 1's order): the "
+          "imbalance a scheduler can remove.",
+      {"atoms"},
+      {}};
   Table w{"md warp efficiency of the force branch, " + where,
-          "lanes of a warp taking the cutoff branch over the lanes present, sampled every 32nd atom of the "
-          "force loop (" + std::string(backend == Backend::Cuda ? "__ballot_sync on the GPU" : "32-lane warps emulated on the CPU") +
-              "). The paper explains Solution 2's slowness by its extra divergence: its profiler counted 49% more divergent "
-              "branches than Solution 1 at 512K atoms. The last column compares the sampled steps where the branch split a "
+          "lanes of a warp taking the cutoff branch over the lanes present, sampled every 32nd "
+          "atom of the "
+          "force loop (" +
+              std::string(backend == Backend::Cuda ? "__ballot_sync on the GPU"
+                                                   : "32-lane warps emulated on the CPU") +
+              "). The paper explains Solution 2's slowness by its extra divergence: its profiler "
+              "counted 49% more divergent "
+              "branches than Solution 1 at 512K atoms. The last column compares the sampled steps "
+              "where the branch split a "
               "warp, Solution 2 over Solution 1.",
           {"atoms"},
           {}};
@@ -155,10 +179,12 @@ std::vector<Table> speedup_by_size(const BenchArgs& a, Backend backend, std::uin
     std::vector<MdMeasured> m;
     for (const MdConfig& c : cs) {
       progress("md " + figure + ", " + std::to_string(atoms) + " atoms, " + c.label);
-      m.push_back(measure_md(c, a.md_pairs, atoms, backend, backend == Backend::Cuda ? gpus : 0, a.repeats, false));
+      m.push_back(measure_md(c, a.md_pairs, atoms, backend, backend == Backend::Cuda ? gpus : 0,
+                             a.repeats, false));
     }
     std::vector<std::string> row{std::to_string(atoms)}, wrow{std::to_string(atoms)};
-    nlohmann::json j = {{"atoms", atoms}, {"gpus", gpus}, {"backend", std::string(to_string(backend))}};
+    nlohmann::json j = {
+        {"atoms", atoms}, {"gpus", gpus}, {"backend", std::string(to_string(backend))}};
     for (std::size_t i = 0; i < cs.size(); ++i) {
       row.push_back(speedup(m[0].ms, m[i].ms));
       wrow.push_back(fixed(100 * m[i].warp_efficiency, 2) + "%");
@@ -168,7 +194,8 @@ std::vector<Table> speedup_by_size(const BenchArgs& a, Backend backend, std::uin
     }
     row.push_back(fixed(m[0].task_spread, 2));
     j["task_pair_tests_max_over_mean"] = m[0].task_spread;
-    wrow.push_back(m[1].warp_efficiency > 0 ? fixed(m[0].warp_efficiency / m[1].warp_efficiency, 2) : "-");
+    wrow.push_back(m[1].warp_efficiency > 0 ? fixed(m[0].warp_efficiency / m[1].warp_efficiency, 2)
+                                            : "-");
     wrow.push_back(m[0].divergent > 0 ? fixed(m[1].divergent / m[0].divergent, 2) : "-");
     t.rows.push_back(row);
     w.rows.push_back(wrow);
@@ -184,8 +211,10 @@ std::vector<Table> speedup_by_size(const BenchArgs& a, Backend backend, std::uin
 // Figure 9: speedup against the number of GPUs, over Solution 1 on one GPU.
 Table speedup_by_gpus(const BenchArgs& a, std::uint32_t gpus_present) {
   const std::vector<MdConfig> cs = configs(Backend::Cuda);
-  Table t{"md Figure 9: speedup against the number of GPUs, " + std::to_string(a.md_atoms) + " atoms, pairs=" + a.md_pairs,
-          "Each cell: Solution 1's time on one GPU over the column's time on the row's GPUs (median of " +
+  Table t{"md Figure 9: speedup against the number of GPUs, " + std::to_string(a.md_atoms) +
+              " atoms, pairs=" + a.md_pairs,
+          "Each cell: Solution 1's time on one GPU over the column's time on the row's GPUs "
+          "(median of " +
               std::to_string(a.repeats) + " verified runs).",
           {"GPUs"},
           {}};
@@ -196,7 +225,8 @@ Table speedup_by_gpus(const BenchArgs& a, std::uint32_t gpus_present) {
     nlohmann::json j = {{"gpus", g}, {"atoms", a.md_atoms}};
     for (const MdConfig& c : cs) {
       progress("md Figure 9, " + std::to_string(g) + " GPUs, " + c.label);
-      const MdMeasured m = measure_md(c, a.md_pairs, a.md_atoms, Backend::Cuda, g, a.repeats, false);
+      const MdMeasured m =
+          measure_md(c, a.md_pairs, a.md_atoms, Backend::Cuda, g, a.repeats, false);
       if (g == 1 && base == 0) base = m.ms;
       row.push_back(speedup(base, m.ms));
       j["ms"][c.label] = m.ms;
@@ -210,9 +240,10 @@ Table speedup_by_gpus(const BenchArgs& a, std::uint32_t gpus_present) {
 // Figure 10: when each GPU finished (its last task's end) with every GPU present.
 Table finish_by_gpu(const BenchArgs& a, std::uint32_t gpus) {
   const std::vector<MdConfig> cs = configs(Backend::Cuda);
-  Table t{"md Figure 10: busy time per GPU, " + std::to_string(a.md_atoms) + " atoms on " + std::to_string(gpus) + " GPUs, pairs=" +
-              a.md_pairs,
-          "Each cell: the time from the run's first event to that GPU's last task end (ms), from one traced run a row; the "
+  Table t{"md Figure 10: busy time per GPU, " + std::to_string(a.md_atoms) + " atoms on " +
+              std::to_string(gpus) + " GPUs, pairs=" + a.md_pairs,
+          "Each cell: the time from the run's first event to that GPU's last task end (ms), from "
+          "one traced run a row; the "
           "spread across a row is the imbalance between GPUs.",
           {"solution"},
           {}};

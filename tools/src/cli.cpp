@@ -54,7 +54,10 @@ namespace {
 // -------------------------------------------------------------------------------------------------
 
 nlohmann::json param_json(const ParamSpec& p) {
-  return {{"name", p.name}, {"description", p.description}, {"default", p.default_value}, {"range", p.range}};
+  return {{"name", p.name},
+          {"description", p.description},
+          {"default", p.default_value},
+          {"range", p.range}};
 }
 
 std::string backends_of(const Registry& reg, const PolicyDescriptor& p) {
@@ -66,13 +69,18 @@ std::string backends_of(const Registry& reg, const PolicyDescriptor& p) {
 }
 
 nlohmann::json traits_json(const PolicyTraits& t) {
-  return {{"persistent", t.persistent}, {"host_fed", t.host_fed}, {"runs_spawned_tasks", t.runs_spawned_tasks},
-          {"cpu_runs_spawned_tasks", t.cpu_runs_spawned_tasks}, {"host_inserts", t.host_inserts}, {"runs_requests", t.runs_requests},
+  return {{"persistent", t.persistent},
+          {"host_fed", t.host_fed},
+          {"runs_spawned_tasks", t.runs_spawned_tasks},
+          {"cpu_runs_spawned_tasks", t.cpu_runs_spawned_tasks},
+          {"host_inserts", t.host_inserts},
+          {"runs_requests", t.runs_requests},
           {"distributed", t.distributed}};
 }
 
 void print_param(const ParamSpec& p, const char* indent) {
-  std::cout << indent << p.name << "=" << p.default_value << "  [" << p.range << "]  " << p.description << "\n";
+  std::cout << indent << p.name << "=" << p.default_value << "  [" << p.range << "]  "
+            << p.description << "\n";
 }
 
 // What `gpulb list --json` prints: every scenario and policy with its parameters, the backends
@@ -82,7 +90,11 @@ nlohmann::json list_json(const Registry& reg) {
   for (const Scenario* s : reg.scenarios()) {
     nlohmann::json params = nlohmann::json::array();
     for (const ParamSpec& p : s->params()) params.push_back(param_json(p));
-    j["scenarios"].push_back({{"name", s->name()}, {"description", s->description()}, {"default_block_size", s->default_block_size({})}, {"default_policy", s->default_policy({})}, {"parameters", params}});
+    j["scenarios"].push_back({{"name", s->name()},
+                              {"description", s->description()},
+                              {"default_block_size", s->default_block_size({})},
+                              {"default_policy", s->default_policy({})},
+                              {"parameters", params}});
   }
   for (const PolicyDescriptor* p : reg.policies()) {
     nlohmann::json backends = nlohmann::json::array(), options = nlohmann::json::array();
@@ -90,14 +102,19 @@ nlohmann::json list_json(const Registry& reg) {
       if (reg.policy_runs_on(*p, b)) backends.push_back(to_string(b));
     }
     for (const OptionSpec* o : options_of(*p)) options.push_back(param_json(o->spec));
-    j["policies"].push_back({{"name", p->name}, {"paper", p->paper}, {"summary", p->summary}, {"backends", backends},
-                             {"traits", traits_json(p->traits)}, {"options", options}});
+    j["policies"].push_back({{"name", p->name},
+                             {"paper", p->paper},
+                             {"summary", p->summary},
+                             {"backends", backends},
+                             {"traits", traits_json(p->traits)},
+                             {"options", options}});
   }
   j["common_options"] = nlohmann::json::array();
   for (const OptionSpec& o : common_options()) j["common_options"].push_back(param_json(o.spec));
   j["backends"] = {{"cpu", true}, {"cuda", reg.cuda_built()}};
   j["gpus"] = nlohmann::json::array();
-  for (const trace::Device& d : reg.cuda_devices()) j["gpus"].push_back({{"index", d.index}, {"name", d.name}, {"sm_count", d.sm_count}});
+  for (const trace::Device& d : reg.cuda_devices())
+    j["gpus"].push_back({{"index", d.index}, {"name", d.name}, {"sm_count", d.sm_count}});
   return j;
 }
 
@@ -105,24 +122,30 @@ void print_list_text(const Registry& reg) {
   const std::vector<trace::Device> gpus = reg.cuda_devices();
   std::cout << "Scenarios (set parameters with --param name=value):\n";
   for (const Scenario* s : reg.scenarios()) {
-    std::cout << "  " << s->name() << "\n      " << s->description() << "\n      (blocks of " << s->default_block_size({})
-              << " threads unless --block-size says otherwise; policy " << s->default_policy({}) << " unless --policy says otherwise)\n";
+    std::cout << "  " << s->name() << "\n      " << s->description() << "\n      (blocks of "
+              << s->default_block_size({}) << " threads unless --block-size says otherwise; policy "
+              << s->default_policy({}) << " unless --policy says otherwise)\n";
     for (const ParamSpec& p : s->params()) print_param(p, "      ");
   }
   std::cout << "\nPolicies (--policy) and their options (--param name=value):\n";
   for (const PolicyDescriptor* p : reg.policies()) {
     const std::string where = backends_of(reg, *p);
-    std::cout << "  " << p->name << std::string(16 - std::min<std::size_t>(15, p->name.size()), ' ') << p->summary << "\n"
-              << "                  from " << p->paper << "; " << traits_text(traits_json(p->traits)) << "; backends: " << (where.empty() ? "none yet" : where) << "\n";
+    std::cout << "  " << p->name << std::string(16 - std::min<std::size_t>(15, p->name.size()), ' ')
+              << p->summary << "\n"
+              << "                  from " << p->paper << "; "
+              << traits_text(traits_json(p->traits))
+              << "; backends: " << (where.empty() ? "none yet" : where) << "\n";
     for (const OptionSpec& o : p->options) print_param(o.spec, "                  ");
   }
   std::cout << "\nOptions of every policy (--param name=value):\n";
   for (const OptionSpec& o : common_options()) print_param(o.spec, "  ");
-  std::cout << "\nBackends (--backend):\n  cpu   host threads as workers (" << std::thread::hardware_concurrency()
-            << " hardware threads here)\n  cuda  " << (reg.cuda_built() ? "built" : "not built (no CUDA toolkit at configure time)");
+  std::cout << "\nBackends (--backend):\n  cpu   host threads as workers ("
+            << std::thread::hardware_concurrency() << " hardware threads here)\n  cuda  "
+            << (reg.cuda_built() ? "built" : "not built (no CUDA toolkit at configure time)");
   if (reg.cuda_built()) std::cout << "; " << gpus.size() << " GPU(s) found";
   std::cout << "\n";
-  for (const trace::Device& d : gpus) std::cout << "        GPU " << d.index << ": " << d.name << ", " << d.sm_count << " SMs\n";
+  for (const trace::Device& d : gpus)
+    std::cout << "        GPU " << d.index << ": " << d.name << ", " << d.sm_count << " SMs\n";
 }
 
 int cmd_list(const Registry& reg, bool json, bool markdown) {
@@ -152,11 +175,10 @@ struct RunArgs {
   std::string trace_memory;  // empty: the default budget
   bool json = false;
   bool no_trace = false;
-  bool distributed = false;        // one rank of `mpirun -np N gpulb run ... --distributed`
-  std::uint32_t rank_chunk = 0;    // tasks a thief rank asks for (0: rank_chunk_for's default)
+  bool distributed = false;      // one rank of `mpirun -np N gpulb run ... --distributed`
+  std::uint32_t rank_chunk = 0;  // tasks a thief rank asks for (0: rank_chunk_for's default)
   std::uint32_t rank_timeout_ms = 5000;
 };
-
 
 // -o is checked before the run starts, so a long run is never lost to an unwritable path.
 void check_output(const RunArgs& a) {
@@ -168,7 +190,8 @@ void check_output(const RunArgs& a) {
 // The trace's statistics mean nothing without a trace: null rather than a zero that reads as a
 // measurement, except where the policy counted the same thing itself.
 void drop_trace_statistics(nlohmann::json& j, const RunResult& r) {
-  for (const char* key : {"lower_bound_ns", "efficiency", "imbalance", "failed_dequeues", "spawned", "spawned_named", "events", "dropped_events"}) {
+  for (const char* key : {"lower_bound_ns", "efficiency", "imbalance", "failed_dequeues", "spawned",
+                          "spawned_named", "events", "dropped_events"}) {
     j[key] = nullptr;
   }
   auto metric = [&](const char* name) {
@@ -203,10 +226,11 @@ void print_metrics(const RunResult& r) {
 
 // No events: the figures the runtime measured itself.
 void print_untraced_summary(const RunResult& r) {
-  std::cout << "scenario    " << r.trace.meta.scenario << "\npolicy      " << r.trace.meta.policy << " on " << r.trace.meta.backend
-            << ", " << r.workers << " workers\nmakespan    " << format_ns(static_cast<double>(r.makespan_ns)) << "\ntasks       "
-            << r.tasks << "\n";
-  if (const auto it = r.metrics.find("steals"); it != r.metrics.end()) std::cout << "steals      " << it->second << "\n";
+  std::cout << "scenario    " << r.trace.meta.scenario << "\npolicy      " << r.trace.meta.policy
+            << " on " << r.trace.meta.backend << ", " << r.workers << " workers\nmakespan    "
+            << format_ns(static_cast<double>(r.makespan_ns)) << "\ntasks       " << r.tasks << "\n";
+  if (const auto it = r.metrics.find("steals"); it != r.metrics.end())
+    std::cout << "steals      " << it->second << "\n";
   std::cout << "verified    " << verdict(r.trace.meta) << "\n";
   print_metrics(r);
   for (const std::string& n : r.notes) std::cout << "note        " << n << "\n";
@@ -223,7 +247,8 @@ int cmd_run(const Registry& reg, const RunArgs& a, Distribution* dist = nullptr)
   // The library ignores gpus on the cpu backend (one config may serve both); asked for on the
   // command line, it is a mistake to say so.
   if (a.gpus > 0 && cfg.backend == Backend::Cpu) {
-    throw ConfigError("--gpus " + std::to_string(a.gpus) + " applies to the cuda backend; the cpu backend runs on --workers threads");
+    throw ConfigError("--gpus " + std::to_string(a.gpus) +
+                      " applies to the cuda backend; the cpu backend runs on --workers threads");
   }
   cfg.workers = a.workers;
   cfg.block_size = a.block_size;
@@ -232,11 +257,14 @@ int cmd_run(const Registry& reg, const RunArgs& a, Distribution* dist = nullptr)
   cfg.params = parse_params(a.params);
   if (!a.trace_memory.empty()) {
     const auto bytes = trace::parse_byte_size(a.trace_memory);
-    if (!bytes) throw ConfigError("--trace-memory '" + a.trace_memory + "': expected a size such as 512M or 2G");
+    if (!bytes)
+      throw ConfigError("--trace-memory '" + a.trace_memory +
+                        "': expected a size such as 512M or 2G");
     cfg.trace_budget = *bytes;
   }
   check_output(a);
-  const std::string policy = a.policy.empty() ? reg.entry(a.scenario).scenario().default_policy(cfg.params) : a.policy;
+  const std::string policy =
+      a.policy.empty() ? reg.entry(a.scenario).scenario().default_policy(cfg.params) : a.policy;
   if (reports) cfg.progress = progress_line(a.scenario + " / " + policy);
 
   RunResult r = run(reg, cfg);
@@ -252,7 +280,8 @@ int cmd_run(const Registry& reg, const RunArgs& a, Distribution* dist = nullptr)
     print_summary(std::cout, r.trace, r.stats);
     print_metrics(r);
     for (const std::string& n : r.notes) std::cout << "note        " << n << "\n";
-    std::cout << "trace       " << (a.output.empty() ? "not written (use -o FILE.gpulb)" : a.output) << "\n";
+    std::cout << "trace       " << (a.output.empty() ? "not written (use -o FILE.gpulb)" : a.output)
+              << "\n";
   }
   if (!r.checked) return kExitNotChecked;
   return r.verified ? 0 : kExitNotVerified;
@@ -273,36 +302,48 @@ std::uint32_t rank_chunk_for(const RunArgs& a) {
 std::string distributed_fingerprint(const RunArgs& a) {
   std::vector<std::string> params = a.params;
   std::sort(params.begin(), params.end());
-  std::string out = a.scenario + " --policy " + (a.policy.empty() ? "(default)" : a.policy) + " --backend " +
-                    (a.backend.empty() ? "(default)" : a.backend);
+  std::string out = a.scenario + " --policy " + (a.policy.empty() ? "(default)" : a.policy) +
+                    " --backend " + (a.backend.empty() ? "(default)" : a.backend);
   for (const std::string& p : params) out += " --param " + p;
   if (!a.output.empty()) out += " -o " + a.output;
   if (a.no_trace) out += " --no-trace";
-  out += " --rank-chunk " + std::to_string(rank_chunk_for(a)) + " --rank-timeout " + std::to_string(a.rank_timeout_ms);
+  out += " --rank-chunk " + std::to_string(rank_chunk_for(a)) + " --rank-timeout " +
+         std::to_string(a.rank_timeout_ms);
   return out;
 }
 
 // One write a message: ranks print at once, and mpirun would interleave smaller writes.
-void say_at_once(const std::string& text) { (void)!::write(STDERR_FILENO, text.data(), text.size()); }
+void say_at_once(const std::string& text) {
+  (void)!::write(STDERR_FILENO, text.data(), text.size());
+}
 
-void report_differing_ranks(const distributed::MpiSession& session, const distributed::MpiSession::Agreement& agreement,
+void report_differing_ranks(const distributed::MpiSession& session,
+                            const distributed::MpiSession::Agreement& agreement,
                             const std::string& command) {
   const std::string rank = std::to_string(session.rank());
-  if (std::find(agreement.differing.begin(), agreement.differing.end(), session.rank()) != agreement.differing.end()) {
-    say_at_once("gpulb: error: rank " + rank + " of " + std::to_string(session.ranks()) + " was started with other arguments than rank 0:\n  rank 0: " +
+  if (std::find(agreement.differing.begin(), agreement.differing.end(), session.rank()) !=
+      agreement.differing.end()) {
+    say_at_once("gpulb: error: rank " + rank + " of " + std::to_string(session.ranks()) +
+                " was started with other arguments than rank 0:\n  rank 0: " +
                 agreement.root_command + "\n  rank " + rank + ": " + command + "\n");
   }
   if (session.rank() == 0) {
-    say_at_once("gpulb: error: " + std::to_string(agreement.differing.size()) + " of " + std::to_string(session.ranks()) +
-                " ranks differ from rank 0; every rank of a distributed run must be started with the same arguments\n");
+    say_at_once("gpulb: error: " + std::to_string(agreement.differing.size()) + " of " +
+                std::to_string(session.ranks()) +
+                " ranks differ from rank 0; every rank of a distributed run must be started with "
+                "the same arguments\n");
   }
 }
 
 // What rank 0 has done when it ends the run, for the message naming a rank that does not answer
 // then: the results are complete on rank 0 by that time, and the trace file (if any) is whole.
 std::string run_outcome(const RunArgs& a, int code) {
-  const char* verdict = code == 0 ? "verified" : code == kExitNotVerified ? "NOT verified" : code == kExitNotChecked ? "not checked" : "failed";
-  std::string out = "rank 0 had every rank's results, " + std::string(verdict) + " (exit code " + std::to_string(code) + ")";
+  const char* verdict = code == 0                  ? "verified"
+                        : code == kExitNotVerified ? "NOT verified"
+                        : code == kExitNotChecked  ? "not checked"
+                                                   : "failed";
+  std::string out = "rank 0 had every rank's results, " + std::string(verdict) + " (exit code " +
+                    std::to_string(code) + ")";
   if (!a.output.empty()) out += ", and wrote the trace " + a.output + " whole";
   return out;
 }
@@ -330,7 +371,8 @@ int cmd_run_distributed(const Registry& reg, int& argc, char**& argv, const RunA
     distributed::MpiDistribution dist(session, options);
     // A rank's GPUs, before anything calls CUDA: every backend but an explicit cpu may use them.
     if (a.backend != "cpu") {
-      const std::string mine = rank_visible_devices(dist.local_rank(), dist.ranks_on_this_host(), a.gpus, std::getenv("CUDA_VISIBLE_DEVICES"));
+      const std::string mine = rank_visible_devices(dist.local_rank(), dist.ranks_on_this_host(),
+                                                    a.gpus, std::getenv("CUDA_VISIBLE_DEVICES"));
       setenv("CUDA_VISIBLE_DEVICES", mine.c_str(), 1);
     }
     const int code = cmd_run(reg, a, &dist);
@@ -342,20 +384,22 @@ int cmd_run_distributed(const Registry& reg, int& argc, char**& argv, const RunA
     if (session.rank() == 0) std::cerr << "gpulb: error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "gpulb: error: rank " << session.rank() << " of " << session.ranks() << ": " << e.what() << "\n";
+    std::cerr << "gpulb: error: rank " << session.rank() << " of " << session.ranks() << ": "
+              << e.what() << "\n";
     session.abort(kExitRunFailed);
   }
 #else
   (void)reg, (void)argc, (void)argv, (void)a;
-  throw ConfigError("--distributed needs MPI, and this gpulb was built without it (configure with -DGPULB_MPI=ON where "
-                    "Open MPI is installed: scripts/install-deps.sh installs it)");
+  throw ConfigError(
+      "--distributed needs MPI, and this gpulb was built without it (configure with -DGPULB_MPI=ON "
+      "where "
+      "Open MPI is installed: scripts/install-deps.sh installs it)");
 #endif
 }
 
 // -------------------------------------------------------------------------------------------------
 // [SECTION] info
 // -------------------------------------------------------------------------------------------------
-
 
 // A result too large or too deep to parse safely (the file is untrusted) is shown clipped, as text.
 constexpr std::size_t kMaxResultJsonBytes = std::size_t{1} << 20;
@@ -384,8 +428,8 @@ int cmd_info(const std::string& file, bool json, const std::string& max_memory) 
     // Strings from the file may not be UTF-8 (a damaged track name): U+FFFD, not an exception.
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
-    std::cout << "file        " << file << " (gpulb " << t.meta.gpulb_version << ", " << t.meta.created_utc << ", clock "
-              << t.meta.clock_source << ")\n";
+    std::cout << "file        " << file << " (gpulb " << t.meta.gpulb_version << ", "
+              << t.meta.created_utc << ", clock " << t.meta.clock_source << ")\n";
     print_summary(std::cout, t, st);
   }
   return 0;
@@ -406,10 +450,13 @@ RangeFromStart parse_range(const std::string& text) {
   if (text.empty()) return r;
   const auto colon = text.find(':');
   const auto bad = [&](const std::string& why) {
-    return ConfigError("--range '" + text + "': " + why + "; expected START:END from the run's start, e.g. 300us:400us or 1ms:");
+    return ConfigError("--range '" + text + "': " + why +
+                       "; expected START:END from the run's start, e.g. 300us:400us or 1ms:");
   };
-  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos) throw bad("one colon");
-  for (const auto& [part, into] : {std::pair{text.substr(0, colon), &r.begin_ns}, std::pair{text.substr(colon + 1), &r.end_ns}}) {
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos)
+    throw bad("one colon");
+  for (const auto& [part, into] : {std::pair{text.substr(0, colon), &r.begin_ns},
+                                   std::pair{text.substr(colon + 1), &r.end_ns}}) {
     if (part.empty()) continue;
     *into = trace::parse_time_ns(part);
     if (!*into) throw bad("'" + part + "' is no time (a number with ns, us, ms or s)");
@@ -425,7 +472,8 @@ trace::TimeRange clock_range(const trace::Trace& t, const RangeFromStart& r) {
   const std::uint64_t start = trace::compute_statistics(t).begin_ns;
   const auto at = [&](double offset) {
     const double ns = static_cast<double>(start) + offset;
-    return ns >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(ns);
+    return ns >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max()
+                        : static_cast<std::uint64_t>(ns);
   };
   if (r.begin_ns) out.begin_ns = at(*r.begin_ns);
   if (r.end_ns) out.end_ns = at(*r.end_ns);
@@ -434,28 +482,42 @@ trace::TimeRange clock_range(const trace::Trace& t, const RangeFromStart& r) {
 
 constexpr const char* kExportFormatsHelp =
     "Formats:\n"
-    "  perfetto  Perfetto's own protobuf trace (.pftrace; opens in ui.perfetto.dev, or trace_processor):\n"
-    "            tracks rank > device > SM > worker and host thread; a slice per task named by its kind,\n"
-    "            with its task_id; steals as flows from the victim to the thief, spawns from the parent's\n"
+    "  perfetto  Perfetto's own protobuf trace (.pftrace; opens in ui.perfetto.dev, or "
+    "trace_processor):\n"
+    "            tracks rank > device > SM > worker and host thread; a slice per task named by its "
+    "kind,\n"
+    "            with its task_id; steals as flows from the victim to the thief, spawns from the "
+    "parent's\n"
     "            spawn_batch to each child's slice; failed dequeues,\n"
-    "            spawns, launches, transfers and host decisions as instants with their arguments by name;\n"
-    "            counter tracks per device: busy workers, the deques' sum, each queue, the host pool.\n"
-    "            The UTS T1 trace (CPU): 65 bytes a task, 44 of them without its spawn flows; 2.3 times\n"
+    "            spawns, launches, transfers and host decisions as instants with their arguments "
+    "by name;\n"
+    "            counter tracks per device: busy workers, the deques' sum, each queue, the host "
+    "pool.\n"
+    "            The UTS T1 trace (CPU): 65 bytes a task, 44 of them without its spawn flows; 2.3 "
+    "times\n"
     "            less than the JSON (docs/benchmarks.md).\n"
-    "  chrome    Chrome trace event JSON (.json; opens in ui.perfetto.dev and chrome://tracing): a thread\n"
-    "            per track, a complete event per task, instants with named arguments, queue levels as\n"
+    "  chrome    Chrome trace event JSON (.json; opens in ui.perfetto.dev and chrome://tracing): a "
+    "thread\n"
+    "            per track, a complete event per task, instants with named arguments, queue levels "
+    "as\n"
     "            counters. The UTS T1 trace: 150 bytes a task.\n"
-    "  csv       Four tables for analysis (pandas, R, a spreadsheet; docs/viewer.md names every column):\n"
-    "            -o run.csv writes the tasks there and run.workers.csv (a row per worker), run.events.csv\n"
-    "            (steals, failed dequeues, spawns, launches, transfers: a row each, a column per argument)\n"
+    "  csv       Four tables for analysis (pandas, R, a spreadsheet; docs/viewer.md names every "
+    "column):\n"
+    "            -o run.csv writes the tasks there and run.workers.csv (a row per worker), "
+    "run.events.csv\n"
+    "            (steals, failed dequeues, spawns, launches, transfers: a row each, a column per "
+    "argument)\n"
     "            and run.levels.csv (queue, deque and host pool levels over time) beside it.\n"
-    "Every format covers the export window: the run (first to last worker event) and the host work\n"
-    "around it (the first kernel launch, and host events each within a tenth of the makespan of the\n"
-    "next); a host event further out is left out and counted in a note. Times are in ns (JSON: us)\n"
+    "Every format covers the export window: the run (first to last worker event) and the host "
+    "work\n"
+    "around it (the first kernel launch, and host events each within a tenth of the makespan of "
+    "the\n"
+    "next); a host event further out is left out and counted in a note. Times are in ns (JSON: "
+    "us)\n"
     "from the window's start, the same clock in every format; --range cuts the window further.\n";
 
-int cmd_export(const std::string& file, const std::string& format, const std::string& output, const std::string& range,
-               const std::string& max_memory) {
+int cmd_export(const std::string& file, const std::string& format, const std::string& output,
+               const std::string& range, const std::string& max_memory) {
   const RangeFromStart from_start = parse_range(range);
   const trace::ReadLimits limits = read_limits(max_memory);
   const trace::ExportFormat fmt = format == "perfetto" ? trace::ExportFormat::Perfetto
@@ -473,12 +535,12 @@ int cmd_export(const std::string& file, const std::string& format, const std::st
   for (const auto& p : written) std::cout << "wrote " << p.string() << "\n";
   const trace::ExportWindow window = trace::export_window(t, requested);
   if (window.left_out > 0) {
-    std::cout << "note: " << window.left_out << (window.left_out == 1 ? " host event" : " host events")
-              << " far from the run left out of the export (gpulb export --help: the export window)\n";
+    std::cout
+        << "note: " << window.left_out << (window.left_out == 1 ? " host event" : " host events")
+        << " far from the run left out of the export (gpulb export --help: the export window)\n";
   }
   return 0;
 }
-
 
 }  // namespace
 
@@ -487,77 +549,161 @@ int cmd_export(const std::string& file, const std::string& format, const std::st
 // -------------------------------------------------------------------------------------------------
 
 int cli_main(int argc, char** argv, const Registry& registry) {
-  CLI::App app{"gpulb: run GPU load-balancing schedulers on scenarios, trace every worker, inspect and export the traces"};
+  CLI::App app{
+      "gpulb: run GPU load-balancing schedulers on scenarios, trace every worker, inspect and "
+      "export the traces"};
   app.footer(kExitCodesHelp);
   app.require_subcommand(1);
 
   bool list_json = false, list_markdown = false;
-  auto* list = app.add_subcommand("list", "List scenarios with their parameters, policies, backends and the GPUs found");
+  auto* list = app.add_subcommand(
+      "list", "List scenarios with their parameters, policies, backends and the GPUs found");
   auto* list_json_flag = list->add_flag("--json", list_json, "Print JSON");
-  list->add_flag("--markdown", list_markdown, "Print the tables of policies and scenarios that README.md holds (rendered from --json's object, without what depends on the build)")
+  list->add_flag("--markdown", list_markdown,
+                 "Print the tables of policies and scenarios that README.md holds (rendered from "
+                 "--json's object, without what depends on the build)")
       ->excludes(list_json_flag);
 
   RunArgs ra;
-  auto* run = app.add_subcommand("run", "Run a scenario under a policy, verify it, optionally write its trace");
+  auto* run = app.add_subcommand(
+      "run", "Run a scenario under a policy, verify it, optionally write its trace");
   run->add_option("scenario", ra.scenario, "Scenario name (see gpulb list)")->required();
   run->add_option("-p,--policy", ra.policy,
-                  "Policy (see gpulb list; default: the scenario's, which gpulb list names: work-stealing for uts, nqueens and connect4, "
+                  "Policy (see gpulb list; default: the scenario's, which gpulb list names: "
+                  "work-stealing for uts, nqueens and connect4, "
                   "combining for nbody and md2d, the solution's for md, task-queue otherwise)");
-  run->add_option("-b,--backend", ra.backend, "cpu or cuda (default: cuda where a GPU is present, else cpu)")
+  run->add_option("-b,--backend", ra.backend,
+                  "cpu or cuda (default: cuda where a GPU is present, else cpu)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
-  run->add_option("-w,--workers", ra.workers, "Workers: CPU threads, or persistent blocks per GPU (default: all the hardware holds)")
+  run->add_option(
+         "-w,--workers", ra.workers,
+         "Workers: CPU threads, or persistent blocks per GPU (default: all the hardware holds)")
       ->check(CLI::Range(1u, 1u << 20));
-  run->add_option("--block-size", ra.block_size, "Threads per worker block (default: the scenario's, shown by gpulb list)")->check(CLI::Range(1u, 1024u));
-  run->add_option("--gpus", ra.gpus, "CUDA: GPUs to use (default: all under task-queue, hardware, chunked; one GPU under the others; work-stealing and static-list run across N GPUs with --gpus N)")->check(CLI::Range(1u, 64u));
+  run->add_option("--block-size", ra.block_size,
+                  "Threads per worker block (default: the scenario's, shown by gpulb list)")
+      ->check(CLI::Range(1u, 1024u));
+  run->add_option(
+         "--gpus", ra.gpus,
+         "CUDA: GPUs to use (default: all under task-queue, hardware, chunked; one GPU under the "
+         "others; work-stealing and static-list run across N GPUs with --gpus N)")
+      ->check(CLI::Range(1u, 64u));
   run->add_option("--param", ra.params, "Scenario or policy parameter name=value (repeatable)");
   run->add_option("-o,--output", ra.output, "Write the trace to this .gpulb file");
   run->add_flag("--json", ra.json, "Print one JSON object instead of the text summary");
   run->add_flag("--no-trace", ra.no_trace, "Do not record events (to measure tracing overhead)");
-  run->add_option("--trace-memory", ra.trace_memory, "Most memory the trace may take on each process (512M, 2G; default: a quarter of the memory this process may use, shared by the ranks on a host; a --distributed rank's segments get 1/ranks of it, so that rank 0 can merge every rank's)");
-  run->add_flag("--distributed", ra.distributed, "One rank of a run over MPI ranks: mpirun -np N gpulb run ... --distributed (cpu backend: work-stealing, task-queue; cuda backend: task-queue, each rank on --gpus GPUs of its host, default 1; docs/distributed.md)");
-  run->add_option("--rank-chunk", ra.rank_chunk, "--distributed: tasks an idle rank steals from another at once (default: 4096 under --backend cuda, else 20)")->check(CLI::Range(1u, 1u << 16));
-  run->add_option("--rank-timeout", ra.rank_timeout_ms, "--distributed: ms after which a rank that answers nothing is named and the job ends (MPI's start and end, and the gather of the results: 4 x this)")
-      ->check(CLI::Range(100u, 3'600'000u))->capture_default_str();
+  run->add_option("--trace-memory", ra.trace_memory,
+                  "Most memory the trace may take on each process (512M, 2G; default: a quarter of "
+                  "the memory this process may use, shared by the ranks on a host; a --distributed "
+                  "rank's segments get 1/ranks of it, so that rank 0 can merge every rank's)");
+  run->add_flag("--distributed", ra.distributed,
+                "One rank of a run over MPI ranks: mpirun -np N gpulb run ... --distributed (cpu "
+                "backend: work-stealing, task-queue; cuda backend: task-queue, each rank on --gpus "
+                "GPUs of its host, default 1; docs/distributed.md)");
+  run->add_option("--rank-chunk", ra.rank_chunk,
+                  "--distributed: tasks an idle rank steals from another at once (default: 4096 "
+                  "under --backend cuda, else 20)")
+      ->check(CLI::Range(1u, 1u << 16));
+  run->add_option("--rank-timeout", ra.rank_timeout_ms,
+                  "--distributed: ms after which a rank that answers nothing is named and the job "
+                  "ends (MPI's start and end, and the gather of the results: 4 x this)")
+      ->check(CLI::Range(100u, 3'600'000u))
+      ->capture_default_str();
 
   std::string info_file, info_max_memory;
   bool info_json = false;
-  auto* info = app.add_subcommand("info", "Summarize a trace file: makespan, efficiency, imbalance, tasks per worker");
+  auto* info = app.add_subcommand(
+      "info", "Summarize a trace file: makespan, efficiency, imbalance, tasks per worker");
   info->add_option("file", info_file, "A .gpulb trace")->required();
   info->add_flag("--json", info_json, "Print JSON");
-  info->add_option("--max-memory", info_max_memory, "Refuse a trace whose decoding needs more memory than this (512M, 2G; default: a quarter of physical memory)");
+  info->add_option("--max-memory", info_max_memory,
+                   "Refuse a trace whose decoding needs more memory than this (512M, 2G; default: "
+                   "a quarter of physical memory)");
 
   std::string ex_file, ex_format, ex_output, ex_range, ex_max_memory;
-  auto* ex = app.add_subcommand("export", "Export a trace in Perfetto's format, as Chrome JSON or as CSV");
+  auto* ex =
+      app.add_subcommand("export", "Export a trace in Perfetto's format, as Chrome JSON or as CSV");
   ex->add_option("file", ex_file, "A .gpulb trace")->required();
   ex->add_option("-f,--format", ex_format, "perfetto, chrome or csv (below)")
       ->required()
       ->check(CLI::IsMember({"perfetto", "chrome", "csv"}));
-  ex->add_option("-o,--output", ex_output, "Output file (csv: the tasks table; the other tables go beside it)")->required();
+  ex->add_option("-o,--output", ex_output,
+                 "Output file (csv: the tasks table; the other tables go beside it)")
+      ->required();
   ex->footer(std::string(kExportFormatsHelp) + "\n" + kExitCodesHelp);
-  ex->add_option("--range", ex_range, "Only events in START:END from the run's start (its first worker event): 300us:400us, 1ms:1.1ms, 0:5000 (ns); either side may be empty");
-  ex->add_option("--max-memory", ex_max_memory, "Refuse a trace whose decoding needs more memory than this (512M, 2G; default: a quarter of physical memory)");
+  ex->add_option("--range", ex_range,
+                 "Only events in START:END from the run's start (its first worker event): "
+                 "300us:400us, 1ms:1.1ms, 0:5000 (ns); either side may be empty");
+  ex->add_option("--max-memory", ex_max_memory,
+                 "Refuse a trace whose decoding needs more memory than this (512M, 2G; default: a "
+                 "quarter of physical memory)");
 
   BenchArgs ba;
-  auto* bench = app.add_subcommand("bench", "Measure dispatch cost, the queue operations, Chen Figure 7 (patterns), tracing overhead, the spawning scenarios (uts, nqueens), G-Charm's kernel combining and hybrid CPU+GPU scheduling (combining, hybrid) and Chen section 6 (md, on request); print Markdown tables");
-  bench->add_option("what", ba.what, "dispatch, queue, patterns, trace-overhead, uts, nqueens, combining, hybrid or all; md (Chen Figures 5, 8-10), scale (each dynamic policy on 1, 2, 4, ... GPUs; not in all)")->check(CLI::IsMember({"dispatch", "queue", "patterns", "trace-overhead", "uts", "nqueens", "combining", "hybrid", "all", "md", "scale"}))->capture_default_str();
-  bench->add_option("-b,--backend", ba.backend, "cpu or cuda (default: both where present)")->check(CLI::IsMember({"cpu", "cuda"}));
-  bench->add_option("--tasks", ba.tasks, "Empty tasks per dispatch measurement")->check(CLI::Range(1000ull, 100'000'000ull))->capture_default_str();
-  bench->add_option("--repeats", ba.repeats, "Runs per figure (the median is reported)")->check(CLI::Range(1u, 100u))->capture_default_str();
-  bench->add_option("-o,--output", ba.output, "Also write the tables to this .md file, and JSON beside it");
-  bench->add_option("--tree", ba.tree, "uts: one sample tree for every policy, blocking-queue left out of the large trees T1L, T2L, T3L, T1XL (default: T1 with every policy, then T1L); scale: one tree (default: T1L, T2L, T3L, T1XL)")
+  auto* bench = app.add_subcommand(
+      "bench",
+      "Measure dispatch cost, the queue operations, Chen Figure 7 (patterns), tracing overhead, "
+      "the spawning scenarios (uts, nqueens), G-Charm's kernel combining and hybrid CPU+GPU "
+      "scheduling (combining, hybrid) and Chen section 6 (md, on request); print Markdown tables");
+  bench
+      ->add_option(
+          "what", ba.what,
+          "dispatch, queue, patterns, trace-overhead, uts, nqueens, combining, hybrid or all; md "
+          "(Chen Figures 5, 8-10), scale (each dynamic policy on 1, 2, 4, ... GPUs; not in all)")
+      ->check(CLI::IsMember({"dispatch", "queue", "patterns", "trace-overhead", "uts", "nqueens",
+                             "combining", "hybrid", "all", "md", "scale"}))
+      ->capture_default_str();
+  bench->add_option("-b,--backend", ba.backend, "cpu or cuda (default: both where present)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  bench->add_option("--tasks", ba.tasks, "Empty tasks per dispatch measurement")
+      ->check(CLI::Range(1000ull, 100'000'000ull))
+      ->capture_default_str();
+  bench->add_option("--repeats", ba.repeats, "Runs per figure (the median is reported)")
+      ->check(CLI::Range(1u, 100u))
+      ->capture_default_str();
+  bench->add_option("-o,--output", ba.output,
+                    "Also write the tables to this .md file, and JSON beside it");
+  bench
+      ->add_option("--tree", ba.tree,
+                   "uts: one sample tree for every policy, blocking-queue left out of the large "
+                   "trees T1L, T2L, T3L, T1XL (default: T1 with every policy, then T1L); scale: "
+                   "one tree (default: T1L, T2L, T3L, T1XL)")
       ->check(CLI::IsMember({"T1", "T2", "T3", "T4", "T5", "T1L", "T2L", "T3L", "T1XL"}));
-  bench->add_option("--uts-leaves", ba.uts_leaves,
-                    "uts: the scenario's leaves: task (a task per node) or inline (a leaf child counted by its parent's task; "
-                    "nodes/s counts every node either way)")
+  bench
+      ->add_option("--uts-leaves", ba.uts_leaves,
+                   "uts: the scenario's leaves: task (a task per node) or inline (a leaf child "
+                   "counted by its parent's task; "
+                   "nodes/s counts every node either way)")
       ->check(CLI::IsMember({"task", "inline"}));
-  bench->add_option("--peer-uts", ba.peer_uts, "uts: the official UTS's run script, run beside the CPU backend (default: $GPULB_PEER_UTS, else scripts/uts-peer.sh, which adds the peer's per-thread nodes, where ../shared/peers/uts-1.1 is present, else ../shared/peers/run-uts-peer.sh)");
-  bench->add_option("--particles", ba.particles, "combining, hybrid: particles of nbody and md2d (default: 200000 on a GPU, 20000 on the CPU)")->check(CLI::Range(64u, 4194304u));
-  bench->add_option("--queens", ba.queens, "nqueens: board size")->check(CLI::Range(4u, 18u))->capture_default_str();
-  bench->add_option("--cutoff", ba.cutoff, "nqueens: rows placed by tasks, the rest sequentially within a task")->check(CLI::Range(0u, 18u))->capture_default_str();
+  bench->add_option(
+      "--peer-uts", ba.peer_uts,
+      "uts: the official UTS's run script, run beside the CPU backend (default: $GPULB_PEER_UTS, "
+      "else scripts/uts-peer.sh, which adds the peer's per-thread nodes, where "
+      "../shared/peers/uts-1.1 is present, else ../shared/peers/run-uts-peer.sh)");
+  bench
+      ->add_option("--particles", ba.particles,
+                   "combining, hybrid: particles of nbody and md2d (default: 200000 on a GPU, "
+                   "20000 on the CPU)")
+      ->check(CLI::Range(64u, 4194304u));
+  bench->add_option("--queens", ba.queens, "nqueens: board size")
+      ->check(CLI::Range(4u, 18u))
+      ->capture_default_str();
+  bench
+      ->add_option("--cutoff", ba.cutoff,
+                   "nqueens: rows placed by tasks, the rest sequentially within a task")
+      ->check(CLI::Range(0u, 18u))
+      ->capture_default_str();
 
-  bench->add_option("--md-sizes", ba.md_sizes, "md: atoms for Figures 5 and 8, comma-separated (default: 4096,8192,16384 on the CPU; 32768 to 1048576 on GPUs)");
-  bench->add_option("--md-atoms", ba.md_atoms, "md: atoms for Figures 9 and 10")->check(CLI::Range(128u, 1u << 22))->capture_default_str();
-  bench->add_option("--md-pairs", ba.md_pairs, "md: pair search, cells (a task costs its atoms' local density) or all (every atom tests all N, the paper's Theta(N^2))")->check(CLI::IsMember({"cells", "all"}))->capture_default_str();
+  bench->add_option("--md-sizes", ba.md_sizes,
+                    "md: atoms for Figures 5 and 8, comma-separated (default: 4096,8192,16384 on "
+                    "the CPU; 32768 to 1048576 on GPUs)");
+  bench->add_option("--md-atoms", ba.md_atoms, "md: atoms for Figures 9 and 10")
+      ->check(CLI::Range(128u, 1u << 22))
+      ->capture_default_str();
+  bench
+      ->add_option("--md-pairs", ba.md_pairs,
+                   "md: pair search, cells (a task costs its atoms' local density) or all (every "
+                   "atom tests all N, the paper's Theta(N^2))")
+      ->check(CLI::IsMember({"cells", "all"}))
+      ->capture_default_str();
 
   LessonArgs la;
   CLI::App* lesson = add_lesson_command(app, la);
@@ -570,24 +716,33 @@ int cli_main(int argc, char** argv, const Registry& registry) {
 
   try {
     // An empty name given on purpose (-o '') is an error, not "no output": it wrote nothing with exit 0.
-    for (const auto& [sub, value] : {std::pair<CLI::App*, const std::string*>{run, &ra.output}, {ex, &ex_output}, {bench, &ba.output}}) {
-      if (*sub && sub->count("--output") > 0 && value->empty()) throw gpulb::ConfigError("-o '': expected a file name");
+    for (const auto& [sub, value] : {std::pair<CLI::App*, const std::string*>{run, &ra.output},
+                                     {ex, &ex_output},
+                                     {bench, &ba.output}}) {
+      if (*sub && sub->count("--output") > 0 && value->empty())
+        throw gpulb::ConfigError("-o '': expected a file name");
     }
     // Likewise an empty size: it was taken as the default budget.
-    for (const auto& [sub, option, value] : {std::tuple<CLI::App*, const char*, const std::string*>{run, "--trace-memory", &ra.trace_memory},
-                                              {info, "--max-memory", &info_max_memory}, {ex, "--max-memory", &ex_max_memory}}) {
-      if (*sub && sub->count(option) > 0 && value->empty()) throw gpulb::ConfigError(std::string(option) + " '': expected a size such as 512M or 2G");
+    for (const auto& [sub, option, value] : {std::tuple<CLI::App*, const char*, const std::string*>{
+                                                 run, "--trace-memory", &ra.trace_memory},
+                                             {info, "--max-memory", &info_max_memory},
+                                             {ex, "--max-memory", &ex_max_memory}}) {
+      if (*sub && sub->count(option) > 0 && value->empty())
+        throw gpulb::ConfigError(std::string(option) + " '': expected a size such as 512M or 2G");
     }
     if (*list) return cmd_list(registry, list_json, list_markdown);
-    if (*run && !ra.distributed && (run->count("--rank-chunk") > 0 || run->count("--rank-timeout") > 0)) {
+    if (*run && !ra.distributed &&
+        (run->count("--rank-chunk") > 0 || run->count("--rank-timeout") > 0)) {
       throw gpulb::ConfigError("--rank-chunk and --rank-timeout apply to --distributed runs only");
     }
-    if (*run) return ra.distributed ? cmd_run_distributed(registry, argc, argv, ra) : cmd_run(registry, ra);
+    if (*run)
+      return ra.distributed ? cmd_run_distributed(registry, argc, argv, ra) : cmd_run(registry, ra);
     if (*info) return cmd_info(info_file, info_json, info_max_memory);
     if (*ex) return cmd_export(ex_file, ex_format, ex_output, ex_range, ex_max_memory);
     if (*lesson) return cmd_lesson(registry, la);
     if (*bench) {
-      for (int i = 0; i < argc; ++i) ba.command_line += (i ? " " : "") + std::string(i ? argv[i] : "gpulb");
+      for (int i = 0; i < argc; ++i)
+        ba.command_line += (i ? " " : "") + std::string(i ? argv[i] : "gpulb");
       return cmd_bench(ba);
     }
   } catch (const gpulb::ConfigError& e) {
@@ -599,7 +754,8 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   } catch (const gpulb::builtin::SeriesError& e) {
     std::cerr << "gpulb: error: " << e.what() << "\n";
     return kExitBadInput;
-  } catch (const gpulb::trace::OutputPathError& e) {  // an output that must not be written: a bad argument
+  } catch (const gpulb::trace::OutputPathError&
+               e) {  // an output that must not be written: a bad argument
     std::cerr << "gpulb: error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {

@@ -2,4 +2,6 @@
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/tools/cli.hpp"
 
-int main(int argc, char** argv) { return gpulb::tools::cli_main(argc, argv, gpulb::builtin::registry()); }
+int main(int argc, char** argv) {
+  return gpulb::tools::cli_main(argc, argv, gpulb::builtin::registry());
+}

@@ -24,7 +24,8 @@ std::string code(const std::string& text) { return "`" + text + "`"; }
 
 std::string policy_rows(const nlohmann::json& list) {
   std::set<std::string> common;
-  for (const nlohmann::json& o : list.at("common_options")) common.insert(o.at("name").get<std::string>());
+  for (const nlohmann::json& o : list.at("common_options"))
+    common.insert(o.at("name").get<std::string>());
   std::string out =
       "| policy | from | how tasks reach workers | traits | options of its own |\n"
       "|---|---|---|---|---|\n";
@@ -34,9 +35,10 @@ std::string policy_rows(const nlohmann::json& list) {
       const std::string name = o.at("name").get<std::string>();
       if (!common.count(name)) options += (options.empty() ? "" : ", ") + code(name);
     }
-    out += "| " + code(p.at("name").get<std::string>()) + " | " + cell(p.at("paper").get<std::string>()) + " | " +
-           cell(p.at("summary").get<std::string>()) + " | " + traits_text(p.at("traits")) + " | " + (options.empty() ? "none" : options) +
-           " |\n";
+    out += "| " + code(p.at("name").get<std::string>()) + " | " +
+           cell(p.at("paper").get<std::string>()) + " | " +
+           cell(p.at("summary").get<std::string>()) + " | " + traits_text(p.at("traits")) + " | " +
+           (options.empty() ? "none" : options) + " |\n";
   }
   return out;
 }
@@ -48,10 +50,14 @@ std::string scenario_rows(const nlohmann::json& list) {
   for (const nlohmann::json& s : list.at("scenarios")) {
     std::string params;
     for (const nlohmann::json& p : s.at("parameters")) {
-      params += (params.empty() ? "" : ", ") + code(cell(p.at("name").get<std::string>() + "=" + p.at("default").get<std::string>()));
+      params +=
+          (params.empty() ? "" : ", ") +
+          code(cell(p.at("name").get<std::string>() + "=" + p.at("default").get<std::string>()));
     }
-    out += "| " + code(s.at("name").get<std::string>()) + " | " + cell(s.at("description").get<std::string>()) + " | " +
-           code(s.at("default_policy").get<std::string>()) + " | " + (params.empty() ? "none" : params) + " |\n";
+    out += "| " + code(s.at("name").get<std::string>()) + " | " +
+           cell(s.at("description").get<std::string>()) + " | " +
+           code(s.at("default_policy").get<std::string>()) + " | " +
+           (params.empty() ? "none" : params) + " |\n";
   }
   return out;
 }
@@ -74,6 +80,8 @@ std::string traits_text(const nlohmann::json& traits) {
   return t;
 }
 
-std::string markdown_tables(const nlohmann::json& list) { return policy_rows(list) + "\n" + scenario_rows(list); }
+std::string markdown_tables(const nlohmann::json& list) {
+  return policy_rows(list) + "\n" + scenario_rows(list);
+}
 
 }  // namespace gpulb::tools

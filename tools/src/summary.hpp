@@ -12,7 +12,8 @@ namespace gpulb::tools {
 
 // "yes: ...", "NO: ..." or "not checked: ...": a run nothing checked never reads as verified.
 std::string verdict(const trace::RunMetadata& meta);
-void print_summary(std::ostream& out, const trace::Trace& trace, const trace::TraceStatistics& stats);
+void print_summary(std::ostream& out, const trace::Trace& trace,
+                   const trace::TraceStatistics& stats);
 nlohmann::json summary_json(const trace::Trace& trace, const trace::TraceStatistics& stats);
 
 }  // namespace gpulb::tools

@@ -66,7 +66,8 @@ CriticalPath critical_path(const Trace& trace) {
   if (s.parent == std::numeric_limits<std::uint64_t>::max() || s.placed) return CriticalPath{};
   cp.shortest_parent_ns = s.parent;
   cp.shortest_task_ns = s.task;
-  cp.bound_ns = static_cast<double>(cp.depth) * static_cast<double>(s.parent) + static_cast<double>(s.task);
+  cp.bound_ns =
+      static_cast<double>(cp.depth) * static_cast<double>(s.parent) + static_cast<double>(s.task);
   return cp;
 }
 

@@ -50,7 +50,8 @@ int tid_of(std::size_t track_index) { return static_cast<int>(track_index) + 1; 
 void write_chrome_json(std::ostream& out, const Trace& trace, TimeRange range) {
   const ExportWindow w = export_window(trace, range);
   out << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"scenario\":" << quoted(trace.meta.scenario)
-      << ",\"policy\":" << quoted(trace.meta.policy) << ",\"backend\":" << quoted(trace.meta.backend)
+      << ",\"policy\":" << quoted(trace.meta.policy)
+      << ",\"backend\":" << quoted(trace.meta.backend)
       << ",\"gpulb_version\":" << quoted(trace.meta.gpulb_version) << "},\n\"traceEvents\":[\n";
   bool first = true;
   auto sep = [&] {
@@ -59,8 +60,8 @@ void write_chrome_json(std::ostream& out, const Trace& trace, TimeRange range) {
   };
   for (std::uint32_t d = 0; d < trace.devices.size(); ++d) {
     sep();
-    out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << d + 1 << ",\"args\":{\"name\":"
-        << quoted(process_name(trace, d)) << "}}";
+    out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << d + 1
+        << ",\"args\":{\"name\":" << quoted(process_name(trace, d)) << "}}";
   }
   for (std::size_t i = 0; i < trace.tracks.size(); ++i) {
     const Track& tr = trace.tracks[i];
@@ -74,21 +75,23 @@ void write_chrome_json(std::ostream& out, const Trace& trace, TimeRange range) {
     for_each_task_span(tr, [&](const TaskSpan& s) {
       if (!w.range.overlaps(s.begin_ns, s.end_ns)) return;
       sep();
-      out << "{\"ph\":\"X\",\"cat\":\"task\",\"name\":\"task kind " << s.kind << "\",\"pid\":" << pid
-          << ",\"tid\":" << tid << ",\"ts\":" << micros(w.at(s.begin_ns)) << ",\"dur\":" << micros(s.end_ns - s.begin_ns)
-          << ",\"args\":{\"task_id\":" << s.id << ",\"kind\":" << s.kind << "}}";
+      out << "{\"ph\":\"X\",\"cat\":\"task\",\"name\":\"task kind " << s.kind
+          << "\",\"pid\":" << pid << ",\"tid\":" << tid << ",\"ts\":" << micros(w.at(s.begin_ns))
+          << ",\"dur\":" << micros(s.end_ns - s.begin_ns) << ",\"args\":{\"task_id\":" << s.id
+          << ",\"kind\":" << s.kind << "}}";
     });
     for (const Event& e : tr.events) {
       if (!w.keeps(e.time_ns)) continue;
       const EventTraits k = event_traits(e.kind);
       if (k.level != LevelSource::None) {
         sep();
-        out << "{\"ph\":\"C\",\"name\":" << quoted(counter_name(k.level, e.aux)) << ",\"pid\":" << pid
-            << ",\"ts\":" << micros(w.at(e.time_ns)) << ",\"args\":{\"level\":" << e.arg << "}}";
+        out << "{\"ph\":\"C\",\"name\":" << quoted(counter_name(k.level, e.aux))
+            << ",\"pid\":" << pid << ",\"ts\":" << micros(w.at(e.time_ns))
+            << ",\"args\":{\"level\":" << e.arg << "}}";
       } else if (k.marker) {
         sep();
-        out << "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"" << k.name << "\",\"pid\":" << pid << ",\"tid\":" << tid
-            << ",\"ts\":" << micros(w.at(e.time_ns)) << ",\"args\":{";
+        out << "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"" << k.name << "\",\"pid\":" << pid
+            << ",\"tid\":" << tid << ",\"ts\":" << micros(w.at(e.time_ns)) << ",\"args\":{";
         const char* comma = "";
         for (const detail::NamedArg& a : detail::named_args(e, tr.device)) {
           out << comma << '"' << a.name << "\":" << a.value;
@@ -111,23 +114,28 @@ bool ends_with(const std::string& s, const std::string& end) {
 
 }  // namespace
 
-std::vector<std::filesystem::path> export_paths(ExportFormat format, const std::filesystem::path& path) {
+std::vector<std::filesystem::path> export_paths(ExportFormat format,
+                                                const std::filesystem::path& path) {
   if (format != ExportFormat::Csv) return {path};
   const std::string name = path.filename().string();
   for (const std::string companion : kCsvCompanions) {
     if (!ends_with(name, companion)) continue;
     const std::string tasks = name.substr(0, name.size() - companion.size()) + ".csv";
-    throw OutputPathError(path.string() + ": a CSV export writes its tasks to the file named and the tables *" +
-                          ".workers.csv, *.events.csv and *.levels.csv beside it, so '" + name +
-                          "' would hold the tasks under another table's name; name the tasks file instead (" + tasks + ")");
+    throw OutputPathError(
+        path.string() + ": a CSV export writes its tasks to the file named and the tables *" +
+        ".workers.csv, *.events.csv and *.levels.csv beside it, so '" + name +
+        "' would hold the tasks under another table's name; name the tasks file instead (" + tasks +
+        ")");
   }
   std::vector<std::filesystem::path> out = {path};
-  for (const char* companion : kCsvCompanions) out.push_back(std::filesystem::path(path).replace_extension(companion));
+  for (const char* companion : kCsvCompanions)
+    out.push_back(std::filesystem::path(path).replace_extension(companion));
   return out;
 }
 
 std::vector<std::filesystem::path> export_trace(const Trace& trace, ExportFormat format,
-                                                const std::filesystem::path& path, TimeRange range) {
+                                                const std::filesystem::path& path,
+                                                TimeRange range) {
   const std::vector<std::filesystem::path> paths = export_paths(format, path);
   // Every output is checked and written to its temporary file before any is renamed into place,
   // so a refused or failed second CSV leaves neither file behind, complete or half.

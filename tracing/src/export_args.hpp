@@ -27,7 +27,8 @@ inline NamedArgs named_args(const Event& e, std::uint32_t track_device) {
   if (*names.arg) out.items[out.count++] = {names.arg, e.arg};
   if (*names.aux) {
     const bool steal = e.kind == EventKind::Steal || e.kind == EventKind::StealFailed;
-    out.items[out.count++] = {names.aux, steal ? steal_victim_device(e, track_device) : std::uint64_t{e.aux}};
+    out.items[out.count++] = {names.aux,
+                              steal ? steal_victim_device(e, track_device) : std::uint64_t{e.aux}};
   }
   return out;
 }

@@ -15,7 +15,9 @@
 namespace gpulb::trace {
 namespace {
 
-long long sm_of(const Track& tr) { return tr.sm == Track::kNoSm ? -1 : static_cast<long long>(tr.sm); }
+long long sm_of(const Track& tr) {
+  return tr.sm == Track::kNoSm ? -1 : static_cast<long long>(tr.sm);
+}
 
 const char* role_name(TrackRole role) {
   switch (role) {
@@ -62,8 +64,9 @@ void write_tasks_csv(std::ostream& out, const Trace& trace, TimeRange range) {
   for (const Track& tr : trace.tracks) {
     for_each_task_span(tr, [&](const TaskSpan& s) {
       if (!w.range.overlaps(s.begin_ns, s.end_ns)) return;
-      out << tr.device << ',' << tr.worker << ',' << sm_of(tr) << ',' << s.id << ',' << s.kind << ',' << w.at(s.begin_ns)
-          << ',' << w.at(s.end_ns) << ',' << (s.end_ns - s.begin_ns) << '\n';
+      out << tr.device << ',' << tr.worker << ',' << sm_of(tr) << ',' << s.id << ',' << s.kind
+          << ',' << w.at(s.begin_ns) << ',' << w.at(s.end_ns) << ',' << (s.end_ns - s.begin_ns)
+          << '\n';
     });
   }
 }
@@ -73,8 +76,9 @@ void write_workers_csv(std::ostream& out, const Trace& trace) {
   out << "device,worker,sm,name,tasks,busy_ns,failed_dequeues,steals,dropped_events\n";
   for (const WorkerStats& ws : st.per_worker) {
     const Track& tr = trace.tracks[ws.track];
-    out << tr.device << ',' << tr.worker << ',' << sm_of(tr) << ',' << detail::quoted(tr.name) << ',' << ws.tasks << ','
-        << ws.busy_ns << ',' << ws.failed_dequeues << ',' << ws.steals << ',' << tr.dropped << '\n';
+    out << tr.device << ',' << tr.worker << ',' << sm_of(tr) << ',' << detail::quoted(tr.name)
+        << ',' << ws.tasks << ',' << ws.busy_ns << ',' << ws.failed_dequeues << ',' << ws.steals
+        << ',' << tr.dropped << '\n';
   }
 }
 

@@ -84,15 +84,20 @@ std::uint64_t task_begins(const Trace& trace) {
 std::string device_note(const ExportWindow& w) {
   if (w.left_out == 0) return "";
   return std::to_string(w.left_out) + (w.left_out == 1 ? " host event" : " host events") +
-         " far from the run left out of this export (gpulb's export window: the run and the host work around it)";
+         " far from the run left out of this export (gpulb's export window: the run and the host "
+         "work around it)";
 }
 
 class PerfettoWriter {
  public:
   PerfettoWriter(std::ostream& out, const Trace& trace, TimeRange range)
-      : trace_(trace), window_(export_window(trace, range)), packets_(out),
-        tracks_(trace, packets_.buffer(), device_note(window_)), next_(trace.tracks.size(), 0),
-        open_(trace.tracks.size()), spawns_(task_begins(trace)) {
+      : trace_(trace),
+        window_(export_window(trace, range)),
+        packets_(out),
+        tracks_(trace, packets_.buffer(), device_note(window_)),
+        next_(trace.tracks.size(), 0),
+        open_(trace.tracks.size()),
+        spawns_(task_begins(trace)) {
     for (std::size_t i = 0; i < trace.tracks.size(); ++i) {
       const Track& tr = trace.tracks[i];
       DeviceCounters& d = devices_[tr.device];
@@ -114,7 +119,8 @@ class PerfettoWriter {
       const std::size_t i = heap.top().second;
       heap.pop();
       on_event(i, next_[i]++);
-      if (next_[i] < trace_.tracks[i].events.size()) heap.push({trace_.tracks[i].events[next_[i]].time_ns, i});
+      if (next_[i] < trace_.tracks[i].events.size())
+        heap.push({trace_.tracks[i].events[next_[i]].time_ns, i});
     }
     packets_.flush();
   }
@@ -195,14 +201,16 @@ class PerfettoWriter {
     const Track& tr = trace_.tracks[track];
     DeviceCounters& d = *device_of_[track];
     if (d.deques_uuid == 0) return;
-    const auto self = static_cast<std::uint16_t>(tr.worker & 0xFFFFu);  // DequeLevel's owner: the rank's low 16 bits
+    const auto self = static_cast<std::uint16_t>(
+        tr.worker & 0xFFFFu);  // DequeLevel's owner: the rank's low 16 bits
     const bool worker = tr.role == TrackRole::Worker;
     switch (e.kind) {
       case EventKind::DequeLevel: d.deques.set(e.aux, e.arg); break;
       case EventKind::Steal:
         if (!worker) return;
         // A steal from another GPU's deque is not taken from this device's sum.
-        if (!steal_crosses_devices(e, tr.device)) d.deques.take_one(static_cast<std::uint16_t>(e.arg & 0xFFFFu));
+        if (!steal_crosses_devices(e, tr.device))
+          d.deques.take_one(static_cast<std::uint16_t>(e.arg & 0xFFFFu));
         d.deques.set(self, 0);
         break;
       case EventKind::StealFailed:
@@ -227,7 +235,8 @@ class PerfettoWriter {
     if (e.kind == EventKind::Steal) flow = stolen_from(tr, e);
     packets_.begin_event(track, pf::event::kInstant);
     packets_.name(event_kind_name(e.kind));
-    for (const detail::NamedArg& a : detail::named_args(e, tr.device)) packets_.annotate(a.name, a.value);
+    for (const detail::NamedArg& a : detail::named_args(e, tr.device))
+      packets_.annotate(a.name, a.value);
     if (flow) packets_.terminating_flow(*flow);
     if (spawn_names_children(e)) {
       const std::uint32_t children = spawns_.announce(e.arg, e.aux);
@@ -239,7 +248,8 @@ class PerfettoWriter {
   // The steal's start on the victim's track, where the trace has it: an instant naming the thief,
   // the flow's first end.
   std::optional<std::uint64_t> stolen_from(const Track& thief, const Event& e) {
-    const std::optional<std::size_t> victim = tracks_.worker_track(steal_victim_device(e, thief.device), e.arg);
+    const std::optional<std::size_t> victim =
+        tracks_.worker_track(steal_victim_device(e, thief.device), e.arg);
     if (!victim) return std::nullopt;
     const std::uint64_t flow = ++last_flow_;
     packets_.begin_event(*victim, pf::event::kInstant);
@@ -255,17 +265,20 @@ class PerfettoWriter {
   const ExportWindow window_;
   PerfettoPackets packets_;
   const PerfettoTracks tracks_;
-  std::vector<std::size_t> next_;                        // per track: its next event
-  std::vector<std::optional<std::uint32_t>> open_;       // per track: the task whose slice is open
-  std::map<std::uint32_t, DeviceCounters> devices_;      // a map's entries stay where they are
-  std::vector<DeviceCounters*> device_of_;               // per track
-  std::map<std::uint16_t, std::uint64_t> task_names_;    // task kind -> name iid
+  std::vector<std::size_t> next_;                      // per track: its next event
+  std::vector<std::optional<std::uint32_t>> open_;     // per track: the task whose slice is open
+  std::map<std::uint32_t, DeviceCounters> devices_;    // a map's entries stay where they are
+  std::vector<DeviceCounters*> device_of_;             // per track
+  std::map<std::uint16_t, std::uint64_t> task_names_;  // task kind -> name iid
   SpawnFlows spawns_;
-  std::uint64_t task_id_iid_ = 0, last_flow_ = 0;  // steal flows: 1, 2, ... (spawn flows: SpawnFlows::flow_id)
+  std::uint64_t task_id_iid_ = 0,
+                last_flow_ = 0;  // steal flows: 1, 2, ... (spawn flows: SpawnFlows::flow_id)
 };
 
 }  // namespace
 
-void write_perfetto(std::ostream& out, const Trace& trace, TimeRange range) { PerfettoWriter(out, trace, range).write(); }
+void write_perfetto(std::ostream& out, const Trace& trace, TimeRange range) {
+  PerfettoWriter(out, trace, range).write();
+}
 
 }  // namespace gpulb::trace

@@ -73,7 +73,8 @@ Run launches(const Trace& t) {
 }
 
 // From `edge`, over host events no more than `gap` from the last one taken.
-std::uint64_t grow(std::uint64_t edge, const std::vector<std::uint64_t>& times, std::uint64_t gap, bool before) {
+std::uint64_t grow(std::uint64_t edge, const std::vector<std::uint64_t>& times, std::uint64_t gap,
+                   bool before) {
   for (const std::uint64_t t : times) {
     if ((before ? edge - t : t - edge) > gap) break;
     edge = t;
@@ -84,8 +85,11 @@ std::uint64_t grow(std::uint64_t edge, const std::vector<std::uint64_t>& times, 
 std::uint64_t events_outside(const Trace& t, TimeRange window) {
   std::uint64_t n = 0;
   for (const Track& tr : t.tracks) {
-    const auto first = std::partition_point(tr.events.begin(), tr.events.end(), [&](const Event& e) { return e.time_ns < window.begin_ns; });
-    const auto end = std::partition_point(first, tr.events.end(), [&](const Event& e) { return e.time_ns < window.end_ns; });
+    const auto first =
+        std::partition_point(tr.events.begin(), tr.events.end(),
+                             [&](const Event& e) { return e.time_ns < window.begin_ns; });
+    const auto end = std::partition_point(
+        first, tr.events.end(), [&](const Event& e) { return e.time_ns < window.end_ns; });
     n += tr.events.size() - static_cast<std::size_t>(end - first);
   }
   return n;
@@ -103,12 +107,17 @@ ExportWindow export_window(const Trace& trace, TimeRange requested) {
   }
   const Run host = launches(trace);
   const std::uint64_t gap = (run.end - run.begin) / 10;
-  const std::uint64_t first = grow(std::min(run.begin, host.begin), host_times_outside(trace, std::min(run.begin, host.begin), true), gap, true);
-  const std::uint64_t last = grow(std::max(run.end, host.end), host_times_outside(trace, std::max(run.end, host.end), false), gap, false);
+  const std::uint64_t first =
+      grow(std::min(run.begin, host.begin),
+           host_times_outside(trace, std::min(run.begin, host.begin), true), gap, true);
+  const std::uint64_t last =
+      grow(std::max(run.end, host.end),
+           host_times_outside(trace, std::max(run.end, host.end), false), gap, false);
   const TimeRange window{first, last == kNone ? kNone : last + 1};
   w.origin_ns = first;
   w.left_out = events_outside(trace, window);
-  w.range = {std::max(window.begin_ns, requested.begin_ns), std::min(window.end_ns, requested.end_ns)};
+  w.range = {std::max(window.begin_ns, requested.begin_ns),
+             std::min(window.end_ns, requested.end_ns)};
   return w;
 }
 

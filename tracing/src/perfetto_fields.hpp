@@ -9,8 +9,9 @@ namespace gpulb::trace::pf {
 constexpr std::uint32_t kTracePacket = 1;  // Trace.packet
 
 namespace packet {
-constexpr std::uint32_t kTimestamp = 8, kSequenceId = 10, kTrackEvent = 11, kInternedData = 12, kSequenceFlags = 13,
-                        kClockSnapshot = 6, kTimestampClockId = 58, kDefaults = 59, kTrackDescriptor = 60;
+constexpr std::uint32_t kTimestamp = 8, kSequenceId = 10, kTrackEvent = 11, kInternedData = 12,
+                        kSequenceFlags = 13, kClockSnapshot = 6, kTimestampClockId = 58,
+                        kDefaults = 59, kTrackDescriptor = 60;
 constexpr std::uint64_t kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;
 }  // namespace packet
 
@@ -27,16 +28,17 @@ constexpr std::uint32_t kSequenceIncremental = 64;  // the first sequence-scoped
 }  // namespace clock
 
 namespace descriptor {  // TrackDescriptor, CounterDescriptor
-constexpr std::uint32_t kUuid = 1, kName = 2, kParentUuid = 5, kCounter = 8, kChildOrdering = 11, kSiblingOrderRank = 12,
-                        kDescription = 14;
+constexpr std::uint32_t kUuid = 1, kName = 2, kParentUuid = 5, kCounter = 8, kChildOrdering = 11,
+                        kSiblingOrderRank = 12, kDescription = 14;
 constexpr std::uint64_t kOrderExplicit = 3;
 constexpr std::uint32_t kCounterUnit = 3;
 constexpr std::uint64_t kUnitCount = 2;
 }  // namespace descriptor
 
 namespace event {  // TrackEvent
-constexpr std::uint32_t kDebugAnnotations = 4, kType = 9, kNameIid = 10, kTrackUuid = 11, kExtraCounterValues = 12,
-                        kCounterValue = 30, kFlowIds = 47, kTerminatingFlowIds = 48;
+constexpr std::uint32_t kDebugAnnotations = 4, kType = 9, kNameIid = 10, kTrackUuid = 11,
+                        kExtraCounterValues = 12, kCounterValue = 30, kFlowIds = 47,
+                        kTerminatingFlowIds = 48;
 constexpr std::uint64_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter = 4;
 }  // namespace event
 

@@ -11,9 +11,11 @@ std::uint64_t PerfettoPackets::iid_of(Names& names, std::string_view name) {
   return it->second;
 }
 
-std::uint64_t PerfettoPackets::mark(const Names& names, std::uint64_t iid, std::uint32_t interned_field) {
+std::uint64_t PerfettoPackets::mark(const Names& names, std::uint64_t iid,
+                                    std::uint32_t interned_field) {
   Sequence& s = sequences_[seq_];
-  std::vector<bool>& seen = interned_field == pf::interned::kEventNames ? s.names : s.annotation_names;
+  std::vector<bool>& seen =
+      interned_field == pf::interned::kEventNames ? s.names : s.annotation_names;
   if (seen.size() <= iid) seen.resize(iid + 1);
   if (!seen[iid]) {
     seen[iid] = true;
@@ -31,7 +33,8 @@ void PerfettoPackets::start(std::size_t seq) {
   s.started = true;
   proto::Message event_defaults, defaults, boottime, incremental, snapshot;
   event_defaults.uint(pf::defaults::kTrackUuid, s.track_uuid);
-  if (s.extra_counter_uuid != 0) event_defaults.uint(pf::defaults::kExtraCounterTrackUuids, s.extra_counter_uuid);
+  if (s.extra_counter_uuid != 0)
+    event_defaults.uint(pf::defaults::kExtraCounterTrackUuids, s.extra_counter_uuid);
   defaults.uint(pf::defaults::kTimestampClockId, pf::clock::kSequenceIncremental);
   defaults.message(pf::defaults::kTrackEventDefaults, event_defaults);
   boottime.uint(pf::clock::kClockId, pf::clock::kBoottime);

@@ -50,16 +50,23 @@ class PerfettoPackets {
   }
   // Names by iid, for a writer that looks each name up once (a task kind's, an event kind's).
   std::uint64_t event_name_iid(std::string_view name) { return iid_of(names_, name); }
-  std::uint64_t annotation_name_iid(std::string_view name) { return iid_of(annotation_names_, name); }
-  void name(std::uint64_t iid) { event_.uint(pf::event::kNameIid, mark(names_, iid, pf::interned::kEventNames)); }
+  std::uint64_t annotation_name_iid(std::string_view name) {
+    return iid_of(annotation_names_, name);
+  }
+  void name(std::uint64_t iid) {
+    event_.uint(pf::event::kNameIid, mark(names_, iid, pf::interned::kEventNames));
+  }
   void annotate(std::uint64_t name_iid, std::uint64_t value) {
     annotation_.clear();
-    annotation_.uint(pf::annotation::kNameIid, mark(annotation_names_, name_iid, pf::interned::kAnnotationNames));
+    annotation_.uint(pf::annotation::kNameIid,
+                     mark(annotation_names_, name_iid, pf::interned::kAnnotationNames));
     annotation_.uint(pf::annotation::kUintValue, value);
     event_.message(pf::event::kDebugAnnotations, annotation_);
   }
   void name(std::string_view name) { this->name(event_name_iid(name)); }
-  void annotate(std::string_view name, std::uint64_t value) { annotate(annotation_name_iid(name), value); }
+  void annotate(std::string_view name, std::uint64_t value) {
+    annotate(annotation_name_iid(name), value);
+  }
   void counter_value(std::int64_t v) { event_.int64(pf::event::kCounterValue, v); }
   void extra_counter_value(std::int64_t v) { event_.int64(pf::event::kExtraCounterValues, v); }
   void flow(std::uint64_t id) { event_.fixed64(pf::event::kFlowIds, id); }

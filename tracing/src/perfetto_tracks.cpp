@@ -48,23 +48,28 @@ PerfettoTracks::PerfettoTracks(const Trace& trace, std::string& out, const std::
   track_uuid_.resize(trace_.tracks.size());
   describe_tracks(order, [](const Track& tr) { return tr.role == TrackRole::Host; });
   describe_counters(order);
-  describe_tracks(order, [](const Track& tr) { return tr.role != TrackRole::Host && tr.sm != Track::kNoSm; });
-  describe_tracks(order, [](const Track& tr) { return tr.role != TrackRole::Host && tr.sm == Track::kNoSm; });
+  describe_tracks(
+      order, [](const Track& tr) { return tr.role != TrackRole::Host && tr.sm != Track::kNoSm; });
+  describe_tracks(
+      order, [](const Track& tr) { return tr.role != TrackRole::Host && tr.sm == Track::kNoSm; });
 }
 
-std::optional<std::size_t> PerfettoTracks::worker_track(std::uint32_t device, std::uint32_t worker) const {
+std::optional<std::size_t> PerfettoTracks::worker_track(std::uint32_t device,
+                                                        std::uint32_t worker) const {
   const auto it = worker_track_.find({device, worker});
   if (it == worker_track_.end()) return std::nullopt;
   return it->second;
 }
 
-std::uint64_t PerfettoTracks::level_counter(std::uint32_t device, LevelSource source, std::uint16_t aux) const {
-  const auto it = level_uuid_.find({device, source, source == LevelSource::Pool ? std::uint16_t{0} : aux});
+std::uint64_t PerfettoTracks::level_counter(std::uint32_t device, LevelSource source,
+                                            std::uint16_t aux) const {
+  const auto it =
+      level_uuid_.find({device, source, source == LevelSource::Pool ? std::uint16_t{0} : aux});
   return it == level_uuid_.end() ? 0 : it->second;
 }
 
-void PerfettoTracks::describe(std::uint64_t uuid, const std::string& name, std::uint64_t parent, std::int64_t order,
-                              bool counter, const std::string& description) {
+void PerfettoTracks::describe(std::uint64_t uuid, const std::string& name, std::uint64_t parent,
+                              std::int64_t order, bool counter, const std::string& description) {
   proto::Message d;
   d.uint(pf::descriptor::kUuid, uuid);
   d.string(pf::descriptor::kName, name);
@@ -94,7 +99,8 @@ void PerfettoTracks::describe_devices(const std::string& device_note) {
   for (std::uint32_t d = 0; d < trace_.devices.size(); ++d) {
     device_uuid_[d] = new_uuid();
     const auto r = rank_uuid.find(trace_.devices[d].rank);
-    describe(device_uuid_[d], device_name(trace_, d), r == rank_uuid.end() ? 0 : r->second, d, false, device_note);
+    describe(device_uuid_[d], device_name(trace_, d), r == rank_uuid.end() ? 0 : r->second, d,
+             false, device_note);
   }
 }
 
@@ -103,12 +109,15 @@ void PerfettoTracks::describe_counters(std::map<std::uint32_t, std::int64_t>& or
     std::int64_t& next = order[device];
     const std::uint64_t parent = device_or_root(device);
     if (c.workers) describe(busy_uuid_[device] = new_uuid(), "busy workers", parent, next++, true);
-    if (c.deques) describe(deques_uuid_[device] = new_uuid(), "deques (sum, tasks)", parent, next++, true);
+    if (c.deques)
+      describe(deques_uuid_[device] = new_uuid(), "deques (sum, tasks)", parent, next++, true);
     for (const std::uint16_t q : c.queues) {
       const std::uint64_t uuid = level_uuid_[{device, LevelSource::Queue, q}] = new_uuid();
       describe(uuid, "queue " + std::to_string(q) + " (tasks)", parent, next++, true);
     }
-    if (c.pool) describe(level_uuid_[{device, LevelSource::Pool, 0}] = new_uuid(), "host pool (tasks)", parent, next++, true);
+    if (c.pool)
+      describe(level_uuid_[{device, LevelSource::Pool, 0}] = new_uuid(), "host pool (tasks)",
+               parent, next++, true);
   }
 }
 

@@ -36,8 +36,8 @@ class PerfettoTracks {
     return it == m.end() ? 0 : it->second;
   }
   std::uint64_t new_uuid() { return ++last_uuid_; }
-  void describe(std::uint64_t uuid, const std::string& name, std::uint64_t parent, std::int64_t order,
-                bool counter = false, const std::string& description = "");
+  void describe(std::uint64_t uuid, const std::string& name, std::uint64_t parent,
+                std::int64_t order, bool counter = false, const std::string& description = "");
   void describe_devices(const std::string& device_note);
   void describe_counters(std::map<std::uint32_t, std::int64_t>& order);
   template <typename Which>
@@ -51,7 +51,8 @@ class PerfettoTracks {
   std::map<std::uint32_t, std::uint64_t> device_uuid_, busy_uuid_, deques_uuid_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> sm_uuid_;
   std::map<std::tuple<std::uint32_t, LevelSource, std::uint16_t>, std::uint64_t> level_uuid_;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> worker_track_;  // (device, worker) -> track
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t>
+      worker_track_;  // (device, worker) -> track
   std::vector<std::uint64_t> track_uuid_;
 };
 

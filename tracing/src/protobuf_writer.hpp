@@ -43,7 +43,9 @@ class Message {
 
  private:
   static constexpr std::uint32_t kVarint = 0, kFixed64 = 1, kLengthDelimited = 2;
-  void key(std::uint32_t field, std::uint32_t wire_type) { varint((std::uint64_t{field} << 3) | wire_type); }
+  void key(std::uint32_t field, std::uint32_t wire_type) {
+    varint((std::uint64_t{field} << 3) | wire_type);
+  }
   void varint(std::uint64_t v) {
     while (v >= 0x80) {
       bytes_.push_back(static_cast<char>((v & 0x7F) | 0x80));

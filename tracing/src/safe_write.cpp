@@ -42,8 +42,8 @@ Slot g_slots[kSlots];
 
 // Every signal whose default action ends the process (SIGKILL aside, which nothing can catch:
 // there an unnamed O_TMPFILE leaves nothing behind, see AtomicWrite).
-constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2,
-                            SIGALRM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF};
+constexpr int kSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,   SIGUSR1,
+                            SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF};
 constexpr int kSignalCount = static_cast<int>(std::size(kSignals));
 struct sigaction g_previous[kSignalCount];
 std::atomic<bool> g_armed[kSignalCount];
@@ -89,7 +89,8 @@ int register_temporary(const std::filesystem::path& path) {
   arm_handlers();
   for (int i = 0; i < kSlots; ++i) {
     int expected = kFree;
-    if (!g_slots[i].state.compare_exchange_strong(expected, kFilling, std::memory_order_acq_rel)) continue;
+    if (!g_slots[i].state.compare_exchange_strong(expected, kFilling, std::memory_order_acq_rel))
+      continue;
     std::memcpy(g_slots[i].path, s.c_str(), s.size() + 1);
     g_slots[i].state.store(kLive, std::memory_order_release);
     return i;
@@ -143,8 +144,10 @@ class FdBuf : public std::streambuf {
     while (p < pptr() && error_ == 0) {
       const ssize_t n = ::write(fd_, p, static_cast<std::size_t>(pptr() - p));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) error_ = n < 0 ? errno : EIO;
-      else p += n;
+      if (n <= 0)
+        error_ = n < 0 ? errno : EIO;
+      else
+        p += n;
     }
     setp(buf_.data(), buf_.data() + buf_.size());
     return error_ == 0;
@@ -164,7 +167,9 @@ std::filesystem::path resolve_output(const std::filesystem::path& path) {
   for (int hops = 0; fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
     if (hops == 40) throw OutputPathError(path.string() + ": too many levels of symbolic links");
     const fs::path target = fs::read_symlink(p, ec);
-    if (ec) throw OutputPathError(path.string() + ": cannot read the symbolic link (" + ec.message() + ")");
+    if (ec)
+      throw OutputPathError(path.string() + ": cannot read the symbolic link (" + ec.message() +
+                            ")");
     p = target.is_absolute() ? target : p.parent_path() / target;
   }
   const fs::file_status st = fs::status(p, ec);
@@ -173,11 +178,13 @@ std::filesystem::path resolve_output(const std::filesystem::path& path) {
                           "; refusing to replace it (name a regular file to write)");
   }
   const fs::path dir = fs::absolute(p).parent_path();
-  if (!fs::is_directory(dir, ec)) throw OutputPathError(path.string() + ": directory " + dir.string() + " does not exist");
+  if (!fs::is_directory(dir, ec))
+    throw OutputPathError(path.string() + ": directory " + dir.string() + " does not exist");
   return p;
 }
 
-void refuse_inputs(const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs, const std::string& what) {
+void refuse_inputs(const std::filesystem::path& output,
+                   const std::vector<std::filesystem::path>& inputs, const std::string& what) {
   for (const std::filesystem::path& input : inputs) {
     std::error_code ec;  // an output that does not exist yet is no input
     if (std::filesystem::equivalent(input, output, ec)) {
@@ -235,8 +242,9 @@ void check_writable(const std::filesystem::path& path) {
   if (slot >= 0) ::unlink(tmp.c_str());
   unregister_temporary(slot);
   if (fd < 0) {
-    throw OutputPathError(path.string() + ": cannot write in " + std::filesystem::absolute(tmp).parent_path().string() +
-                          " (" + std::strerror(open_errno) + ")");
+    throw OutputPathError(path.string() + ": cannot write in " +
+                          std::filesystem::absolute(tmp).parent_path().string() + " (" +
+                          std::strerror(open_errno) + ")");
   }
 }
 
@@ -252,7 +260,8 @@ struct AtomicWrite::Impl {
   std::ostream stream;
 };
 
-AtomicWrite::AtomicWrite(const std::filesystem::path& path) : requested_(path), target_(resolve_output(path)) {
+AtomicWrite::AtomicWrite(const std::filesystem::path& path)
+    : requested_(path), target_(resolve_output(path)) {
   tmp_ = temporary_for(target_);
   // Registered before any file exists: a signal from here on removes whatever has the name.
   slot_ = register_temporary(tmp_);
@@ -292,7 +301,8 @@ void AtomicWrite::finish() {
   if (err != 0 || close_err != 0 || !impl_->stream) {
     const int e = err ? err : close_err;
     ::unlink(tmp_.c_str());  // a name given before close failed
-    throw WriteError(requested_.string() + ": write failed (" + (e ? std::strerror(e) : "stream error") + ")");
+    throw WriteError(requested_.string() + ": write failed (" +
+                     (e ? std::strerror(e) : "stream error") + ")");
   }
 }
 
@@ -303,7 +313,8 @@ void AtomicWrite::commit() {
   const auto st = std::filesystem::status(target_, ec);
   if (!ec && std::filesystem::exists(st)) std::filesystem::permissions(tmp_, st.permissions(), ec);
   if (::rename(tmp_.c_str(), target_.c_str()) != 0) {
-    throw WriteError(requested_.string() + ": cannot rename the finished file into place (" + std::strerror(errno) + ")");
+    throw WriteError(requested_.string() + ": cannot rename the finished file into place (" +
+                     std::strerror(errno) + ")");
   }
   committed_ = true;
 }

@@ -6,9 +6,11 @@
 namespace gpulb::trace::detail {
 
 std::uint32_t SpawnFlows::announce(std::uint32_t first, std::uint32_t count) {
-  const std::uint64_t end = std::min<std::uint64_t>(std::uint64_t{first} + count, std::uint64_t{1} << 32);
+  const std::uint64_t end =
+      std::min<std::uint64_t>(std::uint64_t{first} + count, std::uint64_t{1} << 32);
   const std::uint64_t n = end - first;
-  if (n == 0 || flows_ + n > max_flows_ || ranges_.size() >= max_ranges_ || overlaps(first, end)) return 0;
+  if (n == 0 || flows_ + n > max_flows_ || ranges_.size() >= max_ranges_ || overlaps(first, end))
+    return 0;
   add(first, end);
   flows_ += n;
   return static_cast<std::uint32_t>(n);

@@ -127,7 +127,8 @@ TraceStatistics compute_statistics(const Trace& trace) {
   }
   st.critical_path = critical_path(trace);
   st.lower_bound_ns = std::max(st.balance_bound_ns, st.critical_path.bound_ns);
-  st.lower_bound = st.critical_path.bound_ns > st.balance_bound_ns ? LowerBound::CriticalPath : LowerBound::Balance;
+  st.lower_bound = st.critical_path.bound_ns > st.balance_bound_ns ? LowerBound::CriticalPath
+                                                                   : LowerBound::Balance;
   for (auto& [key, g] : sms) st.per_sm.push_back(g);
   for (auto& [key, g] : devices) st.per_device.push_back(g);
   return st;
@@ -152,9 +153,10 @@ std::string tasks_per_worker_histogram(const TraceStatistics& stats, int bins, i
     const auto from = lo + static_cast<std::uint64_t>(b * step);
     const auto to = b == bins - 1 ? hi : lo + static_cast<std::uint64_t>((b + 1) * step) - 1;
     const int bar = peak ? static_cast<int>(counts[b] * width / peak) : 0;
-    std::snprintf(line, sizeof line, "  %10llu..%-10llu %5llu |%s\n", static_cast<unsigned long long>(from),
-                  static_cast<unsigned long long>(std::max(from, to)), static_cast<unsigned long long>(counts[b]),
-                  std::string(bar, '#').c_str());
+    std::snprintf(line, sizeof line, "  %10llu..%-10llu %5llu |%s\n",
+                  static_cast<unsigned long long>(from),
+                  static_cast<unsigned long long>(std::max(from, to)),
+                  static_cast<unsigned long long>(counts[b]), std::string(bar, '#').c_str());
     out += line;
   }
   return out;

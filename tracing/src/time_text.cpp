@@ -11,7 +11,8 @@ std::optional<double> parse_time_ns(std::string_view text) {
   // Digits with at most one point, then the unit: strtod alone would also take spaces, a sign,
   // hexadecimal and exponents (" 1", "0x10", "1e400").
   std::size_t i = 0, digits = 0, points = 0;
-  for (; i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'); ++i) {
+  for (; i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.');
+       ++i) {
     (text[i] == '.' ? points : digits) += 1;
   }
   if (digits == 0 || points > 1) return std::nullopt;
@@ -28,7 +29,8 @@ std::optional<double> parse_time_ns(std::string_view text) {
 
 std::optional<TimeSpan> parse_time_span(std::string_view text) {
   const auto colon = text.find(':');
-  if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos) return std::nullopt;
+  if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos)
+    return std::nullopt;
   const auto a = parse_time_ns(text.substr(0, colon));
   const auto b = parse_time_ns(text.substr(colon + 1));
   if (!a || !b || *b <= *a) return std::nullopt;

@@ -30,11 +30,11 @@ bool operator==(const Track& a, const Track& b) {
 
 bool operator==(const RunMetadata& a, const RunMetadata& b) {
   return a.scenario == b.scenario && a.policy == b.policy && a.backend == b.backend &&
-         a.parameters == b.parameters && a.workers == b.workers && a.clock_source == b.clock_source &&
-         a.gpulb_version == b.gpulb_version && a.created_utc == b.created_utc &&
-         a.verified == b.verified && a.checked == b.checked && a.verification == b.verification &&
-         a.result_json == b.result_json && a.makespan_ns == b.makespan_ns && a.ranks == b.ranks &&
-         a.metrics == b.metrics;
+         a.parameters == b.parameters && a.workers == b.workers &&
+         a.clock_source == b.clock_source && a.gpulb_version == b.gpulb_version &&
+         a.created_utc == b.created_utc && a.verified == b.verified && a.checked == b.checked &&
+         a.verification == b.verification && a.result_json == b.result_json &&
+         a.makespan_ns == b.makespan_ns && a.ranks == b.ranks && a.metrics == b.metrics;
 }
 
 bool operator==(const Trace& a, const Trace& b) {

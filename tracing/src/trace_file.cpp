@@ -78,7 +78,9 @@ class ByteWriter {
   std::vector<std::uint8_t> out_;
 };
 
-std::uint64_t varint_size(std::uint64_t v) { return v < 0x80 ? 1 : (static_cast<std::uint64_t>(std::bit_width(v)) + 6) / 7; }
+std::uint64_t varint_size(std::uint64_t v) {
+  return v < 0x80 ? 1 : (static_cast<std::uint64_t>(std::bit_width(v)) + 6) / 7;
+}
 
 // A zstd frame as blocks of up to kBlock bytes: growing one vector to the frame's size would hold
 // it up to twice over while the vector moves (a trace's frame is 2-4 bytes an event).
@@ -98,8 +100,10 @@ class ZstdStream {
  public:
   static constexpr std::size_t kChunk = std::size_t{1} << 20;
 
-  ZstdStream(int level, std::uint64_t content_size, Frame& frame) : cctx_(ZSTD_createCCtx()), frame_(frame) {
-    if (cctx_ == nullptr) throw TraceFileError("zstd compression failed: no memory for its context");
+  ZstdStream(int level, std::uint64_t content_size, Frame& frame)
+      : cctx_(ZSTD_createCCtx()), frame_(frame) {
+    if (cctx_ == nullptr)
+      throw TraceFileError("zstd compression failed: no memory for its context");
     ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, level);
     ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
     ZSTD_CCtx_setPledgedSrcSize(cctx_, content_size);
@@ -117,7 +121,8 @@ class ZstdStream {
  private:
   // The last block, with room for one call's output.
   std::vector<std::uint8_t>& room() {
-    if (frame_.blocks.empty() || frame_.blocks.back().capacity() - frame_.blocks.back().size() < ZSTD_CStreamOutSize()) {
+    if (frame_.blocks.empty() ||
+        frame_.blocks.back().capacity() - frame_.blocks.back().size() < ZSTD_CStreamOutSize()) {
       frame_.blocks.emplace_back().reserve(std::max(Frame::kBlock, ZSTD_CStreamOutSize()));
     }
     return frame_.blocks.back();
@@ -131,7 +136,8 @@ class ZstdStream {
       ZSTD_outBuffer o{block.data() + at, block.size() - at, 0};
       const std::size_t left = ZSTD_compressStream2(cctx_, &o, &in, mode);
       block.resize(at + o.pos);
-      if (ZSTD_isError(left)) throw TraceFileError(std::string("zstd compression failed: ") + ZSTD_getErrorName(left));
+      if (ZSTD_isError(left))
+        throw TraceFileError(std::string("zstd compression failed: ") + ZSTD_getErrorName(left));
       if (mode == ZSTD_e_continue ? in.pos == in.size : left == 0) break;
     }
     buffer_.clear();
@@ -195,8 +201,12 @@ class ByteReader {
   const std::string& origin_;
 };
 
-std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63); }
-std::int64_t unzigzag(std::uint64_t v) { return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1); }
+std::uint64_t zigzag(std::int64_t v) {
+  return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+std::int64_t unzigzag(std::uint64_t v) {
+  return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Metadata <-> JSON
@@ -204,13 +214,19 @@ std::int64_t unzigzag(std::uint64_t v) { return static_cast<std::int64_t>(v >> 1
 
 nlohmann::json metadata_to_json(const Trace& t) {
   const RunMetadata& m = t.meta;
-  nlohmann::json j = {{"scenario", m.scenario},         {"policy", m.policy},
-                      {"backend", m.backend},           {"parameters", m.parameters},
-                      {"workers", m.workers},           {"clock_source", m.clock_source},
-                      {"gpulb_version", m.gpulb_version}, {"created_utc", m.created_utc},
-                      {"verified", m.verified},         {"checked", m.checked},
+  nlohmann::json j = {{"scenario", m.scenario},
+                      {"policy", m.policy},
+                      {"backend", m.backend},
+                      {"parameters", m.parameters},
+                      {"workers", m.workers},
+                      {"clock_source", m.clock_source},
+                      {"gpulb_version", m.gpulb_version},
+                      {"created_utc", m.created_utc},
+                      {"verified", m.verified},
+                      {"checked", m.checked},
                       {"verification", m.verification},
-                      {"result_json", m.result_json},   {"makespan_ns", m.makespan_ns}};
+                      {"result_json", m.result_json},
+                      {"makespan_ns", m.makespan_ns}};
   j["devices"] = nlohmann::json::array();
   for (const Device& d : t.devices) {
     j["devices"].push_back({{"kind", d.kind == DeviceKind::Gpu ? "gpu" : "cpu"},
@@ -238,15 +254,19 @@ struct BadMetadata {
 template <class T>
 T unsigned_field(const nlohmann::json& j, const char* key) {
   const nlohmann::json& v = j.at(key);
-  const bool fits = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= std::numeric_limits<T>::max()
-                    : v.is_number_integer() ? v.get<std::int64_t>() >= 0 &&
-                                                  static_cast<std::uint64_t>(v.get<std::int64_t>()) <= std::numeric_limits<T>::max()
-                                            : false;  // a float, a string, ...
+  const bool fits =
+      v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::numeric_limits<T>::max()
+      : v.is_number_integer()
+          ? v.get<std::int64_t>() >= 0 &&
+                static_cast<std::uint64_t>(v.get<std::int64_t>()) <= std::numeric_limits<T>::max()
+          : false;  // a float, a string, ...
   if (!fits) {
-    throw BadMetadata{std::string("\"") + key + "\" is " + clip_for_display(v.dump(), 40) + ", not an integer from 0 to " +
+    throw BadMetadata{std::string("\"") + key + "\" is " + clip_for_display(v.dump(), 40) +
+                      ", not an integer from 0 to " +
                       std::to_string(std::numeric_limits<T>::max())};
   }
-  return v.is_number_unsigned() ? static_cast<T>(v.get<std::uint64_t>()) : static_cast<T>(v.get<std::int64_t>());
+  return v.is_number_unsigned() ? static_cast<T>(v.get<std::uint64_t>())
+                                : static_cast<T>(v.get<std::int64_t>());
 }
 
 void metadata_from_json(const nlohmann::json& j, Trace& t) {
@@ -269,7 +289,8 @@ void metadata_from_json(const nlohmann::json& j, Trace& t) {
   if (j.contains("metrics")) {
     const nlohmann::json& metrics = j.at("metrics");
     if (!metrics.is_object()) throw BadMetadata{"\"metrics\" is not an object"};
-    for (const auto& [name, value] : metrics.items()) m.metrics[name] = unsigned_field<std::uint64_t>(metrics, name.c_str());
+    for (const auto& [name, value] : metrics.items())
+      m.metrics[name] = unsigned_field<std::uint64_t>(metrics, name.c_str());
   }
   for (const auto& d : j.at("devices")) {
     Device dev;
@@ -307,7 +328,8 @@ void for_each_varint(const Track& tr, Fn&& fn) {
 // Bytes encode_track writes for `tr`: role, device, worker, sm, name, dropped, count, 4 fixed
 // bytes an event and the varints.
 std::uint64_t encoded_track_size(const Track& tr) {
-  std::uint64_t n = 1 + 4 + 4 + 4 + 4 + tr.name.size() + 8 + 8 + 4 * std::uint64_t{tr.events.size()};
+  std::uint64_t n =
+      1 + 4 + 4 + 4 + 4 + tr.name.size() + 8 + 8 + 4 * std::uint64_t{tr.events.size()};
   for_each_varint(tr, [&n](std::uint64_t v) { n += varint_size(v); });
   return n;
 }
@@ -344,22 +366,26 @@ void encode_track(const Track& tr, ZstdStream& z) {
   z.flush_if_full();
 }
 
-Track decode_track(ByteReader& r, std::size_t device_count, std::uint32_t index, MemoryBudget& budget) {
+Track decode_track(ByteReader& r, std::size_t device_count, std::uint32_t index,
+                   MemoryBudget& budget) {
   Track tr;
   const std::uint8_t role = r.u8();
-  if (role > static_cast<std::uint8_t>(TrackRole::SmLane)) r.fail("unknown track role " + std::to_string(role));
+  if (role > static_cast<std::uint8_t>(TrackRole::SmLane))
+    r.fail("unknown track role " + std::to_string(role));
   tr.role = static_cast<TrackRole>(role);
   tr.device = r.u32();
-  if (tr.device >= device_count) r.fail("a track names device " + std::to_string(tr.device) + " that the file does not list");
+  if (tr.device >= device_count)
+    r.fail("a track names device " + std::to_string(tr.device) + " that the file does not list");
   tr.worker = r.u32();
   tr.sm = r.u32();
   tr.name = r.str();
   tr.dropped = r.u64();
   const std::uint64_t n = r.u64();
-  const std::string label = "track " + std::to_string(index) + " (" + clip_for_display(tr.name, 60) + ")";
+  const std::string label =
+      "track " + std::to_string(index) + " (" + clip_for_display(tr.name, 60) + ")";
   if (n > r.remaining() / kMinEventBytes) {
-    r.fail(label + " claims " + std::to_string(n) + " events, more than the " + std::to_string(r.remaining()) +
-           " bytes left can hold");
+    r.fail(label + " claims " + std::to_string(n) + " events, more than the " +
+           std::to_string(r.remaining()) + " bytes left can hold");
   }
   budget.charge(n * sizeof(Event), label + "'s " + std::to_string(n) + " events");
   const std::uint8_t* kinds = r.span(n);
@@ -379,13 +405,15 @@ Track decode_track(ByteReader& r, std::size_t device_count, std::uint32_t index,
     // backwards step would turn into an absurd duration: it can only mean a damaged file.
     // (The column stores signed deltas all the same, as format version 1 always has.)
     if (delta < 0 || time + static_cast<std::uint64_t>(delta) < time) {
-      r.fail(label + ": event " + std::to_string(i) + "'s time goes backwards (the events must be in time order)");
+      r.fail(label + ": event " + std::to_string(i) +
+             "'s time goes backwards (the events must be in time order)");
     }
     // Readers key a time as 2t or 2t+1 (the viewer's busy series): a time from 2^63 ns on (292
     // years) wrapped there and put the series out of order (found reviewing for fuzz/;
     // fuzz_model checks the order).
     if (static_cast<std::uint64_t>(delta) > kMaxTimeNs - time) {
-      r.fail(label + ": event " + std::to_string(i) + "'s time is past 2^63 ns (a damaged time delta)");
+      r.fail(label + ": event " + std::to_string(i) +
+             "'s time is past 2^63 ns (a damaged time delta)");
     }
     time += static_cast<std::uint64_t>(delta);
     e.time_ns = time;
@@ -442,11 +470,14 @@ std::vector<std::uint8_t> encode_trace(const Trace& trace, int zstd_level) {
   return file;
 }
 
-Trace decode_trace(std::span<const std::uint8_t> bytes, const std::string& origin, const ReadLimits& limits) {
+Trace decode_trace(std::span<const std::uint8_t> bytes, const std::string& origin,
+                   const ReadLimits& limits) {
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
-    throw TraceFileError(origin + ": not a gpulb trace (wrong magic; expected a file written by gpulb run)");
+    throw TraceFileError(origin +
+                         ": not a gpulb trace (wrong magic; expected a file written by gpulb run)");
   }
-  if (bytes.size() < kHeaderSize) throw TraceFileError(origin + ": truncated trace: the header is incomplete");
+  if (bytes.size() < kHeaderSize)
+    throw TraceFileError(origin + ": truncated trace: the header is incomplete");
   ByteReader header(bytes.data() + 8, kHeaderSize - 8, origin);
   const std::uint32_t version = header.u32();
   if (version > kTraceFormatVersion) {
@@ -462,25 +493,29 @@ Trace decode_trace(std::span<const std::uint8_t> bytes, const std::string& origi
     throw TraceFileError(origin + ": truncated trace: " + std::to_string(present) + " of " +
                          std::to_string(frame_size) + " payload bytes present");
   }
-  if (frame_size < present) throw TraceFileError(origin + ": corrupt trace: unexpected bytes after the payload");
+  if (frame_size < present)
+    throw TraceFileError(origin + ": corrupt trace: unexpected bytes after the payload");
 
   MemoryBudget budget(limits.budget(), origin);
   budget.charge(bytes.size(), "the file");
   const std::uint8_t* frame = bytes.data() + kHeaderSize;
   const std::size_t frame_bytes = ZSTD_findFrameCompressedSize(frame, frame_size);
   if (ZSTD_isError(frame_bytes)) {
-    throw TraceFileError(origin + ": corrupt trace: the compressed payload is damaged (" + ZSTD_getErrorName(frame_bytes) + ")");
+    throw TraceFileError(origin + ": corrupt trace: the compressed payload is damaged (" +
+                         ZSTD_getErrorName(frame_bytes) + ")");
   }
-  if (frame_bytes != frame_size) throw TraceFileError(origin + ": corrupt trace: unexpected bytes after the compressed payload");
+  if (frame_bytes != frame_size)
+    throw TraceFileError(origin + ": corrupt trace: unexpected bytes after the compressed payload");
   // The frame's content size is a claim: bound it by the ratio and the budget before allocating.
   const unsigned long long raw_size = ZSTD_getFrameContentSize(frame, frame_size);
   if (raw_size == ZSTD_CONTENTSIZE_ERROR || raw_size == ZSTD_CONTENTSIZE_UNKNOWN) {
     throw TraceFileError(origin + ": corrupt trace: the compressed payload's header is damaged");
   }
   if (raw_size > ReadLimits::kRatioFloor && raw_size / limits.max_ratio >= frame_size) {
-    throw TraceFileError(origin + ": corrupt trace: the compressed payload of " + std::to_string(frame_size) +
-                         " bytes claims to expand to " + std::to_string(raw_size) + " (over " +
-                         std::to_string(limits.max_ratio) + ":1): a damaged size field or a decompression bomb");
+    throw TraceFileError(origin + ": corrupt trace: the compressed payload of " +
+                         std::to_string(frame_size) + " bytes claims to expand to " +
+                         std::to_string(raw_size) + " (over " + std::to_string(limits.max_ratio) +
+                         ":1): a damaged size field or a decompression bomb");
   }
   budget.charge(raw_size, "the decompressed payload");
   // Not zeroed: every byte is written by the decompression, which must produce exactly raw_size.
@@ -496,11 +531,13 @@ Trace decode_trace(std::span<const std::uint8_t> bytes, const std::string& origi
   const std::uint32_t meta_size = r.u32();
   if (meta_size > kMaxMetadataBytes || meta_size > r.remaining()) {
     r.fail("the run metadata claims " + std::to_string(meta_size) + " bytes (at most " +
-           std::to_string(std::min<std::uint64_t>(kMaxMetadataBytes, r.remaining())) + " possible)");
+           std::to_string(std::min<std::uint64_t>(kMaxMetadataBytes, r.remaining())) +
+           " possible)");
   }
   budget.charge(std::uint64_t{meta_size} * kJsonDomFactor, "the run metadata");
   const std::uint8_t* meta = r.span(meta_size);
-  BoundedJson parsed = parse_json_bounded(std::string(reinterpret_cast<const char*>(meta), meta_size), kMaxMetadataBytes);
+  BoundedJson parsed = parse_json_bounded(
+      std::string(reinterpret_cast<const char*>(meta), meta_size), kMaxMetadataBytes);
   if (!parsed.value) r.fail("bad run metadata (" + parsed.refusal + ")");
   try {
     metadata_from_json(*parsed.value, trace);
@@ -528,8 +565,11 @@ void write_trace(const std::filesystem::path& path, const Trace& trace) {
   const Frame frame = compress_trace(trace, kTraceZstdLevel);
   const auto header = file_header(frame.size());
   AtomicWrite file(path);
-  file.out().write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
-  for (const auto& b : frame.blocks) file.out().write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  file.out().write(reinterpret_cast<const char*>(header.data()),
+                   static_cast<std::streamsize>(header.size()));
+  for (const auto& b : frame.blocks)
+    file.out().write(reinterpret_cast<const char*>(b.data()),
+                     static_cast<std::streamsize>(b.size()));
   file.commit();
 }
 
@@ -553,16 +593,19 @@ struct Fd {
 
 // Reads what `fd` holds, at most `budget` bytes (MemoryBudget names the file past that). A pipe is
 // read as it comes, each wait bounded: a pipe with no writer ends the read instead of hanging.
-std::vector<std::uint8_t> read_all(int fd, bool pipe, const ReadLimits& limits, const std::string& name) {
+std::vector<std::uint8_t> read_all(int fd, bool pipe, const ReadLimits& limits,
+                                   const std::string& name) {
   const std::uint64_t budget = limits.budget();
   std::vector<std::uint8_t> bytes;
   std::vector<std::uint8_t> chunk(1 << 16);
   for (;;) {
     if (pipe) {
       pollfd p{fd, POLLIN, 0};
-      const int ready = ::poll(&p, 1, static_cast<int>(std::min<std::uint32_t>(limits.pipe_wait_ms, 1u << 30)));
+      const int ready =
+          ::poll(&p, 1, static_cast<int>(std::min<std::uint32_t>(limits.pipe_wait_ms, 1u << 30)));
       if (ready == 0) {
-        throw TraceFileError(name + ": a named pipe that sent nothing for " + std::to_string(limits.pipe_wait_ms) + " ms (no writer?)");
+        throw TraceFileError(name + ": a named pipe that sent nothing for " +
+                             std::to_string(limits.pipe_wait_ms) + " ms (no writer?)");
       }
       if (ready < 0 && errno == EINTR) continue;
       if (ready < 0) throw TraceFileError(name + ": cannot read (" + std::strerror(errno) + ")");
@@ -575,7 +618,9 @@ std::vector<std::uint8_t> read_all(int fd, bool pipe, const ReadLimits& limits, 
     bytes.insert(bytes.end(), chunk.data(), chunk.data() + n);
     // The magic is the first thing to know: a file that is no trace is refused after 8 bytes,
     // not after reading gigabytes of it.
-    if (bytes.size() >= 8 && bytes.size() - static_cast<std::size_t>(n) < 8 && std::memcmp(bytes.data(), kMagic, 8) != 0) break;
+    if (bytes.size() >= 8 && bytes.size() - static_cast<std::size_t>(n) < 8 &&
+        std::memcmp(bytes.data(), kMagic, 8) != 0)
+      break;
   }
   return bytes;
 }
@@ -588,9 +633,11 @@ Trace read_trace(const std::filesystem::path& path, const ReadLimits& limits) {
   Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
   if (f.fd < 0) throw TraceFileError(name + ": cannot open (" + std::strerror(errno) + ")");
   struct stat st {};
-  if (::fstat(f.fd, &st) != 0) throw TraceFileError(name + ": cannot open (" + std::strerror(errno) + ")");
+  if (::fstat(f.fd, &st) != 0)
+    throw TraceFileError(name + ": cannot open (" + std::strerror(errno) + ")");
   const bool pipe = S_ISFIFO(st.st_mode);
-  if (!S_ISREG(st.st_mode) && !pipe) throw TraceFileError(name + ": is " + file_kind(st.st_mode) + ", not a trace file");
+  if (!S_ISREG(st.st_mode) && !pipe)
+    throw TraceFileError(name + ": is " + file_kind(st.st_mode) + ", not a trace file");
   if (!pipe) {
     MemoryBudget(limits.budget(), name).charge(static_cast<std::uint64_t>(st.st_size), "the file");
     // A regular file reads in blocking mode (O_NONBLOCK means nothing to it, but say what we mean).

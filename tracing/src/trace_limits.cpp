@@ -17,14 +17,18 @@ std::uint64_t default_memory_budget() {
   return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) / 4;
 }
 
-std::uint64_t ReadLimits::budget() const { return max_memory ? max_memory : default_memory_budget(); }
+std::uint64_t ReadLimits::budget() const {
+  return max_memory ? max_memory : default_memory_budget();
+}
 
 std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
   std::size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+    ++i;
   if (i == 0 || i > 24) return std::nullopt;
   const std::string number = text.substr(0, i);
-  if (number.find('.') != number.rfind('.') || number.front() == '.' || number.back() == '.') return std::nullopt;
+  if (number.find('.') != number.rfind('.') || number.front() == '.' || number.back() == '.')
+    return std::nullopt;
   std::string unit = text.substr(i);
   for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   int shift = 0;
@@ -53,16 +57,20 @@ std::string format_bytes(std::uint64_t bytes) {
     ++u;
   }
   char buf[48];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
-  else std::snprintf(buf, sizeof buf, "%.3g %s", v, units[u]);
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
+  else
+    std::snprintf(buf, sizeof buf, "%.3g %s", v, units[u]);
   return buf;
 }
 
 void MemoryBudget::charge(std::uint64_t bytes, const std::string& what) {
   if (bytes > limit_ || used_ > limit_ - bytes) {
-    throw TraceFileError(origin_ + ": refusing to read: " + what + " needs " + format_bytes(bytes) + " (" +
-                         format_bytes(used_) + " already taken), over the reader's memory budget of " +
-                         format_bytes(limit_) + "; raise it (gpulb info/export --max-memory) if the file is trusted");
+    throw TraceFileError(origin_ + ": refusing to read: " + what + " needs " + format_bytes(bytes) +
+                         " (" + format_bytes(used_) +
+                         " already taken), over the reader's memory budget of " +
+                         format_bytes(limit_) +
+                         "; raise it (gpulb info/export --max-memory) if the file is trusted");
   }
   used_ += bytes;
 }
@@ -79,14 +87,15 @@ BoundedJson parse_json_bounded(const std::string& text, std::size_t max_bytes, i
   }
   // nlohmann's parser is iterative, but the DOM it builds is destroyed and printed recursively,
   // and `dump(2)` indents each level: refuse depth while parsing, before any of that.
-  const nlohmann::json::parser_callback_t limit = [max_depth](int depth, nlohmann::json::parse_event_t event,
-                                                              nlohmann::json&) {
-    if ((event == nlohmann::json::parse_event_t::object_start || event == nlohmann::json::parse_event_t::array_start) &&
-        depth >= max_depth) {
-      throw TooDeep{};
-    }
-    return true;
-  };
+  const nlohmann::json::parser_callback_t limit =
+      [max_depth](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
+        if ((event == nlohmann::json::parse_event_t::object_start ||
+             event == nlohmann::json::parse_event_t::array_start) &&
+            depth >= max_depth) {
+          throw TooDeep{};
+        }
+        return true;
+      };
   try {
     out.value = nlohmann::json::parse(text, limit);
   } catch (const TooDeep&) {

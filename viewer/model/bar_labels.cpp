@@ -22,17 +22,20 @@ std::vector<PlacedBarLabel> candidates(std::size_t i, const LabelledBar& b, floa
   std::vector<PlacedBarLabel> out = {{i, (b.x0 + b.x1 - b.label_w) * 0.5f, above, false},
                                      {i, b.x1 - b.label_w, above, false},
                                      {i, b.x0, above, false}};
-  if (b.bottom - b.top >= line_h + 4.0f && b.label_w <= b.x1 - b.x0 + 2.0f) out.push_back({i, (b.x0 + b.x1 - b.label_w) * 0.5f, b.top + 2.0f, true});
+  if (b.bottom - b.top >= line_h + 4.0f && b.label_w <= b.x1 - b.x0 + 2.0f)
+    out.push_back({i, (b.x0 + b.x1 - b.label_w) * 0.5f, b.top + 2.0f, true});
   return out;
 }
 
 }  // namespace
 
-std::vector<PlacedBarLabel> place_bar_labels(std::span<const LabelledBar> bars, float line_h, float left, float right, float ceiling) {
+std::vector<PlacedBarLabel> place_bar_labels(std::span<const LabelledBar> bars, float line_h,
+                                             float left, float right, float ceiling) {
   std::vector<std::size_t> order(bars.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   // The taller bar's label first: it has the least room above it.
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return bars[a].top < bars[b].top; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return bars[a].top < bars[b].top; });
   std::vector<PlacedBarLabel> placed;
   std::vector<Box> taken;
   for (std::size_t i : order) {
@@ -43,7 +46,8 @@ std::vector<PlacedBarLabel> place_bar_labels(std::span<const LabelledBar> bars, 
       const bool on_other_bar = std::any_of(bars.begin(), bars.end(), [&](const LabelledBar& o) {
         return &o != &b && overlap(box, Box{o.x0, o.top, o.x1, o.bottom}, 0.0f);
       });
-      const bool on_label = std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return overlap(box, t, 3.0f); });
+      const bool on_label = std::any_of(taken.begin(), taken.end(),
+                                        [&](const Box& t) { return overlap(box, t, 3.0f); });
       if (on_other_bar || on_label) continue;
       placed.push_back(c);
       taken.push_back(box);

@@ -15,13 +15,14 @@ struct LabelledBar {
 };
 
 struct PlacedBarLabel {
-  std::size_t bar = 0;  // index into the bars given
+  std::size_t bar = 0;       // index into the bars given
   float x = 0.0f, y = 0.0f;  // the label's top left
   bool inside = false;       // drawn inside its bar's top (text in the bar's contrast colour)
 };
 
 // The labels of `bars`, `line_h` high, inside [left, right] and below `ceiling`. A label that fits
 // nowhere next to its bar is left out (its figure is in the verdict's bars and the measured line).
-std::vector<PlacedBarLabel> place_bar_labels(std::span<const LabelledBar> bars, float line_h, float left, float right, float ceiling);
+std::vector<PlacedBarLabel> place_bar_labels(std::span<const LabelledBar> bars, float line_h,
+                                             float left, float right, float ceiling);
 
 }  // namespace gpulb::viewer

@@ -13,14 +13,17 @@ void TimeColumn::widen() {
 
 std::size_t TimeColumn::count_at_or_before(std::uint64_t t) const {
   if (!wide_.empty()) {
-    return static_cast<std::size_t>(std::partition_point(wide_.begin(), wide_.end(), [t](std::uint64_t v) { return v <= t; }) -
-                                    wide_.begin());
+    return static_cast<std::size_t>(
+        std::partition_point(wide_.begin(), wide_.end(), [t](std::uint64_t v) { return v <= t; }) -
+        wide_.begin());
   }
   if (t < base_) return 0;
   // Compared as offsets: one subtraction per search, not one per step.
   const std::uint64_t rel = t - base_;
-  return static_cast<std::size_t>(std::partition_point(narrow_.begin(), narrow_.end(), [rel](std::uint32_t v) { return v <= rel; }) -
-                                  narrow_.begin());
+  return static_cast<std::size_t>(
+      std::partition_point(narrow_.begin(), narrow_.end(),
+                           [rel](std::uint32_t v) { return v <= rel; }) -
+      narrow_.begin());
 }
 
 // Whole times below t are those at or before ceil(t) - 1; none below a t of 0 or less (or NaN).
@@ -89,7 +92,8 @@ std::vector<trace::Event> EventColumns::to_events() const {
 }
 
 std::size_t EventColumns::bytes() const {
-  return time_.bytes() + arg_.capacity() * 4 + aux_.capacity() * 2 + kind_.capacity() + flags_.capacity();
+  return time_.bytes() + arg_.capacity() * 4 + aux_.capacity() * 2 + kind_.capacity() +
+         flags_.capacity();
 }
 
 std::size_t IntervalList::first_beginning_at_or_after(std::size_t from, double t) const {
@@ -131,20 +135,25 @@ void ZoneList::shrink_to_fit() {
 std::uint64_t ZoneList::busy_ns_before(std::size_t k) const {
   if (k >= size()) return total_busy_;
   std::uint64_t sum = busy_sums_[k / kSumEvery];
-  for (std::size_t i = k / kSumEvery * kSumEvery; i < k; ++i) sum += spans_.end_ns(i) - spans_.begin_ns(i);
+  for (std::size_t i = k / kSumEvery * kSumEvery; i < k; ++i)
+    sum += spans_.end_ns(i) - spans_.begin_ns(i);
   return sum;
 }
 
 std::size_t MarkerList::first_at_or_after(double t) const {
-  return static_cast<std::size_t>(std::partition_point(index_.begin(), index_.end(), [&](std::uint32_t e) {
-                                    return static_cast<double>(events_->time_ns(e)) < t;
-                                  }) - index_.begin());
+  return static_cast<std::size_t>(
+      std::partition_point(
+          index_.begin(), index_.end(),
+          [&](std::uint32_t e) { return static_cast<double>(events_->time_ns(e)) < t; }) -
+      index_.begin());
 }
 
 std::size_t MarkerList::first_after(double t) const {
-  return static_cast<std::size_t>(std::partition_point(index_.begin(), index_.end(), [&](std::uint32_t e) {
-                                    return static_cast<double>(events_->time_ns(e)) <= t;
-                                  }) - index_.begin());
+  return static_cast<std::size_t>(
+      std::partition_point(
+          index_.begin(), index_.end(),
+          [&](std::uint32_t e) { return static_cast<double>(events_->time_ns(e)) <= t; }) -
+      index_.begin());
 }
 
 std::size_t ZoneList::bytes() const {

@@ -42,7 +42,9 @@ class TimeColumn {
     widen();
     wide_.push_back(t);
   }
-  std::uint64_t operator[](std::size_t i) const { return wide_.empty() ? base_ + narrow_[i] : wide_[i]; }
+  std::uint64_t operator[](std::size_t i) const {
+    return wide_.empty() ? base_ + narrow_[i] : wide_[i];
+  }
   std::size_t size() const { return wide_.empty() ? narrow_.size() : wide_.size(); }
   bool empty() const { return size() == 0; }
   void reserve(std::size_t n) { narrow_.reserve(n); }
@@ -81,7 +83,8 @@ class IndexIterator {
   using pointer = void;
 
   IndexIterator() = default;
-  IndexIterator(const List* list, std::size_t i) : list_(list), i_(static_cast<difference_type>(i)) {}
+  IndexIterator(const List* list, std::size_t i)
+      : list_(list), i_(static_cast<difference_type>(i)) {}
   Value operator*() const { return (*list_)[static_cast<std::size_t>(i_)]; }
   Value operator[](difference_type n) const { return (*list_)[static_cast<std::size_t>(i_ + n)]; }
   // it->field: a value with the field, kept alive for the expression.
@@ -90,16 +93,38 @@ class IndexIterator {
     const Value* operator->() const { return &v; }
   };
   Arrow operator->() const { return Arrow{**this}; }
-  IndexIterator& operator++() { ++i_; return *this; }
-  IndexIterator operator++(int) { IndexIterator t = *this; ++i_; return t; }
-  IndexIterator& operator--() { --i_; return *this; }
-  IndexIterator operator--(int) { IndexIterator t = *this; --i_; return t; }
-  IndexIterator& operator+=(difference_type n) { i_ += n; return *this; }
-  IndexIterator& operator-=(difference_type n) { i_ -= n; return *this; }
+  IndexIterator& operator++() {
+    ++i_;
+    return *this;
+  }
+  IndexIterator operator++(int) {
+    IndexIterator t = *this;
+    ++i_;
+    return t;
+  }
+  IndexIterator& operator--() {
+    --i_;
+    return *this;
+  }
+  IndexIterator operator--(int) {
+    IndexIterator t = *this;
+    --i_;
+    return t;
+  }
+  IndexIterator& operator+=(difference_type n) {
+    i_ += n;
+    return *this;
+  }
+  IndexIterator& operator-=(difference_type n) {
+    i_ -= n;
+    return *this;
+  }
   friend IndexIterator operator+(IndexIterator a, difference_type n) { return a += n; }
   friend IndexIterator operator+(difference_type n, IndexIterator a) { return a += n; }
   friend IndexIterator operator-(IndexIterator a, difference_type n) { return a -= n; }
-  friend difference_type operator-(const IndexIterator& a, const IndexIterator& b) { return a.i_ - b.i_; }
+  friend difference_type operator-(const IndexIterator& a, const IndexIterator& b) {
+    return a.i_ - b.i_;
+  }
   friend bool operator==(const IndexIterator& a, const IndexIterator& b) { return a.i_ == b.i_; }
   friend auto operator<=>(const IndexIterator& a, const IndexIterator& b) { return a.i_ <=> b.i_; }
   std::size_t index() const { return static_cast<std::size_t>(i_); }
@@ -131,7 +156,9 @@ class EventColumns {
   std::uint32_t arg(std::size_t i) const { return arg_[i]; }
   std::uint16_t aux(std::size_t i) const { return aux_[i]; }
   std::uint8_t flags(std::size_t i) const { return flags_.empty() ? 0 : flags_[i]; }
-  trace::Event operator[](std::size_t i) const { return {time_ns(i), arg(i), aux(i), kind(i), flags(i)}; }
+  trace::Event operator[](std::size_t i) const {
+    return {time_ns(i), arg(i), aux(i), kind(i), flags(i)};
+  }
   const TimeColumn& times() const { return time_; }
 
   using iterator = IndexIterator<EventColumns, trace::Event>;
@@ -221,13 +248,17 @@ class ZoneList {
   std::uint64_t end_ns(std::size_t i) const { return spans_.end_ns(i); }
   std::uint32_t id(std::size_t i) const { return id_[i]; }
   std::uint16_t kind(std::size_t i) const { return kind_[i]; }
-  Zone operator[](std::size_t i) const { return {spans_.begin_ns(i), spans_.end_ns(i), id_[i], kind_[i]}; }
+  Zone operator[](std::size_t i) const {
+    return {spans_.begin_ns(i), spans_.end_ns(i), id_[i], kind_[i]};
+  }
   Zone front() const { return (*this)[0]; }
   Zone back() const { return (*this)[size() - 1]; }
   using iterator = IndexIterator<ZoneList, Zone>;
   iterator begin() const { return {this, 0}; }
   iterator end() const { return {this, size()}; }
-  std::size_t first_ending_at_or_after(double t) const { return spans_.first_ending_at_or_after(t); }
+  std::size_t first_ending_at_or_after(double t) const {
+    return spans_.first_ending_at_or_after(t);
+  }
   std::size_t first_beginning_at_or_after(std::size_t from, double t) const {
     return spans_.first_beginning_at_or_after(from, t);
   }

@@ -7,13 +7,16 @@ namespace {
 
 std::string param_text(const trace::RunMetadata& m, const std::string& key) {
   const auto it = m.parameters.find(key);
-  return it == m.parameters.end() ? key + " unset" : display_label(key) + "=" + display_label(it->second);
+  return it == m.parameters.end() ? key + " unset"
+                                  : display_label(key) + "=" + display_label(it->second);
 }
 
 }  // namespace
 
-InputMatch compare_inputs(const trace::RunMetadata& a, const trace::RunMetadata& b, const IsInputParam& is_input) {
-  if (a.scenario != b.scenario) return {false, display_label(a.scenario) + " against " + display_label(b.scenario)};
+InputMatch compare_inputs(const trace::RunMetadata& a, const trace::RunMetadata& b,
+                          const IsInputParam& is_input) {
+  if (a.scenario != b.scenario)
+    return {false, display_label(a.scenario) + " against " + display_label(b.scenario)};
   auto input = [&](const std::string& key) {
     if (is_input) return is_input(a.scenario, key);
     return key != "block_size" && a.parameters.contains(key) && b.parameters.contains(key);

@@ -20,6 +20,7 @@ using IsInputParam = std::function<bool(const std::string& scenario, const std::
 
 // The same scenario, and the same value of every parameter that is its input. Without `is_input`,
 // every parameter both runs name is taken for input but block_size.
-InputMatch compare_inputs(const trace::RunMetadata& a, const trace::RunMetadata& b, const IsInputParam& is_input = {});
+InputMatch compare_inputs(const trace::RunMetadata& a, const trace::RunMetadata& b,
+                          const IsInputParam& is_input = {});
 
 }  // namespace gpulb::viewer

@@ -4,7 +4,8 @@
 
 namespace gpulb::viewer {
 
-CompareSpan compare_span(const TraceModel& a, const TraceModel& b, const std::optional<TimeSpan>& range) {
+CompareSpan compare_span(const TraceModel& a, const TraceModel& b,
+                         const std::optional<TimeSpan>& range) {
   CompareSpan c;
   c.origin_a = launch_ns(a);
   c.origin_b = launch_ns(b);

@@ -19,7 +19,8 @@ struct CompareSpan {
 };
 
 // `range`: times since the origins (--range), shown as given.
-CompareSpan compare_span(const TraceModel& a, const TraceModel& b, const std::optional<TimeSpan>& range = std::nullopt);
+CompareSpan compare_span(const TraceModel& a, const TraceModel& b,
+                         const std::optional<TimeSpan>& range = std::nullopt);
 
 // What the replay bar scrubs in Compare, on A's clock: from A's first launch for as long as the
 // longer run lasts from its own launch, the span Compare's rulers count (without Fit's margins).

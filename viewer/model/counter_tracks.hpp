@@ -20,7 +20,7 @@ struct CounterLayout {
   std::size_t shown = 0;   // the first `shown` plots get a track
   std::size_t hidden = 0;  // the rest: the strip says they are in the Occupancy tab
   float track_h = 0.0f;
-  float height = 0.0f;     // of the whole strip: shown x track_h
+  float height = 0.0f;  // of the whole strip: shown x track_h
 };
 
 // For `tracks` plots under a timeline `view_h` px tall (lanes and strip) whose lanes need

@@ -9,7 +9,8 @@ namespace {
 std::string_view utf8_prefix(std::string_view s, std::size_t max) {
   if (s.size() <= max) return s;
   std::size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // continuation byte
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+    --cut;  // continuation byte
   return s.substr(0, cut);
 }
 
@@ -27,7 +28,8 @@ std::string display_text(std::string_view s, std::size_t max_line, std::size_t m
       break;
     }
     const std::size_t nl = s.find('\n', from);
-    const std::string_view line = s.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
+    const std::string_view line =
+        s.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
     const std::string_view kept = utf8_prefix(line, max_line);
     if (lines > 0) out += '\n';
     out.append(kept);

@@ -11,7 +11,8 @@
 
 namespace gpulb::viewer {
 
-inline constexpr std::size_t kMaxDisplayLine = 600;  // bytes a line: results of the shipped traces fit (400)
+// bytes a line: results of the shipped traces fit (400)
+inline constexpr std::size_t kMaxDisplayLine = 600;
 inline constexpr std::size_t kMaxDisplayLines = 8;
 
 // `s` with each line cut to `max_line` bytes (on a UTF-8 character boundary, "..." marking the

@@ -21,7 +21,17 @@
 
 namespace gpulb::viewer {
 
-enum class FindingKind { Tail, NoTaskGap, IdleSm, DeviceFinish, QueueStarved, QueueWaiting, StealConcentration, LaunchGap, IdleDevice };
+enum class FindingKind {
+  Tail,
+  NoTaskGap,
+  IdleSm,
+  DeviceFinish,
+  QueueStarved,
+  QueueWaiting,
+  StealConcentration,
+  LaunchGap,
+  IdleDevice
+};
 
 // How much a finding matters for the run's time: Note (worth a look), Warning (costs a visible
 // share of the run).
@@ -30,10 +40,10 @@ enum class Severity { Note, Warning };
 struct Finding {
   FindingKind kind;
   Severity severity;
-  std::string text;           // one sentence, times as format_time writes them
-  double begin_ns, end_ns;    // trace clock, as the timeline's axis; begin < end
-  double share;               // the finding's figure as a fraction: of the run (tail, gaps, queues, devices),
-                              // of the median SM's busy share that the idlest SM lacks, of the workers not hit by 80% of the steals
+  std::string text;         // one sentence, times as format_time writes them
+  double begin_ns, end_ns;  // trace clock, as the timeline's axis; begin < end
+  double share;  // the finding's figure as a fraction: of the run (tail, gaps, queues, devices),
+      // of the median SM's busy share that the idlest SM lacks, of the workers not hit by 80% of the steals
 };
 
 // Thresholds, named so that the tests and the docs can state them.
@@ -44,8 +54,8 @@ struct FindingLimits {
   double device_finish_share = 0.05;  // GPUs finishing at least 5% of the run apart
   double queue_idle_share = 0.5;      // "most workers idle": under half busy
   double queue_min_share = 0.02;      // a queue interval of at least 2% of the run
-  double steal_victim_share = 0.25;   // 80% of the steals hit under 25% of the workers: concentrated
-  double launch_gap_share = 0.02;     // no kernel running for 2% of the run or more between launches
+  double steal_victim_share = 0.25;  // 80% of the steals hit under 25% of the workers: concentrated
+  double launch_gap_share = 0.02;    // no kernel running for 2% of the run or more between launches
 };
 
 // In the order the panel lists them: Warnings first, then by the share of the run they concern.

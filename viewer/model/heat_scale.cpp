@@ -14,11 +14,14 @@ int heat_level(double fraction) {
 }
 
 int steal_step(std::uint32_t steals, std::size_t lanes) {
-  return steals == 0 ? 0 : 1 + std::min(3, static_cast<int>(4 * steals / std::max<std::size_t>(lanes, 1)));
+  return steals == 0
+             ? 0
+             : 1 + std::min(3, static_cast<int>(4 * steals / std::max<std::size_t>(lanes, 1)));
 }
 
-HeatRow heat_row(const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals, std::size_t lanes,
-                 double t0_ns, double col_ns, int columns) {
+HeatRow heat_row(const StepSeries& busy, const StepSeries* idle,
+                 std::span<const std::uint64_t> steals, std::size_t lanes, double t0_ns,
+                 double col_ns, int columns) {
   HeatRow row;
   row.t0_ns = t0_ns;
   row.col_ns = col_ns;
@@ -27,16 +30,19 @@ HeatRow heat_row(const StepSeries& busy, const StepSeries* idle, std::span<const
   row.busy.resize(cols);
   // Coarse means: the colour quantises them to kHeatLevels steps, coarser than their error.
   const auto b = busy.coarse_mean_columns(t0_ns, col_ns, columns);
-  for (std::size_t c = 0; c < cols; ++c) row.busy[c] = static_cast<std::uint8_t>(heat_level(b[c].mean / n));
+  for (std::size_t c = 0; c < cols; ++c)
+    row.busy[c] = static_cast<std::uint8_t>(heat_level(b[c].mean / n));
   if (idle && !idle->empty()) {
     row.idle.resize(cols);
     const auto i = idle->coarse_mean_columns(t0_ns, col_ns, columns);
-    for (std::size_t c = 0; c < cols; ++c) row.idle[c] = static_cast<std::uint8_t>(heat_level(i[c].mean / n));
+    for (std::size_t c = 0; c < cols; ++c)
+      row.idle[c] = static_cast<std::uint8_t>(heat_level(i[c].mean / n));
   }
   row.steal.assign(cols, 0);
   if (!steals.empty()) {
     const std::vector<std::uint32_t> counts = counts_per_column(steals, t0_ns, col_ns, columns);
-    for (std::size_t c = 0; c < cols; ++c) row.steal[c] = static_cast<std::uint8_t>(steal_step(counts[c], lanes));
+    for (std::size_t c = 0; c < cols; ++c)
+      row.steal[c] = static_cast<std::uint8_t>(steal_step(counts[c], lanes));
   }
   return row;
 }
@@ -48,9 +54,11 @@ Rgb8 heat_colour(double busy, double idle) {
   // by the idle share.
   const double light = 34.0 + 206.0 * b;
   auto channel = [i](double grey, std::uint8_t idle_colour) {
-    return static_cast<std::uint8_t>(std::clamp(std::lround(grey + (idle_colour - grey) * i), 0L, 255L));
+    return static_cast<std::uint8_t>(
+        std::clamp(std::lround(grey + (idle_colour - grey) * i), 0L, 255L));
   };
-  return {channel(light, palette::kIdle.r), channel(light, palette::kIdle.g), channel(std::min(255.0, light * 1.04), palette::kIdle.b)};
+  return {channel(light, palette::kIdle.r), channel(light, palette::kIdle.g),
+          channel(std::min(255.0, light * 1.04), palette::kIdle.b)};
 }
 
 StealMark steal_mark(int step, float row_h) {
@@ -58,9 +66,12 @@ StealMark steal_mark(int step, float row_h) {
   return {palette::kSteal, std::max(1.0f, row_h * share)};
 }
 
-std::vector<std::uint32_t> counts_per_column(std::span<const std::uint64_t> times, double t0_ns, double col_ns, int columns) {
+std::vector<std::uint32_t> counts_per_column(std::span<const std::uint64_t> times, double t0_ns,
+                                             double col_ns, int columns) {
   std::vector<std::uint32_t> out(static_cast<std::size_t>(std::max(columns, 0)), 0);
-  auto before = [](double t) { return [t](std::uint64_t v) { return static_cast<double>(v) < t; }; };
+  auto before = [](double t) {
+    return [t](std::uint64_t v) { return static_cast<double>(v) < t; };
+  };
   auto from = std::partition_point(times.begin(), times.end(), before(t0_ns));
   for (std::size_t c = 0; c < out.size() && from != times.end(); ++c) {
     // Galloping from the last column's end: a column holds a few steals, not the whole list.
@@ -78,15 +89,18 @@ std::vector<std::uint32_t> counts_per_column(std::span<const std::uint64_t> time
   return out;
 }
 
-HeatRow heat_row_on_grid(const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals, std::size_t lanes,
-                         double origin_ns, double col_ns, std::int64_t first, int columns, const HeatRow* reuse) {
+HeatRow heat_row_on_grid(const StepSeries& busy, const StepSeries* idle,
+                         std::span<const std::uint64_t> steals, std::size_t lanes, double origin_ns,
+                         double col_ns, std::int64_t first, int columns, const HeatRow* reuse) {
   auto segment = [&](std::int64_t from, std::int64_t count) {
-    return heat_row(busy, idle, steals, lanes, origin_ns + static_cast<double>(from) * col_ns, col_ns, static_cast<int>(count));
+    return heat_row(busy, idle, steals, lanes, origin_ns + static_cast<double>(from) * col_ns,
+                    col_ns, static_cast<int>(count));
   };
   const std::int64_t end = first + std::max(columns, 0);
   const bool same_grid = reuse && reuse->col_ns == col_ns && reuse->origin_ns == origin_ns;
   const std::int64_t kept_from = same_grid ? std::max(first, reuse->first) : 0;
-  const std::int64_t kept_to = same_grid ? std::min(end, reuse->first + static_cast<std::int64_t>(reuse->busy.size())) : 0;
+  const std::int64_t kept_to =
+      same_grid ? std::min(end, reuse->first + static_cast<std::int64_t>(reuse->busy.size())) : 0;
   HeatRow row;
   if (kept_from >= kept_to) {
     row = segment(first, end - first);
@@ -94,12 +108,14 @@ HeatRow heat_row_on_grid(const StepSeries& busy, const StepSeries* idle, std::sp
     const HeatRow head = segment(first, kept_from - first), tail = segment(kept_to, end - kept_to);
     row.t0_ns = origin_ns + static_cast<double>(first) * col_ns;
     row.col_ns = col_ns;
-    const auto at = static_cast<std::size_t>(kept_from - reuse->first), n = static_cast<std::size_t>(kept_to - kept_from);
-    auto join = [&](std::vector<std::uint8_t>& out, const std::vector<std::uint8_t>& h, const std::vector<std::uint8_t>& kept,
-                    const std::vector<std::uint8_t>& t) {
+    const auto at = static_cast<std::size_t>(kept_from - reuse->first),
+               n = static_cast<std::size_t>(kept_to - kept_from);
+    auto join = [&](std::vector<std::uint8_t>& out, const std::vector<std::uint8_t>& h,
+                    const std::vector<std::uint8_t>& kept, const std::vector<std::uint8_t>& t) {
       out.reserve(h.size() + n + t.size());
       out.insert(out.end(), h.begin(), h.end());
-      out.insert(out.end(), kept.begin() + static_cast<std::ptrdiff_t>(at), kept.begin() + static_cast<std::ptrdiff_t>(at + n));
+      out.insert(out.end(), kept.begin() + static_cast<std::ptrdiff_t>(at),
+                 kept.begin() + static_cast<std::ptrdiff_t>(at + n));
       out.insert(out.end(), t.begin(), t.end());
     };
     join(row.busy, head.busy, reuse->busy, tail.busy);

@@ -9,8 +9,8 @@
 namespace gpulb::viewer {
 
 struct Histogram {
-  std::vector<double> edges;           // bins + 1 edges, ascending
-  std::vector<std::uint64_t> counts;   // one per bin
+  std::vector<double> edges;          // bins + 1 edges, ascending
+  std::vector<std::uint64_t> counts;  // one per bin
   bool log_scale = false;
   std::uint64_t peak() const;
 };

@@ -22,7 +22,8 @@ float label_column_width(const TraceModel& model, const TextWidth& width) {
     }
     // Group headers: "  v SM 131  (16)" at 6 px.
     for (const LaneGroup& g : dev.groups) {
-      widest = std::max(widest, 6.0f + width("  v " + g.label + "  (" + std::to_string(g.lanes.size()) + ")"));
+      widest = std::max(
+          widest, 6.0f + width("  v " + g.label + "  (" + std::to_string(g.lanes.size()) + ")"));
     }
   }
   // Worker lanes: their names are alike ("block 2111"); the last one stands for them all.
@@ -55,7 +56,8 @@ int marker_priority(trace::EventKind kind) {
   return kind == trace::EventKind::RankSteal || kind == trace::EventKind::RankLend ? 1 : 0;
 }
 
-MarkerLayout layout_markers(std::span<const double> xs, double right, const std::function<float(std::size_t)>& label_width,
+MarkerLayout layout_markers(std::span<const double> xs, double right,
+                            const std::function<float(std::size_t)>& label_width,
                             const std::function<int(std::size_t)>& priority) {
   MarkerLayout out;
   double last_x = -1e300;
@@ -84,7 +86,8 @@ MarkerLayout layout_markers(std::span<const double> xs, double right, const std:
     const float w = label_width(i);
     if (w < 0) continue;
     // The next drawn marker's line, or the edge, bounds it; a label past both would be cut.
-    const double limit = std::min(right, k + 1 < out.drawn.size() ? xs[out.drawn[k + 1]] - 1.0 : right);
+    const double limit =
+        std::min(right, k + 1 < out.drawn.size() ? xs[out.drawn[k + 1]] - 1.0 : right);
     out.labelled[k] = xs[i] + kMarkerLabelGapPx + w <= limit;
   }
   return out;
@@ -97,9 +100,12 @@ const char* launch_side(unsigned side) { return side == 1 ? "cpu " : side == 2 ?
 
 std::string bytes_text(std::uint32_t bytes) {
   char t[32];
-  if (bytes >= 1'000'000) std::snprintf(t, sizeof t, "%.1f MB", bytes / 1e6);
-  else if (bytes >= 1000) std::snprintf(t, sizeof t, "%.1f kB", bytes / 1e3);
-  else std::snprintf(t, sizeof t, "%u B", bytes);
+  if (bytes >= 1'000'000)
+    std::snprintf(t, sizeof t, "%.1f MB", bytes / 1e6);
+  else if (bytes >= 1000)
+    std::snprintf(t, sizeof t, "%.1f kB", bytes / 1e3);
+  else
+    std::snprintf(t, sizeof t, "%u B", bytes);
   return t;
 }
 
@@ -120,13 +126,12 @@ std::string marker_text(const Marker& m, bool zoomed) {
     case trace::EventKind::SpawnBatch:
       if (zoomed) std::snprintf(t, sizeof t, "+%u", m.aux);
       break;
-    case trace::EventKind::HostEnqueue:
-      std::snprintf(t, sizeof t, "+%u q%u", m.arg, m.aux);
-      break;
+    case trace::EventKind::HostEnqueue: std::snprintf(t, sizeof t, "+%u q%u", m.arg, m.aux); break;
     case trace::EventKind::KernelLaunch:
     case trace::EventKind::KernelEnd: {
       const char* reason = launch_reason_name(m.aux & 0xFFu);
-      std::snprintf(t, sizeof t, "%s%s %u%s%s", launch_side(m.aux >> 8), m.kind == trace::EventKind::KernelLaunch ? "launch" : "end", m.arg,
+      std::snprintf(t, sizeof t, "%s%s %u%s%s", launch_side(m.aux >> 8),
+                    m.kind == trace::EventKind::KernelLaunch ? "launch" : "end", m.arg,
                     *reason ? " " : "", reason);
       break;
     }
@@ -141,8 +146,7 @@ std::string marker_text(const Marker& m, bool zoomed) {
     case trace::EventKind::RankLend:
       std::snprintf(t, sizeof t, "-%u to rank %u", m.aux, m.arg);
       break;
-    default:
-      break;
+    default: break;
   }
   return t;
 }

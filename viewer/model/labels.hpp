@@ -44,7 +44,8 @@ struct MarkerLayout {
   std::vector<bool> labelled;        // parallel to drawn
 };
 // `priority(i)` (optional): among markers closer than kMarkerMinGapPx, the one drawn.
-MarkerLayout layout_markers(std::span<const double> xs, double right, const std::function<float(std::size_t)>& label_width,
+MarkerLayout layout_markers(std::span<const double> xs, double right,
+                            const std::function<float(std::size_t)>& label_width,
                             const std::function<int(std::size_t)>& priority = {});
 
 // Which of a lane's close markers is drawn (layout_markers' priority): higher first.

@@ -17,7 +17,8 @@ LaunchSeries launch_series(const TraceModel& model) {
     const EventColumns& ev = model.events(t);
     for (std::size_t i = 0; i < ev.size(); ++i) {
       if (ev.kind(i) != trace::EventKind::KernelLaunch) continue;
-      const std::uint64_t at = ev.time_ns(i) > model.begin_ns() ? ev.time_ns(i) - model.begin_ns() : 0;
+      const std::uint64_t at =
+          ev.time_ns(i) > model.begin_ns() ? ev.time_ns(i) - model.begin_ns() : 0;
       Launch l{at, ev.arg(i), launch_reason_name(ev.aux(i) & 0xFFu)};
       s.largest = std::max(s.largest, l.blocks);
       blocks += l.blocks;
@@ -25,18 +26,20 @@ LaunchSeries launch_series(const TraceModel& model) {
       s.launches.push_back(std::move(l));
     }
   }
-  std::sort(s.launches.begin(), s.launches.end(), [](const Launch& x, const Launch& y) { return x.at_ns < y.at_ns; });
+  std::sort(s.launches.begin(), s.launches.end(),
+            [](const Launch& x, const Launch& y) { return x.at_ns < y.at_ns; });
   if (!s.launches.empty()) s.mean_blocks = blocks / static_cast<double>(s.launches.size());
   return s;
 }
 
 std::string launch_summary(const LaunchSeries& s) {
   char head[96];
-  std::snprintf(head, sizeof head, "%zu launch%s, %.0f blocks each on average", s.launches.size(), s.launches.size() == 1 ? "" : "es",
-                s.mean_blocks);
+  std::snprintf(head, sizeof head, "%zu launch%s, %.0f blocks each on average", s.launches.size(),
+                s.launches.size() == 1 ? "" : "es", s.mean_blocks);
   std::string out = head;
   std::string reasons;
-  for (const auto& [reason, count] : s.by_reason) reasons += (reasons.empty() ? ": " : ", ") + reason + " " + std::to_string(count);
+  for (const auto& [reason, count] : s.by_reason)
+    reasons += (reasons.empty() ? ": " : ", ") + reason + " " + std::to_string(count);
   return out + reasons;
 }
 

@@ -15,11 +15,11 @@ class TraceModel;
 struct Launch {
   std::uint64_t at_ns = 0;  // from the run's begin (TraceModel::begin_ns)
   std::uint32_t blocks = 0;
-  std::string reason;       // "full", "timeout", ...; empty where the launcher gives none
+  std::string reason;  // "full", "timeout", ...; empty where the launcher gives none
 };
 
 struct LaunchSeries {
-  std::vector<Launch> launches;              // in time order
+  std::vector<Launch> launches;                  // in time order
   std::map<std::string, std::size_t> by_reason;  // "full" -> 40
   std::uint32_t largest = 0;
   double mean_blocks = 0.0;

@@ -14,7 +14,8 @@ bool silent(const TraceModel& model, std::uint32_t lane) {
 
 // A few SM ticks inside a device's run of bars, so that a bar can be placed without hovering:
 // every k-th SM with k a round number giving at most `per_device` of them.
-void add_sm_ticks(Loads& l, const std::vector<std::pair<double, std::uint32_t>>& sm_starts, int per_device) {
+void add_sm_ticks(Loads& l, const std::vector<std::pair<double, std::uint32_t>>& sm_starts,
+                  int per_device) {
   if (sm_starts.size() < 2) return;
   std::uint32_t k = 1;
   for (const std::uint32_t m : {1u, 2u, 4u, 8u, 16u, 32u, 64u, 128u}) {
@@ -46,9 +47,12 @@ Loads worker_loads(const TraceModel& model, const ReplayState& state) {
         first = false;
         l.tasks.push_back(static_cast<double>(state.lanes[i].tasks_done));
         l.busy.push_back(static_cast<double>(state.lanes[i].busy_ns));
-        const double lived = std::min(state.time_ns, static_cast<double>(lane.end_ns)) - static_cast<double>(lane.start_ns);
+        const double lived = std::min(state.time_ns, static_cast<double>(lane.end_ns)) -
+                             static_cast<double>(lane.start_ns);
         l.idle.push_back(std::max(0.0, lived - l.busy.back()));
-        l.labels.push_back(lane.sm == trace::Track::kNoSm ? lane.label : lane.label + " (SM " + std::to_string(lane.sm) + ")");
+        l.labels.push_back(lane.sm == trace::Track::kNoSm
+                               ? lane.label
+                               : lane.label + " (SM " + std::to_string(lane.sm) + ")");
       }
     }
     add_sm_ticks(l, sm_starts, 4);
@@ -76,7 +80,8 @@ Loads group_loads(const TraceModel& model, const ReplayState& state, bool per_de
     }
     for (const LaneGroup& g : dev.groups) {
       // A group of silent tracks only (blocks that never ran have no SM) is no SM of the run.
-      const bool ran = std::any_of(g.lanes.begin(), g.lanes.end(), [&](std::uint32_t i) { return !silent(model, i); });
+      const bool ran = std::any_of(g.lanes.begin(), g.lanes.end(),
+                                   [&](std::uint32_t i) { return !silent(model, i); });
       if (!ran) continue;
       if (!per_device) {
         if (dev.has_sms) sm_starts.push_back({static_cast<double>(l.busy.size()), g.sm});
@@ -95,8 +100,8 @@ Loads group_loads(const TraceModel& model, const ReplayState& state, bool per_de
   return l;
 }
 
-std::vector<PlacedLabel> place_axis_labels(std::span<const Tick> axis, std::size_t bars, float plot_w, float right_room,
-                                           const TextWidth& width) {
+std::vector<PlacedLabel> place_axis_labels(std::span<const Tick> axis, std::size_t bars,
+                                           float plot_w, float right_room, const TextWidth& width) {
   constexpr float kPad = 2.0f, kGap = 8.0f;
   std::vector<PlacedLabel> placed;
   if (bars == 0) return placed;
@@ -115,7 +120,8 @@ std::vector<PlacedLabel> place_axis_labels(std::span<const Tick> axis, std::size
       placed.push_back({t.label, x});
     }
   }
-  std::sort(placed.begin(), placed.end(), [](const PlacedLabel& a, const PlacedLabel& b) { return a.x < b.x; });
+  std::sort(placed.begin(), placed.end(),
+            [](const PlacedLabel& a, const PlacedLabel& b) { return a.x < b.x; });
   return placed;
 }
 
@@ -126,7 +132,8 @@ std::vector<Bucket> bar_buckets(std::span<const double> values, int columns) {
   out.reserve(static_cast<std::size_t>(columns));
   for (int c = 0; c < columns; ++c) {
     const std::size_t a = n * static_cast<std::size_t>(c) / static_cast<std::size_t>(columns);
-    const std::size_t b = std::min(n, std::max(a + 1, n * static_cast<std::size_t>(c + 1) / static_cast<std::size_t>(columns)));
+    const std::size_t b = std::min(n, std::max(a + 1, n * static_cast<std::size_t>(c + 1) /
+                                                          static_cast<std::size_t>(columns)));
     Bucket k{values[a], 0.0, values[a]};
     double sum = 0.0;
     for (std::size_t i = a; i < b; ++i) {

@@ -38,8 +38,8 @@ struct PlacedLabel {
 // left to right: every device's name (Tick::major) at its first bar, moved left where it would
 // end past `right_room` px beyond the plot; then the SM ticks that touch none of them, so that an
 // SM's label never takes the place of the next device's name.
-std::vector<PlacedLabel> place_axis_labels(std::span<const Tick> axis, std::size_t bars, float plot_w, float right_room,
-                                           const TextWidth& width);
+std::vector<PlacedLabel> place_axis_labels(std::span<const Tick> axis, std::size_t bars,
+                                           float plot_w, float right_room, const TextWidth& width);
 
 // A chart with more bars than pixel columns draws one column per bucket of neighbouring bars: its
 // fill is their mean and its band their range (the maximum alone made the fill sit above the mean

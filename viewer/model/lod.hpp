@@ -25,7 +25,8 @@ struct DrawRun {
 template <class Interval>
 std::size_t first_ending_at_or_after(std::span<const Interval> v, double t) {
   return static_cast<std::size_t>(
-      std::partition_point(v.begin(), v.end(), [t](const Interval& z) { return static_cast<double>(z.end_ns) < t; }) -
+      std::partition_point(v.begin(), v.end(),
+                           [t](const Interval& z) { return static_cast<double>(z.end_ns) < t; }) -
       v.begin());
 }
 
@@ -39,8 +40,12 @@ std::size_t first_beginning_at_or_after(std::span<const Interval> v, std::size_t
 }
 
 // The same searches on the model's compact lists (columns.hpp).
-inline std::size_t first_ending_at_or_after(const ZoneList& v, double t) { return v.first_ending_at_or_after(t); }
-inline std::size_t first_ending_at_or_after(const IntervalList& v, double t) { return v.first_ending_at_or_after(t); }
+inline std::size_t first_ending_at_or_after(const ZoneList& v, double t) {
+  return v.first_ending_at_or_after(t);
+}
+inline std::size_t first_ending_at_or_after(const IntervalList& v, double t) {
+  return v.first_ending_at_or_after(t);
+}
 inline std::size_t first_beginning_at_or_after(const ZoneList& v, std::size_t from, double t) {
   return v.first_beginning_at_or_after(from, t);
 }
@@ -55,7 +60,9 @@ struct SpanIntervals {
   std::size_t size() const { return v.size(); }
   std::uint64_t begin_ns(std::size_t i) const { return v[i].begin_ns; }
   std::uint64_t end_ns(std::size_t i) const { return v[i].end_ns; }
-  std::size_t first_ending_at_or_after(double t) const { return viewer::first_ending_at_or_after(v, t); }
+  std::size_t first_ending_at_or_after(double t) const {
+    return viewer::first_ending_at_or_after(v, t);
+  }
   std::size_t first_beginning_at_or_after(std::size_t from, double t) const {
     return viewer::first_beginning_at_or_after(v, from, t);
   }
@@ -66,8 +73,8 @@ struct SpanIntervals {
 // min_px that start within min_px of each other become one run; a wide zone is never swallowed by
 // a run.
 template <class Intervals>
-void lod_runs_of(const Intervals& zones, const TimeAxis& axis, double left, double right, double min_px,
-                 std::vector<DrawRun>& out) {
+void lod_runs_of(const Intervals& zones, const TimeAxis& axis, double left, double right,
+                 double min_px, std::vector<DrawRun>& out) {
   const double t_left = axis.time_at(left), t_right = axis.time_at(right);
   std::size_t i = zones.first_ending_at_or_after(t_left);
   const std::size_t n = zones.size();
@@ -100,16 +107,16 @@ void lod_runs_of(const Intervals& zones, const TimeAxis& axis, double left, doub
 }
 
 template <class Interval>
-void lod_runs(std::span<const Interval> zones, const TimeAxis& axis, double left, double right, double min_px,
-              std::vector<DrawRun>& out) {
+void lod_runs(std::span<const Interval> zones, const TimeAxis& axis, double left, double right,
+              double min_px, std::vector<DrawRun>& out) {
   lod_runs_of(SpanIntervals<Interval>{zones}, axis, left, right, min_px, out);
 }
-inline void lod_runs(const ZoneList& zones, const TimeAxis& axis, double left, double right, double min_px,
-                     std::vector<DrawRun>& out) {
+inline void lod_runs(const ZoneList& zones, const TimeAxis& axis, double left, double right,
+                     double min_px, std::vector<DrawRun>& out) {
   lod_runs_of(zones, axis, left, right, min_px, out);
 }
-inline void lod_runs(const IntervalList& spans, const TimeAxis& axis, double left, double right, double min_px,
-                     std::vector<DrawRun>& out) {
+inline void lod_runs(const IntervalList& spans, const TimeAxis& axis, double left, double right,
+                     double min_px, std::vector<DrawRun>& out) {
   lod_runs_of(spans, axis, left, right, min_px, out);
 }
 

@@ -39,18 +39,23 @@ std::optional<TimeSpan> middle_stretch(const std::vector<double>& times, std::si
 std::optional<MomentRange> spread(const TraceModel& m, const TimeSpan& run) {
   std::vector<double> first_task;
   for (const Lane& l : m.lanes()) {
-    if (l.role == trace::TrackRole::Worker && l.zones.size() > 0) first_task.push_back(static_cast<double>(l.zones.begin_ns(0)));
+    if (l.role == trace::TrackRole::Worker && l.zones.size() > 0)
+      first_task.push_back(static_cast<double>(l.zones.begin_ns(0)));
   }
   if (first_task.empty()) return std::nullopt;
   std::sort(first_task.begin(), first_task.end());
   const double ninth = first_task[(first_task.size() - 1) * 9 / 10];
-  const TimeSpan s{run.begin_ns, std::max(ninth, run.begin_ns + 0.01 * (run.end_ns - run.begin_ns))};
+  const TimeSpan s{run.begin_ns,
+                   std::max(ninth, run.begin_ns + 0.01 * (run.end_ns - run.begin_ns))};
   return MomentRange{s, widened(s, 0.2)};
 }
 
 std::optional<MomentRange> tail(const TimeSpan& run, const std::vector<Finding>& findings) {
-  const auto f = std::find_if(findings.begin(), findings.end(), [](const Finding& x) { return x.kind == FindingKind::Tail; });
-  const TimeSpan s = f != findings.end() ? TimeSpan{f->begin_ns, run.end_ns} : TimeSpan{run.end_ns - 0.1 * (run.end_ns - run.begin_ns), run.end_ns};
+  const auto f = std::find_if(findings.begin(), findings.end(),
+                              [](const Finding& x) { return x.kind == FindingKind::Tail; });
+  const TimeSpan s = f != findings.end()
+                         ? TimeSpan{f->begin_ns, run.end_ns}
+                         : TimeSpan{run.end_ns - 0.1 * (run.end_ns - run.begin_ns), run.end_ns};
   return MomentRange{s, widened(s, 0.25)};
 }
 
@@ -65,7 +70,8 @@ std::optional<MomentRange> steals(const TraceModel& m) {
   const std::optional<TimeSpan> s = middle_stretch(times, 30);
   if (!s) return std::nullopt;
   TimeSpan shown = widened(*s, 0.1);
-  if (m.steals_between(shown.begin_ns, shown.end_ns) > kMaxStealArrows) shown = *s;  // the arrows stay drawn
+  if (m.steals_between(shown.begin_ns, shown.end_ns) > kMaxStealArrows)
+    shown = *s;  // the arrows stay drawn
   return MomentRange{*s, shown};
 }
 
@@ -81,7 +87,8 @@ std::optional<Moment> moment_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<MomentRange> find_moment(const TraceModel& model, const std::vector<Finding>& findings, Moment moment) {
+std::optional<MomentRange> find_moment(const TraceModel& model,
+                                       const std::vector<Finding>& findings, Moment moment) {
   const TimeSpan run = run_span(model);
   if (!(run.end_ns > run.begin_ns)) return std::nullopt;
   switch (moment) {
@@ -89,10 +96,12 @@ std::optional<MomentRange> find_moment(const TraceModel& model, const std::vecto
     case Moment::Spread: return spread(model, run);
     case Moment::Tail: return tail(run, findings);
     case Moment::Batches:
-      if (const auto s = middle_stretch(host_times(model, trace::EventKind::HostEnqueue), 3)) return MomentRange{*s, widened(*s, 0.25)};
+      if (const auto s = middle_stretch(host_times(model, trace::EventKind::HostEnqueue), 3))
+        return MomentRange{*s, widened(*s, 0.25)};
       return std::nullopt;
     case Moment::Launches:
-      if (const auto s = middle_stretch(host_times(model, trace::EventKind::KernelLaunch), 2)) return MomentRange{*s, widened(*s, 0.25)};
+      if (const auto s = middle_stretch(host_times(model, trace::EventKind::KernelLaunch), 2))
+        return MomentRange{*s, widened(*s, 0.25)};
       return std::nullopt;
     case Moment::Steals: return steals(model);
   }

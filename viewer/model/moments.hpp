@@ -30,7 +30,8 @@ struct MomentRange {
 
 // Where the moment is in `model`; nullopt where the run has none (no batches, no steals).
 // `findings`: the model's (compute_findings), for the tail.
-std::optional<MomentRange> find_moment(const TraceModel& model, const std::vector<Finding>& findings, Moment moment);
+std::optional<MomentRange> find_moment(const TraceModel& model,
+                                       const std::vector<Finding>& findings, Moment moment);
 
 // A moment of one run as Compare shows it: its range in time since that run's first launch (the
 // shared axis), and its selection on A's clock (Compare draws A's clock shifted onto B's panel).

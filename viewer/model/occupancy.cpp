@@ -22,7 +22,8 @@ void share_scales(std::vector<OccupancyPlot>& plots) {
 OccupancyPlots occupancy_plots(const TraceModel& model, CounterScale scale) {
   OccupancyPlots out;
   std::vector<std::string> empty;
-  auto add = [&](OccupancyPlot::Kind kind, std::string title, const StepSeries& s, double capacity) {
+  auto add = [&](OccupancyPlot::Kind kind, std::string title, const StepSeries& s,
+                 double capacity) {
     OccupancyPlot p;
     p.kind = kind;
     p.title = std::move(title);
@@ -31,7 +32,8 @@ OccupancyPlots occupancy_plots(const TraceModel& model, CounterScale scale) {
     // The peak sets the scale; the capacity is said in words (and drawn where it fits).
     p.top = std::max(1.0, static_cast<double>(s.max_value()) * 1.05);
     p.caption = "max " + std::to_string(s.max_value());
-    if (capacity > 0) p.caption += " of " + std::to_string(static_cast<long long>(capacity)) + " workers";
+    if (capacity > 0)
+      p.caption += " of " + std::to_string(static_cast<long long>(capacity)) + " workers";
     p.ticks = value_ticks(p.top, 4);
     out.plots.push_back(std::move(p));
   };
@@ -47,8 +49,8 @@ OccupancyPlots occupancy_plots(const TraceModel& model, CounterScale scale) {
   }
   for (const DeviceGroup& dev : model.devices()) {
     if (!dev.busy) continue;
-    add(OccupancyPlot::Kind::Busy, dev.label.substr(0, dev.label.find(':')) + " busy workers", *dev.busy,
-        static_cast<double>(dev.workers));
+    add(OccupancyPlot::Kind::Busy, dev.label.substr(0, dev.label.find(':')) + " busy workers",
+        *dev.busy, static_cast<double>(dev.workers));
   }
   if (scale == CounterScale::Shared) share_scales(out.plots);
   for (const std::string& e : empty) out.note += (out.note.empty() ? "" : ", ") + e;

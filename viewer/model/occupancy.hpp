@@ -21,12 +21,12 @@ namespace gpulb::viewer {
 struct OccupancyPlot {
   enum class Kind { Queue, Deques, Pool, Busy };
   Kind kind = Kind::Queue;
-  std::string title;                  // "GPU 0 queue 1", "GPU 0 busy workers"
-  std::string caption;                // "max 728 of 4224 workers"
+  std::string title;                   // "GPU 0 queue 1", "GPU 0 busy workers"
+  std::string caption;                 // "max 728 of 4224 workers"
   const StepSeries* series = nullptr;  // owned by the model
-  double capacity = 0.0;              // busy plots: the device's workers (0: none)
-  double top = 1.0;                   // the value at the plot's top edge
-  std::vector<Tick> ticks;            // value ticks in [0, top]
+  double capacity = 0.0;               // busy plots: the device's workers (0: none)
+  double top = 1.0;                    // the value at the plot's top edge
+  std::vector<Tick> ticks;             // value ticks in [0, top]
 };
 
 struct OccupancyPlots {

@@ -41,8 +41,14 @@ constexpr NamedColour kEvents[] = {
 };
 
 // Mid-light tones: vivid enough to tell apart, muted enough to stay clear of the event colours.
-constexpr std::array<Rgb8, 8> kKinds = {{{52, 116, 196}, {196, 110, 48}, {46, 150, 104}, {164, 82, 176},
-                                         {164, 146, 52}, {44, 146, 158}, {196, 72, 116}, {116, 104, 214}}};
+constexpr std::array<Rgb8, 8> kKinds = {{{52, 116, 196},
+                                         {196, 110, 48},
+                                         {46, 150, 104},
+                                         {164, 82, 176},
+                                         {164, 146, 52},
+                                         {44, 146, 158},
+                                         {196, 72, 116},
+                                         {116, 104, 214}}};
 
 Rgb8 from_hsv(double h, double s, double v) {
   const double i = std::floor(h * 6.0), f = h * 6.0 - i;
@@ -56,20 +62,24 @@ Rgb8 from_hsv(double h, double s, double v) {
     case 5: r = v, g = p, b = q; break;
     default: break;
   }
-  auto u8 = [](double c) { return static_cast<std::uint8_t>(std::lround(std::clamp(c, 0.0, 1.0) * 255.0)); };
+  auto u8 = [](double c) {
+    return static_cast<std::uint8_t>(std::lround(std::clamp(c, 0.0, 1.0) * 255.0));
+  };
   return {u8(r), u8(g), u8(b)};
 }
 
 bool clear_of_events(Rgb8 c) {
-  return std::all_of(std::begin(kEvents), std::end(kEvents),
-                     [c](const NamedColour& e) { return colour_distance(c, e.colour) >= kMinMeaningDistance; });
+  return std::all_of(std::begin(kEvents), std::end(kEvents), [c](const NamedColour& e) {
+    return colour_distance(c, e.colour) >= kMinMeaningDistance;
+  });
 }
 
 }  // namespace
 
 double colour_distance(Rgb8 a, Rgb8 b) {
   const Lab p = to_lab(a), q = to_lab(b);
-  return std::sqrt((p.l - q.l) * (p.l - q.l) + (p.a - q.a) * (p.a - q.a) + (p.b - q.b) * (p.b - q.b));
+  return std::sqrt((p.l - q.l) * (p.l - q.l) + (p.a - q.a) * (p.a - q.a) +
+                   (p.b - q.b) * (p.b - q.b));
 }
 
 Rgb8 kind_colour(std::uint16_t kind) {
@@ -90,8 +100,11 @@ Rgb8 duration_colour(double ns, double lo_ns, double hi_ns) {
   const double at = f * (kStops.size() - 1);
   const std::size_t i = std::min(static_cast<std::size_t>(at), kStops.size() - 2);
   const double t = at - static_cast<double>(i);
-  auto mix = [t](std::uint8_t x, std::uint8_t y) { return static_cast<std::uint8_t>(std::lround(x + (y - x) * t)); };
-  return {mix(kStops[i].r, kStops[i + 1].r), mix(kStops[i].g, kStops[i + 1].g), mix(kStops[i].b, kStops[i + 1].b)};
+  auto mix = [t](std::uint8_t x, std::uint8_t y) {
+    return static_cast<std::uint8_t>(std::lround(x + (y - x) * t));
+  };
+  return {mix(kStops[i].r, kStops[i + 1].r), mix(kStops[i].g, kStops[i + 1].g),
+          mix(kStops[i].b, kStops[i + 1].b)};
 }
 
 std::span<const NamedColour> event_colours() { return kEvents; }
@@ -104,17 +117,22 @@ std::vector<LegendEntry> event_legend(const TraceModel& model) {
   std::vector<LegendEntry> out = {{palette::kIdle, "idle (failed dequeues)"}};
   const trace::TraceStatistics& s = model.stats();
   if (s.steals > 0) out.push_back({palette::kSteal, "steal"});
-  if (s.steals > 0 && model.devices().size() > 1) out.push_back({palette::kStealAcross, "steal from another GPU"});
-  const bool spawns = std::any_of(s.per_worker.begin(), s.per_worker.end(), [](const trace::WorkerStats& w) { return w.spawned > 0; });
+  if (s.steals > 0 && model.devices().size() > 1)
+    out.push_back({palette::kStealAcross, "steal from another GPU"});
+  const bool spawns = std::any_of(s.per_worker.begin(), s.per_worker.end(),
+                                  [](const trace::WorkerStats& w) { return w.spawned > 0; });
   if (spawns) out.push_back({palette::kSpawn, "spawn"});
-  const bool host = std::any_of(model.devices().begin(), model.devices().end(), [](const DeviceGroup& d) { return !d.host_lanes.empty(); });
+  const bool host = std::any_of(model.devices().begin(), model.devices().end(),
+                                [](const DeviceGroup& d) { return !d.host_lanes.empty(); });
   if (host) out.push_back({palette::kHost, "host event"});
   if (!model.ranks().empty()) out.push_back({palette::kRankTransfer, "tasks moved between ranks"});
   return out;
 }
 
 std::vector<LegendEntry> sm_row_legend() {
-  return {{heat_colour(0.25, 0), "1/4 busy"}, {heat_colour(0.5, 0), "1/2 busy"}, {heat_colour(1, 0), "all busy"}};
+  return {{heat_colour(0.25, 0), "1/4 busy"},
+          {heat_colour(0.5, 0), "1/2 busy"},
+          {heat_colour(1, 0), "all busy"}};
 }
 
 }  // namespace gpulb::viewer

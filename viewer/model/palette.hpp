@@ -21,16 +21,19 @@ struct Rgb8 {
 };
 
 namespace palette {
-inline constexpr Rgb8 kIdle{235, 45, 45};          // an idle spell and the failed dequeues in it; idle share of an SM row
+inline constexpr Rgb8 kIdle{
+    235, 45, 45};  // an idle spell and the failed dequeues in it; idle share of an SM row
 inline constexpr Rgb8 kSteal{255, 225, 0};         // a steal: lane marks, arrows, SM rows' marks
 inline constexpr Rgb8 kStealAcross{255, 60, 230};  // a steal from another GPU's worker
 inline constexpr Rgb8 kSpawn{60, 255, 110};        // tasks created by a running task
-inline constexpr Rgb8 kHost{165, 200, 255};        // the host: its lanes, launches, enqueues, its pool
+inline constexpr Rgb8 kHost{165, 200, 255};  // the host: its lanes, launches, enqueues, its pool
 inline constexpr Rgb8 kRankTransfer{0, 230, 255};  // a chunk of tasks moved between ranks
 inline constexpr Rgb8 kPlayhead{255, 140, 0};      // the replay's instant
 inline constexpr Rgb8 kQueued{140, 60, 245};       // tasks waiting in a queue or in the deques
-inline constexpr Rgb8 kBusy{178, 180, 188};        // workers busy: counter tracks, busy-time bars, an SM row's top
-inline constexpr Rgb8 kChosen{255, 255, 255};      // what the user chose: the picked task, the selection
+inline constexpr Rgb8 kBusy{178, 180,
+                            188};  // workers busy: counter tracks, busy-time bars, an SM row's top
+inline constexpr Rgb8 kChosen{255, 255,
+                              255};  // what the user chose: the picked task, the selection
 // The two runs a lesson sets side by side, in its bars and its key figure (no lane is drawn there).
 inline constexpr Rgb8 kRunA{90, 150, 250};
 inline constexpr Rgb8 kRunB{240, 185, 100};

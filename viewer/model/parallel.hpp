@@ -21,7 +21,8 @@ namespace gpulb::viewer {
 // one thread would: an exception leaving a thread's function would end the process.
 template <class Fn>
 void parallel_for(std::size_t n, Fn&& fn) {
-  const std::size_t threads = std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t threads =
+      std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
   if (threads <= 1) {
     for (std::size_t i = 0; i < n; ++i) fn(i);
     return;
@@ -85,7 +86,8 @@ void merge_sorted_runs(std::vector<T>& v, const std::vector<std::size_t>& bounds
   for (std::size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
   std::vector<T> out;
   out.reserve(v.size());
-  out.insert(out.end(), v.begin(), v.begin() + static_cast<std::ptrdiff_t>(bounds.front()));  // outside the runs: kept
+  out.insert(out.end(), v.begin(),
+             v.begin() + static_cast<std::ptrdiff_t>(bounds.front()));  // outside the runs: kept
   while (!heap.empty()) {
     Head& top = heap.front();
     out.push_back(top.value);
@@ -124,17 +126,20 @@ void radix_sort_by(std::vector<T>& v, std::size_t from, std::size_t to, Key key)
   for (auto& c : counts) c.fill(0);
   for (std::size_t i = from; i < to; ++i) {
     const std::uint64_t k = key(v[i]) - lo;
-    for (int p = 0; p < passes; ++p) ++counts[static_cast<std::size_t>(p)][(k >> (p * kBits)) & (kBuckets - 1)];
+    for (int p = 0; p < passes; ++p)
+      ++counts[static_cast<std::size_t>(p)][(k >> (p * kBits)) & (kBuckets - 1)];
   }
   std::vector<T> buf(to - from);
   T* src = v.data() + from;
   T* dst = buf.data();
   for (int p = 0; p < passes; ++p) {
     auto& c = counts[static_cast<std::size_t>(p)];
-    if (c[(key(src[0]) - lo) >> (p * kBits) & (kBuckets - 1)] == to - from) continue;  // one digit: nothing moves
+    if (c[(key(src[0]) - lo) >> (p * kBits) & (kBuckets - 1)] == to - from)
+      continue;  // one digit: nothing moves
     std::size_t sum = 0;
     for (std::size_t& n : c) sum += std::exchange(n, sum);
-    for (std::size_t i = 0; i < to - from; ++i) dst[c[((key(src[i]) - lo) >> (p * kBits)) & (kBuckets - 1)]++] = src[i];
+    for (std::size_t i = 0; i < to - from; ++i)
+      dst[c[((key(src[i]) - lo) >> (p * kBits)) & (kBuckets - 1)]++] = src[i];
     std::swap(src, dst);
   }
   if (src != v.data() + from) std::copy(src, src + (to - from), v.data() + from);

@@ -31,7 +31,8 @@ class BatchReader {
     }
     // Chen's claims of one task and no publish; or a feed that does not publish every batch, where
     // a record of a batch's size is a late claim of the one before that happens to match it.
-    if (!sizes_.empty() && (records_of_workers == enqueued || publishes != static_cast<std::int64_t>(sizes_.size()))) {
+    if (!sizes_.empty() &&
+        (records_of_workers == enqueued || publishes != static_cast<std::int64_t>(sizes_.size()))) {
       std::fill(published_.begin(), published_.end(), false);
       publishes = 0;
     }
@@ -53,7 +54,8 @@ class BatchReader {
       case Writer::Worker: break;
     }
     if (batch_ >= sizes_.size()) return r.value;
-    if (published_[batch_] && !started_ && r.value == sizes_[batch_]) {  // the batch reached the queue
+    if (published_[batch_] && !started_ &&
+        r.value == sizes_[batch_]) {  // the batch reached the queue
       started_ = true;
       level_ = r.value;
       return level_;
@@ -88,12 +90,13 @@ class BatchReader {
   }
 
   std::vector<std::int64_t> sizes_;  // the hosts' batches, in the order they wrote them
-  std::vector<bool> published_;      // a block copied the batch into the queue (a worker's record of its size)
+  std::vector<bool>
+      published_;  // a block copied the batch into the queue (a worker's record of its size)
   bool one_claim_a_task_ = false;
   bool drained_per_batch_ = false;  // claims of several, each batch's last leaving 0
-  std::size_t batch_ = 0;     // the batch being claimed (or next to be)
-  std::size_t enqueues_ = 0;  // hosts' batches read so far
-  std::int64_t claims_ = 0;   // claims of the current batch read so far
+  std::size_t batch_ = 0;           // the batch being claimed (or next to be)
+  std::size_t enqueues_ = 0;        // hosts' batches read so far
+  std::int64_t claims_ = 0;         // claims of the current batch read so far
   std::int64_t level_ = 0;
   bool started_ = false;  // the current batch showed: its host's record, its publish or a claim
 };
@@ -115,8 +118,9 @@ std::vector<StepSeries::Point> queue_level_points(std::span<const LevelRecord> r
 }
 
 void end_level_at(std::vector<StepSeries::Point>& points, std::uint64_t end_ns) {
-  const auto after = std::upper_bound(points.begin(), points.end(), end_ns,
-                                      [](std::uint64_t t, const StepSeries::Point& p) { return t < p.time_ns; });
+  const auto after =
+      std::upper_bound(points.begin(), points.end(), end_ns,
+                       [](std::uint64_t t, const StepSeries::Point& p) { return t < p.time_ns; });
   points.erase(after, points.end());
   if (!points.empty() && points.back().value != 0) points.push_back({end_ns, 0});
 }

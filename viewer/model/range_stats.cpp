@@ -11,8 +11,10 @@ namespace {
 // Time of `spans` (sorted, non-overlapping) inside [a, b].
 double overlap(const IntervalList& spans, double a, double b) {
   double sum = 0;
-  for (std::size_t i = spans.first_ending_at_or_after(a); i < spans.size() && static_cast<double>(spans.begin_ns(i)) < b; ++i) {
-    sum += std::max(0.0, std::min(b, static_cast<double>(spans.end_ns(i))) - std::max(a, static_cast<double>(spans.begin_ns(i))));
+  for (std::size_t i = spans.first_ending_at_or_after(a);
+       i < spans.size() && static_cast<double>(spans.begin_ns(i)) < b; ++i) {
+    sum += std::max(0.0, std::min(b, static_cast<double>(spans.end_ns(i))) -
+                             std::max(a, static_cast<double>(spans.begin_ns(i))));
   }
   return sum;
 }
@@ -30,7 +32,8 @@ double busy_in(const Lane& lane, double a, double b) {
 }
 
 void add_lane(RangeRow& row, const Lane& lane, double a, double b) {
-  const double alive = std::min(b, static_cast<double>(lane.end_ns)) - std::max(a, static_cast<double>(lane.start_ns));
+  const double alive = std::min(b, static_cast<double>(lane.end_ns)) -
+                       std::max(a, static_cast<double>(lane.start_ns));
   if (alive < 0 || (lane.zones.empty() && lane.markers.empty())) return;
   ++row.workers;
   row.alive_ns += alive;
@@ -39,7 +42,8 @@ void add_lane(RangeRow& row, const Lane& lane, double a, double b) {
   const ZoneList& z = lane.zones;
   row.tasks += z.first_beginning_at_or_after(0, b) - z.first_beginning_at_or_after(0, a);
   const MarkerList& m = lane.markers;
-  auto it = std::partition_point(m.begin(), m.end(), [a](const Marker& k) { return static_cast<double>(k.time_ns) < a; });
+  auto it = std::partition_point(
+      m.begin(), m.end(), [a](const Marker& k) { return static_cast<double>(k.time_ns) < a; });
   for (; it != m.end() && static_cast<double>(it->time_ns) < b; ++it) {
     const trace::EventKind kind = (*it).kind;
     row.steals += kind == trace::EventKind::Steal;
@@ -85,7 +89,8 @@ RangeStats range_stats(const TraceModel& model, double begin_ns, double end_ns) 
   return s;
 }
 
-std::vector<std::size_t> range_order(const std::vector<RangeRow>& rows, RangeColumn by, bool ascending) {
+std::vector<std::size_t> range_order(const std::vector<RangeRow>& rows, RangeColumn by,
+                                     bool ascending) {
   std::vector<std::size_t> order(rows.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   auto key = [by](const RangeRow& r) -> double {
@@ -114,13 +119,18 @@ std::vector<std::size_t> range_order(const std::vector<RangeRow>& rows, RangeCol
 std::string range_stats_table(const RangeStats& stats, double origin_ns) {
   std::string out;
   char line[320];
-  std::snprintf(line, sizeof line, "range\t%.3f us\t%.3f us\n", (stats.begin_ns - origin_ns) / 1e3, (stats.end_ns - origin_ns) / 1e3);
+  std::snprintf(line, sizeof line, "range\t%.3f us\t%.3f us\n", (stats.begin_ns - origin_ns) / 1e3,
+                (stats.end_ns - origin_ns) / 1e3);
   out += line;
-  out += "where\tworkers\tbusy %\tidle %\ttasks\tsteals\tfailed steals\tfailed dequeues (idle spells)\n";
+  out +=
+      "where\tworkers\tbusy %\tidle %\ttasks\tsteals\tfailed steals\tfailed dequeues (idle "
+      "spells)\n";
   auto row = [&](const RangeRow& r) {
-    std::snprintf(line, sizeof line, "%s\t%u\t%.1f\t%.1f\t%llu\t%llu\t%llu\t%llu\n", r.label.c_str(), r.workers, r.busy_pct(), r.idle_pct(),
-                  static_cast<unsigned long long>(r.tasks), static_cast<unsigned long long>(r.steals),
-                  static_cast<unsigned long long>(r.failed_steals), static_cast<unsigned long long>(r.failed_dequeues));
+    std::snprintf(
+        line, sizeof line, "%s\t%u\t%.1f\t%.1f\t%llu\t%llu\t%llu\t%llu\n", r.label.c_str(),
+        r.workers, r.busy_pct(), r.idle_pct(), static_cast<unsigned long long>(r.tasks),
+        static_cast<unsigned long long>(r.steals), static_cast<unsigned long long>(r.failed_steals),
+        static_cast<unsigned long long>(r.failed_dequeues));
     out += line;
   };
   row(stats.all);

@@ -12,7 +12,7 @@
 namespace gpulb::viewer {
 
 struct RangeRow {
-  std::string label;  // "all", "GPU 0", "GPU 0 SM 17", "CPU workers"
+  std::string label;          // "all", "GPU 0", "GPU 0 SM 17", "CPU workers"
   std::uint32_t workers = 0;  // worker lanes alive at some point of the range
   double alive_ns = 0;        // summed over the workers: time alive within the range
   double busy_ns = 0;         // in a task
@@ -38,7 +38,8 @@ RangeStats range_stats(const TraceModel& model, double begin_ns, double end_ns);
 // The table's columns, and the order of `rows` by one of them (stable: ties keep SM order), for
 // the Selection tab's sortable table: sorted by busy %, the SMs that idled come first.
 enum class RangeColumn { Where, Workers, Busy, Idle, Tasks, Steals, FailedSteals, FailedDequeues };
-std::vector<std::size_t> range_order(const std::vector<RangeRow>& rows, RangeColumn by, bool ascending);
+std::vector<std::size_t> range_order(const std::vector<RangeRow>& rows, RangeColumn by,
+                                     bool ascending);
 
 // The statistics as tab-separated text with a header line (to paste into a spreadsheet); times in
 // microseconds since `origin_ns`.

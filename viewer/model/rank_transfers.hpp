@@ -16,11 +16,11 @@ namespace gpulb::viewer {
 inline constexpr std::uint32_t kNoTransferTrack = 0xFFFFFFFFu;
 
 struct RankTransfer {
-  std::uint32_t from_rank = 0;  // the victim (lender)
-  std::uint32_t to_rank = 0;    // the thief
-  std::uint32_t tasks = 0;      // aux of the events (saturating at 65535)
-  std::uint64_t lend_ns = 0;    // RankLend on the victim's host track
-  std::uint64_t arrive_ns = 0;  // RankSteal on the thief's host track
+  std::uint32_t from_rank = 0;                    // the victim (lender)
+  std::uint32_t to_rank = 0;                      // the thief
+  std::uint32_t tasks = 0;                        // aux of the events (saturating at 65535)
+  std::uint64_t lend_ns = 0;                      // RankLend on the victim's host track
+  std::uint64_t arrive_ns = 0;                    // RankSteal on the thief's host track
   std::uint32_t lend_track = kNoTransferTrack;    // index into Trace::tracks
   std::uint32_t arrive_track = kNoTransferTrack;  // index into Trace::tracks
   // false: only one side was recorded (a dropped event, a rank's trace cut short). The missing
@@ -36,28 +36,32 @@ struct RankTransfer {
 std::vector<RankTransfer> rank_transfers(const TraceModel& model);
 
 struct RankPairCount {
-  std::size_t chunks = 0;    // transfers, paired or not
+  std::size_t chunks = 0;  // transfers, paired or not
   std::uint64_t tasks = 0;
   std::size_t unpaired = 0;
 };
 // Per (from_rank, to_rank).
-std::map<std::pair<std::uint32_t, std::uint32_t>, RankPairCount> count_by_pair(std::span<const RankTransfer> transfers);
+std::map<std::pair<std::uint32_t, std::uint32_t>, RankPairCount> count_by_pair(
+    std::span<const RankTransfer> transfers);
 
 // Arrows in the timeline, lender's host track at lend time -> thief's at arrival: drawn while few
 // enough are in view to read (as steal arrows), and otherwise said so.
 inline constexpr std::size_t kMaxRankArrows = 60;
 
 struct RankTransfersInView {
-  std::vector<std::size_t> shown;  // paired transfers whose arrow crosses [t0, t1] (indices), when drawn
-  std::size_t in_view = 0;         // paired transfers whose arrow crosses [t0, t1]
-  bool arrows = true;              // drawn: at most kMaxRankArrows
-  std::size_t unpaired_in_view = 0;  // transfers with one side only whose time is in [t0, t1]: never drawn
+  std::vector<std::size_t>
+      shown;                // paired transfers whose arrow crosses [t0, t1] (indices), when drawn
+  std::size_t in_view = 0;  // paired transfers whose arrow crosses [t0, t1]
+  bool arrows = true;       // drawn: at most kMaxRankArrows
+  // transfers with one side only whose time is in [t0, t1]: never drawn
+  std::size_t unpaired_in_view = 0;
   // Why not, when not: "900 rank transfers in view: arrows drawn at 60 or fewer (zoom in)"; and
   // transfers with one side only, which no arrow shows: "2 rank transfers with one side only ...".
   std::string note;
 };
 
-RankTransfersInView rank_transfers_in_view(std::span<const RankTransfer> transfers, double t0_ns, double t1_ns);
+RankTransfersInView rank_transfers_in_view(std::span<const RankTransfer> transfers, double t0_ns,
+                                           double t1_ns);
 
 // An arrow as drawn: from the lend (x0, y0) to the arrival (x1, y1), screen pixels.
 struct RankArrow {
@@ -68,7 +72,8 @@ inline constexpr float kRankArrowHoverPx = 4.0f;
 
 // The arrow within `tolerance` px of (x, y), the nearest where several are: an index into
 // `arrows`, or -1.
-int rank_arrow_at(std::span<const RankArrow> arrows, float x, float y, float tolerance = kRankArrowHoverPx);
+int rank_arrow_at(std::span<const RankArrow> arrows, float x, float y,
+                  float tolerance = kRankArrowHoverPx);
 
 // The hovered arrow's tooltip, a line each: what moved, from which rank to which, when it left
 // and when it arrived (times since `origin_ns`), and how long it took or, where the arrival

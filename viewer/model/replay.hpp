@@ -22,7 +22,7 @@ struct GroupLoad {
 
 struct ReplayState {
   double time_ns = 0.0;
-  std::vector<LaneState> lanes;  // parallel to TraceModel::lanes()
+  std::vector<LaneState> lanes;            // parallel to TraceModel::lanes()
   std::vector<std::int64_t> queue_levels;  // parallel to TraceModel::queues()
   std::uint64_t tasks_done = 0;
   std::uint32_t running = 0;  // workers running a task now

@@ -7,7 +7,8 @@ namespace gpulb::viewer {
 
 TimeSpan run_span(const TraceModel& model) {
   const trace::TraceStatistics& st = model.stats();
-  if (st.workers == 0) return {static_cast<double>(model.begin_ns()), static_cast<double>(model.end_ns())};
+  if (st.workers == 0)
+    return {static_cast<double>(model.begin_ns()), static_cast<double>(model.end_ns())};
   return {static_cast<double>(st.begin_ns), static_cast<double>(st.end_ns)};
 }
 
@@ -31,7 +32,9 @@ double launch_ns(const TraceModel& model) {
   }
   const double run_begin = run_span(model).begin_ns;
   // A launch after the first worker event would be another kernel's: the run began before it.
-  return first == std::numeric_limits<std::uint64_t>::max() ? run_begin : std::min(static_cast<double>(first), run_begin);
+  return first == std::numeric_limits<std::uint64_t>::max()
+             ? run_begin
+             : std::min(static_cast<double>(first), run_begin);
 }
 
 }  // namespace gpulb::viewer

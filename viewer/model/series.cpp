@@ -20,9 +20,11 @@ void StepSeries::Points::assign(std::span<const Point> points) {
     column.reserve(points.size());
     for (const Point& p : points) column.push_back(static_cast<V>(p.value));
   };
-  if (lo >= std::numeric_limits<std::int16_t>::min() && hi <= std::numeric_limits<std::int16_t>::max()) {
+  if (lo >= std::numeric_limits<std::int16_t>::min() &&
+      hi <= std::numeric_limits<std::int16_t>::max()) {
     fill(v16_);
-  } else if (lo >= std::numeric_limits<std::int32_t>::min() && hi <= std::numeric_limits<std::int32_t>::max()) {
+  } else if (lo >= std::numeric_limits<std::int32_t>::min() &&
+             hi <= std::numeric_limits<std::int32_t>::max()) {
     fill(v32_);
   } else {
     fill(v64_);
@@ -43,7 +45,8 @@ StepSeries::StepSeries(std::span<const Point> points) {
   }
   std::size_t kept = 0;
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    if (kept > 0 && steps[kept - 1].value == steps[i].value) continue;  // the first point stays: it starts the series
+    if (kept > 0 && steps[kept - 1].value == steps[i].value)
+      continue;  // the first point stays: it starts the series
     steps[kept++] = steps[i];
   }
   steps.resize(kept);
@@ -53,7 +56,9 @@ StepSeries::StepSeries(std::span<const Point> points) {
   double acc = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
     if (i % kAnchor == 0) anchors_.push_back(acc);
-    if (i + 1 < n) acc += static_cast<double>(points_.value(i)) * static_cast<double>(points_.time_ns(i + 1) - points_.time_ns(i));
+    if (i + 1 < n)
+      acc += static_cast<double>(points_.value(i)) *
+             static_cast<double>(points_.time_ns(i + 1) - points_.time_ns(i));
   }
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
   block_min_.assign(blocks, std::numeric_limits<std::int64_t>::max());
@@ -86,8 +91,9 @@ StepSeries::StepSeries(std::span<const Point> points) {
 }
 
 std::size_t StepSeries::bytes() const {
-  return points_.bytes() + anchors_.capacity() * 8 + (block_min_.capacity() + block_max_.capacity()) * 8 +
-         bucket_first_.capacity() * 4 + bucket_integral_.capacity() * 8;
+  return points_.bytes() + anchors_.capacity() * 8 +
+         (block_min_.capacity() + block_max_.capacity()) * 8 + bucket_first_.capacity() * 4 +
+         bucket_integral_.capacity() * 8;
 }
 
 std::ptrdiff_t StepSeries::last_at_or_before(double t) const {
@@ -99,8 +105,11 @@ double StepSeries::integral_to(std::ptrdiff_t i, double t) const {
   const auto k = static_cast<std::size_t>(i);
   std::size_t j = k / kAnchor * kAnchor;
   double acc = anchors_[k / kAnchor];
-  for (; j < k; ++j) acc += static_cast<double>(points_.value(j)) * static_cast<double>(points_.time_ns(j + 1) - points_.time_ns(j));
-  return acc + static_cast<double>(points_.value(k)) * (t - static_cast<double>(points_.time_ns(k)));
+  for (; j < k; ++j)
+    acc += static_cast<double>(points_.value(j)) *
+           static_cast<double>(points_.time_ns(j + 1) - points_.time_ns(j));
+  return acc +
+         static_cast<double>(points_.value(k)) * (t - static_cast<double>(points_.time_ns(k)));
 }
 
 std::int64_t StepSeries::value_at(double t_ns) const {
@@ -148,7 +157,8 @@ std::ptrdiff_t StepSeries::locate(double t, double& integral_at_point) const {
   while (k > 0 && start(k) > t) --k;
   while (k < buckets && start(k + 1) <= t) ++k;
   const std::size_t p = bucket_first_[k], end = std::min<std::size_t>(bucket_first_[k + 1], n);
-  if (end - p > 4 * kBucketPoints) {  // a burst: search the bucket, then add up from the point anchor
+  if (end - p >
+      4 * kBucketPoints) {  // a burst: search the bucket, then add up from the point anchor
     std::size_t lo = p, hi = end;
     while (lo < hi) {
       const std::size_t mid = lo + (hi - lo) / 2;
@@ -159,26 +169,34 @@ std::ptrdiff_t StepSeries::locate(double t, double& integral_at_point) const {
       }
     }
     const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(lo) - 1;  // >= p - 1 >= 0
-    integral_at_point = integral_to(i, static_cast<double>(points_.time_ns(static_cast<std::size_t>(i))));
+    integral_at_point =
+        integral_to(i, static_cast<double>(points_.time_ns(static_cast<std::size_t>(i))));
     return i;
   }
   // From the bucket's start: point p - 1 is in force there (p > 0, as start(k) >= first).
   if (p >= n || static_cast<double>(points_.time_ns(p)) > t) {
     const std::size_t i = p - 1;
-    integral_at_point = bucket_integral_[k] - static_cast<double>(points_.value(i)) * (start(k) - static_cast<double>(points_.time_ns(i)));
+    integral_at_point =
+        bucket_integral_[k] - static_cast<double>(points_.value(i)) *
+                                  (start(k) - static_cast<double>(points_.time_ns(i)));
     return static_cast<std::ptrdiff_t>(i);
   }
-  double acc = bucket_integral_[k] + (p > 0 ? static_cast<double>(points_.value(p - 1)) * (static_cast<double>(points_.time_ns(p)) - start(k)) : 0.0);
+  double acc =
+      bucket_integral_[k] + (p > 0 ? static_cast<double>(points_.value(p - 1)) *
+                                         (static_cast<double>(points_.time_ns(p)) - start(k))
+                                   : 0.0);
   std::size_t i = p;
   while (i + 1 < n && static_cast<double>(points_.time_ns(i + 1)) <= t) {
-    acc += static_cast<double>(points_.value(i)) * static_cast<double>(points_.time_ns(i + 1) - points_.time_ns(i));
+    acc += static_cast<double>(points_.value(i)) *
+           static_cast<double>(points_.time_ns(i + 1) - points_.time_ns(i));
     ++i;
   }
   integral_at_point = acc;
   return static_cast<std::ptrdiff_t>(i);
 }
 
-std::vector<StepSeries::Column> StepSeries::mean_columns(double t0_ns, double col_ns, int count) const {
+std::vector<StepSeries::Column> StepSeries::mean_columns(double t0_ns, double col_ns,
+                                                         int count) const {
   std::vector<Column> out(static_cast<std::size_t>(std::max(count, 0)));
   const std::size_t n = points_.size();
   // A sweep left to right. `i` is the last point at or before the column edge and `acc` the
@@ -189,7 +207,10 @@ std::vector<StepSeries::Column> StepSeries::mean_columns(double t0_ns, double co
   double acc = 0.0;
   std::ptrdiff_t i = locate(t0_ns, acc);
   auto integral_at = [&](double t) {
-    return i < 0 ? 0.0 : acc + static_cast<double>(points_.value(static_cast<std::size_t>(i))) * (t - static_cast<double>(points_.time_ns(static_cast<std::size_t>(i))));
+    return i < 0
+               ? 0.0
+               : acc + static_cast<double>(points_.value(static_cast<std::size_t>(i))) *
+                           (t - static_cast<double>(points_.time_ns(static_cast<std::size_t>(i))));
   };
   double at_a = integral_at(t0_ns);
   for (int c = 0; c < count; ++c) {
@@ -199,10 +220,12 @@ std::vector<StepSeries::Column> StepSeries::mean_columns(double t0_ns, double co
       if (next + kWalk < n && static_cast<double>(points_.time_ns(next + kWalk)) <= b) {
         i = locate(b, acc);
       } else {
-        while (static_cast<std::size_t>(i + 1) < n && static_cast<double>(points_.time_ns(static_cast<std::size_t>(i + 1))) <= b) {
+        while (static_cast<std::size_t>(i + 1) < n &&
+               static_cast<double>(points_.time_ns(static_cast<std::size_t>(i + 1))) <= b) {
           if (i >= 0) {
             const auto k = static_cast<std::size_t>(i);
-            acc += static_cast<double>(points_.value(k)) * static_cast<double>(points_.time_ns(k + 1) - points_.time_ns(k));
+            acc += static_cast<double>(points_.value(k)) *
+                   static_cast<double>(points_.time_ns(k + 1) - points_.time_ns(k));
           }
           ++i;
         }
@@ -215,8 +238,10 @@ std::vector<StepSeries::Column> StepSeries::mean_columns(double t0_ns, double co
   return out;
 }
 
-std::vector<StepSeries::Column> StepSeries::coarse_mean_columns(double t0_ns, double col_ns, int count) const {
-  if (bucket_first_.empty() || col_ns < kCoarseBuckets * bucket_ns_) return columns(t0_ns, col_ns, count, false);
+std::vector<StepSeries::Column> StepSeries::coarse_mean_columns(double t0_ns, double col_ns,
+                                                                int count) const {
+  if (bucket_first_.empty() || col_ns < kCoarseBuckets * bucket_ns_)
+    return columns(t0_ns, col_ns, count, false);
   std::vector<Column> out(static_cast<std::size_t>(std::max(count, 0)));
   const double first = static_cast<double>(begin_ns()), last = static_cast<double>(end_ns());
   const std::size_t buckets = bucket_first_.size() - 2;
@@ -239,7 +264,8 @@ std::vector<StepSeries::Column> StepSeries::coarse_mean_columns(double t0_ns, do
   return out;
 }
 
-std::vector<StepSeries::Column> StepSeries::columns(double t0_ns, double col_ns, int count, bool extremes) const {
+std::vector<StepSeries::Column> StepSeries::columns(double t0_ns, double col_ns, int count,
+                                                    bool extremes) const {
   if (!extremes && !bucket_first_.empty() && count > 0) return mean_columns(t0_ns, col_ns, count);
   std::vector<Column> out(static_cast<std::size_t>(std::max(count, 0)));
   if (points_.empty() || count <= 0) return out;
@@ -266,10 +292,12 @@ std::vector<StepSeries::Column> StepSeries::columns(double t0_ns, double col_ns,
         hi = mid;
       }
     }
-    const std::size_t first_inside = static_cast<std::size_t>(in_force + 1);  // points in (a, b): [first_inside, hi)
+    // points in (a, b): [first_inside, hi)
+    const std::size_t first_inside = static_cast<std::size_t>(in_force + 1);
     const std::ptrdiff_t last_before_b = static_cast<std::ptrdiff_t>(hi) - 1;
     Column& col = out[static_cast<std::size_t>(c)];
-    const std::int64_t at_start = in_force < 0 ? 0 : points_.value(static_cast<std::size_t>(in_force));
+    const std::int64_t at_start =
+        in_force < 0 ? 0 : points_.value(static_cast<std::size_t>(in_force));
     col.mean = (integral_to(last_before_b, b) - integral_to(in_force, a)) / col_ns;
     if (extremes) {
       col.min = std::min(at_start, first_inside < hi ? min_in(first_inside, hi) : at_start);
@@ -277,21 +305,25 @@ std::vector<StepSeries::Column> StepSeries::columns(double t0_ns, double col_ns,
     }
     // The next column starts at b: a point exactly at b is in force there.
     in_force = last_before_b;
-    if (hi < n && static_cast<double>(points_.time_ns(hi)) <= b) in_force = static_cast<std::ptrdiff_t>(hi);
+    if (hi < n && static_cast<double>(points_.time_ns(hi)) <= b)
+      in_force = static_cast<std::ptrdiff_t>(hi);
   }
   return out;
 }
 
-GridColumns grid_columns(const StepSeries& series, double origin_ns, double col_ns, std::int64_t first, int count,
-                         const GridColumns* reuse) {
+GridColumns grid_columns(const StepSeries& series, double origin_ns, double col_ns,
+                         std::int64_t first, int count, const GridColumns* reuse) {
   GridColumns g{origin_ns, col_ns, first, {}};
   auto segment = [&](std::int64_t from, std::int64_t n) {
-    return series.columns(origin_ns + static_cast<double>(from) * col_ns, col_ns, static_cast<int>(n));
+    return series.columns(origin_ns + static_cast<double>(from) * col_ns, col_ns,
+                          static_cast<int>(n));
   };
   const std::int64_t end = first + std::max(count, 0);
   const bool same_grid = reuse && reuse->col_ns == col_ns && reuse->origin_ns == origin_ns;
   const std::int64_t kept_from = same_grid ? std::max(first, reuse->first) : 0;
-  const std::int64_t kept_to = same_grid ? std::min(end, reuse->first + static_cast<std::int64_t>(reuse->columns.size())) : 0;
+  const std::int64_t kept_to =
+      same_grid ? std::min(end, reuse->first + static_cast<std::int64_t>(reuse->columns.size()))
+                : 0;
   if (kept_from >= kept_to) {
     g.columns = segment(first, end - first);
     return g;

@@ -52,7 +52,8 @@ class StepSeries {
   StepSeries() = default;
   // Points must be sorted by time; points at the same time keep the last value.
   explicit StepSeries(std::span<const Point> points);
-  explicit StepSeries(const std::vector<Point>& points) : StepSeries(std::span<const Point>(points)) {}
+  explicit StepSeries(const std::vector<Point>& points)
+      : StepSeries(std::span<const Point>(points)) {}
 
   bool empty() const { return points_.empty(); }
   std::size_t size() const { return points_.size(); }
@@ -129,8 +130,8 @@ struct GridColumns {
   std::vector<StepSeries::Column> columns;
   double t0_ns() const { return origin_ns + static_cast<double>(first) * col_ns; }
 };
-GridColumns grid_columns(const StepSeries& series, double origin_ns, double col_ns, std::int64_t first, int count,
-                         const GridColumns* reuse = nullptr);
+GridColumns grid_columns(const StepSeries& series, double origin_ns, double col_ns,
+                         std::int64_t first, int count, const GridColumns* reuse = nullptr);
 
 // Builds a "how many are busy" series from +1/-1 keys: key = time_ns * 2 + (1 for a begin, 0 for
 // an end), sorted. Ends sort before begins at the same time, so back-to-back tasks never count twice.

@@ -9,8 +9,8 @@ StealsInView steals_in_view(const TraceModel& model, double t0_ns, double t1_ns)
   s.steals = model.steals_between(t0_ns, t1_ns);
   s.arrows = s.steals <= kMaxStealArrows;
   if (!s.arrows) {
-    s.note = std::to_string(s.steals) + " steals in view: arrows drawn at " + std::to_string(kMaxStealArrows) +
-             " or fewer (zoom in)";
+    s.note = std::to_string(s.steals) + " steals in view: arrows drawn at " +
+             std::to_string(kMaxStealArrows) + " or fewer (zoom in)";
   }
   return s;
 }

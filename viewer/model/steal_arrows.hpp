@@ -14,7 +14,8 @@ inline constexpr std::size_t kMaxStealArrows = 60;
 struct StealsInView {
   std::size_t steals = 0;  // Steal events in [t0, t1] on every lane
   bool arrows = true;      // drawn: at most kMaxStealArrows
-  std::string note;        // why not, when not: "25196 steals in view: arrows drawn at 60 or fewer (zoom in)"
+  std::string
+      note;  // why not, when not: "25196 steals in view: arrows drawn at 60 or fewer (zoom in)"
 };
 
 StealsInView steals_in_view(const TraceModel& model, double t0_ns, double t1_ns);

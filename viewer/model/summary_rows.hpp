@@ -28,6 +28,7 @@ int wrapped_lines(std::string_view text, float width, const TextWidth& text_widt
 
 // The rows' height in a table whose value column is `value_w` px wide: `line_h` px a line and
 // `row_pad` px more a row (the table's cell padding).
-float summary_height(const std::vector<SummaryRow>& rows, float value_w, float line_h, float row_pad, const TextWidth& text_width);
+float summary_height(const std::vector<SummaryRow>& rows, float value_w, float line_h,
+                     float row_pad, const TextWidth& text_width);
 
 }  // namespace gpulb::viewer

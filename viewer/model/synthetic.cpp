@@ -25,7 +25,9 @@ struct Rng {
 };
 
 constexpr std::uint64_t kTick = 32;  // ns
-std::uint64_t ticks(double ns) { return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(ns / kTick)) * kTick; }
+std::uint64_t ticks(double ns) {
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(ns / kTick)) * kTick;
+}
 
 trace::Track worker_track(const SyntheticSpec& spec, std::uint32_t rank, std::uint64_t budget) {
   const std::uint32_t workers = spec.sms * spec.workers_per_sm;
@@ -47,11 +49,13 @@ trace::Track worker_track(const SyntheticSpec& spec, std::uint32_t rank, std::ui
   while (ev.size() + 6 < budget) {
     const std::uint32_t id = static_cast<std::uint32_t>(i * workers + rank);
     if (spec.idle && rng.uniform() < 0.03) {  // an idle spell: failed dequeues, then maybe a steal
-      ev.push_back(make_event(t, EventKind::DequeueFailed, 0, static_cast<std::uint16_t>(rank % 2)));
+      ev.push_back(
+          make_event(t, EventKind::DequeueFailed, 0, static_cast<std::uint16_t>(rank % 2)));
       failed += 1 + static_cast<std::uint32_t>(rng.uniform() * 20);
       t += ticks(spec.mean_task_ns * (0.5 + 2.0 * rng.uniform()));
       if (rng.uniform() < 0.5) {
-        ev.push_back(make_event(t, EventKind::Steal, static_cast<std::uint32_t>(rng.next() % workers)));
+        ev.push_back(
+            make_event(t, EventKind::Steal, static_cast<std::uint32_t>(rng.next() % workers)));
         t += kTick;
       }
     }
@@ -61,7 +65,8 @@ trace::Track worker_track(const SyntheticSpec& spec, std::uint32_t rank, std::ui
     t += kTick;
     const auto kind = static_cast<std::uint16_t>(rng.next() % spec.kinds);
     const double noise = std::exp(0.6 * (rng.uniform() + rng.uniform() + rng.uniform() - 1.5));
-    const double duration = spec.mean_task_ns * (0.5 + kind) / (0.5 + spec.kinds / 2.0) * noise * sm_factor;
+    const double duration =
+        spec.mean_task_ns * (0.5 + kind) / (0.5 + spec.kinds / 2.0) * noise * sm_factor;
     ev.push_back(make_event(t, EventKind::TaskBegin, id, kind));
     t += ticks(duration);
     if (spec.idle && rng.uniform() < 0.02) ev.push_back(make_event(t - kTick, EventKind::Spawn, 2));
@@ -82,7 +87,8 @@ trace::Trace make_synthetic_trace(const SyntheticSpec& spec) {
   t.meta.scenario = "synthetic";
   t.meta.policy = "work-stealing";
   t.meta.backend = "cuda";
-  t.meta.parameters = {{"events", std::to_string(spec.events)}, {"seed", std::to_string(spec.seed)}};
+  t.meta.parameters = {{"events", std::to_string(spec.events)},
+                       {"seed", std::to_string(spec.seed)}};
   t.meta.workers = workers;
   t.meta.clock_source = "synthetic (32 ns steps)";
   t.meta.gpulb_version = "synthetic";
@@ -93,7 +99,9 @@ trace::Trace make_synthetic_trace(const SyntheticSpec& spec) {
 
   const std::uint64_t budget = std::max<std::uint64_t>(12, spec.events / std::max(workers, 1u));
   t.tracks.resize(workers);
-  parallel_for(workers, [&](std::size_t w) { t.tracks[w] = worker_track(spec, static_cast<std::uint32_t>(w), budget); });
+  parallel_for(workers, [&](std::size_t w) {
+    t.tracks[w] = worker_track(spec, static_cast<std::uint32_t>(w), budget);
+  });
 
   // The host: a batch enqueue into each queue every so often, and the pool draining.
   trace::Track host;
@@ -105,8 +113,10 @@ trace::Trace make_synthetic_trace(const SyntheticSpec& spec) {
   const int batches = 64;
   for (int b = 0; b < batches; ++b) {
     const std::uint64_t at = ticks(static_cast<double>(end) * b / batches / 2);
-    host.events.push_back(make_event(at, EventKind::HostEnqueue, 128, static_cast<std::uint16_t>(b % 2)));
-    host.events.push_back(make_event(at + kTick, EventKind::PoolLevel, static_cast<std::uint32_t>((batches - b - 1) * 128)));
+    host.events.push_back(
+        make_event(at, EventKind::HostEnqueue, 128, static_cast<std::uint16_t>(b % 2)));
+    host.events.push_back(make_event(at + kTick, EventKind::PoolLevel,
+                                     static_cast<std::uint32_t>((batches - b - 1) * 128)));
   }
   t.tracks.push_back(std::move(host));
   std::uint64_t first = ~0ull, last = 0;
@@ -132,7 +142,8 @@ trace::Trace make_tiled_trace(const trace::Trace& real, std::uint64_t events, st
     first = std::min(first, tr.events.front().time_ns);
     last = std::max(last, tr.events.back().time_ns);
     for (const trace::Event& e : tr.events) {
-      if (e.kind == EventKind::TaskBegin || e.kind == EventKind::TaskEnd) max_id = std::max<std::uint64_t>(max_id, e.arg);
+      if (e.kind == EventKind::TaskBegin || e.kind == EventKind::TaskEnd)
+        max_id = std::max<std::uint64_t>(max_id, e.arg);
     }
   }
   // Copies 8% longer than the template, so a stretched copy ends before the next begins.
@@ -167,18 +178,22 @@ trace::Trace make_tiled_trace(const trace::Trace& real, std::uint64_t events, st
       for (const trace::Event& e : src.events) {
         const std::uint64_t step = e.time_ns - prev_src;
         // +-6% of the step and a tick either way, on the template's 32 ns grid where it is on it.
-        std::int64_t jitter = static_cast<std::int64_t>((rng.uniform() - 0.5) * 0.12 * static_cast<double>(step)) +
-                              (static_cast<std::int64_t>(rng.next() % 3) - 1) * static_cast<std::int64_t>(kTick);
-        if (step % kTick == 0) jitter = jitter / static_cast<std::int64_t>(kTick) * static_cast<std::int64_t>(kTick);
+        std::int64_t jitter =
+            static_cast<std::int64_t>((rng.uniform() - 0.5) * 0.12 * static_cast<double>(step)) +
+            (static_cast<std::int64_t>(rng.next() % 3) - 1) * static_cast<std::int64_t>(kTick);
+        if (step % kTick == 0)
+          jitter = jitter / static_cast<std::int64_t>(kTick) * static_cast<std::int64_t>(kTick);
         prev_src = e.time_ns;
-        prev_dst += static_cast<std::uint64_t>(std::max<std::int64_t>(0, static_cast<std::int64_t>(step) + jitter));
+        prev_dst += static_cast<std::uint64_t>(
+            std::max<std::int64_t>(0, static_cast<std::int64_t>(step) + jitter));
         trace::Event out = e;
         out.time_ns = std::min(prev_dst, first + (k + 1) * period - 1);
         prev_dst = out.time_ns;
         if (e.kind == EventKind::TaskBegin || e.kind == EventKind::TaskEnd) {
           const auto [a, b] = rename[k];
           out.arg = static_cast<std::uint32_t>(k * m + (e.arg * a + b) % m);
-        } else if ((e.kind == EventKind::QueueLevel || e.kind == EventKind::DequeLevel) && e.arg > 0) {
+        } else if ((e.kind == EventKind::QueueLevel || e.kind == EventKind::DequeLevel) &&
+                   e.arg > 0) {
           out.arg = e.arg + static_cast<std::uint32_t>(rng.next() % 3);
         }
         dst.events.push_back(out);

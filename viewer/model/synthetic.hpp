@@ -15,7 +15,7 @@ struct SyntheticSpec {
   std::uint64_t events = 10'000'000;  // about this many in all
   std::uint16_t kinds = 4;            // task kinds
   double mean_task_ns = 4000.0;
-  bool idle = true;                   // idle spells with failed dequeues, and steals
+  bool idle = true;  // idle spells with failed dequeues, and steals
   std::uint64_t seed = 1;
 };
 
@@ -28,6 +28,7 @@ trace::Trace make_synthetic_trace(const SyntheticSpec& spec);
 // moved past the previous copy's, and its queue levels shifted a little, so the copies compress
 // like recorded data (2-5 bytes an event) and not like a loop (the regular synthetic trace: 0.9).
 // Task pairs, steals, levels and lanes stay as real runs write them. Deterministic for a seed.
-trace::Trace make_tiled_trace(const trace::Trace& real, std::uint64_t events, std::uint64_t seed = 1);
+trace::Trace make_tiled_trace(const trace::Trace& real, std::uint64_t events,
+                              std::uint64_t seed = 1);
 
 }  // namespace gpulb::viewer

@@ -36,10 +36,10 @@ struct TaskDetails {
   std::uint32_t id = 0;
   std::uint16_t kind = 0;
   std::uint64_t begin_ns = 0, end_ns = 0;
-  std::string worker;  // "GPU 0 block 12, SM 3"
+  std::string worker;                        // "GPU 0 block 12, SM 3"
   std::optional<std::uint32_t> stolen_from;  // the victim's worker rank
-  std::uint32_t stolen_from_device = 0;      // the victim's device (another GPU's: a steal across GPUs)
-  std::optional<std::uint16_t> queue;        // the queue it was dequeued from
+  std::uint32_t stolen_from_device = 0;  // the victim's device (another GPU's: a steal across GPUs)
+  std::optional<std::uint16_t> queue;    // the queue it was dequeued from
   std::optional<std::int64_t> queue_left;    // tasks left in that queue after the dequeue
   std::optional<std::int64_t> deque_left;    // popped from its own deque: tasks left there
   std::uint32_t spawned = 0;                 // children created while it ran (Spawn, SpawnBatch)
@@ -53,15 +53,17 @@ struct TaskDetails {
 TaskDetails task_details(const TraceModel& model, TaskRef task);
 
 // The task drawn at time t on a lane (within tol_ns of its edges), if any.
-std::optional<TaskRef> task_at(const TraceModel& model, std::uint32_t lane, double t_ns, double tol_ns);
+std::optional<TaskRef> task_at(const TraceModel& model, std::uint32_t lane, double t_ns,
+                               double tol_ns);
 
 // Tasks with this id and/or kind (none given: none found), in lane order then time, at most `max`.
-std::vector<TaskRef> find_tasks(const TraceModel& model, std::optional<std::uint32_t> id, std::optional<std::uint16_t> kind,
-                                std::size_t max = 10'000);
+std::vector<TaskRef> find_tasks(const TraceModel& model, std::optional<std::uint32_t> id,
+                                std::optional<std::uint16_t> kind, std::size_t max = 10'000);
 
 // What a click at x on a lane picks, on a panel whose axis is on its trace's clock (compare's
 // panels: panel_axis of the shared axis), within 2 px of a task's edges.
-std::optional<RunTask> pick_task(const TraceModel& model, int run, std::uint32_t lane, const TimeAxis& axis, double x);
+std::optional<RunTask> pick_task(const TraceModel& model, int run, std::uint32_t lane,
+                                 const TimeAxis& axis, double x);
 
 // A search as typed: "1234" (a task id), "k2" / "kind 2" (a kind), or both ("1234 k2").
 // nullopt where it is neither.
@@ -73,7 +75,8 @@ std::optional<TaskQuery> parse_task_query(const std::string& text);
 
 // The search over every run on screen (A, then B where compare shows one): each run's matches in
 // lane order then time, each tagged with its run, at most `max_per_run` of each.
-std::vector<RunTask> find_tasks_in_runs(const TraceModel& a, const TraceModel* b, const TaskQuery& query, std::size_t max_per_run);
+std::vector<RunTask> find_tasks_in_runs(const TraceModel& a, const TraceModel* b,
+                                        const TaskQuery& query, std::size_t max_per_run);
 
 // The search's count as the toolbar shows it: "3 of 14" for one run; with two, where each
 // match is and which run the shown one is in: "3 of 14 (A 9, B 5): in A". `capped`: a run hit

@@ -12,7 +12,8 @@ namespace gpulb::viewer {
 
 // `text`'s lines at `width` px: greedy, breaking at spaces (and at '\n') but never between a
 // number and its unit ("473 us"); a word wider than the line gets a line of its own, whole.
-std::vector<std::string> wrap_at_spaces(std::string_view text, float width, const TextWidth& text_width);
+std::vector<std::string> wrap_at_spaces(std::string_view text, float width,
+                                        const TextWidth& text_width);
 
 // Whether a line break between `before` and `after` (the text on either side of it, without the
 // blanks it replaced) splits a number: inside a word that holds a digit ("1." | "0%", "800," |

@@ -46,8 +46,8 @@ std::string format_time_at_step(double ns, double step_ns) {
   return buf;
 }
 
-std::vector<Tick> time_ticks(const TimeAxis& axis, double origin_ns, double left_px, double right_px, double min_px,
-                             const TextWidth& width) {
+std::vector<Tick> time_ticks(const TimeAxis& axis, double origin_ns, double left_px,
+                             double right_px, double min_px, const TextWidth& width) {
   std::vector<Tick> ticks;
   const double step = tick_step(axis.ns_per_px, min_px);
   const double t_left = axis.time_at(left_px) - origin_ns;
@@ -105,7 +105,8 @@ std::vector<Tick> value_ticks(double top, int max_ticks) {
       break;
     }
   }
-  for (double k = 1; k * step <= top; k += 1.0) ticks.push_back({k * step, 0.0, count_label(k * step)});
+  for (double k = 1; k * step <= top; k += 1.0)
+    ticks.push_back({k * step, 0.0, count_label(k * step)});
   return ticks;
 }
 

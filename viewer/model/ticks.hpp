@@ -14,7 +14,8 @@ struct Tick {
   double at = 0.0;  // a time (ns, on the trace's clock) or a value
   double x = 0.0;   // where its label starts (time ticks: screen px)
   std::string label;
-  bool major = false;  // a chart axis's device name: drawn before, and never given up for, minor ones
+  // a chart axis's device name: drawn before, and never given up for, minor ones
+  bool major = false;
 };
 
 // The round step (1, 2 or 5 x 10^k ns) that puts ticks at least min_px apart.
@@ -31,8 +32,8 @@ using TextWidth = std::function<float(const std::string&)>;
 // Ruler ticks over the axis's [left_px, right_px], labelled with the time since origin_ns. Labels
 // start 3 px right of their tick; one that would cross right_px ends there instead, and one that
 // would then overlap its left neighbour is left out (its tick stays: Tick::label empty).
-std::vector<Tick> time_ticks(const TimeAxis& axis, double origin_ns, double left_px, double right_px, double min_px,
-                             const TextWidth& width);
+std::vector<Tick> time_ticks(const TimeAxis& axis, double origin_ns, double left_px,
+                             double right_px, double min_px, const TextWidth& width);
 
 // Clears the labels of `ticks` (time_ticks') that would touch [x0, x1], where another label is
 // drawn (the selection's length at the ruler's right end); their ticks stay.

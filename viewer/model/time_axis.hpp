@@ -10,9 +10,9 @@
 namespace gpulb::viewer {
 
 struct TimeAxis {
-  double t0_ns = 0.0;       // time at the left edge
-  double ns_per_px = 1.0;   // zoom: nanoseconds one pixel covers
-  double x0_px = 0.0;       // screen x of the left edge
+  double t0_ns = 0.0;      // time at the left edge
+  double ns_per_px = 1.0;  // zoom: nanoseconds one pixel covers
+  double x0_px = 0.0;      // screen x of the left edge
 
   double x(double t_ns) const { return x0_px + (t_ns - t0_ns) / ns_per_px; }
   double time_at(double x_px) const { return t0_ns + (x_px - x0_px) * ns_per_px; }

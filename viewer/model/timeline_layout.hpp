@@ -22,11 +22,11 @@ struct TimelineRow {
   RowKind kind = RowKind::Lane;
   float y = 0.0f, h = 0.0f;  // within the scrolled content
   std::uint32_t device = 0;
-  int group = -1;             // Group rows (and their lanes): index into DeviceGroup::groups; -1 otherwise
-  std::uint32_t lane = 0;     // Lane rows: index into TraceModel::lanes()
-  bool folded = false;        // Device, Group and Rank rows
-  bool label = true;          // whether its name is drawn (thin folded rows: every 2^k-th)
-  int rank = -1;              // Rank rows and every row under one: index into TraceModel::ranks(); -1 otherwise
+  int group = -1;  // Group rows (and their lanes): index into DeviceGroup::groups; -1 otherwise
+  std::uint32_t lane = 0;  // Lane rows: index into TraceModel::lanes()
+  bool folded = false;     // Device, Group and Rank rows
+  bool label = true;       // whether its name is drawn (thin folded rows: every 2^k-th)
+  int rank = -1;  // Rank rows and every row under one: index into TraceModel::ranks(); -1 otherwise
 };
 
 struct TimelineLayout {
@@ -44,9 +44,15 @@ inline constexpr float kMinFoldedRowPx = 1.0f;  // a pixel row per SM still show
 
 // Fold state of device and group rows; a missing key is open.
 using Folds = std::map<std::uint64_t, bool>;
-inline std::uint64_t device_fold_key(std::uint32_t d) { return (std::uint64_t{d} << 32) | 0xFFFFFFFFu; }
-inline std::uint64_t group_fold_key(std::uint32_t d, int g) { return (std::uint64_t{d} << 32) | static_cast<std::uint32_t>(g); }
-inline std::uint64_t rank_fold_key(std::uint32_t r) { return (std::uint64_t{1} << 63) | r; }  // devices stay under 2^31
+inline std::uint64_t device_fold_key(std::uint32_t d) {
+  return (std::uint64_t{d} << 32) | 0xFFFFFFFFu;
+}
+inline std::uint64_t group_fold_key(std::uint32_t d, int g) {
+  return (std::uint64_t{d} << 32) | static_cast<std::uint32_t>(g);
+}
+inline std::uint64_t rank_fold_key(std::uint32_t r) {
+  return (std::uint64_t{1} << 63) | r;
+}  // devices stay under 2^31
 
 // What a trace opens with: SM groups folded where a device has more than 64 workers (a lane each
 // would not fit a screen); everything open with `unfold` (--unfold).
@@ -64,7 +70,8 @@ inline constexpr double kAutoUnfoldZoom = 4.0;
 bool tasks_visible_at(const TraceModel& model, double ns_per_px, double shown_ns);
 // The folds to lay out: `user`'s where `automatic` is off or the tasks are too small to see, all
 // groups open where they are visible.
-Folds effective_folds(const TraceModel& model, const Folds& user, bool automatic, double ns_per_px, double shown_ns);
+Folds effective_folds(const TraceModel& model, const Folds& user, bool automatic, double ns_per_px,
+                      double shown_ns);
 
 // The row a click at content y in the label column means: a thin folded row's label runs down
 // over the unlabelled rows below it, so a click on the label is the labelled row's; elsewhere,
@@ -75,6 +82,7 @@ int row_for_label_click(const TimelineLayout& layout, float y, float text_h);
 // (TraceModel::ranks()) gets a Rank row above each rank's devices, with the rank's host lanes
 // right under it (where the lends and steals between ranks are, and the arrows join them), then
 // its devices; a folded rank hides all of them. A trace of one process has no Rank row.
-TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, float view_h, float text_h);
+TimelineLayout layout_timeline(const TraceModel& model, const Folds& folds, float view_h,
+                               float text_h);
 
 }  // namespace gpulb::viewer

@@ -82,7 +82,8 @@ void append_busy_keys(const Intervals& spans, std::vector<std::uint64_t>& keys) 
 }
 
 std::string device_label(const trace::Device& d) {
-  if (d.kind == trace::DeviceKind::Gpu) return "GPU " + std::to_string(d.index) + ": " + display_label(d.name);
+  if (d.kind == trace::DeviceKind::Gpu)
+    return "GPU " + std::to_string(d.index) + ": " + display_label(d.name);
   return d.name.empty() ? std::string("CPU") : display_label(d.name);
 }
 
@@ -102,8 +103,8 @@ bool track_shown(const trace::Trace& t, const Track& tr, std::size_t shown_devic
 
 // Lanes in display order (device, host lanes first, then SM, then rank), so that the views walk
 // them top to bottom without sorting per frame; at most max_lanes of them, the first in that order.
-std::vector<Lane> build_lanes(const trace::Trace& t, const std::vector<EventColumns>& events, std::size_t shown_devices,
-                              std::size_t max_lanes) {
+std::vector<Lane> build_lanes(const trace::Trace& t, const std::vector<EventColumns>& events,
+                              std::size_t shown_devices, std::size_t max_lanes) {
   std::vector<std::uint32_t> order;
   for (std::uint32_t i = 0; i < t.tracks.size(); ++i) {
     if (track_shown(t, t.tracks[i], shown_devices)) order.push_back(i);
@@ -112,10 +113,13 @@ std::vector<Lane> build_lanes(const trace::Trace& t, const std::vector<EventColu
     const Track& tr = t.tracks[i];
     return std::make_tuple(tr.device, tr.role == TrackRole::Host ? 0 : 1, tr.sm, tr.worker, i);
   };
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return sort_key(a) < sort_key(b); });
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return sort_key(a) < sort_key(b); });
   order.resize(std::min(order.size(), max_lanes));
   std::vector<Lane> lanes(order.size());
-  parallel_for(order.size(), [&](std::size_t i) { lanes[i] = build_lane(t.tracks[order[i]], events[order[i]], order[i]); });
+  parallel_for(order.size(), [&](std::size_t i) {
+    lanes[i] = build_lane(t.tracks[order[i]], events[order[i]], order[i]);
+  });
   return lanes;
 }
 
@@ -153,7 +157,8 @@ LaneTotals measure_lanes(const std::vector<EventColumns>& events, const std::vec
 
 // Device -> (one group per SM | one group of all workers) -> lanes; host lanes hang off the device.
 // One pass over the lanes: they are sorted by device, so each device's keep their order.
-std::vector<DeviceGroup> group_lanes(const trace::Trace& t, const std::vector<Lane>& lanes, std::size_t shown_devices) {
+std::vector<DeviceGroup> group_lanes(const trace::Trace& t, const std::vector<Lane>& lanes,
+                                     std::size_t shown_devices) {
   std::vector<DeviceGroup> devices(shown_devices);
   std::vector<std::map<std::uint32_t, LaneGroup>> groups(shown_devices);
   for (std::uint32_t i = 0; i < lanes.size(); ++i) {
@@ -174,7 +179,8 @@ std::vector<DeviceGroup> group_lanes(const trace::Trace& t, const std::vector<La
     devices[d].label = device_label(t.devices[d]);
     devices[d].device = d;
     for (auto& [sm, g] : groups[d]) {
-      g.label = sm == Track::kNoSm ? device_short(t.devices[d]) + " workers" : "SM " + std::to_string(sm);
+      g.label =
+          sm == Track::kNoSm ? device_short(t.devices[d]) + " workers" : "SM " + std::to_string(sm);
       devices[d].groups.push_back(std::move(g));
     }
   }
@@ -272,7 +278,8 @@ bool deque_edits(const Track& tr, const EventColumns& ev, std::size_t i, std::ve
       // A steal from another GPU's deque (work-stealing across GPUs) is not taken from this
       // device's sum; the victim's owner records its level again at its next push or pop.
       if (!trace::steal_crosses_devices(e, tr.device)) {
-        out.push_back({e.time_ns, 0, static_cast<std::uint16_t>(e.arg & 0xFFFFu), LevelOp::TakeOne});
+        out.push_back(
+            {e.time_ns, 0, static_cast<std::uint16_t>(e.arg & 0xFFFFu), LevelOp::TakeOne});
       }
       [[fallthrough]];
     case trace::EventKind::StealFailed:
@@ -280,8 +287,7 @@ bool deque_edits(const Track& tr, const EventColumns& ev, std::size_t i, std::ve
     case trace::EventKind::WorkerEnd:
       out.push_back({e.time_ns, 0, static_cast<std::uint16_t>(self), LevelOp::Set});
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -295,8 +301,8 @@ void close_run(Runs& runs, std::size_t start) {
 
 // Each track's level events are in time order: gather them per series as one run per track. Only
 // for the devices shown, and no new series past max_series (`truncated` says so).
-CollectedLevels collect_levels(const trace::Trace& t, const std::vector<EventColumns>& events, std::size_t shown_devices,
-                               std::size_t max_series, bool& truncated) {
+CollectedLevels collect_levels(const trace::Trace& t, const std::vector<EventColumns>& events,
+                               std::size_t shown_devices, std::size_t max_series, bool& truncated) {
   CollectedLevels out;
   auto& levels = out.series;
   for (std::size_t ti = 0; ti < t.tracks.size(); ++ti) {
@@ -306,19 +312,28 @@ CollectedLevels collect_levels(const trace::Trace& t, const std::vector<EventCol
     std::map<LevelKey, bool> touched;
     Runs* edits = tr.role == TrackRole::Worker ? &out.deque_edits[tr.device] : nullptr;
     const std::size_t edits_start = edits ? edits->first.size() : 0;
-    trace::Event enqueued{};  // the host's last HostEnqueue: a level after it of its size is that batch's
+    trace::Event
+        enqueued{};  // the host's last HostEnqueue: a level after it of its size is that batch's
     for (std::size_t i = 0; i < ev.size(); ++i) {
       const trace::EventKind kind = ev.kind(i);
-      const bool enqueue = kind == trace::EventKind::HostEnqueue;  // a batch's size, read with its queue's levels
+      // a batch's size, read with its queue's levels
+      const bool enqueue = kind == trace::EventKind::HostEnqueue;
       if (enqueue) enqueued = ev[i];
-      if (trace::event_traits(kind).level == trace::LevelSource::None && !edits && !enqueue) continue;
+      if (trace::event_traits(kind).level == trace::LevelSource::None && !edits && !enqueue)
+        continue;
       if (edits && deque_edits(tr, ev, i, edits->first)) continue;
       const trace::Event e = ev[i];
       LevelKey key;
       switch (enqueue ? trace::LevelSource::Queue : trace::event_traits(e.kind).level) {
-        case trace::LevelSource::Queue: key = {tr.device, static_cast<int>(QueueSeries::Source::Queue), e.aux}; break;
-        case trace::LevelSource::Deque: key = {tr.device, static_cast<int>(QueueSeries::Source::Deques), 0}; break;
-        case trace::LevelSource::Pool: key = {tr.device, static_cast<int>(QueueSeries::Source::Pool), 0}; break;
+        case trace::LevelSource::Queue:
+          key = {tr.device, static_cast<int>(QueueSeries::Source::Queue), e.aux};
+          break;
+        case trace::LevelSource::Deque:
+          key = {tr.device, static_cast<int>(QueueSeries::Source::Deques), 0};
+          break;
+        case trace::LevelSource::Pool:
+          key = {tr.device, static_cast<int>(QueueSeries::Source::Pool), 0};
+          break;
         case trace::LevelSource::None: continue;
       }
       if (levels.size() >= max_series && !levels.contains(key)) {
@@ -330,13 +345,13 @@ CollectedLevels collect_levels(const trace::Trace& t, const std::vector<EventCol
         if (bounds.empty()) bounds.push_back(0);
         touched[key] = true;
       }
-      const bool batch = enqueued.kind == trace::EventKind::HostEnqueue && enqueued.arg == e.arg && enqueued.aux == e.aux &&
-                         e.kind == trace::EventKind::QueueLevel;
+      const bool batch = enqueued.kind == trace::EventKind::HostEnqueue && enqueued.arg == e.arg &&
+                         enqueued.aux == e.aux && e.kind == trace::EventKind::QueueLevel;
       using Writer = LevelRecord::Writer;
       const Writer writer = tr.role != TrackRole::Host ? Writer::Worker
-                            : enqueue                   ? Writer::Enqueue
-                            : batch                     ? Writer::HostBatch
-                                                        : Writer::Host;
+                            : enqueue                  ? Writer::Enqueue
+                            : batch                    ? Writer::HostBatch
+                                                       : Writer::Host;
       vec.push_back({e.time_ns, e.arg, e.aux, LevelOp::Set, writer});
     }
     for (auto& [key, unused] : touched) levels[key].second.push_back(levels[key].first.size());
@@ -349,11 +364,13 @@ CollectedLevels collect_levels(const trace::Trace& t, const std::vector<EventCol
 std::vector<StepSeries::Point> sum_of_deques(const std::vector<Level>& levels) {
   std::vector<StepSeries::Point> points;
   points.reserve(levels.size());
-  std::vector<std::int64_t> per_owner(std::size_t{1} << 16, 0);  // owners are 16 bits (DequeLevel's aux)
+  std::vector<std::int64_t> per_owner(std::size_t{1} << 16,
+                                      0);  // owners are 16 bits (DequeLevel's aux)
   std::int64_t total = 0;
   for (const Level& l : levels) {
     std::int64_t& mine = per_owner[l.owner];
-    const std::int64_t next = l.op == LevelOp::Set ? std::int64_t{l.value} : std::max<std::int64_t>(mine - 1, 0);
+    const std::int64_t next =
+        l.op == LevelOp::Set ? std::int64_t{l.value} : std::max<std::int64_t>(mine - 1, 0);
     total += next - mine;
     mine = next;
     points.push_back({l.time_ns, total});
@@ -363,7 +380,8 @@ std::vector<StepSeries::Point> sum_of_deques(const std::vector<Level>& levels) {
 
 // Where each device stopped taking tasks: its last kernel end, or its workers' last event where
 // that is later (or no kernel end was recorded: the CPU backend).
-std::map<std::uint32_t, std::uint64_t> device_ends(const trace::Trace& t, const std::vector<EventColumns>& events,
+std::map<std::uint32_t, std::uint64_t> device_ends(const trace::Trace& t,
+                                                   const std::vector<EventColumns>& events,
                                                    std::size_t shown_devices) {
   std::map<std::uint32_t, std::uint64_t> ends;
   for (std::size_t ti = 0; ti < t.tracks.size(); ++ti) {
@@ -389,7 +407,8 @@ std::vector<StepSeries::Point> queue_points(const std::vector<Level>& levels) {
   return queue_level_points(records);
 }
 
-QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const std::vector<Level>& levels, std::uint64_t device_end) {
+QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key,
+                              const std::vector<Level>& levels, std::uint64_t device_end) {
   QueueSeries q;
   q.device = std::get<0>(key);
   q.source = static_cast<QueueSeries::Source>(std::get<1>(key));
@@ -407,7 +426,8 @@ QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const 
     q.label = dev + " deques (sum)";
   } else {
     points = queue_points(levels);
-    q.label = q.source == QueueSeries::Source::Pool ? dev + " host pool" : dev + " queue " + std::to_string(q.queue);
+    q.label = q.source == QueueSeries::Source::Pool ? dev + " host pool"
+                                                    : dev + " queue " + std::to_string(q.queue);
   }
   // A device's queues and deques live in its kernel; the host pool outlives it.
   if (q.source != QueueSeries::Source::Pool && device_end > 0) {
@@ -419,25 +439,30 @@ QueueSeries make_queue_series(const trace::Trace& t, const LevelKey& key, const 
 }
 
 // One series per queue, per device's deques and per host pool, merged across writers by time.
-std::vector<QueueSeries> build_queue_series(const trace::Trace& t, const std::vector<EventColumns>& events,
-                                           std::size_t shown_devices, std::size_t max_series, bool& truncated) {
+std::vector<QueueSeries> build_queue_series(const trace::Trace& t,
+                                            const std::vector<EventColumns>& events,
+                                            std::size_t shown_devices, std::size_t max_series,
+                                            bool& truncated) {
   std::vector<QueueSeries> queues;
   CollectedLevels collected = collect_levels(t, events, shown_devices, max_series, truncated);
   const std::map<std::uint32_t, std::uint64_t> ends = device_ends(t, events, shown_devices);
   for (auto& [key, entry] : collected.series) {
     auto& [vec, bounds] = entry;
     const auto edits = collected.deque_edits.find(std::get<0>(key));
-    if (std::get<1>(key) == static_cast<int>(QueueSeries::Source::Deques) && edits != collected.deque_edits.end()) {
+    if (std::get<1>(key) == static_cast<int>(QueueSeries::Source::Deques) &&
+        edits != collected.deque_edits.end()) {
       auto& [edit_vec, edit_bounds] = edits->second;
       const std::size_t offset = vec.size();
       vec.insert(vec.end(), edit_vec.begin(), edit_vec.end());
-      for (std::size_t i = 1; i < edit_bounds.size(); ++i) bounds.push_back(offset + edit_bounds[i]);
+      for (std::size_t i = 1; i < edit_bounds.size(); ++i)
+        bounds.push_back(offset + edit_bounds[i]);
     }
     // Stable by time within a track, merged across tracks by time.
     merge_sorted_runs_by_key(vec, bounds, [](const Level& l) { return l.time_ns; });
     const auto end = ends.find(std::get<0>(key));
     QueueSeries q = make_queue_series(t, key, vec, end == ends.end() ? 0 : end->second);
-    if (!q.level.empty()) queues.push_back(std::move(q));  // a queue with batches written but no level recorded
+    if (!q.level.empty())
+      queues.push_back(std::move(q));  // a queue with batches written but no level recorded
   }
   return queues;
 }
@@ -456,24 +481,27 @@ std::vector<RankGroup> group_ranks(const trace::Trace& t, const std::vector<Devi
   for (auto& [r, g] : by_rank) {
     std::uint64_t workers = 0;
     for (const std::uint32_t d : g.devices) workers += devices[d].workers;
-    g.label = "rank " + std::to_string(r) + ": " + std::to_string(g.devices.size()) + (g.devices.size() == 1 ? " device, " : " devices, ") +
-              std::to_string(workers) + (workers == 1 ? " worker" : " workers");
+    g.label = "rank " + std::to_string(r) + ": " + std::to_string(g.devices.size()) +
+              (g.devices.size() == 1 ? " device, " : " devices, ") + std::to_string(workers) +
+              (workers == 1 ? " worker" : " workers");
     out.push_back(std::move(g));
   }
   return out;
 }
 
 // What the limits left out, for the views to say. `queue_limit` is 0 where no series was left out.
-std::string omitted_note(const trace::Trace& t, std::size_t shown_devices, std::size_t lanes, std::size_t lane_limit,
-                         std::size_t queue_limit) {
+std::string omitted_note(const trace::Trace& t, std::size_t shown_devices, std::size_t lanes,
+                         std::size_t lane_limit, std::size_t queue_limit) {
   std::vector<std::string> parts;
   if (shown_devices < t.devices.size()) {
-    parts.push_back("the first " + std::to_string(shown_devices) + " of " + std::to_string(t.devices.size()) + " devices");
+    parts.push_back("the first " + std::to_string(shown_devices) + " of " +
+                    std::to_string(t.devices.size()) + " devices");
   }
   if (lanes == lane_limit && lanes < t.tracks.size()) {
     parts.push_back(std::to_string(lanes) + " of " + std::to_string(t.tracks.size()) + " tracks");
   }
-  if (queue_limit > 0) parts.push_back("the first " + std::to_string(queue_limit) + " queue series");
+  if (queue_limit > 0)
+    parts.push_back("the first " + std::to_string(queue_limit) + " queue series");
   std::string note;
   for (const std::string& p : parts) note += (note.empty() ? "showing " : ", ") + p;
   return note;
@@ -485,9 +513,13 @@ std::string omitted_note(const trace::Trace& t, std::size_t shown_devices, std::
 // [SECTION] TraceModel
 // -------------------------------------------------------------------------------------------------
 
-TraceModel::TraceModel(trace::Trace trace, const ModelLimits& limits) { build(trace, &trace, limits); }
+TraceModel::TraceModel(trace::Trace trace, const ModelLimits& limits) {
+  build(trace, &trace, limits);
+}
 
-TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace, const ModelLimits& limits) { build(*trace, nullptr, limits); }
+TraceModel::TraceModel(std::shared_ptr<const trace::Trace> trace, const ModelLimits& limits) {
+  build(*trace, nullptr, limits);
+}
 
 void TraceModel::build(const trace::Trace& t, trace::Trace* owned, const ModelLimits& limits) {
   stats_ = trace::compute_statistics(t);
@@ -518,26 +550,34 @@ void TraceModel::build(const trace::Trace& t, trace::Trace* owned, const ModelLi
   task_count_ = totals.task_count;
   min_task_ns_ = totals.min_task_ns;
   max_task_ns_ = totals.max_task_ns;
-  mean_task_ns_ = totals.task_count ? static_cast<double>(totals.busy_ns) / static_cast<double>(totals.task_count) : 0.0;
+  mean_task_ns_ = totals.task_count
+                      ? static_cast<double>(totals.busy_ns) / static_cast<double>(totals.task_count)
+                      : 0.0;
   max_kind_ = totals.max_kind;
   kind_present_ = totals.kind_present;
 
   for (std::uint32_t i = 0; i < lanes_.size(); ++i) {
-    if (lanes_[i].role == TrackRole::Worker) worker_lanes_.emplace(std::make_pair(lanes_[i].device, lanes_[i].worker), i);
+    if (lanes_[i].role == TrackRole::Worker)
+      worker_lanes_.emplace(std::make_pair(lanes_[i].device, lanes_[i].worker), i);
   }
   devices_ = group_lanes(h, lanes_, shown_devices);
   ranks_ = group_ranks(h, devices_);
   for (std::uint32_t i = 0; i < lanes_.size(); ++i) {
-    if (lanes_[i].role == TrackRole::Host || lanes_[i].device >= shown_devices) ungrouped_lanes_.push_back(i);
+    if (lanes_[i].role == TrackRole::Host || lanes_[i].device >= shown_devices)
+      ungrouped_lanes_.push_back(i);
   }
   // The queue series (one long merge per device's deques) and the busy series (merges per group,
   // then per device) read different parts of the model: build them side by side.
   bool queues_truncated = false;
   {
-    std::jthread queues([&] { queues_ = build_queue_series(h, events_, shown_devices, limits.max_queue_series, queues_truncated); });
+    std::jthread queues([&] {
+      queues_ =
+          build_queue_series(h, events_, shown_devices, limits.max_queue_series, queues_truncated);
+    });
     attach_busy_series(devices_, lanes_);
   }
-  omitted_ = omitted_note(h, shown_devices, lanes_.size(), limits.max_lanes, queues_truncated ? limits.max_queue_series : 0);
+  omitted_ = omitted_note(h, shown_devices, lanes_.size(), limits.max_lanes,
+                          queues_truncated ? limits.max_queue_series : 0);
 }
 
 trace::Trace TraceModel::to_trace() const {
@@ -551,7 +591,8 @@ TraceModel::Bytes TraceModel::bytes_by_part() const {
   b.events = events_.capacity() * sizeof(EventColumns);
   for (const EventColumns& e : events_) b.events += e.bytes();
   b.lanes = lanes_.capacity() * sizeof(Lane);
-  for (const Lane& l : lanes_) b.lanes += l.zones.bytes() + l.idle.bytes() + l.markers.bytes() + l.label.capacity();
+  for (const Lane& l : lanes_)
+    b.lanes += l.zones.bytes() + l.idle.bytes() + l.markers.bytes() + l.label.capacity();
   auto series = [](const StepSeries* s) { return s ? s->bytes() : 0; };
   for (const DeviceGroup& d : devices_) {
     b.series += series(d.busy.get());
@@ -576,8 +617,12 @@ std::size_t TraceModel::steals_between(double t0_ns, double t1_ns) const {
   std::size_t n = 0;
   for (const DeviceGroup& d : devices_) {
     for (const LaneGroup& g : d.groups) {
-      const auto from = std::partition_point(g.steals.begin(), g.steals.end(), [t0_ns](std::uint64_t t) { return static_cast<double>(t) < t0_ns; });
-      const auto to = std::partition_point(from, g.steals.end(), [t1_ns](std::uint64_t t) { return static_cast<double>(t) <= t1_ns; });
+      const auto from =
+          std::partition_point(g.steals.begin(), g.steals.end(),
+                               [t0_ns](std::uint64_t t) { return static_cast<double>(t) < t0_ns; });
+      const auto to = std::partition_point(from, g.steals.end(), [t1_ns](std::uint64_t t) {
+        return static_cast<double>(t) <= t1_ns;
+      });
       n += static_cast<std::size_t>(to - from);
     }
   }

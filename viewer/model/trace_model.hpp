@@ -40,10 +40,10 @@ struct Lane {
 struct LaneGroup {
   std::string label;
   std::uint32_t sm = trace::Track::kNoSm;
-  std::vector<std::uint32_t> lanes;         // indices into TraceModel::lanes()
+  std::vector<std::uint32_t> lanes;        // indices into TraceModel::lanes()
   std::shared_ptr<const StepSeries> busy;  // lanes running a task
   std::shared_ptr<const StepSeries> idle;  // lanes in an idle spell (the folded row's heat map)
-  std::vector<std::uint64_t> steals;       // times of its lanes' steals, sorted (the heat map's marks)
+  std::vector<std::uint64_t> steals;  // times of its lanes' steals, sorted (the heat map's marks)
 };
 
 struct DeviceGroup {
@@ -60,8 +60,8 @@ struct DeviceGroup {
 // of more than one rank has them (one-process traces lay out as they always did).
 struct RankGroup {
   std::uint32_t rank = 0;
-  std::string label;                    // "rank 1: 1 device, 2 workers"
-  std::vector<std::uint32_t> devices;   // indices into TraceModel::devices(), in order
+  std::string label;                      // "rank 1: 1 device, 2 workers"
+  std::vector<std::uint32_t> devices;     // indices into TraceModel::devices(), in order
   std::vector<std::uint32_t> host_lanes;  // its devices' host lanes (the rank's host threads)
 };
 
@@ -83,9 +83,9 @@ struct QueueSeries {
 // 100 KB can name 100,000 devices, and a plot per device grew the occupancy view to 7 GB. The
 // model builds lanes, groups and series only for what a view can show, and says what it left out.
 struct ModelLimits {
-  std::size_t max_devices = 64;         // 8-GPU hosts and a CPU, with room to spare
-  std::size_t max_lanes = 65'536;       // 8 GPUs x 132 SMs x 32 resident blocks is 33,792
-  std::size_t max_queue_series = 256;   // plots in the occupancy view
+  std::size_t max_devices = 64;        // 8-GPU hosts and a CPU, with room to spare
+  std::size_t max_lanes = 65'536;      // 8 GPUs x 132 SMs x 32 resident blocks is 33,792
+  std::size_t max_queue_series = 256;  // plots in the occupancy view
 };
 
 // The model keeps the trace's events once, as compact columns (columns.hpp), and not the trace
@@ -113,7 +113,8 @@ class TraceModel {
   struct Bytes {
     std::size_t events = 0;  // the tracks' event columns
     std::size_t lanes = 0;   // zones, idle spells, markers, labels
-    std::size_t series = 0;  // busy and idle series of groups and devices, steal times, queue series
+    // busy and idle series of groups and devices, steal times, queue series
+    std::size_t series = 0;
     std::size_t total() const { return events + lanes + series; }
   };
   Bytes bytes_by_part() const;
@@ -165,7 +166,8 @@ class TraceModel {
   std::vector<bool> kind_present_;
   std::string omitted_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, int> worker_lanes_;  // (device, rank) -> lane
-  std::vector<std::uint32_t> ungrouped_lanes_;  // lanes in no LaneGroup (host lanes, unlisted devices)
+  std::vector<std::uint32_t>
+      ungrouped_lanes_;  // lanes in no LaneGroup (host lanes, unlisted devices)
 };
 
 }  // namespace gpulb::viewer

@@ -26,13 +26,15 @@ namespace gpulb::viewer {
 
 std::vector<std::filesystem::path> example_traces() {
   std::vector<std::filesystem::path> out;
-  for (const std::filesystem::path& dir : builtin::shipped_trace_dirs()) {  // the lessons' folders too
+  for (const std::filesystem::path& dir :
+       builtin::shipped_trace_dirs()) {  // the lessons' folders too
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) continue;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
       if (e.path().extension() == ".gpulb") out.push_back(e.path());
     }
-    if (!out.empty()) break;  // the first folder that holds traces wins (installed before the source tree)
+    if (!out.empty())
+      break;  // the first folder that holds traces wins (installed before the source tree)
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -83,12 +85,15 @@ bool App::open_lesson(const builtin::Lesson& lesson, const std::vector<std::stri
   std::vector<std::unique_ptr<Document>> loaded;
   for (const builtin::LessonRun* run : {&lesson.a, &lesson.b}) {
     const std::size_t side = loaded.size();
-    const auto path = own_traces.size() == 2 ? std::optional<std::filesystem::path>(own_traces[side]) : builtin::find_shipped_trace(run->trace);
+    const auto path = own_traces.size() == 2
+                          ? std::optional<std::filesystem::path>(own_traces[side])
+                          : builtin::find_shipped_trace(run->trace);
     if (!path) {
       std::string where;
-      for (const auto& d : builtin::shipped_trace_dirs()) where += (where.empty() ? "" : " or ") + d.string();
-      fail("lesson " + std::string(lesson.name) + ": " + std::string(run->trace) + " is not in " + where +
-           " (the shipped traces: install gpulb, or run from its source tree)");
+      for (const auto& d : builtin::shipped_trace_dirs())
+        where += (where.empty() ? "" : " or ") + d.string();
+      fail("lesson " + std::string(lesson.name) + ": " + std::string(run->trace) + " is not in " +
+           where + " (the shipped traces: install gpulb, or run from its source tree)");
       return false;
     }
     try {
@@ -104,7 +109,8 @@ bool App::open_lesson(const builtin::Lesson& lesson, const std::vector<std::stri
   return true;
 }
 
-void App::adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a, std::unique_ptr<Document> b, bool shipped) {
+void App::adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a,
+                            std::unique_ptr<Document> b, bool shipped) {
   lesson_shipped_ = shipped;
   docs_.push_back(std::move(a));
   docs_.push_back(std::move(b));
@@ -123,8 +129,10 @@ void App::adopt_finished_lesson_runs() {
   std::lock_guard lock(lesson_mutex_);
   if (lesson_runs_ && lesson_running_for_) {
     auto& [ta, tb] = *lesson_runs_;
-    auto da = make_document(std::move(ta), "A (this CPU): " + std::string(lesson_running_for_->a.label));
-    auto db = make_document(std::move(tb), "B (this CPU): " + std::string(lesson_running_for_->b.label));
+    auto da =
+        make_document(std::move(ta), "A (this CPU): " + std::string(lesson_running_for_->a.label));
+    auto db =
+        make_document(std::move(tb), "B (this CPU): " + std::string(lesson_running_for_->b.label));
     da->unsaved = db->unsaved = true;
     lesson_runs_.reset();
     adopt_lesson_pair(*lesson_running_for_, std::move(da), std::move(db), false);
@@ -144,7 +152,8 @@ void App::lesson_key_field() {
       if (p.name == lesson_->key_parameter) spec = &p;
     }
   }
-  ImGui::TextUnformatted(lesson_->key_parameter.data(), lesson_->key_parameter.data() + lesson_->key_parameter.size());
+  ImGui::TextUnformatted(lesson_->key_parameter.data(),
+                         lesson_->key_parameter.data() + lesson_->key_parameter.size());
   ImGui::SameLine();
   ImGui::SetNextItemWidth(90.0f);
   if (spec && !spec->choices.empty()) {
@@ -157,11 +166,13 @@ void App::lesson_key_field() {
   } else {
     int v = std::atoi(lesson_key_value_.c_str());
     if (ImGui::InputInt("##key value", &v)) {
-      if (spec && spec->max > spec->min) v = std::clamp(v, static_cast<int>(spec->min), static_cast<int>(spec->max));
+      if (spec && spec->max > spec->min)
+        v = std::clamp(v, static_cast<int>(spec->min), static_cast<int>(spec->max));
       lesson_key_value_ = std::to_string(v);
     }
   }
-  if (spec && ImGui::IsItemHovered()) ImGui::SetTooltip("%s (%s)", spec->description.c_str(), spec->range.c_str());
+  if (spec && ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s (%s)", spec->description.c_str(), spec->range.c_str());
   ImGui::SameLine();
 }
 
@@ -207,10 +218,14 @@ bool App::set_view(std::string_view cli_name) {
   return panel.has_value();
 }
 
-const Document* App::current() const { return current_ >= 0 ? docs_[static_cast<std::size_t>(current_)].get() : nullptr; }
+const Document* App::current() const {
+  return current_ >= 0 ? docs_[static_cast<std::size_t>(current_)].get() : nullptr;
+}
 std::string_view App::view_name() const { return panels()[view_].cli_name; }
 
-const Document* App::compare() const { return has_compare() ? docs_[static_cast<std::size_t>(compare_)].get() : nullptr; }
+const Document* App::compare() const {
+  return has_compare() ? docs_[static_cast<std::size_t>(compare_)].get() : nullptr;
+}
 
 void App::fail(std::string message) {
   errors_.push_back(message);
@@ -251,12 +266,14 @@ void App::side_panel(float width, float height) {
   ImGui::BeginChild("side", ImVec2(width, height), true);
   if (!docs_.empty()) {
     auto doc_combo = [this](const char* label, int& index, bool allow_none) {
-      const std::string preview = index >= 0 ? display_label(docs_[static_cast<std::size_t>(index)]->title) : "(none)";
+      const std::string preview =
+          index >= 0 ? display_label(docs_[static_cast<std::size_t>(index)]->title) : "(none)";
       ImGui::SetNextItemWidth(-60);
       if (ImGui::BeginCombo(label, preview.c_str())) {
         if (allow_none && ImGui::Selectable("(none)", index < 0)) index = -1;
         for (int i = 0; i < static_cast<int>(docs_.size()); ++i) {
-          const std::string t = display_label(docs_[static_cast<std::size_t>(i)]->title) + "##" + std::to_string(i);
+          const std::string t =
+              display_label(docs_[static_cast<std::size_t>(i)]->title) + "##" + std::to_string(i);
           if (ImGui::Selectable(t.c_str(), i == index)) {
             index = i;
             vs_.fit_pending = true;
@@ -275,9 +292,11 @@ void App::side_panel(float width, float height) {
       const bool ours = current_ == lesson_a_ && compare_ == lesson_b_;
       const Document* da = ours ? docs_[static_cast<std::size_t>(lesson_a_)].get() : nullptr;
       const Document* db = ours ? docs_[static_cast<std::size_t>(lesson_b_)].get() : nullptr;
-      const bool on_recording = da && db && measured_on_recording(shown_verdict(*lesson_, *da->model, *db->model, lesson_shipped_));
-      draw_lesson(*lesson_, da ? da->model.get() : nullptr, db ? db->model.get() : nullptr, da ? &da->findings : nullptr,
-                  db ? &db->findings : nullptr, on_recording, vs_);
+      const bool on_recording =
+          da && db &&
+          measured_on_recording(shown_verdict(*lesson_, *da->model, *db->model, lesson_shipped_));
+      draw_lesson(*lesson_, da ? da->model.get() : nullptr, db ? db->model.get() : nullptr,
+                  da ? &da->findings : nullptr, db ? &db->findings : nullptr, on_recording, vs_);
       lesson_run_controls();
       ImGui::SameLine();
       if (ImGui::SmallButton("Close the lesson")) lesson_ = nullptr;
@@ -285,8 +304,10 @@ void App::side_panel(float width, float height) {
   }
   if (const Document* d = current()) {
     const Document* picked_doc = vs_.picked && vs_.picked->run == 1 ? compare() : d;
-    if (vs_.picked && picked_doc && ImGui::CollapsingHeader("Task", ImGuiTreeNodeFlags_DefaultOpen)) draw_task_details(*picked_doc->model, vs_);
-    if (ImGui::CollapsingHeader("Summary", ImGuiTreeNodeFlags_DefaultOpen)) draw_summary(*d->model, true);
+    if (vs_.picked && picked_doc && ImGui::CollapsingHeader("Task", ImGuiTreeNodeFlags_DefaultOpen))
+      draw_task_details(*picked_doc->model, vs_);
+    if (ImGui::CollapsingHeader("Summary", ImGuiTreeNodeFlags_DefaultOpen))
+      draw_summary(*d->model, true);
   }
   if (ImGui::CollapsingHeader("Run a scenario", ImGuiTreeNodeFlags_DefaultOpen)) {
     if (auto finished = scenario_.draw()) {
@@ -312,14 +333,17 @@ void App::views(float width, float height) {
     ImGui::Indent(40);
     ImGui::TextColored(ImVec4(0.86f, 0.87f, 0.9f, 1), "No trace open.");
     ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1),
-                       "Open one with File > Open, drop a .gpulb file on this window,\nor run a scenario from the panel on the left.");
+                       "Open one with File > Open, drop a .gpulb file on this window,\nor run a "
+                       "scenario from the panel on the left.");
     ImGui::Unindent(40);
     ImGui::EndChild();
     return;
   }
   const TraceModel& model = *doc->model;
   const float bar_h = ImGui::GetFrameHeightWithSpacing() + 4;
-  const Document* compare_doc = compare_ >= 0 && compare_ != current_ ? docs_[static_cast<std::size_t>(compare_)].get() : nullptr;
+  const Document* compare_doc = compare_ >= 0 && compare_ != current_
+                                    ? docs_[static_cast<std::size_t>(compare_)].get()
+                                    : nullptr;
   const TraceModel* compare = compare_doc ? compare_doc->model.get() : nullptr;
   if (ImGui::BeginTabBar("views")) {
     const std::span<const Panel> all = panels();
@@ -331,12 +355,14 @@ void App::views(float width, float height) {
       const ImVec2 size(ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y - bar_h);
       view_rect_ = ImVec4(p.x, p.y, size.x, size.y);
       const bool lesson_pair = lesson_ && current_ == lesson_a_ && compare_ == lesson_b_;
-      all[i].draw(PanelContext{model, compare, doc->findings, compare_doc ? &compare_doc->findings : nullptr, vs_,
-                               effective_playhead(model, vs_.playhead), size, lesson_pair ? lesson_ : nullptr,
-                               [this] { lesson_run_controls(); }, lesson_shipped_});
+      all[i].draw(PanelContext{
+          model, compare, doc->findings, compare_doc ? &compare_doc->findings : nullptr, vs_,
+          effective_playhead(model, vs_.playhead), size, lesson_pair ? lesson_ : nullptr,
+          [this] { lesson_run_controls(); }, lesson_shipped_});
       ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + size.y + 4));
       const bool comparing = compare && std::string_view(all[i].cli_name) == "compare";
-      draw_replay_bar(comparing ? compare_replay_span(model, *compare) : run_span(model), vs_.playhead, dt_s_);
+      draw_replay_bar(comparing ? compare_replay_span(model, *compare) : run_span(model),
+                      vs_.playhead, dt_s_);
       ImGui::EndTabItem();
     }
     select_tab_ = false;
@@ -369,15 +395,18 @@ void App::menu_bar() {
       }
       ImGui::EndMenu();
     }
-    if (ImGui::MenuItem("Save trace as...", nullptr, false, doc != nullptr)) ask_path("Save trace", "run.gpulb");
+    if (ImGui::MenuItem("Save trace as...", nullptr, false, doc != nullptr))
+      ask_path("Save trace", "run.gpulb");
     ImGui::Separator();
     if (ImGui::MenuItem("Quit")) quit_ = true;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Export", doc != nullptr)) {
-    if (ImGui::MenuItem("PNG of the window...")) ask_path("Export PNG of the window", "gpulb-window.png");
+    if (ImGui::MenuItem("PNG of the window..."))
+      ask_path("Export PNG of the window", "gpulb-window.png");
     if (ImGui::MenuItem("PNG of the view...")) ask_path("Export PNG of the view", "gpulb-view.png");
-    if (ImGui::MenuItem("Perfetto trace (.pftrace)...")) ask_path("Export Perfetto trace", "trace.pftrace");
+    if (ImGui::MenuItem("Perfetto trace (.pftrace)..."))
+      ask_path("Export Perfetto trace", "trace.pftrace");
     if (ImGui::MenuItem("Chrome / Perfetto JSON...")) ask_path("Export Chrome JSON", "trace.json");
     if (ImGui::MenuItem("CSV...")) ask_path("Export CSV", "tasks.csv");
     ImGui::EndMenu();
@@ -388,10 +417,13 @@ void App::menu_bar() {
       if (ImGui::MenuItem(all[i].title, nullptr, view_ == i)) show_panel(i);
     }
     ImGui::Separator();
-    if (ImGui::MenuItem("Colour by kind", nullptr, vs_.colour == ColourMode::ByKind)) vs_.colour = ColourMode::ByKind;
-    if (ImGui::MenuItem("Colour by duration", nullptr, vs_.colour == ColourMode::ByDuration)) vs_.colour = ColourMode::ByDuration;
+    if (ImGui::MenuItem("Colour by kind", nullptr, vs_.colour == ColourMode::ByKind))
+      vs_.colour = ColourMode::ByKind;
+    if (ImGui::MenuItem("Colour by duration", nullptr, vs_.colour == ColourMode::ByDuration))
+      vs_.colour = ColourMode::ByDuration;
     if (ImGui::MenuItem("Fit the whole run")) vs_.fit_pending = true;
-    if (ImGui::MenuItem("Clear the selection", nullptr, false, vs_.selection.has_value())) vs_.selection.reset();
+    if (ImGui::MenuItem("Clear the selection", nullptr, false, vs_.selection.has_value()))
+      vs_.selection.reset();
     if (ImGui::MenuItem("Clear the marks", nullptr, false, !vs_.marks.empty())) vs_.marks.clear();
     ImGui::EndMenu();
   }
@@ -404,17 +436,18 @@ void App::menu_bar() {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
-    ImGui::TextUnformatted("Timeline: wheel zooms at the cursor, drag pans (and scrolls),\n"
-                           "Ctrl+wheel scrolls, Shift+drag or right-drag selects a range\n"
-                           "(its figures: the Selection tab), double-click fits, click a\n"
-                           "group's name to fold or unfold it, click a task for its details.\n"
-                           "Keys: W/S zoom, A/D pan, M marks the time under the cursor,\n"
-                           "Ctrl+F finds a task (id, k<kind>), N/Shift+N next/previous,\n"
-                           "Esc clears the selection, the picked task and the search.\n"
-                           "Replay: Play, or drag the bar at the bottom; histograms and\n"
-                           "occupancy then show the state at the playhead.\n"
-                           "Findings: what the trace shows; click a time to zoom there.\n"
-                           "Lessons: a paper's claim as two real GPU runs side by side.");
+    ImGui::TextUnformatted(
+        "Timeline: wheel zooms at the cursor, drag pans (and scrolls),\n"
+        "Ctrl+wheel scrolls, Shift+drag or right-drag selects a range\n"
+        "(its figures: the Selection tab), double-click fits, click a\n"
+        "group's name to fold or unfold it, click a task for its details.\n"
+        "Keys: W/S zoom, A/D pan, M marks the time under the cursor,\n"
+        "Ctrl+F finds a task (id, k<kind>), N/Shift+N next/previous,\n"
+        "Esc clears the selection, the picked task and the search.\n"
+        "Replay: Play, or drag the bar at the bottom; histograms and\n"
+        "occupancy then show the state at the playhead.\n"
+        "Findings: what the trace shows; click a time to zoom there.\n"
+        "Lessons: a paper's claim as two real GPU runs side by side.");
     ImGui::EndMenu();
   }
   ImGui::EndMenuBar();
@@ -435,7 +468,8 @@ void App::popups() {
     if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
     ImGui::SetNextItemWidth(480);
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-    const bool enter = ImGui::InputText("path", path_buf_, sizeof path_buf_, ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool enter =
+        ImGui::InputText("path", path_buf_, sizeof path_buf_, ImGuiInputTextFlags_EnterReturnsTrue);
     if (with_range) {
       ImGui::BeginDisabled(!vs_.selection);
       ImGui::Checkbox("only the selected time range", &range_only_);
@@ -449,7 +483,8 @@ void App::popups() {
       }
       if (!found.empty()) ImGui::TextDisabled("Traces here and shipped examples:");
       for (const auto& f : found) {
-        if (ImGui::Selectable(f.string().c_str())) std::snprintf(path_buf_, sizeof path_buf_, "%s", f.string().c_str());
+        if (ImGui::Selectable(f.string().c_str()))
+          std::snprintf(path_buf_, sizeof path_buf_, "%s", f.string().c_str());
       }
     }
     if (ImGui::Button(action, ImVec2(120, 0)) || enter) {
@@ -461,21 +496,36 @@ void App::popups() {
     ImGui::EndPopup();
   };
   const Document* doc = current();
-  path_dialog("Open trace", "Open", [this](const std::filesystem::path& p) { open(p); }, false);
-  path_dialog("Save trace", "Save", [this, doc](const std::filesystem::path& p) {
-    try {
-      trace::write_trace(p, doc->model->to_trace());
-      notify("saved " + p.string());
-    } catch (const std::exception& e) {
-      fail(e.what());
-    }
-  }, false);
-  path_dialog("Export PNG of the window", "Export", [this](const std::filesystem::path& p) { png_ = PngRequest{p, false}; }, false);
-  path_dialog("Export PNG of the view", "Export", [this](const std::filesystem::path& p) { png_ = PngRequest{p, true}; }, false);
+  path_dialog(
+      "Open trace", "Open", [this](const std::filesystem::path& p) { open(p); }, false);
+  path_dialog(
+      "Save trace", "Save",
+      [this, doc](const std::filesystem::path& p) {
+        try {
+          trace::write_trace(p, doc->model->to_trace());
+          notify("saved " + p.string());
+        } catch (const std::exception& e) {
+          fail(e.what());
+        }
+      },
+      false);
+  path_dialog(
+      "Export PNG of the window", "Export",
+      [this](const std::filesystem::path& p) {
+        png_ = PngRequest{p, false};
+      },
+      false);
+  path_dialog(
+      "Export PNG of the view", "Export",
+      [this](const std::filesystem::path& p) {
+        png_ = PngRequest{p, true};
+      },
+      false);
   auto export_as = [this, doc](trace::ExportFormat format) {
     return [this, doc, format](const std::filesystem::path& p) {
       try {
-        const auto files = export_trace_as(doc->model->to_trace(), format, p, range_only_ ? vs_.selection : std::nullopt);
+        const auto files = export_trace_as(doc->model->to_trace(), format, p,
+                                           range_only_ ? vs_.selection : std::nullopt);
         std::string msg = "wrote";
         for (const auto& f : files) msg += " " + f.string();
         notify(msg);

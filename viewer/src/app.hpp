@@ -50,9 +50,9 @@ class App {
   std::size_t document_count() const { return docs_.size(); }
   const Document* current() const;
   bool has_compare() const { return compare_ >= 0 && compare_ != current_; }  // a trace B beside A
-  const Document* compare() const;  // trace B, or null
+  const Document* compare() const;                                            // trace B, or null
   const builtin::Lesson* lesson() const { return lesson_; }  // the lesson open, or null
-  std::string_view view_name() const;                         // the view shown: its --view name
+  std::string_view view_name() const;                        // the view shown: its --view name
 
   // Draws one frame of the whole UI into the viewport; dt_s advances the replay.
   void frame(float dt_s);
@@ -71,10 +71,14 @@ class App {
   void popups();
   void fail(std::string message);
   void reset_timeline();
-  void show_panel(std::size_t index) { view_ = index; select_tab_ = true; }
+  void show_panel(std::size_t index) {
+    view_ = index;
+    select_tab_ = true;
+  }
   // A lesson's two runs as A and B (shipped traces, or the CPU recipes' runs), Compare shown.
   // shipped: the lesson's own traces (its verdict then measured where its claim is, lesson_verdict).
-  void adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a, std::unique_ptr<Document> b, bool shipped);
+  void adopt_lesson_pair(const builtin::Lesson& lesson, std::unique_ptr<Document> a,
+                         std::unique_ptr<Document> b, bool shipped);
   bool lesson_shipped_ = false;
   // The lesson's "Run both on this CPU" (in its panel and its view): its key parameter's field,
   // the button and the progress; adopt_finished_lesson_runs (once a frame) opens the result.

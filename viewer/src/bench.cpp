@@ -23,7 +23,9 @@ namespace gpulb::viewer {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 // CPU time of the whole process (all threads), in ms: on a shared machine the wall time of a load
 // says as much about the other processes as about this one.
@@ -41,7 +43,8 @@ Stats summarise(std::vector<double> t) {
   Stats s;
   for (const double v : t) s.mean_ms += v;
   s.mean_ms /= static_cast<double>(t.size());
-  s.p99_ms = t[std::min(t.size() - 1, static_cast<std::size_t>(static_cast<double>(t.size()) * 0.99))];
+  s.p99_ms =
+      t[std::min(t.size() - 1, static_cast<std::size_t>(static_cast<double>(t.size()) * 0.99))];
   return s;
 }
 
@@ -60,7 +63,8 @@ FrameStats measure(Platform& platform, App& app, int frames, Motion motion) {
   std::vector<double> build, render, total;
   for (int i = 0; i < frames + 3; ++i) {
     TimeAxis& axis = app.view_state().axis;
-    if (motion == Motion::Pan) axis.pan(i % 2 ? 7.0 : -5.0);  // drifts 1 px a frame pair: stays over the run
+    if (motion == Motion::Pan)
+      axis.pan(i % 2 ? 7.0 : -5.0);  // drifts 1 px a frame pair: stays over the run
     if (motion == Motion::Zoom) axis.zoom_at(axis.x0_px + 600.0, i % 2 ? 1.02 : 1 / 1.02);
     const auto start = Clock::now();
     platform.begin_frame();
@@ -98,7 +102,8 @@ std::uint64_t heap_in_use() {
     const std::size_t size = xml.find("size=\"", at);
     return size == std::string::npos ? 0 : std::strtoull(xml.c_str() + size + 6, nullptr, 10);
   };
-  const std::uint64_t system = last("<system type=\"current\""), fast = last("<total type=\"fast\"");
+  const std::uint64_t system = last("<system type=\"current\""),
+                      fast = last("<total type=\"fast\"");
   const std::uint64_t rest = last("<total type=\"rest\""), mmapped = last("<total type=\"mmap\"");
   return system - std::min(system, fast + rest) + mmapped;
 }
@@ -115,7 +120,8 @@ trace::Trace bench_trace(const BenchOptions& o, std::string& what) {
     if (const auto shipped = builtin::find_shipped_trace(o.tmpl)) path = *shipped;
   }
   const trace::Trace real = trace::read_trace(path);
-  what = "the event mix of " + path.filename().string() + " (" + std::to_string(real.event_count()) + " events), repeated";
+  what = "the event mix of " + path.filename().string() + " (" +
+         std::to_string(real.event_count()) + " events), repeated";
   return make_tiled_trace(real, o.events);
 }
 
@@ -155,18 +161,25 @@ int run_bench(const BenchOptions& o) {
   const TraceModel& model = *doc->model;
 
   std::printf("trace       %llu events, %llu tasks, %zu lanes: %s (generated in %.0f ms)\n",
-              static_cast<unsigned long long>(events), static_cast<unsigned long long>(model.task_count()),
-              model.lanes().size(), what.c_str(), gen_ms);
+              static_cast<unsigned long long>(events),
+              static_cast<unsigned long long>(model.task_count()), model.lanes().size(),
+              what.c_str(), gen_ms);
   std::printf("file        %.2f MB, %.2f bytes an event (real traces: 2-5)  [encode %.0f ms]\n",
               file_mb, bytes_per_event, encode_ms);
-  std::printf("load        %.0f ms = decode %.0f ms + model %.0f ms (target <= 2000); CPU time %.0f ms (all threads)\n", load_ms,
-              decode_ms, model_ms, load_cpu_ms);
-  std::printf("memory      %.0f MB on the heap for the loaded trace, %.1f bytes an event (target <= 32)\n", model_bytes / 1e6,
-              memory_per_event);
+  std::printf(
+      "load        %.0f ms = decode %.0f ms + model %.0f ms (target <= 2000); CPU time %.0f ms "
+      "(all threads)\n",
+      load_ms, decode_ms, model_ms, load_cpu_ms);
+  std::printf(
+      "memory      %.0f MB on the heap for the loaded trace, %.1f bytes an event (target <= 32)\n",
+      model_bytes / 1e6, memory_per_event);
   const TraceModel::Bytes parts = doc->model->bytes_by_part();
   const double ev = static_cast<double>(events);
-  std::printf("            of which events %.1f, lanes (zones, idle, markers) %.1f, series %.1f bytes an event\n",
-              static_cast<double>(parts.events) / ev, static_cast<double>(parts.lanes) / ev, static_cast<double>(parts.series) / ev);
+  std::printf(
+      "            of which events %.1f, lanes (zones, idle, markers) %.1f, series %.1f bytes an "
+      "event\n",
+      static_cast<double>(parts.events) / ev, static_cast<double>(parts.lanes) / ev,
+      static_cast<double>(parts.series) / ev);
 
   if (o.frames <= 0) return memory_per_event <= 32.0 && load_ms <= 2000 ? 0 : 1;
 
@@ -178,7 +191,7 @@ int run_bench(const BenchOptions& o) {
   struct Case {
     const char* name;
     const char* view;  // --view name (panels.hpp)
-    double zoom;  // 1: the whole run; 10: a tenth of it, at the middle
+    double zoom;       // 1: the whole run; 10: a tenth of it, at the middle
     bool expanded;
     Motion motion = Motion::Still;
   };
@@ -196,9 +209,11 @@ int run_bench(const BenchOptions& o) {
       {"occupancy, replay mid-run", "occupancy", 1, false},
   };
   std::printf("\n%-34s %18s %18s %18s\n", "", "views (CPU)", "GL raster", "frame");
-  std::printf("%-34s %9s %8s %9s %8s %9s %8s\n", "time in ms", "mean", "p99", "mean", "p99", "mean", "p99");
+  std::printf("%-34s %9s %8s %9s %8s %9s %8s\n", "time in ms", "mean", "p99", "mean", "p99", "mean",
+              "p99");
   bool frames_ok = true;
-  const double begin = static_cast<double>(model.begin_ns()), end = static_cast<double>(model.end_ns());
+  const double begin = static_cast<double>(model.begin_ns()),
+               end = static_cast<double>(model.end_ns());
   for (const Case& c : cases) {
     if (!o.only.empty() && std::string(c.name).find(o.only) == std::string::npos) continue;
     app.set_view(c.view);
@@ -208,16 +223,18 @@ int run_bench(const BenchOptions& o) {
     const double mid = (begin + end) / 2, half = (end - begin) / c.zoom / 2;
     vs.pending_range = Selection{mid - half, mid + half};
     vs.playhead = Playhead{};
-    if (std::string(c.name).find("replay") != std::string::npos) vs.playhead = Playhead{mid, true, false, 1.0f};
+    if (std::string(c.name).find("replay") != std::string::npos)
+      vs.playhead = Playhead{mid, true, false, 1.0f};
     const FrameStats s = measure(platform, app, o.frames, c.motion);
     frames_ok = frames_ok && s.build.p99_ms <= 16.0;
-    std::printf("%-34s %9.2f %8.2f %9.2f %8.2f %9.2f %8.2f\n", c.name, s.build.mean_ms, s.build.p99_ms, s.render.mean_ms,
-                s.render.p99_ms, s.total.mean_ms, s.total.p99_ms);
+    std::printf("%-34s %9.2f %8.2f %9.2f %8.2f %9.2f %8.2f\n", c.name, s.build.mean_ms,
+                s.build.p99_ms, s.render.mean_ms, s.render.p99_ms, s.total.mean_ms, s.total.p99_ms);
   }
   const bool memory_ok = memory_per_event <= 32.0;
   const bool ok = frames_ok && load_ms <= 2000 && memory_ok;
-  std::printf("\ntargets     view p99 <= 16 ms: %s; load <= 2 s: %s; <= 32 B/event in memory: %s\n", frames_ok ? "met" : "MISSED",
-              load_ms <= 2000 ? "met" : "MISSED", memory_ok ? "met" : "MISSED");
+  std::printf("\ntargets     view p99 <= 16 ms: %s; load <= 2 s: %s; <= 32 B/event in memory: %s\n",
+              frames_ok ? "met" : "MISSED", load_ms <= 2000 ? "met" : "MISSED",
+              memory_ok ? "met" : "MISSED");
   return ok ? 0 : 1;
 }
 

@@ -11,7 +11,8 @@ namespace gpulb::viewer {
 struct BenchOptions {
   std::uint64_t events = 10'000'000;
   int width = 1600, height = 1000;
-  int frames = 60;  // measured frames per case, after a few unmeasured ones; 0: load and memory only
+  // measured frames per case, after a few unmeasured ones; 0: load and memory only
+  int frames = 60;
   // The trace whose event mix the bench trace repeats (make_tiled_trace): a path, a shipped
   // trace's file name, or "synthetic" for the regular generated trace (0.9 bytes an event).
   std::string tmpl = "uts-geometric-d7-work-stealing-h200.gpulb";

@@ -24,7 +24,8 @@ struct CounterStrip {
   SeriesColumnsCache* cache = nullptr;  // the tracks' columns, kept between still frames
 };
 
-void draw_counter_strip(const CounterStrip& strip, const OccupancyPlots& plots, const CounterLayout& layout);
+void draw_counter_strip(const CounterStrip& strip, const OccupancyPlots& plots,
+                        const CounterLayout& layout);
 std::string fit_text_here(const std::string& text, float max_px);  // fit_text with ImGui's widths
 // "own scale": the counters (strip and Occupancy tab) each on its own peak, or shared per kind.
 void own_scale_checkbox(ViewState& vs);

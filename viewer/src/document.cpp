@@ -7,7 +7,8 @@ namespace gpulb::viewer {
 std::unique_ptr<Document> make_document(trace::Trace trace, std::string title) {
   auto doc = std::make_unique<Document>();
   doc->title = std::move(title);
-  doc->model = std::make_shared<const TraceModel>(std::make_shared<const trace::Trace>(std::move(trace)));
+  doc->model =
+      std::make_shared<const TraceModel>(std::make_shared<const trace::Trace>(std::move(trace)));
   doc->findings = compute_findings(*doc->model);
   return doc;
 }

@@ -16,7 +16,7 @@ struct Document {
   std::string source;  // the path, or empty for a run made in the viewer
   std::shared_ptr<const TraceModel> model;
   std::vector<Finding> findings;  // computed once, on load
-  bool unsaved = false;  // a run made in the viewer, not written to a file yet
+  bool unsaved = false;           // a run made in the viewer, not written to a file yet
 };
 
 // Reads and models a trace file; throws trace::TraceFileError with the reader's message.

@@ -21,7 +21,8 @@ void legend_item(ImU32 colour, const char* label) {
   // A legend wider than its row goes on below, rather than past the window's edge.
   if (ImGui::GetContentRegionAvail().x < h + 4 + ImGui::CalcTextSize(label).x) ImGui::NewLine();
   const ImVec2 p = ImGui::GetCursorScreenPos();
-  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + h, p.y + h - 2), colour, 2.0f);
+  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + h, p.y + h - 2),
+                                            colour, 2.0f);
   ImGui::Dummy(ImVec2(h + 2, h));
   ImGui::SameLine();
   ImGui::TextUnformatted(label);
@@ -51,7 +52,8 @@ std::string format_count(double v) {
 void text_wrapped(std::string_view text) {
   const float width = std::max(ImGui::GetContentRegionAvail().x, 1.0f);
   std::string lines;  // one text of several lines: ImGui's own line height, as TextWrapped has
-  for (const std::string& line : wrap_at_spaces(text, width, text_width)) lines += (lines.empty() ? "" : "\n") + line;
+  for (const std::string& line : wrap_at_spaces(text, width, text_width))
+    lines += (lines.empty() ? "" : "\n") + line;
   ImGui::BeginGroup();
   ImGui::TextUnformatted(lines.c_str(), lines.c_str() + lines.size());
   ImGui::EndGroup();
@@ -85,8 +87,9 @@ ChartFrame begin_chart(const char* title, ImVec2 size, float left_margin, int bo
 
 }  // namespace
 
-int bar_chart(const char* title, std::span<const double> values, std::span<const Tick> axis, ImVec2 size,
-              const ValueFormat& fmt, const std::function<std::string(int)>& bar_label, ImU32 colour, double scale_max, BarRatio ratio) {
+int bar_chart(const char* title, std::span<const double> values, std::span<const Tick> axis,
+              ImVec2 size, const ValueFormat& fmt, const std::function<std::string(int)>& bar_label,
+              ImU32 colour, double scale_max, BarRatio ratio) {
   const ChartFrame f = begin_chart(title, size, 64.0f, 2);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (values.empty()) {
@@ -115,7 +118,8 @@ int bar_chart(const char* title, std::span<const double> values, std::span<const
   if (bw >= 1.0f) {
     for (std::size_t i = 0; i < n; ++i) {
       const float x0 = f.p0.x + bw * static_cast<float>(i);
-      dl->AddRectFilled(ImVec2(x0 + gap * 0.5f, y_of(values[i])), ImVec2(x0 + bw - gap * 0.5f, f.p1.y), colour);
+      dl->AddRectFilled(ImVec2(x0 + gap * 0.5f, y_of(values[i])),
+                        ImVec2(x0 + bw - gap * 0.5f, f.p1.y), colour);
     }
   } else {
     // More bars than pixels: each column is a bucket of bars, its range as a band, its mean as
@@ -124,7 +128,8 @@ int bar_chart(const char* title, std::span<const double> values, std::span<const
     const std::vector<Bucket> buckets = bar_buckets(values, static_cast<int>(w));
     for (std::size_t c = 0; c < buckets.size(); ++c) {
       const float x0 = f.p0.x + static_cast<float>(c);
-      dl->AddRectFilled(ImVec2(x0, y_of(buckets[c].max)), ImVec2(x0 + 1, y_of(buckets[c].min)), band);
+      dl->AddRectFilled(ImVec2(x0, y_of(buckets[c].max)), ImVec2(x0 + 1, y_of(buckets[c].min)),
+                        band);
       dl->AddRectFilled(ImVec2(x0, y_of(buckets[c].mean)), ImVec2(x0 + 1, f.p1.y), colour);
     }
   }
@@ -148,25 +153,29 @@ int bar_chart(const char* title, std::span<const double> values, std::span<const
   if (ratio == BarRatio::MaxOverMin) {
     char ratio_text[32] = "max/min: min is 0";
     if (lo > 0) std::snprintf(ratio_text, sizeof ratio_text, "max/min %.2f", hi / lo);
-    std::snprintf(stats, sizeof stats, "min %s   mean %s   max %s   %s", fmt(lo).c_str(), fmt(mean).c_str(), fmt(hi).c_str(), ratio_text);
+    std::snprintf(stats, sizeof stats, "min %s   mean %s   max %s   %s", fmt(lo).c_str(),
+                  fmt(mean).c_str(), fmt(hi).c_str(), ratio_text);
   } else {
-    std::snprintf(stats, sizeof stats, "min %s   mean %s   max %s   max/mean %.3f", fmt(lo).c_str(), fmt(mean).c_str(),
-                  fmt(hi).c_str(), mean > 0 ? hi / mean : 1.0);
+    std::snprintf(stats, sizeof stats, "min %s   mean %s   max %s   max/mean %.3f", fmt(lo).c_str(),
+                  fmt(mean).c_str(), fmt(hi).c_str(), mean > 0 ? hi / mean : 1.0);
   }
   dl->AddText(ImVec2(f.p0.x, f.p1.y + ImGui::GetTextLineHeight() + 4), colours::kDimText, stats);
 
   int hovered = -1;
   const ImVec2 m = ImGui::GetIO().MousePos;
   if (ImGui::IsItemHovered() && m.x >= f.p0.x && m.x < f.p1.x) {
-    hovered = std::clamp(static_cast<int>((m.x - f.p0.x) / w * static_cast<float>(n)), 0, static_cast<int>(n) - 1);
+    hovered = std::clamp(static_cast<int>((m.x - f.p0.x) / w * static_cast<float>(n)), 0,
+                         static_cast<int>(n) - 1);
     ImGui::BeginTooltip();
-    ImGui::Text("%s: %s", bar_label(hovered).c_str(), fmt(values[static_cast<std::size_t>(hovered)]).c_str());
+    ImGui::Text("%s: %s", bar_label(hovered).c_str(),
+                fmt(values[static_cast<std::size_t>(hovered)]).c_str());
     ImGui::EndTooltip();
   }
   return hovered;
 }
 
-void histogram_chart(const char* title, const Histogram& h, ImVec2 size, const ValueFormat& edge_fmt) {
+void histogram_chart(const char* title, const Histogram& h, ImVec2 size,
+                     const ValueFormat& edge_fmt) {
   const ChartFrame f = begin_chart(title, size, 64.0f);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const std::uint64_t peak = h.peak();
@@ -178,7 +187,8 @@ void histogram_chart(const char* title, const Histogram& h, ImVec2 size, const V
   const std::size_t n = h.counts.size();
   const float bw = w / static_cast<float>(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const float y = f.p1.y - hgt * static_cast<float>(h.counts[i]) / static_cast<float>(peak) / 1.08f;
+    const float y =
+        f.p1.y - hgt * static_cast<float>(h.counts[i]) / static_cast<float>(peak) / 1.08f;
     const float x0 = f.p0.x + bw * static_cast<float>(i);
     dl->AddRectFilled(ImVec2(x0 + 1, y), ImVec2(x0 + bw - 1, f.p1.y), colours::kBusy);
   }
@@ -194,15 +204,15 @@ void histogram_chart(const char* title, const Histogram& h, ImVec2 size, const V
     const float x = f.p0.x + bw * static_cast<float>(e);
     const float tw = ImGui::CalcTextSize(text.c_str()).x;
     dl->AddLine(ImVec2(x, f.p1.y), ImVec2(x, f.p1.y + 3), colours::kGrid);
-    dl->AddText(ImVec2(std::clamp(x - tw * 0.5f, f.outer0.x + 2, f.outer1.x - tw - 2), f.p1.y + 4), colours::kDimText,
-                text.c_str());
+    dl->AddText(ImVec2(std::clamp(x - tw * 0.5f, f.outer0.x + 2, f.outer1.x - tw - 2), f.p1.y + 4),
+                colours::kDimText, text.c_str());
   }
   const ImVec2 m = ImGui::GetIO().MousePos;
   if (ImGui::IsItemHovered() && m.x >= f.p0.x && m.x < f.p1.x) {
     const auto i = std::min(n - 1, static_cast<std::size_t>((m.x - f.p0.x) / bw));
     ImGui::BeginTooltip();
-    ImGui::Text("%s .. %s: %llu tasks", edge_fmt(h.edges[i]).c_str(), edge_fmt(h.edges[i + 1]).c_str(),
-                static_cast<unsigned long long>(h.counts[i]));
+    ImGui::Text("%s .. %s: %llu tasks", edge_fmt(h.edges[i]).c_str(),
+                edge_fmt(h.edges[i + 1]).c_str(), static_cast<unsigned long long>(h.counts[i]));
     ImGui::EndTooltip();
   }
 }

@@ -40,7 +40,8 @@ inline constexpr ImU32 kChosen = to_imgui(palette::kChosen);
 inline constexpr ImU32 kSelection = to_imgui(palette::kChosen, 40);  // the selected range's band
 inline constexpr ImU32 kQueued = to_imgui(palette::kQueued);
 inline constexpr ImU32 kBusy = to_imgui(palette::kBusy);
-inline constexpr ImU32 kBar = IM_COL32(95, 150, 225, 255);  // a chart's bars of task counts (no kinds in its view)
+// a chart's bars of task counts (no kinds in its view)
+inline constexpr ImU32 kBar = IM_COL32(95, 150, 225, 255);
 inline constexpr ImU32 kMean = IM_COL32(255, 255, 255, 255);  // a chart's mean line
 }  // namespace colours
 
@@ -64,12 +65,14 @@ enum class BarRatio { MaxOverMean, MaxOverMin };
 // `bar_label` names bar i for the tooltip. `scale_max` (where above the values' maximum) tops the
 // axis instead, so that charts set one above the other share a scale. Returns the index of the
 // hovered bar, or -1.
-int bar_chart(const char* title, std::span<const double> values, std::span<const Tick> axis, ImVec2 size,
-              const ValueFormat& fmt, const std::function<std::string(int)>& bar_label, ImU32 colour = colours::kBar,
-              double scale_max = 0.0, BarRatio ratio = BarRatio::MaxOverMean);
+int bar_chart(const char* title, std::span<const double> values, std::span<const Tick> axis,
+              ImVec2 size, const ValueFormat& fmt, const std::function<std::string(int)>& bar_label,
+              ImU32 colour = colours::kBar, double scale_max = 0.0,
+              BarRatio ratio = BarRatio::MaxOverMean);
 
 // A histogram of counts; a log-scale histogram labels its edges as times.
-void histogram_chart(const char* title, const Histogram& h, ImVec2 size, const ValueFormat& edge_fmt);
+void histogram_chart(const char* title, const Histogram& h, ImVec2 size,
+                     const ValueFormat& edge_fmt);
 
 // `text` wrapped to the space left on the line, breaking only at spaces (text_wrap.hpp): ImGui's
 // TextWrapped also breaks after '.' and ',', inside "1.5 ms" or "800,000". A group, so that after

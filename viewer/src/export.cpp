@@ -26,14 +26,17 @@ Image crop(const Image& image, int x, int y, int w, int h) {
 }
 
 void write_png(const std::filesystem::path& path, const Image& image) {
-  if (image.width <= 0 || image.height <= 0) throw trace::WriteError(path.string() + ": nothing to write (empty image)");
+  if (image.width <= 0 || image.height <= 0)
+    throw trace::WriteError(path.string() + ": nothing to write (empty image)");
   // Encoded in memory, then written by the tracing layer's safe writer: stbi_write_png's own file
   // output ignores fwrite's errors, so a full disk left a truncated PNG and reported success.
   std::string png;
   auto append = [](void* context, void* data, int size) {
-    static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data),
+                                               static_cast<std::size_t>(size));
   };
-  if (!stbi_write_png_to_func(append, &png, image.width, image.height, 4, image.rgba.data(), image.width * 4)) {
+  if (!stbi_write_png_to_func(append, &png, image.width, image.height, 4, image.rgba.data(),
+                              image.width * 4)) {
     throw trace::WriteError(path.string() + ": cannot encode the PNG");
   }
   trace::AtomicWrite file(path);  // refuses devices, directories and missing directories
@@ -41,7 +44,8 @@ void write_png(const std::filesystem::path& path, const Image& image) {
   file.commit();  // throws WriteError naming the path and the cause; the temporary file is removed
 }
 
-std::vector<std::filesystem::path> export_trace_as(const trace::Trace& trace, trace::ExportFormat format,
+std::vector<std::filesystem::path> export_trace_as(const trace::Trace& trace,
+                                                   trace::ExportFormat format,
                                                    const std::filesystem::path& path,
                                                    const std::optional<Selection>& range) {
   trace::TimeRange r;

@@ -27,7 +27,8 @@ Image crop(const Image& image, int x, int y, int w, int h);
 void write_png(const std::filesystem::path& path, const Image& image);
 
 // Writes the trace (or the selected range of it); returns the files written.
-std::vector<std::filesystem::path> export_trace_as(const trace::Trace& trace, trace::ExportFormat format,
+std::vector<std::filesystem::path> export_trace_as(const trace::Trace& trace,
+                                                   trace::ExportFormat format,
                                                    const std::filesystem::path& path,
                                                    const std::optional<Selection>& range);
 

@@ -29,7 +29,8 @@ const Histogram& duration_histogram(const TraceModel& model, const ReplayState& 
     cached = log_histogram(d, 40);
     // Keep the bins of the whole run while replaying, so bars grow in place instead of jumping.
     if (state.tasks_done < model.task_count() && model.min_task_ns() > 0) {
-      const std::vector<double> range = {static_cast<double>(model.min_task_ns()), static_cast<double>(model.max_task_ns())};
+      const std::vector<double> range = {static_cast<double>(model.min_task_ns()),
+                                         static_cast<double>(model.max_task_ns())};
       Histogram frame = log_histogram(range, 40);
       frame.counts.assign(frame.counts.size(), 0);
       for (const double v : d) ++frame.counts[static_cast<std::size_t>(bin_of(frame, v))];
@@ -52,8 +53,10 @@ void draw_histograms(const TraceModel& model, const ReplayState& state, ImVec2 s
   const Loads g = group_loads(model, state, false);
   const Loads d = group_loads(model, state, true);
   if (w.silent > 0) {
-    ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1), "%zu worker tracks recorded no event: not counted, as in the summary (%zu workers).",
-                       w.silent, w.busy.size());
+    ImGui::TextColored(
+        ImVec4(0.6f, 0.62f, 0.67f, 1),
+        "%zu worker tracks recorded no event: not counted, as in the summary (%zu workers).",
+        w.silent, w.busy.size());
     size.y -= ImGui::GetTextLineHeightWithSpacing();
   }
 
@@ -69,23 +72,29 @@ void draw_histograms(const TraceModel& model, const ReplayState& state, ImVec2 s
                                {"Busy time per worker", &w, &w.busy, &time, colours::kBusy}};
   if (any_sms) {
     charts.push_back({"Tasks per SM", &g, &g.tasks, &count, colours::kBar});
-    charts.push_back({"Busy time per SM (sum over its workers)", &g, &g.busy, &time, colours::kBusy});
+    charts.push_back(
+        {"Busy time per SM (sum over its workers)", &g, &g.busy, &time, colours::kBusy});
   }
   if (model.devices().size() > 1) {
     charts.push_back({"Tasks per device", &d, &d.tasks, &count, colours::kBar});
-    charts.push_back({"Busy time per device (sum over its workers)", &d, &d.busy, &time, colours::kBusy});
+    charts.push_back(
+        {"Busy time per device (sum over its workers)", &d, &d.busy, &time, colours::kBusy});
   }
-  charts.push_back({"Idle time per worker (alive, not in a task)", &w, &w.idle, &time, colours::kIdle});
+  charts.push_back(
+      {"Idle time per worker (alive, not in a task)", &w, &w.idle, &time, colours::kIdle});
   const int cells = static_cast<int>(charts.size()) + 1;  // + the duration histogram
   const int rows = (cells + 1) / 2;
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const ImVec2 cell((size.x - gap) * 0.5f, (size.y - static_cast<float>(rows - 1) * ImGui::GetStyle().ItemSpacing.y) / static_cast<float>(rows));
+  const ImVec2 cell((size.x - gap) * 0.5f,
+                    (size.y - static_cast<float>(rows - 1) * ImGui::GetStyle().ItemSpacing.y) /
+                        static_cast<float>(rows));
   for (std::size_t i = 0; i < charts.size(); ++i) {
     const Chart& c = charts[i];
     const Loads* loads = c.loads;
     ImGui::PushID(static_cast<int>(i));
-    bar_chart(c.title, *c.values, loads->axis, cell, *c.fmt, [loads](int k) { return loads->labels[static_cast<std::size_t>(k)]; },
-              c.colour);
+    bar_chart(
+        c.title, *c.values, loads->axis, cell, *c.fmt,
+        [loads](int k) { return loads->labels[static_cast<std::size_t>(k)]; }, c.colour);
     ImGui::PopID();
     if (i % 2 == 0) ImGui::SameLine();
   }

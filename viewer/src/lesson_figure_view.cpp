@@ -42,7 +42,8 @@ void verdict_banner(const builtin::LessonVerdict& v) {
   const ImVec2 text = ImGui::CalcTextSize(word.c_str());
   const ImVec2 p = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddRectFilled(p, ImVec2(p.x + text.x + 2 * pad.x, p.y + text.y + 2 * pad.y), ImGui::GetColorU32(verdict_colour(v.verdict)), 4.0f);
+  dl->AddRectFilled(p, ImVec2(p.x + text.x + 2 * pad.x, p.y + text.y + 2 * pad.y),
+                    ImGui::GetColorU32(verdict_colour(v.verdict)), 4.0f);
   dl->AddText(ImVec2(p.x + pad.x, p.y + pad.y), IM_COL32(255, 255, 255, 255), word.c_str());
   ImGui::Dummy(ImVec2(text.x + 2 * pad.x, text.y + 2 * pad.y));
   ImGui::SameLine();
@@ -64,13 +65,17 @@ void verdict_banner(const builtin::LessonVerdict& v) {
 void quantity_bars(const builtin::MeasuredQuantity& q, float width) {
   ImGui::TextColored(ImVec4(0.86f, 0.87f, 0.9f, 1), "%s", q.name.c_str());
   ImGui::SameLine();
-  if (q.a_within && q.b_within && q.bound) {  // a bound on each run: what each measured against it, a fact, not a verdict
+  if (q.a_within && q.b_within &&
+      q.bound) {  // a bound on each run: what each measured against it, a fact, not a verdict
     const char* a = *q.a_within ? "within" : "over";
     const char* b = *q.b_within ? "within" : "over";
-    if (*q.a_within == *q.b_within) ImGui::TextColored(kDim, "  both %s %.1f", a, *q.bound);
-    else ImGui::TextColored(kDim, "  A %s %.1f, B %s it", a, *q.bound, b);
+    if (*q.a_within == *q.b_within)
+      ImGui::TextColored(kDim, "  both %s %.1f", a, *q.bound);
+    else
+      ImGui::TextColored(kDim, "  A %s %.1f, B %s it", a, *q.bound, b);
   } else if (q.holds) {
-    ImGui::TextColored(*q.holds ? verdict_colour("holds") : verdict_colour("reversed"), *q.holds ? "  holds" : "  does not hold");
+    ImGui::TextColored(*q.holds ? verdict_colour("holds") : verdict_colour("reversed"),
+                       *q.holds ? "  holds" : "  does not hold");
   } else {
     ImGui::TextColored(kDim, "  not measured");
   }
@@ -98,7 +103,8 @@ void quantity_bars(const builtin::MeasuredQuantity& q, float width) {
     }
     // The value after its bar, and past the claim's line where the line is further right.
     float text_x = b0.x + len + value_gap;
-    if (q.bound && top > 0.0) text_x = std::max(text_x, b0.x + static_cast<float>(*q.bound / top) * bars_w + value_gap);
+    if (q.bound && top > 0.0)
+      text_x = std::max(text_x, b0.x + static_cast<float>(*q.bound / top) * bars_w + value_gap);
     dl->AddText(ImVec2(text_x, p.y + 4), colours::kText, text.c_str());
     ImGui::Dummy(ImVec2(width, bar_h + 4));
   }
@@ -123,12 +129,14 @@ void quantity_bars(const builtin::MeasuredQuantity& q, float width) {
 std::string run_setting(const builtin::Lesson& lesson, const TraceModel& m) {
   const trace::RunMetadata& meta = m.header().meta;
   std::string key;
-  if (const auto it = meta.parameters.find(std::string(lesson.key_parameter)); !lesson.key_parameter.empty() && it != meta.parameters.end()) {
+  if (const auto it = meta.parameters.find(std::string(lesson.key_parameter));
+      !lesson.key_parameter.empty() && it != meta.parameters.end()) {
     key = it->first + " " + it->second + ", ";
   }
   std::string device = meta.backend == "cpu" ? "CPU threads" : "GPU";
   if (!m.header().devices.empty()) device = m.header().devices.front().name;
-  if (m.header().devices.size() > 1) device += " and " + std::to_string(m.header().devices.size() - 1) + " more";
+  if (m.header().devices.size() > 1)
+    device += " and " + std::to_string(m.header().devices.size() - 1) + " more";
   return key + "on " + device;
 }
 
@@ -141,7 +149,8 @@ std::string run_line(const builtin::Lesson& lesson, const TraceModel& m) {
 // What A and B are. Where the verdict is the recording's, the traces opened as A and B are other
 // runs (lookahead 4 against the recording's 7) whose figures may point the other way: one dim line
 // says so, with their own figure, so that none of theirs reads as the verdict's.
-void sides(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel& b, bool on_recording) {
+void sides(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel& b,
+           bool on_recording) {
   ImGui::TextColored(kSideA, "A");
   ImGui::SameLine();
   text_wrapped(std::string(lesson.a.label) + (on_recording ? "" : ": " + run_line(lesson, a)));
@@ -150,8 +159,11 @@ void sides(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel&
   text_wrapped(std::string(lesson.b.label) + (on_recording ? "" : ": " + run_line(lesson, b)));
   if (!on_recording) return;
   ImGui::PushStyleColor(ImGuiCol_Text, kDim);
-  text_wrapped("Not the verdict's runs: the traces opened as A and B (the evidence) are runs of their own (" +
-               display_label(run_setting(lesson, a)) + "); there " + compare_headline(a, b, lesson_inputs(lesson, a, b)));
+  text_wrapped(
+      "Not the verdict's runs: the traces opened as A and B (the evidence) are runs of their own "
+      "(" +
+      display_label(run_setting(lesson, a)) + "); there " +
+      compare_headline(a, b, lesson_inputs(lesson, a, b)));
   ImGui::PopStyleColor();
 }
 
@@ -164,7 +176,8 @@ void look_here_buttons(const builtin::Lesson& lesson, const LessonTraces& t, Vie
     const TraceModel& side = step.side == 0 ? t.a : t.b;
     const std::vector<Finding>& findings = step.side == 0 ? t.findings_a : t.findings_b;
     const std::optional<Moment> moment = moment_from_name(step.moment);
-    const std::optional<MomentRange> at = moment ? find_moment(side, findings, *moment) : std::nullopt;
+    const std::optional<MomentRange> at =
+        moment ? find_moment(side, findings, *moment) : std::nullopt;
     const std::string label(step.label);
     ImGui::BeginDisabled(!at);
     ImGui::PushStyleColor(ImGuiCol_Text, step.side == 0 ? kSideA : kSideB);
@@ -172,7 +185,9 @@ void look_here_buttons(const builtin::Lesson& lesson, const LessonTraces& t, Vie
     ImGui::PopStyleColor();
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-      ImGui::SetTooltip(at ? "Compare, zoomed to this moment of run %s and selected" : "run %s has no such moment", step.side == 0 ? "A" : "B");
+      ImGui::SetTooltip(at ? "Compare, zoomed to this moment of run %s and selected"
+                           : "run %s has no such moment",
+                        step.side == 0 ? "A" : "B");
     }
   }
 }
@@ -195,11 +210,15 @@ void evidence_buttons(ViewState& vs, const std::function<void()>& run_controls) 
 
 }  // namespace
 
-builtin::LessonVerdict shown_verdict(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel& b, bool shipped) {
-  return builtin::lesson_verdict(lesson, {a.header().meta, a.stats()}, {b.header().meta, b.stats()}, shipped ? lesson_recording(lesson) : nullptr);
+builtin::LessonVerdict shown_verdict(const builtin::Lesson& lesson, const TraceModel& a,
+                                     const TraceModel& b, bool shipped) {
+  return builtin::lesson_verdict(lesson, {a.header().meta, a.stats()}, {b.header().meta, b.stats()},
+                                 shipped ? lesson_recording(lesson) : nullptr);
 }
 
-bool measured_on_recording(const builtin::LessonVerdict& v) { return v.measured_on != "the two traces"; }
+bool measured_on_recording(const builtin::LessonVerdict& v) {
+  return v.measured_on != "the two traces";
+}
 
 void show_moment(const TraceModel& a, const TraceModel& side, const MomentRange& m, ViewState& vs) {
   const CompareJump j = compare_jump(a, side, m);
@@ -208,28 +227,39 @@ void show_moment(const TraceModel& a, const TraceModel& side, const MomentRange&
   vs.switch_view = "compare";
 }
 
-std::string show_lesson_step(const builtin::Lesson& lesson, const LessonTraces& t, std::size_t index, ViewState& vs) {
-  if (index >= lesson.steps.size()) return "lesson " + std::string(lesson.name) + " has " + std::to_string(lesson.steps.size()) + " step(s)";
+std::string show_lesson_step(const builtin::Lesson& lesson, const LessonTraces& t,
+                             std::size_t index, ViewState& vs) {
+  if (index >= lesson.steps.size())
+    return "lesson " + std::string(lesson.name) + " has " + std::to_string(lesson.steps.size()) +
+           " step(s)";
   const builtin::LessonStep& step = lesson.steps[index];
   const std::optional<Moment> moment = moment_from_name(step.moment);
   const TraceModel& side = step.side == 0 ? t.a : t.b;
-  const std::optional<MomentRange> at = moment ? find_moment(side, step.side == 0 ? t.findings_a : t.findings_b, *moment) : std::nullopt;
-  if (!at) return "step " + std::to_string(index + 1) + " (" + std::string(step.label) + "): its run has no such moment";
+  const std::optional<MomentRange> at =
+      moment ? find_moment(side, step.side == 0 ? t.findings_a : t.findings_b, *moment)
+             : std::nullopt;
+  if (!at)
+    return "step " + std::to_string(index + 1) + " (" + std::string(step.label) +
+           "): its run has no such moment";
   show_moment(t.a, side, *at, vs);
   return "";
 }
 
-void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b, const std::vector<Finding>& findings_a,
-                        const std::vector<Finding>* findings_b, ViewState& vs, ImVec2 size, const std::function<void()>& run_controls,
-                        bool shipped) {
+void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, const TraceModel* b,
+                        const std::vector<Finding>& findings_a,
+                        const std::vector<Finding>* findings_b, ViewState& vs, ImVec2 size,
+                        const std::function<void()>& run_controls, bool shipped) {
   ImGui::BeginChild("lesson figure", size, false);
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(lesson.title.size()), lesson.title.data());
+  ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(lesson.title.size()),
+                     lesson.title.data());
   ImGui::TextColored(kDim, "%.*s", static_cast<int>(lesson.paper.size()), lesson.paper.data());
   ImGui::PopTextWrapPos();
   ImGui::Spacing();
   if (!b) {
-    ImGui::TextDisabled("The lesson needs its two traces as A and B: choose them in the trace choosers on the left.");
+    ImGui::TextDisabled(
+        "The lesson needs its two traces as A and B: choose them in the trace choosers on the "
+        "left.");
     ImGui::EndChild();
     return;
   }
@@ -245,14 +275,17 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
   // The pair's bars, and beside them the series (the paper's own figure) where the lesson has one;
   // the look-here steps and the evidence buttons keep the last lines.
   const bool steps = !lesson.steps.empty() && findings_b;
-  const float footer = ImGui::GetFrameHeightWithSpacing() * (steps ? 2.0f : 1.0f) + ImGui::GetStyle().ItemSpacing.y * 2.0f;
+  const float footer = ImGui::GetFrameHeightWithSpacing() * (steps ? 2.0f : 1.0f) +
+                       ImGui::GetStyle().ItemSpacing.y * 2.0f;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float figure_h = std::max(160.0f, avail.y - footer);
-  const bool series = lesson.series.has_value() || lesson.trace_figure != builtin::TraceFigure::None;
+  const bool series =
+      lesson.series.has_value() || lesson.trace_figure != builtin::TraceFigure::None;
   const float pair_w = series ? std::floor(avail.x * 0.40f) : avail.x;
   ImGui::BeginChild("pair bars", ImVec2(pair_w, figure_h), false);
-  ImGui::TextColored(kDim, "%s", on_recording ? "The verdict's figures, from the recording:"
-                                              : "The verdict's figures, from the two traces:");
+  ImGui::TextColored(kDim, "%s",
+                     on_recording ? "The verdict's figures, from the recording:"
+                                  : "The verdict's figures, from the two traces:");
   for (const builtin::MeasuredQuantity& q : v.quantities) {
     quantity_bars(q, ImGui::GetContentRegionAvail().x);
     ImGui::Spacing();
@@ -261,8 +294,10 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
   if (series) {
     ImGui::SameLine(0.0f, 12.0f);
     ImGui::BeginChild("series figure", ImVec2(0.0f, figure_h), false);
-    if (lesson.series) draw_lesson_series(lesson, ImGui::GetContentRegionAvail());
-    else draw_lesson_trace_figure(lesson, a, *b, ImGui::GetContentRegionAvail());
+    if (lesson.series)
+      draw_lesson_series(lesson, ImGui::GetContentRegionAvail());
+    else
+      draw_lesson_trace_figure(lesson, a, *b, ImGui::GetContentRegionAvail());
     ImGui::EndChild();
   }
   ImGui::Separator();
@@ -273,15 +308,18 @@ void draw_lesson_figure(const builtin::Lesson& lesson, const TraceModel& a, cons
 
 void draw_lesson_hint(ImVec2 size) {
   ImGui::BeginChild("lesson hint", size, false);
-  ImGui::TextColored(kDim, "No lesson open. Each lesson tests a paper's claim on two runs and gives its verdict:");
+  ImGui::TextColored(
+      kDim, "No lesson open. Each lesson tests a paper's claim on two runs and gives its verdict:");
   ImGui::Spacing();
   for (const builtin::Lesson& l : builtin::lessons()) {
-    ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(l.name.size()), l.name.data());
+    ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "%.*s", static_cast<int>(l.name.size()),
+                       l.name.data());
     ImGui::SameLine(260.0f);
     ImGui::TextUnformatted(l.title.data(), l.title.data() + l.title.size());
   }
   ImGui::Spacing();
-  ImGui::TextColored(kDim, "Open one from the Lessons menu, or start with gpulb-viewer --lesson NAME.");
+  ImGui::TextColored(kDim,
+                     "Open one from the Lessons menu, or start with gpulb-viewer --lesson NAME.");
   ImGui::EndChild();
 }
 

@@ -60,9 +60,12 @@ std::string in_unit(double ns, TimeUnit u) {
 // 691543 -> "692k": a bar's label must fit its bar.
 std::string compact_count(double v) {
   char buf[32];
-  if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
-  else if (v >= 1e4) std::snprintf(buf, sizeof buf, "%.0fk", v / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.0f", v);
+  if (v >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
+  else if (v >= 1e4)
+    std::snprintf(buf, sizeof buf, "%.0fk", v / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f", v);
   return buf;
 }
 
@@ -86,7 +89,8 @@ void dashed_line(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickne
   const ImVec2 d((b.x - a.x) / len, (b.y - a.y) / len);
   for (float t = 0.0f; t < len; t += 9.0f) {
     const float e = std::min(t + 5.0f, len);
-    dl->AddLine(ImVec2(a.x + d.x * t, a.y + d.y * t), ImVec2(a.x + d.x * e, a.y + d.y * e), colour, thickness);
+    dl->AddLine(ImVec2(a.x + d.x * t, a.y + d.y * t), ImVec2(a.x + d.x * e, a.y + d.y * e), colour,
+                thickness);
   }
 }
 
@@ -108,7 +112,9 @@ void draw_group_chart(const GroupChart& c, ImVec2 size) {
   const std::size_t n = c.groups.size();
   const float group_w = n ? size.x / static_cast<float>(n) : size.x;
   const float bar_w = std::min(64.0f, group_w * 0.4f);
-  const auto height = [&](double v) { return static_cast<float>(std::clamp(c.scale(v), 0.0, 1.0)) * plot_h; };
+  const auto height = [&](double v) {
+    return static_cast<float>(std::clamp(c.scale(v), 0.0, 1.0)) * plot_h;
+  };
   std::vector<LabelledBar> bars;
   std::vector<std::string> texts;
   std::vector<ImU32> bar_colours;
@@ -122,7 +128,8 @@ void draw_group_chart(const GroupChart& c, ImVec2 size) {
         const float h = height(*v);
         dl->AddRectFilled(ImVec2(x0, bottom - h), ImVec2(x0 + bar_w, bottom), colour, 2.0f);
         texts.push_back(c.label(*v));
-        bars.push_back({x0, x0 + bar_w, bottom - h, bottom, ImGui::CalcTextSize(texts.back().c_str()).x});
+        bars.push_back(
+            {x0, x0 + bar_w, bottom - h, bottom, ImGui::CalcTextSize(texts.back().c_str()).x});
         bar_colours.push_back(colour);
       }
     }
@@ -130,29 +137,36 @@ void draw_group_chart(const GroupChart& c, ImVec2 size) {
       const float y = bottom - height(*c.ideal[i]);
       dl->AddLine(ImVec2(gx - bar_w - 8.0f, y), ImVec2(gx + bar_w + 8.0f, y), colours::kText, 2.0f);
     }
-    for (int side = 0; side < 2; ++side) {  // the paper's figure: a dashed outline of the bar it reported
+    for (int side = 0; side < 2;
+         ++side) {  // the paper's figure: a dashed outline of the bar it reported
       const auto& paper = side == 0 ? c.paper_a : c.paper_b;
       if (i >= paper.size() || !paper[i]) continue;
       const float x0 = side == 0 ? gx - bar_w - 2.0f : gx + 2.0f;
-      dashed_outline(dl, ImVec2(x0 - 3.0f, bottom - height(*paper[i])), ImVec2(x0 + bar_w + 3.0f, bottom), to_imgui(palette::kPaperFigure));
+      dashed_outline(dl, ImVec2(x0 - 3.0f, bottom - height(*paper[i])),
+                     ImVec2(x0 + bar_w + 3.0f, bottom), to_imgui(palette::kPaperFigure));
     }
     const float lw = ImGui::CalcTextSize(c.groups[i].c_str()).x;
     dl->AddText(ImVec2(gx - lw * 0.5f, bottom + 3.0f), colours::kText, c.groups[i].c_str());
   }
   // Each value on its own bar, in its colour (inside the bar's top: dark on the bar).
-  for (const PlacedBarLabel& l : place_bar_labels(bars, line, p0.x, p0.x + size.x, p0.y + line * 1.2f)) {
-    dl->AddText(ImVec2(l.x, l.y), l.inside ? colours::kBackground : bar_colours[l.bar], texts[l.bar].c_str());
+  for (const PlacedBarLabel& l :
+       place_bar_labels(bars, line, p0.x, p0.x + size.x, p0.y + line * 1.2f)) {
+    dl->AddText(ImVec2(l.x, l.y), l.inside ? colours::kBackground : bar_colours[l.bar],
+                texts[l.bar].c_str());
   }
   const float aw = ImGui::CalcTextSize(c.axis.c_str()).x;
-  dl->AddText(ImVec2(p0.x + (size.x - aw) * 0.5f, bottom + 3.0f + line * 1.1f), colours::kDimText, c.axis.c_str());
+  dl->AddText(ImVec2(p0.x + (size.x - aw) * 0.5f, bottom + 3.0f + line * 1.1f), colours::kDimText,
+              c.axis.c_str());
   ImGui::Dummy(size);
 }
 
 // What the chart's marks mean, on one line: the two runs, and the line and outline where drawn.
 void chart_legend(const builtin::Lesson& lesson, const char* line_meaning, bool paper) {
   // legend_item leaves the cursor on its line; each text below does too, and the legend ends it.
-  legend_item(to_imgui(palette::kRunA), ("A: " + std::string(lesson.a.label.substr(0, lesson.a.label.find(" (")))).c_str());
-  legend_item(to_imgui(palette::kRunB), ("B: " + std::string(lesson.b.label.substr(0, lesson.b.label.find(" (")))).c_str());
+  legend_item(to_imgui(palette::kRunA),
+              ("A: " + std::string(lesson.a.label.substr(0, lesson.a.label.find(" (")))).c_str());
+  legend_item(to_imgui(palette::kRunB),
+              ("B: " + std::string(lesson.b.label.substr(0, lesson.b.label.find(" (")))).c_str());
   const ImVec4 text(0.86f, 0.87f, 0.9f, 1);
   if (line_meaning) {
     ImGui::TextColored(text, "line: %s", line_meaning);
@@ -162,7 +176,8 @@ void chart_legend(const builtin::Lesson& lesson, const char* line_meaning, bool 
   ImGui::NewLine();
 }
 
-std::vector<std::optional<double>> column(const SeriesFigureData& d, std::optional<double> SeriesFigureRow::*field) {
+std::vector<std::optional<double>> column(const SeriesFigureData& d,
+                                          std::optional<double> SeriesFigureRow::*field) {
   std::vector<std::optional<double>> out;
   for (const SeriesFigureRow& r : d.rows) out.push_back(r.*field);
   return out;
@@ -185,9 +200,17 @@ double largest(std::initializer_list<std::vector<std::optional<double>>> columns
 }
 
 void share_of_first(const SeriesFigureData& d, const std::string& parameter, ImVec2 size) {
-  GroupChart c{"time, as a share of the same scheduler's time on " + (d.rows.empty() ? std::string() : d.rows.front().value), parameter,
-               groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b), column(d, &SeriesFigureRow::ideal),
-               column(d, &SeriesFigureRow::paper_a), column(d, &SeriesFigureRow::paper_b), {}, {}};
+  GroupChart c{"time, as a share of the same scheduler's time on " +
+                   (d.rows.empty() ? std::string() : d.rows.front().value),
+               parameter,
+               groups(d),
+               column(d, &SeriesFigureRow::a),
+               column(d, &SeriesFigureRow::b),
+               column(d, &SeriesFigureRow::ideal),
+               column(d, &SeriesFigureRow::paper_a),
+               column(d, &SeriesFigureRow::paper_b),
+               {},
+               {}};
   const double top = std::max(1.0, largest({c.a, c.b})) * 1.05;
   c.scale = [top](double v) { return v / top; };
   c.label = percent;
@@ -196,8 +219,16 @@ void share_of_first(const SeriesFigureData& d, const std::string& parameter, ImV
 
 void time_and_slots(const SeriesFigureData& d, const std::string& parameter, ImVec2 size) {
   const ImVec2 half(size.x * 0.5f - 8.0f, size.y);
-  GroupChart t{"", parameter, groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b), {},
-               column(d, &SeriesFigureRow::paper_a), column(d, &SeriesFigureRow::paper_b), {}, {}};
+  GroupChart t{"",
+               parameter,
+               groups(d),
+               column(d, &SeriesFigureRow::a),
+               column(d, &SeriesFigureRow::b),
+               {},
+               column(d, &SeriesFigureRow::paper_a),
+               column(d, &SeriesFigureRow::paper_b),
+               {},
+               {}};
   const double t_top = largest({t.a, t.b}) * 1.05;
   const TimeUnit unit = unit_for(t_top);
   t.title = std::string("time of the median run, ") + unit.name;
@@ -205,9 +236,16 @@ void time_and_slots(const SeriesFigureData& d, const std::string& parameter, ImV
   t.label = [unit](double ns) { return in_unit(ns, unit); };
   draw_group_chart(t, half);
   ImGui::SameLine(0.0f, 16.0f);
-  GroupChart s{"task slots needed (log scale)", parameter, groups(d), column(d, &SeriesFigureRow::a_slots),
-               column(d, &SeriesFigureRow::b_slots), {}, column(d, &SeriesFigureRow::paper_a_slots),
-               column(d, &SeriesFigureRow::paper_b_slots), {}, {}};
+  GroupChart s{"task slots needed (log scale)",
+               parameter,
+               groups(d),
+               column(d, &SeriesFigureRow::a_slots),
+               column(d, &SeriesFigureRow::b_slots),
+               {},
+               column(d, &SeriesFigureRow::paper_a_slots),
+               column(d, &SeriesFigureRow::paper_b_slots),
+               {},
+               {}};
   const double s_top = std::log10(largest({s.a, s.b, s.paper_a, s.paper_b}) * 1.5);
   s.scale = [s_top](double v) { return v > 1.0 ? std::log10(v) / s_top : 0.0; };
   s.label = compact_count;
@@ -215,8 +253,16 @@ void time_and_slots(const SeriesFigureData& d, const std::string& parameter, ImV
 }
 
 void time_only(const SeriesFigureData& d, const std::string& parameter, ImVec2 size) {
-  GroupChart t{"", parameter, groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b),
-               column(d, &SeriesFigureRow::ideal), {}, {}, {}, {}};
+  GroupChart t{"",
+               parameter,
+               groups(d),
+               column(d, &SeriesFigureRow::a),
+               column(d, &SeriesFigureRow::b),
+               column(d, &SeriesFigureRow::ideal),
+               {},
+               {},
+               {},
+               {}};
   const double top = largest({t.a, t.b}) * 1.05;
   const TimeUnit unit = unit_for(top);
   t.title = std::string("time of the median run, ") + unit.name;
@@ -227,8 +273,16 @@ void time_only(const SeriesFigureData& d, const std::string& parameter, ImVec2 s
 
 void gpu_scaling(const SeriesFigureData& d, ImVec2 size) {
   const ImVec2 half(size.x * 0.5f - 8.0f, size.y);
-  GroupChart sp{"speedup over its own time on 1 GPU", "GPUs", groups(d), column(d, &SeriesFigureRow::a), column(d, &SeriesFigureRow::b),
-                column(d, &SeriesFigureRow::ideal), {}, {}, {}, {}};
+  GroupChart sp{"speedup over its own time on 1 GPU",
+                "GPUs",
+                groups(d),
+                column(d, &SeriesFigureRow::a),
+                column(d, &SeriesFigureRow::b),
+                column(d, &SeriesFigureRow::ideal),
+                {},
+                {},
+                {},
+                {}};
   const double top = largest({sp.a, sp.b, sp.ideal}) * 1.05;
   sp.scale = [top](double v) { return v / top; };
   sp.label = times_x;
@@ -238,8 +292,10 @@ void gpu_scaling(const SeriesFigureData& d, ImVec2 size) {
   GroupChart busy{"", "GPU", {}, {}, {}, {}, {}, {}, {}, {}};
   for (std::size_t g = 0; g < gpus; ++g) {
     busy.groups.push_back(std::to_string(g));
-    busy.a.push_back(g < d.a_device_busy_ns.size() ? std::optional<double>(d.a_device_busy_ns[g]) : std::nullopt);
-    busy.b.push_back(g < d.b_device_busy_ns.size() ? std::optional<double>(d.b_device_busy_ns[g]) : std::nullopt);
+    busy.a.push_back(g < d.a_device_busy_ns.size() ? std::optional<double>(d.a_device_busy_ns[g])
+                                                   : std::nullopt);
+    busy.b.push_back(g < d.b_device_busy_ns.size() ? std::optional<double>(d.b_device_busy_ns[g])
+                                                   : std::nullopt);
   }
   const double busy_top = largest({busy.a, busy.b}) * 1.05;
   busy.scale = [busy_top](double v) { return v / busy_top; };
@@ -267,7 +323,8 @@ const LoadedSeries& loaded_series(const builtin::Lesson& lesson) {
       loaded.error = e.what();
     }
   } else {
-    loaded.error = "its recording " + std::string(lesson.series->recording) + " is not installed here";
+    loaded.error =
+        "its recording " + std::string(lesson.series->recording) + " is not installed here";
   }
   return cache.emplace(key, std::move(loaded)).first->second;
 }
@@ -291,14 +348,16 @@ bool draw_lesson_series(const builtin::Lesson& lesson, ImVec2 size) {
   const float top_y = ImGui::GetCursorScreenPos().y;
   const SeriesFigureData d = builtin::series_figure(lesson, rec);
   const std::string over = rec.parameter == "gpus" ? "GPU count" : rec.parameter;
-  ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1), "The key figure: the claim at each %s, recorded on %s (%s)", over.c_str(),
+  ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1),
+                     "The key figure: the claim at each %s, recorded on %s (%s)", over.c_str(),
                      rec.device.c_str(), rec.recorded.c_str());
   text_wrapped("measured: " + d.measured);
   const bool paper = !lesson.series->paper_marks.empty();
-  chart_legend(lesson, d.figure == builtin::SeriesFigure::ShareOfFirst ? "the work left"
-                       : d.figure == builtin::SeriesFigure::GpuScaling ? "linear speedup"
-                       : d.figure == builtin::SeriesFigure::Time       ? "B's time if its work alone counted"
-                                                                       : nullptr,
+  chart_legend(lesson,
+               d.figure == builtin::SeriesFigure::ShareOfFirst ? "the work left"
+               : d.figure == builtin::SeriesFigure::GpuScaling ? "linear speedup"
+               : d.figure == builtin::SeriesFigure::Time ? "B's time if its work alone counted"
+                                                         : nullptr,
                paper);
   const float used = ImGui::GetCursorScreenPos().y - top_y;
   const ImVec2 chart(size.x, std::max(120.0f, size.y - used));

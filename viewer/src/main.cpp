@@ -33,8 +33,9 @@ namespace {
 using namespace gpulb::viewer;
 
 // As `gpulb` (README): scripts and the tests tell a bad argument from a failed write.
-constexpr int kExitError = 1;     // a window could not be made, a PNG or trace could not be written
-constexpr int kExitBadInput = 2;  // bad arguments, an unreadable trace, an output that must not be written
+constexpr int kExitError = 1;  // a window could not be made, a PNG or trace could not be written
+// bad arguments, an unreadable trace, an output that must not be written
+constexpr int kExitBadInput = 2;
 
 struct Args {
   std::vector<std::string> files;
@@ -55,7 +56,8 @@ struct Args {
 
 bool parse_size(const std::string& s, int& w, int& h) {
   char rest = 0;  // nothing may follow the height
-  return std::sscanf(s.c_str(), "%dx%d%c", &w, &h, &rest) == 2 && w >= 320 && h >= 240 && w <= 8192 && h <= 8192;
+  return std::sscanf(s.c_str(), "%dx%d%c", &w, &h, &rest) == 2 && w >= 320 && h >= 240 &&
+         w <= 8192 && h <= 8192;
 }
 
 // The values CLI11 cannot check, parsed.
@@ -68,13 +70,17 @@ struct Checked {
 
 // An empty string where the arguments are good, else a message naming the option and what it takes.
 // `range_given`: --range was on the command line (an empty value is an error, not "no range").
-std::string check_args(const Args& a, bool range_given, bool playhead_given, bool select_given, Checked& c) {
-  if (!parse_size(a.size, c.width, c.height)) return "--size " + a.size + ": expected WxH between 320x240 and 8192x8192, e.g. 1600x900";
+std::string check_args(const Args& a, bool range_given, bool playhead_given, bool select_given,
+                       Checked& c) {
+  if (!parse_size(a.size, c.width, c.height))
+    return "--size " + a.size + ": expected WxH between 320x240 and 8192x8192, e.g. 1600x900";
   if (range_given && !(c.range = parse_time_span(a.range))) {
-    return "--range '" + a.range + "': expected START:END, two times with START < END, e.g. 1ms:2.5ms";
+    return "--range '" + a.range +
+           "': expected START:END, two times with START < END, e.g. 1ms:2.5ms";
   }
   if (select_given && !(c.select = parse_time_span(a.select))) {
-    return "--select '" + a.select + "': expected START:END, two times with START < END, e.g. 1ms:2.5ms";
+    return "--select '" + a.select +
+           "': expected START:END, two times with START < END, e.g. 1ms:2.5ms";
   }
   if (playhead_given && !(c.playhead = parse_time_ns(a.playhead))) {
     return "--playhead '" + a.playhead + "': expected a time, e.g. 40ms";
@@ -95,7 +101,8 @@ int screenshot(Platform& platform, App& app, const std::string& out, bool view_o
   if (view_only) {
     const float s = platform.pixel_scale();
     const ImVec4 r = app.view_rect();
-    image = crop(image, static_cast<int>(r.x * s), static_cast<int>(r.y * s), static_cast<int>(r.z * s), static_cast<int>(r.w * s));
+    image = crop(image, static_cast<int>(r.x * s), static_cast<int>(r.y * s),
+                 static_cast<int>(r.z * s), static_cast<int>(r.w * s));
   }
   write_png(out, image);
   std::cout << "wrote " << out << " (" << image.width << "x" << image.height << ")\n";
@@ -118,7 +125,8 @@ int interactive(Platform& platform, App& app) {
         if (png->view_only) {
           const float s = platform.pixel_scale();
           const ImVec4 r = app.view_rect();
-          image = crop(image, static_cast<int>(r.x * s), static_cast<int>(r.y * s), static_cast<int>(r.z * s), static_cast<int>(r.w * s));
+          image = crop(image, static_cast<int>(r.x * s), static_cast<int>(r.y * s),
+                       static_cast<int>(r.z * s), static_cast<int>(r.w * s));
         }
         write_png(png->path, image);
         app.notify("wrote " + png->path.string());
@@ -134,40 +142,72 @@ int interactive(Platform& platform, App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App cli{"gpulb-viewer: see how a scheduler balanced its load (timelines, histograms, queue occupancy, replay)"};
+  CLI::App cli{
+      "gpulb-viewer: see how a scheduler balanced its load (timelines, histograms, queue "
+      "occupancy, replay)"};
   Args a;
-  cli.add_option("files", a.files, "trace files (.gpulb); a second one is shown as B in Compare")->expected(0, 2);
-  cli.add_option("--view", a.view, "view to show (see Views below)")->check(CLI::IsMember(panel_cli_names()));
-  cli.add_option("--lesson", a.lesson, "open a lesson: a paper's claim, its verdict and key figure from two traces: the shipped GPU ones, or two files given (A and B, e.g. from gpulb lesson run) (--lesson list names them)");
-  cli.footer(panels_help() + "\nLessons (--lesson NAME, also the Lessons menu):\n" + gpulb::builtin::lessons_help() +
-             "\nTimeline keys: W/S zoom, A/D pan, M mark the time under the cursor, Ctrl+F find a task,\n"
-             "N/Shift+N next/previous match, Esc clear the selection, the picked task and the search.\n"
-             "Click a task for its details; Shift+drag or right-drag selects a range (the Selection tab).\n");
-  cli.add_option("--range", a.range, "time range to show, from the run's start: START:END, e.g. 1ms:2.5ms");
-  cli.add_option("--select", a.select, "select a time range from the run's start, START:END (the Selection tab's statistics)");
-  cli.add_option("--find", a.find, "find a task and show it: its id, k<kind>, or both (\"1234\", \"k2\"); as Ctrl+F does");
-  cli.add_option("--finding", a.finding, "show trace A's Nth finding (1 = the first of the Findings tab) as a click on it does: the timeline zoomed there, or Compare with a trace B")
+  cli.add_option("files", a.files, "trace files (.gpulb); a second one is shown as B in Compare")
+      ->expected(0, 2);
+  cli.add_option("--view", a.view, "view to show (see Views below)")
+      ->check(CLI::IsMember(panel_cli_names()));
+  cli.add_option(
+      "--lesson", a.lesson,
+      "open a lesson: a paper's claim, its verdict and key figure from two traces: the shipped GPU "
+      "ones, or two files given (A and B, e.g. from gpulb lesson run) (--lesson list names them)");
+  cli.footer(
+      panels_help() + "\nLessons (--lesson NAME, also the Lessons menu):\n" +
+      gpulb::builtin::lessons_help() +
+      "\nTimeline keys: W/S zoom, A/D pan, M mark the time under the cursor, Ctrl+F find a task,\n"
+      "N/Shift+N next/previous match, Esc clear the selection, the picked task and the search.\n"
+      "Click a task for its details; Shift+drag or right-drag selects a range (the Selection "
+      "tab).\n");
+  cli.add_option("--range", a.range,
+                 "time range to show, from the run's start: START:END, e.g. 1ms:2.5ms");
+  cli.add_option(
+      "--select", a.select,
+      "select a time range from the run's start, START:END (the Selection tab's statistics)");
+  cli.add_option(
+      "--find", a.find,
+      "find a task and show it: its id, k<kind>, or both (\"1234\", \"k2\"); as Ctrl+F does");
+  cli.add_option("--finding", a.finding,
+                 "show trace A's Nth finding (1 = the first of the Findings tab) as a click on it "
+                 "does: the timeline zoomed there, or Compare with a trace B")
       ->check(CLI::Range(1, 1000));
-  cli.add_option("--lesson-step", a.lesson_step, "with --lesson: press the lesson's Nth look-here button (1 = the first): Compare zoomed to its moment, selected")
+  cli.add_option("--lesson-step", a.lesson_step,
+                 "with --lesson: press the lesson's Nth look-here button (1 = the first): Compare "
+                 "zoomed to its moment, selected")
       ->check(CLI::Range(1, 100));
-  cli.add_option("--playhead", a.playhead, "replay position from the run's start, e.g. 40ms (histograms and occupancy show that instant)");
-  cli.add_option("--screenshot", a.screenshot, "render without interaction, write this PNG and exit");
+  cli.add_option("--playhead", a.playhead,
+                 "replay position from the run's start, e.g. 40ms (histograms and occupancy show "
+                 "that instant)");
+  cli.add_option("--screenshot", a.screenshot,
+                 "render without interaction, write this PNG and exit");
   bool view_only = false;
   bool unfold = false;
-  cli.add_flag("--unfold", unfold, "open the timeline with every SM group unfolded (a lane per block)");
-  cli.add_flag("--view-only", view_only, "with --screenshot: crop to the view, without the side panel");
+  cli.add_flag("--unfold", unfold,
+               "open the timeline with every SM group unfolded (a lane per block)");
+  cli.add_flag("--view-only", view_only,
+               "with --screenshot: crop to the view, without the side panel");
   cli.add_option("--size", a.size, "window size WxH")->capture_default_str();
-  cli.add_flag("--bench-frames", a.bench, "measure load and frame times on a generated 10-million-event trace");
-  cli.add_option("--bench-events", a.bench_events, "events in the --bench-frames (or --make-synthetic) trace")->capture_default_str();
+  cli.add_flag("--bench-frames", a.bench,
+               "measure load and frame times on a generated 10-million-event trace");
+  cli.add_option("--bench-events", a.bench_events,
+                 "events in the --bench-frames (or --make-synthetic) trace")
+      ->capture_default_str();
   cli.add_option("--bench-template", a.bench_template,
-                 "the trace whose event mix --bench-frames repeats: a file, a shipped trace's name, or \"synthetic\"")
+                 "the trace whose event mix --bench-frames repeats: a file, a shipped trace's "
+                 "name, or \"synthetic\"")
       ->capture_default_str();
   bool bench_load_only = false;
   std::string bench_only;
-  cli.add_option("--bench-case", bench_only, "with --bench-frames: run only the cases whose name holds this text, e.g. folded");
-  cli.add_flag("--bench-load-only", bench_load_only, "with --bench-frames: measure the load and the memory, not the frames (no window)");
+  cli.add_option("--bench-case", bench_only,
+                 "with --bench-frames: run only the cases whose name holds this text, e.g. folded");
+  cli.add_flag("--bench-load-only", bench_load_only,
+               "with --bench-frames: measure the load and the memory, not the frames (no window)");
   std::string synthetic_out;
-  cli.add_option("--make-synthetic", synthetic_out, "write the generated GPU-shaped trace (--bench-events events) to this file and exit");
+  cli.add_option(
+      "--make-synthetic", synthetic_out,
+      "write the generated GPU-shaped trace (--bench-events events) to this file and exit");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -180,22 +220,27 @@ int main(int argc, char** argv) {
     if (!lesson) {
       // `--lesson list` asks for the list (stdout); a bad name is an error (stderr). Both open nothing: 2.
       std::ostream& out = a.lesson == "list" ? std::cout : std::cerr;
-      if (a.lesson != "list") out << "gpulb-viewer: --lesson '" << a.lesson << "': no such lesson\n";
+      if (a.lesson != "list")
+        out << "gpulb-viewer: --lesson '" << a.lesson << "': no such lesson\n";
       out << "Lessons (gpulb-viewer --lesson NAME):\n" << gpulb::builtin::lessons_help();
       return kExitBadInput;
     }
     if (a.files.size() == 1) {
-      std::cerr << "gpulb-viewer: --lesson takes no trace (its shipped ones) or two (A and B, e.g. from gpulb lesson run)\n";
+      std::cerr << "gpulb-viewer: --lesson takes no trace (its shipped ones) or two (A and B, e.g. "
+                   "from gpulb lesson run)\n";
       return kExitBadInput;
     }
     if (cli.count("--view") == 0) a.view = "lesson";
   }
-  if (cli.count("--screenshot") > 0 && a.screenshot.empty()) {  // else the interactive window opened
+  if (cli.count("--screenshot") > 0 &&
+      a.screenshot.empty()) {  // else the interactive window opened
     std::cerr << "gpulb-viewer: --screenshot '': expected a PNG file name\n";
     return kExitBadInput;
   }
   Checked c;
-  if (const std::string error = check_args(a, cli.count("--range") > 0, cli.count("--playhead") > 0, cli.count("--select") > 0, c); !error.empty()) {
+  if (const std::string error = check_args(a, cli.count("--range") > 0, cli.count("--playhead") > 0,
+                                           cli.count("--select") > 0, c);
+      !error.empty()) {
     std::cerr << "gpulb-viewer: " << error << "\n";
     return kExitBadInput;
   }
@@ -204,7 +249,9 @@ int main(int argc, char** argv) {
   const std::optional<double> playhead = c.playhead;
 
   try {
-    if (a.bench) return run_bench(BenchOptions{a.bench_events, width, height, bench_load_only ? 0 : 60, a.bench_template, bench_only});
+    if (a.bench)
+      return run_bench(BenchOptions{a.bench_events, width, height, bench_load_only ? 0 : 60,
+                                    a.bench_template, bench_only});
     if (!synthetic_out.empty()) {
       gpulb::trace::check_writable(synthetic_out);  // before generating millions of events
       SyntheticSpec spec;
@@ -220,7 +267,8 @@ int main(int argc, char** argv) {
       std::vector<std::filesystem::path> inputs(a.files.begin(), a.files.end());
       if (lesson && a.files.empty()) {
         for (std::string_view t : {lesson->a.trace, lesson->b.trace}) {
-          if (const auto shipped = gpulb::builtin::find_shipped_trace(t)) inputs.push_back(*shipped);
+          if (const auto shipped = gpulb::builtin::find_shipped_trace(t))
+            inputs.push_back(*shipped);
         }
       }
       gpulb::trace::refuse_inputs(a.screenshot, inputs, "--screenshot");
@@ -240,17 +288,26 @@ int main(int argc, char** argv) {
       return kExitBadInput;
     }
     app.set_view(a.view);  // CLI11 checked the name against the panel table
-    if (unfold) app.view_state().timeline.unfold = app.view_state().compare_a.unfold = app.view_state().compare_b.unfold = true;
+    if (unfold)
+      app.view_state().timeline.unfold = app.view_state().compare_a.unfold =
+          app.view_state().compare_b.unfold = true;
     if (const Document* d = app.current()) {
-      const double origin = run_span(*d->model).begin_ns;  // "from the run's start", as the rulers count
+      // "from the run's start", as the rulers count
+      const double origin = run_span(*d->model).begin_ns;
       // Compare's rulers and replay bar count from the first launch.
-      const double replay_origin = a.view == "compare" && app.has_compare() ? launch_ns(*d->model) : origin;
-      if (range) app.view_state().pending_range = Selection{origin + range->begin_ns, origin + range->end_ns};
+      const double replay_origin =
+          a.view == "compare" && app.has_compare() ? launch_ns(*d->model) : origin;
+      if (range)
+        app.view_state().pending_range =
+            Selection{origin + range->begin_ns, origin + range->end_ns};
       if (range) app.view_state().compare_range = Selection{range->begin_ns, range->end_ns};
-      if (c.select) app.view_state().selection = Selection{origin + c.select->begin_ns, origin + c.select->end_ns};
+      if (c.select)
+        app.view_state().selection =
+            Selection{origin + c.select->begin_ns, origin + c.select->end_ns};
       if (!a.find.empty()) {
         if (!parse_task_query(a.find)) {
-          std::cerr << "gpulb-viewer: --find '" << a.find << "': expected a task id, k<kind>, or both, e.g. 1234 or k2\n";
+          std::cerr << "gpulb-viewer: --find '" << a.find
+                    << "': expected a task id, k<kind>, or both, e.g. 1234 or k2\n";
           return kExitBadInput;
         }
         ViewState& vs = app.view_state();
@@ -266,12 +323,13 @@ int main(int argc, char** argv) {
       }
       if (a.finding > 0) {
         if (static_cast<std::size_t>(a.finding) > d->findings.size()) {
-          std::cerr << "gpulb-viewer: --finding " << a.finding << ": " << d->title << " has " << d->findings.size()
-                    << " finding(s)\n";
+          std::cerr << "gpulb-viewer: --finding " << a.finding << ": " << d->title << " has "
+                    << d->findings.size() << " finding(s)\n";
           return kExitBadInput;
         }
         ViewState& vs = app.view_state();
-        show_finding(*d->model, *d->model, d->findings[static_cast<std::size_t>(a.finding - 1)], app.has_compare(), vs);
+        show_finding(*d->model, *d->model, d->findings[static_cast<std::size_t>(a.finding - 1)],
+                     app.has_compare(), vs);
         app.set_view(vs.switch_view);
         vs.switch_view.clear();
       }
@@ -282,8 +340,9 @@ int main(int argc, char** argv) {
           return kExitBadInput;
         }
         ViewState& vs = app.view_state();
-        const std::string error = show_lesson_step(*lesson, LessonTraces{*d->model, *b->model, d->findings, b->findings},
-                                                   static_cast<std::size_t>(a.lesson_step - 1), vs);
+        const std::string error =
+            show_lesson_step(*lesson, LessonTraces{*d->model, *b->model, d->findings, b->findings},
+                             static_cast<std::size_t>(a.lesson_step - 1), vs);
         if (!error.empty()) {
           std::cerr << "gpulb-viewer: --lesson-step " << a.lesson_step << ": " << error << "\n";
           return kExitBadInput;
@@ -291,7 +350,8 @@ int main(int argc, char** argv) {
         app.set_view(vs.switch_view);
         vs.switch_view.clear();
       }
-      if (playhead) app.view_state().playhead = Playhead{replay_origin + *playhead, true, false, 1.0f};
+      if (playhead)
+        app.view_state().playhead = Playhead{replay_origin + *playhead, true, false, 1.0f};
     }
 
     Platform platform(PlatformOptions{width, height, a.screenshot.empty(), "gpulb-viewer"});

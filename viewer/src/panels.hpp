@@ -23,15 +23,17 @@ namespace gpulb::viewer {
 // What a panel draws from. Views own no data (Tracy's rule): it all comes in here, each frame.
 struct PanelContext {
   const TraceModel& model;
-  const TraceModel* compare;  // trace B when one is chosen and differs from A, else null
-  const std::vector<Finding>& findings;          // trace A's (computed on load)
+  const TraceModel* compare;             // trace B when one is chosen and differs from A, else null
+  const std::vector<Finding>& findings;  // trace A's (computed on load)
   const std::vector<Finding>* compare_findings;  // trace B's, with compare
   ViewState& vs;
   double playhead_ns;  // effective_playhead: where histograms and occupancy take their state
   ImVec2 size;         // the panel's area, above the replay bar
   const builtin::Lesson* lesson = nullptr;  // the open lesson where A and B are its two runs
-  std::function<void()> lesson_run_controls;  // its key parameter and "Run both on this CPU" (the App's)
-  bool lesson_shipped = false;  // A and B are the lesson's shipped traces (its verdict: at its recording's claim value)
+  std::function<void()>
+      lesson_run_controls;  // its key parameter and "Run both on this CPU" (the App's)
+  // A and B are the lesson's shipped traces (its verdict: at its recording's claim value)
+  bool lesson_shipped = false;
 };
 
 struct Panel {

@@ -43,7 +43,8 @@ void apply_style() {
 void load_font(float pixel_scale) {
   ImGuiIO& io = ImGui::GetIO();
   // A real TrueType font reads far better than the built-in bitmap one, on screen and in PNGs.
-  for (const char* path : {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf"}) {
+  for (const char* path :
+       {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf"}) {
     if (std::filesystem::exists(path) && io.Fonts->AddFontFromFileTTF(path, 15.0f * pixel_scale)) {
       io.FontGlobalScale = 1.0f / pixel_scale;
       return;
@@ -62,8 +63,10 @@ void apply_look(float pixel_scale) {
 Platform::Platform(const PlatformOptions& o) {
   glfwSetErrorCallback(on_error);
   if (!glfwInit()) {
-    throw std::runtime_error("cannot open a window: " + (g_glfw_error.empty() ? std::string("GLFW failed to start") : g_glfw_error) +
-                             " (no display? run under xvfb-run -a, or set DISPLAY)");
+    throw std::runtime_error(
+        "cannot open a window: " +
+        (g_glfw_error.empty() ? std::string("GLFW failed to start") : g_glfw_error) +
+        " (no display? run under xvfb-run -a, or set DISPLAY)");
   }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
@@ -134,7 +137,8 @@ Image Platform::read_back() const {
     std::copy(b, b + row, a);
     std::copy(tmp.data(), tmp.data() + row, b);
   }
-  for (std::size_t i = 3; i < img.rgba.size(); i += 4) img.rgba[i] = 255;  // opaque, whatever GL left in alpha
+  for (std::size_t i = 3; i < img.rgba.size(); i += 4)
+    img.rgba[i] = 255;  // opaque, whatever GL left in alpha
   return img;
 }
 

@@ -30,11 +30,11 @@ class Platform {
   Platform& operator=(const Platform&) = delete;
 
   bool should_close() const;
-  void begin_frame();  // poll events, start an ImGui frame
-  void render();       // draw the ImGui frame into the back buffer
-  void present();      // swap buffers
-  void finish();       // wait for the GPU (benchmarks)
-  Image read_back() const;  // the back buffer just rendered, top row first
+  void begin_frame();         // poll events, start an ImGui frame
+  void render();              // draw the ImGui frame into the back buffer
+  void present();             // swap buffers
+  void finish();              // wait for the GPU (benchmarks)
+  Image read_back() const;    // the back buffer just rendered, top row first
   float pixel_scale() const;  // framebuffer pixels per window unit (HiDPI)
   std::vector<std::string> take_dropped_paths();
 

@@ -46,9 +46,11 @@ void draw_replay_bar(const TimeSpan& span, Playhead& p, float dt_s) {
   ImGui::SetNextItemWidth(110);
   ImGui::SliderFloat("speed", &p.speed, 0.05f, 10.0f, "%.2fx", ImGuiSliderFlags_Logarithmic);
   ImGui::SameLine();
-  float frac = static_cast<float>(end > begin && p.active ? (p.time_ns - begin) / (end - begin) : 1.0);
-  const std::string label = p.active ? format_time(p.time_ns - begin) + " of " + format_time(end - begin)
-                                     : "whole run (" + format_time(end - begin) + "): press Play or drag to replay";
+  float frac =
+      static_cast<float>(end > begin && p.active ? (p.time_ns - begin) / (end - begin) : 1.0);
+  const std::string label =
+      p.active ? format_time(p.time_ns - begin) + " of " + format_time(end - begin)
+               : "whole run (" + format_time(end - begin) + "): press Play or drag to replay";
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x);
   if (ImGui::SliderFloat("##scrub", &frac, 0.0f, 1.0f, label.c_str())) {
     p.active = true;

@@ -7,12 +7,14 @@
 
 namespace gpulb::viewer {
 
-ScenarioPanel::ScenarioPanel(const Registry& registry) : registry_(registry), gpus_(registry.cuda_devices()) {
+ScenarioPanel::ScenarioPanel(const Registry& registry)
+    : registry_(registry), gpus_(registry.cuda_devices()) {
   if (!gpus_.empty()) backend_ = 1;
   // Start on the first policy the chosen backend runs.
   const auto policies = registry.policies();
   for (int i = 0; i < static_cast<int>(policies.size()); ++i) {
-    if (registry.policy_runs_on(*policies[static_cast<std::size_t>(i)], backend_ == 1 ? Backend::Cuda : Backend::Cpu)) {
+    if (registry.policy_runs_on(*policies[static_cast<std::size_t>(i)],
+                                backend_ == 1 ? Backend::Cuda : Backend::Cpu)) {
       policy_ = i;
       break;
     }
@@ -28,10 +30,12 @@ void ScenarioPanel::param_input(const ParamSpec& spec) {
   ImGui::PushID(spec.name.c_str());
   ImGui::SetNextItemWidth(150);
   if (!spec.choices.empty()) {
-    int current = static_cast<int>(std::find(spec.choices.begin(), spec.choices.end(), value) - spec.choices.begin());
+    int current = static_cast<int>(std::find(spec.choices.begin(), spec.choices.end(), value) -
+                                   spec.choices.begin());
     if (ImGui::BeginCombo(spec.name.c_str(), value.c_str())) {
       for (int i = 0; i < static_cast<int>(spec.choices.size()); ++i) {
-        if (ImGui::Selectable(spec.choices[static_cast<std::size_t>(i)].c_str(), i == current)) value = spec.choices[static_cast<std::size_t>(i)];
+        if (ImGui::Selectable(spec.choices[static_cast<std::size_t>(i)].c_str(), i == current))
+          value = spec.choices[static_cast<std::size_t>(i)];
       }
       ImGui::EndCombo();
     }
@@ -50,7 +54,9 @@ void ScenarioPanel::param_input(const ParamSpec& spec) {
     std::snprintf(buf, sizeof buf, "%s", value.c_str());
     if (ImGui::InputText(spec.name.c_str(), buf, sizeof buf)) value = buf;
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\nrange %s, default %s", spec.description.c_str(), spec.range.c_str(), spec.default_value.c_str());
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s\nrange %s, default %s", spec.description.c_str(), spec.range.c_str(),
+                      spec.default_value.c_str());
   ImGui::PopID();
 }
 
@@ -68,7 +74,8 @@ void ScenarioPanel::start_run() {
   }
   for (const OptionSpec* o : options_of(policy)) {
     const auto it = values_.find(o->spec.name);
-    if (it != values_.end() && it->second != o->spec.default_value) cfg.params[o->spec.name] = it->second;
+    if (it != values_.end() && it->second != o->spec.default_value)
+      cfg.params[o->spec.name] = it->second;
   }
   done_ = 0;
   expected_ = 0;
@@ -82,7 +89,8 @@ void ScenarioPanel::start_run() {
     result_.reset();
   }
   ++runs_;
-  title_ = "run " + std::to_string(runs_) + ": " + cfg.scenario + " / " + cfg.policy + " / " + (backend_ == 1 ? "cuda" : "cpu");
+  title_ = "run " + std::to_string(runs_) + ": " + cfg.scenario + " / " + cfg.policy + " / " +
+           (backend_ == 1 ? "cuda" : "cpu");
   if (thread_.joinable()) thread_.join();
   running_ = true;
   thread_ = std::jthread([this, cfg = std::move(cfg)] {
@@ -109,9 +117,11 @@ std::optional<ScenarioPanel::Finished> ScenarioPanel::draw() {
   ImGui::BeginDisabled(busy);
 
   ImGui::SetNextItemWidth(150);
-  if (ImGui::BeginCombo("scenario", scenarios[static_cast<std::size_t>(scenario_)]->name().c_str())) {
+  if (ImGui::BeginCombo("scenario",
+                        scenarios[static_cast<std::size_t>(scenario_)]->name().c_str())) {
     for (int i = 0; i < static_cast<int>(scenarios.size()); ++i) {
-      if (ImGui::Selectable(scenarios[static_cast<std::size_t>(i)]->name().c_str(), i == scenario_)) {
+      if (ImGui::Selectable(scenarios[static_cast<std::size_t>(i)]->name().c_str(),
+                            i == scenario_)) {
         scenario_ = i;
         values_.clear();
       }
@@ -129,7 +139,8 @@ std::optional<ScenarioPanel::Finished> ScenarioPanel::draw() {
   if (ImGui::BeginCombo("backend", backends[backend_])) {
     if (ImGui::Selectable("cpu (host threads)", backend_ == 0)) backend_ = 0;
     ImGui::BeginDisabled(gpus_.empty());
-    const std::string cuda = gpus_.empty() ? "cuda (no GPU here)" : "cuda (" + std::to_string(gpus_.size()) + " GPU)";
+    const std::string cuda =
+        gpus_.empty() ? "cuda (no GPU here)" : "cuda (" + std::to_string(gpus_.size()) + " GPU)";
     if (ImGui::Selectable(cuda.c_str(), backend_ == 1)) backend_ = 1;
     ImGui::EndDisabled();
     ImGui::EndCombo();
@@ -138,7 +149,8 @@ std::optional<ScenarioPanel::Finished> ScenarioPanel::draw() {
   const std::vector<const PolicyDescriptor*> policies = registry_.policies();
   policy_ = std::clamp(policy_, 0, static_cast<int>(policies.size()) - 1);
   ImGui::SetNextItemWidth(150);
-  if (ImGui::BeginCombo("policy", std::string(policies[static_cast<std::size_t>(policy_)]->name).c_str())) {
+  if (ImGui::BeginCombo("policy",
+                        std::string(policies[static_cast<std::size_t>(policy_)]->name).c_str())) {
     for (int i = 0; i < static_cast<int>(policies.size()); ++i) {
       const PolicyDescriptor& p = *policies[static_cast<std::size_t>(i)];
       const bool ok = registry_.policy_runs_on(p, backend);
@@ -147,18 +159,23 @@ std::optional<ScenarioPanel::Finished> ScenarioPanel::draw() {
       if (ImGui::Selectable(label.c_str(), i == policy_)) policy_ = i;
       ImGui::EndDisabled();
       if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-        ImGui::SetTooltip("%s\nfrom %s", std::string(p.summary).c_str(), std::string(p.paper).c_str());
+        ImGui::SetTooltip("%s\nfrom %s", std::string(p.summary).c_str(),
+                          std::string(p.paper).c_str());
       }
     }
     ImGui::EndCombo();
   }
   // The chosen policy's options, from its descriptor (the same table --param and `gpulb list` read).
-  for (const OptionSpec* o : options_of(*policies[static_cast<std::size_t>(policy_)])) param_input(o->spec);
+  for (const OptionSpec* o : options_of(*policies[static_cast<std::size_t>(policy_)]))
+    param_input(o->spec);
   ImGui::SetNextItemWidth(150);
   ImGui::InputInt("workers", &workers_);
   workers_ = std::max(workers_, 0);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("0: the backend's default (hardware threads, or what the occupancy API allows)");
-  const bool supported = registry_.policy_runs_on(*policies[static_cast<std::size_t>(policy_)], backend);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "0: the backend's default (hardware threads, or what the occupancy API allows)");
+  const bool supported =
+      registry_.policy_runs_on(*policies[static_cast<std::size_t>(policy_)], backend);
   ImGui::BeginDisabled(!supported);
   if (ImGui::Button("Run", ImVec2(150, 0))) start_run();
   ImGui::EndDisabled();
@@ -166,10 +183,13 @@ std::optional<ScenarioPanel::Finished> ScenarioPanel::draw() {
 
   if (busy) {
     const std::uint64_t done = done_.load(), expected = expected_.load();
-    const float frac = expected > 0 ? static_cast<float>(done) / static_cast<float>(expected) : 0.0f;
-    const std::string text = expected > 0 ? std::to_string(done) + " / " + std::to_string(expected) + " tasks"
-                                          : std::to_string(done) + " tasks";
-    ImGui::ProgressBar(expected > 0 ? frac : -1.0f * static_cast<float>(ImGui::GetTime()), ImVec2(-1, 0), text.c_str());
+    const float frac =
+        expected > 0 ? static_cast<float>(done) / static_cast<float>(expected) : 0.0f;
+    const std::string text =
+        expected > 0 ? std::to_string(done) + " / " + std::to_string(expected) + " tasks"
+                     : std::to_string(done) + " tasks";
+    ImGui::ProgressBar(expected > 0 ? frac : -1.0f * static_cast<float>(ImGui::GetTime()),
+                       ImVec2(-1, 0), text.c_str());
   }
   std::lock_guard lock(mutex_);
   if (!error_.empty()) {

@@ -36,8 +36,9 @@ void stats_row(const RangeRow& r, bool strong) {
   // The busy share as a bar behind its figure: a column of SMs reads at a glance.
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetTextLineHeight();
-  ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + w * static_cast<float>(r.busy_pct() / 100.0), p.y + h),
-                                            IM_COL32(90, 190, 130, 90));
+  ImGui::GetWindowDrawList()->AddRectFilled(
+      p, ImVec2(p.x + w * static_cast<float>(r.busy_pct() / 100.0), p.y + h),
+      IM_COL32(90, 190, 130, 90));
   ImGui::Text("%.1f", r.busy_pct());
   ImGui::TableSetColumnIndex(3);
   ImGui::Text("%.1f", r.idle_pct());
@@ -56,14 +57,17 @@ void stats_row(const RangeRow& r, bool strong) {
 void draw_selection_stats(const TraceModel& model, ViewState& vs, ImVec2 size) {
   ImGui::BeginChild("selection stats", size, false);
   // Without a selection: the whole run (first to last event), and how to choose a range.
-  const Selection whole{static_cast<double>(model.begin_ns()), static_cast<double>(model.end_ns()) + 1};
+  const Selection whole{static_cast<double>(model.begin_ns()),
+                        static_cast<double>(model.end_ns()) + 1};
   const RangeStats& s = stats_for(model, vs, vs.selection.value_or(whole));
   const double origin = run_span(model).begin_ns;
   if (vs.selection) {
-    ImGui::Text("Selection %s .. %s (%s)", format_time(s.begin_ns - origin).c_str(), format_time(s.end_ns - origin).c_str(),
-                format_time(s.end_ns - s.begin_ns).c_str());
+    ImGui::Text("Selection %s .. %s (%s)", format_time(s.begin_ns - origin).c_str(),
+                format_time(s.end_ns - origin).c_str(), format_time(s.end_ns - s.begin_ns).c_str());
   } else {
-    ImGui::Text("The whole trace. Shift+drag or right-drag in the timeline (or --select START:END) for a range.");
+    ImGui::Text(
+        "The whole trace. Shift+drag or right-drag in the timeline (or --select START:END) for a "
+        "range.");
   }
   ImGui::SameLine(0, 20);
   if (ImGui::Button("Copy table")) ImGui::SetClipboardText(range_stats_table(s, origin).c_str());
@@ -73,24 +77,31 @@ void draw_selection_stats(const TraceModel& model, ViewState& vs, ImVec2 size) {
   ImGui::SameLine();
   if (ImGui::Button("Clear")) vs.selection.reset();
   ImGui::EndDisabled();
-  ImGui::TextColored(ImVec4(0.6f, 0.62f, 0.67f, 1),
-                     "busy/idle: share of the workers' time alive within the range; tasks: begun within it; idle spells: failed\n"
-                     "dequeues that began one (a worker records the first failure of a spell, not every poll).");
-  constexpr ImGuiTableFlags kFlags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
-                                     ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_Sortable;
+  ImGui::TextColored(
+      ImVec4(0.6f, 0.62f, 0.67f, 1),
+      "busy/idle: share of the workers' time alive within the range; tasks: begun within it; idle "
+      "spells: failed\n"
+      "dequeues that began one (a worker records the first failure of a spell, not every poll).");
+  constexpr ImGuiTableFlags kFlags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                     ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp |
+                                     ImGuiTableFlags_Sortable;
   if (ImGui::BeginTable("range", 8, kFlags, ImGui::GetContentRegionAvail())) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    for (const char* c : {"where", "workers", "busy %", "idle %", "tasks", "steals", "failed steals", "idle spells"}) {
+    for (const char* c : {"where", "workers", "busy %", "idle %", "tasks", "steals",
+                          "failed steals", "idle spells"}) {
       ImGui::TableSetupColumn(c);
     }
     ImGui::TableHeadersRow();
     // The SM rows sort by the clicked column (the run's and the devices' stay on top); the order
     // is kept until the sort or the selection changes.
     RangeStatsCache& c = vs.range_cache;
-    if (ImGuiTableSortSpecs* spec = ImGui::TableGetSortSpecs(); spec && (spec->SpecsDirty || c.order.size() != s.groups.size())) {
+    if (ImGuiTableSortSpecs* spec = ImGui::TableGetSortSpecs();
+        spec && (spec->SpecsDirty || c.order.size() != s.groups.size())) {
       const bool any = spec->SpecsCount > 0;
-      const auto column = any ? static_cast<RangeColumn>(spec->Specs[0].ColumnIndex) : RangeColumn::Where;
-      c.order = range_order(s.groups, column, !any || spec->Specs[0].SortDirection == ImGuiSortDirection_Ascending);
+      const auto column =
+          any ? static_cast<RangeColumn>(spec->Specs[0].ColumnIndex) : RangeColumn::Where;
+      c.order = range_order(s.groups, column,
+                            !any || spec->Specs[0].SortDirection == ImGuiSortDirection_Ascending);
       spec->SpecsDirty = false;
     }
     stats_row(s.all, true);
@@ -99,7 +110,9 @@ void draw_selection_stats(const TraceModel& model, ViewState& vs, ImVec2 size) {
     clip.Begin(static_cast<int>(s.groups.size()));
     while (clip.Step()) {
       for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-        const std::size_t k = i < static_cast<int>(c.order.size()) ? c.order[static_cast<std::size_t>(i)] : static_cast<std::size_t>(i);
+        const std::size_t k = i < static_cast<int>(c.order.size())
+                                  ? c.order[static_cast<std::size_t>(i)]
+                                  : static_cast<std::size_t>(i);
         stats_row(s.groups[k], false);
       }
     }

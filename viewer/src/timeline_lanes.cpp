@@ -17,7 +17,8 @@ using trace::EventKind;
 
 Rgb8 zone_colour(const LaneCtx& c, const Zone& z) {
   if (c.colour == ColourMode::ByKind) return kind_colour(z.kind);
-  return duration_colour(static_cast<double>(z.end_ns - z.begin_ns), static_cast<double>(c.model.min_task_ns()),
+  return duration_colour(static_cast<double>(z.end_ns - z.begin_ns),
+                         static_cast<double>(c.model.min_task_ns()),
                          static_cast<double>(c.model.max_task_ns()));
 }
 
@@ -29,37 +30,41 @@ void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {
   const std::size_t first = m.first_at_or_after(t0), last = m.first_after(t1);
   auto shown = [&](std::size_t i) { return m[first + i]; };
   c.xs.clear();
-  for (std::size_t i = first; i < last; ++i) c.xs.push_back(c.axis.x(static_cast<double>(m.time_ns(i))));
+  for (std::size_t i = first; i < last; ++i)
+    c.xs.push_back(c.axis.x(static_cast<double>(m.time_ns(i))));
   const bool zoomed = c.axis.ns_per_px < 50.0;  // room for a text label per spawn
-  const MarkerLayout layout = layout_markers(c.xs, c.right, [&](std::size_t i) {
-    const std::string t = marker_text(shown(i), zoomed);
-    return t.empty() ? -1.0f : ImGui::CalcTextSize(t.c_str()).x;
-  }, [&](std::size_t i) { return marker_priority(m[first + i].kind); });
+  const MarkerLayout layout = layout_markers(
+      c.xs, c.right,
+      [&](std::size_t i) {
+        const std::string t = marker_text(shown(i), zoomed);
+        return t.empty() ? -1.0f : ImGui::CalcTextSize(t.c_str()).x;
+      },
+      [&](std::size_t i) { return marker_priority(m[first + i].kind); });
   for (std::size_t k = 0; k < layout.drawn.size(); ++k) {
     const Marker mk = shown(layout.drawn[k]);
     const float x = static_cast<float>(c.xs[layout.drawn[k]]);
     const trace::EventCategory category = trace::event_traits(mk.kind).category;
     switch (category) {
       case trace::EventCategory::Idle:
-        c.dl->AddTriangleFilled(ImVec2(x - 3, y1), ImVec2(x + 3, y1), ImVec2(x, y1 - 5), colours::kIdle);
+        c.dl->AddTriangleFilled(ImVec2(x - 3, y1), ImVec2(x + 3, y1), ImVec2(x, y1 - 5),
+                                colours::kIdle);
         break;
       case trace::EventCategory::Steal:
         c.dl->AddCircleFilled(ImVec2(x, y0 + 4), 3.0f, colours::kSteal);
         break;
       case trace::EventCategory::Spawn:
-        c.dl->AddTriangleFilled(ImVec2(x - 3, y0), ImVec2(x + 3, y0), ImVec2(x, y0 + 5), colours::kSpawn);
+        c.dl->AddTriangleFilled(ImVec2(x - 3, y0), ImVec2(x + 3, y0), ImVec2(x, y0 + 5),
+                                colours::kSpawn);
         break;
       case trace::EventCategory::Host:
         c.dl->AddLine(ImVec2(x, y0 + 2), ImVec2(x, y1 - 2), colours::kHost, 2.0f);
         break;
-      default:
-        c.dl->AddLine(ImVec2(x, y0 + 3), ImVec2(x, y1 - 3), colours::kDimText);
-        break;
+      default: c.dl->AddLine(ImVec2(x, y0 + 3), ImVec2(x, y1 - 3), colours::kDimText); break;
     }
     if (layout.labelled[k]) {
       const bool host = category == trace::EventCategory::Host;
-      c.dl->AddText(ImVec2(x + kMarkerLabelGapPx, y0 + (host ? 1.0f : -1.0f)), host ? colours::kHost : colours::kSpawn,
-                    marker_text(mk, zoomed).c_str());
+      c.dl->AddText(ImVec2(x + kMarkerLabelGapPx, y0 + (host ? 1.0f : -1.0f)),
+                    host ? colours::kHost : colours::kSpawn, marker_text(mk, zoomed).c_str());
     }
   }
 }
@@ -69,15 +74,18 @@ void draw_markers(const LaneCtx& c, const Lane& lane, float y0, float y1) {
 void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1) {
   // The worker's life as a thin line: gaps between zones on it are time it was not running a task.
   const float mid = (y0 + y1) * 0.5f;
-  const float life0 = std::max(c.left, static_cast<float>(c.axis.x(static_cast<double>(lane.start_ns))));
-  const float life1 = std::min(c.right, static_cast<float>(c.axis.x(static_cast<double>(lane.end_ns))));
+  const float life0 =
+      std::max(c.left, static_cast<float>(c.axis.x(static_cast<double>(lane.start_ns))));
+  const float life1 =
+      std::min(c.right, static_cast<float>(c.axis.x(static_cast<double>(lane.end_ns))));
   if (life1 > life0) c.dl->AddLine(ImVec2(life0, mid), ImVec2(life1, mid), colours::kGrid);
 
   c.runs.clear();
   lod_runs(lane.idle, c.axis, c.left, c.right, 1.0, c.runs);
   for (const DrawRun& r : c.runs) {
     c.dl->AddRectFilled(ImVec2(std::max(static_cast<float>(r.x0), c.left), y1 - 4),
-                        ImVec2(std::min(static_cast<float>(r.x1) + 1, c.right), y1 - 1), colours::kIdle);
+                        ImVec2(std::min(static_cast<float>(r.x1) + 1, c.right), y1 - 1),
+                        colours::kIdle);
   }
 
   c.runs.clear();
@@ -96,12 +104,14 @@ void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1) {
         char t[24];
         std::snprintf(t, sizeof t, "#%u", z.id);
         c.dl->PushClipRect(ImVec2(x0, zy0), ImVec2(x1, zy1), true);
-        c.dl->AddText(ImVec2(x0 + 4, zy0 + (zy1 - zy0 - ImGui::GetTextLineHeight()) * 0.5f), to_imgui(text_on(rgb)), t);
+        c.dl->AddText(ImVec2(x0 + 4, zy0 + (zy1 - zy0 - ImGui::GetTextLineHeight()) * 0.5f),
+                      to_imgui(text_on(rgb)), t);
         c.dl->PopClipRect();
       }
     } else {
       // Merged: the first zone's colour, darker, so dense stretches read as busy but not as one task.
-      c.dl->AddRectFilled(ImVec2(x0, zy0 + 1), ImVec2(x1, zy1 - 1), scale_colour(to_imgui(zone_colour(c, z)), 0.72f));
+      c.dl->AddRectFilled(ImVec2(x0, zy0 + 1), ImVec2(x1, zy1 - 1),
+                          scale_colour(to_imgui(zone_colour(c, z)), 0.72f));
     }
   }
   draw_markers(c, lane, y0, y1);
@@ -113,7 +123,8 @@ HeatColumns heat_columns(const LaneCtx& c) {
   h.origin_ns = static_cast<double>(c.model.begin_ns());
   h.col_ns = c.axis.ns_per_px * kCol;
   if (!(h.col_ns > 0)) return h;
-  h.first = static_cast<std::int64_t>(std::floor((c.axis.time_at(c.left) - h.origin_ns) / h.col_ns));
+  h.first =
+      static_cast<std::int64_t>(std::floor((c.axis.time_at(c.left) - h.origin_ns) / h.col_ns));
   const double t0 = h.origin_ns + static_cast<double>(h.first) * h.col_ns;
   h.count = std::max(0, static_cast<int>(std::ceil((c.axis.time_at(c.right) - t0) / h.col_ns)));
   return h;
@@ -131,13 +142,16 @@ static HeatColumns while_zooming(const HeatColumns& view) {
   return h;
 }
 
-void prepare_heat_rows(const LaneCtx& c, std::span<const std::pair<std::uint32_t, int>> groups, HeatRowCache& cache) {
+void prepare_heat_rows(const LaneCtx& c, std::span<const std::pair<std::uint32_t, int>> groups,
+                       HeatRowCache& cache) {
   const HeatColumns view = heat_columns(c);
-  const bool zooming = cache.model == &c.model && cache.view_col_ns > 0 && cache.view_col_ns != view.col_ns;
+  const bool zooming =
+      cache.model == &c.model && cache.view_col_ns > 0 && cache.view_col_ns != view.col_ns;
   cache.view_col_ns = view.col_ns;
   const HeatColumns cols = zooming ? while_zooming(view) : view;
-  const bool same_columns = cache.model == &c.model && cache.origin_ns == cols.origin_ns && cache.col_ns == cols.col_ns &&
-                            cache.first == cols.first && cache.columns == cols.count;
+  const bool same_columns = cache.model == &c.model && cache.origin_ns == cols.origin_ns &&
+                            cache.col_ns == cols.col_ns && cache.first == cols.first &&
+                            cache.columns == cols.count;
   if (cache.model != &c.model) cache.rows.clear();
   cache.model = &c.model;
   cache.origin_ns = cols.origin_ns;
@@ -151,26 +165,30 @@ void prepare_heat_rows(const LaneCtx& c, std::span<const std::pair<std::uint32_t
   std::vector<Todo> todo;
   HeatRowCache::Rows rows;
   for (const auto& [device, group] : groups) {
-    if (device >= c.model.devices().size() || group < 0 || static_cast<std::size_t>(group) >= c.model.devices()[device].groups.size()) continue;
+    if (device >= c.model.devices().size() || group < 0 ||
+        static_cast<std::size_t>(group) >= c.model.devices()[device].groups.size())
+      continue;
     const LaneGroup& g = c.model.devices()[device].groups[static_cast<std::size_t>(group)];
     if (!g.busy) continue;
     auto old = cache.rows.find({device, group});
     HeatRow& row = rows[{device, group}];
-    if (old != cache.rows.end()) row = std::move(old->second);  // reused as it is, or as a pan's source
+    if (old != cache.rows.end())
+      row = std::move(old->second);  // reused as it is, or as a pan's source
     if (old == cache.rows.end() || !same_columns) todo.push_back({&g, &row});
   }
   auto make = [&](std::size_t i) {
     const LaneGroup& g = *todo[i].group;
     HeatRow& row = *todo[i].row;
-    row = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), cols.origin_ns, cols.col_ns, cols.first, cols.count,
-                           row.busy.empty() ? nullptr : &row);
+    row = heat_row_on_grid(*g.busy, g.idle.get(), g.steals, g.lanes.size(), cols.origin_ns,
+                           cols.col_ns, cols.first, cols.count, row.busy.empty() ? nullptr : &row);
   };
   // Each row's means are its own series' work: where every row is computed anew (a zoom, the
   // first frame) the rows (264 on a 2 x H200 trace) are split over the cores, which wait for the
   // frame's draw lists meanwhile. A pan's few columns a row are not worth waking threads for (on a
   // loaded machine a thread can wait milliseconds for a core).
   const bool pan = std::all_of(todo.begin(), todo.end(), [&](const Todo& t) {
-    return !t.row->busy.empty() && t.row->col_ns == cols.col_ns && t.row->origin_ns == cols.origin_ns;
+    return !t.row->busy.empty() && t.row->col_ns == cols.col_ns &&
+           t.row->origin_ns == cols.origin_ns;
   });
   if (pan) {
     for (std::size_t i = 0; i < todo.size(); ++i) make(i);
@@ -193,7 +211,8 @@ void draw_heat_row(const LaneCtx& c, const HeatRow& row, float y0, float y1) {
     std::vector<ImU32> table;
     for (int b = 0; b <= kHeatLevels; ++b) {
       for (int i = 0; i <= kHeatLevels; ++i) {
-        const Rgb8 rgb = heat_colour(b / static_cast<double>(kHeatLevels), i / static_cast<double>(kHeatLevels));
+        const Rgb8 rgb =
+            heat_colour(b / static_cast<double>(kHeatLevels), i / static_cast<double>(kHeatLevels));
         table.push_back(IM_COL32(rgb.r, rgb.g, rgb.b, 255));
       }
     }
@@ -209,7 +228,9 @@ void draw_heat_row(const LaneCtx& c, const HeatRow& row, float y0, float y1) {
     int j = i + 1;
     while (j < cols && levels(j) == level) ++j;
     if (level != std::pair{0, 0}) {
-      c.dl->AddRectFilled(ImVec2(x(i), y0), ImVec2(x(j), y1), heat_colours[static_cast<std::size_t>(level.first * (kHeatLevels + 1) + level.second)]);
+      c.dl->AddRectFilled(
+          ImVec2(x(i), y0), ImVec2(x(j), y1),
+          heat_colours[static_cast<std::size_t>(level.first * (kHeatLevels + 1) + level.second)]);
     }
     i = j;
   }
@@ -227,11 +248,14 @@ void draw_heat_row(const LaneCtx& c, const HeatRow& row, float y0, float y1) {
   }
 }
 
-void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals,
-                   std::size_t lanes, float y0, float y1) {
+void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* idle,
+                   std::span<const std::uint64_t> steals, std::size_t lanes, float y0, float y1) {
   if (busy.empty() || lanes == 0) return;
   const HeatColumns cols = heat_columns(c);
-  draw_heat_row(c, heat_row_on_grid(busy, idle, steals, lanes, cols.origin_ns, cols.col_ns, cols.first, cols.count), y0, y1);
+  draw_heat_row(c,
+                heat_row_on_grid(busy, idle, steals, lanes, cols.origin_ns, cols.col_ns, cols.first,
+                                 cols.count),
+                y0, y1);
 }
 
 }  // namespace gpulb::viewer

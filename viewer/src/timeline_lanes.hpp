@@ -27,13 +27,14 @@ struct LaneCtx {
   ImDrawList* dl;
   std::vector<DrawRun>& runs;  // reused scratch
   std::vector<double>& xs;     // reused scratch: marker positions
-  const HeatRowCache* heat = nullptr;  // this frame's folded rows, where prepare_heat_rows made them
+  // this frame's folded rows, where prepare_heat_rows made them
+  const HeatRowCache* heat = nullptr;
 };
 
 void draw_lane(const LaneCtx& c, const Lane& lane, float y0, float y1);
 // A folded group: the share of its `lanes` busy and idle per column, and its steals.
-void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* idle, std::span<const std::uint64_t> steals,
-                   std::size_t lanes, float y0, float y1);
+void draw_heat_row(const LaneCtx& c, const StepSeries& busy, const StepSeries* idle,
+                   std::span<const std::uint64_t> steals, std::size_t lanes, float y0, float y1);
 // The same from its heat_row, computed for this frame's columns (heat_columns).
 void draw_heat_row(const LaneCtx& c, const HeatRow& row, float y0, float y1);
 
@@ -50,6 +51,7 @@ HeatColumns heat_columns(const LaneCtx& c);
 // core: a still frame reuses the last frame's rows, a pan computes only the columns it uncovers,
 // a zoom (other columns) all of them, at 6 px while it goes on (3 px again on the first frame at
 // rest). Rows not asked for are dropped.
-void prepare_heat_rows(const LaneCtx& c, std::span<const std::pair<std::uint32_t, int>> groups, HeatRowCache& cache);
+void prepare_heat_rows(const LaneCtx& c, std::span<const std::pair<std::uint32_t, int>> groups,
+                       HeatRowCache& cache);
 
 }  // namespace gpulb::viewer

@@ -18,7 +18,8 @@ bool key(char c) { return ImGui::IsKeyPressed(static_cast<int>(c)); }
 // Picks the match `at` (modulo their count) and reveals it in its run's panel (B's: ts_b).
 void show_found(TimelineState& ts, TimelineState* ts_b, ViewState& vs, int at) {
   if (ts.found.empty()) return;
-  ts.found_at = (at % static_cast<int>(ts.found.size()) + static_cast<int>(ts.found.size())) % static_cast<int>(ts.found.size());
+  ts.found_at = (at % static_cast<int>(ts.found.size()) + static_cast<int>(ts.found.size())) %
+                static_cast<int>(ts.found.size());
   vs.picked = ts.found[static_cast<std::size_t>(ts.found_at)];
   (vs.picked->run == 1 && ts_b ? *ts_b : ts).reveal = vs.picked->task;
 }
@@ -33,7 +34,8 @@ void clear_search(TimelineState& ts) {
   ts.search_note.clear();
 }
 
-void search_tasks(const TraceModel& a, const TraceModel* b, ViewState& vs, TimelineState& ts, TimelineState* ts_b) {
+void search_tasks(const TraceModel& a, const TraceModel* b, ViewState& vs, TimelineState& ts,
+                  TimelineState* ts_b) {
   const std::optional<TaskQuery> q = parse_task_query(ts.search);
   if (!q) {
     ts.found.clear();
@@ -43,7 +45,8 @@ void search_tasks(const TraceModel& a, const TraceModel* b, ViewState& vs, Timel
   } else {
     // On demand, not per frame: a scan of every task (3 million in the bench's trace).
     ts.found = find_tasks_in_runs(a, b, *q, kMaxFound);
-    const auto in_b = static_cast<std::size_t>(std::count_if(ts.found.begin(), ts.found.end(), [](const RunTask& t) { return t.run == 1; }));
+    const auto in_b = static_cast<std::size_t>(std::count_if(
+        ts.found.begin(), ts.found.end(), [](const RunTask& t) { return t.run == 1; }));
     ts.found_capped = ts.found.size() - in_b >= kMaxFound || in_b >= kMaxFound;
     ts.searched = ts.search;
     ts.search_note = std::string("'") + ts.search + "': no task" + (b ? " in A or B" : "");
@@ -67,7 +70,8 @@ void timeline_keys(ViewState& vs, TimelineState& ts, TimeAxis& axis, float left,
     const float mx = io.MousePos.x;
     vs.marks.push_back(axis.time_at(mx >= left && mx < right ? mx : mid));
   }
-  if (key('N') && !ts.found.empty()) show_found(ts, nullptr, vs, ts.found_at + (io.KeyShift ? -1 : 1));
+  if (key('N') && !ts.found.empty())
+    show_found(ts, nullptr, vs, ts.found_at + (io.KeyShift ? -1 : 1));
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
     vs.selection.reset();
     vs.picked.reset();
@@ -75,27 +79,33 @@ void timeline_keys(ViewState& vs, TimelineState& ts, TimeAxis& axis, float left,
   }
 }
 
-void draw_search_bar(const TraceModel& a, const TraceModel* b, ViewState& vs, TimelineState& ts, TimelineState* ts_b) {
+void draw_search_bar(const TraceModel& a, const TraceModel* b, ViewState& vs, TimelineState& ts,
+                     TimelineState* ts_b) {
   ImGui::SetNextItemWidth(150);
   if (ts.focus_search) {
     ImGui::SetKeyboardFocusHere();
     ts.focus_search = false;
   }
-  const bool enter = ImGui::InputTextWithHint("##find", b ? "find in A and B: id, k2" : "find: id, k2 (Ctrl+F)", ts.search,
-                                              sizeof ts.search, ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool enter =
+      ImGui::InputTextWithHint("##find", b ? "find in A and B: id, k2" : "find: id, k2 (Ctrl+F)",
+                               ts.search, sizeof ts.search, ImGuiInputTextFlags_EnterReturnsTrue);
   if (enter) search_tasks(a, b, vs, ts, ts_b);
   if (!ts.search_note.empty() || !ts.found.empty()) {
     ImGui::SameLine();
     if (ts.found.empty()) {
       ImGui::TextColored(ImVec4(1.0f, 0.55f, 0.5f, 1), "%s", ts.search_note.c_str());
     } else {
-      ImGui::TextUnformatted(found_note(ts.found, ts.found_at, b != nullptr, ts.found_capped).c_str());
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip(b ? "Enter: next (A's matches, then B's)" : "Enter or N: next, Shift+N: previous, Esc: clear");
+      ImGui::TextUnformatted(
+          found_note(ts.found, ts.found_at, b != nullptr, ts.found_capped).c_str());
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(b ? "Enter: next (A's matches, then B's)"
+                            : "Enter or N: next, Shift+N: previous, Esc: clear");
     }
   }
 }
 
-void begin_reveal(const TraceModel& model, TimelineState& ts, TimeAxis& axis, float left, float right) {
+void begin_reveal(const TraceModel& model, TimelineState& ts, TimeAxis& axis, float left,
+                  float right) {
   if (!ts.reveal || ts.reveal->lane >= model.lanes().size()) return;
   const Lane& lane = model.lanes()[ts.reveal->lane];
   if (ts.reveal->zone >= lane.zones.size()) return;
@@ -116,7 +126,8 @@ void begin_reveal(const TraceModel& model, TimelineState& ts, TimeAxis& axis, fl
     const DeviceGroup& dev = model.devices()[lane.device];
     for (std::size_t g = 0; g < dev.groups.size(); ++g) {
       const auto& ls = dev.groups[g].lanes;
-      if (std::find(ls.begin(), ls.end(), ts.reveal->lane) != ls.end()) ts.collapsed[group_fold_key(lane.device, static_cast<int>(g))] = false;
+      if (std::find(ls.begin(), ls.end(), ts.reveal->lane) != ls.end())
+        ts.collapsed[group_fold_key(lane.device, static_cast<int>(g))] = false;
     }
   }
 }
@@ -124,29 +135,36 @@ void begin_reveal(const TraceModel& model, TimelineState& ts, TimeAxis& axis, fl
 void scroll_to_revealed(TimelineState& ts, const TimelineLayout& layout, float view_h) {
   if (!ts.reveal) return;
   const float y = layout.lane_center[ts.reveal->lane];
-  if (y >= 0) ts.scroll_y = std::clamp(y - view_h * 0.5f, 0.0f, std::max(0.0f, layout.height - view_h));
+  if (y >= 0)
+    ts.scroll_y = std::clamp(y - view_h * 0.5f, 0.0f, std::max(0.0f, layout.height - view_h));
   ts.reveal.reset();
 }
 
-void draw_marks(ImDrawList* dl, const ViewState& vs, const TimeAxis& axis, float left, float right, float top, float bottom) {
+void draw_marks(ImDrawList* dl, const ViewState& vs, const TimeAxis& axis, float left, float right,
+                float top, float bottom) {
   for (std::size_t i = 0; i < vs.marks.size(); ++i) {
     const float x = static_cast<float>(axis.x(vs.marks[i]));
     if (x < left || x > right) continue;
-    for (float y = top; y < bottom; y += 8) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 4, bottom)), colours::kSpawn, 1.5f);
+    for (float y = top; y < bottom; y += 8)
+      dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 4, bottom)), colours::kSpawn, 1.5f);
     // From the second mark on, its distance from the one before: what a class measures with them.
     char t[48];
     if (i == 0) {
       std::snprintf(t, sizeof t, "M1");
     } else {
-      std::snprintf(t, sizeof t, "M%zu  +%s", i + 1, format_time(vs.marks[i] - vs.marks[i - 1]).c_str());
+      std::snprintf(t, sizeof t, "M%zu  +%s", i + 1,
+                    format_time(vs.marks[i] - vs.marks[i - 1]).c_str());
     }
-    dl->AddRectFilled(ImVec2(x + 2, top + 2), ImVec2(x + 6 + text_width(t), top + 4 + ImGui::GetTextLineHeight()), IM_COL32(24, 26, 31, 220));
+    dl->AddRectFilled(ImVec2(x + 2, top + 2),
+                      ImVec2(x + 6 + text_width(t), top + 4 + ImGui::GetTextLineHeight()),
+                      IM_COL32(24, 26, 31, 220));
     dl->AddText(ImVec2(x + 4, top + 3), colours::kSpawn, t);
   }
 }
 
-void draw_picked(ImDrawList* dl, const TraceModel& model, int run, const ViewState& vs, const TimelineLayout& layout, const TimeAxis& axis,
-                 float y_base, float left, float right) {
+void draw_picked(ImDrawList* dl, const TraceModel& model, int run, const ViewState& vs,
+                 const TimelineLayout& layout, const TimeAxis& axis, float y_base, float left,
+                 float right) {
   if (!vs.picked || vs.picked->run != run) return;
   const TaskRef picked = vs.picked->task;
   if (picked.lane >= model.lanes().size()) return;
@@ -156,9 +174,11 @@ void draw_picked(ImDrawList* dl, const TraceModel& model, int run, const ViewSta
   if (yc < 0) return;
   const Zone& z = lane.zones[picked.zone];
   const float x0 = std::max(static_cast<float>(axis.x(static_cast<double>(z.begin_ns))), left - 3);
-  const float x1 = std::min(std::max(static_cast<float>(axis.x(static_cast<double>(z.end_ns))), x0 + 2), right + 3);
+  const float x1 = std::min(
+      std::max(static_cast<float>(axis.x(static_cast<double>(z.end_ns))), x0 + 2), right + 3);
   const float h = std::max(layout.lane_h * 0.5f, 4.0f);
-  dl->AddRect(ImVec2(x0 - 2, y_base + yc - h), ImVec2(x1 + 2, y_base + yc + h), IM_COL32(255, 255, 255, 255), 2.0f, 0, 2.5f);
+  dl->AddRect(ImVec2(x0 - 2, y_base + yc - h), ImVec2(x1 + 2, y_base + yc + h),
+              IM_COL32(255, 255, 255, 255), 2.0f, 0, 2.5f);
 }
 
 void draw_task_details(const TraceModel& model, ViewState& vs) {
@@ -174,10 +194,13 @@ void draw_task_details(const TraceModel& model, ViewState& vs) {
   ImGui::TextColored(dim, "runs    ");
   ImGui::SameLine();
   ImGui::Text("%s .. %s (%s)", format_time(static_cast<double>(d.begin_ns) - origin).c_str(),
-              format_time(static_cast<double>(d.end_ns) - origin).c_str(), format_time(static_cast<double>(d.end_ns - d.begin_ns)).c_str());
+              format_time(static_cast<double>(d.end_ns) - origin).c_str(),
+              format_time(static_cast<double>(d.end_ns - d.begin_ns)).c_str());
   if (d.interpolated) {
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextColored(dim, "Timed with its batch of short tasks (one clock read a batch): its times are interpolated.");
+    ImGui::TextColored(dim,
+                       "Timed with its batch of short tasks (one clock read a batch): its times "
+                       "are interpolated.");
     ImGui::PopTextWrapPos();
   }
   ImGui::TextColored(dim, "from    ");
@@ -185,13 +208,18 @@ void draw_task_details(const TraceModel& model, ViewState& vs) {
   text_wrapped(d.source);
   ImGui::TextColored(dim, "spawned ");
   ImGui::SameLine();
-  if (d.first_child && d.spawned > 0) ImGui::Text("%u children (ids %u .. %u)", d.spawned, *d.first_child, *d.first_child + (d.spawned - 1));
-  else ImGui::Text("%u children", d.spawned);
+  if (d.first_child && d.spawned > 0)
+    ImGui::Text("%u children (ids %u .. %u)", d.spawned, *d.first_child,
+                *d.first_child + (d.spawned - 1));
+  else
+    ImGui::Text("%u children", d.spawned);
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextColored(dim, "Payload and parent are not in the trace (its events carry a task's id and kind only).");
+  ImGui::TextColored(
+      dim, "Payload and parent are not in the trace (its events carry a task's id and kind only).");
   ImGui::PopTextWrapPos();
   // B's tasks are on screen only in Compare's lower panel.
-  if (ImGui::SmallButton(in_b ? "Show in Compare" : "Show in timeline")) (in_b ? vs.compare_b : vs.timeline).reveal = vs.picked->task;
+  if (ImGui::SmallButton(in_b ? "Show in Compare" : "Show in timeline"))
+    (in_b ? vs.compare_b : vs.timeline).reveal = vs.picked->task;
   ImGui::SameLine();
   if (ImGui::SmallButton("Unpick")) vs.picked.reset();
 }

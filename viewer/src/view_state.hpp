@@ -53,7 +53,7 @@ struct SeriesColumnsCache {
 // One timeline's own state; compare draws two of them against one shared TimeAxis.
 struct TimelineState {
   std::map<std::uint64_t, bool> collapsed;  // fold key -> folded (timeline_layout.hpp)
-  bool unfold = false;     // --unfold: open with every SM group unfolded
+  bool unfold = false;                      // --unfold: open with every SM group unfolded
   bool auto_fold = true;   // groups open when zoomed in to see tasks, until folded by hand
   bool counters = true;    // counter tracks under the lanes
   float label_w = 150.0f;  // label_column_width of the trace it was measured for
@@ -62,13 +62,13 @@ struct TimelineState {
   bool defaults_set = false;
   // Search (timeline_tools.cpp): the query as typed, what it found, which one is shown.
   char search[48] = "";
-  std::string searched;  // the query `found` answers
+  std::string searched;        // the query `found` answers
   std::vector<RunTask> found;  // compare's search: A's matches, then B's
   bool found_capped = false;   // a run had kMaxFound matches or more
   int found_at = -1;
   std::string search_note;
-  bool focus_search = false;        // Ctrl+F: put the cursor in the search field
-  std::optional<TaskRef> reveal;    // zoom and scroll to this task on the next frame
+  bool focus_search = false;      // Ctrl+F: put the cursor in the search field
+  std::optional<TaskRef> reveal;  // zoom and scroll to this task on the next frame
   // Chunks moved between ranks (rank_transfers.hpp), paired once per trace, with the lanes of
   // their two host tracks (-1: the track has no lane).
   const void* transfers_model = nullptr;
@@ -83,7 +83,7 @@ struct Playhead {
   double time_ns = 0.0;
   bool active = false;  // off: the views show the whole run (the playhead sits at the end)
   bool playing = false;
-  float speed = 1.0f;   // 1: the whole run plays in 10 s
+  float speed = 1.0f;  // 1: the whole run plays in 10 s
 };
 
 struct ViewState {
@@ -91,17 +91,21 @@ struct ViewState {
   bool fit_pending = true;  // fit the axis to the trace on the next frame (needs the view's width)
   std::optional<Selection> pending_range;  // --range: applied once the view's width is known
   ColourMode colour = ColourMode::ByKind;
-  CounterScale counter_scale = CounterScale::Shared;  // the counter tracks' and occupancy plots' scales
+  // the counter tracks' and occupancy plots' scales
+  CounterScale counter_scale = CounterScale::Shared;
   std::optional<Selection> selection;
   TimelineState timeline, compare_a, compare_b;
   TimeAxis compare_axis;  // compare: time since each run's first kernel launch
-  std::optional<Selection> compare_range;  // --range in compare (times since the launches), applied once
+  std::optional<Selection>
+      compare_range;  // --range in compare (times since the launches), applied once
   bool compare_fit_pending = true;
   Playhead playhead;
   RangeStatsCache range_cache;
-  std::optional<RunTask> picked;  // the task clicked (of trace A, or of compare's B): its details in the side panel
-  std::vector<double> marks;      // times marked with M (trace clock)
-  std::string switch_view;        // a view asks for another (a finding's click): its --view name, served after the frame's panel
+  std::optional<RunTask>
+      picked;  // the task clicked (of trace A, or of compare's B): its details in the side panel
+  std::vector<double> marks;  // times marked with M (trace clock)
+  std::string
+      switch_view;  // a view asks for another (a finding's click): its --view name, served after the frame's panel
 };
 
 }  // namespace gpulb::viewer

@@ -30,7 +30,9 @@ std::uint64_t segment_estimate(const ExecPlan& plan, std::uint32_t workers, std:
   // ones 8 x the even share, at least 256 Ki events, at most 4 Mi (64 MiB) a worker.
   constexpr std::uint64_t kAlwaysRoom = std::uint64_t{1} << 18, kMost = std::uint64_t{1} << 22;
   const std::uint64_t share = hint / std::max(1u, workers);
-  const std::uint64_t cap = hint <= kAlwaysRoom ? hint + 64 : std::max(kAlwaysRoom, std::min(hint + 64, 8 * share + 4096));
+  const std::uint64_t cap = hint <= kAlwaysRoom
+                                ? hint + 64
+                                : std::max(kAlwaysRoom, std::min(hint + 64, 8 * share + 4096));
   return std::min(cap, kMost);
 }
 
@@ -41,10 +43,12 @@ std::uint32_t checked_workers(const ExecPlan& plan) {
   const std::uint64_t tasks = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
   const std::uint64_t threads_bound = std::uint64_t{kWorkersPerHardwareThread} * default_workers();
   if (workers <= tasks || workers <= threads_bound) return workers;
-  throw ConfigError("--workers " + std::to_string(workers) + ": the cpu backend runs a thread per worker, and " +
-                    std::to_string(workers) + " is more than both the run's " + std::to_string(tasks) + " tasks and " +
-                    std::to_string(kWorkersPerHardwareThread) + " x the " + std::to_string(default_workers()) +
-                    " hardware threads here; use at most " + std::to_string(std::max(tasks, threads_bound)));
+  throw ConfigError("--workers " + std::to_string(workers) +
+                    ": the cpu backend runs a thread per worker, and " + std::to_string(workers) +
+                    " is more than both the run's " + std::to_string(tasks) + " tasks and " +
+                    std::to_string(kWorkersPerHardwareThread) + " x the " +
+                    std::to_string(default_workers()) + " hardware threads here; use at most " +
+                    std::to_string(std::max(tasks, threads_bound)));
 }
 
 template <class T>
@@ -53,8 +57,10 @@ std::unique_ptr<T[]> allocate_segment(std::uint64_t capacity, std::uint32_t segm
     // Left uninitialised: a page costs memory only once it is written.
     return std::make_unique_for_overwrite<T[]>(capacity);
   } catch (const std::bad_alloc&) {
-    throw RunError("could not allocate " + std::to_string(segments) + " trace segments of " + std::to_string(capacity) +
-                   " events; lower --trace-memory or --param trace_capacity, or run with --no-trace");
+    throw RunError(
+        "could not allocate " + std::to_string(segments) + " trace segments of " +
+        std::to_string(capacity) +
+        " events; lower --trace-memory or --param trace_capacity, or run with --no-trace");
   }
 }
 // Writes one word a page of the first `units` units, so that the worker does not take those page
@@ -78,11 +84,16 @@ std::uint64_t thread_minor_faults() {
 }  // namespace
 
 Runtime::Runtime(const ExecPlan& plan, std::uint64_t events_hint, std::uint32_t trace_batch)
-    : plan_(plan), workers_(checked_workers(plan)), origin_ns_(host_now_ns()), ticks_(kEventTicksAreTsc, event_ticks()),
-      trace_batch_(plan.options.trace_batch ? plan.options.trace_batch : trace_batch), slots_(workers_) {
+    : plan_(plan),
+      workers_(checked_workers(plan)),
+      origin_ns_(host_now_ns()),
+      ticks_(kEventTicksAreTsc, event_ticks()),
+      trace_batch_(plan.options.trace_batch ? plan.options.trace_batch : trace_batch),
+      slots_(workers_) {
   if (plan.trace) {
     // A segment per worker and one for the host track.
-    const TraceFit fit = fit_trace_segments(plan, workers_ + 1, segment_estimate(plan, workers_, events_hint));
+    const TraceFit fit =
+        fit_trace_segments(plan, workers_ + 1, segment_estimate(plan, workers_, events_hint));
     capacity_ = fit.capacity;
     trace_note_ = fit.note;
     const std::uint64_t units = stream_units();
@@ -99,7 +110,8 @@ Runtime::Runtime(const ExecPlan& plan, std::uint64_t events_hint, std::uint32_t 
 }
 
 std::uint32_t Runtime::stream_units() const {
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{capacity_} * 2, 0xFFFFFFFFu));
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(std::uint64_t{capacity_} * 2, 0xFFFFFFFFu));
 }
 
 TraceStream Runtime::worker_segment(std::uint32_t w) {
@@ -125,8 +137,10 @@ void Runtime::start(const std::function<void(std::uint32_t)>& fn) {
       fn(w);
       slots_[w].cpu_ns = thread_cpu_ns() - cpu0;
       slots_[w].minor_faults = thread_minor_faults() - faults0;
-      slots_[w].wall_ns = static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - wall0).count());
+      slots_[w].wall_ns =
+          static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                         std::chrono::steady_clock::now() - wall0)
+                                         .count());
       if (finished_workers_.fetch_add(1, std::memory_order_acq_rel) + 1 == workers_) {
         std::lock_guard<std::mutex> lock(finished_mutex_);  // so the waiter cannot miss the notify
         finished_cv_.notify_all();
@@ -138,7 +152,9 @@ void Runtime::start(const std::function<void(std::uint32_t)>& fn) {
 void Runtime::wait_workers(const std::function<std::string()>& state) {
   // Asleep until the last worker is done, waking every few ms for the watchdog: a host thread
   // that polled every 100 us cost the workers about 5% in context switches (perf, UTS, 1 thread).
-  const auto all_done = [this] { return finished_workers_.load(std::memory_order_acquire) >= workers_; };
+  const auto all_done = [this] {
+    return finished_workers_.load(std::memory_order_acquire) >= workers_;
+  };
   while (!all_done()) {
     {
       std::unique_lock<std::mutex> lock(finished_mutex_);
@@ -183,7 +199,8 @@ void Runtime::tick(const std::function<std::string()>& state) {
   if (now - last_report_ns_ < kReportEveryNs) return;
   last_report_ns_ = now;
   const std::uint64_t done = tasks_done();
-  if (plan_.progress) plan_.progress(done, plan_.expected_tasks ? plan_.expected_tasks : plan_.tasks.size());
+  if (plan_.progress)
+    plan_.progress(done, plan_.expected_tasks ? plan_.expected_tasks : plan_.tasks.size());
   if (done != last_progress_) {
     last_progress_ = done;
     last_progress_ns_ = now;
@@ -192,9 +209,11 @@ void Runtime::tick(const std::function<std::string()>& state) {
   if (now - last_progress_ns_ > std::uint64_t{plan_.options.watchdog_ms} * 1'000'000) {
     stop_.store(true, std::memory_order_relaxed);
     join();
-    throw RunError("watchdog: policy '" + std::string(plan_.policy->name) + "' on the cpu backend made no progress for " +
+    throw RunError("watchdog: policy '" + std::string(plan_.policy->name) +
+                   "' on the cpu backend made no progress for " +
                    std::to_string(plan_.options.watchdog_ms) + " ms (" + std::to_string(done) +
-                   " tasks done; " + state() + "); raise --param watchdog_ms if the tasks are this long");
+                   " tasks done; " + state() +
+                   "); raise --param watchdog_ms if the tasks are this long");
   }
 }
 
@@ -211,9 +230,11 @@ void Runtime::watch(bool busy, const std::function<std::string()>& state) {
   }
   if (now - last_progress_ns_ > std::uint64_t{plan_.options.watchdog_ms} * 1'000'000) {
     stop_.store(true, std::memory_order_relaxed);
-    throw RunError("watchdog: policy '" + std::string(plan_.policy->name) + "' on the cpu backend made no progress for " +
-                   std::to_string(plan_.options.watchdog_ms) + " ms while this rank had tasks queued or running (" +
-                   std::to_string(done) + " tasks done on this rank; " + state() +
+    throw RunError("watchdog: policy '" + std::string(plan_.policy->name) +
+                   "' on the cpu backend made no progress for " +
+                   std::to_string(plan_.options.watchdog_ms) +
+                   " ms while this rank had tasks queued or running (" + std::to_string(done) +
+                   " tasks done on this rank; " + state() +
                    "); raise --param watchdog_ms if the tasks are this long");
   }
 }
@@ -274,11 +295,15 @@ void Runtime::add_worker_metrics(ExecOutput& out) const {
   // and uneven rates, the cores ran at different speeds (a busy hyperthread sibling); with both
   // even, the scheduler's. Idle polling counts as CPU time and a yield gives the core away: read
   // them where workers seldom idle (UTS's large trees).
-  std::uint64_t share_min = ~std::uint64_t{0}, share_max = 0, rate_min = ~std::uint64_t{0}, rate_max = 0;
+  std::uint64_t share_min = ~std::uint64_t{0}, share_max = 0, rate_min = ~std::uint64_t{0},
+                rate_max = 0;
   for (const WorkerSlot& s : slots_) {
-    const std::uint64_t share = s.wall_ns ? std::min<std::uint64_t>(1000, s.cpu_ns * 1000 / s.wall_ns) : 0;
+    const std::uint64_t share =
+        s.wall_ns ? std::min<std::uint64_t>(1000, s.cpu_ns * 1000 / s.wall_ns) : 0;
     const std::uint64_t n = s.tasks_done.load(std::memory_order_relaxed);
-    const std::uint64_t rate = s.cpu_ns ? static_cast<std::uint64_t>(static_cast<double>(n) * 1e9 / static_cast<double>(s.cpu_ns)) : 0;
+    const std::uint64_t rate = s.cpu_ns ? static_cast<std::uint64_t>(static_cast<double>(n) * 1e9 /
+                                                                     static_cast<double>(s.cpu_ns))
+                                        : 0;
     share_min = std::min(share_min, share), share_max = std::max(share_max, share);
     rate_min = std::min(rate_min, rate), rate_max = std::max(rate_max, rate);
   }
@@ -294,8 +319,11 @@ void Runtime::add_worker_metrics(ExecOutput& out) const {
 void Runtime::add_tracks(ExecOutput& out, const std::string& host_track_name) {
   // Events are written in time order by one thread; keep the invariant explicit for readers.
   const auto by_time = [](trace::Track& tr) {
-    const auto earlier = [](const trace::Event& a, const trace::Event& b) { return a.time_ns < b.time_ns; };
-    if (!std::is_sorted(tr.events.begin(), tr.events.end(), earlier)) std::stable_sort(tr.events.begin(), tr.events.end(), earlier);
+    const auto earlier = [](const trace::Event& a, const trace::Event& b) {
+      return a.time_ns < b.time_ns;
+    };
+    if (!std::is_sorted(tr.events.begin(), tr.events.end(), earlier))
+      std::stable_sort(tr.events.begin(), tr.events.end(), earlier);
   };
   std::uint64_t interpolated = 0;
   for (std::uint32_t w = 0; w < workers_; ++w) {
@@ -306,16 +334,20 @@ void Runtime::add_tracks(ExecOutput& out, const std::string& host_track_name) {
     const StreamCounts& c = slots_[w].trace;
     tr.dropped = c.dropped;
     const std::uint64_t origin = ticks_.origin_tick();
-    tr.events = expand_stream(units_[w].get(), c.used, [&](std::uint64_t t) { return ticks_.to_origin_ns(origin + t); });
+    tr.events = expand_stream(units_[w].get(), c.used,
+                              [&](std::uint64_t t) { return ticks_.to_origin_ns(origin + t); });
     units_[w].reset();  // the track holds them now: give the memory back before the next copy
-    for (const trace::Event& e : tr.events) interpolated += (e.flags & trace::kTimeInterpolated) != 0;
+    for (const trace::Event& e : tr.events)
+      interpolated += (e.flags & trace::kTimeInterpolated) != 0;
     by_time(tr);
     out.trace.tracks.push_back(std::move(tr));
   }
   if (interpolated > 0) {
     // Said where the trace goes (gpulb info, the viewer's summary), not as a note of every run.
-    out.trace.meta.clock_source = "steady_clock; short tasks timed once a batch of up to " + std::to_string(trace_batch_) + ", " +
-                                  std::to_string(interpolated) + " event times interpolated (--param trace_batch=1 times each)";
+    out.trace.meta.clock_source = "steady_clock; short tasks timed once a batch of up to " +
+                                  std::to_string(trace_batch_) + ", " +
+                                  std::to_string(interpolated) +
+                                  " event times interpolated (--param trace_batch=1 times each)";
   }
   trace::Track host;
   host.role = trace::TrackRole::Host;

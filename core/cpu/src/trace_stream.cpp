@@ -60,8 +60,9 @@ void parse_units(const std::uint64_t* units, std::uint32_t count, std::vector<tr
       case 0: {
         if (i + 1 >= count) return;
         const std::uint64_t p = units[i + 1];
-        out.push_back(trace::make_event(u, static_cast<EventKind>(static_cast<std::uint8_t>(p >> 48)), static_cast<std::uint32_t>(p),
-                                        static_cast<std::uint16_t>(p >> 32)));
+        out.push_back(
+            trace::make_event(u, static_cast<EventKind>(static_cast<std::uint8_t>(p >> 48)),
+                              static_cast<std::uint32_t>(p), static_cast<std::uint16_t>(p >> 32)));
         i += 2;
         continue;
       }
@@ -77,7 +78,9 @@ void parse_units(const std::uint64_t* units, std::uint32_t count, std::vector<tr
 }
 
 void place_untimed(std::vector<trace::Event>& ev) {
-  const auto timed = [](const trace::Event& e) { return (e.flags & trace::kTimeInterpolated) == 0; };
+  const auto timed = [](const trace::Event& e) {
+    return (e.flags & trace::kTimeInterpolated) == 0;
+  };
   std::size_t i = 0;
   // Before the first timed event (no writer starts untimed): the first timed time.
   const auto first = std::find_if(ev.begin(), ev.end(), timed);
@@ -93,7 +96,10 @@ void place_untimed(std::vector<trace::Event>& ev) {
     std::uint64_t seen = 0;
     for (std::size_t k = i + 1; k < j; ++k) {
       seen += ev[k].kind == trace::EventKind::TaskEnd;
-      ev[k].time_ns = ends == 0 ? ta : ta + static_cast<std::uint64_t>(static_cast<double>(tb - ta) * static_cast<double>(seen) / static_cast<double>(ends));
+      ev[k].time_ns = ends == 0 ? ta
+                                : ta + static_cast<std::uint64_t>(static_cast<double>(tb - ta) *
+                                                                  static_cast<double>(seen) /
+                                                                  static_cast<double>(ends));
     }
     i = j;
   }

@@ -3,8 +3,9 @@
 namespace gpulb::cuda {
 
 void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
-  throw CudaError(err, std::string("CUDA error ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ") in " + call +
-                 " at " + file + ":" + std::to_string(line));
+  throw CudaError(err, std::string("CUDA error ") + cudaGetErrorName(err) + " (" +
+                           cudaGetErrorString(err) + ") in " + call + " at " + file + ":" +
+                           std::to_string(line));
 }
 
 }  // namespace gpulb::cuda

@@ -36,10 +36,8 @@ bool loses_context(cudaError_t err) {
     case cudaErrorHardwareStackError:
     case cudaErrorAssert:
     case cudaErrorLaunchTimeout:
-    case cudaErrorECCUncorrectable:
-      return true;
-    default:
-      return false;
+    case cudaErrorECCUncorrectable: return true;
+    default: return false;
   }
 }
 
@@ -59,8 +57,8 @@ std::optional<std::string> unusable_reason(int device) {
 
 void check_usable(int device) {
   if (const auto why = unusable_reason(device)) {
-    throw RunError("GPU " + std::to_string(device) + " cannot be used again by this process (" + *why +
-                   "); start a new process to use it");
+    throw RunError("GPU " + std::to_string(device) + " cannot be used again by this process (" +
+                   *why + "); start a new process to use it");
   }
 }
 

@@ -25,7 +25,9 @@ inline constexpr auto release = ::cuda::std::memory_order_release;
 inline constexpr auto acq_rel = ::cuda::std::memory_order_acq_rel;
 inline constexpr auto seq_cst = ::cuda::std::memory_order_seq_cst;
 }  // namespace mo
-GPULB_HD inline void thread_fence_system() { ::cuda::std::atomic_thread_fence(::cuda::std::memory_order_seq_cst); }
+GPULB_HD inline void thread_fence_system() {
+  ::cuda::std::atomic_thread_fence(::cuda::std::memory_order_seq_cst);
+}
 }  // namespace gpulb
 #else
 #include <atomic>
@@ -54,5 +56,6 @@ inline constexpr unsigned kHotLine = 128;
 // party must then use system scope, PTX morally-strong rule). On the CPU backend both are the same.
 enum class Scope : unsigned char { Device, System };
 template <Scope S, class T>
-using scoped_atomic_ref = std::conditional_t<S == Scope::Device, device_atomic_ref<T>, system_atomic_ref<T>>;
+using scoped_atomic_ref =
+    std::conditional_t<S == Scope::Device, device_atomic_ref<T>, system_atomic_ref<T>>;
 }  // namespace gpulb

@@ -32,9 +32,9 @@ namespace gpulb {
 
 struct BlockingQueueControl {
   alignas(kHotLine) std::uint32_t lock = 0;
-  std::uint64_t beg = 0;  // tasks taken so far (written under the lock; peeked without it)
-  std::uint64_t end = 0;  // tasks put so far (written under the lock; peeked without it)
-  std::uint64_t peak = 0; // highest end - beg (under the lock)
+  std::uint64_t beg = 0;   // tasks taken so far (written under the lock; peeked without it)
+  std::uint64_t end = 0;   // tasks put so far (written under the lock; peeked without it)
+  std::uint64_t peak = 0;  // highest end - beg (under the lock)
   alignas(kHotLine) std::int64_t pending = 0;  // tasks queued or running: 0 ends the run
 };
 
@@ -54,7 +54,9 @@ struct BlockingQueueRef {
       }
     }
   }
-  GPULB_HD void unlock() const { device_atomic_ref<std::uint32_t>(ctl->lock).store(0, mo::release); }
+  GPULB_HD void unlock() const {
+    device_atomic_ref<std::uint32_t>(ctl->lock).store(0, mo::release);
+  }
 
   // DEQUEUE. `level` receives the tasks left after it (the trace's queue level).
   GPULB_HD bool try_dequeue(Task& out, std::uint32_t& level) const {
@@ -92,7 +94,8 @@ struct BlockingQueueRef {
   // The lock-free look: relaxed loads of the two indices (written under the lock with relaxed
   // stores, so that the look is not a data race). It may be stale; the caller retries.
   GPULB_HD bool looks_empty() const {
-    return device_atomic_ref<std::uint64_t>(ctl->end).load(mo::relaxed) == device_atomic_ref<std::uint64_t>(ctl->beg).load(mo::relaxed);
+    return device_atomic_ref<std::uint64_t>(ctl->end).load(mo::relaxed) ==
+           device_atomic_ref<std::uint64_t>(ctl->beg).load(mo::relaxed);
   }
 
   // Termination: `pending` counts queued and running tasks. A task with k children adds k - 1
@@ -101,17 +104,22 @@ struct BlockingQueueRef {
   GPULB_HD void add_pending(std::int64_t d) const {
     if (d != 0) device_atomic_ref<std::int64_t>(ctl->pending).fetch_add(d, mo::acq_rel);
   }
-  GPULB_HD bool terminated() const { return device_atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0; }
+  GPULB_HD bool terminated() const {
+    return device_atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0;
+  }
 
  private:
   // A store under the lock to an index that looks_empty() reads without it.
-  GPULB_HD static void set(std::uint64_t& index, std::uint64_t value) { device_atomic_ref<std::uint64_t>(index).store(value, mo::relaxed); }
+  GPULB_HD static void set(std::uint64_t& index, std::uint64_t value) {
+    device_atomic_ref<std::uint64_t>(index).store(value, mo::relaxed);
+  }
 };
 
 // Host memory for the queue (the CPU backend).
 class HostBlockingQueue {
  public:
-  explicit HostBlockingQueue(std::uint32_t capacity) : capacity_(capacity), ctl_(new BlockingQueueControl) {
+  explicit HostBlockingQueue(std::uint32_t capacity)
+      : capacity_(capacity), ctl_(new BlockingQueueControl) {
     data_ = allocate(capacity);
   }
   ~HostBlockingQueue() {
@@ -142,7 +150,9 @@ class HostBlockingQueue {
 
  private:
   static Task* allocate(std::uint32_t slots) {
-    const std::size_t bytes = slots == 0 ? 64 : (std::size_t{slots} * sizeof(Task) + 63) / 64 * 64;  // aligned_alloc: a multiple of 64
+    const std::size_t bytes = slots == 0 ? 64
+                                         : (std::size_t{slots} * sizeof(Task) + 63) / 64 *
+                                               64;  // aligned_alloc: a multiple of 64
     auto* p = static_cast<Task*>(std::aligned_alloc(64, bytes));
     if (!p) throw std::bad_alloc();
     return p;

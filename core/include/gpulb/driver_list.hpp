@@ -17,7 +17,9 @@ namespace gpulb {
 
 template <class... Drivers>
 struct DriverList {
-  static void register_policies(Registry& registry, Backend backend) { (registry.add_policy(Drivers::descriptor(), backend), ...); }
+  static void register_policies(Registry& registry, Backend backend) {
+    (registry.add_policy(Drivers::descriptor(), backend), ...);
+  }
 
   template <class... Args>
   static ExecOutput run(const ExecPlan& plan, Backend backend, Args&&... args) {

@@ -74,14 +74,15 @@ using HostFeed = std::function<void(HostInserter&)>;
 struct ExecPlan {
   const PolicyDescriptor* policy = nullptr;  // from the registry's policy table
   Backend backend = Backend::Cpu;
-  std::uint32_t workers = 0;      // 0: hardware threads (CPU) / occupancy bound (CUDA)
-  std::uint32_t block_size = 128; // threads a worker has (CPU: iterations of for_each_thread)
-  std::uint32_t gpus = 0;         // CUDA: 0 = all
+  std::uint32_t workers = 0;       // 0: hardware threads (CPU) / occupancy bound (CUDA)
+  std::uint32_t block_size = 128;  // threads a worker has (CPU: iterations of for_each_thread)
+  std::uint32_t gpus = 0;          // CUDA: 0 = all
   bool trace = true;
-  std::uint64_t trace_budget = 0;  // bytes all trace segments may take (0: trace_budget()'s default)
+  // bytes all trace segments may take (0: trace_budget()'s default)
+  std::uint64_t trace_budget = 0;
   PolicyOptions options;
-  std::span<const Task> tasks;    // the initial tasks
-  ProgressFn progress;            // may be empty
+  std::span<const Task> tasks;  // the initial tasks
+  ProgressFn progress;          // may be empty
 
   // Spawned tasks (ctx.spawn; see gpulb/spawn.hpp). Spawned ids count up from spawn_id_base
   // (0: one past the largest initial task id) and must stay below id_capacity (0: no limit but
@@ -130,8 +131,9 @@ struct ExecOutput {
   std::uint64_t tasks_run = 0;    // tasks executed, HALT tasks excluded
   std::uint32_t workers = 0;
   std::vector<std::string> notes;  // things the user should know (a clamped grid, dropped events)
-  bool trace_cut_to_budget = false;  // the trace memory budget, not trace_capacity, sized the segments
-  std::uint64_t tasks_spawned = 0;   // tasks created by task bodies (included in tasks_run)
+  // the trace memory budget, not trace_capacity, sized the segments
+  bool trace_cut_to_budget = false;
+  std::uint64_t tasks_spawned = 0;  // tasks created by task bodies (included in tasks_run)
   // The host steady clock (host_now_ns) at the trace's time 0, and the first worker's start after
   // it: a distributed run places each rank's trace on rank 0's time axis from these.
   std::uint64_t origin_ns = 0;

@@ -27,15 +27,16 @@ MemoryLimit memory_limit();
 inline constexpr std::uint64_t kTaskListCopies = 3;
 
 struct MemoryEstimate {
-  DataSize data;                 // the scenario's
-  std::uint64_t task_bytes = 0;  // the initial tasks, as the run holds them
-  std::uint64_t trace_bytes = 0; // the trace budget (0: no trace)
+  DataSize data;                  // the scenario's
+  std::uint64_t task_bytes = 0;   // the initial tasks, as the run holds them
+  std::uint64_t trace_bytes = 0;  // the trace budget (0: no trace)
   std::uint32_t ranks_here = 1;  // ranks of a distributed run on this host, each with its own share
   std::uint64_t per_rank() const { return task_bytes + data.bytes + trace_bytes; }
   std::uint64_t total() const { return per_rank() * ranks_here; }
 };
 
-MemoryEstimate estimate_memory(const DataSize& data, std::uint64_t trace_budget, std::uint32_t ranks_here);
+MemoryEstimate estimate_memory(const DataSize& data, std::uint64_t trace_budget,
+                               std::uint32_t ranks_here);
 
 // ConfigError naming the estimate, its parts, the limit and what to lower, where the estimate
 // exceeds `limit`. Returns a note where the data alone exceeds what is available now (empty: none).

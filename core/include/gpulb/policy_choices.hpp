@@ -12,14 +12,18 @@
 
 namespace gpulb {
 
-enum class QueueVariant : std::uint8_t { Paper, Modern };        // task-queue on CUDA
-enum class QueueFeed : std::uint8_t { Copy, Mapped };            // task-queue modern on CUDA
-enum class VictimChoice : std::uint8_t { Random, RoundRobin };   // work-stealing
-enum class DequeOverflow : std::uint8_t { Spill, Fail };         // work-stealing
-enum class TaskPer : std::uint8_t { Block, Lane };               // work-stealing on CUDA
-enum class RemoteMode : std::uint8_t { Steal, Request };         // work-stealing across GPUs
-enum class PeerMemory : std::uint8_t { Auto, On, Off };          // work-stealing across GPUs
-enum class RequestStrategy : std::uint8_t { Adaptive, Static, Eager };  // combining (all), hybrid (adaptive, static)
+enum class QueueVariant : std::uint8_t { Paper, Modern };       // task-queue on CUDA
+enum class QueueFeed : std::uint8_t { Copy, Mapped };           // task-queue modern on CUDA
+enum class VictimChoice : std::uint8_t { Random, RoundRobin };  // work-stealing
+enum class DequeOverflow : std::uint8_t { Spill, Fail };        // work-stealing
+enum class TaskPer : std::uint8_t { Block, Lane };              // work-stealing on CUDA
+enum class RemoteMode : std::uint8_t { Steal, Request };        // work-stealing across GPUs
+enum class PeerMemory : std::uint8_t { Auto, On, Off };         // work-stealing across GPUs
+enum class RequestStrategy : std::uint8_t {
+  Adaptive,
+  Static,
+  Eager
+};  // combining (all), hybrid (adaptive, static)
 enum class RequestTransfer : std::uint8_t { Redundant, Reuse, ReuseSorted };  // combining, hybrid
 
 template <class E>

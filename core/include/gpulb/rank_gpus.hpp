@@ -17,7 +17,8 @@ namespace gpulb {
 // `visible`: the variable as the job set it (null or empty: every GPU, by index), whose entries
 // (indices or UUIDs) are then shared out instead. ConfigError where the listed GPUs are too few
 // for every rank of the host.
-inline std::string rank_visible_devices(std::uint32_t local_rank, std::uint32_t ranks_here, std::uint32_t per_rank, const char* visible) {
+inline std::string rank_visible_devices(std::uint32_t local_rank, std::uint32_t ranks_here,
+                                        std::uint32_t per_rank, const char* visible) {
   if (per_rank == 0) per_rank = 1;
   const std::uint64_t first = std::uint64_t{local_rank} * per_rank;
   std::vector<std::string> listed;
@@ -25,9 +26,11 @@ inline std::string rank_visible_devices(std::uint32_t local_rank, std::uint32_t 
     std::stringstream in(visible);
     for (std::string item; std::getline(in, item, ',');) listed.push_back(item);
     if (std::uint64_t{ranks_here} * per_rank > listed.size()) {
-      throw ConfigError(std::to_string(ranks_here) + " ranks on this host with " + std::to_string(per_rank) + " GPU(s) each need " +
-                        std::to_string(std::uint64_t{ranks_here} * per_rank) + " GPUs, and CUDA_VISIBLE_DEVICES lists " +
-                        std::to_string(listed.size()) + " (" + visible + "); start fewer ranks a host or lower --gpus");
+      throw ConfigError(std::to_string(ranks_here) + " ranks on this host with " +
+                        std::to_string(per_rank) + " GPU(s) each need " +
+                        std::to_string(std::uint64_t{ranks_here} * per_rank) +
+                        " GPUs, and CUDA_VISIBLE_DEVICES lists " + std::to_string(listed.size()) +
+                        " (" + visible + "); start fewer ranks a host or lower --gpus");
     }
   }
   std::string out;

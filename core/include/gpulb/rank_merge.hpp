@@ -43,7 +43,8 @@ std::vector<std::vector<Record>> gather_records(Distribution& d, const std::vect
 // rank, each array as its GPU left it; other ranks get an empty vector. Each rank's arrays travel
 // as one message: [u64 arrays][u64 records of each][their bytes].
 template <class Record>
-std::vector<std::vector<Record>> gather_record_arrays(Distribution& d, const std::vector<std::vector<Record>>& mine) {
+std::vector<std::vector<Record>> gather_record_arrays(
+    Distribution& d, const std::vector<std::vector<Record>>& mine) {
   static_assert(std::is_trivially_copyable_v<Record>, "records travel between ranks as bytes");
   std::vector<std::uint64_t> head{mine.size()};
   std::uint64_t records = 0;
@@ -62,7 +63,10 @@ std::vector<std::vector<Record>> gather_record_arrays(Distribution& d, const std
   std::vector<std::vector<Record>> out;
   for (std::size_t r = 0; r < all.size(); ++r) {
     const std::vector<std::byte>& b = all[r];
-    const auto bad = [&] { return RunError("rank " + std::to_string(r) + " sent " + std::to_string(b.size()) + " bytes, not its record arrays"); };
+    const auto bad = [&] {
+      return RunError("rank " + std::to_string(r) + " sent " + std::to_string(b.size()) +
+                      " bytes, not its record arrays");
+    };
     std::uint64_t n = 0;
     if (b.size() < 8) throw bad();
     std::memcpy(&n, b.data(), 8);

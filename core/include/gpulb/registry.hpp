@@ -44,7 +44,8 @@ class Registry {
   // Scenarios. `runners` holds a runner per Backend (index: the enum's value); nullptr where the
   // backend was not built.
   template <class Instance>
-  void add_scenario(std::unique_ptr<ScenarioOf<Instance>> scenario, std::array<BackendRunner<Instance>, 2> runners);
+  void add_scenario(std::unique_ptr<ScenarioOf<Instance>> scenario,
+                    std::array<BackendRunner<Instance>, 2> runners);
   const Scenario* find(const std::string& name) const;
   // Throws ConfigError listing the scenarios there are.
   const Scenario& get(const std::string& name) const;
@@ -107,10 +108,13 @@ class TypedBoundRun final : public BoundRun {
 template <class Instance>
 class TypedScenarioEntry final : public ScenarioEntry {
  public:
-  TypedScenarioEntry(std::unique_ptr<ScenarioOf<Instance>> scenario, std::array<BackendRunner<Instance>, 2> runners)
+  TypedScenarioEntry(std::unique_ptr<ScenarioOf<Instance>> scenario,
+                     std::array<BackendRunner<Instance>, 2> runners)
       : scenario_(std::move(scenario)), runners_(runners) {}
   const Scenario& scenario() const override { return *scenario_; }
-  bool runs_on(Backend backend) const override { return runners_[static_cast<std::size_t>(backend)] != nullptr; }
+  bool runs_on(Backend backend) const override {
+    return runners_[static_cast<std::size_t>(backend)] != nullptr;
+  }
   std::unique_ptr<BoundRun> bind(const ParamMap& params) const override {
     return std::make_unique<TypedBoundRun<Instance>>(scenario_->instantiate(params), runners_);
   }
@@ -123,7 +127,8 @@ class TypedScenarioEntry final : public ScenarioEntry {
 }  // namespace detail
 
 template <class Instance>
-void Registry::add_scenario(std::unique_ptr<ScenarioOf<Instance>> scenario, std::array<BackendRunner<Instance>, 2> runners) {
+void Registry::add_scenario(std::unique_ptr<ScenarioOf<Instance>> scenario,
+                            std::array<BackendRunner<Instance>, 2> runners) {
   add_entry(std::make_unique<detail::TypedScenarioEntry<Instance>>(std::move(scenario), runners));
 }
 

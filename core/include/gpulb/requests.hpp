@@ -54,9 +54,9 @@ class RequestSink {
 };
 
 struct RequestStream {
-  std::uint32_t item_bytes = 16;      // bytes of one data item (a multiple of 4)
-  std::uint64_t expected_requests = 0;  // sizes the trace (0: unknown)
-  std::uint32_t max_items_per_request = 0;  // the most items one request reads (sizes buffers)
+  std::uint32_t item_bytes = 16;              // bytes of one data item (a multiple of 4)
+  std::uint64_t expected_requests = 0;        // sizes the trace (0: unknown)
+  std::uint32_t max_items_per_request = 0;    // the most items one request reads (sizes buffers)
   std::function<void(RequestSink&)> produce;  // emits every request of the run, then returns
 };
 
@@ -68,7 +68,9 @@ struct RequestStream {
 // payload[3]: address of the request's output (zeroed)
 inline constexpr int kRequestScenarioWords = 4;  // payload[4..5] are the scenario's
 
-GPULB_HD inline std::uint32_t request_item_count(const Task& t) { return static_cast<std::uint32_t>(t.payload[1]); }
+GPULB_HD inline std::uint32_t request_item_count(const Task& t) {
+  return static_cast<std::uint32_t>(t.payload[1]);
+}
 
 template <class Item>
 GPULB_HD inline const Item& request_item(const Task& t, std::uint32_t i) {

@@ -15,14 +15,15 @@ namespace gpulb {
 
 struct RunConfig {
   std::string scenario;
-  std::string policy;  // empty: the scenario's (Scenario::default_policy)
+  std::string policy;              // empty: the scenario's (Scenario::default_policy)
   std::optional<Backend> backend;  // empty: CUDA where a GPU is present, else CPU
   std::uint32_t workers = 0;       // 0: the backend's default
   std::uint32_t block_size = 0;    // threads per worker block; 0: the scenario's default
   std::uint32_t gpus = 0;          // CUDA: 0 = all
   bool trace = true;
-  std::uint64_t trace_budget = 0;  // bytes the trace segments may take; 0: a quarter of physical memory
-  ParamMap params;                 // scenario parameters and policy options (PolicyOptions) alike
+  std::uint64_t trace_budget =
+      0;            // bytes the trace segments may take; 0: a quarter of physical memory
+  ParamMap params;  // scenario parameters and policy options (PolicyOptions) alike
   ProgressFn progress;
   // A distributed run (gpulb/distribution.hpp; gpulb run --distributed): every rank calls run()
   // with the same config; rank 0's result is the whole run's. Null: one process.
@@ -52,7 +53,8 @@ Backend default_backend(const Registry& registry);
 // Splits `params` into the scenario's parameters and the policy's options; ConfigError for a key
 // that neither takes (naming the policy a key belongs to, where another one takes it).
 void split_params(const Registry& registry, const ParamMap& params, const Scenario& scenario,
-                  const PolicyDescriptor& policy, ParamMap& scenario_params, ParamMap& policy_params);
+                  const PolicyDescriptor& policy, ParamMap& scenario_params,
+                  ParamMap& policy_params);
 
 std::string gpulb_version();
 

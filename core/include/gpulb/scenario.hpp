@@ -80,10 +80,13 @@ class Workload : public ScenarioInstance {
   // each GPU before the run (not timed) and hands body_on the copy; the CPU backend hands it the
   // host bytes themselves. Empty (the default): no input, body_on is body.
   virtual std::span<const std::byte> input() const { return {}; }
-  virtual Body body_on(Record* records, const std::byte* /*input copy*/) const { return body(records); }
+  virtual Body body_on(Record* records, const std::byte* /*input copy*/) const {
+    return body(records);
+  }
   // After the run: the records of each device that ran (one array on the CPU; one per GPU), the
   // plan as the backend ran it and its output, kept for verify().
-  virtual void collect(std::vector<std::vector<Record>> per_device, const ExecPlan& plan, const ExecOutput& out) = 0;
+  virtual void collect(std::vector<std::vector<Record>> per_device, const ExecPlan& plan,
+                       const ExecOutput& out) = 0;
 };
 
 // What an instance of given parameters holds before it runs: what gpulb::run estimates a run's
@@ -91,7 +94,7 @@ class Workload : public ScenarioInstance {
 struct DataSize {
   std::uint64_t initial_tasks = 0;  // ScenarioInstance::initial_tasks().size()
   std::uint64_t bytes = 0;          // the instance's own data: inputs, records, tables
-  std::string parameter;            // the parameter that sets the size, named where a run does not fit
+  std::string parameter;  // the parameter that sets the size, named where a run does not fit
 };
 
 // The scenario's metadata, shared by every instance.
@@ -107,7 +110,9 @@ class Scenario {
   virtual std::uint32_t default_block_size(const ParamMap& /*params*/) const { return 128; }
   // Whether parameter `name` means anything given the run's others: a trace records the defaults
   // of those that do, and leaves out the rest (uts: t, a, d, ... shape a custom tree only).
-  virtual bool param_applies(const std::string& /*name*/, const ParamMap& /*params*/) const { return true; }
+  virtual bool param_applies(const std::string& /*name*/, const ParamMap& /*params*/) const {
+    return true;
+  }
   // Whether its instances make work requests (ScenarioInstance::request_stream).
   virtual bool makes_requests() const { return false; }
   // The size of an instance of `params` (validated as instantiate validates them), computed
@@ -118,7 +123,9 @@ class Scenario {
   // A request stream's is `combining`, G-Charm's launcher; the others' `task-queue`, Chen et
   // al.'s; spawning scenarios say `work-stealing` (task-queue runs their children through the
   // host on the CPU and not at all on CUDA).
-  virtual std::string default_policy(const ParamMap& /*params*/) const { return makes_requests() ? "combining" : "task-queue"; }
+  virtual std::string default_policy(const ParamMap& /*params*/) const {
+    return makes_requests() ? "combining" : "task-queue";
+  }
 };
 
 // A scenario that makes instances of one type. instantiate() validates every parameter (defaults

@@ -130,8 +130,7 @@ struct SharingQueueRef {
     const std::uint64_t level = enq_after > d ? enq_after - d : 0;
     device_atomic_ref<std::uint64_t> peak(ctl->peak);
     std::uint64_t p = peak.load(mo::relaxed);
-    while (level > p && !peak.compare_exchange_weak(p, level, mo::relaxed, mo::relaxed)) {
-    }
+    while (level > p && !peak.compare_exchange_weak(p, level, mo::relaxed, mo::relaxed)) {}
   }
 };
 
@@ -139,9 +138,12 @@ struct SharingQueueRef {
 class HostSharingQueue {
  public:
   explicit HostSharingQueue(std::uint32_t capacity)
-      : capacity_(checked_capacity(capacity)), ctl_(new SharingQueueControl), seq_(new std::uint64_t[capacity]) {
+      : capacity_(checked_capacity(capacity)),
+        ctl_(new SharingQueueControl),
+        seq_(new std::uint64_t[capacity]) {
     for (std::uint32_t i = 0; i < capacity; ++i) seq_[i] = i;
-    tasks_ = static_cast<Task*>(std::aligned_alloc(64, static_cast<std::size_t>(capacity) * sizeof(Task)));
+    tasks_ = static_cast<Task*>(
+        std::aligned_alloc(64, static_cast<std::size_t>(capacity) * sizeof(Task)));
     if (!tasks_) throw std::bad_alloc();
   }
   ~HostSharingQueue() {
@@ -159,7 +161,8 @@ class HostSharingQueue {
   // Vyukov's queue needs two slots at least (see the top of this file).
   static std::uint32_t checked_capacity(std::uint32_t capacity) {
     if (capacity < 2) {
-      throw std::invalid_argument("a sharing queue needs at least 2 slots (asked for " + std::to_string(capacity) + ")");
+      throw std::invalid_argument("a sharing queue needs at least 2 slots (asked for " +
+                                  std::to_string(capacity) + ")");
     }
     return capacity;
   }

@@ -27,7 +27,7 @@ namespace gpulb {
 struct SpawnBuffer {
   Task* slots = nullptr;
   std::uint32_t capacity = 0;
-  std::uint32_t count = 0;      // children offered so far (may pass capacity: then the run fails)
+  std::uint32_t count = 0;  // children offered so far (may pass capacity: then the run fails)
 
   // Single-threaded (the CPU worker). The device context reserves `count` atomically instead.
   GPULB_HD void push(const Task& child) {
@@ -47,8 +47,8 @@ struct TaskIdCounter {
 // aggregate), relaxed: ids only need to be unique; publication orders the rest.
 // Returns false where the ids would pass `id_limit` (per-id tables of the scenario are that
 // large; the caller fails the run, naming ExecPlan::id_capacity).
-GPULB_HD inline bool assign_child_ids(Task* kids, std::uint32_t n, const Task& parent, TaskIdCounter* ids,
-                                      std::uint64_t id_limit) {
+GPULB_HD inline bool assign_child_ids(Task* kids, std::uint32_t n, const Task& parent,
+                                      TaskIdCounter* ids, std::uint64_t id_limit) {
   if (n == 0) return true;
   const std::uint32_t base = device_atomic_ref<std::uint32_t>(ids->next).fetch_add(n, mo::relaxed);
   if (static_cast<std::uint64_t>(base) + n > id_limit) return false;
@@ -65,11 +65,14 @@ GPULB_HD inline bool assign_child_ids(Task* kids, std::uint32_t n, const Task& p
 // for n children, whose ids are base, base + stride, ...: the GPUs' ids never collide. Ids are
 // then unique but not dense (a GPU that spawns more reaches higher ids); the limit is checked on
 // the largest id given.
-GPULB_HD inline bool assign_child_ids_strided(Task* kids, std::uint32_t n, const Task& parent, TaskIdCounter* ids,
-                                              std::uint64_t id_limit, std::uint32_t stride) {
+GPULB_HD inline bool assign_child_ids_strided(Task* kids, std::uint32_t n, const Task& parent,
+                                              TaskIdCounter* ids, std::uint64_t id_limit,
+                                              std::uint32_t stride) {
   if (n == 0) return true;
-  const std::uint32_t base = device_atomic_ref<std::uint32_t>(ids->next).fetch_add(n * stride, mo::relaxed);
-  if (static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(n - 1) * stride >= id_limit) return false;
+  const std::uint32_t base =
+      device_atomic_ref<std::uint32_t>(ids->next).fetch_add(n * stride, mo::relaxed);
+  if (static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(n - 1) * stride >= id_limit)
+    return false;
   for (std::uint32_t i = 0; i < n; ++i) {
     kids[i].id = base + i * stride;
     kids[i].parent = parent.id;
@@ -94,13 +97,15 @@ template <Scope S = Scope::Device>
 GPULB_HD inline void store_task_relaxed(TaskWords& slot, const Task& t) {
   TaskWords src;
   __builtin_memcpy(&src, &t, sizeof(Task));
-  for (int i = 0; i < 8; ++i) scoped_atomic_ref<S, std::uint64_t>(slot.w[i]).store(src.w[i], mo::relaxed);
+  for (int i = 0; i < 8; ++i)
+    scoped_atomic_ref<S, std::uint64_t>(slot.w[i]).store(src.w[i], mo::relaxed);
 }
 
 template <Scope S = Scope::Device>
 GPULB_HD inline Task load_task_relaxed(TaskWords& slot) {
   TaskWords dst;
-  for (int i = 0; i < 8; ++i) dst.w[i] = scoped_atomic_ref<S, std::uint64_t>(slot.w[i]).load(mo::relaxed);
+  for (int i = 0; i < 8; ++i)
+    dst.w[i] = scoped_atomic_ref<S, std::uint64_t>(slot.w[i]).load(mo::relaxed);
   Task t;
   __builtin_memcpy(static_cast<void*>(&t), &dst, sizeof(Task));
   return t;

@@ -62,7 +62,8 @@ class ListSizer {
   // After a launch that stopped on a full output array: `asked` slots taken so far, by `done` of
   // the generation's `in_count` tasks. At least `asked`; the projected total with an eighth to
   // spare, or a quarter more than asked where that is more.
-  std::uint64_t after_overflow(std::uint64_t asked, std::uint64_t done, std::uint64_t in_count) const {
+  std::uint64_t after_overflow(std::uint64_t asked, std::uint64_t done,
+                               std::uint64_t in_count) const {
     const std::uint64_t projected = done == 0 ? asked : asked * in_count / done;
     std::uint64_t want = std::max(projected + projected / 8, asked + asked / 4);
     if (widest_ != 0) want = std::min(want, widest_);
@@ -88,7 +89,8 @@ inline std::uint64_t list_budget_bytes(std::uint64_t free_bytes) {
 
 // The slots an array gets: `want`, cut to what `free_bytes` holds (list_budget_bytes), never
 // below `need`; 0 where even `need` does not fit.
-inline std::uint64_t fit_list_slots(std::uint64_t want, std::uint64_t need, std::uint64_t free_bytes) {
+inline std::uint64_t fit_list_slots(std::uint64_t want, std::uint64_t need,
+                                    std::uint64_t free_bytes) {
   const std::uint64_t fits = list_budget_bytes(free_bytes) / sizeof(Task);
   if (need > fits) return 0;
   return std::max(need, std::min(want, fits));
@@ -102,13 +104,18 @@ inline std::string format_gib(std::uint64_t bytes) {
 // The refusal where memory cannot hold the slots a generation needs. `where`: "host memory",
 // "GPU 0"...; `held`: the bytes the list's arrays hold there now; `free_source`: what said how much
 // is free.
-inline std::string list_memory_refusal(std::uint64_t generation, std::uint64_t need_slots, const std::string& where,
-                                       std::uint64_t held, std::uint64_t free_bytes, const std::string& free_source) {
-  const std::string gen = generation == 0 ? "the widest generation the scenario states" : "generation " + std::to_string(generation);
-  const std::string beside = held == 0 ? "" : " beside the " + format_gib(held) + " its arrays hold now";
-  return "static-list: " + gen + " needs an array of " + std::to_string(need_slots) + " task slots (" +
-         format_gib(need_slots * sizeof(Task)) + ") in " + where + ", which has " + format_gib(free_bytes) + " free (" + free_source +
-         ")" + beside + "; the static list holds a whole generation at once: use more GPUs (--gpus N), a smaller problem, or a "
+inline std::string list_memory_refusal(std::uint64_t generation, std::uint64_t need_slots,
+                                       const std::string& where, std::uint64_t held,
+                                       std::uint64_t free_bytes, const std::string& free_source) {
+  const std::string gen = generation == 0 ? "the widest generation the scenario states"
+                                          : "generation " + std::to_string(generation);
+  const std::string beside =
+      held == 0 ? "" : " beside the " + format_gib(held) + " its arrays hold now";
+  return "static-list: " + gen + " needs an array of " + std::to_string(need_slots) +
+         " task slots (" + format_gib(need_slots * sizeof(Task)) + ") in " + where +
+         ", which has " + format_gib(free_bytes) + " free (" + free_source + ")" + beside +
+         "; the static list holds a whole generation at once: use more GPUs (--gpus N), a smaller "
+         "problem, or a "
          "policy that holds only the tasks waiting to run (work-stealing)";
 }
 

@@ -51,23 +51,27 @@ struct GenerationShare {
 
 // `produced[g]`: the children in GPU g's output array, of `capacity[g]` slots (each produced <=
 // its capacity: a GPU's output array grows before its generation ends). One share per GPU.
-inline std::vector<GenerationShare> split_generation(std::span<const std::uint32_t> produced, std::span<const std::uint32_t> capacity) {
+inline std::vector<GenerationShare> split_generation(std::span<const std::uint32_t> produced,
+                                                     std::span<const std::uint32_t> capacity) {
   const auto gpus = static_cast<std::uint32_t>(produced.size());
   if (capacity.size() != gpus) throw std::logic_error("split_generation: one capacity per GPU");
   std::vector<std::uint64_t> off(gpus + 1, 0);
   for (std::uint32_t g = 0; g < gpus; ++g) {
-    if (produced[g] > capacity[g]) throw std::logic_error("split_generation: a GPU produced more tasks than its array holds");
+    if (produced[g] > capacity[g])
+      throw std::logic_error("split_generation: a GPU produced more tasks than its array holds");
     off[g + 1] = off[g] + produced[g];
   }
   const std::uint64_t total = off[gpus];
   std::vector<GenerationShare> shares(gpus);
   if (gpus == 0) return shares;
   // Global positions [x, y) of the concatenation to slots from `to` on, split by source GPU.
-  auto copy_range = [&](GenerationShare& share, std::uint32_t self, std::uint64_t x, std::uint64_t y, std::uint64_t& to) {
+  auto copy_range = [&](GenerationShare& share, std::uint32_t self, std::uint64_t x,
+                        std::uint64_t y, std::uint64_t& to) {
     for (std::uint32_t h = 0; h < gpus && x < y; ++h) {
       const std::uint64_t from = std::max(x, off[h]), until = std::min(y, off[h + 1]);
       if (from >= until) continue;
-      share.copies.push_back({h, static_cast<std::uint32_t>(from - off[h]), static_cast<std::uint32_t>(to),
+      share.copies.push_back({h, static_cast<std::uint32_t>(from - off[h]),
+                              static_cast<std::uint32_t>(to),
                               static_cast<std::uint32_t>(until - from)});
       if (h != self) share.received += until - from;
       to += until - from;
@@ -104,7 +108,8 @@ inline std::vector<GenerationShare> split_generation(std::span<const std::uint32
 }
 
 // Every GPU's output array of `capacity` slots.
-inline std::vector<GenerationShare> split_generation(std::span<const std::uint32_t> produced, std::uint32_t capacity) {
+inline std::vector<GenerationShare> split_generation(std::span<const std::uint32_t> produced,
+                                                     std::uint32_t capacity) {
   const std::vector<std::uint32_t> each(produced.size(), capacity);
   return split_generation(produced, each);
 }

@@ -27,7 +27,8 @@
 namespace gpulb {
 
 struct StaticTaskListControl {
-  alignas(kHotLine) std::uint32_t tail = 0;  // children appended this generation (may pass capacity)
+  // children appended this generation (may pass capacity)
+  alignas(kHotLine) std::uint32_t tail = 0;
 };
 
 // What one ENQUEUE did: the batch's first slot, its size, and how many of its tasks were written
@@ -66,7 +67,8 @@ struct StaticTaskListRef {
   // `tail` passes `capacity` by at most one batch a worker.
   GPULB_HD ListAppend enqueue(const Task* tasks, std::uint32_t n) const {
     if (n == 0) return {};
-    const std::uint32_t base = device_atomic_ref<std::uint32_t>(ctl->tail).fetch_add(n, mo::relaxed);
+    const std::uint32_t base =
+        device_atomic_ref<std::uint32_t>(ctl->tail).fetch_add(n, mo::relaxed);
     const std::uint32_t room = base < capacity ? capacity - base : 0;
     const std::uint32_t written = n < room ? n : room;
     for (std::uint32_t i = 0; i < written; ++i) out[base + i] = tasks[i];
@@ -75,7 +77,9 @@ struct StaticTaskListRef {
 };
 
 // The worker's side of an incomplete append: where its unwritten children go.
-GPULB_HD inline HeldChildren held_rest(const ListAppend& a) { return {a.base + a.written, a.written, a.n - a.written}; }
+GPULB_HD inline HeldChildren held_rest(const ListAppend& a) {
+  return {a.base + a.written, a.written, a.n - a.written};
+}
 
 // Host memory for the two arrays (the CPU backend); the CUDA backend keeps the same pair in device
 // memory. Each array has its own capacity, grown between launches (static_list_sizing.hpp says by
@@ -98,7 +102,9 @@ class HostStaticTaskList {
     ctl_.tail = 0;
   }
 
-  StaticTaskListRef ref() { return {arrays_[in_], arrays_[1 - in_], &ctl_, in_count_, capacity_[1 - in_]}; }
+  StaticTaskListRef ref() {
+    return {arrays_[in_], arrays_[1 - in_], &ctl_, in_count_, capacity_[1 - in_]};
+  }
 
   // Before a launch: the output array holds at least `slots` (its contents are kept).
   void reserve_output(std::uint32_t slots) {
@@ -120,16 +126,23 @@ class HostStaticTaskList {
   std::uint32_t tail() const { return ctl_.tail; }
   std::uint32_t in_count() const { return in_count_; }
   std::uint32_t output_capacity() const { return capacity_[1 - in_]; }
-  std::uint64_t bytes() const { return (std::uint64_t{capacity_[0]} + capacity_[1]) * sizeof(Task); }
+  std::uint64_t bytes() const {
+    return (std::uint64_t{capacity_[0]} + capacity_[1]) * sizeof(Task);
+  }
 
  private:
-  std::uint32_t written() const { return ctl_.tail < capacity_[1 - in_] ? ctl_.tail : capacity_[1 - in_]; }
+  std::uint32_t written() const {
+    return ctl_.tail < capacity_[1 - in_] ? ctl_.tail : capacity_[1 - in_];
+  }
   // Array `which` to `slots`, its first `keep` tasks copied over.
   void reallocate(int which, std::uint32_t slots, std::uint32_t keep) {
-    const std::size_t bytes = slots == 0 ? 64 : (std::size_t{slots} * sizeof(Task) + 63) / 64 * 64;  // aligned_alloc: a multiple of 64
+    const std::size_t bytes = slots == 0 ? 64
+                                         : (std::size_t{slots} * sizeof(Task) + 63) / 64 *
+                                               64;  // aligned_alloc: a multiple of 64
     auto* a = static_cast<Task*>(std::aligned_alloc(64, bytes));
     if (!a) throw std::bad_alloc();
-    if (keep > 0) std::memcpy(static_cast<void*>(a), arrays_[which], std::size_t{keep} * sizeof(Task));
+    if (keep > 0)
+      std::memcpy(static_cast<void*>(a), arrays_[which], std::size_t{keep} * sizeof(Task));
     std::free(arrays_[which]);
     arrays_[which] = a;
     capacity_[which] = slots;

@@ -60,7 +60,8 @@ struct TaskQueueCounters {
 struct DequeueResult {
   bool got = false;
   std::uint32_t queue = 0;
-  std::int32_t remaining = 0;  // tasks left unclaimed in that queue after this claim: the trace's queue level
+  // tasks left unclaimed in that queue after this claim: the trace's queue level
+  std::int32_t remaining = 0;
 };
 
 // What a worker holds: a trivially copyable view of the queues (cuCollections' *_ref pattern).
@@ -100,14 +101,17 @@ struct TaskQueueRef {
     const std::uint32_t i = cursor;
     TaskQueueCounters& q = counters[i];
     // Line 4. acquire on written: pairs with the host's release, so the batch is visible.
-    const std::uint32_t written = device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
-    const std::uint32_t consumed = device_atomic_ref<std::uint32_t>(q.consumed.value).load(mo::relaxed);
+    const std::uint32_t written =
+        device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
+    const std::uint32_t consumed =
+        device_atomic_ref<std::uint32_t>(q.consumed.value).load(mo::relaxed);
     if (consumed == written) {
       cursor = next(i);
       return c;
     }
     // Line 7. acquire: a claim of a new batch's n also sees the d_written_gm published before it.
-    const std::int32_t old = device_atomic_ref<std::int32_t>(q.n.value).fetch_sub(static_cast<std::int32_t>(most), mo::acquire);
+    const std::int32_t old = device_atomic_ref<std::int32_t>(q.n.value).fetch_sub(
+        static_cast<std::int32_t>(most), mo::acquire);
     if (old <= 0) {
       cursor = next(i);
       return c;
@@ -123,9 +127,11 @@ struct TaskQueueRef {
     TaskQueueCounters& q = counters[c.queue];
     // release: our reads of the slots happen before the host may overwrite them; the last taker
     // tells the host (system scope: the host polls this word).
-    const std::uint32_t jj = device_atomic_ref<std::uint32_t>(q.consumed.value).fetch_add(c.count, mo::acq_rel);
+    const std::uint32_t jj =
+        device_atomic_ref<std::uint32_t>(q.consumed.value).fetch_add(c.count, mo::acq_rel);
     if (jj + c.count == device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire)) {
-      system_atomic_ref<std::uint32_t>(host_consumed[c.queue].value).store(jj + c.count, mo::release);
+      system_atomic_ref<std::uint32_t>(host_consumed[c.queue].value)
+          .store(jj + c.count, mo::release);
       cursor = next(c.queue);
     }
   }
@@ -150,7 +156,11 @@ class TaskQueueHost {
   // One step of Algorithm 2's repeat loop: if queue i is empty, writes up to `capacity` tasks
   // from `tasks` into it and returns how many (0: queue i was busy). Advances i either way.
   std::uint32_t try_enqueue(const Task* tasks, std::uint32_t n, std::uint32_t& queue_written) {
-    return try_enqueue_from([&](std::uint32_t most) { return Batch{tasks, n < most ? n : most}; }, queue_written);
+    return try_enqueue_from(
+        [&](std::uint32_t most) {
+          return Batch{tasks, n < most ? n : most};
+        },
+        queue_written);
   }
 
   // The same, taking the batch from `fetch(most) -> Batch` only once queue i is known to be
@@ -171,7 +181,9 @@ class TaskQueueHost {
     const Batch batch = fetch(capacity_);
     if (batch.n == 0) return 0;
     h_written_[i] += batch.n;
-    if constexpr (requires { publisher_.publish_range(i, batch.tasks[0], batch.n, h_written_[i]); }) {
+    if constexpr (requires {
+                    publisher_.publish_range(i, batch.tasks[0], batch.n, h_written_[i]);
+                  }) {
       if (batch.range) {
         publisher_.publish_range(i, batch.tasks[0], batch.n, h_written_[i]);
         queue_written = i;

@@ -91,9 +91,9 @@ struct VictimPicker {
 // What one find_task call did, for the trace.
 struct FindResult {
   TaskSource source = TaskSource::None;
-  std::uint32_t victim = 0;        // Stolen / failed steal: whom we tried
-  bool steal_failed = false;       // a steal was tried and got nothing
-  std::uint32_t deque_level = 0;   // Own: tasks left in our deque
+  std::uint32_t victim = 0;       // Stolen / failed steal: whom we tried
+  bool steal_failed = false;      // a steal was tried and got nothing
+  std::uint32_t deque_level = 0;  // Own: tasks left in our deque
 };
 
 // A worker's unflushed change to `pending` (see the top): <= 0 between calls.
@@ -104,9 +104,9 @@ struct PendingCredit {
 
 // What publish_children did.
 struct PublishResult {
-  std::uint32_t pushed = 0;    // onto our deque
-  std::uint32_t spilled = 0;   // into the overflow queue
-  bool failed = false;         // the deque was full and spilling is off, or the overflow queue is full
+  std::uint32_t pushed = 0;   // onto our deque
+  std::uint32_t spilled = 0;  // into the overflow queue
+  bool failed = false;  // the deque was full and spilling is off, or the overflow queue is full
   std::uint32_t deque_level = 0;
 };
 
@@ -138,14 +138,18 @@ struct BasicWorkStealingRef {
   // outstanding (see the top). A constant, not a member: the one-GPU kernel keeps its registers.
   static constexpr std::int64_t lease = C == Scope::System ? 64 : 0;
 
-  GPULB_HD BasicWorkStealingDequeRef<S> own(std::uint32_t self) const { return deques.template at<S>(self); }
+  GPULB_HD BasicWorkStealingDequeRef<S> own(std::uint32_t self) const {
+    return deques.template at<S>(self);
+  }
 
   // One pass of the lookup. Steals once per call (the caller loops, tracing and backing off).
   GPULB_HD FindResult find_task(std::uint32_t self, VictimPicker& picker, Task& out) const {
     FindResult r;
     bool got = false;
-    if constexpr (S == Scope::System) got = own(self).pop_bottom_chunked(out, r.deque_level, chunk);
-    else got = own(self).pop_bottom(out, r.deque_level);
+    if constexpr (S == Scope::System)
+      got = own(self).pop_bottom_chunked(out, r.deque_level, chunk);
+    else
+      got = own(self).pop_bottom(out, r.deque_level);
     if (got) {
       r.source = TaskSource::Own;
       return r;
@@ -178,7 +182,8 @@ struct BasicWorkStealingRef {
 
   // After a task's body: count and publish its k children (ids already assigned). Children that
   // do not fit the deque go to the overflow queue when spilling is on.
-  GPULB_HD PublishResult publish_children(std::uint32_t self, const Task* kids, std::uint32_t k, PendingCredit& credit) const {
+  GPULB_HD PublishResult publish_children(std::uint32_t self, const Task* kids, std::uint32_t k,
+                                          PendingCredit& credit) const {
     PublishResult r;
     if (k == 0) return r;
     count_children(k, credit);
@@ -198,7 +203,9 @@ struct BasicWorkStealingRef {
   // see the top), counted before any child is visible, on the shared word unless the credit
   // absorbs them. publish_children calls it; the CPU driver, which keeps the youngest children
   // private for a while (cpu/policies/work_stealing.hpp), calls it before it stores them.
-  GPULB_HD void count_children(std::uint32_t k, PendingCredit& credit) const { count_batch(k, 1, credit); }
+  GPULB_HD void count_children(std::uint32_t k, PendingCredit& credit) const {
+    count_batch(k, 1, credit);
+  }
 
   // count_children for `finished` tasks that end together with `k` children between them (a
   // batch of tasks run a thread each: kernels/work_stealing_lanes.cuh): k - finished more units,
@@ -229,7 +236,9 @@ struct BasicWorkStealingRef {
     return host_drained() && atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0;
   }
   // The last test of terminated(), for a caller that has seen host_drained() (which stays true).
-  GPULB_HD bool no_pending() const { return atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0; }
+  GPULB_HD bool no_pending() const {
+    return atomic_ref<std::int64_t>(ctl->pending).load(mo::acquire) == 0;
+  }
   // Every host task is in the sharing queue (the GPU's feeders stop looking at the host).
   GPULB_HD bool host_drained() const {
     const std::uint64_t end = system_atomic_ref<std::uint64_t>(ctl->host_end).load(mo::acquire);
@@ -251,7 +260,8 @@ struct BasicWorkStealingRef {
   }
   // The host's last word on the CPU backend (the CUDA backend copies host_end into device memory).
   void host_finish() const {
-    system_atomic_ref<std::uint64_t>(ctl->host_end).store(atomic_ref<std::uint64_t>(ctl->fed).load(mo::acquire) + 1, mo::release);
+    system_atomic_ref<std::uint64_t>(ctl->host_end)
+        .store(atomic_ref<std::uint64_t>(ctl->fed).load(mo::acquire) + 1, mo::release);
   }
 };
 
@@ -264,12 +274,15 @@ inline constexpr std::uint16_t kOverflowQueueId = 1;
 // The trace event for a task find_task found, the same on both backends (kind None where it
 // found none).
 template <Scope S, Scope C>
-GPULB_HD trace::EventPayload found_event(const BasicWorkStealingRef<S, C>& ws, const FindResult& f, std::uint16_t owner) {
+GPULB_HD trace::EventPayload found_event(const BasicWorkStealingRef<S, C>& ws, const FindResult& f,
+                                         std::uint16_t owner) {
   switch (f.source) {
     case TaskSource::Own: return {trace::EventKind::DequeLevel, f.deque_level, owner};
     case TaskSource::Stolen: return {trace::EventKind::Steal, f.victim, 0};
-    case TaskSource::Sharing: return {trace::EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId};
-    case TaskSource::Overflow: return {trace::EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId};
+    case TaskSource::Sharing:
+      return {trace::EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId};
+    case TaskSource::Overflow:
+      return {trace::EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId};
     case TaskSource::None: break;
   }
   return {};
@@ -277,7 +290,8 @@ GPULB_HD trace::EventPayload found_event(const BasicWorkStealingRef<S, C>& ws, c
 
 // Records found_event. Returns true for a steal, which the caller counts.
 template <class Ctx, Scope S, Scope C>
-GPULB_HD bool record_found(const Ctx& ctx, const BasicWorkStealingRef<S, C>& ws, const FindResult& f, std::uint16_t owner) {
+GPULB_HD bool record_found(const Ctx& ctx, const BasicWorkStealingRef<S, C>& ws,
+                           const FindResult& f, std::uint16_t owner) {
   const trace::EventPayload e = found_event(ws, f, owner);
   if (e.kind != trace::EventKind::None) ctx.record(e.kind, e.arg, e.aux);
   return f.source == TaskSource::Stolen;

@@ -48,8 +48,12 @@ enum class StealResult : std::uint8_t { Empty, Abort, Got };
 GPULB_HD constexpr std::uint64_t ws_make_age(std::uint32_t tag, std::uint32_t top) {
   return (static_cast<std::uint64_t>(tag) << 32) | top;
 }
-GPULB_HD constexpr std::uint32_t ws_age_top(std::uint64_t age) { return static_cast<std::uint32_t>(age); }
-GPULB_HD constexpr std::uint32_t ws_age_tag(std::uint64_t age) { return static_cast<std::uint32_t>(age >> 32); }
+GPULB_HD constexpr std::uint32_t ws_age_top(std::uint64_t age) {
+  return static_cast<std::uint32_t>(age);
+}
+GPULB_HD constexpr std::uint32_t ws_age_tag(std::uint64_t age) {
+  return static_cast<std::uint32_t>(age >> 32);
+}
 
 // What pop_bottom_batch claimed: k tasks at slots [first, first + k); `level` tasks left in the
 // deque; `bottom`, its bottom afterwards (the owner's to remember: its next push writes there).
@@ -83,15 +87,17 @@ struct BasicWorkStealingDequeRef {
   // models (it does not model fences). Both forms order the pair the same way, so a side using
   // one and a side using the other still exclude each other.
   __device__ static void dekker_fence() {
-    ::cuda::atomic_thread_fence(::cuda::std::memory_order_seq_cst,
-                                S == Scope::Device ? ::cuda::thread_scope_device : ::cuda::thread_scope_system);
+    ::cuda::atomic_thread_fence(
+        ::cuda::std::memory_order_seq_cst,
+        S == Scope::Device ? ::cuda::thread_scope_device : ::cuda::thread_scope_system);
   }
 #endif
 
   // Owner only. Writes up to `n` tasks at the bottom and publishes them with one release store;
   // returns how many fit (the caller spills or fails with the rest). `level` receives the number
   // of tasks in the deque afterwards (bottom - top as the owner sees it).
-  GPULB_HD std::uint32_t push_bottom(const Task* tasks, std::uint32_t n, std::uint32_t& level) const {
+  GPULB_HD std::uint32_t push_bottom(const Task* tasks, std::uint32_t n,
+                                     std::uint32_t& level) const {
     const std::uint32_t b = atomic_ref<std::uint32_t>(ctl->bottom).load(mo::relaxed);  // own write
     const std::uint32_t room = capacity - b;
     const std::uint32_t k = n < room ? n : room;
@@ -150,8 +156,8 @@ struct BasicWorkStealingDequeRef {
     std::uint64_t expected = old_age;
     // ...in which case the tag changed and this CAS fails. Success (seq_cst, so acquire of the
     // slot's publication and release of our claim) makes the copy ours.
-    if (age.compare_exchange_strong(expected, ws_make_age(ws_age_tag(old_age), top + 1), mo::seq_cst,
-                                    mo::relaxed)) {
+    if (age.compare_exchange_strong(expected, ws_make_age(ws_age_tag(old_age), top + 1),
+                                    mo::seq_cst, mo::relaxed)) {
       return StealResult::Got;
     }
     return StealResult::Abort;
@@ -204,7 +210,8 @@ struct BasicWorkStealingDequeRef {
       }
       // top < b < top + chunk: fence off thieves that read old_age; on failure one of them moved
       // top, so look again with the age it wrote.
-      if (age.compare_exchange_strong(old_age, ws_make_age(ws_age_tag(old_age) + 1, top), mo::seq_cst, mo::seq_cst)) {
+      if (age.compare_exchange_strong(old_age, ws_make_age(ws_age_tag(old_age) + 1, top),
+                                      mo::seq_cst, mo::seq_cst)) {
         level = b - top;
         return true;
       }
@@ -227,7 +234,8 @@ struct BasicWorkStealingDequeRef {
   // (k = 0: empty; the deque is then reset to 0). The slots stay as they are until the owner's
   // next push, so the caller copies them out before it pushes. On the device the Dekker pair is a
   // relaxed store, one fence.sc and a relaxed load (dekker_fence).
-  GPULB_HD BatchPop pop_bottom_batch(std::uint32_t b, std::uint32_t max, std::uint32_t chunk) const {
+  GPULB_HD BatchPop pop_bottom_batch(std::uint32_t b, std::uint32_t max,
+                                     std::uint32_t chunk) const {
     atomic_ref<std::uint32_t> bottom(ctl->bottom);
     atomic_ref<std::uint64_t> age(ctl->age);
     BatchPop r;
@@ -265,7 +273,8 @@ struct BasicWorkStealingDequeRef {
         // published by it, as in pop_bottom). On failure a thief moved top: look again.
         bottom.store(0, mo::relaxed);
         r.bottom = 0;
-        if (age.compare_exchange_strong(old_age, ws_make_age(ws_age_tag(old_age) + 1, 0), mo::seq_cst, mo::seq_cst)) {
+        if (age.compare_exchange_strong(old_age, ws_make_age(ws_age_tag(old_age) + 1, 0),
+                                        mo::seq_cst, mo::seq_cst)) {
           r.k = b - top;
           r.first = top;
           return r;
@@ -274,7 +283,8 @@ struct BasicWorkStealingDequeRef {
       }
       // top < nb < top + chunk: fence off the thieves that read old_age with a tag bump (same top);
       // one that reads the new age also reads bottom = nb. On failure a thief moved top: look again.
-      if (age.compare_exchange_strong(old_age, ws_make_age(ws_age_tag(old_age) + 1, top), mo::seq_cst, mo::seq_cst)) {
+      if (age.compare_exchange_strong(old_age, ws_make_age(ws_age_tag(old_age) + 1, top),
+                                      mo::seq_cst, mo::seq_cst)) {
         r.k = k;
         r.first = nb;
         r.level = nb - top;
@@ -294,7 +304,9 @@ struct BasicWorkStealingDequeRef {
     return level;
   }
   // Owner only: where the next push writes, and how many slots are left from there.
-  GPULB_HD std::uint32_t bottom_index() const { return atomic_ref<std::uint32_t>(ctl->bottom).load(mo::relaxed); }
+  GPULB_HD std::uint32_t bottom_index() const {
+    return atomic_ref<std::uint32_t>(ctl->bottom).load(mo::relaxed);
+  }
 
   // Any worker other than the owner: takes up to `chunk` tasks (half of those it sees, rounded
   // up) from the top into out[0..k), oldest first; returns k, 0 with `result` Empty or Abort.
@@ -317,9 +329,11 @@ struct BasicWorkStealingDequeRef {
     }
     const std::uint32_t half = (b - top + 1) / 2;
     const std::uint32_t k = half < chunk ? half : chunk;
-    for (std::uint32_t i = 0; i < k; ++i) out[i] = detail::load_task_relaxed<S>(slots[top + i]);  // torn copies are discarded below
+    for (std::uint32_t i = 0; i < k; ++i)
+      out[i] = detail::load_task_relaxed<S>(slots[top + i]);  // torn copies are discarded below
     std::uint64_t expected = old_age;
-    if (age.compare_exchange_strong(expected, ws_make_age(ws_age_tag(old_age), top + k), mo::seq_cst, mo::relaxed)) {
+    if (age.compare_exchange_strong(expected, ws_make_age(ws_age_tag(old_age), top + k),
+                                    mo::seq_cst, mo::relaxed)) {
       result = StealResult::Got;
       return k;
     }
@@ -358,7 +372,8 @@ class HostWorkStealingDeques {
   HostWorkStealingDeques(std::uint32_t count, std::uint32_t capacity)
       : count_(count), capacity_(capacity), ctl_(new WsDequeControl[count]) {
     // Slots are never read before written, so no initialisation: pages are touched on first push.
-    const std::size_t bytes = static_cast<std::size_t>(count) * capacity * sizeof(detail::TaskWords);
+    const std::size_t bytes =
+        static_cast<std::size_t>(count) * capacity * sizeof(detail::TaskWords);
     slots_ = static_cast<detail::TaskWords*>(std::aligned_alloc(64, bytes > 0 ? bytes : 64));
     if (!slots_) throw std::bad_alloc();
   }

@@ -21,7 +21,7 @@ namespace gpulb::builtin {
 struct SeriesRun {
   double makespan_ns = 0.0;
   std::map<std::string, std::uint64_t> metrics;  // the policy's (peak_task_slots, launches, ...)
-  std::vector<double> device_busy_ns;             // per GPU, mean over its workers; traced runs only
+  std::vector<double> device_busy_ns;            // per GPU, mean over its workers; traced runs only
 };
 
 // Every run of one side at one value; the figure reads the median run.
@@ -71,10 +71,11 @@ SeriesRecording record_series(const Lesson& lesson, Backend backend, int repeats
 // What the key figure draws, computed from a recording: one row a value.
 struct SeriesFigureRow {
   std::string value;
-  std::optional<double> a, b;        // the figure's quantity (see SeriesFigure): time, share, speedup
+  std::optional<double> a, b;  // the figure's quantity (see SeriesFigure): time, share, speedup
   std::optional<double> a_slots, b_slots;  // TimeAndSlots: peak task slots
-  std::optional<double> ideal;       // ShareOfFirst: the work left; GpuScaling: linear speedup
-  std::optional<double> paper_a, paper_b, paper_a_slots, paper_b_slots;  // the paper's figures (PaperMark)
+  std::optional<double> ideal;  // ShareOfFirst: the work left; GpuScaling: linear speedup
+  std::optional<double> paper_a, paper_b, paper_a_slots,
+      paper_b_slots;  // the paper's figures (PaperMark)
 };
 struct SeriesFigureData {
   SeriesFigure figure;

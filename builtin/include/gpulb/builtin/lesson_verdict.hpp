@@ -22,15 +22,16 @@ struct MeasuredQuantity {
   std::optional<double> a, b;   // nullopt: the trace does not hold it (e.g. an older recording)
   std::optional<double> bound;  // the claim's limit, where it sets one (Expectation::AtMost)
   std::optional<bool> a_within, b_within;  // each side against the bound, judged at its precision
-  std::string paper;            // the paper's figure for it, as the paper states it
-  std::string expectation;      // what the claim needs of the two values, in words: "B below A"
-  std::optional<bool> holds;    // nullopt: not measured on both sides
-  std::string measured;         // the measured figures: "B 2.17x faster: 25.1 ms (A) against 11.6 ms (B)"
-  std::string in_short;         // the same in a few words: "B 2.17x faster"
+  std::string paper;                       // the paper's figure for it, as the paper states it
+  std::string expectation;    // what the claim needs of the two values, in words: "B below A"
+  std::optional<bool> holds;  // nullopt: not measured on both sides
+  std::string measured;  // the measured figures: "B 2.17x faster: 25.1 ms (A) against 11.6 ms (B)"
+  std::string in_short;  // the same in a few words: "B 2.17x faster"
 };
 
 struct LessonVerdict {
-  std::string measured_on;  // "the two traces", or "lookahead 7 of the key figure's recording (NVIDIA H100 ...)"
+  std::string
+      measured_on;  // "the two traces", or "lookahead 7 of the key figure's recording (NVIDIA H100 ...)"
   // "holds", "holds partly", "reversed" (a comparison went the other way), "does not hold" (a bound
   // was missed), or "not measured"
   std::string verdict;
@@ -52,7 +53,8 @@ struct SeriesRecording;
 
 // The lesson's verdict as the CLI and the viewer give it: at the series value the claim names
 // (LessonSeries::verdict_at) on `recording` where both are given, else on the two traces.
-LessonVerdict lesson_verdict(const Lesson& lesson, const LessonSide& a, const LessonSide& b, const SeriesRecording* recording);
+LessonVerdict lesson_verdict(const Lesson& lesson, const LessonSide& a, const LessonSide& b,
+                             const SeriesRecording* recording);
 
 // A duration for people: "469 us", "1.52 ms", "2.30 s".
 std::string format_duration_ns(double ns);

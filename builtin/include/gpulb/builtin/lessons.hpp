@@ -19,8 +19,8 @@ namespace gpulb::builtin {
 
 // One side of a lesson: a shipped real GPU trace, and how to make a comparable run on the CPU.
 struct LessonRun {
-  std::string_view label;     // what this side is: "hardware block scheduler"
-  std::string_view trace;     // a file in the shipped traces folder (scenarios/traces)
+  std::string_view label;  // what this side is: "hardware block scheduler"
+  std::string_view trace;  // a file in the shipped traces folder (scenarios/traces)
   // The CPU recipe: scenario, policy and "name=value" parameters; empty scenario where the policy
   // or variant needs a GPU (the lesson then has the traces only).
   std::string_view scenario;
@@ -36,32 +36,32 @@ enum class Quantity {
   DeviceBusyMaxMin,  // busy time of the busiest GPU over the idlest (Chen's balance between GPUs)
 };
 enum class Expectation {
-  BBelowA,    // B's value under A's
-  ABelowB,    // A's value under B's
-  AtMost,     // both sides at most `bound`
-  AAtMost,    // A at most `bound`, B the reference beside it (a policy without the mechanism)
+  BBelowA,       // B's value under A's
+  ABelowB,       // A's value under B's
+  AtMost,        // both sides at most `bound`
+  AAtMost,       // A at most `bound`, B the reference beside it (a policy without the mechanism)
   BOverAAtMost,  // B's value over A's at most `bound` (a run with less work against the full one)
   AOverBAtMost,  // A's value over B's at most `bound` (A shorter by at least the paper's margin)
 };
 struct ClaimQuantity {
   Quantity quantity;
   Expectation expectation;
-  double bound = 0.0;       // AtMost's limit
-  std::string_view paper;   // the paper's figure for it: "2x faster at 7 moves of lookahead"
+  double bound = 0.0;      // AtMost's limit
+  std::string_view paper;  // the paper's figure for it: "2x faster at 7 moves of lookahead"
 };
 
 // How a lesson's series (lesson_series.hpp) is drawn as its key figure.
 enum class SeriesFigure {
   ShareOfFirst,  // each side's time as a share of its own time at the first value, beside the work left (Chen Figure 7)
   TimeAndSlots,  // time and peak task slots, both sides, at each value (Mohan Figures 6 and 7)
-  GpuScaling,    // speedup over A's one-GPU time against GPUs, and busy time per GPU at the most (Chen Figures 9 and 10)
-  Time,          // both sides' time at each value, with B's ideal where B does a known share of A's work
+  GpuScaling,  // speedup over A's one-GPU time against GPUs, and busy time per GPU at the most (Chen Figures 9 and 10)
+  Time,  // both sides' time at each value, with B's ideal where B does a known share of A's work
 };
 
 // A figure the paper states at one value of a series, in the key figure's own units (a share of
 // P0's time, task slots), drawn as an outline beside today's bar.
 struct PaperMark {
-  std::string_view value;  // "P4", "7"
+  std::string_view value;     // "P4", "7"
   double a = -1.0, b = -1.0;  // negative: the paper gives none for that side
   bool slots = false;         // TimeAndSlots: a figure of the slots chart, not the time chart
 };
@@ -70,7 +70,8 @@ struct PaperMark {
 struct LessonSeries {
   std::string_view parameter;  // "pattern", "lookahead", or "gpus" (a run's GPU count)
   std::vector<std::string_view> values;
-  std::vector<std::string_view> record_params;  // the recording's sizes on top of the recipe: "blocks=100000"
+  std::vector<std::string_view>
+      record_params;  // the recording's sizes on top of the recipe: "blocks=100000"
   SeriesFigure figure = SeriesFigure::ShareOfFirst;
   std::string_view recording;  // the shipped recording: "chen-fig7-h100.json" in scenarios/lessons
   bool traced = false;         // the figure needs events (busy time per GPU)
@@ -103,10 +104,12 @@ struct Lesson {
   std::string_view claim;  // what the paper says
   LessonRun a, b;
   std::string_view look_for;  // what to look at in the two timelines
-  std::string_view today;     // what today's hardware shows (measured: docs/benchmarks.md, docs/papers.md)
+  std::string_view
+      today;  // what today's hardware shows (measured: docs/benchmarks.md, docs/papers.md)
   std::vector<ClaimQuantity> quantities;  // what the verdict measures (lesson_verdict.hpp)
-  std::string_view key_parameter;         // the recipe's parameter a reader may vary ("lookahead"); empty: none
-  std::optional<LessonSeries> series;     // the key figure's series; none: the two traces' bars alone
+  std::string_view
+      key_parameter;  // the recipe's parameter a reader may vary ("lookahead"); empty: none
+  std::optional<LessonSeries> series;  // the key figure's series; none: the two traces' bars alone
   TraceFigure trace_figure = TraceFigure::None;
   std::vector<LessonStep> steps;  // what look_for points at, each a button
 };
@@ -129,7 +132,8 @@ std::vector<std::filesystem::path> shipped_lesson_dirs();
 
 // The RunConfig of a side's recipe on `backend` (traced), its parameters overridden by `overrides`
 // (a lesson's key parameter, e.g. lookahead=5); nullopt where the side has no recipe.
-std::optional<RunConfig> lesson_recipe(const LessonRun& run, Backend backend = Backend::Cpu, const ParamMap& overrides = {});
+std::optional<RunConfig> lesson_recipe(const LessonRun& run, Backend backend = Backend::Cpu,
+                                       const ParamMap& overrides = {});
 inline std::optional<RunConfig> cpu_recipe(const LessonRun& run) { return lesson_recipe(run); }
 
 // "name=value" entries (a recipe's params, a series' record_params) as a ParamMap.
@@ -139,6 +143,7 @@ ParamMap param_list(const std::vector<std::string_view>& name_values);
 std::string recipe_value(const LessonRun& run, std::string_view name);
 
 // The recipe as a command line: "gpulb run patterns --backend cpu --policy hardware --param ...".
-std::string recipe_command(const LessonRun& run, Backend backend = Backend::Cpu, const ParamMap& overrides = {});
+std::string recipe_command(const LessonRun& run, Backend backend = Backend::Cpu,
+                           const ParamMap& overrides = {});
 
 }  // namespace gpulb::builtin

@@ -47,7 +47,9 @@ inline TransferMode transfer_mode(RequestTransfer t) {
 }
 
 // Whether the device keeps a cache of items (a DataCacheTable on the host).
-inline bool uses_cache(TransferMode m) { return m == TransferMode::Reuse || m == TransferMode::ReuseSorted; }
+inline bool uses_cache(TransferMode m) {
+  return m == TransferMode::Reuse || m == TransferMode::ReuseSorted;
+}
 
 inline constexpr std::size_t kOutputAlign = 16;
 
@@ -57,22 +59,25 @@ struct CombinedRequest {
   std::vector<std::byte> upload_items;      // the item bytes to copy
   std::vector<std::uint32_t> upload_slots;  // reuse: the slot of each copied item
   std::vector<std::uint32_t> slot_lists;    // reuse: every request's slots, one after the other
-  std::vector<std::uint64_t> first_item;    // per request: its first entry in slot_lists / upload_items
-  std::vector<std::uint64_t> output_offset; // per request, bytes into the output area
+  std::vector<std::uint64_t>
+      first_item;  // per request: its first entry in slot_lists / upload_items
+  std::vector<std::uint64_t> output_offset;  // per request, bytes into the output area
   std::uint64_t output_bytes = 0;
-  std::uint64_t items_read = 0;             // items the requests read, repeats included
+  std::uint64_t items_read = 0;  // items the requests read, repeats included
   TransferMode mode = TransferMode::Redundant;
-  std::span<const std::byte> table;         // the published item table the requests index
+  std::span<const std::byte> table;  // the published item table the requests index
 
   // The bytes the host sends for this launch: items, index buffer and tasks.
   std::uint64_t bytes_to_device() const {
-    return upload_items.size() + upload_slots.size() * 4 + slot_lists.size() * 4 + tasks.size() * sizeof(Task);
+    return upload_items.size() + upload_slots.size() * 4 + slot_lists.size() * 4 +
+           tasks.size() * sizeof(Task);
   }
 };
 
 // Sorts slot numbers ascending: an LSD radix sort by 11 bits (three passes) for long lists, as
 // the host loop sorts every request of every launch (std::sort was most of the loop's time).
-inline void sort_slots(std::uint32_t* first, std::uint32_t* last, std::vector<std::uint32_t>& scratch) {
+inline void sort_slots(std::uint32_t* first, std::uint32_t* last,
+                       std::vector<std::uint32_t>& scratch) {
   const auto n = static_cast<std::size_t>(last - first);
   if (n < 256) {
     std::sort(first, last);
@@ -109,10 +114,11 @@ void place_or_fail(Place&& place) {
 }
 
 // Copies the table's rows of missing[from, to) to their places in c.upload_items (sized already).
-inline void copy_missing(CombinedRequest& c, const std::vector<std::uint32_t>& missing, std::uint32_t item_bytes, std::size_t from,
-                         std::size_t to) {
+inline void copy_missing(CombinedRequest& c, const std::vector<std::uint32_t>& missing,
+                         std::uint32_t item_bytes, std::size_t from, std::size_t to) {
   for (std::size_t k = from; k < to; ++k) {
-    std::memcpy(c.upload_items.data() + k * item_bytes, c.table.data() + std::size_t{missing[k]} * item_bytes, item_bytes);
+    std::memcpy(c.upload_items.data() + k * item_bytes,
+                c.table.data() + std::size_t{missing[k]} * item_bytes, item_bytes);
   }
 }
 
@@ -130,7 +136,8 @@ void for_weighted_ranges(std::size_t n, unsigned threads, Weight&& weight, Fn&& 
   }
   cut.push_back(n);
   std::vector<std::thread> pool;
-  for (std::size_t t = 1; t + 1 < cut.size(); ++t) pool.emplace_back([&, t] { fn(t, cut[t], cut[t + 1]); });
+  for (std::size_t t = 1; t + 1 < cut.size(); ++t)
+    pool.emplace_back([&, t] { fn(t, cut[t], cut[t + 1]); });
   fn(std::size_t{0}, cut[0], cut[1]);
   for (std::thread& t : pool) t.join();
 }
@@ -139,28 +146,32 @@ void for_weighted_ranges(std::size_t n, unsigned threads, Weight&& weight, Fn&& 
 // thread in the requests' order (DataCacheTable::hits_into, place_missed), then the sorts and
 // the copies of the missing items in parallel. The same slots and bytes as one thread, except
 // where the cache is full (place_missed says how).
-inline void assemble_reuse_parallel(CombinedRequest& c, DataCacheTable& cache, std::uint32_t item_bytes, unsigned threads) {
+inline void assemble_reuse_parallel(CombinedRequest& c, DataCacheTable& cache,
+                                    std::uint32_t item_bytes, unsigned threads) {
   const std::size_t n = c.requests.size();
   cache.grow_items(c.table.size() / item_bytes);  // every item indexes the table
   auto weight = [&](std::size_t r) -> std::uint64_t { return c.requests[r].items.size() + 1; };
-  std::vector<std::vector<std::uint64_t>> missed(threads);  // per range: positions in slot_lists, ascending
-  for_weighted_ranges(n, threads, weight, [&](std::size_t range, std::size_t first, std::size_t last) {
-    for (std::size_t r = first; r < last; ++r) {
-      std::uint32_t* slots = c.slot_lists.data() + c.first_item[r];
-      cache.hits_into(c.requests[r].items, slots);
-      for (std::size_t i = 0; i < c.requests[r].items.size(); ++i) {
-        if (slots[i] == DataCacheTable::kMissing) missed[range].push_back(c.first_item[r] + i);
-      }
-    }
-  });
+  std::vector<std::vector<std::uint64_t>> missed(
+      threads);  // per range: positions in slot_lists, ascending
+  for_weighted_ranges(n, threads, weight,
+                      [&](std::size_t range, std::size_t first, std::size_t last) {
+                        for (std::size_t r = first; r < last; ++r) {
+                          std::uint32_t* slots = c.slot_lists.data() + c.first_item[r];
+                          cache.hits_into(c.requests[r].items, slots);
+                          for (std::size_t i = 0; i < c.requests[r].items.size(); ++i) {
+                            if (slots[i] == DataCacheTable::kMissing)
+                              missed[range].push_back(c.first_item[r] + i);
+                          }
+                        }
+                      });
   std::vector<std::uint32_t> missing_items;
   std::size_t r = 0;
   for (const std::vector<std::uint64_t>& positions : missed) {  // the ranges in the requests' order
     for (const std::uint64_t pos : positions) {
       while (c.first_item[r] + c.requests[r].items.size() <= pos) ++r;
       place_or_fail([&] {
-        cache.place_missed(c.requests[r].items[pos - c.first_item[r]], c.slot_lists.data() + pos, c.slot_lists.size(), missing_items,
-                           c.upload_slots);
+        cache.place_missed(c.requests[r].items[pos - c.first_item[r]], c.slot_lists.data() + pos,
+                           c.slot_lists.size(), missing_items, c.upload_slots);
       });
     }
   }
@@ -173,7 +184,8 @@ inline void assemble_reuse_parallel(CombinedRequest& c, DataCacheTable& cache, s
       sort_slots(slots + c.requests[q].ordered_items, slots + c.requests[q].items.size(), scratch);
     }
     // This range's share of the copies: the same fraction of the missing items.
-    copy_missing(c, missing_items, item_bytes, missing_items.size() * first / n, missing_items.size() * last / n);
+    copy_missing(c, missing_items, item_bytes, missing_items.size() * first / n,
+                 missing_items.size() * last / n);
   });
 }
 
@@ -183,8 +195,9 @@ inline void assemble_reuse_parallel(CombinedRequest& c, DataCacheTable& cache, s
 // threads may place the items of a combined request of kParallelAssemblyItems or more (reuse
 // modes; the calling thread is one of them). Throws RunError when a combined request needs more
 // distinct items than the cache has slots.
-inline CombinedRequest assemble(std::vector<PendingRequest> requests, TransferMode mode, DataCacheTable* cache,
-                                std::span<const std::byte> table, std::uint32_t item_bytes, unsigned threads = 1) {
+inline CombinedRequest assemble(std::vector<PendingRequest> requests, TransferMode mode,
+                                DataCacheTable* cache, std::span<const std::byte> table,
+                                std::uint32_t item_bytes, unsigned threads = 1) {
   CombinedRequest c;
   c.mode = mode;
   c.requests = std::move(requests);
@@ -210,7 +223,8 @@ inline CombinedRequest assemble(std::vector<PendingRequest> requests, TransferMo
       c.slot_lists.insert(c.slot_lists.end(), r.items.begin(), r.items.end());
     } else if (mode == TransferMode::Redundant) {
       for (std::size_t i = 0; i < r.items.size(); ++i) {
-        std::memcpy(c.upload_items.data() + (next_item + i) * item_bytes, table.data() + std::size_t{r.items[i]} * item_bytes, item_bytes);
+        std::memcpy(c.upload_items.data() + (next_item + i) * item_bytes,
+                    table.data() + std::size_t{r.items[i]} * item_bytes, item_bytes);
       }
     }
     next_item += r.items.size();
@@ -228,8 +242,10 @@ inline CombinedRequest assemble(std::vector<PendingRequest> requests, TransferMo
   for (std::size_t q = 0; q < c.requests.size(); ++q) {
     const PendingRequest& r = c.requests[q];
     std::uint32_t* slots = c.slot_lists.data() + c.first_item[q];
-    detail::place_or_fail([&] { cache->place_into(r.items, slots, missing_items, c.upload_slots); });
-    if (mode == TransferMode::ReuseSorted) sort_slots(slots + r.ordered_items, slots + r.items.size(), scratch);
+    detail::place_or_fail(
+        [&] { cache->place_into(r.items, slots, missing_items, c.upload_slots); });
+    if (mode == TransferMode::ReuseSorted)
+      sort_slots(slots + r.ordered_items, slots + r.items.size(), scratch);
   }
   c.upload_items.resize(missing_items.size() * item_bytes);
   detail::copy_missing(c, missing_items, item_bytes, 0, missing_items.size());

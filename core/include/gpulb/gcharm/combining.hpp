@@ -43,7 +43,9 @@ class CombiningController {
  public:
   // max_size: resident blocks of the kernel (>= 1); static_k: static's K (>= 1).
   CombiningController(CombineStrategy strategy, std::uint64_t max_size, std::uint64_t static_k)
-      : strategy_(strategy), max_size_(std::max<std::uint64_t>(1, max_size)), static_k_(std::max<std::uint64_t>(1, static_k)) {}
+      : strategy_(strategy),
+        max_size_(std::max<std::uint64_t>(1, max_size)),
+        static_k_(std::max<std::uint64_t>(1, static_k)) {}
 
   // A request arrived at `now_ns` (host clock; arrivals come in time order).
   void on_arrival(std::uint64_t now_ns) {
@@ -58,8 +60,7 @@ class CombiningController {
   LaunchDecision next_launch(std::uint64_t now_ns, std::uint64_t waiting, bool arrivals_ended) {
     if (waiting == 0) return {};
     switch (strategy_) {
-      case CombineStrategy::Eager:
-        return {1, LaunchReason::Eager};
+      case CombineStrategy::Eager: return {1, LaunchReason::Eager};
       case CombineStrategy::Static:
         // K requests a launch, as soon as K wait (the requests are combined K at a time even
         // when more arrived while the previous launch ran).
@@ -74,7 +75,9 @@ class CombiningController {
         }
         break;
     }
-    if (arrivals_ended) return {strategy_ == CombineStrategy::Adaptive ? std::min(waiting, max_size_) : waiting, LaunchReason::Drain};
+    if (arrivals_ended)
+      return {strategy_ == CombineStrategy::Adaptive ? std::min(waiting, max_size_) : waiting,
+              LaunchReason::Drain};
     return {};
   }
 

@@ -89,15 +89,15 @@ enum class Side : std::uint8_t { Cpu, Gpu };
 
 // What the cost model needs of a part (a combined request).
 struct PartShape {
-  std::uint64_t work = 0;      // its requests' work units summed
-  std::uint64_t largest = 0;   // its largest request's work units
+  std::uint64_t work = 0;     // its requests' work units summed
+  std::uint64_t largest = 0;  // its largest request's work units
   std::uint64_t requests = 0;
 };
 
 // A side as the loop sees it when a batch is due.
 struct LaneLoad {
-  bool free = true;             // a launch slot is free: its part can start now
-  std::uint64_t backlog_ns = 0; // predicted time until its running parts end
+  bool free = true;              // a launch slot is free: its part can start now
+  std::uint64_t backlog_ns = 0;  // predicted time until its running parts end
 };
 
 // How a batch is shared. Without `order`: its first `cpu` requests are the CPU's, the next `gpu`
@@ -116,7 +116,8 @@ class HybridSplitter {
  public:
   // cpu_share: static's fraction of data items for the CPU, 0..1. *_workers: threads of a side
   // that run one request each (0: one wide device).
-  HybridSplitter(HybridStrategy strategy, double cpu_share, std::uint32_t cpu_workers = 0, std::uint32_t gpu_workers = 0)
+  HybridSplitter(HybridStrategy strategy, double cpu_share, std::uint32_t cpu_workers = 0,
+                 std::uint32_t gpu_workers = 0)
       : strategy_(strategy), cpu_share_(cpu_share), workers_{cpu_workers, gpu_workers} {}
 
   // A part took `ns` on `side`.
@@ -134,7 +135,9 @@ class HybridSplitter {
     a.mean_ns_per_item = a.ns / a.units;
   }
   // A combined request of `items` data items took `ns` on `side` (a part of one request).
-  void record(Side side, std::uint64_t items, std::uint64_t ns) { record(side, PartShape{items, items, 1}, ns); }
+  void record(Side side, std::uint64_t items, std::uint64_t ns) {
+    record(side, PartShape{items, items, 1}, ns);
+  }
 
   bool calibrated() const { return cpu_.samples > 0 && gpu_.samples > 0; }
 
@@ -158,10 +161,14 @@ class HybridSplitter {
     while (taken < work.size() && static_cast<double>(sum) < cpu_items) sum += work[taken++];
     return taken;
   }
-  std::size_t cpu_requests(const std::vector<std::uint32_t>& work) const { return cpu_requests(std::span<const std::uint32_t>(work)); }
+  std::size_t cpu_requests(const std::vector<std::uint32_t>& work) const {
+    return cpu_requests(std::span<const std::uint32_t>(work));
+  }
 
   // Whether plan() decides only once both sides are free (static; a wide CPU before calibration).
-  bool waits_for_both() const { return strategy_ == HybridStrategy::Static || (!calibrated() && workers_[0] == 0); }
+  bool waits_for_both() const {
+    return strategy_ == HybridStrategy::Static || (!calibrated() && workers_[0] == 0);
+  }
 
   // The share of a due batch (each request's work, in list order) given the sides' loads.
   SplitPlan plan(std::span<const std::uint64_t> work, LaneLoad cpu, LaneLoad gpu) const {
@@ -183,14 +190,17 @@ class HybridSplitter {
     std::vector<std::size_t> pos(n);
     std::iota(pos.begin(), pos.end(), std::size_t{0});
     const bool by_size = workers_[0] != 0;
-    if (by_size) std::stable_sort(pos.begin(), pos.end(), [&](std::size_t a, std::size_t b) { return work[a] < work[b]; });
+    if (by_size)
+      std::stable_sort(pos.begin(), pos.end(),
+                       [&](std::size_t a, std::size_t b) { return work[a] < work[b]; });
     if (!calibrated()) {
       // A CPU of workers measures on a probe: the smallest requests, at most one a worker and
       // half the batch's work; the GPU takes the rest at once, busy CPU or not.
       std::uint64_t total = 0;
       for (std::uint64_t w : work) total += w;
       std::size_t c = 0;
-      for (std::uint64_t sum = 0; c < n && c < workers_[0] && 2 * (sum + work[pos[c]]) <= total;) sum += work[pos[c++]];
+      for (std::uint64_t sum = 0; c < n && c < workers_[0] && 2 * (sum + work[pos[c]]) <= total;)
+        sum += work[pos[c++]];
       return arranged(work, std::move(pos), c, by_size);
     }
     // The cut c (0..n) that minimises max(CPU finish, GPU finish): the CPU's part (the first c of
@@ -198,17 +208,20 @@ class HybridSplitter {
     std::uint64_t total = 0;
     for (std::uint64_t w : work) total += w;
     std::vector<std::uint64_t> suffix_largest(n + 1, 0);
-    for (std::size_t i = n; i-- > 0;) suffix_largest[i] = std::max(suffix_largest[i + 1], work[pos[i]]);
+    for (std::size_t i = n; i-- > 0;)
+      suffix_largest[i] = std::max(suffix_largest[i + 1], work[pos[i]]);
     std::size_t best = 0;
     double best_end = std::numeric_limits<double>::infinity(), best_gap = best_end;
     PartShape head{0, 0, 0};
     for (std::size_t c = 0;; ++c) {
       const PartShape tail{total - head.work, suffix_largest[c], n - c};
-      const double cpu_end = static_cast<double>(cpu.backlog_ns) + kCpuMargin * predict(Side::Cpu, head);
+      const double cpu_end =
+          static_cast<double>(cpu.backlog_ns) + kCpuMargin * predict(Side::Cpu, head);
       const double gpu_end = static_cast<double>(gpu.backlog_ns) + predict(Side::Gpu, tail);
       const double end = std::max(cpu_end, gpu_end), gap = std::abs(cpu_end - gpu_end);
       // Ties (equal ends, e.g. a side's backlog dominating) go to the more even split.
-      if (end < best_end || (end == best_end && gap < best_gap)) best = c, best_end = end, best_gap = gap;
+      if (end < best_end || (end == best_end && gap < best_gap))
+        best = c, best_end = end, best_gap = gap;
       if (c == n) break;
       const std::uint64_t w = work[pos[c]];
       head.work += w, head.largest = std::max(head.largest, w), ++head.requests;
@@ -253,7 +266,8 @@ class HybridSplitter {
   // least half its largest's work as its lead launch, where the others' span is at most half the
   // lead's (they may start up to that much later and still end first: true of a GPU's blocks, not
   // of a few workers with many requests left).
-  SplitPlan arranged(std::span<const std::uint64_t> work, std::vector<std::size_t> pos, std::size_t c, bool cpu_by_size) const {
+  SplitPlan arranged(std::span<const std::uint64_t> work, std::vector<std::size_t> pos,
+                     std::size_t c, bool cpu_by_size) const {
     auto larger_first = [&](std::size_t a, std::size_t b) { return work[a] > work[b]; };
     const auto cut = pos.begin() + static_cast<std::ptrdiff_t>(c);
     if (cpu_by_size) std::stable_sort(pos.begin(), cut, larger_first);
@@ -264,10 +278,12 @@ class HybridSplitter {
       const std::uint64_t largest = work[p.order[c]];
       for (std::size_t i = c; i < p.order.size(); ++i) {
         const std::uint64_t w = work[p.order[i]];
-        PartShape& part = 2 * w >= largest ? lead : rest;  // the order is by work: the lead is a prefix
+        // the order is by work: the lead is a prefix
+        PartShape& part = 2 * w >= largest ? lead : rest;
         part.work += w, part.largest = std::max(part.largest, w), ++part.requests;
       }
-      if (rest.requests > 0 && 2 * span(Side::Gpu, rest) <= span(Side::Gpu, lead)) p.gpu_lead = lead.requests;
+      if (rest.requests > 0 && 2 * span(Side::Gpu, rest) <= span(Side::Gpu, lead))
+        p.gpu_lead = lead.requests;
     }
     return p;
   }

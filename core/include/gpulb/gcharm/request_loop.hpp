@@ -52,7 +52,7 @@ inline CombineStrategy combine_strategy(RequestStrategy s) {
 struct LaunchTimes {
   std::uint64_t to_device_ns = 0;  // copies to the device (items, scatter, index buffer, tasks)
   std::uint64_t kernel_ns = 0;
-  std::uint64_t to_host_ns = 0;    // the outputs' copy back
+  std::uint64_t to_host_ns = 0;  // the outputs' copy back
   std::uint64_t total() const { return to_device_ns + kernel_ns + to_host_ns; }
 };
 
@@ -67,7 +67,8 @@ class RequestDevice {
   virtual DeviceAreas prepare(std::uint32_t slot, const CombinedRequest& c) = 0;
   virtual void submit(std::uint32_t slot, CombinedRequest& c) = 0;  // copy in, launch, copy out
   virtual bool done(std::uint32_t slot) = 0;
-  virtual LaunchTimes finish(std::uint32_t slot, CombinedRequest& c) = 0;  // outputs into the requests' spans
+  virtual LaunchTimes finish(std::uint32_t slot,
+                             CombinedRequest& c) = 0;  // outputs into the requests' spans
   virtual void stop_kernels() = 0;  // after a failure: ask running kernels to stop
 };
 
@@ -75,8 +76,10 @@ class RequestDevice {
 class RequestHost {
  public:
   virtual ~RequestHost() = default;
-  virtual void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) = 0;  // the loop's thread only
-  virtual std::uint64_t now_ns() const = 0;  // any thread: the producers' emits stamp arrivals with it
+  virtual void record(trace::EventKind kind, std::uint32_t arg,
+                      std::uint16_t aux) = 0;  // the loop's thread only
+  virtual std::uint64_t now_ns()
+      const = 0;  // any thread: the producers' emits stamp arrivals with it
   // Throws when `progress` has not moved for the watchdog's time.
   virtual void tick(std::uint64_t progress, const std::function<std::string()>& state) = 0;
 };
@@ -89,7 +92,8 @@ struct DeviceLane {
 };
 
 struct LaneTotals {
-  std::uint64_t requests = 0, launches = 0, items_read = 0, items_copied = 0, bytes_to_device = 0, bytes_to_host = 0;
+  std::uint64_t requests = 0, launches = 0, items_read = 0, items_copied = 0, bytes_to_device = 0,
+                bytes_to_host = 0;
   LaunchTimes times;
 };
 
@@ -101,10 +105,12 @@ struct RequestTotals {
   std::uint64_t max_size = 0;
   std::vector<LaneTotals> lanes;
 
-  void to_metrics(std::map<std::string, std::uint64_t>& m, std::span<const DeviceLane> names) const {
+  void to_metrics(std::map<std::string, std::uint64_t>& m,
+                  std::span<const DeviceLane> names) const {
     m["requests"] = requests;
     m["launches"] = batches;  // batches: with one device, the launches
-    for (int r = 1; r < 6; ++r) m[std::string("launches_") + to_string(static_cast<LaunchReason>(r))] = batches_by_reason[r];
+    for (int r = 1; r < 6; ++r)
+      m[std::string("launches_") + to_string(static_cast<LaunchReason>(r))] = batches_by_reason[r];
     m["assemble_ns"] = assemble_ns;
     m["max_size"] = max_size;
     for (std::size_t l = 0; l < lanes.size(); ++l) {
@@ -127,7 +133,8 @@ struct RequestTotals {
 // lane (its backlog while it runs); `finished` reports each part's measured cost. Combining (one
 // lane) leaves them empty: every batch goes to lane 0 once its slot is free.
 struct BatchRouter {
-  std::function<SplitPlan(std::span<const std::uint64_t> work, std::span<const LaneLoad> lanes)> split;
+  std::function<SplitPlan(std::span<const std::uint64_t> work, std::span<const LaneLoad> lanes)>
+      split;
   std::function<double(std::size_t lane, const PartShape&)> predict_ns;
   std::function<void(std::size_t lane, const PartShape&, const LaunchTimes&)> finished;
   // Whether a decision waits until every lane has a free slot (the paper's loop).
@@ -142,7 +149,8 @@ namespace detail {
 // A part's work, its largest request and its requests.
 inline PartShape shape_of(const std::vector<PendingRequest>& part) {
   PartShape shape;
-  for (const PendingRequest& r : part) shape.work += r.work, shape.largest = std::max(shape.largest, r.work), ++shape.requests;
+  for (const PendingRequest& r : part)
+    shape.work += r.work, shape.largest = std::max(shape.largest, r.work), ++shape.requests;
   return shape;
 }
 
@@ -151,8 +159,9 @@ inline PartShape shape_of(const std::vector<PendingRequest>& part) {
 // back what they finished, into the totals, the trace and the work group list.
 class RequestLanes {
  public:
-  RequestLanes(std::span<const DeviceLane> lanes, const RequestStream& stream, std::uint32_t cache_items, unsigned assembly_threads,
-               RequestHost& host, WorkGroupList& list, const BatchRouter& router, RequestTotals& totals)
+  RequestLanes(std::span<const DeviceLane> lanes, const RequestStream& stream,
+               std::uint32_t cache_items, unsigned assembly_threads, RequestHost& host,
+               WorkGroupList& list, const BatchRouter& router, RequestTotals& totals)
       : lanes_(lanes),
         stream_(stream),
         cache_items_(cache_items),
@@ -162,7 +171,8 @@ class RequestLanes {
         router_(router),
         totals_(totals) {
     for (const DeviceLane& l : lanes) {
-      state_.push_back({std::vector<InFlight>(l.device->launch_slots()), DataCacheTable(cache_items), 0, 0});
+      state_.push_back(
+          {std::vector<InFlight>(l.device->launch_slots()), DataCacheTable(cache_items), 0, 0});
     }
   }
 
@@ -177,7 +187,8 @@ class RequestLanes {
   }
 
   // The first free slot of `lane` other than `except`.
-  std::optional<std::uint32_t> free_slot(std::size_t lane, std::optional<std::uint32_t> except = std::nullopt) const {
+  std::optional<std::uint32_t> free_slot(std::size_t lane,
+                                         std::optional<std::uint32_t> except = std::nullopt) const {
     for (std::uint32_t k = 0; k < state_[lane].slots.size(); ++k) {
       if (!state_[lane].slots[k].busy && k != except) return k;
     }
@@ -212,7 +223,8 @@ class RequestLanes {
 
   // Sends requests to `lane`'s free slot `k` as one combined request. True where it first let the
   // lane's running launches end (to evict cached items): the lane was idle when it went.
-  bool launch(std::size_t lane, std::uint32_t k, std::vector<PendingRequest> part, LaunchReason reason, std::span<const std::byte> table) {
+  bool launch(std::size_t lane, std::uint32_t k, std::vector<PendingRequest> part,
+              LaunchReason reason, std::span<const std::byte> table) {
     LaneState& ls = state_[lane];
     bool waited = false;
     const TransferMode mode = lanes_[lane].mode;
@@ -232,7 +244,8 @@ class RequestLanes {
       }
     }
     const PartShape shape = shape_of(part);
-    CombinedRequest c = assemble(std::move(part), mode, uses_cache(mode) ? &ls.cache : nullptr, table, stream_.item_bytes, assembly_threads_);
+    CombinedRequest c = assemble(std::move(part), mode, uses_cache(mode) ? &ls.cache : nullptr,
+                                 table, stream_.item_bytes, assembly_threads_);
     const DeviceAreas areas = lanes_[lane].device->prepare(k, c);
     bind(c, stream_.item_bytes, areas);
     const auto n = static_cast<std::uint32_t>(c.tasks.size());
@@ -245,8 +258,10 @@ class RequestLanes {
     // The launch first: the viewer labels the first of markers at one spot, and the launch, with
     // its size and reason, is what a reader looks for.
     host_.record(trace::EventKind::KernelLaunch, n, launch_aux(reason, lane));
-    host_.record(trace::EventKind::Transfer, static_cast<std::uint32_t>(std::min<std::uint64_t>(c.bytes_to_device(), 0xFFFFFFFFu)),
-                 kToDevice);
+    host_.record(
+        trace::EventKind::Transfer,
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(c.bytes_to_device(), 0xFFFFFFFFu)),
+        kToDevice);
     InFlight& s = ls.slots[k];
     s.busy = true;
     s.reason = reason;
@@ -262,7 +277,8 @@ class RequestLanes {
   // is not booked: see BatchDecider::launch_parts).
   void book(std::size_t lane, const PartShape& shape, std::uint64_t start) {
     if (!router_.predict_ns || shape.requests == 0) return;
-    state_[lane].free_at_ns = std::max(start, state_[lane].free_at_ns) + static_cast<std::uint64_t>(router_.predict_ns(lane, shape));
+    state_[lane].free_at_ns = std::max(start, state_[lane].free_at_ns) +
+                              static_cast<std::uint64_t>(router_.predict_ns(lane, shape));
   }
 
  private:
@@ -290,8 +306,10 @@ class RequestLanes {
     const auto n = static_cast<std::uint32_t>(s.request.tasks.size());
     const auto aux = launch_aux(s.reason, lane);
     host_.record(trace::EventKind::KernelEnd, n, aux);
-    host_.record(trace::EventKind::Transfer, static_cast<std::uint32_t>(std::min<std::uint64_t>(s.request.output_bytes, 0xFFFFFFFFu)),
-                 kToHost);
+    host_.record(
+        trace::EventKind::Transfer,
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(s.request.output_bytes, 0xFFFFFFFFu)),
+        kToHost);
     LaneTotals& lt = totals_.lanes[lane];
     lt.times.to_device_ns += t.to_device_ns;
     lt.times.kernel_ns += t.kernel_ns;
@@ -309,7 +327,8 @@ class RequestLanes {
   void finish_all(std::size_t lane) {
     for (std::uint32_t k = 0; k < state_[lane].slots.size(); ++k) {
       while (state_[lane].slots[k].busy && !lanes_[lane].device->done(k)) {
-        host_.tick(list_.completed_count(), [] { return std::string("waiting for a launch before evicting cached items"); });
+        host_.tick(list_.completed_count(),
+                   [] { return std::string("waiting for a launch before evicting cached items"); });
         std::this_thread::yield();
       }
       if (state_[lane].slots[k].busy) finish_slot(lane, k);
@@ -334,8 +353,9 @@ class RequestLanes {
 
 // What a decision came to.
 struct DecisionOutcome {
-  bool launched = false;       // requests went to a lane
-  bool nothing_now = false;    // the router launched nothing: the loop holds this until something changes
+  bool launched = false;  // requests went to a lane
+  // the router launched nothing: the loop holds this until something changes
+  bool nothing_now = false;
   std::uint64_t asked_ns = 0;  // when it was asked (nothing_now)
 };
 
@@ -344,13 +364,20 @@ struct DecisionOutcome {
 // the list (the others go back to its front), launched and booked on their lanes' backlogs.
 class BatchDecider {
  public:
-  BatchDecider(RequestHost& host, WorkGroupList& list, RequestLanes& lanes, CombiningController& controller, const BatchRouter& router,
-               RequestTotals& totals)
-      : host_(host), list_(list), lanes_(lanes), controller_(controller), router_(router), totals_(totals) {}
+  BatchDecider(RequestHost& host, WorkGroupList& list, RequestLanes& lanes,
+               CombiningController& controller, const BatchRouter& router, RequestTotals& totals)
+      : host_(host),
+        list_(list),
+        lanes_(lanes),
+        controller_(controller),
+        router_(router),
+        totals_(totals) {}
 
   // `free`: each lane's free slot, as the loop found them.
-  DecisionOutcome decide(const WorkGroupList::State& st, std::span<const std::optional<std::uint32_t>> free) {
-    const LaunchDecision d = controller_.next_launch(host_.now_ns(), st.waiting, st.arrivals_paused);
+  DecisionOutcome decide(const WorkGroupList::State& st,
+                         std::span<const std::optional<std::uint32_t>> free) {
+    const LaunchDecision d =
+        controller_.next_launch(host_.now_ns(), st.waiting, st.arrivals_paused);
     if (d.count == 0) return {};
     const std::uint64_t t0 = host_.now_ns();
     const Split s = split(d.count, free, t0);
@@ -361,17 +388,21 @@ class BatchDecider {
     // in time: the rest then waits in the list for the next decision. On md2d's first step
     // the GPU's other slot ran the first request alone (adaptive combining's rule) for 26
     // ms, and the whole part waited 15 ms for its assembly and buffers.
-    const std::optional<std::uint32_t> rest_slot = launch_second && s.lead > 0 ? lanes_.free_slot(1, free[1]) : std::nullopt;
-    const bool lead_alone = launch_second && s.lead > 0 && !rest_slot && router_.lead_alone && lead_goes_alone(s);
+    const std::optional<std::uint32_t> rest_slot =
+        launch_second && s.lead > 0 ? lanes_.free_slot(1, free[1]) : std::nullopt;
+    const bool lead_alone =
+        launch_second && s.lead > 0 && !rest_slot && router_.lead_alone && lead_goes_alone(s);
     const std::size_t second_now = !launch_second ? 0 : lead_alone ? s.lead : s.part[1].size();
     if (!launch_first && !launch_second) return {false, true, t0};
 
-    Parts p = take(s, launch_first, launch_second, rest_slot || lead_alone ? s.lead : 0, second_now);
+    Parts p =
+        take(s, launch_first, launch_second, rest_slot || lead_alone ? s.lead : 0, second_now);
     const std::uint64_t launched = p.first.size() + p.second_lead.size() + p.second.size();
     count(p, d.reason, launched);
     launch_parts(std::move(p), d.reason, launch_second, free, rest_slot);
     totals_.assemble_ns += host_.now_ns() - t0;
-    host_.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(st.waiting - launched), kWorkGroupQueue);
+    host_.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(st.waiting - launched),
+                 kWorkGroupQueue);
     return {true, false, 0};
   }
 
@@ -389,7 +420,8 @@ class BatchDecider {
     std::span<const std::byte> table;
   };
 
-  Split split(std::uint64_t count, std::span<const std::optional<std::uint32_t>> free, std::uint64_t t0) {
+  Split split(std::uint64_t count, std::span<const std::optional<std::uint32_t>> free,
+              std::uint64_t t0) {
     Split s;
     if (lanes_.size() > 1) {
       list_.front_work(count, work_);  // the requests stay in the list unless a part launches
@@ -402,7 +434,8 @@ class BatchDecider {
       const SplitPlan p = router_.split(work_, load);
       const std::size_t c = std::min(p.cpu, work_.size()), g = std::min(p.gpu, work_.size() - c);
       const bool ordered = p.order.size() >= c + g;  // else the paper's prefix
-      for (std::size_t i = 0; i < c + g; ++i) s.part[i < c ? 0 : 1].push_back(ordered ? p.order[i] : i);
+      for (std::size_t i = 0; i < c + g; ++i)
+        s.part[i < c ? 0 : 1].push_back(ordered ? p.order[i] : i);
       s.lead = p.gpu_lead < g ? p.gpu_lead : 0;
     } else {
       s.part[0].resize(count);
@@ -417,7 +450,8 @@ class BatchDecider {
     PartShape lead_shape{0, 0, 0};
     for (std::size_t i = 0; i < s.lead; ++i) {
       const std::uint64_t w = work_[s.part[1][i]];
-      lead_shape.work += w, lead_shape.largest = std::max(lead_shape.largest, w), ++lead_shape.requests;
+      lead_shape.work += w, lead_shape.largest = std::max(lead_shape.largest, w),
+                            ++lead_shape.requests;
     }
     return router_.lead_alone(lead_shape, lanes_.running_shapes(1));
   }
@@ -425,7 +459,8 @@ class BatchDecider {
   // Only this loop takes from the list: its front is still what was split. It takes up to
   // the last request that launches now; the others go back to the front, in list order.
   // Lane 1's part is cut at `split_at` (its lead apart, or 0) and ends at `second_now`.
-  Parts take(const Split& s, bool launch_first, bool launch_second, std::size_t split_at, std::size_t second_now) {
+  Parts take(const Split& s, bool launch_first, bool launch_second, std::size_t split_at,
+             std::size_t second_now) {
     std::size_t up_to = 0;
     if (launch_first) {
       for (std::size_t i : s.part[0]) up_to = std::max(up_to, i + 1);
@@ -477,7 +512,8 @@ class BatchDecider {
   // before it, and its launch, in place, is short); its lead before the CPU's part, the
   // rest after it (the rest ends long before the lead: each of its requests has at most
   // half the lead's largest work).
-  void launch_parts(Parts p, LaunchReason reason, bool launch_second, std::span<const std::optional<std::uint32_t>> free,
+  void launch_parts(Parts p, LaunchReason reason, bool launch_second,
+                    std::span<const std::optional<std::uint32_t>> free,
                     std::optional<std::uint32_t> rest_slot) {
     const PartShape cpu_shape = shape_of(p.first);
     PartShape gpu_shape{0, 0, 0};  // what of the GPU's part still runs from gpu_start
@@ -492,7 +528,8 @@ class BatchDecider {
         gpu_start = host_.now_ns();
         gpu_shape = launched_shape;
       } else {
-        gpu_shape = {gpu_shape.work + launched_shape.work, std::max(gpu_shape.largest, launched_shape.largest),
+        gpu_shape = {gpu_shape.work + launched_shape.work,
+                     std::max(gpu_shape.largest, launched_shape.largest),
                      gpu_shape.requests + launched_shape.requests};
       }
     };
@@ -521,15 +558,17 @@ class BatchDecider {
 
 }  // namespace detail
 
-inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::span<const DeviceLane> lanes, CombiningController& controller,
-                                  const BatchRouter& router) {
+inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host,
+                                  std::span<const DeviceLane> lanes,
+                                  CombiningController& controller, const BatchRouter& router) {
   const RequestStream& stream = *plan.requests;
   RequestTotals totals;
   totals.max_size = controller.max_size();
   totals.lanes.resize(lanes.size());
 
   WorkGroupList list(stream, [&] { return host.now_ns(); });
-  detail::RequestLanes lane_state(lanes, stream, plan.options.cache_items, plan.options.assembly_threads, host, list, router, totals);
+  detail::RequestLanes lane_state(lanes, stream, plan.options.cache_items,
+                                  plan.options.assembly_threads, host, list, router, totals);
   detail::BatchDecider decider(host, list, lane_state, controller, router, totals);
   std::exception_ptr producer_error;
   std::thread producer([&] {
@@ -557,7 +596,9 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
       arrivals.clear();
       const WorkGroupList::State st = list.take_arrivals(arrivals);
       for (std::uint64_t t : arrivals) controller.on_arrival(t);
-      if (!arrivals.empty()) host.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(st.waiting), kWorkGroupQueue);
+      if (!arrivals.empty())
+        host.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(st.waiting),
+                    kWorkGroupQueue);
 
       // A decision is asked for only when it can be carried out: with one lane, when its slot is
       // free; with two (hybrid), when either has a free slot -- the router says what each takes,
@@ -565,21 +606,27 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
       // sees them). A router's "nothing now" holds until the list or the lanes change, or a while.
       std::vector<std::optional<std::uint32_t>> free(lanes.size());
       std::uint32_t free_mask = 0;
-      for (std::size_t l = 0; l < lanes.size(); ++l) free_mask |= (free[l] = lane_state.free_slot(l)).has_value() ? 1u << l : 0u;
+      for (std::size_t l = 0; l < lanes.size(); ++l)
+        free_mask |= (free[l] = lane_state.free_slot(l)).has_value() ? 1u << l : 0u;
       const std::uint32_t all = (1u << lanes.size()) - 1;
-      const bool can_decide = lanes.size() == 1 || (router.waits_for_all && router.waits_for_all()) ? free_mask == all : free_mask != 0;
-      const bool same_as_idle = idle_key.valid && idle_key.waiting == st.waiting && idle_key.completed == st.completed &&
-                                idle_key.free_mask == free_mask && host.now_ns() - idle_key.at_ns < kIdleRecheckNs;
+      const bool can_decide = lanes.size() == 1 || (router.waits_for_all && router.waits_for_all())
+                                  ? free_mask == all
+                                  : free_mask != 0;
+      const bool same_as_idle =
+          idle_key.valid && idle_key.waiting == st.waiting && idle_key.completed == st.completed &&
+          idle_key.free_mask == free_mask && host.now_ns() - idle_key.at_ns < kIdleRecheckNs;
       if (can_decide && st.waiting > 0 && !same_as_idle) {
         const detail::DecisionOutcome outcome = decider.decide(st, free);
-        if (outcome.nothing_now) idle_key = {true, st.waiting, st.completed, outcome.asked_ns, free_mask};
+        if (outcome.nothing_now)
+          idle_key = {true, st.waiting, st.completed, outcome.asked_ns, free_mask};
         if (outcome.launched) idle_key.valid = false, moved = true;
       }
       if (lane_state.busy_slots() == 0 && st.all_done) break;
       if (!moved) {
         host.tick(st.completed, [&] {
-          return std::to_string(st.completed) + " of " + std::to_string(st.emitted) + " requests done, " + std::to_string(st.waiting) +
-                 " waiting, " + std::to_string(lane_state.busy_slots()) + " launches running";
+          return std::to_string(st.completed) + " of " + std::to_string(st.emitted) +
+                 " requests done, " + std::to_string(st.waiting) + " waiting, " +
+                 std::to_string(lane_state.busy_slots()) + " launches running";
         });
         // The periodic check of the work group list: often enough that a timeout of
         // 2 x maxInterval is seen within a few microseconds.
@@ -598,10 +645,13 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host, std::
 }
 
 // The combining policy's loop: one device, every batch to it.
-inline RequestTotals run_combining(const ExecPlan& plan, RequestHost& host, RequestDevice& device, std::vector<DeviceLane>& lanes_out) {
+inline RequestTotals run_combining(const ExecPlan& plan, RequestHost& host, RequestDevice& device,
+                                   std::vector<DeviceLane>& lanes_out) {
   const PolicyOptions& o = plan.options;
   lanes_out = {{&device, transfer_mode(o.transfer), ""}};
-  CombiningController controller(combine_strategy(o.strategy), o.max_size != 0 ? o.max_size : device.resident_blocks(), o.static_k);
+  CombiningController controller(combine_strategy(o.strategy),
+                                 o.max_size != 0 ? o.max_size : device.resident_blocks(),
+                                 o.static_k);
   return run_requests(plan, host, lanes_out, controller, {});
 }
 
@@ -612,17 +662,25 @@ inline RequestTotals run_combining(const ExecPlan& plan, RequestHost& host, Requ
 // calibrated, lets a free side take its part while the other is busy (hybrid_split.hpp says how
 // this departs from the paper). Each launching split is a host event (RequestSplit: the requests
 // launched on the CPU, and the per mille of the launched items they read).
-inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, RequestDevice& cpu, TransferMode cpu_mode, RequestDevice& gpu,
+inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, RequestDevice& cpu,
+                                TransferMode cpu_mode, RequestDevice& gpu,
                                 std::vector<DeviceLane>& lanes_out, HybridSplitter& splitter) {
   const PolicyOptions& o = plan.options;
   lanes_out = {{&cpu, cpu_mode, "cpu_"}, {&gpu, transfer_mode(o.transfer), "gpu_"}};
-  CombiningController controller(CombineStrategy::Adaptive, o.max_size != 0 ? o.max_size : cpu.resident_blocks() + gpu.resident_blocks(),
-                                 o.static_k);
+  CombiningController controller(
+      CombineStrategy::Adaptive,
+      o.max_size != 0 ? o.max_size : cpu.resident_blocks() + gpu.resident_blocks(), o.static_k);
   BatchRouter router;
-  router.split = [&](std::span<const std::uint64_t> work, std::span<const LaneLoad> load) { return splitter.plan(work, load[0], load[1]); };
+  router.split = [&](std::span<const std::uint64_t> work, std::span<const LaneLoad> load) {
+    return splitter.plan(work, load[0], load[1]);
+  };
   router.waits_for_all = [&] { return splitter.waits_for_both(); };
-  router.lead_alone = [&](const PartShape& lead, std::span<const PartShape> running) { return splitter.lead_goes_alone(lead, running); };
-  router.predict_ns = [&](std::size_t lane, const PartShape& part) { return splitter.predict(lane == 0 ? Side::Cpu : Side::Gpu, part); };
+  router.lead_alone = [&](const PartShape& lead, std::span<const PartShape> running) {
+    return splitter.lead_goes_alone(lead, running);
+  };
+  router.predict_ns = [&](std::size_t lane, const PartShape& part) {
+    return splitter.predict(lane == 0 ? Side::Cpu : Side::Gpu, part);
+  };
   router.finished = [&](std::size_t lane, const PartShape& part, const LaunchTimes& t) {
     splitter.record(lane == 0 ? Side::Cpu : Side::Gpu, part, t.total());
   };
@@ -631,7 +689,8 @@ inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, Request
 
 // Hybrid's option offers adaptive and static only (policies/hybrid.hpp).
 inline HybridStrategy hybrid_strategy(RequestStrategy s) {
-  if (s == RequestStrategy::Eager) throw ConfigError("hybrid: strategy 'eager' is combining's; hybrid takes adaptive|static");
+  if (s == RequestStrategy::Eager)
+    throw ConfigError("hybrid: strategy 'eager' is combining's; hybrid takes adaptive|static");
   return s == RequestStrategy::Static ? HybridStrategy::Static : HybridStrategy::Adaptive;
 }
 

@@ -35,12 +35,14 @@ struct PendingRequest {
 class WorkGroupList : public RequestSink {
  public:
   // now_ns: the host clock the run's trace uses.
-  WorkGroupList(const RequestStream& stream, std::function<std::uint64_t()> now_ns) : stream_(stream), now_ns_(std::move(now_ns)) {}
+  WorkGroupList(const RequestStream& stream, std::function<std::uint64_t()> now_ns)
+      : stream_(stream), now_ns_(std::move(now_ns)) {}
 
   // ---- the producers' side ----
   void publish_items(std::span<const std::byte> items) override {
     if (items.size() % stream_.item_bytes != 0) {
-      throw std::invalid_argument("published item table of " + std::to_string(items.size()) + " bytes is not a whole number of " +
+      throw std::invalid_argument("published item table of " + std::to_string(items.size()) +
+                                  " bytes is not a whole number of " +
                                   std::to_string(stream_.item_bytes) + "-byte items");
     }
     std::unique_lock lock(mutex_);
@@ -56,16 +58,23 @@ class WorkGroupList : public RequestSink {
     const std::uint64_t table_items = table_items_.load(std::memory_order_acquire);
     for (std::uint32_t item : r.items) {
       if (item >= table_items) {
-        throw std::out_of_range("request " + std::to_string(r.task.id) + " names item " + std::to_string(item) +
-                                " past the published table of " + std::to_string(table_items) + " items");
+        throw std::out_of_range("request " + std::to_string(r.task.id) + " names item " +
+                                std::to_string(item) + " past the published table of " +
+                                std::to_string(table_items) + " items");
       }
     }
     if (stream_.max_items_per_request != 0 && r.items.size() > stream_.max_items_per_request) {
-      throw std::length_error("request " + std::to_string(r.task.id) + " reads " + std::to_string(r.items.size()) +
-                              " items, more than the stream's max_items_per_request " + std::to_string(stream_.max_items_per_request));
+      throw std::length_error("request " + std::to_string(r.task.id) + " reads " +
+                              std::to_string(r.items.size()) +
+                              " items, more than the stream's max_items_per_request " +
+                              std::to_string(stream_.max_items_per_request));
     }
-    PendingRequest p{r.task, {r.items.begin(), r.items.end()}, std::min<std::uint32_t>(r.ordered_items, static_cast<std::uint32_t>(r.items.size())),
-                     r.output, 0};
+    PendingRequest p{
+        r.task,
+        {r.items.begin(), r.items.end()},
+        std::min<std::uint32_t>(r.ordered_items, static_cast<std::uint32_t>(r.items.size())),
+        r.output,
+        0};
     std::lock_guard lock(mutex_);
     if (aborted_) throw RunError("the run was stopped while requests were being produced");
     p.arrival_ns = now_ns_();  // under the lock: arrivals are in time order
@@ -95,14 +104,18 @@ class WorkGroupList : public RequestSink {
   State take_arrivals(std::vector<std::uint64_t>& out) {
     std::lock_guard lock(mutex_);
     const std::uint64_t in_list_new = std::min<std::uint64_t>(emitted_ - announced_, list_.size());
-    for (std::size_t i = list_.size() - in_list_new; i < list_.size(); ++i) out.push_back(list_[i].arrival_ns);
+    for (std::size_t i = list_.size() - in_list_new; i < list_.size(); ++i)
+      out.push_back(list_[i].arrival_ns);
     announced_ = emitted_;
-    return {list_.size(), quiet_waiters_ > 0 || producer_done_, producer_done_ && completed_ == emitted_, emitted_, completed_};
+    return {list_.size(), quiet_waiters_ > 0 || producer_done_,
+            producer_done_ && completed_ == emitted_, emitted_, completed_};
   }
   std::vector<PendingRequest> take_front(std::uint64_t n) {
     std::lock_guard lock(mutex_);
     n = std::min<std::uint64_t>(n, list_.size());
-    std::vector<PendingRequest> out(std::make_move_iterator(list_.begin()), std::make_move_iterator(list_.begin() + static_cast<std::ptrdiff_t>(n)));
+    std::vector<PendingRequest> out(
+        std::make_move_iterator(list_.begin()),
+        std::make_move_iterator(list_.begin() + static_cast<std::ptrdiff_t>(n)));
     list_.erase(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(n));
     return out;
   }
@@ -116,7 +129,8 @@ class WorkGroupList : public RequestSink {
   // Requests taken but not launched (hybrid: a busy side's part) go back to the front, in order.
   void put_back_front(std::vector<PendingRequest> requests) {
     std::lock_guard lock(mutex_);
-    list_.insert(list_.begin(), std::make_move_iterator(requests.begin()), std::make_move_iterator(requests.end()));
+    list_.insert(list_.begin(), std::make_move_iterator(requests.begin()),
+                 std::make_move_iterator(requests.end()));
   }
   // Requests whose output has landed on the host.
   void completed(std::uint64_t n) {

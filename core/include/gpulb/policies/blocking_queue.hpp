@@ -11,11 +11,17 @@ namespace gpulb::policies {
 
 inline const PolicyDescriptor& blocking_queue() {
   static const PolicyDescriptor d{
-      "blocking-queue", "Mohan & Gopalan 2014", "one global queue guarded by a CAS spin lock",
+      "blocking-queue",
+      "Mohan & Gopalan 2014",
+      "one global queue guarded by a CAS spin lock",
       {.runs_spawned_tasks = true, .persistent = true},
       {spawn_capacity_option(),
-       number_option("blocking_capacity", "blocking-queue: tasks the global queue holds; 0 = sized from the scenario's widest generation "
-                              "where it states one, else 4194304. On the CPU backend a full queue grows, within the memory there is", &PolicyOptions::blocking_capacity, 0, 1 << 28)}};
+       number_option("blocking_capacity",
+                     "blocking-queue: tasks the global queue holds; 0 = sized from the scenario's "
+                     "widest generation "
+                     "where it states one, else 4194304. On the CPU backend a full queue grows, "
+                     "within the memory there is",
+                     &PolicyOptions::blocking_capacity, 0, 1 << 28)}};
   return d;
 }
 
@@ -24,9 +30,12 @@ inline const PolicyDescriptor& blocking_queue() {
 // the queue holds about one level, the rest of one and the start of the next; the eighth and the
 // 64 Ki are for the children of the tasks running while a level turns over), else 4 Mi tasks.
 inline constexpr std::uint64_t kBlockingQueueSlotsUnknown = std::uint64_t{1} << 22;
-inline std::uint64_t blocking_queue_slots(const PolicyOptions& o, std::uint64_t widest_generation, std::uint64_t initial_tasks) {
+inline std::uint64_t blocking_queue_slots(const PolicyOptions& o, std::uint64_t widest_generation,
+                                          std::uint64_t initial_tasks) {
   if (o.blocking_capacity != 0) return o.blocking_capacity;
-  const std::uint64_t slots = widest_generation != 0 ? widest_generation + widest_generation / 8 + (1u << 16) : kBlockingQueueSlotsUnknown;
+  const std::uint64_t slots = widest_generation != 0
+                                  ? widest_generation + widest_generation / 8 + (1u << 16)
+                                  : kBlockingQueueSlotsUnknown;
   return std::max(slots, initial_tasks);
 }
 

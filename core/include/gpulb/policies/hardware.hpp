@@ -6,10 +6,12 @@
 namespace gpulb::policies {
 
 inline const PolicyDescriptor& hardware() {
-  static const PolicyDescriptor d{"hardware", "Chen et al. 2010, Solution 1",
-                                  "one launch, one block per task; the hardware block scheduler balances",
-                                  {},
-                                  {}};
+  static const PolicyDescriptor d{
+      "hardware",
+      "Chen et al. 2010, Solution 1",
+      "one launch, one block per task; the hardware block scheduler balances",
+      {},
+      {}};
   return d;
 }
 

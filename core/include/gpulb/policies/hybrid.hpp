@@ -9,13 +9,23 @@ namespace gpulb::policies {
 
 inline const PolicyDescriptor& hybrid() {
   static const PolicyDescriptor d = [] {
-    PolicyDescriptor p{"hybrid", "Rengasamy & Vadhiyar 2016 (G-Charm), section 3.3",
-                       "each batch of work requests is split between CPU threads and the GPU by the data items they read, at the "
-                       "ratio of the measured time per item on each (adaptive) or at a fixed share (static)",
-                       {.host_fed = true, .runs_requests = true},
-                       {choice_option("strategy", "hybrid: split at the measured speed ratio (adaptive) or at cpu_share (static)", &PolicyOptions::strategy, {RequestStrategy::Adaptive, RequestStrategy::Static}),
-                        decimal_option("cpu_share", "hybrid static: the CPU's fraction of each batch's data items", &PolicyOptions::cpu_share, 0, 1),
-                        number_option("max_size", "hybrid: requests in a full batch; 0 = the CPU side's workers plus the GPU's resident blocks", &PolicyOptions::max_size, 0, 1 << 20)}};
+    PolicyDescriptor p{
+        "hybrid",
+        "Rengasamy & Vadhiyar 2016 (G-Charm), section 3.3",
+        "each batch of work requests is split between CPU threads and the GPU by the data items "
+        "they read, at the "
+        "ratio of the measured time per item on each (adaptive) or at a fixed share (static)",
+        {.host_fed = true, .runs_requests = true},
+        {choice_option(
+             "strategy",
+             "hybrid: split at the measured speed ratio (adaptive) or at cpu_share (static)",
+             &PolicyOptions::strategy, {RequestStrategy::Adaptive, RequestStrategy::Static}),
+         decimal_option("cpu_share", "hybrid static: the CPU's fraction of each batch's data items",
+                        &PolicyOptions::cpu_share, 0, 1),
+         number_option("max_size",
+                       "hybrid: requests in a full batch; 0 = the CPU side's workers plus the "
+                       "GPU's resident blocks",
+                       &PolicyOptions::max_size, 0, 1 << 20)}};
     for (OptionSpec& o : request_transfer_options()) p.options.push_back(std::move(o));
     return p;
   }();

@@ -8,13 +8,20 @@ namespace gpulb::policies {
 
 inline const PolicyDescriptor& static_list() {
   static const PolicyDescriptor d{
-      "static-list", "Mohan & Gopalan 2014 / Cederman & Tsigas",
-      "a generation of tasks in an array, children appended by fetch-and-add, relaunch per generation; CUDA --gpus N: each GPU runs an even share of every generation, the host moving tasks between GPUs in between",
+      "static-list",
+      "Mohan & Gopalan 2014 / Cederman & Tsigas",
+      "a generation of tasks in an array, children appended by fetch-and-add, relaunch per "
+      "generation; CUDA --gpus N: each GPU runs an even share of every generation, the host moving "
+      "tasks between GPUs in between",
       {.runs_spawned_tasks = true},
       {spawn_capacity_option(),
-       number_option("list_capacity", "static-list: task slots each of the two arrays (on each GPU with --gpus N) starts with; 0 = sized from the "
-                          "scenario's widest generation where it states one, else from the last generation's growth. The arrays grow "
-                          "between launches where a generation needs more, within the memory there is", &PolicyOptions::list_capacity, 0, 1 << 28)}};
+       number_option("list_capacity",
+                     "static-list: task slots each of the two arrays (on each GPU with --gpus N) "
+                     "starts with; 0 = sized from the "
+                     "scenario's widest generation where it states one, else from the last "
+                     "generation's growth. The arrays grow "
+                     "between launches where a generation needs more, within the memory there is",
+                     &PolicyOptions::list_capacity, 0, 1 << 28)}};
   return d;
 }
 

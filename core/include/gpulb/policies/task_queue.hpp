@@ -14,15 +14,36 @@ namespace gpulb::policies {
 
 inline const PolicyDescriptor& task_queue() {
   static const PolicyDescriptor d{
-      "task-queue", "Chen et al. 2010, Algorithms 2 and 3",
-      "persistent workers; host-fed queues, wait-free fetch-and-add dequeue, HALT tasks; cpu: spawned children back to the host pool",
-      {.cpu_runs_spawned_tasks = true, .host_fed = true, .persistent = true, .distributed = true, .gpu_distributed = true},
-      {number_option("queues", "task-queue: queues per device; 0 = 2 (Chen et al.) for the paper variant and the CPU, 8 for modern on CUDA", &PolicyOptions::queues, 0, 64),
-       number_option("queue_capacity", "task-queue: tasks per queue, the largest enqueue batch; 0 = 128 for the paper variant and the CPU (1024 on the CPU for a "
-         "spawning scenario), sized from the task count for modern on CUDA (docs/papers.md)", &PolicyOptions::queue_capacity, 0, 1 << 20),
-       choice_option("variant", "task-queue on CUDA: the paper's scheme (the reference) or the modern one", &PolicyOptions::variant),
-       choice_option("feed", "task-queue modern (CUDA): batches move by the copy engine, or by a block's loads from mapped memory", &PolicyOptions::feed),
-       number_option("claim", "task-queue modern (CUDA): most tasks a block claims with one fetch-and-add (1 while tasks run long)", &PolicyOptions::claim, 1, 32),
+      "task-queue",
+      "Chen et al. 2010, Algorithms 2 and 3",
+      "persistent workers; host-fed queues, wait-free fetch-and-add dequeue, HALT tasks; cpu: "
+      "spawned children back to the host pool",
+      {.cpu_runs_spawned_tasks = true,
+       .host_fed = true,
+       .persistent = true,
+       .distributed = true,
+       .gpu_distributed = true},
+      {number_option("queues",
+                     "task-queue: queues per device; 0 = 2 (Chen et al.) for the paper variant and "
+                     "the CPU, 8 for modern on CUDA",
+                     &PolicyOptions::queues, 0, 64),
+       number_option(
+           "queue_capacity",
+           "task-queue: tasks per queue, the largest enqueue batch; 0 = 128 for the paper variant "
+           "and the CPU (1024 on the CPU for a "
+           "spawning scenario), sized from the task count for modern on CUDA (docs/papers.md)",
+           &PolicyOptions::queue_capacity, 0, 1 << 20),
+       choice_option("variant",
+                     "task-queue on CUDA: the paper's scheme (the reference) or the modern one",
+                     &PolicyOptions::variant),
+       choice_option("feed",
+                     "task-queue modern (CUDA): batches move by the copy engine, or by a block's "
+                     "loads from mapped memory",
+                     &PolicyOptions::feed),
+       number_option("claim",
+                     "task-queue modern (CUDA): most tasks a block claims with one fetch-and-add "
+                     "(1 while tasks run long)",
+                     &PolicyOptions::claim, 1, 32),
        spawn_capacity_option()}};
   return d;
 }
@@ -44,7 +65,8 @@ struct TaskQueueShape {
   std::uint32_t queues;
   std::uint32_t capacity;
 };
-inline TaskQueueShape task_queue_shape(const PolicyOptions& o, bool cuda_modern, std::uint64_t tasks, std::uint32_t gpus,
+inline TaskQueueShape task_queue_shape(const PolicyOptions& o, bool cuda_modern,
+                                       std::uint64_t tasks, std::uint32_t gpus,
                                        bool cpu_spawns = false) {
   TaskQueueShape s{o.queues, o.queue_capacity};
   if (s.queues == 0) s.queues = cuda_modern ? 8 : 2;

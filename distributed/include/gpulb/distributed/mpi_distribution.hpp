@@ -22,8 +22,9 @@
 namespace gpulb::distributed {
 
 struct DistributedOptions {
-  std::uint32_t rank_chunk = 20;    // tasks a thief rank asks for (the official UTS's chunk size)
-  std::uint32_t timeout_ms = 5000;  // a rank that answers nothing for this long is named and the job ends
+  std::uint32_t rank_chunk = 20;  // tasks a thief rank asks for (the official UTS's chunk size)
+  // a rank that answers nothing for this long is named and the job ends
+  std::uint32_t timeout_ms = 5000;
   std::uint32_t clock_rounds = 32;  // ping-pong round trips per rank for the clock offset
 };
 
@@ -48,8 +49,9 @@ class MpiSession {
   // verify. Every rank gets the same answer. A rank that does not take part within the rank
   // timeout (stopped, or not gpulb) is named, and the job ends with exit 2.
   struct Agreement {
-    std::string root_command;              // rank 0's
-    std::vector<std::uint32_t> differing;  // the ranks whose command is not rank 0's; empty: all agree
+    std::string root_command;  // rank 0's
+    std::vector<std::uint32_t>
+        differing;  // the ranks whose command is not rank 0's; empty: all agree
   };
   Agreement agree_with_root(const std::string& command);
 
@@ -69,7 +71,9 @@ class MpiSession {
   void finalize();
   std::string who() const;
   [[noreturn]] void fail(const std::string& text, int code);
-  std::chrono::milliseconds library_wait_limit() const { return std::chrono::milliseconds(std::uint64_t{rank_timeout_ms_} * kLibraryWaitFactor); }
+  std::chrono::milliseconds library_wait_limit() const {
+    return std::chrono::milliseconds(std::uint64_t{rank_timeout_ms_} * kLibraryWaitFactor);
+  }
 
   std::uint32_t rank_ = 0, ranks_ = 1;
   std::uint32_t rank_timeout_ms_ = 5000;

@@ -26,7 +26,8 @@ struct SafraToken {
 
 class SafraDetector {
  public:
-  SafraDetector(std::uint32_t rank, std::uint32_t ranks) : rank_(rank), ranks_(ranks), holding_(rank == 0) {}
+  SafraDetector(std::uint32_t rank, std::uint32_t ranks)
+      : rank_(rank), ranks_(ranks), holding_(rank == 0) {}
 
   void sent_work() { ++count_; }
   void received_work() {
@@ -72,9 +73,9 @@ class SafraDetector {
 
  private:
   std::uint32_t rank_, ranks_;
-  std::int64_t count_ = 0;   // work messages sent minus received
-  bool black_ = false;       // received work since it last passed the token
-  bool holding_;             // rank 0 holds the token before the first round
+  std::int64_t count_ = 0;  // work messages sent minus received
+  bool black_ = false;      // received work since it last passed the token
+  bool holding_;            // rank 0 holds the token before the first round
   SafraToken token_;
   std::uint64_t rounds_ = 0;  // rounds rank 0 started
 };

@@ -24,7 +24,7 @@ struct QueueFigures {
   std::uint32_t blocks = 0;
 };
 // Chen et al. section 5.2: enqueue many batches without a kernel; dequeue from pre-loaded queues.
-QueueFigures queue_figures(int device, std::uint32_t batch, std::uint32_t blocks, std::uint32_t block_size,
-                           std::uint64_t tasks, std::uint32_t claim);
+QueueFigures queue_figures(int device, std::uint32_t batch, std::uint32_t blocks,
+                           std::uint32_t block_size, std::uint64_t tasks, std::uint32_t claim);
 
 }  // namespace gpulb::kernels

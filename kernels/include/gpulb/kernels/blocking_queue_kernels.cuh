@@ -61,7 +61,8 @@ __global__ void blocking_queue_kernel(BlockingQueueRef q, DynamicArgs a, Body bo
       return true;
     }
     st.spawned += count;
-    const trace::EventPayload spawn = trace::spawn_event(a.slots(rank)[0].id, count);  // take_children's ids are consecutive
+    const trace::EventPayload spawn =
+        trace::spawn_event(a.slots(rank)[0].id, count);   // take_children's ids are consecutive
     q.add_pending(static_cast<std::int64_t>(count) - 1);  // before the children are visible
     std::uint32_t level = 0;
     if (!q.enqueue(a.slots(rank), count, level)) {  // ENQUEUE of the batch under one acquisition
@@ -75,7 +76,9 @@ __global__ void blocking_queue_kernel(BlockingQueueRef q, DynamicArgs a, Body bo
   };
 
   dynamic_block_loop(ctx, body, box, find, publish);
-  ctx.record(EventKind::WorkerEnd, static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu : st.failed_attempts));
+  ctx.record(EventKind::WorkerEnd,
+             static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu
+                                                                         : st.failed_attempts));
   if (threadIdx.x == 0) a.stats[rank] = st;
 }
 
@@ -86,26 +89,34 @@ namespace detail {
 // grow while it runs: what the GPU's free memory cannot hold is refused before the launch.
 inline std::uint64_t blocking_queue_slots_on_gpu(const ExecPlan& plan) {
   const std::uint64_t n = plan.tasks.size();
-  const std::uint64_t slots = policies::blocking_queue_slots(plan.options, plan.widest_generation, n);
+  const std::uint64_t slots =
+      policies::blocking_queue_slots(plan.options, plan.widest_generation, n);
   if (n > slots) {
-    throw RunError("blocking-queue: the " + std::to_string(n) + " initial tasks do not fit blocking_capacity=" + std::to_string(slots) +
+    throw RunError("blocking-queue: the " + std::to_string(n) +
+                   " initial tasks do not fit blocking_capacity=" + std::to_string(slots) +
                    "; raise --param blocking_capacity");
   }
   const std::uint64_t free = device_free_bytes();
   if (slots > kMaxListSlots || fit_list_slots(slots, slots, free) == 0) {
-    throw RunError("blocking-queue: the queue needs " + std::to_string(slots) + " task slots (" + format_gib(slots * sizeof(Task)) +
-                   (plan.options.blocking_capacity == 0 ? ", the scenario's widest generation and an eighth" : "") + "); the GPU has " +
-                   format_gib(free) + " free (cudaMemGetInfo), and the queue cannot grow inside its persistent kernel: " +
-                   (plan.options.blocking_capacity == 0 ? "use work-stealing" : "lower --param blocking_capacity"));
+    throw RunError(
+        "blocking-queue: the queue needs " + std::to_string(slots) + " task slots (" +
+        format_gib(slots * sizeof(Task)) +
+        (plan.options.blocking_capacity == 0 ? ", the scenario's widest generation and an eighth"
+                                             : "") +
+        "); the GPU has " + format_gib(free) +
+        " free (cudaMemGetInfo), and the queue cannot grow inside its persistent kernel: " +
+        (plan.options.blocking_capacity == 0 ? "use work-stealing"
+                                             : "lower --param blocking_capacity"));
   }
   return slots;
 }
 
 template <class Body, class MakeBody>
-void control_blocking_queue(GpuSession& s, const ExecPlan& plan, MakeBody& make_body, std::atomic<bool>& abort_all,
-                            DynamicOutcome& out) {
+void control_blocking_queue(GpuSession& s, const ExecPlan& plan, MakeBody& make_body,
+                            std::atomic<bool>& abort_all, DynamicOutcome& out) {
   using trace::EventKind;
-  const GridSize grid = persistent_grid(reinterpret_cast<const void*>(&blocking_queue_kernel<Body>), s.device(), plan.block_size, plan.workers);
+  const GridSize grid = persistent_grid(reinterpret_cast<const void*>(&blocking_queue_kernel<Body>),
+                                        s.device(), plan.block_size, plan.workers);
   if (!grid.note.empty()) out.notes.push_back(grid.note);
   const std::uint32_t blocks = grid.blocks;
   const Body body = make_body(s.slot(), blocks);
@@ -128,13 +139,16 @@ void control_blocking_queue(GpuSession& s, const ExecPlan& plan, MakeBody& make_
 
   s.host_record(EventKind::KernelLaunch, blocks);
   out.launch_ns = s.now_ns();
-  blocking_queue_kernel<Body><<<blocks, plan.block_size, 0, s.kernel_stream()>>>(q, host.args(), body);
+  blocking_queue_kernel<Body>
+      <<<blocks, plan.block_size, 0, s.kernel_stream()>>>(q, host.args(), body);
   GPULB_CUDA_CHECK_LAUNCH();
   host.wait_kernel([&] {
     BlockingQueueControl c;
-    GPULB_CUDA_TRY(cudaMemcpyAsync(&c, ctl.get(), sizeof c, cudaMemcpyDeviceToHost, s.copy_stream()));
+    GPULB_CUDA_TRY(
+        cudaMemcpyAsync(&c, ctl.get(), sizeof c, cudaMemcpyDeviceToHost, s.copy_stream()));
     GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
-    return "pending " + std::to_string(c.pending) + ", queued " + std::to_string(c.end - c.beg) + ", lock " + std::to_string(c.lock);
+    return "pending " + std::to_string(c.pending) + ", queued " + std::to_string(c.end - c.beg) +
+           ", lock " + std::to_string(c.lock);
   });
   out.end_ns = s.now_ns();
   s.host_record(EventKind::KernelEnd, blocks);

@@ -27,12 +27,15 @@ __device__ inline std::uint64_t globaltimer() {
 // segments are one cudaMalloc allocation of 16-byte events (GpuSession::allocate_trace). No
 // "memory" clobber: nothing in a kernel reads a slot back, and one would make the compiler reload
 // the block's event count from shared memory after every event.
-static_assert(offsetof(trace::Event, arg) == 8 && offsetof(trace::Event, aux) == 12 && offsetof(trace::Event, kind) == 14 &&
-              offsetof(trace::Event, flags) == 15 && sizeof(trace::Event) == 16);
+static_assert(offsetof(trace::Event, arg) == 8 && offsetof(trace::Event, aux) == 12 &&
+              offsetof(trace::Event, kind) == 14 && offsetof(trace::Event, flags) == 15 &&
+              sizeof(trace::Event) == 16);
 __device__ inline void store_event(trace::Event* slot, const trace::Event& e) {
-  const unsigned tail = e.aux | (static_cast<unsigned>(e.kind) << 16) | (static_cast<unsigned>(e.flags) << 24);
-  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(slot), "r"(static_cast<unsigned>(e.time_ns)),
-               "r"(static_cast<unsigned>(e.time_ns >> 32)), "r"(e.arg), "r"(tail));
+  const unsigned tail =
+      e.aux | (static_cast<unsigned>(e.kind) << 16) | (static_cast<unsigned>(e.flags) << 24);
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(slot),
+               "r"(static_cast<unsigned>(e.time_ns)), "r"(static_cast<unsigned>(e.time_ns >> 32)),
+               "r"(e.arg), "r"(tail));
 }
 
 __device__ inline std::uint32_t smid() {
@@ -62,12 +65,14 @@ __device__ inline std::uint32_t& block_trace_count() {
 struct DeviceSpawnRef {
   Task* slots = nullptr;
   std::uint32_t capacity = 0;
-  std::uint32_t* count = nullptr;  // __shared__: children offered by the running task (may pass capacity)
+  // __shared__: children offered by the running task (may pass capacity)
+  std::uint32_t* count = nullptr;
 };
 
 class BlockContext {
  public:
-  __device__ BlockContext(std::uint32_t rank, trace::TraceSegment segment, const std::uint32_t* stop, BlockScratch* scratch,
+  __device__ BlockContext(std::uint32_t rank, trace::TraceSegment segment,
+                          const std::uint32_t* stop, BlockScratch* scratch,
                           DeviceSpawnRef spawn = {})
       : rank_(rank), segment_(segment), stop_(stop), scratch_(scratch), spawn_(spawn) {
     if (segment_.enabled() && threadIdx.x == 0) block_trace_count() = *segment_.count;
@@ -156,12 +161,15 @@ class BlockContext {
   // traced work stealing on UTS T1 ran 1.195x its untraced time on an H100 (`gpulb bench
   // trace-overhead`, 2026-11-23). Untraced, nothing is read, not even the clock.
   // Thread 0: the block's count of trace slots so far (0 untraced).
-  __device__ std::uint32_t trace_count() const { return segment_.enabled() ? block_trace_count() : 0; }
+  __device__ std::uint32_t trace_count() const {
+    return segment_.enabled() ? block_trace_count() : 0;
+  }
 
   // The hot path is a load of the count, one compare, the clock, the store and the new count: a
   // full segment (the count at or past the capacity, which holds below 2^32) takes the cold
   // branch, which keeps the tally of the dropped events and saturates it.
-  __device__ void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
+  __device__ void record(trace::EventKind kind, std::uint32_t arg = 0,
+                         std::uint16_t aux = 0) const {
     if (threadIdx.x != 0 || !segment_.enabled()) return;
     std::uint32_t& count = block_trace_count();
     const std::uint32_t n = count;
@@ -179,17 +187,21 @@ class BlockContext {
   // waits: ncu counted 59 more warp instructions a task traced, 45 with this and record's hot path
   // (H200, docs/benchmarks.md, "Fewer instructions an event"). A segment with room for the first
   // alone keeps it, as two record() calls would.
-  __device__ void record_two(const trace::EventPayload& first, const trace::EventPayload& second) const {
+  __device__ void record_two(const trace::EventPayload& first,
+                             const trace::EventPayload& second) const {
     if (threadIdx.x != 0 || !segment_.enabled()) return;
     std::uint32_t& count = block_trace_count();
     const std::uint32_t n = count;
     if (n < segment_.capacity - 1) {  // capacity >= 1 where tracing is on
       const std::uint64_t now = globaltimer();
       store_event(segment_.events + n, trace::make_event(now, first.kind, first.arg, first.aux));
-      store_event(segment_.events + n + 1, trace::make_event(now, second.kind, second.arg, second.aux));
+      store_event(segment_.events + n + 1,
+                  trace::make_event(now, second.kind, second.arg, second.aux));
       count = n + 2;
     } else {
-      if (n < segment_.capacity) store_event(segment_.events + n, trace::make_event(globaltimer(), first.kind, first.arg, first.aux));
+      if (n < segment_.capacity)
+        store_event(segment_.events + n,
+                    trace::make_event(globaltimer(), first.kind, first.arg, first.aux));
       count = n < 0xFFFFFFFEu ? n + 2 : 0xFFFFFFFFu;
     }
   }
@@ -199,7 +211,9 @@ class BlockContext {
   __device__ void record_found_task(const trace::EventPayload& found, const Task& task) const {
     record_two(found, {trace::EventKind::TaskBegin, task.id, task.kind});
   }
-  __device__ void record_task_begin(const Task& task) const { record(trace::EventKind::TaskBegin, task.id, task.kind); }
+  __device__ void record_task_begin(const Task& task) const {
+    record(trace::EventKind::TaskBegin, task.id, task.kind);
+  }
 
   // A batch of `k` tasks that ran together, one a thread (work-stealing's task_per=lane), in the
   // compact form of lane_trace_records.hpp, which the host expands into the TaskBegin/TaskEnd
@@ -221,17 +235,22 @@ class BlockContext {
   __device__ bool lane_slots_fit(std::uint32_t base, std::uint32_t slots) const {
     return base <= segment_.capacity && slots <= segment_.capacity - base;
   }
-  __device__ void record_lane_task(std::uint32_t base, std::uint32_t k, std::uint32_t id, std::uint16_t kind) const {
-    if (!segment_.enabled() || threadIdx.x >= k || !lane_slots_fit(base, lane_batch_slots(k))) return;
-    reinterpret_cast<LaneTaskRecord*>(segment_.events + base + 1)[threadIdx.x] = LaneTaskRecord{id, kind, 0};
+  __device__ void record_lane_task(std::uint32_t base, std::uint32_t k, std::uint32_t id,
+                                   std::uint16_t kind) const {
+    if (!segment_.enabled() || threadIdx.x >= k || !lane_slots_fit(base, lane_batch_slots(k)))
+      return;
+    reinterpret_cast<LaneTaskRecord*>(segment_.events + base + 1)[threadIdx.x] =
+        LaneTaskRecord{id, kind, 0};
   }
-  __device__ void end_lane_batch(std::uint32_t base, std::uint32_t k, std::uint64_t begin_ns, bool range = false, std::uint32_t first_id = 0,
+  __device__ void end_lane_batch(std::uint32_t base, std::uint32_t k, std::uint64_t begin_ns,
+                                 bool range = false, std::uint32_t first_id = 0,
                                  std::uint16_t kind = 0) const {
     if (!segment_.enabled() || threadIdx.x != 0) return;
     const std::uint32_t slots = range ? kLaneRangeSlots : lane_batch_slots(k);
     const bool fits = lane_slots_fit(base, slots);
     if (fits) {
-      store_event(segment_.events + base, lane_batch_header(begin_ns, globaltimer(), k, range ? kLaneRange : kLaneBatch));
+      store_event(segment_.events + base,
+                  lane_batch_header(begin_ns, globaltimer(), k, range ? kLaneRange : kLaneBatch));
       if (range) store_event(segment_.events + base + 1, lane_range_ids(first_id, kind));
     } else if (base < segment_.capacity) {
       store_event(segment_.events + base, lane_batch_header(0, 0, 0));

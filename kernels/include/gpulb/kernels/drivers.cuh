@@ -18,9 +18,9 @@ using Drivers = DriverList<  //
     HardwareDriver,          // Chen et al. Solution 1, 1..N GPUs
     ChunkedDriver,           // Chen et al. Solution 3, 1..N GPUs
     WorkStealingDriver,      // Grossman / ABP, one GPU (--gpus N: N GPUs stealing from each other)
-    StaticListDriver,        // Cederman & Tsigas via Mohan & Gopalan, one GPU (--gpus N: a generation split over N GPUs)
-    BlockingQueueDriver,     // Mohan & Gopalan, one GPU
-    CombiningDriver,         // Rengasamy & Vadhiyar (G-Charm) 3.1-3.2, one GPU
-    HybridDriver>;           // Rengasamy & Vadhiyar (G-Charm) 3.3, CPU threads and one GPU
+    StaticListDriver,  // Cederman & Tsigas via Mohan & Gopalan, one GPU (--gpus N: a generation split over N GPUs)
+    BlockingQueueDriver,  // Mohan & Gopalan, one GPU
+    CombiningDriver,      // Rengasamy & Vadhiyar (G-Charm) 3.1-3.2, one GPU
+    HybridDriver>;        // Rengasamy & Vadhiyar (G-Charm) 3.3, CPU threads and one GPU
 
 }  // namespace gpulb::kernels

@@ -14,7 +14,9 @@ namespace gpulb::kernels {
 template <class MakeBody>
 ExecOutput execute(const ExecPlan& plan, MakeBody&& make_body) {
   if (plan.host_feed && (plan.policy == nullptr || !plan.policy->traits.host_inserts)) {
-    throw ConfigError("host inserts while the run goes on (host_feed) need a policy that takes them (work-stealing)");
+    throw ConfigError(
+        "host inserts while the run goes on (host_feed) need a policy that takes them "
+        "(work-stealing)");
   }
   detail::BodyFactory<std::remove_reference_t<MakeBody>> factory(make_body);
   return Drivers::run(plan, Backend::Cuda, factory);

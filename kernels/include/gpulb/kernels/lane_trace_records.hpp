@@ -50,14 +50,18 @@ static_assert(2 * sizeof(LaneTaskRecord) == sizeof(trace::Event));
 // Slots a batch of k tasks takes: its header and its records, two a slot.
 GPULB_HD constexpr std::uint32_t lane_batch_slots(std::uint32_t k) { return 1 + (k + 1) / 2; }
 
-GPULB_HD constexpr trace::Event lane_batch_header(std::uint64_t begin_ns, std::uint64_t end_ns, std::uint32_t k,
+GPULB_HD constexpr trace::Event lane_batch_header(std::uint64_t begin_ns, std::uint64_t end_ns,
+                                                  std::uint32_t k,
                                                   trace::EventKind marker = kLaneBatch) {
   const std::uint64_t span = end_ns > begin_ns ? end_ns - begin_ns : 0;
-  return trace::Event{begin_ns, span > 0xFFFFFFFFull ? 0xFFFFFFFFu : static_cast<std::uint32_t>(span), static_cast<std::uint16_t>(k),
-                      marker, 0};
+  return trace::Event{begin_ns,
+                      span > 0xFFFFFFFFull ? 0xFFFFFFFFu : static_cast<std::uint32_t>(span),
+                      static_cast<std::uint16_t>(k), marker, 0};
 }
 // The second slot of a range: the first task's id and the tasks' kind.
-GPULB_HD constexpr trace::Event lane_range_ids(std::uint32_t first_id, std::uint16_t kind) { return trace::Event{0, first_id, kind, kLaneRange, 0}; }
+GPULB_HD constexpr trace::Event lane_range_ids(std::uint32_t first_id, std::uint16_t kind) {
+  return trace::Event{0, first_id, kind, kLaneRange, 0};
+}
 
 // Appends the events of `n` raw slots of one segment to `out`, each time through `to_origin`
 // (the device clock to the run's origin): a batch becomes its k TaskBegin/TaskEnd pairs, thread
@@ -65,7 +69,8 @@ GPULB_HD constexpr trace::Event lane_range_ids(std::uint32_t first_id, std::uint
 // trace::kTimeInterpolated; any other event is copied. Stops at a header of k = 0 (the device
 // wrote no batch past it: the segment filled) or one whose records do not all lie in the n slots.
 template <class ToOrigin>
-void expand_lane_records(const trace::Event* raw, std::size_t n, ToOrigin&& to_origin, std::vector<trace::Event>& out) {
+void expand_lane_records(const trace::Event* raw, std::size_t n, ToOrigin&& to_origin,
+                         std::vector<trace::Event>& out) {
   for (std::size_t i = 0; i < n;) {
     const trace::Event& e = raw[i];
     if (e.kind != kLaneBatch && e.kind != kLaneRange) {
@@ -83,10 +88,14 @@ void expand_lane_records(const trace::Event* raw, std::size_t n, ToOrigin&& to_o
     const std::uint64_t begin = to_origin(e.time_ns), span = e.arg;
     for (std::uint32_t t = 0; t < k; ++t) {
       LaneTaskRecord r;
-      if (range) r = LaneTaskRecord{raw[i + 1].arg + t, raw[i + 1].aux, 0};
-      else std::memcpy(&r, records + t * sizeof r, sizeof r);
-      trace::Event b = trace::make_event(begin + span * t / k, trace::EventKind::TaskBegin, r.id, r.kind);
-      trace::Event f = trace::make_event(begin + span * (t + 1) / k, trace::EventKind::TaskEnd, r.id, r.kind);
+      if (range)
+        r = LaneTaskRecord{raw[i + 1].arg + t, raw[i + 1].aux, 0};
+      else
+        std::memcpy(&r, records + t * sizeof r, sizeof r);
+      trace::Event b =
+          trace::make_event(begin + span * t / k, trace::EventKind::TaskBegin, r.id, r.kind);
+      trace::Event f =
+          trace::make_event(begin + span * (t + 1) / k, trace::EventKind::TaskEnd, r.id, r.kind);
       if (t > 0) b.flags = trace::kTimeInterpolated;
       if (t + 1 < k) f.flags = trace::kTimeInterpolated;
       out.push_back(b);

@@ -37,7 +37,8 @@ struct alignas(kHotLine) GenerationCursor {
 // kInterleaved: a run across GPUs (detail/multi_gpu_sl_run.cuh), whose spawned ids interleave with
 // the other GPUs' (DynamicArgs::take_children_interleaved); the one-GPU run keeps take_children.
 template <class Body, bool kInterleaved = false>
-__global__ void static_list_kernel(StaticTaskListRef list, GenerationCursor* cursor, HeldChildren* held, DynamicArgs a, Body body) {
+__global__ void static_list_kernel(StaticTaskListRef list, GenerationCursor* cursor,
+                                   HeldChildren* held, DynamicArgs a, Body body) {
   using trace::EventKind;
   __shared__ DynamicMailbox box;
   const std::uint32_t rank = blockIdx.x;
@@ -49,7 +50,8 @@ __global__ void static_list_kernel(StaticTaskListRef list, GenerationCursor* cur
   auto find = [&](Task& task) -> WorkerAction {
     if (a.should_stop()) return WorkerAction::Stop;
     // DEQUEUE(q, id): relaxed, it only hands out distinct indices.
-    const std::uint32_t i = device_atomic_ref<std::uint32_t>(cursor->next).fetch_add(1, mo::relaxed);
+    const std::uint32_t i =
+        device_atomic_ref<std::uint32_t>(cursor->next).fetch_add(1, mo::relaxed);
     if (i >= list.in_count) return WorkerAction::Done;
     task = list.dequeue(i);
     ctx.record_task_begin(task);
@@ -66,9 +68,11 @@ __global__ void static_list_kernel(StaticTaskListRef list, GenerationCursor* cur
     if (count == 0) return true;
     st.spawned += count;
     // take_children's ids are consecutive; take_children_interleaved's are a.id_stride apart.
-    const trace::EventPayload spawn = trace::spawn_event(a.slots(rank)[0].id, count, a.id_stride == 1);
+    const trace::EventPayload spawn =
+        trace::spawn_event(a.slots(rank)[0].id, count, a.id_stride == 1);
     ctx.record(spawn.kind, spawn.arg, spawn.aux);
-    const ListAppend put = list.enqueue(a.slots(rank), count);  // ENQUEUE: one fetch-and-add for the batch
+    // ENQUEUE: one fetch-and-add for the batch
+    const ListAppend put = list.enqueue(a.slots(rank), count);
     if (!put.complete()) {
       held[rank] = held_rest(put);  // the rest waits in the block's spawn slots; the block stops
       return false;
@@ -95,7 +99,9 @@ class DeviceStaticList {
 
   Task* array(int which) const { return arrays_[which].get(); }
   std::uint32_t capacity(int which) const { return capacity_[which]; }
-  std::uint64_t bytes() const { return (std::uint64_t{capacity_[0]} + capacity_[1]) * sizeof(Task); }
+  std::uint64_t bytes() const {
+    return (std::uint64_t{capacity_[0]} + capacity_[1]) * sizeof(Task);
+  }
   StaticTaskListControl* ctl() const { return ctl_.get(); }
   GenerationCursor* cursor() const { return cursor_.get(); }
   HeldChildren* held() const { return held_.get(); }
@@ -130,17 +136,20 @@ class DeviceStaticList {
   // is freed.
   void grow_keeping(int which, std::uint32_t slots, const DynamicArgs& a, cudaStream_t stream) {
     cuda::DeviceBuffer<Task> bigger(slots);
-    GPULB_CUDA_TRY(cudaMemcpyAsync(bigger.get(), arrays_[which].get(), std::size_t{capacity_[which]} * sizeof(Task),
+    GPULB_CUDA_TRY(cudaMemcpyAsync(bigger.get(), arrays_[which].get(),
+                                   std::size_t{capacity_[which]} * sizeof(Task),
                                    cudaMemcpyDeviceToDevice, stream));
     std::vector<HeldChildren> held(blocks_);
     held_.download(held.data(), blocks_);
     for (std::uint32_t r = 0; r < blocks_; ++r) {
       if (held[r].count == 0) continue;
       const Task* from = a.spawn_slots + std::size_t{r} * a.spawn_capacity + held[r].offset;
-      GPULB_CUDA_TRY(cudaMemcpyAsync(bigger.get() + held[r].slot, from, std::size_t{held[r].count} * sizeof(Task),
+      GPULB_CUDA_TRY(cudaMemcpyAsync(bigger.get() + held[r].slot, from,
+                                     std::size_t{held[r].count} * sizeof(Task),
                                      cudaMemcpyDeviceToDevice, stream));
     }
-    GPULB_CUDA_TRY(cudaMemsetAsync(held_.get(), 0, std::size_t{blocks_} * sizeof(HeldChildren), stream));
+    GPULB_CUDA_TRY(
+        cudaMemsetAsync(held_.get(), 0, std::size_t{blocks_} * sizeof(HeldChildren), stream));
     GPULB_CUDA_TRY(cudaStreamSynchronize(stream));
     arrays_[which] = std::move(bigger);
     capacity_[which] = slots;
@@ -158,7 +167,8 @@ class DeviceStaticList {
 // Before a generation's first launch: output array `out` as `sizer` predicts for `in_count`
 // tasks, within the GPU's free memory (never below what it holds: a launch that outgrows it
 // stops, and grow_static_list_output decides). Returns its slots.
-inline std::uint32_t reserve_static_list_output(DeviceStaticList& list, int out, const ListSizer& sizer, std::uint64_t in_count) {
+inline std::uint32_t reserve_static_list_output(DeviceStaticList& list, int out,
+                                                const ListSizer& sizer, std::uint64_t in_count) {
   const std::uint64_t want = sizer.before_launch(in_count);
   const std::uint32_t had = list.capacity(out);
   if (want <= had) return had;
@@ -172,32 +182,45 @@ inline std::uint32_t reserve_static_list_output(DeviceStaticList& list, int out,
 // `in_count` tasks, `taken` of which ran, within the GPU's free memory; RunError naming the
 // numbers where it cannot hold the slots the generation has asked for. `where`: "the GPU",
 // "GPU 1"...
-inline void grow_static_list_output(DeviceStaticList& list, int out, const ListSizer& sizer, std::uint64_t generation,
-                                    std::uint64_t in_count, const DynamicArgs& a, cudaStream_t stream, const std::string& where) {
+inline void grow_static_list_output(DeviceStaticList& list, int out, const ListSizer& sizer,
+                                    std::uint64_t generation, std::uint64_t in_count,
+                                    const DynamicArgs& a, cudaStream_t stream,
+                                    const std::string& where) {
   const std::uint64_t asked = list.tail();
   const std::uint64_t done = std::min<std::uint64_t>(list.taken(), in_count);
   const std::uint64_t free = device_free_bytes();
-  const std::uint64_t slots = asked > kMaxListSlots ? 0 : fit_list_slots(sizer.after_overflow(asked, done, in_count), asked, free);
-  if (slots == 0) throw RunError(list_memory_refusal(generation, asked, where, list.bytes(), free, "cudaMemGetInfo"));
+  const std::uint64_t slots =
+      asked > kMaxListSlots
+          ? 0
+          : fit_list_slots(sizer.after_overflow(asked, done, in_count), asked, free);
+  if (slots == 0)
+    throw RunError(
+        list_memory_refusal(generation, asked, where, list.bytes(), free, "cudaMemGetInfo"));
   list.grow_keeping(out, static_cast<std::uint32_t>(slots), a, stream);
 }
 
 // Where the scenario states its widest generation, a run whose GPUs cannot hold an even share of
 // it in one array each is refused before it starts. `where`: "the GPU", "GPU 1"...
-inline void check_static_list_widest(const ExecPlan& plan, std::uint32_t gpus, const std::string& where) {
+inline void check_static_list_widest(const ExecPlan& plan, std::uint32_t gpus,
+                                     const std::string& where) {
   const std::uint64_t share = (plan.widest_generation + gpus - 1) / gpus;
   const std::uint64_t free = device_free_bytes();
   if (share == 0 || fit_list_slots(share, share, free) != 0) return;
   throw RunError(list_memory_refusal(0, share, where, 0, free, "cudaMemGetInfo"));
 }
 
-
 // The generations of a run on one GPU (the loop at the top).
 template <class Body>
 class OneGpuStaticList {
  public:
-  OneGpuStaticList(GpuSession& s, const ExecPlan& plan, DynamicHost& host, DeviceStaticList& list, const Body& body, std::uint32_t blocks)
-      : s_(s), plan_(plan), host_(host), list_(list), body_(body), blocks_(blocks),
+  OneGpuStaticList(GpuSession& s, const ExecPlan& plan, DynamicHost& host, DeviceStaticList& list,
+                   const Body& body, std::uint32_t blocks)
+      : s_(s),
+        plan_(plan),
+        host_(host),
+        list_(list),
+        body_(body),
+        blocks_(blocks),
         sizer_(plan.options.list_capacity, plan.widest_generation, plan.expected_tasks) {}
 
   void run(DynamicOutcome& out) {
@@ -206,11 +229,13 @@ class OneGpuStaticList {
     out.launch_ns = s_.now_ns();
     while (n > 0) {
       ++generations_;
-      largest = std::max<std::uint64_t>(largest, reserve_static_list_output(list_, 1 - in_, sizer_, n));
+      largest =
+          std::max<std::uint64_t>(largest, reserve_static_list_output(list_, 1 - in_, sizer_, n));
       list_.reset(s_.kernel_stream());
       launch(n, n);
       while (list_.tail() > list_.capacity(1 - in_)) {
-        grow_static_list_output(list_, 1 - in_, sizer_, generations_, n, host_.args(), s_.kernel_stream(), "the GPU");
+        grow_static_list_output(list_, 1 - in_, sizer_, generations_, n, host_.args(),
+                                s_.kernel_stream(), "the GPU");
         largest = std::max<std::uint64_t>(largest, list_.capacity(1 - in_));
         ++resumes_;
         const std::uint32_t taken = std::min(list_.taken(), n);
@@ -229,18 +254,24 @@ class OneGpuStaticList {
  private:
   // A launch over the generation's `n` tasks, `left` of them not yet taken; waits for its end.
   void launch(std::uint32_t n, std::uint32_t left) {
-    const StaticTaskListRef list{list_.array(in_), list_.array(1 - in_), list_.ctl(), n, list_.capacity(1 - in_)};
+    const StaticTaskListRef list{list_.array(in_), list_.array(1 - in_), list_.ctl(), n,
+                                 list_.capacity(1 - in_)};
     s_.host_record(trace::EventKind::KernelLaunch, left);
-    static_list_kernel<Body><<<std::min(left, blocks_), plan_.block_size, 0, s_.kernel_stream()>>>(list, list_.cursor(), list_.held(),
-                                                                                                    host_.args(), body_);
+    static_list_kernel<Body><<<std::min(left, blocks_), plan_.block_size, 0, s_.kernel_stream()>>>(
+        list, list_.cursor(), list_.held(), host_.args(), body_);
     GPULB_CUDA_CHECK_LAUNCH();
     const std::uint32_t g = generations_;
-    host_.wait_kernel([&] { return "generation " + std::to_string(g) + ", a launch of " + std::to_string(left) + " tasks, has not finished"; });
+    host_.wait_kernel([&] {
+      return "generation " + std::to_string(g) + ", a launch of " + std::to_string(left) +
+             " tasks, has not finished";
+    });
     s_.host_record(trace::EventKind::KernelEnd, left);
     const DeviceFailure f = host_.failure();
     if (f.code != 0) {
       const std::string why = host_.common_failure_message(f);
-      throw RunError(why.empty() ? "static-list: block " + std::to_string(f.block) + " failed (code " + std::to_string(f.code) + ")" : why);
+      throw RunError(why.empty() ? "static-list: block " + std::to_string(f.block) +
+                                       " failed (code " + std::to_string(f.code) + ")"
+                                 : why);
     }
   }
 
@@ -249,11 +280,14 @@ class OneGpuStaticList {
     out.metrics["peak_task_slots"] = peak;
     out.metrics["list_slots"] = largest;
     out.metrics["list_resumes"] = resumes_;
-    out.notes.push_back("static-list: " + std::to_string(generations_) + " generations; the largest needed " + std::to_string(peak) +
-                        " task slots (each array sized on its own, the largest " + std::to_string(largest) + " slots)");
+    out.notes.push_back("static-list: " + std::to_string(generations_) +
+                        " generations; the largest needed " + std::to_string(peak) +
+                        " task slots (each array sized on its own, the largest " +
+                        std::to_string(largest) + " slots)");
     if (resumes_ > 0) {
       out.notes.push_back("static-list: " + std::to_string(resumes_) +
-                          " launches filled their output array and went on after it grew (list_capacity sizes the first arrays)");
+                          " launches filled their output array and went on after it grew "
+                          "(list_capacity sizes the first arrays)");
     }
   }
 
@@ -270,13 +304,16 @@ class OneGpuStaticList {
 };
 
 template <class Body, class MakeBody>
-void control_static_list(GpuSession& s, const ExecPlan& plan, MakeBody& make_body, std::atomic<bool>& abort_all, DynamicOutcome& out) {
-  const GridSize grid = persistent_grid(reinterpret_cast<const void*>(&static_list_kernel<Body>), s.device(), plan.block_size, plan.workers);
+void control_static_list(GpuSession& s, const ExecPlan& plan, MakeBody& make_body,
+                         std::atomic<bool>& abort_all, DynamicOutcome& out) {
+  const GridSize grid = persistent_grid(reinterpret_cast<const void*>(&static_list_kernel<Body>),
+                                        s.device(), plan.block_size, plan.workers);
   if (!grid.note.empty()) out.notes.push_back(grid.note);
   const std::uint32_t blocks = grid.blocks;
   const Body body = make_body(s.slot(), blocks);
   if (plan.tasks.size() > kMaxListSlots) {
-    throw RunError("static-list: " + std::to_string(plan.tasks.size()) + " initial tasks are more than one array holds (" +
+    throw RunError("static-list: " + std::to_string(plan.tasks.size()) +
+                   " initial tasks are more than one array holds (" +
                    std::to_string(kMaxListSlots) + ")");
   }
   check_static_list_widest(plan, 1, "the GPU");

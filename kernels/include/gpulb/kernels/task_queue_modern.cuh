@@ -71,8 +71,8 @@ struct alignas(kHotLine) Doorbell {
 };
 
 struct ModernFeedRef {
-  Doorbell* doorbells = nullptr;    // mapped, num_queues; null under the copy feed (the host copies)
-  const Task* staging = nullptr;    // mapped, num_queues * capacity
+  Doorbell* doorbells = nullptr;  // mapped, num_queues; null under the copy feed (the host copies)
+  const Task* staging = nullptr;  // mapped, num_queues * capacity
   std::uint32_t* published = nullptr;  // device, num_queues: the doorbell value already published
   std::uint32_t* halt = nullptr;       // mapped: the host has no more tasks
   std::uint64_t* last_poll = nullptr;  // device, num_queues: %globaltimer of the last doorbell read
@@ -80,7 +80,8 @@ struct ModernFeedRef {
   std::uint32_t claim = 1;
 };
 
-inline constexpr int kPublish = 3, kRunCopied = 4;  // kRunCopied: thread 0 copied and finished a one-task claim
+inline constexpr int kPublish = 3,
+                     kRunCopied = 4;  // kRunCopied: thread 0 copied and finished a one-task claim
 
 // All threads of the block copy `n` tasks as 16-byte words, coalesced, several loads in flight
 // per thread (a batch from mapped host memory crosses PCIe: latency, not bandwidth, is the cost).
@@ -92,12 +93,14 @@ __device__ inline void block_copy_tasks(Task* dst, const Task* src, std::uint32_
   const auto* s = reinterpret_cast<const uint4*>(src);
   const std::uint32_t words = n * (sizeof(Task) / sizeof(uint4));
 #pragma unroll 4
-  for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x) d[i] = from_host ? __ldcv(s + i) : __ldcg(s + i);
+  for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x)
+    d[i] = from_host ? __ldcv(s + i) : __ldcg(s + i);
 }
 
 // A claim from a range batch (the copy feed; WrittenWord::range): slot 0 holds the batch's first
 // task and slot k stands for it with id + k. All threads write the claimed tasks [first, first+n).
-__device__ inline void block_expand_range(Task* dst, const Task* batch, std::uint32_t first, std::uint32_t n) {
+__device__ inline void block_expand_range(Task* dst, const Task* batch, std::uint32_t first,
+                                          std::uint32_t n) {
   auto* d = reinterpret_cast<uint4*>(dst);
   const auto* s = reinterpret_cast<const uint4*>(batch);
   constexpr std::uint32_t kWords = sizeof(Task) / sizeof(uint4);
@@ -112,8 +115,10 @@ __device__ inline void block_expand_range(Task* dst, const Task* batch, std::uin
 // How many tasks a block claims now: up to `claim`, but no more than the queue's tasks over the
 // blocks that poll it (at least one). `queued` is what the block's last claim left in the queue:
 // a stale count only makes the claim a little larger or smaller, and costs no extra L2 round trip.
-__device__ inline std::uint32_t fair_claim(const TaskQueueRef& queues, std::int32_t queued, std::uint32_t claim) {
-  const std::uint32_t pollers = gridDim.x / queues.num_queues > 0 ? gridDim.x / queues.num_queues : 1;
+__device__ inline std::uint32_t fair_claim(const TaskQueueRef& queues, std::int32_t queued,
+                                           std::uint32_t claim) {
+  const std::uint32_t pollers =
+      gridDim.x / queues.num_queues > 0 ? gridDim.x / queues.num_queues : 1;
   const std::uint32_t share = queued > 0 ? static_cast<std::uint32_t>(queued) / pollers : 0;
   return share < 1 ? 1 : (share < claim ? share : claim);
 }
@@ -134,12 +139,14 @@ struct ModernClaim {
   std::uint32_t written;  // d_written_gm of the claimed batch
   std::uint32_t range;    // the batch is a range (block_expand_range)
 };
-__device__ inline ModernClaim modern_claim(const TaskQueueRef& queues, std::uint32_t& cursor, std::uint32_t most, bool optimistic) {
+__device__ inline ModernClaim modern_claim(const TaskQueueRef& queues, std::uint32_t& cursor,
+                                           std::uint32_t most, bool optimistic) {
   ModernClaim m{};
   if (!optimistic) {
     // The emptiness test, and nothing more: try_claim's claim would cost a second fetch-and-add.
     TaskQueueCounters& q = queues.counters[cursor];
-    const std::uint32_t written = device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
+    const std::uint32_t written =
+        device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
     if (device_atomic_ref<std::uint32_t>(q.consumed.value).load(mo::relaxed) == written) {
       cursor = queues.next(cursor);
       return m;
@@ -147,7 +154,8 @@ __device__ inline ModernClaim modern_claim(const TaskQueueRef& queues, std::uint
   }
   const std::uint32_t i = cursor;
   TaskQueueCounters& q = queues.counters[i];
-  const std::int32_t old = device_atomic_ref<std::int32_t>(q.n.value).fetch_sub(static_cast<std::int32_t>(most), mo::acquire);
+  const std::int32_t old = device_atomic_ref<std::int32_t>(q.n.value).fetch_sub(
+      static_cast<std::int32_t>(most), mo::acquire);
   if (old <= 0) {
     cursor = queues.next(i);
     return m;
@@ -160,13 +168,15 @@ __device__ inline ModernClaim modern_claim(const TaskQueueRef& queues, std::uint
   c.remaining = static_cast<std::int32_t>(c.first);
   static_assert(offsetof(WrittenWord, range) == sizeof(std::uint32_t) && alignof(WrittenWord) >= 8);
   const unsigned long long word =
-      device_atomic_ref<unsigned long long>(*reinterpret_cast<unsigned long long*>(&q.written)).load(mo::relaxed);
+      device_atomic_ref<unsigned long long>(*reinterpret_cast<unsigned long long*>(&q.written))
+          .load(mo::relaxed);
   m.written = static_cast<std::uint32_t>(word);  // little-endian: value, then range
   m.range = static_cast<std::uint32_t>(word >> 32);
   return m;
 }
 // Thread 0 alone copies a claim of one task into `dst` (four 16-byte loads in flight at once).
-__device__ inline void thread_copy_one_task(Task* dst, const TaskQueueRef& queues, const ModernClaim& m) {
+__device__ inline void thread_copy_one_task(Task* dst, const TaskQueueRef& queues,
+                                            const ModernClaim& m) {
   constexpr std::uint32_t kWords = sizeof(Task) / sizeof(uint4);
   const Task* batch = queues.tasks + static_cast<std::size_t>(m.claim.queue) * queues.capacity;
   const auto* src = reinterpret_cast<const uint4*>(batch + (m.range != 0 ? 0 : m.claim.first));
@@ -179,11 +189,14 @@ __device__ inline void thread_copy_one_task(Task* dst, const TaskQueueRef& queue
 }
 
 // finish_claim with the claim's d_written_gm (modern_claim): one fetch-and-add.
-__device__ inline void modern_finish(const TaskQueueRef& queues, std::uint32_t& cursor, const ModernClaim& m) {
+__device__ inline void modern_finish(const TaskQueueRef& queues, std::uint32_t& cursor,
+                                     const ModernClaim& m) {
   const TaskQueueRef::Claim& c = m.claim;
-  const std::uint32_t jj = device_atomic_ref<std::uint32_t>(queues.counters[c.queue].consumed.value).fetch_add(c.count, mo::acq_rel);
+  const std::uint32_t jj = device_atomic_ref<std::uint32_t>(queues.counters[c.queue].consumed.value)
+                               .fetch_add(c.count, mo::acq_rel);
   if (jj + c.count == m.written) {
-    system_atomic_ref<std::uint32_t>(queues.host_consumed[c.queue].value).store(jj + c.count, mo::release);
+    system_atomic_ref<std::uint32_t>(queues.host_consumed[c.queue].value)
+        .store(jj + c.count, mo::release);
     cursor = queues.next(c.queue);
   }
 }
@@ -198,8 +211,10 @@ struct ModernMailbox {
   BlockScratch scratch;
 };
 template <class Body>
-__device__ __forceinline__ void task_queue_modern_worker(TaskQueueRef queues, ModernFeedRef feed, Body body, DeviceTraceRef trace,
-                                                         const std::uint32_t* stop, std::uint32_t* tasks_done) {
+__device__ __forceinline__ void task_queue_modern_worker(TaskQueueRef queues, ModernFeedRef feed,
+                                                         Body body, DeviceTraceRef trace,
+                                                         const std::uint32_t* stop,
+                                                         std::uint32_t* tasks_done) {
   __shared__ ModernMailbox box;
   Task* tasks = reinterpret_cast<Task*>(box.task_bytes);
   const BlockContext ctx(blockIdx.x, trace.segment(blockIdx.x), stop, &box.scratch);
@@ -219,8 +234,10 @@ __device__ __forceinline__ void task_queue_modern_worker(TaskQueueRef queues, Mo
       unsigned backoff = 32;
       for (;;) {
         const std::uint32_t examined = cursor;
-        const ModernClaim m =
-            modern_claim(queues, cursor, long_tasks ? 1u : fair_claim(queues, optimistic ? last_left : 0, feed.claim), optimistic);
+        const ModernClaim m = modern_claim(
+            queues, cursor,
+            long_tasks ? 1u : fair_claim(queues, optimistic ? last_left : 0, feed.claim),
+            optimistic);
         optimistic = m.claim.got && cursor == examined;
         if (m.claim.got) {
           last_left = m.claim.remaining;
@@ -239,26 +256,33 @@ __device__ __forceinline__ void task_queue_modern_worker(TaskQueueRef queues, Mo
         if (device_atomic_ref<std::uint32_t>(q.consumed.value).load(mo::relaxed) == written) {
           // Empty here. Has the host rung this queue's doorbell since? One block a microsecond asks.
           const std::uint64_t now = globaltimer();
-          std::uint64_t last = device_atomic_ref<std::uint64_t>(feed.last_poll[examined]).load(mo::relaxed);
+          std::uint64_t last =
+              device_atomic_ref<std::uint64_t>(feed.last_poll[examined]).load(mo::relaxed);
           if (now - last >= kPollIntervalNs &&
-              device_atomic_ref<std::uint64_t>(feed.last_poll[examined]).compare_exchange_strong(last, now, mo::relaxed)) {
+              device_atomic_ref<std::uint64_t>(feed.last_poll[examined])
+                  .compare_exchange_strong(last, now, mo::relaxed)) {
             const std::uint32_t rung =
-                feed.doorbells ? system_atomic_ref<std::uint32_t>(feed.doorbells[examined].written).load(mo::acquire) : written;
-            if (rung != written &&
-                device_atomic_ref<std::uint32_t>(feed.published[examined]).compare_exchange_strong(written, rung, mo::acq_rel)) {
+                feed.doorbells ? system_atomic_ref<std::uint32_t>(feed.doorbells[examined].written)
+                                     .load(mo::acquire)
+                               : written;
+            if (rung != written && device_atomic_ref<std::uint32_t>(feed.published[examined])
+                                       .compare_exchange_strong(written, rung, mo::acq_rel)) {
               box.publish_queue = examined;
-              box.publish_n = system_atomic_ref<std::uint32_t>(feed.doorbells[examined].n).load(mo::relaxed);
+              box.publish_n =
+                  system_atomic_ref<std::uint32_t>(feed.doorbells[examined].n).load(mo::relaxed);
               box.publish_written = rung;
               box.action = kPublish;
               break;
             }
-            if (examined == 0 && system_atomic_ref<std::uint32_t>(*feed.halt).load(mo::acquire) != 0) {
+            if (examined == 0 &&
+                system_atomic_ref<std::uint32_t>(*feed.halt).load(mo::acquire) != 0) {
               device_atomic_ref<std::uint32_t>(*feed.halt_seen).store(1, mo::release);
             }
           }
         }
         if (failed != 0xFFFFFFFFu) ++failed;
-        if (!idle) ctx.record(trace::EventKind::DequeueFailed, 0, static_cast<std::uint16_t>(examined));
+        if (!idle)
+          ctx.record(trace::EventKind::DequeueFailed, 0, static_cast<std::uint16_t>(examined));
         idle = true;
         if (device_atomic_ref<std::uint32_t>(*feed.halt_seen).load(mo::acquire) != 0) {
           box.action = kHalt;
@@ -294,15 +318,20 @@ __device__ __forceinline__ void task_queue_modern_worker(TaskQueueRef queues, Mo
     const TaskQueueRef::Claim c = box.claim.claim;
     if (action == kRun) {  // a claim of several: every thread copies, then thread 0 finishes it
       const Task* batch = queues.tasks + static_cast<std::size_t>(c.queue) * queues.capacity;
-      if (box.claim.range != 0) block_expand_range(tasks, batch, c.first, c.count);
-      else block_copy_tasks<false>(tasks, batch + c.first, c.count);
+      if (box.claim.range != 0)
+        block_expand_range(tasks, batch, c.first, c.count);
+      else
+        block_copy_tasks<false>(tasks, batch + c.first, c.count);
       __syncthreads();
       if (threadIdx.x == 0) {
         modern_finish(queues, cursor, box.claim);
-        optimistic = optimistic && cursor == c.queue;  // the batch is done: look before the next claim
+        // the batch is done: look before the next claim
+        optimistic = optimistic && cursor == c.queue;
       }
     }
-    if (threadIdx.x == 0) ctx.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(c.remaining), static_cast<std::uint16_t>(c.queue));
+    if (threadIdx.x == 0)
+      ctx.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(c.remaining),
+                 static_cast<std::uint16_t>(c.queue));
     const std::uint64_t started = threadIdx.x == 0 ? globaltimer() : 0;
     for (std::uint32_t k = 0; k < c.count; ++k) {
       const Task mine = tasks[k];
@@ -322,15 +351,17 @@ __device__ __forceinline__ void task_queue_modern_worker(TaskQueueRef queues, Mo
 
 // The kernel, without and with the body's register cap (RegisterCapped, worker_kernels.cuh).
 template <class Body>
-  requires(!RegisterCapped<Body>)
-__global__ void task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed, Body body, DeviceTraceRef trace, const std::uint32_t* stop,
-                                         std::uint32_t* tasks_done) {
+requires(!RegisterCapped<Body>) __global__
+    void task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed, Body body,
+                                  DeviceTraceRef trace, const std::uint32_t* stop,
+                                  std::uint32_t* tasks_done) {
   task_queue_modern_worker(queues, feed, body, trace, stop, tasks_done);
 }
 template <class Body>
-  requires RegisterCapped<Body>
-__global__ void __maxnreg__(Body::kRegisterCap) task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed, Body body, DeviceTraceRef trace,
-                                                                         const std::uint32_t* stop, std::uint32_t* tasks_done) {
+requires RegisterCapped<Body> __global__ void __maxnreg__(Body::kRegisterCap)
+    task_queue_modern_kernel(TaskQueueRef queues, ModernFeedRef feed, Body body,
+                             DeviceTraceRef trace, const std::uint32_t* stop,
+                             std::uint32_t* tasks_done) {
   task_queue_modern_worker(queues, feed, body, trace, stop, tasks_done);
 }
 

@@ -50,7 +50,6 @@
 
 namespace gpulb::kernels {
 
-
 // The host's staging ring (mapped memory): the host writes slots [consumed, written) and then
 // `written` (release); the feeding block stores `consumed` (release) once it has copied them.
 struct HostStaging {
@@ -73,13 +72,17 @@ inline constexpr std::uint32_t kFeedBatch = 64;
 // Thread 0 of an idle block: moves staged host tasks into the sharing queue if no other block is
 // doing so. Returns how many it moved (0: none staged, the queue is full, or someone else feeds).
 template <Scope S, Scope C>
-__device__ std::uint32_t feed_from_host(const BasicWorkStealingRef<S, C>& ws, const StagingRef& st) {
+__device__ std::uint32_t feed_from_host(const BasicWorkStealingRef<S, C>& ws,
+                                        const StagingRef& st) {
   device_atomic_ref<std::uint32_t> lock(*st.lock);
   std::uint32_t expected = 0;
-  if (lock.load(mo::relaxed) != 0 || !lock.compare_exchange_strong(expected, 1, mo::acquire, mo::relaxed)) return 0;
+  if (lock.load(mo::relaxed) != 0 ||
+      !lock.compare_exchange_strong(expected, 1, mo::acquire, mo::relaxed))
+    return 0;
   // acquire: the ring slots the host wrote before `written` are visible. One PCIe round trip.
   const std::uint64_t written = system_atomic_ref<std::uint64_t>(st.ctl->written).load(mo::acquire);
-  const std::uint64_t fed = scoped_atomic_ref<C, std::uint64_t>(ws.ctl->fed).load(mo::relaxed);  // ours while locked
+  // ours while locked
+  const std::uint64_t fed = scoped_atomic_ref<C, std::uint64_t>(ws.ctl->fed).load(mo::relaxed);
   const std::uint64_t staged = written - (fed - st.prefilled);
   std::uint32_t moved = 0;
   if (staged > 0) {
@@ -89,7 +92,8 @@ __device__ std::uint32_t feed_from_host(const BasicWorkStealingRef<S, C>& ws, co
     if (n > st.capacity - slot) n = st.capacity - slot;  // up to the ring's end; the rest next time
     moved = ws.accept_host_tasks(st.ring + slot, static_cast<std::uint32_t>(n));
     // release: the host reuses the slots only after our reads of them.
-    if (moved > 0) system_atomic_ref<std::uint64_t>(st.ctl->consumed).store(from + moved, mo::release);
+    if (moved > 0)
+      system_atomic_ref<std::uint64_t>(st.ctl->consumed).store(from + moved, mo::release);
   }
   lock.store(0, mo::release);
   return moved;
@@ -118,7 +122,7 @@ __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
   // blocks of 32 threads an SM.
   __shared__ PendingCredit credit;
   if (threadIdx.x == 0) credit.units = 0;  // only thread 0 ever touches it
-  bool idle = false, drained = false;  // drained: every host task is in the sharing queue
+  bool idle = false, drained = false;      // drained: every host task is in the sharing queue
   unsigned backoff = kMinBackoffNs;
   const auto owner = static_cast<std::uint16_t>(rank);
 
@@ -162,24 +166,30 @@ __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
       return true;
     }
     st.spawned += count;
-    const trace::EventPayload spawn = trace::spawn_event(a.slots(rank)[0].id, count);  // take_children's ids are consecutive
+    // take_children's ids are consecutive
+    const trace::EventPayload spawn = trace::spawn_event(a.slots(rank)[0].id, count);
     const PublishResult p = ws.publish_children(rank, a.slots(rank), count, credit);
     // The spawn is recorded with the push's level, at its time (BlockContext::record_two).
-    if (p.pushed > 0) ctx.record_two(spawn, {EventKind::DequeLevel, p.deque_level, owner});
-    else ctx.record(spawn.kind, spawn.arg, spawn.aux);
+    if (p.pushed > 0)
+      ctx.record_two(spawn, {EventKind::DequeLevel, p.deque_level, owner});
+    else
+      ctx.record(spawn.kind, spawn.arg, spawn.aux);
     if (p.spilled > 0) {
       st.spilled += p.spilled;
       ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);
     }
     if (p.failed) {
-      a.fail(ws.spill ? DynamicFailure::OverflowFull : DynamicFailure::DequeFull, rank, task.id, count);
+      a.fail(ws.spill ? DynamicFailure::OverflowFull : DynamicFailure::DequeFull, rank, task.id,
+             count);
       return false;
     }
     return true;
   };
 
   dynamic_block_loop(ctx, body, box, find, publish);
-  ctx.record(EventKind::WorkerEnd, static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu : st.failed_attempts));
+  ctx.record(EventKind::WorkerEnd,
+             static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu
+                                                                         : st.failed_attempts));
   if (threadIdx.x == 0) a.stats[rank] = st;
 }
 
@@ -190,7 +200,8 @@ namespace detail {
 // with the watchdog) for them to do so. The host is the ring's only producer.
 class GpuSharingInserter final : public HostInserter {
  public:
-  GpuSharingInserter(const StagingRef& host_view, GpuSession& s, DynamicHost& host, std::function<std::string()> state)
+  GpuSharingInserter(const StagingRef& host_view, GpuSession& s, DynamicHost& host,
+                     std::function<std::string()> state)
       : ring_(host_view), s_(s), host_(host), state_(std::move(state)) {}
 
   void insert(std::span<const Task> tasks) override {
@@ -198,7 +209,8 @@ class GpuSharingInserter final : public HostInserter {
     std::size_t n = tasks.size();
     while (n > 0) {
       // acquire: the feeding block has read the slots it reports consumed.
-      const std::uint64_t consumed = system_atomic_ref<std::uint64_t>(ring_.ctl->consumed).load(mo::acquire);
+      const std::uint64_t consumed =
+          system_atomic_ref<std::uint64_t>(ring_.ctl->consumed).load(mo::acquire);
       const std::uint64_t free_slots = ring_.capacity - (written_ - consumed);
       if (free_slots == 0) {
         // Full: the blocks drain it -- unless they have all stopped (a block failed the run; the
@@ -209,13 +221,15 @@ class GpuSharingInserter final : public HostInserter {
         continue;
       }
       const auto slot = static_cast<std::uint32_t>(written_ % ring_.capacity);
-      const auto chunk = static_cast<std::uint32_t>(std::min<std::uint64_t>({n, free_slots, ring_.capacity - slot}));
+      const auto chunk = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>({n, free_slots, ring_.capacity - slot}));
       std::memcpy(const_cast<Task*>(ring_.ring) + slot, p, chunk * sizeof(Task));
       written_ += chunk;
       // release: a block that reads `written` (acquire) sees the slots above.
       system_atomic_ref<std::uint64_t>(ring_.ctl->written).store(written_, mo::release);
       s_.host_record(trace::EventKind::HostEnqueue, chunk, kSharingQueueId);
-      s_.host_record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(written_ - consumed), kSharingQueueId);
+      s_.host_record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(written_ - consumed),
+                     kSharingQueueId);
       p += chunk;
       n -= chunk;
     }
@@ -259,24 +273,38 @@ struct WsDeviceState {
 
   // The kernel's view, and the host's view of the staging ring.
   WsKernelArgs kernel_args(std::uint32_t blocks) const {
-    const WorkStealingRef dev{{deque_ctl.get(), deque_slots.get(), blocks, o.deque_capacity}, sharing.ref(), overflow.ref(),
-                              control.get(), blocks, o.deque_overflow == DequeOverflow::Spill};
-    const StagingRef ring{staging_ctl.device(), staging_ring.device(), o.sharing_capacity, feed_lock.get(), prefill.size()};
+    const WorkStealingRef dev{{deque_ctl.get(), deque_slots.get(), blocks, o.deque_capacity},
+                              sharing.ref(),
+                              overflow.ref(),
+                              control.get(),
+                              blocks,
+                              o.deque_overflow == DequeOverflow::Spill};
+    const StagingRef ring{staging_ctl.device(), staging_ring.device(), o.sharing_capacity,
+                          feed_lock.get(), prefill.size()};
     return {dev, ring, o.victim};
   }
-  StagingRef host_staging() const { return {staging_ctl.host(), staging_ring.host(), o.sharing_capacity, nullptr, prefill.size()}; }
+  StagingRef host_staging() const {
+    return {staging_ctl.host(), staging_ring.host(), o.sharing_capacity, nullptr, prefill.size()};
+  }
 
   // For the watchdog's message: a snapshot of the control word and the queues' levels.
   std::string describe(GpuSession& s) const {
     WorkStealingControl c;
-    GPULB_CUDA_TRY(cudaMemcpyAsync(&c, control.get(), sizeof c, cudaMemcpyDeviceToHost, s.copy_stream()));
+    GPULB_CUDA_TRY(
+        cudaMemcpyAsync(&c, control.get(), sizeof c, cudaMemcpyDeviceToHost, s.copy_stream()));
     GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
-    auto queued = [](const SharingQueueControl& q) { return q.enqueue_pos > q.dequeue_pos ? q.enqueue_pos - q.dequeue_pos : 0; };
+    auto queued = [](const SharingQueueControl& q) {
+      return q.enqueue_pos > q.dequeue_pos ? q.enqueue_pos - q.dequeue_pos : 0;
+    };
     const StagingRef h = host_staging();
-    const std::uint64_t written = system_atomic_ref<std::uint64_t>(h.ctl->written).load(mo::relaxed);
-    const std::uint64_t consumed = system_atomic_ref<std::uint64_t>(h.ctl->consumed).load(mo::relaxed);
-    return "pending " + std::to_string(c.pending) + ", host " + (c.host_end == 0 ? "inserting" : "done") + ", staged " +
-           std::to_string(written - consumed) + ", sharing queue " + std::to_string(queued(sharing.control())) + ", overflow queue " +
+    const std::uint64_t written =
+        system_atomic_ref<std::uint64_t>(h.ctl->written).load(mo::relaxed);
+    const std::uint64_t consumed =
+        system_atomic_ref<std::uint64_t>(h.ctl->consumed).load(mo::relaxed);
+    return "pending " + std::to_string(c.pending) + ", host " +
+           (c.host_end == 0 ? "inserting" : "done") + ", staged " +
+           std::to_string(written - consumed) + ", sharing queue " +
+           std::to_string(queued(sharing.control())) + ", overflow queue " +
            std::to_string(queued(overflow.control()));
   }
 
@@ -298,7 +326,8 @@ struct WsDeviceState {
  private:
   static std::uint32_t checked_deque_blocks(const PolicyOptions& o, std::uint32_t blocks) {
     check_device_bytes(std::uint64_t{blocks} * o.deque_capacity * sizeof(gpulb::detail::TaskWords),
-                       "the deques (blocks x deque_capacity=" + std::to_string(o.deque_capacity) + "; lower --param deque_capacity)");
+                       "the deques (blocks x deque_capacity=" + std::to_string(o.deque_capacity) +
+                           "; lower --param deque_capacity)");
     return blocks;
   }
 };
@@ -313,9 +342,12 @@ struct WsDeviceState {
 // `rest`: the initial tasks not prefilled; `fed_before`: the tasks in this control word's sharing
 // queue before the launch (the prefill). The run across GPUs calls it for GPU 0 (its staging ring
 // and the run's control word).
-inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, std::span<const Task> rest, const StagingRef& host_view,
-                                    std::uint64_t fed_before, WorkStealingControl* control, cuda::MappedBuffer<std::uint64_t>& host_end,
-                                    DynamicHost& host, const std::function<std::string()>& state, bool control_in_host = false) {
+inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, std::span<const Task> rest,
+                                    const StagingRef& host_view, std::uint64_t fed_before,
+                                    WorkStealingControl* control,
+                                    cuda::MappedBuffer<std::uint64_t>& host_end, DynamicHost& host,
+                                    const std::function<std::string()>& state,
+                                    bool control_in_host = false) {
   GpuSharingInserter inserter(host_view, s, host, state);
   try {
     inserter.insert(rest);
@@ -328,22 +360,25 @@ inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, std::sp
     throw;
   }
   if (control_in_host) {
-    std::atomic_ref<std::uint64_t>(control->host_end).store(1 + fed_before + inserter.inserted(), std::memory_order_release);
+    std::atomic_ref<std::uint64_t>(control->host_end)
+        .store(1 + fed_before + inserter.inserted(), std::memory_order_release);
     return inserter.inserted();
   }
   *host_end.host() = 1 + fed_before + inserter.inserted();
-  GPULB_CUDA_TRY(cudaMemcpyAsync(&control->host_end, host_end.host(), sizeof(std::uint64_t), cudaMemcpyHostToDevice, s.copy_stream()));
+  GPULB_CUDA_TRY(cudaMemcpyAsync(&control->host_end, host_end.host(), sizeof(std::uint64_t),
+                                 cudaMemcpyHostToDevice, s.copy_stream()));
   GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
   return inserter.inserted();
 }
-inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, WsDeviceState& d, DynamicHost& host,
-                                    const std::function<std::string()>& state) {
-  return feed_and_close(s, plan, plan.tasks.subspan(d.prefill.size()), d.host_staging(), d.prefill.size(), d.control.get(), d.host_end,
-                        host, state);
+inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, WsDeviceState& d,
+                                    DynamicHost& host, const std::function<std::string()>& state) {
+  return feed_and_close(s, plan, plan.tasks.subspan(d.prefill.size()), d.host_staging(),
+                        d.prefill.size(), d.control.get(), d.host_end, host, state);
 }
 
 // Steals, spills, deque peaks and task slots (Mohan & Gopalan, Fig. 7: deque memory is per block).
-inline void work_stealing_metrics(const WsDeviceState& d, const DynamicHost& host, std::uint32_t blocks, DynamicOutcome& out) {
+inline void work_stealing_metrics(const WsDeviceState& d, const DynamicHost& host,
+                                  std::uint32_t blocks, DynamicOutcome& out) {
   std::vector<WsDequeControl> deques(blocks);
   d.deque_ctl.download(deques.data(), blocks);
   std::uint32_t peak_deque = 0;
@@ -358,10 +393,13 @@ inline void work_stealing_metrics(const WsDeviceState& d, const DynamicHost& hos
   out.metrics["steals_failed"] = steals_failed;
   out.metrics["spilled"] = spilled;
   out.metrics["peak_deque_level"] = peak_deque;
-  out.metrics["peak_task_slots"] = std::uint64_t{blocks} * peak_deque + d.overflow.control().peak + d.sharing.control().peak;
+  out.metrics["peak_task_slots"] =
+      std::uint64_t{blocks} * peak_deque + d.overflow.control().peak + d.sharing.control().peak;
   if (spilled > 0) {
-    out.notes.push_back(std::to_string(spilled) + " spawned tasks did not fit a deque and went through the overflow queue (deque_capacity=" +
-                        std::to_string(d.o.deque_capacity) + ")");
+    out.notes.push_back(
+        std::to_string(spilled) +
+        " spawned tasks did not fit a deque and went through the overflow queue (deque_capacity=" +
+        std::to_string(d.o.deque_capacity) + ")");
   }
 }
 
@@ -371,12 +409,15 @@ inline void work_stealing_metrics(const WsDeviceState& d, const DynamicHost& hos
 // host feed, the wait, the failure messages (`spawn_capacity_message`, where not nullptr, for a
 // SpawnCapacity failure), the counts and metrics.
 template <class Launch>
-void drive_work_stealing(GpuSession& s, const ExecPlan& plan, std::uint32_t blocks, std::uint32_t events_per_task, Launch&& launch,
-                         std::atomic<bool>& abort_all, DynamicOutcome& out,
-                         const std::function<std::string(const DeviceFailure&)>& spawn_capacity_message = {}) {
+void drive_work_stealing(
+    GpuSession& s, const ExecPlan& plan, std::uint32_t blocks, std::uint32_t events_per_task,
+    Launch&& launch, std::atomic<bool>& abort_all, DynamicOutcome& out,
+    const std::function<std::string(const DeviceFailure&)>& spawn_capacity_message = {}) {
   using trace::EventKind;
   WsDeviceState d(plan, blocks);
-  if (!d.prefill.empty()) s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(d.prefill.size()), kSharingQueueId);
+  if (!d.prefill.empty())
+    s.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(d.prefill.size()),
+                  kSharingQueueId);
   DynamicHost host(s, plan, blocks, abort_all);
   s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, events_per_task, out.notes));
   const std::function<std::string()> state = [&] { return d.describe(s); };
@@ -396,7 +437,8 @@ void drive_work_stealing(GpuSession& s, const ExecPlan& plan, std::uint32_t bloc
     if (why == DynamicFailure::OverflowFull || why == DynamicFailure::DequeFull) {
       throw RunError(policies::work_stealing_full_message("block", f.block, plan.options));
     }
-    if (why == DynamicFailure::SpawnCapacity && spawn_capacity_message) throw RunError(spawn_capacity_message(f));
+    if (why == DynamicFailure::SpawnCapacity && spawn_capacity_message)
+      throw RunError(spawn_capacity_message(f));
     throw RunError(host.common_failure_message(f));
   }
   host.collect(out);
@@ -405,9 +447,10 @@ void drive_work_stealing(GpuSession& s, const ExecPlan& plan, std::uint32_t bloc
 }
 
 template <class Body, class MakeBody>
-void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_body, std::atomic<bool>& abort_all,
-                           DynamicOutcome& out) {
-  const GridSize grid = persistent_grid(reinterpret_cast<const void*>(&work_stealing_kernel<Body>), s.device(), plan.block_size, plan.workers);
+void control_work_stealing(GpuSession& s, const ExecPlan& plan, MakeBody& make_body,
+                           std::atomic<bool>& abort_all, DynamicOutcome& out) {
+  const GridSize grid = persistent_grid(reinterpret_cast<const void*>(&work_stealing_kernel<Body>),
+                                        s.device(), plan.block_size, plan.workers);
   if (!grid.note.empty()) out.notes.push_back(grid.note);
   const std::uint32_t blocks = grid.blocks;
   const Body body = make_body(s.slot(), blocks);

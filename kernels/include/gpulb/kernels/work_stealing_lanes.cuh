@@ -72,8 +72,8 @@ struct LaneMailbox {
   std::uint32_t deque_base;  // the deque slot of child 0
   std::uint32_t room;        // children that go into the deque; the rest go to the overflow queue
   std::uint32_t failed;      // thread 0 failed the run: every thread leaves
-  std::uint32_t keep;        // the children (at most a batch) are the next batch: no deque round trip
-  std::uint64_t begin_ns;    // when the batch started (traced runs)
+  std::uint32_t keep;      // the children (at most a batch) are the next batch: no deque round trip
+  std::uint64_t begin_ns;  // when the batch started (traced runs)
   std::uint32_t trace_base;  // the block's trace count when the batch started (traced runs)
   std::uint32_t warp_totals[32];
   BlockScratch scratch;
@@ -82,11 +82,14 @@ struct LaneMailbox {
 // The dynamic shared memory of a block of `threads`: two batches of tasks (the running one and
 // the next, see the top) and the children's numbering (offsets[i]: the number of task i's first
 // child within the batch).
-inline std::size_t lane_shared_bytes(std::uint32_t threads) { return std::size_t{threads} * (2 * sizeof(Task) + sizeof(std::uint32_t)); }
+inline std::size_t lane_shared_bytes(std::uint32_t threads) {
+  return std::size_t{threads} * (2 * sizeof(Task) + sizeof(std::uint32_t));
+}
 
 // Exclusive prefix sum of `v` over the block (blockDim.x a multiple of 32); every thread gets its
 // own prefix and the block's total. Contains barriers.
-__device__ inline std::uint32_t lane_exclusive_scan(std::uint32_t v, std::uint32_t& total, std::uint32_t* warp_totals) {
+__device__ inline std::uint32_t lane_exclusive_scan(std::uint32_t v, std::uint32_t& total,
+                                                    std::uint32_t* warp_totals) {
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   std::uint32_t inclusive = v;
   for (int d = 1; d < 32; d *= 2) {
@@ -106,18 +109,22 @@ __device__ inline std::uint32_t lane_exclusive_scan(std::uint32_t v, std::uint32
 }
 
 // The batch task whose children include child j: the last i < k with offsets[i] <= j.
-__device__ inline std::uint32_t lane_parent_of(const std::uint32_t* offsets, std::uint32_t k, std::uint32_t j) {
+__device__ inline std::uint32_t lane_parent_of(const std::uint32_t* offsets, std::uint32_t k,
+                                               std::uint32_t j) {
   std::uint32_t lo = 0, hi = k;  // offsets[lo] <= j < offsets[hi] (offsets[k] read as the total)
   while (hi - lo > 1) {
     const std::uint32_t mid = (lo + hi) / 2;
-    if (offsets[mid] <= j) lo = mid;
-    else hi = mid;
+    if (offsets[mid] <= j)
+      lo = mid;
+    else
+      hi = mid;
   }
   return lo;
 }
 
 template <class Body>
-__global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body body, std::uint32_t chunk, std::uint32_t id_grab) {
+__global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body body,
+                                          std::uint32_t chunk, std::uint32_t id_grab) {
   using trace::EventKind;
   __shared__ LaneMailbox box;
   extern __shared__ __align__(16) unsigned char lane_memory[];
@@ -214,13 +221,15 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
     }
     if (id_end - id_next < total) {  // one fetch-and-add for id_grab ids or more (see the top)
       const std::uint32_t grab = total > id_grab ? total : id_grab;
-      const std::uint32_t base = device_atomic_ref<std::uint32_t>(a.ids->next).fetch_add(grab, mo::relaxed);
+      const std::uint32_t base =
+          device_atomic_ref<std::uint32_t>(a.ids->next).fetch_add(grab, mo::relaxed);
       if (static_cast<std::uint64_t>(base) + total > a.id_limit) {
         a.fail(DynamicFailure::IdCapacity, rank, first_id, total);
         return false;
       }
       id_next = base;
-      id_end = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{base} + grab, a.id_limit));
+      id_end = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(std::uint64_t{base} + grab, a.id_limit));
     }
     box.id_base = id_next;
     id_next += total;
@@ -284,19 +293,22 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
       box.failed = 0;
       // After find()'s records: thread 0 records nothing else until end_lane_batch, which moves
       // the count past the batch written at this one (publish() records after that).
-      if (a.trace.events != nullptr) box.begin_ns = globaltimer(), box.trace_base = ctx.trace_count();
+      if (a.trace.events != nullptr)
+        box.begin_ns = globaltimer(), box.trace_base = ctx.trace_count();
     }
     __syncthreads();
     if (box.action != static_cast<int>(WorkerAction::Run)) break;
     const std::uint32_t k = box.k;
     const bool has_task = threadIdx.x < k;
     // The popped slots are ours until our next push, which writes over them: copy them out first.
-    if (box.from_deque && has_task) batch[threadIdx.x] = gpulb::detail::load_task_relaxed(own.slots[box.first + threadIdx.x]);
+    if (box.from_deque && has_task)
+      batch[threadIdx.x] = gpulb::detail::load_task_relaxed(own.slots[box.first + threadIdx.x]);
     __syncthreads();
     const int n = has_task ? body.lane_children(batch[threadIdx.x]) : 0;
     body.lane_account(rank, has_task ? &batch[threadIdx.x] : nullptr, n);
     std::uint32_t total = 0;
-    const std::uint32_t offset = lane_exclusive_scan(static_cast<std::uint32_t>(n), total, box.warp_totals);
+    const std::uint32_t offset =
+        lane_exclusive_scan(static_cast<std::uint32_t>(n), total, box.warp_totals);
     if (has_task) offsets[threadIdx.x] = offset;
     if (threadIdx.x == 0 && !plan_children(k, total)) box.failed = 1;
     // Traced: is the batch a range (lane_trace_records.hpp), its ids consecutive and one kind? The
@@ -305,7 +317,8 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
     bool range = false;
     if (a.trace.events != nullptr) {
       const Task& lead = batch[0];
-      range = __syncthreads_or(has_task && (batch[threadIdx.x].id != lead.id + threadIdx.x || batch[threadIdx.x].kind != lead.kind)) == 0;
+      range = __syncthreads_or(has_task && (batch[threadIdx.x].id != lead.id + threadIdx.x ||
+                                            batch[threadIdx.x].kind != lead.kind)) == 0;
     } else {
       __syncthreads();
     }
@@ -320,14 +333,19 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
       child.id = id_base + j;
       child.parent = parent.id;
       child.depth = parent.depth + 1;
-      if (keep) next[j] = child;
-      else if (j < room) gpulb::detail::store_task_relaxed(own.slots[deque_base + j], child);
-      else spill_slots[j - room] = child;
+      if (keep)
+        next[j] = child;
+      else if (j < room)
+        gpulb::detail::store_task_relaxed(own.slots[deque_base + j], child);
+      else
+        spill_slots[j - room] = child;
     }
-    if (has_task && !range) ctx.record_lane_task(box.trace_base, k, batch[threadIdx.x].id, batch[threadIdx.x].kind);
+    if (has_task && !range)
+      ctx.record_lane_task(box.trace_base, k, batch[threadIdx.x].id, batch[threadIdx.x].kind);
     __syncthreads();  // every child is written (and ordered before thread 0's publication)
     if (threadIdx.x == 0) {
-      ctx.end_lane_batch(box.trace_base, k, box.begin_ns, range, range ? batch[0].id : 0, range ? batch[0].kind : 0);
+      ctx.end_lane_batch(box.trace_base, k, box.begin_ns, range, range ? batch[0].id : 0,
+                         range ? batch[0].kind : 0);
       if (!publish(k)) stopped = true;
     }
     if (keep) {  // every thread, alike: box.keep stays until thread 0 plans the next batch's children
@@ -336,7 +354,9 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
       next = t;
     }
   }
-  ctx.record(EventKind::WorkerEnd, static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu : st.failed_attempts));
+  ctx.record(EventKind::WorkerEnd,
+             static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu
+                                                                         : st.failed_attempts));
   if (threadIdx.x == 0) a.stats[rank] = st;
 }
 
@@ -344,20 +364,25 @@ namespace detail {
 
 // The host side of a task_per=lane run on one GPU: control_work_stealing's, with the lane kernel.
 template <class Body, class MakeBody>
-void control_work_stealing_lanes(GpuSession& s, const ExecPlan& plan, MakeBody& make_body, std::atomic<bool>& abort_all,
-                                 DynamicOutcome& out) {
+void control_work_stealing_lanes(GpuSession& s, const ExecPlan& plan, MakeBody& make_body,
+                                 std::atomic<bool>& abort_all, DynamicOutcome& out) {
   if (plan.block_size % 32 != 0) {
-    throw ConfigError("work-stealing: task_per=lane runs whole warps: --block-size must be a multiple of 32 (got " +
-                      std::to_string(plan.block_size) + ")");
+    throw ConfigError(
+        "work-stealing: task_per=lane runs whole warps: --block-size must be a multiple of 32 "
+        "(got " +
+        std::to_string(plan.block_size) + ")");
   }
   const std::size_t smem = lane_shared_bytes(plan.block_size);
   const auto* kernel = reinterpret_cast<const void*>(&work_stealing_lane_kernel<Body>);
-  if (smem > 48 * 1024) GPULB_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  if (smem > 48 * 1024)
+    GPULB_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(smem)));
   const GridSize grid = persistent_grid(kernel, s.device(), plan.block_size, plan.workers, smem);
   if (!grid.note.empty()) out.notes.push_back(grid.note);
   const std::uint32_t blocks = grid.blocks;
   const Body body = make_body(s.slot(), blocks);
-  if (const char* why = body.lane_refusal()) throw ConfigError(std::string("work-stealing: task_per=lane: ") + why);
+  if (const char* why = body.lane_refusal())
+    throw ConfigError(std::string("work-stealing: task_per=lane: ") + why);
   // A steal lands in the batch array: at most a block's worth (and owners and thieves agree on it).
   const std::uint32_t chunk = std::min(plan.options.steal_chunk, plan.block_size);
 
@@ -368,13 +393,18 @@ void control_work_stealing_lanes(GpuSession& s, const ExecPlan& plan, MakeBody& 
   drive_work_stealing(
       s, plan, blocks, 4,
       [&](const WsKernelArgs& k, const DynamicArgs& a) {
-        work_stealing_lane_kernel<Body><<<blocks, plan.block_size, smem, s.kernel_stream()>>>(k, a, body, chunk, id_grab);
+        work_stealing_lane_kernel<Body>
+            <<<blocks, plan.block_size, smem, s.kernel_stream()>>>(k, a, body, chunk, id_grab);
       },
-      abort_all, out, [&](const DeviceFailure& f) {  // the spill of one batch passed the block's spawn slots
-        return "work-stealing (task_per=lane): block " + std::to_string(f.block) + "'s batch (first task " + std::to_string(f.task) +
-               ") made " + std::to_string(f.count) + " children, and more than spawn_capacity=" +
-               std::to_string(plan.options.spawn_capacity) + " of them did not fit its deque (deque_capacity=" +
-               std::to_string(plan.options.deque_capacity) + "); raise --param deque_capacity or spawn_capacity";
+      abort_all, out,
+      [&](const DeviceFailure& f) {  // the spill of one batch passed the block's spawn slots
+        return "work-stealing (task_per=lane): block " + std::to_string(f.block) +
+               "'s batch (first task " + std::to_string(f.task) + ") made " +
+               std::to_string(f.count) + " children, and more than spawn_capacity=" +
+               std::to_string(plan.options.spawn_capacity) +
+               " of them did not fit its deque (deque_capacity=" +
+               std::to_string(plan.options.deque_capacity) +
+               "); raise --param deque_capacity or spawn_capacity";
       });
 }
 

@@ -163,7 +163,10 @@ struct alignas(16) RemoteMailbox {
   std::uint32_t request;
   std::uint32_t reply;
 };
-__host__ __device__ constexpr std::uint32_t remote_thief_id(std::uint32_t gpu, std::uint32_t block) { return (gpu << 24) + block + 1; }
+__host__ __device__ constexpr std::uint32_t remote_thief_id(std::uint32_t gpu,
+                                                            std::uint32_t block) {
+  return (gpu << 24) + block + 1;
+}
 
 // Every GPU's deques and mailboxes, as this GPU addresses them: peer pointers under peer placement;
 // under host placement the mailboxes and inboxes are mapped host memory and another GPU's deques
@@ -182,7 +185,7 @@ struct PeerDeques {
 template <Scope S>
 struct MgWsKernelArgs {
   BasicWorkStealingRef<S, Scope::System> ws;  // this GPU's deques and queues, GPU 0's control words
-  StagingRef staging;                         // GPU 0: the host's ring; elsewhere ctl == nullptr (no feeding)
+  StagingRef staging;  // GPU 0: the host's ring; elsewhere ctl == nullptr (no feeding)
   PeerDeques peers;
   VictimChoice victim = VictimChoice::Random;
   std::uint32_t remote_chunk = 1;  // <= deque_capacity and spawn_capacity (the thief's buffer)
@@ -229,7 +232,8 @@ __device__ std::uint32_t answer_remote_request(const MgWsKernelArgs<S>& w, std::
   // request by its release CAS, happens before our reply below.
   ::cuda::atomic_thread_fence(::cuda::std::memory_order_acquire, ::cuda::thread_scope_system);
   const std::uint32_t gpu = (id - 1) >> 24, block = (id - 1) & 0xFFFFFFu;
-  Task* out = w.peers.inbox[gpu] + static_cast<std::size_t>(block) * w.remote_chunk;  // the thief's memory
+  // the thief's memory
+  Task* out = w.peers.inbox[gpu] + static_cast<std::size_t>(block) * w.remote_chunk;
   StealResult res = StealResult::Empty;
   std::uint32_t n = 0;
   Task taken[1];
@@ -255,7 +259,8 @@ __device__ std::uint32_t answer_remote_request(const MgWsKernelArgs<S>& w, std::
 // fewer at 128 threads. With it the UTS and nqueens request kernels do not spill; md2d, connect4,
 // nqueens steal and patterns spill 8-64 bytes.
 template <class Body, Scope S>
-__global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, Body body) {
+__global__ void __maxnreg__(64)
+    work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, Body body) {
   using trace::EventKind;
   constexpr bool kRequest = S == Scope::Device;
   __shared__ DynamicMailbox box;
@@ -272,8 +277,9 @@ __global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, 
   DynamicBlockStats st{};
   st.sm = smid();
   __shared__ PendingCredit credit;  // in shared memory, as on one GPU (registers)
-  __shared__ std::uint32_t local_misses;  // failed local passes in a row (shared: registers are short)
-  __shared__ std::uint32_t idle_passes;   // idle passes in a row (kIdlePassesBeforeDrain)
+  __shared__ std::uint32_t
+      local_misses;  // failed local passes in a row (shared: registers are short)
+  __shared__ std::uint32_t idle_passes;  // idle passes in a row (kIdlePassesBeforeDrain)
   if (threadIdx.x == 0) {
     credit.units = 0;
     local_misses = 0;
@@ -315,7 +321,8 @@ __global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, 
     if (credit.units + need <= 0) return;  // the credit absorbs them (count_children)
     const std::int64_t units = credit.units + need + ws.lease;
     device_atomic_ref<std::int64_t> reserve(*w.reserve);
-    if (reserve.load(mo::relaxed) + units > 0) return;  // too little there: pending, by count_children
+    if (reserve.load(mo::relaxed) + units > 0)
+      return;  // too little there: pending, by count_children
     if (reserve.fetch_add(units, mo::acq_rel) + units <= 0) {
       credit.units -= units;  // count_children then leaves it at -lease without touching pending
       return;
@@ -343,7 +350,8 @@ __global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, 
 
   // The stolen tasks are in got[0..k): the first is run, the rest pushed onto our deque (empty: our
   // own pop just failed, and only we push). Their units travel with them: `pending` does not change.
-  auto take_stolen = [&](Task& task, const Task* got, std::uint32_t k, std::uint32_t g, std::uint32_t victim) -> bool {
+  auto take_stolen = [&](Task& task, const Task* got, std::uint32_t k, std::uint32_t g,
+                         std::uint32_t victim) -> bool {
     task = got[0];
     ++st.steals;
     ++a.stats[rank].remote_steals;  // rare: global memory rather than a register
@@ -388,7 +396,8 @@ __global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, 
       reply.store(0, mo::relaxed);  // ordered before the request by the CAS's release
       std::uint32_t expected = 0;
       if (system_atomic_ref<std::uint32_t>(w.peers.mail[g][victim].request)
-              .compare_exchange_strong(expected, remote_thief_id(w.peers.self, rank), mo::release, mo::relaxed)) {
+              .compare_exchange_strong(expected, remote_thief_id(w.peers.self, rank), mo::release,
+                                       mo::relaxed)) {
         // Wait for the answer, answering (with nothing: we are idle) whoever asks us meanwhile,
         // so that two thieves asking each other cannot wait forever.
         unsigned wait = kMinBackoffNs;
@@ -403,9 +412,13 @@ __global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, 
           wait = wait < kMaxBackoffNs ? 2 * wait : kMaxBackoffNs;
         }
         k = r - 1;
-        if (k > 0) return take_stolen(task, w.peers.inbox[w.peers.self] + static_cast<std::size_t>(rank) * w.remote_chunk, k, g, victim)
-                              ? Remote::Found
-                              : Remote::Stop;
+        if (k > 0)
+          return take_stolen(
+                     task,
+                     w.peers.inbox[w.peers.self] + static_cast<std::size_t>(rank) * w.remote_chunk,
+                     k, g, victim)
+                     ? Remote::Found
+                     : Remote::Stop;
       }
     } else {
       Task* got = a.slots(rank);  // our spawn slots, free between tasks
@@ -476,7 +489,8 @@ __global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, 
       // The next look (see `asked`), every remote_poll tasks: a relaxed load whose value nothing
       // reads before the children are published.
       if (w.remote_poll == 1 || static_cast<std::uint32_t>(st.tasks) % w.remote_poll == 0) {
-        asked = system_atomic_ref<std::uint32_t>(w.peers.mail[w.peers.self][rank].request).load(mo::relaxed);
+        asked = system_atomic_ref<std::uint32_t>(w.peers.mail[w.peers.self][rank].request)
+                    .load(mo::relaxed);
       }
     }
     a.task_finished(rank, ++st.tasks);
@@ -488,24 +502,30 @@ __global__ void __maxnreg__(64) work_stealing_multi_kernel(MgWsKernelArgs<S> w, 
     st.spawned += count;
     count_from_reserve(count);
     // Interleaved ids (a.id_stride GPUs) are not consecutive: a count-only Spawn across GPUs.
-    const trace::EventPayload spawn = trace::spawn_event(a.slots(rank)[0].id, count, a.id_stride == 1);
+    const trace::EventPayload spawn =
+        trace::spawn_event(a.slots(rank)[0].id, count, a.id_stride == 1);
     const PublishResult p = ws.publish_children(rank, a.slots(rank), count, credit);
     // The spawn is recorded with the push's level, at its time (BlockContext::record_two).
-    if (p.pushed > 0) ctx.record_two(spawn, {EventKind::DequeLevel, p.deque_level, owner});
-    else ctx.record(spawn.kind, spawn.arg, spawn.aux);
+    if (p.pushed > 0)
+      ctx.record_two(spawn, {EventKind::DequeLevel, p.deque_level, owner});
+    else
+      ctx.record(spawn.kind, spawn.arg, spawn.aux);
     if (p.spilled > 0) {
       st.spilled += p.spilled;
       ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);
     }
     if (p.failed) {
-      a.fail(ws.spill ? DynamicFailure::OverflowFull : DynamicFailure::DequeFull, rank, task.id, count);
+      a.fail(ws.spill ? DynamicFailure::OverflowFull : DynamicFailure::DequeFull, rank, task.id,
+             count);
       return false;
     }
     return true;
   };
 
   dynamic_block_loop(ctx, body, box, find, publish);
-  ctx.record(EventKind::WorkerEnd, static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu : st.failed_attempts));
+  ctx.record(EventKind::WorkerEnd,
+             static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu
+                                                                         : st.failed_attempts));
   if (threadIdx.x == 0) {
     st.remote_steals = a.stats[rank].remote_steals;  // this thread's own earlier stores
     a.stats[rank] = st;

@@ -27,8 +27,9 @@ struct DeviceTraceRef {
 
 // Shared by the threads of a block: the task thread 0 dequeued, and what to do next.
 struct BlockMailbox {
-  alignas(16) unsigned char task_bytes[sizeof(Task)];  // a Task (no constructor allowed in __shared__)
-  int action;                                          // kRun, kHalt, kStop
+  alignas(
+      16) unsigned char task_bytes[sizeof(Task)];  // a Task (no constructor allowed in __shared__)
+  int action;                                      // kRun, kHalt, kStop
   BlockScratch scratch;
 };
 inline constexpr int kRun = 0, kHalt = 1, kStop = 2;
@@ -40,7 +41,9 @@ inline constexpr int kRun = 0, kHalt = 1, kStop = 2;
 // overloads, one with __maxnreg__ for capped bodies and one without: a __maxnreg__(255) is not
 // "no cap" (ptxas then spends registers freely: patterns' task-queue kernels went 31 -> 68).
 template <class Body>
-concept RegisterCapped = requires { Body::kRegisterCap; };
+concept RegisterCapped = requires {
+  Body::kRegisterCap;
+};
 
 // The body and its TaskEnd, for a worker whose thread 0 recorded the TaskBegin (run_one does both).
 template <class Body>
@@ -58,7 +61,8 @@ __device__ void run_one(const BlockContext& ctx, const Body& body, const Task& t
 // Chen et al. Algorithm 3 in a persistent block: thread 0 dequeues (TaskQueueRef::try_dequeue,
 // the same source the CPU backend runs), the block runs the task, HALT ends the block.
 template <class Body>
-__device__ __forceinline__ void task_queue_worker(TaskQueueRef queues, Body body, DeviceTraceRef trace, const std::uint32_t* stop,
+__device__ __forceinline__ void task_queue_worker(TaskQueueRef queues, Body body,
+                                                  DeviceTraceRef trace, const std::uint32_t* stop,
                                                   std::uint32_t* tasks_done) {
   __shared__ BlockMailbox box;
   Task& task = *reinterpret_cast<Task*>(box.task_bytes);
@@ -72,12 +76,14 @@ __device__ __forceinline__ void task_queue_worker(TaskQueueRef queues, Body body
       for (;;) {
         const DequeueResult r = queues.try_dequeue(cursor, task);
         if (r.got) {
-          ctx.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(r.remaining), static_cast<std::uint16_t>(r.queue));
+          ctx.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(r.remaining),
+                     static_cast<std::uint16_t>(r.queue));
           box.action = task.is_halt() ? kHalt : kRun;
           break;
         }
         if (failed != 0xFFFFFFFFu) ++failed;
-        if (!idle) ctx.record(trace::EventKind::DequeueFailed, 0, static_cast<std::uint16_t>(cursor));
+        if (!idle)
+          ctx.record(trace::EventKind::DequeueFailed, 0, static_cast<std::uint16_t>(cursor));
         idle = true;
         if (ctx.stop_requested()) {
           box.action = kStop;
@@ -99,27 +105,30 @@ __device__ __forceinline__ void task_queue_worker(TaskQueueRef queues, Body body
 }
 
 template <class Body>
-  requires(!RegisterCapped<Body>)
-__global__ void task_queue_kernel(TaskQueueRef queues, Body body, DeviceTraceRef trace, const std::uint32_t* stop, std::uint32_t* tasks_done) {
+requires(!RegisterCapped<Body>) __global__
+    void task_queue_kernel(TaskQueueRef queues, Body body, DeviceTraceRef trace,
+                           const std::uint32_t* stop, std::uint32_t* tasks_done) {
   task_queue_worker(queues, body, trace, stop, tasks_done);
 }
 template <class Body>
-  requires RegisterCapped<Body>
-__global__ void __maxnreg__(Body::kRegisterCap)
-    task_queue_kernel(TaskQueueRef queues, Body body, DeviceTraceRef trace, const std::uint32_t* stop, std::uint32_t* tasks_done) {
+requires RegisterCapped<Body> __global__ void __maxnreg__(Body::kRegisterCap)
+    task_queue_kernel(TaskQueueRef queues, Body body, DeviceTraceRef trace,
+                      const std::uint32_t* stop, std::uint32_t* tasks_done) {
   task_queue_worker(queues, body, trace, stop, tasks_done);
 }
 
 // One block per task of tasks[first, first + gridDim.x): a kernel launch as Solution 1 and 3 do.
 // Each block is its own trace segment (its events: start with the SM id, task begin, task end).
 template <class Body>
-__global__ void launch_kernel(const Task* tasks, std::uint64_t first, Body body, DeviceTraceRef trace,
-                              const std::uint32_t* stop) {
+__global__ void launch_kernel(const Task* tasks, std::uint64_t first, Body body,
+                              DeviceTraceRef trace, const std::uint32_t* stop) {
   __shared__ BlockScratch scratch;
   const std::uint64_t index = first + blockIdx.x;
-  const BlockContext ctx(static_cast<std::uint32_t>(index), trace.segment(static_cast<std::uint32_t>(index)), stop, &scratch);
+  const BlockContext ctx(static_cast<std::uint32_t>(index),
+                         trace.segment(static_cast<std::uint32_t>(index)), stop, &scratch);
   if (ctx.stop_requested()) return;  // the watchdog fired: drain the grid without working
-  ctx.record(trace::EventKind::WorkerStart, static_cast<std::uint32_t>(index), static_cast<std::uint16_t>(smid()));
+  ctx.record(trace::EventKind::WorkerStart, static_cast<std::uint32_t>(index),
+             static_cast<std::uint16_t>(smid()));
   const Task task = tasks[index];
   run_one(ctx, body, task);
 }

@@ -25,16 +25,21 @@ enum class EventKind : std::uint8_t {
   Steal = 9,          // arg: victim worker; aux: where the victim is (steal_victim_device)
   StealFailed = 10,   // arg: victim worker; aux: as Steal
   Spawn = 11,         // arg: number of tasks created by one task (ids unknown; see SpawnBatch)
-  KernelLaunch = 12,  // arg: blocks in the launch; aux: why (combining's LaunchReason, else 0) (host tracks)
-  KernelEnd = 13,     // arg: blocks in the launch; aux: as its launch (host tracks)
-  PoolLevel = 14,     // arg: tasks left in the host task pool (host tracks)
-  DequeLevel = 15,    // aux: owner worker (low 16 bits), arg: tasks in the deque after the push/pop
-  Transfer = 16,      // aux: 0 to the device, 1 to the host; arg: bytes (saturating) (host tracks)
-  RequestSplit = 17,  // hybrid: arg: requests of the batch sent to the CPU; aux: the CPU's share of its items, per mille
-  RankSteal = 18,     // distributed: a chunk of tasks arrived from another rank; arg: victim rank, aux: tasks (saturating) (host tracks)
-  RankLend = 19,      // distributed: a chunk of tasks left for another rank; arg: thief rank, aux: tasks (saturating) (host tracks)
-  SpawnBatch = 20,    // arg: the first child's task id, aux: children; their ids are arg .. arg + aux - 1 (spawn_event)
-  Count               // keep last: the number of kinds this build knows
+  KernelLaunch =
+      12,  // arg: blocks in the launch; aux: why (combining's LaunchReason, else 0) (host tracks)
+  KernelEnd = 13,   // arg: blocks in the launch; aux: as its launch (host tracks)
+  PoolLevel = 14,   // arg: tasks left in the host task pool (host tracks)
+  DequeLevel = 15,  // aux: owner worker (low 16 bits), arg: tasks in the deque after the push/pop
+  Transfer = 16,    // aux: 0 to the device, 1 to the host; arg: bytes (saturating) (host tracks)
+  RequestSplit =
+      17,  // hybrid: arg: requests of the batch sent to the CPU; aux: the CPU's share of its items, per mille
+  RankSteal =
+      18,  // distributed: a chunk of tasks arrived from another rank; arg: victim rank, aux: tasks (saturating) (host tracks)
+  RankLend =
+      19,  // distributed: a chunk of tasks left for another rank; arg: thief rank, aux: tasks (saturating) (host tracks)
+  SpawnBatch =
+      20,  // arg: the first child's task id, aux: children; their ids are arg .. arg + aux - 1 (spawn_event)
+  Count  // keep last: the number of kinds this build knows
 };
 
 // 16 bytes: a timestamp and a fixed-width payload. Kinds give aux/arg their meaning (see above).
@@ -55,7 +60,8 @@ GPULB_HD constexpr std::uint16_t steal_aux_for_device(std::uint32_t victim_devic
   return static_cast<std::uint16_t>(victim_device + 1);
 }
 // The victim's device of a Steal / StealFailed event (its aux) recorded on a track of `thief_device`.
-GPULB_HD constexpr std::uint32_t steal_victim_device(std::uint16_t aux, std::uint32_t thief_device) {
+GPULB_HD constexpr std::uint32_t steal_victim_device(std::uint16_t aux,
+                                                     std::uint32_t thief_device) {
   return aux == 0 ? thief_device : aux - 1u;
 }
 GPULB_HD constexpr std::uint32_t steal_victim_device(const Event& e, std::uint32_t thief_device) {
@@ -88,8 +94,10 @@ struct EventPayload {
 // child to its parent; else Spawn with the count alone. Never both: one 16-byte event per spawning
 // task keeps the trace's size and the device's stores what a count-only Spawn costs, and a reader
 // that counts children (spawn_children, event_kinds.hpp) counts each batch once.
-GPULB_HD constexpr EventPayload spawn_event(std::uint32_t first_child, std::uint32_t children, bool consecutive_ids = true) {
-  if (consecutive_ids && children <= 0xFFFFu) return {EventKind::SpawnBatch, first_child, static_cast<std::uint16_t>(children)};
+GPULB_HD constexpr EventPayload spawn_event(std::uint32_t first_child, std::uint32_t children,
+                                            bool consecutive_ids = true) {
+  if (consecutive_ids && children <= 0xFFFFu)
+    return {EventKind::SpawnBatch, first_child, static_cast<std::uint16_t>(children)};
   return {EventKind::Spawn, children, 0};
 }
 

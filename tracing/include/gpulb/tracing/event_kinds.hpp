@@ -47,6 +47,8 @@ GPULB_HD constexpr EventTraits event_traits(EventKind k) {
   using Z = ZoneEdge;
   using I = IdleEdge;
   using L = LevelSource;
+  // A table, a row a kind.
+  // clang-format off
   switch (k) {
     //                                 name              category    zone       idle       level     marker
     case EventKind::None:         return {"none",           C::None,    Z::None,   I::None,   L::None,  false};
@@ -72,6 +74,7 @@ GPULB_HD constexpr EventTraits event_traits(EventKind k) {
     case EventKind::SpawnBatch:   return {"spawn_batch",    C::Spawn,   Z::None,   I::None,   L::None,  true};
     case EventKind::Count: break;
   }
+  // clang-format on
   // Kinds newer than this build (a trace from a later gpulb): readers skip them.
   return {"unknown", C::None, Z::None, I::None, L::None, false};
 }
@@ -85,6 +88,8 @@ struct EventArgNames {
   const char* aux;
 };
 GPULB_HD constexpr EventArgNames event_arg_names(EventKind k) {
+  // A table, a row a kind.
+  // clang-format off
   switch (k) {
     case EventKind::WorkerStart:  return {"worker", "sm"};
     case EventKind::WorkerEnd:    return {"failed_dequeues", ""};
@@ -109,6 +114,7 @@ GPULB_HD constexpr EventArgNames event_arg_names(EventKind k) {
     case EventKind::Halt:
     case EventKind::Count: break;
   }
+  // clang-format on
   return {"", ""};
 }
 
@@ -119,7 +125,9 @@ GPULB_HD constexpr std::uint32_t spawn_children(const Event& e) {
   return 0;
 }
 // Whether a spawn event names its children: a SpawnBatch's are the ids arg .. arg + aux - 1.
-GPULB_HD constexpr bool spawn_names_children(const Event& e) { return e.kind == EventKind::SpawnBatch && e.aux > 0; }
+GPULB_HD constexpr bool spawn_names_children(const Event& e) {
+  return e.kind == EventKind::SpawnBatch && e.aux > 0;
+}
 
 namespace detail {
 GPULB_HD constexpr bool every_kind_has_a_row() {
@@ -129,6 +137,7 @@ GPULB_HD constexpr bool every_kind_has_a_row() {
   return true;
 }
 }  // namespace detail
-static_assert(detail::every_kind_has_a_row(), "every EventKind below Count needs its row in event_traits");
+static_assert(detail::every_kind_has_a_row(),
+              "every EventKind below Count needs its row in event_traits");
 
 }  // namespace gpulb::trace

@@ -51,10 +51,12 @@ enum class ExportFormat { Chrome, Csv, Perfetto };
 // The files an export to `path` writes. For CSV, `path` receives the tasks and beside it go
 // "<stem>.workers.csv", "<stem>.events.csv" and "<stem>.levels.csv". A CSV path already named as
 // one of those ("run.events.csv") is refused with OutputPathError: it would hold the tasks.
-std::vector<std::filesystem::path> export_paths(ExportFormat format, const std::filesystem::path& path);
+std::vector<std::filesystem::path> export_paths(ExportFormat format,
+                                                const std::filesystem::path& path);
 // Writes each file through a temporary file and a rename (safe_write.hpp); throws WriteError, or
 // OutputPathError for a path that must not be written, naming the path. Returns the files written.
 std::vector<std::filesystem::path> export_trace(const Trace& trace, ExportFormat format,
-                                                const std::filesystem::path& path, TimeRange range = {});
+                                                const std::filesystem::path& path,
+                                                TimeRange range = {});
 
 }  // namespace gpulb::trace

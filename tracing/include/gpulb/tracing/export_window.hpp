@@ -19,8 +19,10 @@ namespace gpulb::trace {
 
 struct ExportWindow {
   std::uint64_t origin_ns = 0;  // the export's time 0, on the trace's clock
-  TimeRange range;              // the events exported, on the trace's clock: the window cut to a requested range
-  std::uint64_t left_out = 0;   // events outside the window (those outside only the requested range not counted)
+  TimeRange
+      range;  // the events exported, on the trace's clock: the window cut to a requested range
+  // events outside the window (those outside only the requested range not counted)
+  std::uint64_t left_out = 0;
 
   bool keeps(std::uint64_t t) const { return range.contains(t); }
   // A kept time on the export's clock (a task that overlaps the window from before it starts at 0).

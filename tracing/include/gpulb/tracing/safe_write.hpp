@@ -40,7 +40,8 @@ std::filesystem::path resolve_output(const std::filesystem::path& path);
 
 // Throws OutputPathError where `output` is one of `inputs` (the same file, also through a link or
 // another name): a program never writes over what it reads. `what` names the output's option.
-void refuse_inputs(const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs, const std::string& what);
+void refuse_inputs(const std::filesystem::path& output,
+                   const std::vector<std::filesystem::path>& inputs, const std::string& what);
 
 // resolve_output, then creates and removes the temporary file a write would use: for checking an
 // output before hours of work go into what it will hold. Throws OutputPathError (naming `path`,

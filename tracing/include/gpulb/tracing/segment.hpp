@@ -13,7 +13,7 @@
 namespace gpulb::trace {
 
 struct TraceSegment {
-  Event* events = nullptr;        // capacity slots; nullptr when tracing is off
+  Event* events = nullptr;  // capacity slots; nullptr when tracing is off
   std::uint32_t capacity = 0;
   std::uint32_t* count = nullptr;  // events offered so far (may exceed capacity)
 

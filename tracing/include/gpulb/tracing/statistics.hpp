@@ -89,21 +89,24 @@ struct TraceStatistics {
   std::uint64_t events = 0;
   std::uint64_t dropped_events = 0;
   std::uint64_t steals = 0;
-  std::uint64_t steals_across_devices = 0;  // from another GPU's workers (Steal aux: steal_aux_for_device)
+  // from another GPU's workers (Steal aux: steal_aux_for_device)
+  std::uint64_t steals_across_devices = 0;
   std::uint64_t failed_steals = 0;
   std::uint64_t failed_dequeues = 0;
-  std::uint64_t spawned = 0;        // tasks created by tasks (WorkerStats::spawned summed)
-  std::uint64_t spawned_named = 0;  // of those, named by id: what the Perfetto export can link to a parent
-  std::uint64_t rank_steals = 0;  // chunks that moved between ranks (RankSteal, host tracks of a distributed run)
+  std::uint64_t spawned = 0;  // tasks created by tasks (WorkerStats::spawned summed)
+  // of those, named by id: what the Perfetto export can link to a parent
+  std::uint64_t spawned_named = 0;
+  // chunks that moved between ranks (RankSteal, host tracks of a distributed run)
+  std::uint64_t rank_steals = 0;
   std::uint64_t rank_tasks_moved = 0;  // the tasks in them (aux, saturating per chunk)
-  double efficiency = 0.0;        // busy / (workers x makespan)
-  double balance_bound_ns = 0.0;  // total busy / workers: the makespan of a perfect balance
-  CriticalPath critical_path;     // bound_ns 0 where the trace proves no chain
-  double lower_bound_ns = 0.0;    // the larger of the two: no schedule of this run's tasks is shorter
+  double efficiency = 0.0;             // busy / (workers x makespan)
+  double balance_bound_ns = 0.0;       // total busy / workers: the makespan of a perfect balance
+  CriticalPath critical_path;          // bound_ns 0 where the trace proves no chain
+  double lower_bound_ns = 0.0;  // the larger of the two: no schedule of this run's tasks is shorter
   LowerBound lower_bound = LowerBound::Balance;
-  LoadSummary load;               // over workers
+  LoadSummary load;  // over workers
   std::vector<WorkerStats> per_worker;
-  std::vector<GroupStats> per_sm;      // only where SM ids are known
+  std::vector<GroupStats> per_sm;  // only where SM ids are known
   std::vector<GroupStats> per_device;
 };
 

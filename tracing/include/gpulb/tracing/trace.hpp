@@ -32,12 +32,12 @@ enum class TrackRole : std::uint8_t {
 
 struct Track {
   TrackRole role = TrackRole::Worker;
-  std::uint32_t device = 0;       // index into Trace::devices
-  std::uint32_t worker = 0;       // worker rank (Worker), host thread number (Host), lane (SmLane)
-  std::uint32_t sm = kNoSm;       // SM the worker ran on, where known
-  std::string name;               // "block 12", "worker 3", "host producer"
-  std::uint64_t dropped = 0;      // events that did not fit in the segment
-  std::vector<Event> events;      // sorted by time_ns
+  std::uint32_t device = 0;   // index into Trace::devices
+  std::uint32_t worker = 0;   // worker rank (Worker), host thread number (Host), lane (SmLane)
+  std::uint32_t sm = kNoSm;   // SM the worker ran on, where known
+  std::string name;           // "block 12", "worker 3", "host producer"
+  std::uint64_t dropped = 0;  // events that did not fit in the segment
+  std::vector<Event> events;  // sorted by time_ns
 
   static constexpr std::uint32_t kNoSm = 0xFFFFFFFFu;
 };
@@ -45,18 +45,18 @@ struct Track {
 struct RunMetadata {
   std::string scenario;
   std::string policy;
-  std::string backend;  // "cpu" or "cuda"
+  std::string backend;                            // "cpu" or "cuda"
   std::map<std::string, std::string> parameters;  // scenario and policy parameters as given
   std::uint32_t workers = 0;
-  std::string clock_source;   // "steady_clock", "globaltimer aligned to steady_clock"
+  std::string clock_source;  // "steady_clock", "globaltimer aligned to steady_clock"
   std::string gpulb_version;
-  std::string created_utc;    // ISO 8601
+  std::string created_utc;  // ISO 8601
   bool verified = false;
-  bool checked = true;        // false: nothing compared the result with a reference (verified is false)
-  std::string verification;   // what was checked, what failed, or why nothing was checked
-  std::string result_json;    // the scenario's result object, JSON text
+  bool checked = true;  // false: nothing compared the result with a reference (verified is false)
+  std::string verification;       // what was checked, what failed, or why nothing was checked
+  std::string result_json;        // the scenario's result object, JSON text
   std::uint64_t makespan_ns = 0;  // first worker start to last worker end, as the runtime measured
-  std::uint32_t ranks = 1;        // processes of a distributed run (devices name theirs); 1: one process
+  std::uint32_t ranks = 1;  // processes of a distributed run (devices name theirs); 1: one process
   // The policy's own measurements (RunResult::metrics: peak_task_slots, generations, steals...),
   // which no event carries; empty in files recorded without them.
   std::map<std::string, std::uint64_t> metrics;

@@ -21,7 +21,8 @@ struct ReadLimits {
   // about 2300:1; 10000:1 comes from a damaged size field (one flipped byte of the frame header
   // claims 4.2 GB from 55 KB) or a decompression bomb (100 M empty events in 19 KB: 42000:1).
   std::uint64_t max_ratio = 10000;
-  static constexpr std::uint64_t kRatioFloor = std::uint64_t{1} << 20;  // small payloads are harmless
+  // small payloads are harmless
+  static constexpr std::uint64_t kRatioFloor = std::uint64_t{1} << 20;
   // How long a named pipe may keep the reader waiting for its next bytes (none at all: no writer).
   std::uint32_t pipe_wait_ms = 10'000;
 
@@ -57,7 +58,8 @@ struct BoundedJson {
   std::string refusal;                  // otherwise why not: "nested deeper than 64 levels", ...
 };
 inline constexpr int kMaxJsonDepth = 64;
-BoundedJson parse_json_bounded(const std::string& text, std::size_t max_bytes, int max_depth = kMaxJsonDepth);
+BoundedJson parse_json_bounded(const std::string& text, std::size_t max_bytes,
+                               int max_depth = kMaxJsonDepth);
 
 // At most `max_chars` of `s` for display, with "... (N bytes in all)" where it was cut.
 std::string clip_for_display(const std::string& s, std::size_t max_chars = 200);

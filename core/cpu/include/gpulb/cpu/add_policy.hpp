@@ -38,9 +38,10 @@ class AnyBody {
 // Adds Driver's policy to `registry` on the CPU backend; ConfigError where its name is taken.
 template <class Driver>
 void add_policy(Registry& registry) {
-  registry.add_cpu_driver(Driver::descriptor(), [](const ExecPlan& plan, const AnyBody& body) -> ExecOutput {
-    return Driver::run(plan, body);
-  });
+  registry.add_cpu_driver(Driver::descriptor(),
+                          [](const ExecPlan& plan, const AnyBody& body) -> ExecOutput {
+                            return Driver::run(plan, body);
+                          });
 }
 
 }  // namespace gpulb::cpu

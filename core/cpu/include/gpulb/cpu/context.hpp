@@ -16,10 +16,15 @@ namespace gpulb::cpu {
 
 class WorkerContext {
  public:
-  WorkerContext(std::uint32_t rank, std::uint32_t block_size, TraceStream stream, std::uint64_t origin_ns,
-                const std::atomic<bool>* stop = nullptr, SpawnBuffer* spawn = nullptr)
-      : rank_(rank), block_size_(block_size), clock_(stream, kSpanPerRead * clock_read_ticks(), stream.max_batch), origin_ns_(origin_ns),
-        stop_(stop), spawn_(spawn) {}
+  WorkerContext(std::uint32_t rank, std::uint32_t block_size, TraceStream stream,
+                std::uint64_t origin_ns, const std::atomic<bool>* stop = nullptr,
+                SpawnBuffer* spawn = nullptr)
+      : rank_(rank),
+        block_size_(block_size),
+        clock_(stream, kSpanPerRead * clock_read_ticks(), stream.max_batch),
+        origin_ns_(origin_ns),
+        stop_(stop),
+        spawn_(spawn) {}
 
   std::uint32_t rank() const { return rank_; }
   std::uint32_t block_size() const { return block_size_; }
@@ -75,14 +80,18 @@ class WorkerContext {
   std::uint64_t now_ns() const { return host_now_ns() - origin_ns_; }
   // Trace hooks (trace_stream.hpp decides which take a clock read). Raw ticks: the runtime maps
   // them to ns at the run's end (event_clock.hpp).
-  GPULB_TRACE_INLINE void record(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
+  GPULB_TRACE_INLINE void record(trace::EventKind kind, std::uint32_t arg = 0,
+                                 std::uint16_t aux = 0) const {
     clock_.record(kind, arg, aux);
   }
   // An event at the time of this worker's record before it (no clock read; BatchClock::record_untimed).
-  GPULB_TRACE_INLINE void record_at_last(trace::EventKind kind, std::uint32_t arg = 0, std::uint16_t aux = 0) const {
+  GPULB_TRACE_INLINE void record_at_last(trace::EventKind kind, std::uint32_t arg = 0,
+                                         std::uint16_t aux = 0) const {
     clock_.record_untimed(kind, arg, aux);
   }
-  GPULB_TRACE_INLINE void task_begin(const Task& task) const { clock_.task_begin(task.id, task.kind); }
+  GPULB_TRACE_INLINE void task_begin(const Task& task) const {
+    clock_.task_begin(task.id, task.kind);
+  }
   GPULB_TRACE_INLINE void task_end() const { clock_.task_end(); }
   // Before a wait outside the trace (a launch barrier): see BatchClock::pause.
   void pause_trace() const { clock_.pause(); }

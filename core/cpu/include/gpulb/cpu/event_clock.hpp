@@ -37,7 +37,8 @@ inline const bool kEventTicksAreTsc = tsc_is_invariant();
 inline std::uint64_t event_ticks(bool tsc = kEventTicksAreTsc) {
 #ifdef GPULB_HAVE_TSC
   if (tsc) {
-    std::uint32_t lo, hi;  // rdtsc by hand: x86intrin.h is more than nvcc's host pass needs to parse
+    std::uint32_t lo,
+        hi;  // rdtsc by hand: x86intrin.h is more than nvcc's host pass needs to parse
     asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
     return (std::uint64_t{hi} << 32) | lo;
   }
@@ -51,21 +52,25 @@ inline std::uint64_t event_ticks(bool tsc = kEventTicksAreTsc) {
 // baseline, the smaller the error of the two paired reads: a few ns over milliseconds).
 class TickScale {
  public:
-  TickScale(bool tsc, std::uint64_t origin_tick) : tsc_(tsc), origin_tick_(origin_tick) { (void)process_start(); }
+  TickScale(bool tsc, std::uint64_t origin_tick) : tsc_(tsc), origin_tick_(origin_tick) {
+    (void)process_start();
+  }
 
   // Called at the run's end, before any to_origin_ns.
   void calibrate() {
     if (!tsc_) return;
     const Pair& first = process_start();
     const Pair now = pair(tsc_);
-    if (now.tick > first.tick && now.ns > first.ns) ns_per_tick_ = double(now.ns - first.ns) / double(now.tick - first.tick);
+    if (now.tick > first.tick && now.ns > first.ns)
+      ns_per_tick_ = double(now.ns - first.ns) / double(now.tick - first.tick);
   }
 
   std::uint64_t origin_tick() const { return origin_tick_; }
 
   std::uint64_t to_origin_ns(std::uint64_t tick) const {
     if (tick <= origin_tick_) return 0;
-    return tsc_ ? static_cast<std::uint64_t>(double(tick - origin_tick_) * ns_per_tick_) : tick - origin_tick_;
+    return tsc_ ? static_cast<std::uint64_t>(double(tick - origin_tick_) * ns_per_tick_)
+                : tick - origin_tick_;
   }
 
  private:

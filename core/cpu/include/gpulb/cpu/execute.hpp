@@ -12,7 +12,9 @@ namespace gpulb::cpu {
 template <class Body>
 ExecOutput execute(const ExecPlan& plan, const Body& body) {
   if (plan.host_feed && (plan.policy == nullptr || !plan.policy->traits.host_inserts)) {
-    throw ConfigError("host inserts while the run goes on (host_feed) need a policy that takes them (work-stealing)");
+    throw ConfigError(
+        "host inserts while the run goes on (host_feed) need a policy that takes them "
+        "(work-stealing)");
   }
   // A policy a program added (Registry::add_cpu_driver): its name is none of the compiled list's.
   if (plan.added_cpu_driver != nullptr) return plan.added_cpu_driver(plan, AnyBody(body));

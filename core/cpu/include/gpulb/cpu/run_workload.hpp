@@ -21,7 +21,8 @@ ExecOutput run_workload(Instance& instance, const ExecPlan& plan) {
   if (p.distribution != nullptr) {
     // Rank 0 collects every rank's records (one array a rank, as one a GPU) and the merged
     // output, so that the scenario's own verify() sees the whole run; other ranks keep theirs.
-    std::vector<std::vector<typename Instance::Record>> all = gather_records(*p.distribution, records[0]);
+    std::vector<std::vector<typename Instance::Record>> all =
+        gather_records(*p.distribution, records[0]);
     out = merge_rank_outputs(*p.distribution, std::move(out));
     if (p.distribution->rank() == 0) records = std::move(all);
   }

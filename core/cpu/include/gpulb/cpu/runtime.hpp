@@ -28,9 +28,11 @@ struct alignas(kHotLine) WorkerSlot {
   std::atomic<std::uint64_t> tasks_spawned{0};  // children this worker's tasks created
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
-  std::uint64_t cpu_ns = 0;   // the worker thread's CPU time (what a shared machine's load disturbs least)
+  // the worker thread's CPU time (what a shared machine's load disturbs least)
+  std::uint64_t cpu_ns = 0;
   std::uint64_t wall_ns = 0;  // the worker thread's wall time over the same span
-  std::uint64_t minor_faults = 0;  // page faults the worker thread took over that span (fresh memory it wrote)
+  std::uint64_t minor_faults =
+      0;               // page faults the worker thread took over that span (fresh memory it wrote)
   StreamCounts trace;  // the worker's trace stream: units used, records dropped
 };
 
@@ -90,15 +92,16 @@ class Runtime {
   ExecOutput finish(const std::string& host_track_name, std::uint64_t tasks_run);
 
  private:
-  void add_worker_metrics(ExecOutput& out) const;                        // finish(): load, CPU time, faults
-  void add_tracks(ExecOutput& out, const std::string& host_track_name);  // finish(): the streams as tracks
+  void add_worker_metrics(ExecOutput& out) const;  // finish(): load, CPU time, faults
+  void add_tracks(ExecOutput& out,
+                  const std::string& host_track_name);  // finish(): the streams as tracks
   const ExecPlan& plan_;
   std::uint32_t workers_;
   std::uint64_t origin_ns_;
   TickScale ticks_;  // events carry raw ticks; finish() maps them to ns since origin_ns_
   std::uint32_t trace_batch_;
   std::uint32_t capacity_ = 0;  // events of the host segment; a worker's stream has their bytes
-  std::string trace_note_;  // where the memory budget cut the segments
+  std::string trace_note_;      // where the memory budget cut the segments
   std::vector<WorkerSlot> slots_;
   std::vector<std::unique_ptr<std::uint64_t[]>> units_;  // a stream per worker
   std::unique_ptr<trace::Event[]> host_events_;

@@ -40,8 +40,10 @@ inline constexpr std::uint8_t kUntimedEvent = 0x81;
 inline constexpr std::uint8_t kUntimedTask = 0x82;
 inline constexpr std::uint64_t kTickMask = (std::uint64_t{1} << 56) - 1;
 
-constexpr std::uint64_t pack_unit(std::uint32_t arg, std::uint16_t aux, std::uint8_t kind, std::uint8_t code) {
-  return std::uint64_t{arg} | (std::uint64_t{aux} << 32) | (std::uint64_t{kind} << 48) | (std::uint64_t{code} << 56);
+constexpr std::uint64_t pack_unit(std::uint32_t arg, std::uint16_t aux, std::uint8_t kind,
+                                  std::uint8_t code) {
+  return std::uint64_t{arg} | (std::uint64_t{aux} << 32) | (std::uint64_t{kind} << 48) |
+         (std::uint64_t{code} << 56);
 }
 
 // Clock reads a batch of short tasks spans at least (see the top). A task timed alone takes two
@@ -53,7 +55,8 @@ inline constexpr std::uint32_t kMaxBatch = 4096;
 // A worker's used units and dropped events: written by that worker only, read after the run.
 struct StreamCounts {
   std::uint32_t used = 0;
-  std::uint64_t dropped = 0;  // events that did not fit (the first record that did not ends the stream)
+  // events that did not fit (the first record that did not ends the stream)
+  std::uint64_t dropped = 0;
 };
 
 // One worker's private slice of the trace memory, by value (as trace::TraceSegment on the GPU).
@@ -61,14 +64,17 @@ struct TraceStream {
   std::uint64_t* units = nullptr;  // capacity units; nullptr when tracing is off
   std::uint32_t capacity = 0;
   StreamCounts* counts = nullptr;
-  std::uint64_t origin_tick = 0;   // the run's origin on the event clock
-  std::uint32_t max_batch = kMaxBatch;  // the most tasks one clock read may cover (--param trace_batch)
+  std::uint64_t origin_tick = 0;  // the run's origin on the event clock
+  // the most tasks one clock read may cover (--param trace_batch)
+  std::uint32_t max_batch = kMaxBatch;
 
   bool enabled() const { return units != nullptr; }
 
-  void timed(std::uint64_t tick, trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) const {
+  void timed(std::uint64_t tick, trace::EventKind kind, std::uint32_t arg,
+             std::uint16_t aux) const {
     const std::uint32_t n = counts->used;
-    if (capacity - n < 2) [[unlikely]] return full(kind == trace::EventKind::None ? 0 : 1);  // a clock mark is no event
+    if (capacity - n < 2) [[unlikely]]
+      return full(kind == trace::EventKind::None ? 0 : 1);  // a clock mark is no event
     units[n] = (tick > origin_tick ? tick - origin_tick : 0) & kTickMask;
     units[n + 1] = pack_unit(arg, aux, static_cast<std::uint8_t>(kind), 0);
     counts->used = n + 2;
@@ -76,7 +82,9 @@ struct TraceStream {
   void untimed(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) const {
     put(pack_unit(arg, aux, static_cast<std::uint8_t>(kind), kUntimedEvent), 1);
   }
-  void untimed_task(std::uint32_t id, std::uint16_t kind) const { put(pack_unit(id, kind, 0, kUntimedTask), 2); }
+  void untimed_task(std::uint32_t id, std::uint16_t kind) const {
+    put(pack_unit(id, kind, 0, kUntimedTask), 2);
+  }
 
   // The untimed task that the last unit holds (untimed_task, the stream's last record) becomes its
   // begin alone (an untimed TaskBegin), its end to follow; false where that record was dropped
@@ -86,14 +94,16 @@ struct TraceStream {
     std::uint64_t& unit = units[counts->used - 1];
     id = static_cast<std::uint32_t>(unit);
     kind = static_cast<std::uint16_t>(unit >> 32);
-    unit = pack_unit(id, kind, static_cast<std::uint8_t>(trace::EventKind::TaskBegin), kUntimedEvent);
+    unit =
+        pack_unit(id, kind, static_cast<std::uint8_t>(trace::EventKind::TaskBegin), kUntimedEvent);
     return true;
   }
 
  private:
   void put(std::uint64_t unit, std::uint32_t events) const {
     const std::uint32_t n = counts->used;
-    if (n >= capacity) [[unlikely]] return full(events);
+    if (n >= capacity) [[unlikely]]
+      return full(events);
     units[n] = unit;
     counts->used = n + 1;
   }
@@ -131,13 +141,15 @@ class BatchClock {
     if (!s_.enabled()) return;
     flush_pending_begin();
     const bool level = kind == trace::EventKind::DequeLevel || kind == trace::EventKind::QueueLevel;
-    if (kind == trace::EventKind::Spawn || kind == trace::EventKind::SpawnBatch || (open_ && level)) return s_.untimed(kind, arg, aux);
+    if (kind == trace::EventKind::Spawn || kind == trace::EventKind::SpawnBatch || (open_ && level))
+      return s_.untimed(kind, arg, aux);
     record_timed(kind, arg, aux);
   }
 
   // An event that takes the time of the record before it, with no clock read of its own (flagged
   // interpolated): a queue level written right after a timed task edge.
-  GPULB_TRACE_INLINE void record_untimed(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) {
+  GPULB_TRACE_INLINE void record_untimed(trace::EventKind kind, std::uint32_t arg,
+                                         std::uint16_t aux) {
     if (!s_.enabled()) return;
     flush_pending_begin();
     s_.untimed(kind, arg, aux);
@@ -178,14 +190,16 @@ class BatchClock {
       return;
     }
     if (batch_ == 1) return timed_end();
-    s_.untimed(trace::EventKind::TaskEnd, id_, kind_);  // the batch's timed first task, or one reopened
+    s_.untimed(trace::EventKind::TaskEnd, id_,
+               kind_);  // the batch's timed first task, or one reopened
   }
 
   std::uint32_t batch() const { return batch_; }
   std::uint64_t min_span() const { return min_span_; }
 
  private:
-  GPULB_TRACE_NOINLINE void record_timed(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) {
+  GPULB_TRACE_NOINLINE void record_timed(trace::EventKind kind, std::uint32_t arg,
+                                         std::uint16_t aux) {
     s_.timed(event_ticks(), kind, arg, aux);
     close_batch();
   }
@@ -220,7 +234,8 @@ class BatchClock {
   }
   void adapt_batch(std::uint64_t now) {
     const std::uint64_t span = now - begin_tick_;
-    const std::uint32_t tasks = batch_;  // it ran them all: a batch cut short (a timed event) is not open
+    // it ran them all: a batch cut short (a timed event) is not open
+    const std::uint32_t tasks = batch_;
     // Back to timing each task once they take the whole span on their own.
     batch_ = span / tasks >= min_span_ ? 1 : batch_for(span, tasks);
   }
@@ -228,10 +243,11 @@ class BatchClock {
   TraceStream s_{};
   std::uint64_t min_span_ = 0;
   std::uint32_t max_batch_ = kMaxBatch;
-  std::uint32_t batch_ = 1;     // tasks a clock read covers; 1: each task timed at begin and end
-  std::uint32_t batch_left_ = 0;  // tasks the open batch still takes untimed (0 when none is open, or all taken)
-  bool open_ = false;           // a batch is open: its untimed records are placed by its timed ends
-  bool pending_ = false;        // the running task was written whole at its begin
+  std::uint32_t batch_ = 1;  // tasks a clock read covers; 1: each task timed at begin and end
+  // tasks the open batch still takes untimed (0 when none is open, or all taken)
+  std::uint32_t batch_left_ = 0;
+  bool open_ = false;     // a batch is open: its untimed records are placed by its timed ends
+  bool pending_ = false;  // the running task was written whole at its begin
   std::uint64_t begin_tick_ = 0;  // the last timed TaskBegin
   std::uint32_t id_ = 0;
   std::uint16_t kind_ = 0;
@@ -243,7 +259,8 @@ class BatchClock {
 // ends in it (task i of n ends at ta + (tb - ta) * i / n; a begin or a level sits at the end
 // before it); with no task end in the run, or no timed record after it, they take ta.
 template <class NsOf>
-std::vector<trace::Event> expand_stream(const std::uint64_t* units, std::uint32_t count, NsOf ns_of);
+std::vector<trace::Event> expand_stream(const std::uint64_t* units, std::uint32_t count,
+                                        NsOf ns_of);
 
 // The same without the clock mapping: ticks are ns (tests; the steady_clock fallback).
 std::vector<trace::Event> expand_stream_ns(const std::uint64_t* units, std::uint32_t count);
@@ -257,7 +274,8 @@ void place_untimed(std::vector<trace::Event>& ev);
 }  // namespace detail
 
 template <class NsOf>
-std::vector<trace::Event> expand_stream(const std::uint64_t* units, std::uint32_t count, NsOf ns_of) {
+std::vector<trace::Event> expand_stream(const std::uint64_t* units, std::uint32_t count,
+                                        NsOf ns_of) {
   std::vector<trace::Event> ev;
   detail::parse_units(units, count, ev);
   for (trace::Event& e : ev) {

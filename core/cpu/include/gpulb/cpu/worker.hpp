@@ -25,14 +25,18 @@ struct IdleTracker {
 };
 
 template <class Body>
-void run_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Body& body, const Task& task) {
+void run_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Body& body,
+              const Task& task) {
   ctx.task_begin(task);
   body(ctx, task);
   ctx.task_end();
-  slot.tasks_done.store(slot.tasks_done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  slot.tasks_done.store(slot.tasks_done.load(std::memory_order_relaxed) + 1,
+                        std::memory_order_relaxed);
   if (ctx.refused_spawns() != 0) [[unlikely]] {
-    rt.fail("task " + std::to_string(task.id) + " spawned child tasks, which policy '" + std::string(rt.policy().name) +
-            "' cannot run here (task-queue runs them only where the scenario says it spawns); use work-stealing, static-list "
+    rt.fail("task " + std::to_string(task.id) + " spawned child tasks, which policy '" +
+            std::string(rt.policy().name) +
+            "' cannot run here (task-queue runs them only where the scenario says it spawns); use "
+            "work-stealing, static-list "
             "or blocking-queue");
   }
 }
@@ -41,8 +45,11 @@ void run_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Bod
 class SpawnBuffers {
  public:
   SpawnBuffers(std::uint32_t workers, std::uint32_t capacity)
-      : capacity_(capacity), slots_(static_cast<std::size_t>(workers) * capacity), buffers_(workers) {
-    for (std::uint32_t w = 0; w < workers; ++w) buffers_[w] = SpawnBuffer{slots_.data() + std::size_t{w} * capacity, capacity, 0};
+      : capacity_(capacity),
+        slots_(static_cast<std::size_t>(workers) * capacity),
+        buffers_(workers) {
+    for (std::uint32_t w = 0; w < workers; ++w)
+      buffers_[w] = SpawnBuffer{slots_.data() + std::size_t{w} * capacity, capacity, 0};
   }
   SpawnBuffer* get(std::uint32_t w) { return &buffers_[w]; }
 
@@ -76,7 +83,8 @@ struct WorkerIds {
     if (end - next < n) {
       const std::uint32_t want = n > block ? n : block;
       // relaxed: ids only need to be unique (as in assign_child_ids).
-      const std::uint64_t base = device_atomic_ref<std::uint32_t>(counter->next).fetch_add(want, mo::relaxed);
+      const std::uint64_t base =
+          device_atomic_ref<std::uint32_t>(counter->next).fetch_add(want, mo::relaxed);
       if (base + want > limit) return false;
       next = base;
       end = base + want;
@@ -101,14 +109,16 @@ struct NothingAtBegin {
 // shares its time). Returns false (the run has been failed with a message naming the parameter
 // to raise) when the body spawned more than spawn_capacity children or the ids ran out.
 template <class Body, class AtBegin = NothingAtBegin>
-bool run_spawning_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Body& body, const Task& task,
-                       SpawnBuffer& spawn, WorkerIds& ids, const AtBegin& at_begin = {}) {
+bool run_spawning_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Body& body,
+                       const Task& task, SpawnBuffer& spawn, WorkerIds& ids,
+                       const AtBegin& at_begin = {}) {
   spawn.clear();
   ctx.task_begin(task);
   at_begin();
   body(ctx, task);
   ctx.task_end();
-  slot.tasks_done.store(slot.tasks_done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  slot.tasks_done.store(slot.tasks_done.load(std::memory_order_relaxed) + 1,
+                        std::memory_order_relaxed);
   if (spawn.overflowed()) [[unlikely]] {
     rt.fail("task " + std::to_string(task.id) + " spawned " + std::to_string(spawn.count) +
             " children, more than spawn_capacity=" + std::to_string(spawn.capacity) +
@@ -121,7 +131,8 @@ bool run_spawning_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, 
             " ids): the run created more tasks than the scenario expected");
     return false;
   }
-  slot.tasks_spawned.store(slot.tasks_spawned.load(std::memory_order_relaxed) + spawn.count, std::memory_order_relaxed);
+  slot.tasks_spawned.store(slot.tasks_spawned.load(std::memory_order_relaxed) + spawn.count,
+                           std::memory_order_relaxed);
   // WorkerIds gives one batch consecutive ids.
   const trace::EventPayload p = trace::spawn_event(spawn.slots[0].id, spawn.count);
   ctx.record(p.kind, p.arg, p.aux);
@@ -130,12 +141,12 @@ bool run_spawning_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, 
 
 // The same with one fetch-and-add on the run-wide counter per task that spawns (exact ids).
 template <class Body, class AtBegin = NothingAtBegin>
-bool run_spawning_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Body& body, const Task& task,
-                       SpawnBuffer& spawn, TaskIdCounter* ids, std::uint64_t id_limit, const AtBegin& at_begin = {}) {
+bool run_spawning_task(Runtime& rt, const WorkerContext& ctx, WorkerSlot& slot, const Body& body,
+                       const Task& task, SpawnBuffer& spawn, TaskIdCounter* ids,
+                       std::uint64_t id_limit, const AtBegin& at_begin = {}) {
   WorkerIds exact{ids, id_limit, 1};
   return run_spawning_task(rt, ctx, slot, body, task, spawn, exact, at_begin);
 }
-
 
 // Shared worker start/end events.
 inline void worker_begin(const WorkerContext& ctx, WorkerSlot& slot, std::uint32_t rank) {

@@ -25,17 +25,18 @@ class CudaError : public RunError {
 
 }  // namespace gpulb::cuda
 
-#define GPULB_CUDA_TRY(call)                                                               \
-  do {                                                                                     \
-    const cudaError_t gpulb_err_ = (call);                                                 \
-    if (gpulb_err_ != cudaSuccess) ::gpulb::cuda::throw_cuda_error(gpulb_err_, #call, __FILE__, __LINE__); \
+#define GPULB_CUDA_TRY(call)                                                  \
+  do {                                                                        \
+    const cudaError_t gpulb_err_ = (call);                                    \
+    if (gpulb_err_ != cudaSuccess)                                            \
+      ::gpulb::cuda::throw_cuda_error(gpulb_err_, #call, __FILE__, __LINE__); \
   } while (0)
 
 #if defined(GPULB_CUDA_DEBUG_SYNC)
-#define GPULB_CUDA_CHECK_LAUNCH()                  \
-  do {                                             \
-    GPULB_CUDA_TRY(cudaGetLastError());            \
-    GPULB_CUDA_TRY(cudaDeviceSynchronize());       \
+#define GPULB_CUDA_CHECK_LAUNCH()            \
+  do {                                       \
+    GPULB_CUDA_TRY(cudaGetLastError());      \
+    GPULB_CUDA_TRY(cudaDeviceSynchronize()); \
   } while (0)
 #else
 #define GPULB_CUDA_CHECK_LAUNCH() GPULB_CUDA_TRY(cudaGetLastError())

@@ -25,7 +25,8 @@ class DeviceBuffer {
     GPULB_CUDA_TRY(cudaMemsetAsync(p_, 0, n * sizeof(T), cudaStreamLegacy));
     GPULB_CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
   }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     std::swap(p_, o.p_);
     std::swap(n_, o.n_);
@@ -38,8 +39,12 @@ class DeviceBuffer {
   }
   T* get() const { return p_; }
   std::size_t size() const { return n_; }
-  void upload(const T* src, std::size_t n) { GPULB_CUDA_TRY(cudaMemcpy(p_, src, n * sizeof(T), cudaMemcpyHostToDevice)); }
-  void download(T* dst, std::size_t n) const { GPULB_CUDA_TRY(cudaMemcpy(dst, p_, n * sizeof(T), cudaMemcpyDeviceToHost)); }
+  void upload(const T* src, std::size_t n) {
+    GPULB_CUDA_TRY(cudaMemcpy(p_, src, n * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void download(T* dst, std::size_t n) const {
+    GPULB_CUDA_TRY(cudaMemcpy(dst, p_, n * sizeof(T), cudaMemcpyDeviceToHost));
+  }
 
  private:
   T* p_ = nullptr;
@@ -54,12 +59,15 @@ class MappedBuffer {
   MappedBuffer() = default;
   explicit MappedBuffer(std::size_t n) : n_(n) {
     if (n == 0) return;
-    GPULB_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&host_), n * sizeof(T), cudaHostAllocMapped | cudaHostAllocPortable));
+    GPULB_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&host_), n * sizeof(T),
+                                 cudaHostAllocMapped | cudaHostAllocPortable));
     std::memset(static_cast<void*>(host_), 0, n * sizeof(T));
     GPULB_CUDA_TRY(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
   }
   MappedBuffer(MappedBuffer&& o) noexcept
-      : host_(std::exchange(o.host_, nullptr)), device_(std::exchange(o.device_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+      : host_(std::exchange(o.host_, nullptr)),
+        device_(std::exchange(o.device_, nullptr)),
+        n_(std::exchange(o.n_, 0)) {}
   MappedBuffer& operator=(MappedBuffer&& o) noexcept {
     std::swap(host_, o.host_);
     std::swap(device_, o.device_);

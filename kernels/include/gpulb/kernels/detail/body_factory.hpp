@@ -30,7 +30,9 @@ class BodyFactory {
  public:
   explicit BodyFactory(MakeBody& make) : make_(make) {}
 
-  auto operator()(std::uint32_t gpu_slot, std::uint32_t workers) { return call(make_, gpu_slot, workers); }
+  auto operator()(std::uint32_t gpu_slot, std::uint32_t workers) {
+    return call(make_, gpu_slot, workers);
+  }
 
  private:
   MakeBody& make_;

@@ -50,7 +50,8 @@ enum class WorkerAction : int { Run = 0, Done = 1, Stop = 2 };
 
 // Shared by the threads of a block: the task thread 0 found, the spawn counter, what to do next.
 struct DynamicMailbox {
-  alignas(16) unsigned char task_bytes[sizeof(Task)];  // a Task (no constructor allowed in __shared__)
+  alignas(
+      16) unsigned char task_bytes[sizeof(Task)];  // a Task (no constructor allowed in __shared__)
   std::uint32_t spawn_count;
   int action;
   BlockScratch scratch;
@@ -66,11 +67,20 @@ struct alignas(64) DynamicBlockStats {
   std::uint64_t spilled;
   std::uint64_t failed_attempts;
   std::uint32_t sm;  // the SM the block ran on (tasks per SM)
-  std::uint32_t remote_steals;  // work-stealing across GPUs: steals from another GPU's deque (also in `steals`)
+  std::uint32_t
+      remote_steals;  // work-stealing across GPUs: steals from another GPU's deque (also in `steals`)
 };
 static_assert(sizeof(DynamicBlockStats) == 64);
 
-enum class DynamicFailure : std::uint32_t { None = 0, SpawnCapacity, IdCapacity, DequeFull, OverflowFull, ListCapacity, BlockingFull };
+enum class DynamicFailure : std::uint32_t {
+  None = 0,
+  SpawnCapacity,
+  IdCapacity,
+  DequeFull,
+  OverflowFull,
+  ListCapacity,
+  BlockingFull
+};
 
 // The first failure of a run (later ones are dropped); read by the host after the kernel ended.
 struct DeviceFailure {
@@ -82,9 +92,9 @@ struct DeviceFailure {
 
 // What every spawning kernel receives besides its policy's structures.
 struct DynamicArgs {
-  Task* spawn_slots = nullptr;       // blocks * spawn_capacity
+  Task* spawn_slots = nullptr;  // blocks * spawn_capacity
   std::uint32_t spawn_capacity = 0;
-  TaskIdCounter* ids = nullptr;      // device memory
+  TaskIdCounter* ids = nullptr;  // device memory
   std::uint64_t id_limit = 0;
   DynamicBlockStats* stats = nullptr;
   DeviceFailure* failure = nullptr;
@@ -93,10 +103,13 @@ struct DynamicArgs {
   // A run across GPUs gives out interleaved ids (take_children_interleaved, assign_child_ids_strided).
   std::uint32_t id_stride = 1;
 
-  __device__ Task* slots(std::uint32_t rank) const { return spawn_slots + static_cast<std::size_t>(rank) * spawn_capacity; }
+  __device__ Task* slots(std::uint32_t rank) const {
+    return spawn_slots + static_cast<std::size_t>(rank) * spawn_capacity;
+  }
 
   __device__ BlockContext context(std::uint32_t rank, DynamicMailbox& box) const {
-    return BlockContext(rank, trace.segment(rank), stop, &box.scratch, DeviceSpawnRef{slots(rank), spawn_capacity, &box.spawn_count});
+    return BlockContext(rank, trace.segment(rank), stop, &box.scratch,
+                        DeviceSpawnRef{slots(rank), spawn_capacity, &box.spawn_count});
   }
 
   // The watchdog fired or another block failed: stop taking tasks. Relaxed (volatile) loads: a
@@ -106,11 +119,13 @@ struct DynamicArgs {
            *static_cast<const volatile std::uint32_t*>(&failure->code) != 0;
   }
 
-  __device__ void fail(DynamicFailure code, std::uint32_t block, std::uint32_t task, std::uint32_t count) const {
+  __device__ void fail(DynamicFailure code, std::uint32_t block, std::uint32_t task,
+                       std::uint32_t count) const {
     std::uint32_t expected = 0;
     // relaxed: the details are read by the host after the kernel has ended (stream order).
-    if (device_atomic_ref<std::uint32_t>(failure->code).compare_exchange_strong(expected, static_cast<std::uint32_t>(code), mo::relaxed,
-                                                                                 mo::relaxed)) {
+    if (device_atomic_ref<std::uint32_t>(failure->code)
+            .compare_exchange_strong(expected, static_cast<std::uint32_t>(code), mo::relaxed,
+                                     mo::relaxed)) {
       failure->block = block;
       failure->task = task;
       failure->count = count;
@@ -136,7 +151,8 @@ struct DynamicArgs {
   }
   // take_children for a run across GPUs: the ids interleave with the other GPUs' (id_stride). A
   // function apart, so that the one-GPU kernels keep their registers.
-  __device__ bool take_children_interleaved(const Task& parent, std::uint32_t rank, std::uint32_t count) const {
+  __device__ bool take_children_interleaved(const Task& parent, std::uint32_t rank,
+                                            std::uint32_t count) const {
     if (count > spawn_capacity) {
       fail(DynamicFailure::SpawnCapacity, rank, parent.id, count);
       return false;
@@ -155,7 +171,8 @@ struct DynamicArgs {
 // `publish(task, children)` runs on thread 0 after the body and returns false when the run failed
 // (the block then stops).
 template <class Body, class Find, class Publish>
-__device__ void dynamic_block_loop(const BlockContext& ctx, const Body& body, DynamicMailbox& box, Find&& find, Publish&& publish) {
+__device__ void dynamic_block_loop(const BlockContext& ctx, const Body& body, DynamicMailbox& box,
+                                   Find&& find, Publish&& publish) {
   Task& task = *reinterpret_cast<Task*>(box.task_bytes);
   bool stopped = false;  // thread 0's
   for (;;) {
@@ -196,8 +213,12 @@ namespace detail {
 class DeviceSharingQueue {
  public:
   explicit DeviceSharingQueue(std::uint32_t capacity, std::span<const Task> initial = {})
-      : capacity_(HostSharingQueue::checked_capacity(capacity)), ctl_(1), seq_(capacity), tasks_(capacity) {
-    if (initial.size() > capacity) throw std::logic_error("DeviceSharingQueue: more initial tasks than slots");
+      : capacity_(HostSharingQueue::checked_capacity(capacity)),
+        ctl_(1),
+        seq_(capacity),
+        tasks_(capacity) {
+    if (initial.size() > capacity)
+      throw std::logic_error("DeviceSharingQueue: more initial tasks than slots");
     if (!initial.empty()) {
       tasks_.upload(initial.data(), initial.size());
       SharingQueueControl c;
@@ -206,8 +227,8 @@ class DeviceSharingQueue {
       ctl_.upload(&c, 1);
     }
     // On the legacy stream and synchronized, as DeviceBuffer zeroes its memory.
-    init_sequence_kernel<<<std::min<std::uint32_t>(1024, (capacity + 255) / 256), 256, 0, cudaStreamLegacy>>>(seq_.get(), capacity,
-                                                                                                               initial.size());
+    init_sequence_kernel<<<std::min<std::uint32_t>(1024, (capacity + 255) / 256), 256, 0,
+                           cudaStreamLegacy>>>(seq_.get(), capacity, initial.size());
     GPULB_CUDA_CHECK_LAUNCH();
     GPULB_CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
   }
@@ -229,15 +250,18 @@ class DeviceSharingQueue {
 // an unlucky balance, plus room for idle spells; at most 1 Mi events a block and 4 GiB in all
 // (a dropped event is counted and the run says so: raise trace_capacity). The run's trace budget
 // has the last word (the segments come back to host memory): a cut is noted in `notes`.
-inline std::uint32_t dynamic_trace_capacity(const ExecPlan& plan, std::uint32_t blocks, std::uint32_t per_task,
+inline std::uint32_t dynamic_trace_capacity(const ExecPlan& plan, std::uint32_t blocks,
+                                            std::uint32_t per_task,
                                             std::vector<std::string>& notes) {
   if (!plan.trace) return 0;
   const std::uint64_t expected = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
   const std::uint64_t b = std::max(1u, blocks);
-  std::uint64_t cap = plan.expected_tasks == 0 ? 16384 : 2 * per_task * expected / b + 4096;  // unknown: 16 Ki
+  // unknown: 16 Ki
+  std::uint64_t cap = plan.expected_tasks == 0 ? 16384 : 2 * per_task * expected / b + 4096;
   cap = std::min<std::uint64_t>(cap, std::uint64_t{1} << 20);
   cap = std::min<std::uint64_t>(cap, (std::uint64_t{4} << 30) / sizeof(trace::Event) / b);
-  const TraceFit fit = fit_trace_segments(plan, b + 1, std::max<std::uint64_t>(cap, 256));  // + the host track
+  // + the host track
+  const TraceFit fit = fit_trace_segments(plan, b + 1, std::max<std::uint64_t>(cap, 256));
   if (!fit.note.empty()) notes.push_back(fit.note);
   return fit.capacity;
 }
@@ -254,8 +278,8 @@ inline void check_device_bytes(std::uint64_t bytes, const std::string& what) {
   std::size_t free_bytes = 0, total = 0;
   GPULB_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total));
   if (bytes > free_bytes) {
-    throw RunError(what + " needs " + std::to_string(bytes >> 20) + " MiB of device memory; " + std::to_string(free_bytes >> 20) +
-                   " MiB are free");
+    throw RunError(what + " needs " + std::to_string(bytes >> 20) + " MiB of device memory; " +
+                   std::to_string(free_bytes >> 20) + " MiB are free");
   }
 }
 
@@ -274,17 +298,20 @@ struct DynamicOutcome {
 // the per-block counters, the plan's progress callback, the watchdog, device errors, failures.
 class DynamicHost {
  public:
-  DynamicHost(GpuSession& s, const ExecPlan& plan, std::uint32_t blocks, std::atomic<bool>& abort_all)
+  DynamicHost(GpuSession& s, const ExecPlan& plan, std::uint32_t blocks,
+              std::atomic<bool>& abort_all)
       : s_(s),
         plan_(plan),
         blocks_(blocks),
         stats_(blocks),
         failure_(1),
         ids_(1),
-        spawn_slots_((check_device_bytes(std::uint64_t{blocks} * plan.options.spawn_capacity * sizeof(Task),
-                                         "spawn buffers (blocks x spawn_capacity=" + std::to_string(plan.options.spawn_capacity) +
-                                             "; lower --param spawn_capacity)"),
-                      std::size_t{blocks} * plan.options.spawn_capacity)),
+        spawn_slots_(
+            (check_device_bytes(std::uint64_t{blocks} * plan.options.spawn_capacity * sizeof(Task),
+                                "spawn buffers (blocks x spawn_capacity=" +
+                                    std::to_string(plan.options.spawn_capacity) +
+                                    "; lower --param spawn_capacity)"),
+             std::size_t{blocks} * plan.options.spawn_capacity)),
         snapshot_(blocks),
         watchdog_(plan, s, abort_all) {
     TaskIdCounter first;
@@ -293,8 +320,11 @@ class DynamicHost {
   }
 
   DynamicArgs args() const {
-    return {spawn_slots_.get(), plan_.options.spawn_capacity, ids_.get(), id_limit(plan_), stats_.get(), failure_.get(),
-            s_.stop_flag(), s_.trace_ref(), id_stride_};
+    return {spawn_slots_.get(), plan_.options.spawn_capacity,
+            ids_.get(),         id_limit(plan_),
+            stats_.get(),       failure_.get(),
+            s_.stop_flag(),     s_.trace_ref(),
+            id_stride_};
   }
 
   // A run across `gpus` GPUs, this one at `lane`: its spawned ids interleave with the others'
@@ -344,10 +374,12 @@ class DynamicHost {
   std::string common_failure_message(const DeviceFailure& f) const {
     switch (static_cast<DynamicFailure>(f.code)) {
       case DynamicFailure::SpawnCapacity:
-        return "task " + std::to_string(f.task) + " spawned " + std::to_string(f.count) + " children, more than spawn_capacity=" +
+        return "task " + std::to_string(f.task) + " spawned " + std::to_string(f.count) +
+               " children, more than spawn_capacity=" +
                std::to_string(plan_.options.spawn_capacity) + "; raise --param spawn_capacity";
       case DynamicFailure::IdCapacity:
-        return "spawned task ids passed the scenario's table size (" + std::to_string(id_limit(plan_)) +
+        return "spawned task ids passed the scenario's table size (" +
+               std::to_string(id_limit(plan_)) +
                " ids): the run created more tasks than the scenario expected";
       default: return "";
     }
@@ -376,7 +408,8 @@ class DynamicHost {
 
  private:
   std::uint64_t poll_tasks() {
-    GPULB_CUDA_TRY(cudaMemcpyAsync(snapshot_.data(), stats_.get(), blocks_ * sizeof(DynamicBlockStats), cudaMemcpyDeviceToHost,
+    GPULB_CUDA_TRY(cudaMemcpyAsync(snapshot_.data(), stats_.get(),
+                                   blocks_ * sizeof(DynamicBlockStats), cudaMemcpyDeviceToHost,
                                    s_.copy_stream()));
     GPULB_CUDA_TRY(cudaStreamSynchronize(s_.copy_stream()));
     std::uint64_t done = 0;

@@ -76,7 +76,9 @@ class GpuRun {
   // The GPU whose part failed first (-1: none).
   int first_failure() const { return first_failure_.load(); }
   // Where GPU g's block tracks lie in the merged trace, [first, end) (empty when untraced).
-  std::pair<std::size_t, std::size_t> worker_tracks(std::uint32_t g) const { return worker_tracks_[g]; }
+  std::pair<std::size_t, std::size_t> worker_tracks(std::uint32_t g) const {
+    return worker_tracks_[g];
+  }
   const std::vector<GpuShare>& shares() const { return shares_; }
   // The host clock (host_now_ns) at the sessions' time 0.
   std::uint64_t origin_ns() const { return origin_ns_; }
@@ -127,11 +129,17 @@ class GpuRun {
 };
 
 template <class Run>
-concept DrivesEveryGpu = requires(Run& r, GpuRun& run) { r.drive(run); };
+concept DrivesEveryGpu = requires(Run& r, GpuRun& run) {
+  r.drive(run);
+};
 template <class Run>
-concept ConnectsGpus = requires(Run& r, GpuRun& run) { r.connect(run); };
+concept ConnectsGpus = requires(Run& r, GpuRun& run) {
+  r.connect(run);
+};
 template <class Run>
-concept BalancesRanks = requires(Run& r, GpuRun& run) { r.balance_ranks(run); };
+concept BalancesRanks = requires(Run& r, GpuRun& run) {
+  r.balance_ranks(run);
+};
 
 // A thread per GPU runs the run's control(g); this thread balances across ranks where the run
 // does, then reports the progress every 50 ms until every part has ended. The first failure is
@@ -179,8 +187,10 @@ ExecOutput run_on_gpus(GpuRun& run, Run& r) {
   if constexpr (ConnectsGpus<Run>) r.connect(run);
   run.open_sessions();
   r.allocate(run);
-  if constexpr (DrivesEveryGpu<Run>) r.drive(run);
-  else control_on_threads(run, r);
+  if constexpr (DrivesEveryGpu<Run>)
+    r.drive(run);
+  else
+    control_on_threads(run, r);
   ExecOutput out;
   out.notes = std::move(r.notes);
   for (std::uint32_t g = 0; g < run.gpus(); ++g) {

@@ -23,7 +23,9 @@ class GpuSession {
   GpuSession(int device, std::uint32_t slot, std::uint64_t origin_ns);
 
   int device() const { return device_; }
-  std::uint32_t slot() const { return slot_; }  // position among the run's GPUs (trace device index)
+  std::uint32_t slot() const {
+    return slot_;
+  }  // position among the run's GPUs (trace device index)
   const trace::Device& info() const { return info_; }
   trace::Device& info() { return info_; }
   cudaStream_t kernel_stream() const { return kernel_stream_.get(); }
@@ -77,6 +79,7 @@ struct GridSize {
   std::string note;
 };
 // `dynamic_smem`: the bytes of dynamic shared memory each block is launched with.
-GridSize persistent_grid(const void* kernel, int device, std::uint32_t block_size, std::uint32_t requested, std::size_t dynamic_smem = 0);
+GridSize persistent_grid(const void* kernel, int device, std::uint32_t block_size,
+                         std::uint32_t requested, std::size_t dynamic_smem = 0);
 
 }  // namespace gpulb::kernels::detail

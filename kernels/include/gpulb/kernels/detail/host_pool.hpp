@@ -53,14 +53,17 @@ class HostTaskPool {
     if (open_) return "the task pool is open to other ranks: batches go through staging memory";
     if (tasks_.empty() || pinned_) return {};
     const std::uint64_t t0 = host_now_ns();
-    const cudaError_t e = cudaHostRegister(const_cast<Task*>(tasks_.data()), tasks_.size_bytes(), cudaHostRegisterPortable);
+    const cudaError_t e = cudaHostRegister(const_cast<Task*>(tasks_.data()), tasks_.size_bytes(),
+                                           cudaHostRegisterPortable);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();  // not sticky: clear it so later calls do not report it
-      return std::string("the task pool could not be page-locked (") + cudaGetErrorString(e) + "): batches go through staging memory";
+      return std::string("the task pool could not be page-locked (") + cudaGetErrorString(e) +
+             "): batches go through staging memory";
     }
     pinned_ = true;
     return "page-locked the task pool (" + std::to_string(tasks_.size_bytes() >> 20) + " MiB) in " +
-           std::to_string((host_now_ns() - t0) / 1000) + " us before the launch, for the copy engine";
+           std::to_string((host_now_ns() - t0) / 1000) +
+           " us before the launch, for the copy engine";
   }
   bool pinned() const { return pinned_; }
 
@@ -86,8 +89,9 @@ class HostTaskPool {
       }
     }
     close(tasks_.size());
-    return std::to_string(in_runs) + " of " + std::to_string(tasks_.size()) + " tasks go as " + std::to_string(runs_.size()) +
-           " runs of consecutive ids in range batches (found in " + std::to_string((host_now_ns() - t0) / 1000) + " us before the launch)";
+    return std::to_string(in_runs) + " of " + std::to_string(tasks_.size()) + " tasks go as " +
+           std::to_string(runs_.size()) + " runs of consecutive ids in range batches (found in " +
+           std::to_string((host_now_ns() - t0) / 1000) + " us before the launch)";
   }
 
   struct Take {
@@ -103,7 +107,8 @@ class HostTaskPool {
   Take take(std::uint32_t most, bool ranges = false, std::uint32_t taker = kNoTaker) {
     const std::uint64_t quota = share_quota_.load(std::memory_order_relaxed);
     if (quota != 0 && taker < taken_.size()) {
-      most = static_cast<std::uint32_t>(std::min<std::uint64_t>(most, quota - std::min(quota, taken_[taker])));
+      most = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(most, quota - std::min(quota, taken_[taker])));
       if (most == 0) return {nullptr, 0, next_.load(std::memory_order_relaxed)};
       const Take t = take_unlimited(most, ranges);
       taken_[taker] += t.n;
@@ -114,7 +119,9 @@ class HostTaskPool {
   // A one-wave run (every task can start at once on some GPU's block): each GPU takes at most
   // `quota` tasks, its even share. A dynamic take could then only put a second task behind a busy
   // block of one GPU while a block of another stays idle. 0: no quota (the default).
-  void set_share_quota(std::uint64_t quota) { share_quota_.store(quota, std::memory_order_relaxed); }
+  void set_share_quota(std::uint64_t quota) {
+    share_quota_.store(quota, std::memory_order_relaxed);
+  }
   // The taker has taken its whole quota: what is left in the pool is the other GPUs' share.
   bool share_spent(std::uint32_t taker) const {
     const std::uint64_t quota = share_quota_.load(std::memory_order_relaxed);
@@ -160,12 +167,15 @@ class HostTaskPool {
   }
   void let_launch() { launch_.store(true, std::memory_order_release); }
 
-  bool empty() const { return open_ ? open_->held() == 0 : next_.load(std::memory_order_relaxed) >= tasks_.size(); }
+  bool empty() const {
+    return open_ ? open_->held() == 0 : next_.load(std::memory_order_relaxed) >= tasks_.size();
+  }
   // No task will come any more: empty, and in an open pool also closed.
   bool finished() const { return open_ ? open_->finished() : empty(); }
   std::uint64_t level() const {
     if (open_) return open_->held();
-    return tasks_.size() - std::min<std::uint64_t>(next_.load(std::memory_order_relaxed), tasks_.size());
+    return tasks_.size() -
+           std::min<std::uint64_t>(next_.load(std::memory_order_relaxed), tasks_.size());
   }
   // The tasks the queues and trace are sized for: the pool's, or in an open pool the whole run's.
   std::uint64_t size() const { return open_ ? sizing_tasks_ : tasks_.size(); }
@@ -180,14 +190,16 @@ class HostTaskPool {
     if (!ranges || runs_.empty()) {
       const std::uint64_t first = next_.fetch_add(most, std::memory_order_relaxed);
       if (first >= tasks_.size()) return {nullptr, 0, first};
-      const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(most, tasks_.size() - first));
+      const auto n =
+          static_cast<std::uint32_t>(std::min<std::uint64_t>(most, tasks_.size() - first));
       return {tasks_.data() + first, n, first};
     }
     std::uint64_t first = next_.load(std::memory_order_relaxed);
     for (;;) {
       if (first >= tasks_.size()) return {nullptr, 0, first};
       // The first run that ends after `first`: either `first` is inside it, or it bounds this batch.
-      const auto run = std::upper_bound(runs_.begin(), runs_.end(), first, [](std::uint64_t f, const Run& r) { return f < r.end; });
+      const auto run = std::upper_bound(runs_.begin(), runs_.end(), first,
+                                        [](std::uint64_t f, const Run& r) { return f < r.end; });
       std::uint64_t end = tasks_.size();
       bool range = false;
       if (run != runs_.end()) {
@@ -195,13 +207,16 @@ class HostTaskPool {
         end = range ? run->end : run->start;
       }
       const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(most, end - first));
-      if (next_.compare_exchange_weak(first, first + n, std::memory_order_relaxed)) return {tasks_.data() + first, n, first, range};
+      if (next_.compare_exchange_weak(first, first + n, std::memory_order_relaxed))
+        return {tasks_.data() + first, n, first, range};
     }
   }
   // b repeats a with the next id (the bytes after `id` equal).
   static bool continues(const Task& a, const Task& b) {
-    static_assert(offsetof(Task, id) == 0 && std::has_unique_object_representations_v<Task>, "memcmp compares all of a task but its id");
-    return b.id == a.id + 1 && std::memcmp(reinterpret_cast<const char*>(&a) + sizeof a.id, reinterpret_cast<const char*>(&b) + sizeof b.id,
+    static_assert(offsetof(Task, id) == 0 && std::has_unique_object_representations_v<Task>,
+                  "memcmp compares all of a task but its id");
+    return b.id == a.id + 1 && std::memcmp(reinterpret_cast<const char*>(&a) + sizeof a.id,
+                                           reinterpret_cast<const char*>(&b) + sizeof b.id,
                                            sizeof(Task) - sizeof a.id) == 0;
   }
   struct Run {
@@ -212,7 +227,8 @@ class HostTaskPool {
   std::atomic<std::uint64_t> next_{0};
   std::atomic<std::uint32_t> unstarted_{0};
   std::atomic<std::uint64_t> share_quota_{0};
-  std::vector<std::uint64_t> taken_;  // per taker; each element written by its own control thread only
+  std::vector<std::uint64_t>
+      taken_;  // per taker; each element written by its own control thread only
   bool pinned_ = false;
   std::unique_ptr<OpenTaskStore> open_;
   std::atomic<std::uint64_t> refill_{0};

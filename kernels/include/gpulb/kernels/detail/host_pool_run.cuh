@@ -43,16 +43,21 @@ struct GpuOutcome {
 template <class Factory, class Body, class WorkersOf, class Control>
 class HostPoolRun {
  public:
-
-  HostPoolRun(TrackLayout layout, Factory& make_body, WorkersOf workers_of, Control control, bool pin_pool)
-      : layout_(layout), make_body_(make_body), workers_of_(std::move(workers_of)), control_(std::move(control)), pin_pool_(pin_pool) {}
+  HostPoolRun(TrackLayout layout, Factory& make_body, WorkersOf workers_of, Control control,
+              bool pin_pool)
+      : layout_(layout),
+        make_body_(make_body),
+        workers_of_(std::move(workers_of)),
+        control_(std::move(control)),
+        pin_pool_(pin_pool) {}
 
   std::vector<std::string> notes;
   TrackLayout layout() const { return layout_; }
 
   void allocate(GpuRun& run) {
     for (std::uint32_t g = 0; g < run.gpus(); ++g) {
-      run.on_gpu(g, [&] { bodies_.push_back(make_body_(g, workers_of_(run.session(g), run.plan()))); });
+      run.on_gpu(
+          g, [&] { bodies_.push_back(make_body_(g, workers_of_(run.session(g), run.plan()))); });
     }
     outcomes_ = std::vector<GpuOutcome>(run.gpus());
     run_tasks_ = run.plan().tasks.size();
@@ -73,7 +78,8 @@ class HostPoolRun {
   void balance_ranks(GpuRun& run) {
     Distribution* const ranks = run.plan().distribution;
     if (ranks == nullptr) return;
-    RankPoolPort port(pool_->store(), run, [this] { return progress(); }, [this] { return pool_->refill(); });
+    RankPoolPort port(
+        pool_->store(), run, [this] { return progress(); }, [this] { return pool_->refill(); });
     try {
       if (pool_->wait_until_ready(run.gpus(), run.abort_all())) ranks->meet();
       pool_->let_launch();
@@ -105,7 +111,8 @@ class HostPoolRun {
   }
 
   void finish(GpuRun& run, ExecOutput& out) {
-    if (run.plan().trace && !balancer_track_.events.empty()) out.trace.tracks.push_back(std::move(balancer_track_));
+    if (run.plan().trace && !balancer_track_.events.empty())
+      out.trace.tracks.push_back(std::move(balancer_track_));
   }
 
  private:
@@ -122,12 +129,13 @@ class HostPoolRun {
 };
 
 template <class Factory, class WorkersOf, class Control>
-ExecOutput run_on_host_pool(const ExecPlan& plan, TrackLayout layout, Factory& make_body, WorkersOf&& workers_of, Control&& control,
-                            bool pin_pool = false) {
+ExecOutput run_on_host_pool(const ExecPlan& plan, TrackLayout layout, Factory& make_body,
+                            WorkersOf&& workers_of, Control&& control, bool pin_pool = false) {
   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
   GpuRun run(plan, GpuRun::Across{});
-  HostPoolRun<Factory, Body, std::decay_t<WorkersOf>, std::decay_t<Control>> r(layout, make_body, std::forward<WorkersOf>(workers_of),
-                                                                          std::forward<Control>(control), pin_pool);
+  HostPoolRun<Factory, Body, std::decay_t<WorkersOf>, std::decay_t<Control>> r(
+      layout, make_body, std::forward<WorkersOf>(workers_of), std::forward<Control>(control),
+      pin_pool);
   return run_on_gpus(run, r);
 }
 

@@ -93,8 +93,12 @@ inline std::uint32_t enable_peer_copies(std::uint32_t gpus) {
 
 // One GPU's arrays and where its current generation is (its memory; current device at construction).
 struct SlGpuState {
-  SlGpuState(std::uint32_t blocks, std::span<const Task> share, std::uint32_t in_slots, const ListSizer& sizer)
-      : list(blocks, share, in_slots), sizer(sizer), count(static_cast<std::uint32_t>(share.size())), peak_slots(share.size()) {}
+  SlGpuState(std::uint32_t blocks, std::span<const Task> share, std::uint32_t in_slots,
+             const ListSizer& sizer)
+      : list(blocks, share, in_slots),
+        sizer(sizer),
+        count(static_cast<std::uint32_t>(share.size())),
+        peak_slots(share.size()) {}
 
   Task* input() const { return list.array(in) + first; }
   Task* output() const { return list.array(1 - in); }
@@ -116,12 +120,13 @@ struct SlGpuState {
 template <class Factory, class Body>
 class SlAcrossGpus {
  public:
-
-  SlAcrossGpus(const GpuRun& run, Factory& make_body) : make_body_(make_body), gpus_(run.gpus()), produced_(gpus_, 0) {
+  SlAcrossGpus(const GpuRun& run, Factory& make_body)
+      : make_body_(make_body), gpus_(run.gpus()), produced_(gpus_, 0) {
     const std::size_t tasks = run.plan().tasks.size();
     if ((tasks + gpus_ - 1) / gpus_ > kMaxListSlots) {
-      throw RunError("static-list: " + std::to_string(tasks) + " initial tasks on " + std::to_string(gpus_) +
-                     " GPUs are more than one array a GPU holds (" + std::to_string(kMaxListSlots) + ")");
+      throw RunError("static-list: " + std::to_string(tasks) + " initial tasks on " +
+                     std::to_string(gpus_) + " GPUs are more than one array a GPU holds (" +
+                     std::to_string(kMaxListSlots) + ")");
     }
   }
 
@@ -135,7 +140,8 @@ class SlAcrossGpus {
 
  private:
   std::uint32_t open_gpu(GpuRun& run, std::uint32_t g);
-  void allocate_gpu(GpuRun& run, std::uint32_t g, std::uint64_t first, std::uint32_t trace_capacity);
+  void allocate_gpu(GpuRun& run, std::uint32_t g, std::uint64_t first,
+                    std::uint32_t trace_capacity);
   void run_generations(GpuRun& run);
   void launch_generation(GpuRun& run);
   void wait_generation(GpuRun& run, std::uint64_t done_before);
@@ -156,7 +162,8 @@ class SlAcrossGpus {
   std::vector<std::unique_ptr<DynamicHost>> hosts_;
   std::vector<std::uint32_t> produced_;  // NEWTASKCNT of each GPU in this generation
   std::uint32_t generations_ = 0;
-  std::uint64_t peak_ = 0, moved_ = 0, exchange_ns_ = 0, launch_ns_ = 0, end_ns_ = 0, last_report_ns_ = 0;
+  std::uint64_t peak_ = 0, moved_ = 0, exchange_ns_ = 0, launch_ns_ = 0, end_ns_ = 0,
+                last_report_ns_ = 0;
   std::uint64_t peak_per_gpu_ = 0, largest_ = 0, resumes_ = 0;
 };
 
@@ -164,7 +171,8 @@ class SlAcrossGpus {
 template <class Factory, class Body>
 void SlAcrossGpus<Factory, Body>::allocate(GpuRun& run) {
   std::uint32_t total_blocks = 0;
-  for (std::uint32_t g = 0; g < gpus_; ++g) run.on_gpu(g, [&] { total_blocks += open_gpu(run, g); });
+  for (std::uint32_t g = 0; g < gpus_; ++g)
+    run.on_gpu(g, [&] { total_blocks += open_gpu(run, g); });
   // Per task: begin, end, a spawn; per generation a start and an end (counted in the 4096 spare).
   const std::uint32_t trace_capacity = dynamic_trace_capacity(run.plan(), total_blocks, 3, notes);
   std::uint64_t first = 0;
@@ -178,8 +186,10 @@ void SlAcrossGpus<Factory, Body>::allocate(GpuRun& run) {
 template <class Factory, class Body>
 std::uint32_t SlAcrossGpus<Factory, Body>::open_gpu(GpuRun& run, std::uint32_t g) {
   const ExecPlan& p = run.plan();
-  grids_.push_back(persistent_grid(reinterpret_cast<const void*>(&static_list_kernel<Body, true>), static_cast<int>(g), p.block_size, p.workers));
-  if (!grids_.back().note.empty()) notes.push_back("GPU " + std::to_string(g) + ": " + grids_.back().note);
+  grids_.push_back(persistent_grid(reinterpret_cast<const void*>(&static_list_kernel<Body, true>),
+                                   static_cast<int>(g), p.block_size, p.workers));
+  if (!grids_.back().note.empty())
+    notes.push_back("GPU " + std::to_string(g) + ": " + grids_.back().note);
   bodies_.push_back(make_body_(g, grids_.back().blocks));
   return grids_.back().blocks;
 }
@@ -187,7 +197,8 @@ std::uint32_t SlAcrossGpus<Factory, Body>::open_gpu(GpuRun& run, std::uint32_t g
 // GPU g's two arrays, its share of the first generation from the initial tasks' slot `first`, its
 // host side and its trace segments.
 template <class Factory, class Body>
-void SlAcrossGpus<Factory, Body>::allocate_gpu(GpuRun& run, std::uint32_t g, std::uint64_t first, std::uint32_t trace_capacity) {
+void SlAcrossGpus<Factory, Body>::allocate_gpu(GpuRun& run, std::uint32_t g, std::uint64_t first,
+                                               std::uint32_t trace_capacity) {
   const ExecPlan& p = run.plan();
   GpuSession& s = run.session(g);
   check_static_list_widest(p, gpus_, "GPU " + std::to_string(g));
@@ -196,8 +207,9 @@ void SlAcrossGpus<Factory, Body>::allocate_gpu(GpuRun& run, std::uint32_t g, std
   // A GPU's children of its even share are about an even share of the next generation; an eighth
   // more than the widest generation's even share leaves room for the shares' spread.
   const std::uint64_t widest_share = (p.widest_generation + gpus_ - 1) / gpus_;
-  states_.push_back(std::make_unique<SlGpuState>(grids_[g].blocks, p.tasks.subspan(first, n), p.options.list_capacity,
-                                                 ListSizer(p.options.list_capacity, widest_share + widest_share / 8, p.expected_tasks)));
+  states_.push_back(std::make_unique<SlGpuState>(
+      grids_[g].blocks, p.tasks.subspan(first, n), p.options.list_capacity,
+      ListSizer(p.options.list_capacity, widest_share + widest_share / 8, p.expected_tasks)));
   largest_ = std::max<std::uint64_t>(largest_, states_[g]->list.capacity(0));
   hosts_.push_back(std::make_unique<DynamicHost>(s, p, grids_[g].blocks, run.abort_all()));
   hosts_.back()->interleave_ids(g, gpus_);
@@ -254,7 +266,8 @@ void SlAcrossGpus<Factory, Body>::launch_generation(GpuRun& run) {
     SlGpuState& st = *states_[g];
     if (st.count == 0) continue;
     run.on_gpu(g, [&] {
-      const std::uint32_t slots = reserve_static_list_output(st.list, 1 - st.in, st.sizer, st.count);
+      const std::uint32_t slots =
+          reserve_static_list_output(st.list, 1 - st.in, st.sizer, st.count);
       largest_ = std::max<std::uint64_t>(largest_, slots);
       st.list.reset(run.session(g).kernel_stream());
       launch_gpu(run, g, st.count);
@@ -267,10 +280,12 @@ template <class Factory, class Body>
 void SlAcrossGpus<Factory, Body>::launch_gpu(GpuRun& run, std::uint32_t g, std::uint32_t left) {
   SlGpuState& st = *states_[g];
   GpuSession& s = run.session(g);
-  const StaticTaskListRef list{st.input(), st.output(), st.list.ctl(), st.count, st.list.capacity(1 - st.in)};
+  const StaticTaskListRef list{st.input(), st.output(), st.list.ctl(), st.count,
+                               st.list.capacity(1 - st.in)};
   s.host_record(trace::EventKind::KernelLaunch, left);
-  static_list_kernel<Body, true><<<std::min(left, grids_[g].blocks), run.plan().block_size, 0, s.kernel_stream()>>>(
-      list, st.list.cursor(), st.list.held(), hosts_[g]->args(), bodies_[g]);
+  static_list_kernel<Body, true>
+      <<<std::min(left, grids_[g].blocks), run.plan().block_size, 0, s.kernel_stream()>>>(
+          list, st.list.cursor(), st.list.held(), hosts_[g]->args(), bodies_[g]);
   GPULB_CUDA_CHECK_LAUNCH();
   st.running = true;
 }
@@ -293,13 +308,17 @@ void SlAcrossGpus<Factory, Body>::wait_generation(GpuRun& run, std::uint64_t don
 // One poll of GPU g's launch: true while it runs. The tasks of the generations that ended count as
 // progress: the watchdog's clock starts again with each generation, as on one GPU.
 template <class Factory, class Body>
-bool SlAcrossGpus<Factory, Body>::poll_gpu(GpuRun& run, std::uint32_t g, std::uint64_t done_before) {
+bool SlAcrossGpus<Factory, Body>::poll_gpu(GpuRun& run, std::uint32_t g,
+                                           std::uint64_t done_before) {
   const cudaError_t q = cudaStreamQuery(run.session(g).kernel_stream());
   if (q == cudaErrorNotReady) {
     const std::uint32_t gen = generations_, n = states_[g]->count;
-    hosts_[g]->wait_step([&] { return "generation " + std::to_string(gen) + ": GPU " + std::to_string(g) + "'s share of " + std::to_string(n) +
-                                      " tasks has not finished"; },
-                         done_before);
+    hosts_[g]->wait_step(
+        [&] {
+          return "generation " + std::to_string(gen) + ": GPU " + std::to_string(g) +
+                 "'s share of " + std::to_string(n) + " tasks has not finished";
+        },
+        done_before);
     return true;
   }
   GPULB_CUDA_TRY(q);
@@ -319,13 +338,15 @@ void SlAcrossGpus<Factory, Body>::end_gpu_launch(GpuRun& run, std::uint32_t g) {
   const DeviceFailure f = hosts_[g]->failure();
   if (f.code != 0) {
     const std::string why = hosts_[g]->common_failure_message(f);
-    throw RunError((why.empty() ? "static-list: block " + std::to_string(f.block) + " failed (code " + std::to_string(f.code) + ")" : why) +
+    throw RunError((why.empty() ? "static-list: block " + std::to_string(f.block) +
+                                      " failed (code " + std::to_string(f.code) + ")"
+                                : why) +
                    " (GPU " + std::to_string(g) + ")");
   }
   const std::uint32_t tail = st.list.tail();  // NEWTASKCNT
   if (tail > st.list.capacity(1 - st.in)) {
-    grow_static_list_output(st.list, 1 - st.in, st.sizer, generations_, st.count, hosts_[g]->args(), s.kernel_stream(),
-                            "GPU " + std::to_string(g));
+    grow_static_list_output(st.list, 1 - st.in, st.sizer, generations_, st.count, hosts_[g]->args(),
+                            s.kernel_stream(), "GPU " + std::to_string(g));
     largest_ = std::max<std::uint64_t>(largest_, st.list.capacity(1 - st.in));
     ++resumes_;
     const std::uint32_t taken = std::min(st.list.taken(), st.count);
@@ -341,7 +362,8 @@ void SlAcrossGpus<Factory, Body>::report_progress(GpuRun& run) {
   if (now - last_report_ns_ <= 20'000'000) return;
   last_report_ns_ = now;
   std::uint64_t progress = 0;
-  for (std::uint32_t g = 0; g < gpus_; ++g) progress += std::max(states_[g]->ran, hosts_[g]->polled());
+  for (std::uint32_t g = 0; g < gpus_; ++g)
+    progress += std::max(states_[g]->ran, hosts_[g]->polled());
   run.report_progress(progress, run.plan().expected_tasks);
 }
 
@@ -351,18 +373,23 @@ void SlAcrossGpus<Factory, Body>::report_progress(GpuRun& run) {
 template <class Factory, class Body>
 void SlAcrossGpus<Factory, Body>::exchange(GpuRun& run) {
   std::vector<std::uint32_t> out_slots(gpus_);
-  for (std::uint32_t g = 0; g < gpus_; ++g) out_slots[g] = states_[g]->list.capacity(1 - states_[g]->in);
+  for (std::uint32_t g = 0; g < gpus_; ++g)
+    out_slots[g] = states_[g]->list.capacity(1 - states_[g]->in);
   const std::vector<GenerationShare> shares = split_generation(produced_, out_slots);
-  for (std::uint32_t g = 0; g < gpus_; ++g) run.on_gpu(g, [&] { assemble_share(run, g, shares[g]); });
-  for (std::uint32_t g = 0; g < gpus_; ++g) run.on_gpu(g, [&] { GPULB_CUDA_TRY(cudaStreamSynchronize(run.session(g).copy_stream())); });
+  for (std::uint32_t g = 0; g < gpus_; ++g)
+    run.on_gpu(g, [&] { assemble_share(run, g, shares[g]); });
+  for (std::uint32_t g = 0; g < gpus_; ++g)
+    run.on_gpu(g, [&] { GPULB_CUDA_TRY(cudaStreamSynchronize(run.session(g).copy_stream())); });
   for (std::uint32_t g = 0; g < gpus_; ++g) {
     SlGpuState& st = *states_[g];
     const GenerationShare& share = shares[g];
-    if (share.in_place) st.in = 1 - st.in;  // the output array holds the share: the arrays swap (NEWTASKCNT)
-    st.first = share.first;                 // else the share is in the old input array, from slot 0
+    if (share.in_place)
+      st.in = 1 - st.in;     // the output array holds the share: the arrays swap (NEWTASKCNT)
+    st.first = share.first;  // else the share is in the old input array, from slot 0
     st.count = share.count;
     st.moved_in += share.received;
-    st.peak_slots = std::max<std::uint64_t>(st.peak_slots, std::uint64_t{share.first} + share.count);
+    st.peak_slots =
+        std::max<std::uint64_t>(st.peak_slots, std::uint64_t{share.first} + share.count);
     moved_ += share.received;
   }
 }
@@ -370,14 +397,16 @@ void SlAcrossGpus<Factory, Body>::exchange(GpuRun& run) {
 // GPU g's (current) copies of the exchange, on its copy stream. A share assembled in the old
 // input array (read by nobody now) gets that array grown first where it is smaller than the share.
 template <class Factory, class Body>
-void SlAcrossGpus<Factory, Body>::assemble_share(GpuRun& run, std::uint32_t g, const GenerationShare& share) {
+void SlAcrossGpus<Factory, Body>::assemble_share(GpuRun& run, std::uint32_t g,
+                                                 const GenerationShare& share) {
   GpuSession& s = run.session(g);
   SlGpuState& st = *states_[g];
   if (!share.in_place && share.count > st.list.capacity(st.in)) {
     st.list.replace(st.in, 0);
     const std::uint64_t free = device_free_bytes();
     if (fit_list_slots(share.count, share.count, free) == 0) {
-      throw RunError(list_memory_refusal(generations_ + 1, share.count, "GPU " + std::to_string(g), st.list.bytes(), free, "cudaMemGetInfo"));
+      throw RunError(list_memory_refusal(generations_ + 1, share.count, "GPU " + std::to_string(g),
+                                         st.list.bytes(), free, "cudaMemGetInfo"));
     }
     st.list.replace(st.in, share.count);
     largest_ = std::max<std::uint64_t>(largest_, share.count);
@@ -387,14 +416,17 @@ void SlAcrossGpus<Factory, Body>::assemble_share(GpuRun& run, std::uint32_t g, c
     const Task* from = states_[c.from]->output() + c.from_slot;
     const std::size_t bytes = std::size_t{c.count} * sizeof(Task);
     if (c.from == g) {
-      GPULB_CUDA_TRY(cudaMemcpyAsync(target + c.to_slot, from, bytes, cudaMemcpyDeviceToDevice, s.copy_stream()));
+      GPULB_CUDA_TRY(cudaMemcpyAsync(target + c.to_slot, from, bytes, cudaMemcpyDeviceToDevice,
+                                     s.copy_stream()));
     } else {
-      GPULB_CUDA_TRY(cudaMemcpyPeerAsync(target + c.to_slot, static_cast<int>(g), from, static_cast<int>(c.from), bytes, s.copy_stream()));
+      GPULB_CUDA_TRY(cudaMemcpyPeerAsync(target + c.to_slot, static_cast<int>(g), from,
+                                         static_cast<int>(c.from), bytes, s.copy_stream()));
     }
   }
   if (share.received > 0) {
     const std::uint64_t bytes = share.received * sizeof(Task);
-    s.host_record(trace::EventKind::Transfer, static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes, 0xFFFFFFFFu)), 0);
+    s.host_record(trace::EventKind::Transfer,
+                  static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes, 0xFFFFFFFFu)), 0);
   }
 }
 
@@ -408,8 +440,7 @@ void SlAcrossGpus<Factory, Body>::stop_the_others(GpuRun& run) {
     try {
       GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g)));
       hosts_[g]->wait_kernel([] { return std::string("stopping after another GPU's failure"); });
-    } catch (...) {
-    }
+    } catch (...) {}
     states_[g]->running = false;
   }
 }
@@ -417,7 +448,8 @@ void SlAcrossGpus<Factory, Body>::stop_the_others(GpuRun& run) {
 template <class Factory, class Body>
 GpuShare SlAcrossGpus<Factory, Body>::collect(GpuRun&, std::uint32_t g, ExecOutput& out) {
   DynamicOutcome counts;
-  hosts_[g]->collect(counts, /*per_sm=*/false);  // a rank's blocks move between SMs across generations
+  hosts_[g]->collect(counts,
+                     /*per_sm=*/false);  // a rank's blocks move between SMs across generations
   out.tasks_run += counts.tasks_run;
   out.tasks_spawned += counts.tasks_spawned;
   out.metrics["gpu" + std::to_string(g) + "_tasks"] = counts.tasks_run;
@@ -436,16 +468,21 @@ void SlAcrossGpus<Factory, Body>::finish(GpuRun& run, ExecOutput& out) {
   out.metrics["tasks_moved"] = moved_;
   out.metrics["exchange_ns"] = exchange_ns_;
   out.metrics["gpus"] = gpus_;
-  out.notes.push_back("static-list across " + std::to_string(gpus_) + " GPUs: " + std::to_string(generations_) + " generations; the largest needed " +
-                      std::to_string(peak_) + " task slots in all, at most " + std::to_string(peak_per_gpu_) +
-                      " in one array of one GPU (two arrays a GPU); " + std::to_string(moved_) + " tasks moved between GPUs; tasks per GPU" +
-                      tasks_per_gpu(run.shares(), out.tasks_run));
+  out.notes.push_back(
+      "static-list across " + std::to_string(gpus_) + " GPUs: " + std::to_string(generations_) +
+      " generations; the largest needed " + std::to_string(peak_) + " task slots in all, at most " +
+      std::to_string(peak_per_gpu_) + " in one array of one GPU (two arrays a GPU); " +
+      std::to_string(moved_) + " tasks moved between GPUs; tasks per GPU" +
+      tasks_per_gpu(run.shares(), out.tasks_run));
   if (resumes_ > 0) {
     out.notes.push_back("static-list: " + std::to_string(resumes_) +
-                        " launches filled their output array and went on after it grew (list_capacity sizes the first arrays)");
+                        " launches filled their output array and went on after it grew "
+                        "(list_capacity sizes the first arrays)");
   }
   if (staged_pairs_ > 0) {
-    out.notes.push_back(std::to_string(staged_pairs_) + " ordered pairs of GPUs have no peer access: the tasks between them were copied through host memory");
+    out.notes.push_back(std::to_string(staged_pairs_) +
+                        " ordered pairs of GPUs have no peer access: the tasks between them were "
+                        "copied through host memory");
   }
 }
 

@@ -39,9 +39,14 @@ inline std::string missing_peer_path(std::uint32_t gpus) {
       if (a == b) continue;
       int can = 0, atomics = 0;
       GPULB_CUDA_TRY(cudaDeviceCanAccessPeer(&can, static_cast<int>(a), static_cast<int>(b)));
-      if (can) GPULB_CUDA_TRY(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, static_cast<int>(a), static_cast<int>(b)));
-      if (!can) return "no peer access between GPU " + std::to_string(a) + " and GPU " + std::to_string(b);
-      if (!atomics) return "no native peer atomics from GPU " + std::to_string(a) + " on GPU " + std::to_string(b) + "'s memory";
+      if (can)
+        GPULB_CUDA_TRY(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported,
+                                                 static_cast<int>(a), static_cast<int>(b)));
+      if (!can)
+        return "no peer access between GPU " + std::to_string(a) + " and GPU " + std::to_string(b);
+      if (!atomics)
+        return "no native peer atomics from GPU " + std::to_string(a) + " on GPU " +
+               std::to_string(b) + "'s memory";
     }
   }
   return {};
@@ -55,7 +60,8 @@ inline std::string missing_peer_path(std::uint32_t gpus) {
 inline std::string missing_host_atomics(std::uint32_t gpus) {
   for (std::uint32_t g = 0; g < gpus; ++g) {
     int all = 0;
-    GPULB_CUDA_TRY(cudaDeviceGetAttribute(&all, cudaDevAttrHostNativeAtomicSupported, static_cast<int>(g)));
+    GPULB_CUDA_TRY(
+        cudaDeviceGetAttribute(&all, cudaDevAttrHostNativeAtomicSupported, static_cast<int>(g)));
     if (all) continue;  // NVLink-C2C, POWER9: every atomic
     const std::string who = "GPU " + std::to_string(g) + "'s link to the host";
 #if CUDART_VERSION >= 13000
@@ -68,7 +74,8 @@ inline std::string missing_host_atomics(std::uint32_t gpus) {
       return who + " does not say which atomics it carries (" + cudaGetErrorString(e) + ")";
     }
     if (!(caps[0] & cudaAtomicCapabilityScalar64)) return who + " has no native 64-bit atomic add";
-    if (!(caps[1] & cudaAtomicCapabilityScalar32)) return who + " has no native 32-bit compare-and-swap";
+    if (!(caps[1] & cudaAtomicCapabilityScalar32))
+      return who + " has no native 32-bit compare-and-swap";
 #else
     return who + " has no native atomics (cudaDevAttrHostNativeAtomicSupported is 0)";
 #endif
@@ -87,32 +94,49 @@ struct WsPlacement {
 // GPU's memory, so it needs peer memory.
 inline void check_ws_placement_options(const PolicyOptions& o) {
   if (o.peer == PeerMemory::Off && o.remote == RemoteMode::Steal) {
-    throw ConfigError("work-stealing across GPUs: --param remote=steal CASes the deques of another GPU over peer memory, and --param "
-                      "peer=off keeps the run off peer memory; use --param remote=request with peer=off (the owner hands tasks over "
-                      "through host memory), or peer=auto|on");
+    throw ConfigError(
+        "work-stealing across GPUs: --param remote=steal CASes the deques of another GPU over peer "
+        "memory, and --param "
+        "peer=off keeps the run off peer memory; use --param remote=request with peer=off (the "
+        "owner hands tasks over "
+        "through host memory), or peer=auto|on");
   }
 }
 
 // The placement from the options and what the GPUs offer: `no_peer` and `no_host_atomics` as
 // missing_peer_path and missing_host_atomics say it ("" = available). Pure, for the tests.
-inline WsPlacement choose_ws_placement(const PolicyOptions& o, const std::string& no_peer, const std::string& no_host_atomics) {
+inline WsPlacement choose_ws_placement(const PolicyOptions& o, const std::string& no_peer,
+                                       const std::string& no_host_atomics) {
   check_ws_placement_options(o);
-  if (o.peer != PeerMemory::Off && no_peer.empty()) return {false, "work stealing across GPUs over peer memory (NVLink/PCIe P2P)"};
+  if (o.peer != PeerMemory::Off && no_peer.empty())
+    return {false, "work stealing across GPUs over peer memory (NVLink/PCIe P2P)"};
   if (o.peer == PeerMemory::On) {
-    throw ConfigError("work-stealing across GPUs: --param peer=on needs peer memory between every pair of GPUs, and there is " + no_peer +
-                      " (no NVLink or PCIe peer path with atomics); use --param peer=auto or peer=off (through host memory), or --gpus 1");
+    throw ConfigError(
+        "work-stealing across GPUs: --param peer=on needs peer memory between every pair of GPUs, "
+        "and there is " +
+        no_peer +
+        " (no NVLink or PCIe peer path with atomics); use --param peer=auto or peer=off (through "
+        "host memory), or --gpus 1");
   }
   if (o.remote == RemoteMode::Steal) {  // peer=auto without peer memory
-    throw ConfigError("work-stealing across GPUs: --param remote=steal CASes the deques of another GPU over peer memory, and there is " +
-                      no_peer + " (--param peer=auto); use --param remote=request (the owner hands tasks over through host memory), or --gpus 1");
+    throw ConfigError(
+        "work-stealing across GPUs: --param remote=steal CASes the deques of another GPU over peer "
+        "memory, and there is " +
+        no_peer +
+        " (--param peer=auto); use --param remote=request (the owner hands tasks over through host "
+        "memory), or --gpus 1");
   }
   const std::string why = o.peer == PeerMemory::Off ? std::string("--param peer=off") : no_peer;
   if (!no_host_atomics.empty()) {
-    throw ConfigError("work-stealing across GPUs through host memory (" + why + ") needs native atomics between each GPU and the host, and " +
-                      no_host_atomics + "; use --gpus 1" + (o.peer == PeerMemory::Off ? std::string(" or --param peer=auto") : std::string()));
+    throw ConfigError(
+        "work-stealing across GPUs through host memory (" + why +
+        ") needs native atomics between each GPU and the host, and " + no_host_atomics +
+        "; use --gpus 1" +
+        (o.peer == PeerMemory::Off ? std::string(" or --param peer=auto") : std::string()));
   }
-  return {true, o.peer == PeerMemory::Off ? "work stealing across GPUs through host memory (--param peer=off)"
-                                : "work stealing across GPUs through host memory: " + no_peer};
+  return {true, o.peer == PeerMemory::Off
+                    ? "work stealing across GPUs through host memory (--param peer=off)"
+                    : "work stealing across GPUs through host memory: " + no_peer};
 }
 
 // Enables peer access both ways between every pair of GPUs (missing_peer_path said it is there).
@@ -148,12 +172,14 @@ struct SharedArray {
 
 // One GPU's deques and queues (in its memory; current device at construction).
 struct MgWsGpuState {
-  MgWsGpuState(const PolicyOptions& o, std::uint32_t blocks, std::span<const Task> prefill, std::uint32_t inbox_slots, bool host)
+  MgWsGpuState(const PolicyOptions& o, std::uint32_t blocks, std::span<const Task> prefill,
+               std::uint32_t inbox_slots, bool host)
       : blocks(blocks),
         capacity(o.deque_capacity),
-        deque_ctl((check_device_bytes(std::uint64_t{blocks} * o.deque_capacity * sizeof(gpulb::detail::TaskWords),
-                                      "the deques (blocks x deque_capacity=" + std::to_string(o.deque_capacity) +
-                                          "; lower --param deque_capacity)"),
+        deque_ctl((check_device_bytes(
+                       std::uint64_t{blocks} * o.deque_capacity * sizeof(gpulb::detail::TaskWords),
+                       "the deques (blocks x deque_capacity=" + std::to_string(o.deque_capacity) +
+                           "; lower --param deque_capacity)"),
                    blocks)),
         deque_slots(std::size_t{blocks} * o.deque_capacity),
         overflow(o.overflow_capacity),
@@ -162,7 +188,9 @@ struct MgWsGpuState {
         inbox(std::size_t{blocks} * inbox_slots, host),
         reserve(1) {}
 
-  WorkStealingDequesRef deques() const { return {deque_ctl.get(), deque_slots.get(), blocks, capacity}; }
+  WorkStealingDequesRef deques() const {
+    return {deque_ctl.get(), deque_slots.get(), blocks, capacity};
+  }
 
   std::uint32_t blocks;
   std::uint32_t capacity;
@@ -172,7 +200,8 @@ struct MgWsGpuState {
   DeviceSharingQueue sharing;
   SharedArray<RemoteMailbox> mail;  // remote=request only (zeroed: no request, no reply)
   SharedArray<Task> inbox;
-  cuda::DeviceBuffer<std::int64_t> reserve;  // units counted in GPU 0's pending, parked here (zeroed)
+  cuda::DeviceBuffer<std::int64_t>
+      reserve;  // units counted in GPU 0's pending, parked here (zeroed)
 };
 
 // The run's part in GPU 0's memory (or host memory): the control words, the host's staging ring
@@ -183,24 +212,33 @@ struct MgWsHome {
   // the kernels never wait on the host, and a profiler that holds the host until a kernel ends
   // (Nsight Compute) does not hang the run.
   MgWsHome(const PolicyOptions& o, std::uint64_t pending, std::uint64_t fed, bool host, bool closed)
-      : capacity(o.sharing_capacity), staging_ctl(1), staging_ring(o.sharing_capacity), feed_lock(1), control(1, host), host_end(1) {
+      : capacity(o.sharing_capacity),
+        staging_ctl(1),
+        staging_ring(o.sharing_capacity),
+        feed_lock(1),
+        control(1, host),
+        host_end(1) {
     WorkStealingControl c;
     c.pending = static_cast<std::int64_t>(pending);
     c.fed = fed;
     if (closed) c.host_end = 1 + fed;
-    if (host) *control.in_host.host() = c;  // before the launch, which orders it
-    else control.in_gpu.upload(&c, 1);
+    if (host)
+      *control.in_host.host() = c;  // before the launch, which orders it
+    else
+      control.in_gpu.upload(&c, 1);
   }
   StagingRef device_staging(std::uint64_t prefilled) const {
     return {staging_ctl.device(), staging_ring.device(), capacity, feed_lock.get(), prefilled};
   }
-  StagingRef host_staging(std::uint64_t prefilled) const { return {staging_ctl.host(), staging_ring.host(), capacity, nullptr, prefilled}; }
+  StagingRef host_staging(std::uint64_t prefilled) const {
+    return {staging_ctl.host(), staging_ring.host(), capacity, nullptr, prefilled};
+  }
 
   std::uint32_t capacity;
   cuda::MappedBuffer<HostStaging> staging_ctl;
   cuda::MappedBuffer<Task> staging_ring;
   cuda::DeviceBuffer<std::uint32_t> feed_lock;
-  SharedArray<WorkStealingControl> control;  // every GPU's blocks update it (system scope)
+  SharedArray<WorkStealingControl> control;    // every GPU's blocks update it (system scope)
   cuda::MappedBuffer<std::uint64_t> host_end;  // allocated before the launch (see WsDeviceState)
 };
 
@@ -210,20 +248,24 @@ struct InitialSplit {
   std::vector<Task> rest;
   std::uint64_t prefilled = 0;
 };
-inline InitialSplit split_initial_tasks(std::span<const Task> tasks, std::uint32_t gpus, std::uint32_t capacity) {
+inline InitialSplit split_initial_tasks(std::span<const Task> tasks, std::uint32_t gpus,
+                                        std::uint32_t capacity) {
   InitialSplit s;
   s.shares.resize(gpus);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     std::vector<Task>& share = s.shares[i % gpus];
-    if (share.size() < capacity) share.push_back(tasks[i]);
-    else s.rest.push_back(tasks[i]);
+    if (share.size() < capacity)
+      share.push_back(tasks[i]);
+    else
+      s.rest.push_back(tasks[i]);
   }
   for (const auto& share : s.shares) s.prefilled += share.size();
   return s;
 }
 
 // Busy time of the worker tracks [first, end) of `tracks`: sum of TaskBegin..TaskEnd.
-inline std::uint64_t tracks_busy_ns(const std::vector<trace::Track>& tracks, std::size_t first, std::size_t end) {
+inline std::uint64_t tracks_busy_ns(const std::vector<trace::Track>& tracks, std::size_t first,
+                                    std::size_t end) {
   std::uint64_t busy = 0;
   for (std::size_t i = first; i < end; ++i) {
     std::uint64_t begin = 0;
@@ -264,11 +306,15 @@ class WsAcrossGpus {
  public:
   static constexpr bool kRequest = S == Scope::Device;
 
-  WsAcrossGpus(const GpuRun& run, Factory& make_body) : make_body_(make_body), o_(run.plan().options), gpus_(run.gpus()) {
-    if (gpus_ > kMaxWsGpus) throw ConfigError("work-stealing runs on at most " + std::to_string(kMaxWsGpus) + " GPUs; use --gpus 1.." + std::to_string(kMaxWsGpus));
+  WsAcrossGpus(const GpuRun& run, Factory& make_body)
+      : make_body_(make_body), o_(run.plan().options), gpus_(run.gpus()) {
+    if (gpus_ > kMaxWsGpus)
+      throw ConfigError("work-stealing runs on at most " + std::to_string(kMaxWsGpus) +
+                        " GPUs; use --gpus 1.." + std::to_string(kMaxWsGpus));
     // 0: by remote (the option's help). Under steal a chunk makes every owner pop pay a CAS while its
     // deque is that short, so 1; an answer to a request costs the owner nothing below its last task.
-    const std::uint32_t asked_chunk = o_.remote_chunk != 0 ? o_.remote_chunk : (kRequest ? kDefaultRequestChunk : 1u);
+    const std::uint32_t asked_chunk =
+        o_.remote_chunk != 0 ? o_.remote_chunk : (kRequest ? kDefaultRequestChunk : 1u);
     remote_chunk_ = std::max(1u, std::min({asked_chunk, o_.deque_capacity, o_.spawn_capacity}));
   }
 
@@ -279,9 +325,11 @@ class WsAcrossGpus {
   // remote=request runs through host memory, the kernel's S = Device instantiation: the same
   // kernel, its shared words allocated elsewhere.
   void connect(GpuRun&) {
-    const std::string no_peer = o_.peer == PeerMemory::Off ? std::string() : missing_peer_path(gpus_);
+    const std::string no_peer =
+        o_.peer == PeerMemory::Off ? std::string() : missing_peer_path(gpus_);
     const bool want_host = o_.peer == PeerMemory::Off || !no_peer.empty();
-    placement_ = choose_ws_placement(o_, no_peer, want_host && kRequest ? missing_host_atomics(gpus_) : std::string());
+    placement_ = choose_ws_placement(
+        o_, no_peer, want_host && kRequest ? missing_host_atomics(gpus_) : std::string());
     if (!placement_.host) enable_peer_access(gpus_);
     notes.push_back(placement_.note);
   }
@@ -292,10 +340,12 @@ class WsAcrossGpus {
     split_ = split_initial_tasks(run.plan().tasks, gpus_, o_.sharing_capacity);
     expected_tasks_ = run.plan().expected_tasks;
     std::uint32_t total_blocks = 0;
-    for (std::uint32_t g = 0; g < gpus_; ++g) run.on_gpu(g, [&] { total_blocks += open_gpu(run, g); });
+    for (std::uint32_t g = 0; g < gpus_; ++g)
+      run.on_gpu(g, [&] { total_blocks += open_gpu(run, g); });
     const std::uint32_t trace_capacity = dynamic_trace_capacity(run.plan(), total_blocks, 8, notes);
     if (placement_.host) fit_host_inboxes();
-    for (std::uint32_t g = 0; g < gpus_; ++g) run.on_gpu(g, [&] { allocate_gpu(run, g, trace_capacity); });
+    for (std::uint32_t g = 0; g < gpus_; ++g)
+      run.on_gpu(g, [&] { allocate_gpu(run, g, trace_capacity); });
     args_.resize(gpus_);
     for (std::uint32_t g = 0; g < gpus_; ++g) args_[g] = kernel_args(g);
     outcomes_ = std::vector<MgWsGpuOutcome>(gpus_);
@@ -305,7 +355,8 @@ class WsAcrossGpus {
 
   GpuProgress progress() const {
     GpuProgress p{0, expected_tasks_};
-    for (const MgWsGpuOutcome& oc : outcomes_) p.done += oc.progress.load(std::memory_order_relaxed);
+    for (const MgWsGpuOutcome& oc : outcomes_)
+      p.done += oc.progress.load(std::memory_order_relaxed);
     return p;
   }
 
@@ -318,8 +369,10 @@ class WsAcrossGpus {
   void allocate_gpu(GpuRun& run, std::uint32_t g, std::uint32_t trace_capacity);
   MgWsKernelArgs<S> kernel_args(std::uint32_t g) const;
   std::string describe(GpuRun& run, std::uint32_t g) const;
-  void wait_for_kernel(GpuRun& run, std::uint32_t g, std::uint64_t inserted, const std::function<std::string()>& state);
-  std::string balance_note(GpuRun& run, const ExecOutput& out, const std::vector<std::uint64_t>& busy) const;
+  void wait_for_kernel(GpuRun& run, std::uint32_t g, std::uint64_t inserted,
+                       const std::function<std::string()>& state);
+  std::string balance_note(GpuRun& run, const ExecOutput& out,
+                           const std::vector<std::uint64_t>& busy) const;
 
   Factory& make_body_;
   const PolicyOptions& o_;
@@ -342,8 +395,11 @@ class WsAcrossGpus {
 template <Scope S, class Factory, class Body>
 std::uint32_t WsAcrossGpus<S, Factory, Body>::open_gpu(GpuRun& run, std::uint32_t g) {
   const ExecPlan& p = run.plan();
-  grids_.push_back(persistent_grid(reinterpret_cast<const void*>(&work_stealing_multi_kernel<Body, S>), static_cast<int>(g), p.block_size, p.workers));
-  if (!grids_.back().note.empty()) notes.push_back("GPU " + std::to_string(g) + ": " + grids_.back().note);
+  grids_.push_back(
+      persistent_grid(reinterpret_cast<const void*>(&work_stealing_multi_kernel<Body, S>),
+                      static_cast<int>(g), p.block_size, p.workers));
+  if (!grids_.back().note.empty())
+    notes.push_back("GPU " + std::to_string(g) + ": " + grids_.back().note);
   bodies_.push_back(make_body_(g, grids_.back().blocks));
   return grids_.back().blocks;
 }
@@ -353,10 +409,13 @@ template <Scope S, class Factory, class Body>
 void WsAcrossGpus<S, Factory, Body>::fit_host_inboxes() {
   std::uint32_t most_blocks = 1;
   for (const GridSize& grid : grids_) most_blocks = std::max(most_blocks, grid.blocks);
-  const auto fits = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, kHostInboxBytes / (std::uint64_t{most_blocks} * sizeof(Task))));
+  const auto fits = static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1, kHostInboxBytes / (std::uint64_t{most_blocks} * sizeof(Task))));
   if (remote_chunk_ > fits) {
-    notes.push_back("remote_chunk lowered from " + std::to_string(remote_chunk_) + " to " + std::to_string(fits) +
-                    ": through host memory each block's inbox holds remote_chunk tasks in pinned memory, at most " +
+    notes.push_back("remote_chunk lowered from " + std::to_string(remote_chunk_) + " to " +
+                    std::to_string(fits) +
+                    ": through host memory each block's inbox holds remote_chunk tasks in pinned "
+                    "memory, at most " +
                     std::to_string(kHostInboxBytes >> 20) + " MiB a GPU");
     remote_chunk_ = fits;
   }
@@ -365,13 +424,19 @@ void WsAcrossGpus<S, Factory, Body>::fit_host_inboxes() {
 // GPU g's deques and queues (GPU 0: the run's control words and staging ring too), its host side
 // and its trace segments.
 template <Scope S, class Factory, class Body>
-void WsAcrossGpus<S, Factory, Body>::allocate_gpu(GpuRun& run, std::uint32_t g, std::uint32_t trace_capacity) {
+void WsAcrossGpus<S, Factory, Body>::allocate_gpu(GpuRun& run, std::uint32_t g,
+                                                  std::uint32_t trace_capacity) {
   const ExecPlan& p = run.plan();
   GpuSession& s = run.session(g);
   const std::uint32_t blocks = grids_[g].blocks;
-  states_.push_back(std::make_unique<MgWsGpuState>(o_, blocks, split_.shares[g], kRequest ? remote_chunk_ : 0, placement_.host));
-  if (g == 0) home_ = std::make_unique<MgWsHome>(o_, split_.prefilled, split_.shares[0].size(), placement_.host, split_.rest.empty() && !p.host_feed);
-  if (!split_.shares[g].empty()) s.host_record(trace::EventKind::HostEnqueue, static_cast<std::uint32_t>(split_.shares[g].size()), kSharingQueueId);
+  states_.push_back(std::make_unique<MgWsGpuState>(o_, blocks, split_.shares[g],
+                                                   kRequest ? remote_chunk_ : 0, placement_.host));
+  if (g == 0)
+    home_ = std::make_unique<MgWsHome>(o_, split_.prefilled, split_.shares[0].size(),
+                                       placement_.host, split_.rest.empty() && !p.host_feed);
+  if (!split_.shares[g].empty())
+    s.host_record(trace::EventKind::HostEnqueue,
+                  static_cast<std::uint32_t>(split_.shares[g].size()), kSharingQueueId);
   hosts_.push_back(std::make_unique<DynamicHost>(s, p, blocks, run.abort_all()));
   hosts_.back()->interleave_ids(g, gpus_);
   s.allocate_trace(blocks, trace_capacity);
@@ -381,8 +446,13 @@ template <Scope S, class Factory, class Body>
 MgWsKernelArgs<S> WsAcrossGpus<S, Factory, Body>::kernel_args(std::uint32_t g) const {
   MgWsKernelArgs<S> k;
   const std::uint32_t blocks = grids_[g].blocks;
-  k.ws = BasicWorkStealingRef<S, Scope::System>{states_[g]->deques(), states_[g]->sharing.ref(), states_[g]->overflow.ref(),
-                                                home_->control.get(), blocks, o_.deque_overflow == DequeOverflow::Spill, remote_chunk_};
+  k.ws = BasicWorkStealingRef<S, Scope::System>{states_[g]->deques(),
+                                                states_[g]->sharing.ref(),
+                                                states_[g]->overflow.ref(),
+                                                home_->control.get(),
+                                                blocks,
+                                                o_.deque_overflow == DequeOverflow::Spill,
+                                                remote_chunk_};
   if (g == 0) k.staging = home_->device_staging(split_.shares[0].size());
   k.peers.gpus = gpus_;
   k.peers.self = g;
@@ -410,11 +480,15 @@ template <Scope S, class Factory, class Body>
 std::string WsAcrossGpus<S, Factory, Body>::describe(GpuRun& run, std::uint32_t g) const {
   WorkStealingControl c;
   GpuSession& s = run.session(g);
-  GPULB_CUDA_TRY(cudaMemcpyAsync(&c, home_->control.get(), sizeof c, cudaMemcpyDefault, s.copy_stream()));
+  GPULB_CUDA_TRY(
+      cudaMemcpyAsync(&c, home_->control.get(), sizeof c, cudaMemcpyDefault, s.copy_stream()));
   GPULB_CUDA_TRY(cudaStreamSynchronize(s.copy_stream()));
-  auto queued = [](const SharingQueueControl& q) { return q.enqueue_pos > q.dequeue_pos ? q.enqueue_pos - q.dequeue_pos : 0; };
-  return "GPU " + std::to_string(g) + " of " + std::to_string(gpus_) + "; run pending " + std::to_string(c.pending) + ", host " +
-         (c.host_end == 0 ? "inserting" : "done") + "; this GPU's sharing queue " + std::to_string(queued(states_[g]->sharing.control())) +
+  auto queued = [](const SharingQueueControl& q) {
+    return q.enqueue_pos > q.dequeue_pos ? q.enqueue_pos - q.dequeue_pos : 0;
+  };
+  return "GPU " + std::to_string(g) + " of " + std::to_string(gpus_) + "; run pending " +
+         std::to_string(c.pending) + ", host " + (c.host_end == 0 ? "inserting" : "done") +
+         "; this GPU's sharing queue " + std::to_string(queued(states_[g]->sharing.control())) +
          ", overflow queue " + std::to_string(queued(states_[g]->overflow.control()));
 }
 
@@ -428,13 +502,15 @@ void WsAcrossGpus<S, Factory, Body>::control(GpuRun& run, std::uint32_t g) {
   const std::function<std::string()> state = [&] { return describe(run, g); };
   s.host_record(EventKind::KernelLaunch, grids_[g].blocks);
   outcomes_[g].launch_ns = s.now_ns();
-  work_stealing_multi_kernel<Body, S><<<grids_[g].blocks, p.block_size, 0, s.kernel_stream()>>>(args_[g], host.args(), bodies_[g]);
+  work_stealing_multi_kernel<Body, S>
+      <<<grids_[g].blocks, p.block_size, 0, s.kernel_stream()>>>(args_[g], host.args(), bodies_[g]);
   GPULB_CUDA_CHECK_LAUNCH();
   std::uint64_t inserted = 0;
   if (g == 0) {
-    inserted = feed_and_close(s, p, split_.rest, home_->host_staging(split_.shares[0].size()), split_.shares[0].size(),
-                              placement_.host ? home_->control.in_host.host() : home_->control.get(), home_->host_end, host, state,
-                              placement_.host);
+    inserted = feed_and_close(
+        s, p, split_.rest, home_->host_staging(split_.shares[0].size()), split_.shares[0].size(),
+        placement_.host ? home_->control.in_host.host() : home_->control.get(), home_->host_end,
+        host, state, placement_.host);
   }
   wait_for_kernel(run, g, inserted, state);
   // A block of this GPU failed the run (its blocks stopped): report it from here, so that it is
@@ -444,20 +520,24 @@ void WsAcrossGpus<S, Factory, Body>::control(GpuRun& run, std::uint32_t g) {
   if (f.code != 0) {
     const auto why = static_cast<DynamicFailure>(f.code);
     const bool full = why == DynamicFailure::OverflowFull || why == DynamicFailure::DequeFull;
-    throw RunError((full ? policies::work_stealing_full_message("block", f.block, p.options) : host.common_failure_message(f)) + " (GPU " +
-                   std::to_string(g) + ")");
+    throw RunError((full ? policies::work_stealing_full_message("block", f.block, p.options)
+                         : host.common_failure_message(f)) +
+                   " (GPU " + std::to_string(g) + ")");
   }
 }
 
 // Polls GPU g's blocks until its kernel ends. Progress for its watchdog: every GPU's tasks (a GPU
 // whose blocks wait for the others' last tasks is not stuck).
 template <Scope S, class Factory, class Body>
-void WsAcrossGpus<S, Factory, Body>::wait_for_kernel(GpuRun& run, std::uint32_t g, std::uint64_t inserted, const std::function<std::string()>& state) {
+void WsAcrossGpus<S, Factory, Body>::wait_for_kernel(GpuRun& run, std::uint32_t g,
+                                                     std::uint64_t inserted,
+                                                     const std::function<std::string()>& state) {
   GpuSession& s = run.session(g);
   DynamicHost& host = *hosts_[g];
   auto others = [&] {
     std::uint64_t n = 0;
-    for (std::uint32_t h = 0; h < gpus_; ++h) n += h == g ? 0 : outcomes_[h].progress.load(std::memory_order_relaxed);
+    for (std::uint32_t h = 0; h < gpus_; ++h)
+      n += h == g ? 0 : outcomes_[h].progress.load(std::memory_order_relaxed);
     return n;
   };
   while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) {
@@ -499,7 +579,8 @@ GpuShare WsAcrossGpus<S, Factory, Body>::collect(GpuRun&, std::uint32_t g, ExecO
   std::uint32_t gpu_peak = 0;
   for (const WsDequeControl& q : deques) gpu_peak = std::max(gpu_peak, q.peak);
   totals_.peak_deque = std::max(totals_.peak_deque, gpu_peak);
-  totals_.slots += std::uint64_t{grids_[g].blocks} * gpu_peak + states_[g]->overflow.control().peak + states_[g]->sharing.control().peak;
+  totals_.slots += std::uint64_t{grids_[g].blocks} * gpu_peak +
+                   states_[g]->overflow.control().peak + states_[g]->sharing.control().peak;
   return {oc.launch_ns, oc.end_ns, counts.tasks_run, grids_[g].blocks};
 }
 
@@ -530,21 +611,28 @@ void WsAcrossGpus<S, Factory, Body>::finish(GpuRun& run, ExecOutput& out) {
   }
   out.notes.push_back(balance_note(run, out, busy));
   if (totals_.spilled > 0) {
-    out.notes.push_back(std::to_string(totals_.spilled) + " spawned tasks did not fit a deque and went through the overflow queues (deque_capacity=" +
-                        std::to_string(o_.deque_capacity) + ")");
+    out.notes.push_back(
+        std::to_string(totals_.spilled) +
+        " spawned tasks did not fit a deque and went through the overflow queues (deque_capacity=" +
+        std::to_string(o_.deque_capacity) + ")");
   }
 }
 
 // The per-GPU balance in words (the metrics hold the numbers); each GPU's busy time where the run
 // is traced.
 template <Scope S, class Factory, class Body>
-std::string WsAcrossGpus<S, Factory, Body>::balance_note(GpuRun& run, const ExecOutput& out, const std::vector<std::uint64_t>& busy) const {
-  std::string balance = "work-stealing across " + std::to_string(gpus_) + " GPUs (remote=" + choice_text(o_.remote) + "; " + std::to_string(totals_.remote_steals) +
-                        " of " + std::to_string(totals_.steals) + " steals across GPUs): tasks per GPU" + tasks_per_gpu(run.shares(), out.tasks_run);
+std::string WsAcrossGpus<S, Factory, Body>::balance_note(
+    GpuRun& run, const ExecOutput& out, const std::vector<std::uint64_t>& busy) const {
+  std::string balance =
+      "work-stealing across " + std::to_string(gpus_) + " GPUs (remote=" + choice_text(o_.remote) +
+      "; " + std::to_string(totals_.remote_steals) + " of " + std::to_string(totals_.steals) +
+      " steals across GPUs): tasks per GPU" + tasks_per_gpu(run.shares(), out.tasks_run);
   if (run.plan().trace && out.makespan_ns > 0) {
     balance += "; busy per GPU";
     for (std::uint32_t g = 0; g < gpus_; ++g) {
-      const double share = 100.0 * static_cast<double>(busy[g]) / (static_cast<double>(grids_[g].blocks) * static_cast<double>(out.makespan_ns));
+      const double share =
+          100.0 * static_cast<double>(busy[g]) /
+          (static_cast<double>(grids_[g].blocks) * static_cast<double>(out.makespan_ns));
       balance += (g ? ", " : " ") + std::to_string(static_cast<int>(share + 0.5)) + "%";
     }
   }

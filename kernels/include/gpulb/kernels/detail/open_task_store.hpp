@@ -24,7 +24,8 @@ namespace gpulb::kernels::detail {
 class OpenTaskStore {
  public:
   explicit OpenTaskStore(std::span<const Task> initial) {
-    if (!initial.empty()) segments_.push_back({std::vector<Task>(initial.begin(), initial.end()), 0, initial.size()});
+    if (!initial.empty())
+      segments_.push_back({std::vector<Task>(initial.begin(), initial.end()), 0, initial.size()});
     held_.store(initial.size(), std::memory_order_relaxed);
   }
 
@@ -60,8 +61,8 @@ class OpenTaskStore {
     for (std::size_t i = segments_.size(); i > front_ && want > 0; --i) {
       Segment& s = segments_[i - 1];
       const std::size_t n = std::min(want, s.end - s.head);
-      std::copy(s.tasks.begin() + static_cast<std::ptrdiff_t>(s.end - n), s.tasks.begin() + static_cast<std::ptrdiff_t>(s.end),
-                out.begin() + given);
+      std::copy(s.tasks.begin() + static_cast<std::ptrdiff_t>(s.end - n),
+                s.tasks.begin() + static_cast<std::ptrdiff_t>(s.end), out.begin() + given);
       s.end -= n;
       given += static_cast<std::uint32_t>(n);
       want -= n;

@@ -21,7 +21,8 @@ class RankPoolPort final : public HostInserter {
  public:
   // `refill`: the tasks this rank's queues take at once (every GPU's queues x capacity); the rank
   // asks other ranks for work while its pool holds less, so that its GPUs do not wait.
-  RankPoolPort(OpenTaskStore& store, GpuRun& run, std::function<GpuProgress()> progress, std::function<std::uint64_t()> refill)
+  RankPoolPort(OpenTaskStore& store, GpuRun& run, std::function<GpuProgress()> progress,
+               std::function<std::uint64_t()> refill)
       : store_(store), run_(run), progress_(std::move(progress)), refill_(std::move(refill)) {}
 
   void insert(std::span<const Task> tasks) override {
@@ -39,7 +40,8 @@ class RankPoolPort final : public HostInserter {
   bool idle() const override { return store_.held() == 0; }
   bool hungry() const override { return store_.held() < refill_(); }
   void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override {
-    if (run_.plan().trace) events_.push_back(trace::make_event(run_.session(0).now_ns(), kind, arg, aux));
+    if (run_.plan().trace)
+      events_.push_back(trace::make_event(run_.session(0).now_ns(), kind, arg, aux));
   }
   // A GPU of this rank failed: the balancer must not wait for work that will never come.
   void check() override {
@@ -67,7 +69,8 @@ class RankPoolPort final : public HostInserter {
 
  private:
   void record_level() {
-    record(trace::EventKind::PoolLevel, static_cast<std::uint32_t>(std::min<std::uint64_t>(store_.held(), 0xFFFFFFFFu)), 0);
+    record(trace::EventKind::PoolLevel,
+           static_cast<std::uint32_t>(std::min<std::uint64_t>(store_.held(), 0xFFFFFFFFu)), 0);
   }
 
   OpenTaskStore& store_;

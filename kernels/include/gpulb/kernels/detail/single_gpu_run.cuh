@@ -23,7 +23,8 @@ template <class Control>
 class OneGpuRun {
  public:
   // `spreads`: the policy has a run across GPUs (--gpus N asks for it).
-  OneGpuRun(Control& control, TrackLayout layout, bool spreads) : control_(control), layout_(layout), spreads_(spreads) {}
+  OneGpuRun(Control& control, TrackLayout layout, bool spreads)
+      : control_(control), layout_(layout), spreads_(spreads) {}
 
   std::vector<std::string> notes;
   TrackLayout layout() const { return layout_; }
@@ -43,7 +44,8 @@ class OneGpuRun {
   void finish(GpuRun& run, ExecOutput& out) {
     if (run.plan().gpus == 0 && run.present() > 1) {
       out.notes.push_back("policy '" + std::string(run.plan().policy->name) + "' runs on one GPU" +
-                          (spreads_ ? " unless --gpus N asks for more" : "") + ": used GPU 0 of " + std::to_string(run.present()));
+                          (spreads_ ? " unless --gpus N asks for more" : "") + ": used GPU 0 of " +
+                          std::to_string(run.present()));
     }
   }
 
@@ -57,12 +59,16 @@ class OneGpuRun {
 // `why_one`: why the policy runs on one GPU, for the refusal of --gpus N; nullptr for a policy that
 // has a run across GPUs (its driver sends --gpus N > 1 there, so only --gpus 0 or 1 arrive here).
 template <class Control>
-ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control, TrackLayout layout = TrackLayout::PerBlock,
+ExecOutput run_on_one_gpu(const ExecPlan& plan, Control&& control,
+                          TrackLayout layout = TrackLayout::PerBlock,
                           const char* why_one = "its deques and queues live in one GPU's memory") {
   GpuRun run(plan, GpuRun::OnOne{});
   if (plan.gpus > 1) {
-    throw ConfigError("policy '" + std::string(plan.policy->name) + "' runs on one GPU on the cuda backend (" + (why_one ? why_one : "this frame") +
-                      "); use --gpus 1, or a policy that runs across GPUs (task-queue, hardware, chunked, work-stealing, static-list)");
+    throw ConfigError("policy '" + std::string(plan.policy->name) +
+                      "' runs on one GPU on the cuda backend (" +
+                      (why_one ? why_one : "this frame") +
+                      "); use --gpus 1, or a policy that runs across GPUs (task-queue, hardware, "
+                      "chunked, work-stealing, static-list)");
   }
   OneGpuRun<std::remove_reference_t<Control>> r(control, layout, why_one == nullptr);
   return run_on_gpus(run, r);

@@ -13,9 +13,11 @@ struct BlockingQueueDriver {
   static const PolicyDescriptor& descriptor() { return policies::blocking_queue(); }
   template <class Factory>
   static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
-    return detail::run_on_one_gpu(plan, [&](detail::GpuSession& s, std::atomic<bool>& abort_all, detail::DynamicOutcome& o) {
-      detail::control_blocking_queue<std::decay_t<decltype(make_body(0u, 0u))>>(s, plan, make_body, abort_all, o);
-    });
+    return detail::run_on_one_gpu(
+        plan, [&](detail::GpuSession& s, std::atomic<bool>& abort_all, detail::DynamicOutcome& o) {
+          detail::control_blocking_queue<std::decay_t<decltype(make_body(0u, 0u))>>(
+              s, plan, make_body, abort_all, o);
+        });
   }
 };
 

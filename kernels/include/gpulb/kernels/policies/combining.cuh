@@ -48,9 +48,13 @@ inline std::uint64_t elapsed_ns(const TimingEvent& from, const TimingEvent& to) 
 class SessionHost : public gcharm::RequestHost {
  public:
   SessionHost(GpuSession& s, Watchdog& watchdog) : s_(s), watchdog_(watchdog) {}
-  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override { s_.host_record(kind, arg, aux); }
+  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override {
+    s_.host_record(kind, arg, aux);
+  }
   std::uint64_t now_ns() const override { return s_.now_ns(); }
-  void tick(std::uint64_t progress, const std::function<std::string()>& state) override { watchdog_.check(progress, state); }
+  void tick(std::uint64_t progress, const std::function<std::string()>& state) override {
+    watchdog_.check(progress, state);
+  }
 
  private:
   GpuSession& s_;
@@ -60,9 +64,17 @@ class SessionHost : public gcharm::RequestHost {
 template <class Body>
 class CombiningGpu : public gcharm::RequestDevice {
  public:
-  CombiningGpu(GpuSession& s, const ExecPlan& plan, const Body& body, Watchdog& watchdog, std::uint32_t segments)
-      : s_(s), plan_(plan), body_(body), watchdog_(watchdog), item_bytes_(plan.requests->item_bytes), segments_(segments) {
-    resident_ = persistent_grid(reinterpret_cast<const void*>(&request_kernel<Body>), s.device(), plan.block_size, 0).blocks;
+  CombiningGpu(GpuSession& s, const ExecPlan& plan, const Body& body, Watchdog& watchdog,
+               std::uint32_t segments)
+      : s_(s),
+        plan_(plan),
+        body_(body),
+        watchdog_(watchdog),
+        item_bytes_(plan.requests->item_bytes),
+        segments_(segments) {
+    resident_ = persistent_grid(reinterpret_cast<const void*>(&request_kernel<Body>), s.device(),
+                                plan.block_size, 0)
+                    .blocks;
     for (std::uint32_t k = 0; k < plan.options.in_flight; ++k) {
       slots_.push_back(std::make_unique<Slot>());
       watchdog_.watch(slots_.back()->stream.get());
@@ -89,8 +101,8 @@ class CombiningGpu : public gcharm::RequestDevice {
       cache_ = cuda::DeviceBuffer<std::byte>(std::size_t{plan_.options.cache_items} * item_bytes_);
     }
     const auto base = reinterpret_cast<std::uintptr_t>(slot.in.get());
-    return {reinterpret_cast<std::uintptr_t>(cache_.get()), base + slot.items_at, base + slot.slot_lists_at,
-            reinterpret_cast<std::uintptr_t>(slot.out.get())};
+    return {reinterpret_cast<std::uintptr_t>(cache_.get()), base + slot.items_at,
+            base + slot.slot_lists_at, reinterpret_cast<std::uintptr_t>(slot.out.get())};
   }
 
   void submit(std::uint32_t k, gcharm::CombinedRequest& c) override {
@@ -103,7 +115,8 @@ class CombiningGpu : public gcharm::RequestDevice {
     std::memcpy(staging + slot.items_at, c.upload_items.data(), c.upload_items.size());
     cudaStream_t stream = slot.stream.get();
     GPULB_CUDA_TRY(cudaEventRecord(slot.started.get(), stream));
-    GPULB_CUDA_TRY(cudaMemcpyAsync(slot.in.get(), staging, slot.bytes_in, cudaMemcpyHostToDevice, stream));
+    GPULB_CUDA_TRY(
+        cudaMemcpyAsync(slot.in.get(), staging, slot.bytes_in, cudaMemcpyHostToDevice, stream));
     if (gcharm::uses_cache(c.mode)) {
       // The cache table counts an item resident once a launch is assembled to upload it, so a
       // later launch on another slot (another stream) reads it without uploading it: its scatter
@@ -113,19 +126,23 @@ class CombiningGpu : public gcharm::RequestDevice {
       // wait is inside this launch's copy time (started..copied).
       GPULB_CUDA_TRY(cudaStreamWaitEvent(stream, cache_written_.get(), 0));
       scatter_items(reinterpret_cast<const std::uint32_t*>(slot.in.get() + slot.items_at),
-                    reinterpret_cast<const std::uint32_t*>(slot.in.get() + slot.upload_slots_at), c.upload_slots.size(), item_bytes_ / 4,
+                    reinterpret_cast<const std::uint32_t*>(slot.in.get() + slot.upload_slots_at),
+                    c.upload_slots.size(), item_bytes_ / 4,
                     reinterpret_cast<std::uint32_t*>(cache_.get()), stream);
       GPULB_CUDA_TRY(cudaEventRecord(cache_written_.get(), stream));
     }
     if (c.output_bytes) GPULB_CUDA_TRY(cudaMemsetAsync(slot.out.get(), 0, c.output_bytes, stream));
     GPULB_CUDA_TRY(cudaEventRecord(slot.copied.get(), stream));
     const auto n = static_cast<std::uint32_t>(c.tasks.size());
-    request_kernel<Body><<<n, plan_.block_size, 0, stream>>>(reinterpret_cast<const Task*>(slot.in.get() + slot.tasks_at), next_segment_,
-                                                             segments_, body_, s_.trace_ref(), s_.stop_flag());
+    request_kernel<Body><<<n, plan_.block_size, 0, stream>>>(
+        reinterpret_cast<const Task*>(slot.in.get() + slot.tasks_at), next_segment_, segments_,
+        body_, s_.trace_ref(), s_.stop_flag());
     GPULB_CUDA_CHECK_LAUNCH();
     next_segment_ += n;
     GPULB_CUDA_TRY(cudaEventRecord(slot.ran.get(), stream));
-    if (c.output_bytes) GPULB_CUDA_TRY(cudaMemcpyAsync(slot.out_host.host(), slot.out.get(), c.output_bytes, cudaMemcpyDeviceToHost, stream));
+    if (c.output_bytes)
+      GPULB_CUDA_TRY(cudaMemcpyAsync(slot.out_host.host(), slot.out.get(), c.output_bytes,
+                                     cudaMemcpyDeviceToHost, stream));
     GPULB_CUDA_TRY(cudaEventRecord(slot.done.get(), stream));
   }
 
@@ -138,10 +155,12 @@ class CombiningGpu : public gcharm::RequestDevice {
 
   gcharm::LaunchTimes finish(std::uint32_t k, gcharm::CombinedRequest& c) override {
     Slot& slot = *slots_[k];
-    gcharm::LaunchTimes t{elapsed_ns(slot.started, slot.copied), elapsed_ns(slot.copied, slot.ran), elapsed_ns(slot.ran, slot.done)};
+    gcharm::LaunchTimes t{elapsed_ns(slot.started, slot.copied), elapsed_ns(slot.copied, slot.ran),
+                          elapsed_ns(slot.ran, slot.done)};
     for (std::size_t i = 0; i < c.requests.size(); ++i) {
       std::span<std::byte> out = c.requests[i].output;
-      if (!out.empty()) std::memcpy(out.data(), slot.out_host.host() + c.output_offset[i], out.size());
+      if (!out.empty())
+        std::memcpy(out.data(), slot.out_host.host() + c.output_offset[i], out.size());
     }
     tasks_run_ += c.tasks.size();
     slot.busy = false;
@@ -151,7 +170,9 @@ class CombiningGpu : public gcharm::RequestDevice {
   void stop_kernels() override { s_.request_stop(); }
 
   std::uint64_t tasks_run() const { return tasks_run_; }
-  std::uint64_t untraced() const { return next_segment_ > segments_ ? next_segment_ - segments_ : 0; }
+  std::uint64_t untraced() const {
+    return next_segment_ > segments_ ? next_segment_ - segments_ : 0;
+  }
 
   // Waits for every slot's work (the end of the run, or a failure before the buffers go).
   void synchronize() {
@@ -188,13 +209,16 @@ class CombiningGpu : public gcharm::RequestDevice {
   void take_buffers(std::uint32_t k, std::size_t bytes_in, std::size_t bytes_out) {
     Slot& slot = *slots_[k];
     auto fits = [&](const Slot& s) {
-      return s.staging.size() >= bytes_in && s.in.size() >= bytes_in && s.out.size() >= bytes_out && s.out_host.size() >= bytes_out;
+      return s.staging.size() >= bytes_in && s.in.size() >= bytes_in && s.out.size() >= bytes_out &&
+             s.out_host.size() >= bytes_out;
     };
     if (fits(slot)) return;
     Slot* best = nullptr;
     for (auto& other : slots_) {
       if (other.get() == &slot || other->busy || !fits(*other)) continue;
-      if (best == nullptr || other->staging.size() + other->out_host.size() < best->staging.size() + best->out_host.size()) best = other.get();
+      if (best == nullptr || other->staging.size() + other->out_host.size() <
+                                 best->staging.size() + best->out_host.size())
+        best = other.get();
     }
     if (best == nullptr) return;
     std::swap(slot.staging, best->staging);
@@ -221,14 +245,16 @@ class CombiningGpu : public gcharm::RequestDevice {
 // expected requests, while the trace budget lasts (later requests run untraced, with a note).
 inline std::uint32_t request_trace_segments(const ExecPlan& plan) {
   if (!plan.trace) return 0;
-  return static_cast<std::uint32_t>(
-      std::min<std::uint64_t>(plan.requests->expected_requests, trace_budget(plan) / (3 * sizeof(trace::Event))));
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(
+      plan.requests->expected_requests, trace_budget(plan) / (3 * sizeof(trace::Event))));
 }
 
 template <class Factory>
-void control_combining(GpuSession& s, const ExecPlan& plan, Factory& make_body, std::atomic<bool>& abort_all, DynamicOutcome& o) {
+void control_combining(GpuSession& s, const ExecPlan& plan, Factory& make_body,
+                       std::atomic<bool>& abort_all, DynamicOutcome& o) {
   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
-  if (plan.requests == nullptr) throw ConfigError("policy 'combining' runs work requests; this scenario makes none");
+  if (plan.requests == nullptr)
+    throw ConfigError("policy 'combining' runs work requests; this scenario makes none");
   const std::uint32_t segments = request_trace_segments(plan);
   s.allocate_trace(segments, plan.trace ? 3 : 0);
   const Body body = make_body(0u, 0u);
@@ -250,7 +276,8 @@ void control_combining(GpuSession& s, const ExecPlan& plan, Factory& make_body, 
   o.workers = gpu.resident_blocks();
   totals.to_metrics(o.metrics, lanes);
   if (gpu.untraced() > 0) {
-    o.notes.push_back(std::to_string(gpu.untraced()) + " requests past the trace's " + std::to_string(segments) +
+    o.notes.push_back(std::to_string(gpu.untraced()) + " requests past the trace's " +
+                      std::to_string(segments) +
                       " block segments ran untraced; raise --trace-memory");
   }
 }

@@ -29,7 +29,9 @@ namespace detail {
 class HybridHost : public gcharm::RequestHost {
  public:
   HybridHost(cpu::Runtime& rt, Watchdog& watchdog) : rt_(rt), watchdog_(watchdog) {}
-  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override { rt_.host_record(kind, arg, aux); }
+  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override {
+    rt_.host_record(kind, arg, aux);
+  }
   std::uint64_t now_ns() const override { return rt_.now_ns(); }
   void tick(std::uint64_t progress, const std::function<std::string()>& state) override {
     rt_.rethrow_failure();
@@ -44,9 +46,12 @@ class HybridHost : public gcharm::RequestHost {
 template <class Factory>
 ExecOutput run_hybrid_on_gpu(const ExecPlan& plan, Factory& make_body) {
   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
-  if (plan.requests == nullptr) throw ConfigError("policy 'hybrid' runs work requests; this scenario makes none");
+  if (plan.requests == nullptr)
+    throw ConfigError("policy 'hybrid' runs work requests; this scenario makes none");
   present_gpus(plan);
-  if (plan.gpus > 1) throw ConfigError("policy 'hybrid' runs on the CPU and one GPU on the cuda backend; use --gpus 1");
+  if (plan.gpus > 1)
+    throw ConfigError(
+        "policy 'hybrid' runs on the CPU and one GPU on the cuda backend; use --gpus 1");
   cuda::check_usable(0);
   // The CPU side: --workers threads, by default half the hardware threads (the scenario's
   // producers need the others).
@@ -62,7 +67,8 @@ ExecOutput run_hybrid_on_gpu(const ExecPlan& plan, Factory& make_body) {
     std::atomic<bool> abort_all{false};
     Watchdog watchdog(plan, s, abort_all);
     CombiningGpu<Body> gpu(s, plan, body, watchdog, segments);
-    cpu::detail::CombiningHost<Body> cpu_side(rt, cpu_plan, body, plan.requests->item_bytes, 0, rt.workers());
+    cpu::detail::CombiningHost<Body> cpu_side(rt, cpu_plan, body, plan.requests->item_bytes, 0,
+                                              rt.workers());
     HybridHost host(rt, watchdog);
     // Before the workers start: a strategy hybrid does not take throws with no thread to join.
     const gcharm::HybridStrategy strategy = gcharm::hybrid_strategy(plan.options.strategy);
@@ -75,7 +81,8 @@ ExecOutput run_hybrid_on_gpu(const ExecPlan& plan, Factory& make_body) {
     std::vector<gcharm::DeviceLane> lanes;
     gcharm::RequestTotals totals;
     try {
-      totals = gcharm::run_hybrid(plan, host, cpu_side, gcharm::TransferMode::InPlace, gpu, lanes, splitter);
+      totals = gcharm::run_hybrid(plan, host, cpu_side, gcharm::TransferMode::InPlace, gpu, lanes,
+                                  splitter);
     } catch (...) {
       cpu_side.quit();
       rt.join();
@@ -89,14 +96,18 @@ ExecOutput run_hybrid_on_gpu(const ExecPlan& plan, Factory& make_body) {
     out.trace.devices.push_back(s.info());
     if (plan.trace) s.drain_sm_lane_tracks(out.trace.tracks);
     out.workers += gpu.resident_blocks();
-    out.trace.meta.clock_source = "steady_clock (CPU side), globaltimer aligned to steady_clock (GPU side)";
+    out.trace.meta.clock_source =
+        "steady_clock (CPU side), globaltimer aligned to steady_clock (GPU side)";
     totals.to_metrics(out.metrics, lanes);
-    out.metrics["cpu_ns_per_item_x1000"] = static_cast<std::uint64_t>(splitter.cpu_ns_per_item() * 1000);
-    out.metrics["gpu_ns_per_item_x1000"] = static_cast<std::uint64_t>(splitter.gpu_ns_per_item() * 1000);
+    out.metrics["cpu_ns_per_item_x1000"] =
+        static_cast<std::uint64_t>(splitter.cpu_ns_per_item() * 1000);
+    out.metrics["gpu_ns_per_item_x1000"] =
+        static_cast<std::uint64_t>(splitter.gpu_ns_per_item() * 1000);
     out.metrics.erase("tasks_per_worker_max");  // the CPU side's only: misleading for the run
     out.metrics.erase("tasks_per_worker_min");
     if (gpu.untraced() > 0) {
-      out.notes.push_back(std::to_string(gpu.untraced()) + " GPU requests past the trace's " + std::to_string(segments) +
+      out.notes.push_back(std::to_string(gpu.untraced()) + " GPU requests past the trace's " +
+                          std::to_string(segments) +
                           " block segments ran untraced; raise --trace-memory");
     }
     return out;

@@ -20,13 +20,15 @@ struct StaticListDriver {
       try {
         return detail::run_static_list_on_gpus(plan, make_body);
       } catch (...) {
-        detail::rethrow_gpu_failure(plan, 0);  // a CUDA error outside any one GPU's part (peer access)
+        detail::rethrow_gpu_failure(plan,
+                                    0);  // a CUDA error outside any one GPU's part (peer access)
       }
     }
     return detail::run_on_one_gpu(
         plan,
         [&](detail::GpuSession& s, std::atomic<bool>& abort_all, detail::DynamicOutcome& o) {
-          detail::control_static_list<std::decay_t<decltype(make_body(0u, 0u))>>(s, plan, make_body, abort_all, o);
+          detail::control_static_list<std::decay_t<decltype(make_body(0u, 0u))>>(s, plan, make_body,
+                                                                                 abort_all, o);
         },
         detail::TrackLayout::PerBlock, nullptr);
   }

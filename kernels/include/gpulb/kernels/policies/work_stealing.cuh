@@ -21,7 +21,10 @@ struct WorkStealingDriver {
     using Body = std::decay_t<decltype(make_body(0u, 0u))>;
     if (plan.options.task_per == TaskPer::Lane) {
       if constexpr (LaneBody<Body>) {
-        if (plan.gpus > 1) throw ConfigError("work-stealing: task_per=lane runs on one GPU; use --gpus 1, or task_per=block across GPUs");
+        if (plan.gpus > 1)
+          throw ConfigError(
+              "work-stealing: task_per=lane runs on one GPU; use --gpus 1, or task_per=block "
+              "across GPUs");
         return detail::run_on_one_gpu(
             plan,
             [&](detail::GpuSession& s, std::atomic<bool>& abort_all, detail::DynamicOutcome& o) {
@@ -29,15 +32,19 @@ struct WorkStealingDriver {
             },
             detail::TrackLayout::PerBlock, nullptr);
       } else {
-        throw ConfigError("work-stealing: task_per=lane needs a scenario whose tasks have a lane form (uts); this one runs a task a block: use task_per=block");
+        throw ConfigError(
+            "work-stealing: task_per=lane needs a scenario whose tasks have a lane form (uts); "
+            "this one runs a task a block: use task_per=block");
       }
     }
     if (plan.gpus > 1) {
       try {
-        if (plan.options.remote == RemoteMode::Request) return detail::run_work_stealing_on_gpus<Scope::Device>(plan, make_body);
+        if (plan.options.remote == RemoteMode::Request)
+          return detail::run_work_stealing_on_gpus<Scope::Device>(plan, make_body);
         return detail::run_work_stealing_on_gpus<Scope::System>(plan, make_body);
       } catch (...) {
-        detail::rethrow_gpu_failure(plan, 0);  // a CUDA error outside any one GPU's part (the placement, peer access)
+        detail::rethrow_gpu_failure(
+            plan, 0);  // a CUDA error outside any one GPU's part (the placement, peer access)
       }
     }
     return detail::run_on_one_gpu(

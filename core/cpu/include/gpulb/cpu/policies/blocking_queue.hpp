@@ -58,13 +58,16 @@ class GrowingBlockingQueue {
     std::string why;
     if (queued + n > ref_.capacity) {  // no other worker grew it meanwhile
       const std::uint64_t need = queued + n, free = memory_limit().available;
-      const std::uint64_t slots = fit_list_slots(std::max<std::uint64_t>(need, 2 * std::uint64_t{ref_.capacity}), need,
-                                                 free != 0 ? free : ~std::uint64_t{0});
+      const std::uint64_t slots =
+          fit_list_slots(std::max<std::uint64_t>(need, 2 * std::uint64_t{ref_.capacity}), need,
+                         free != 0 ? free : ~std::uint64_t{0});
       if (slots == 0 || need > kMaxListSlots) {
-        why = "blocking-queue: the queue holds " + std::to_string(queued) + " tasks and a worker has " + std::to_string(n) +
-              " more; " + std::to_string(need) + " task slots (" + format_gib(need * sizeof(Task)) + ") do not fit the " +
+        why = "blocking-queue: the queue holds " + std::to_string(queued) +
+              " tasks and a worker has " + std::to_string(n) + " more; " + std::to_string(need) +
+              " task slots (" + format_gib(need * sizeof(Task)) + ") do not fit the " +
               format_gib(free) + " of host memory available (MemAvailable) beside the queue's " +
-              format_gib(std::uint64_t{ref_.capacity} * sizeof(Task)) + "; the queue holds a tree's widest level: use work-stealing";
+              format_gib(std::uint64_t{ref_.capacity} * sizeof(Task)) +
+              "; the queue holds a tree's widest level: use work-stealing";
       } else {
         queue_.grow_locked(ref_, static_cast<std::uint32_t>(std::min(slots, kMaxListSlots)));
         growths_.fetch_add(1, std::memory_order_relaxed);
@@ -83,18 +86,23 @@ class GrowingBlockingQueue {
 // level the scenario states, the run is refused before it starts; else the queue starts at
 // blocking_queue_slots(), or what memory holds of it.
 inline std::uint64_t first_queue_slots(const ExecPlan& plan) {
-  const std::uint64_t slots =
-      std::max<std::uint64_t>(policies::blocking_queue_slots(plan.options, plan.widest_generation, plan.tasks.size()), plan.tasks.size());
+  const std::uint64_t slots = std::max<std::uint64_t>(
+      policies::blocking_queue_slots(plan.options, plan.widest_generation, plan.tasks.size()),
+      plan.tasks.size());
   if (slots > kMaxListSlots) {
-    throw RunError("blocking-queue: " + std::to_string(slots) + " task slots are more than one queue indexes (" +
-                   std::to_string(kMaxListSlots) + ")");
+    throw RunError("blocking-queue: " + std::to_string(slots) +
+                   " task slots are more than one queue indexes (" + std::to_string(kMaxListSlots) +
+                   ")");
   }
   const std::uint64_t available = memory_limit().available;
   if (available == 0) return slots;
-  if (plan.widest_generation != 0 && fit_list_slots(plan.widest_generation, plan.widest_generation, available) == 0) {
-    throw RunError("blocking-queue: the scenario's widest generation, " + std::to_string(plan.widest_generation) + " tasks (" +
-                   format_gib(plan.widest_generation * sizeof(Task)) + "), is what the queue holds at its fullest; " +
-                   format_gib(available) + " of host memory is available (MemAvailable): use work-stealing");
+  if (plan.widest_generation != 0 &&
+      fit_list_slots(plan.widest_generation, plan.widest_generation, available) == 0) {
+    throw RunError("blocking-queue: the scenario's widest generation, " +
+                   std::to_string(plan.widest_generation) + " tasks (" +
+                   format_gib(plan.widest_generation * sizeof(Task)) +
+                   "), is what the queue holds at its fullest; " + format_gib(available) +
+                   " of host memory is available (MemAvailable): use work-stealing");
   }
   return std::max<std::uint64_t>(fit_list_slots(slots, 0, available), plan.tasks.size());
 }
@@ -110,7 +118,8 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
   GrowingBlockingQueue queue(static_cast<std::uint32_t>(first));
   BlockingQueueRef& q = queue.ref();
   std::uint32_t level = 0;
-  q.enqueue(plan.tasks.data(), static_cast<std::uint32_t>(plan.tasks.size()), level);  // fits: slots >= initial tasks
+  q.enqueue(plan.tasks.data(), static_cast<std::uint32_t>(plan.tasks.size()),
+            level);  // fits: slots >= initial tasks
   q.add_pending(static_cast<std::int64_t>(plan.tasks.size()));
   rt.host_record(EventKind::HostEnqueue, static_cast<std::uint32_t>(plan.tasks.size()), 0);
   TaskIdCounter ids;
@@ -121,7 +130,8 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
   rt.start([&](std::uint32_t rank) {
     WorkerSlot& slot = rt.slot(rank);
     SpawnBuffer& kids = *spawn.get(rank);
-    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag(), &kids);
+    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(),
+                            rt.stop_flag(), &kids);
     worker_begin(ctx, slot, rank);
     IdleTracker idle;
     Task task;
@@ -135,14 +145,17 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
       }
       idle.idle = false;
       const std::uint32_t taken_level = lvl;
-      const auto level_at_begin = [&] { ctx.record_at_last(EventKind::QueueLevel, taken_level, 0); };
+      const auto level_at_begin = [&] {
+        ctx.record_at_last(EventKind::QueueLevel, taken_level, 0);
+      };
       if (!run_spawning_task(rt, ctx, slot, body, task, kids, &ids, limit, level_at_begin)) break;
       if (kids.count == 0) {
         q.add_pending(-1);
         continue;
       }
       q.add_pending(static_cast<std::int64_t>(kids.count) - 1);  // before they are visible
-      if (const std::string why = queue.enqueue_growing(kids.slots, kids.count, lvl); !why.empty()) {
+      if (const std::string why = queue.enqueue_growing(kids.slots, kids.count, lvl);
+          !why.empty()) {
         rt.fail(why);
         break;
       }
@@ -152,7 +165,10 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
   });
 
   try {
-    rt.wait_workers([&] { return "pending " + std::to_string(device_atomic_ref<std::int64_t>(q.ctl->pending).load(mo::relaxed)); });
+    rt.wait_workers([&] {
+      return "pending " +
+             std::to_string(device_atomic_ref<std::int64_t>(q.ctl->pending).load(mo::relaxed));
+    });
   } catch (...) {
     rt.fail("the host side of the run stopped");
     rt.join();
@@ -160,12 +176,15 @@ ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
   }
   ExecOutput out = rt.finish("host", 0);
   out.tasks_run = rt.tasks_done();
-  for (std::uint32_t w = 0; w < workers; ++w) out.tasks_spawned += rt.slot(w).tasks_spawned.load(std::memory_order_relaxed);
+  for (std::uint32_t w = 0; w < workers; ++w)
+    out.tasks_spawned += rt.slot(w).tasks_spawned.load(std::memory_order_relaxed);
   out.metrics["peak_task_slots"] = queue.peak();
   out.metrics["queue_slots"] = queue.capacity();
   if (queue.growths() > 0) {
-    out.notes.push_back("blocking-queue: the queue filled and grew " + std::to_string(queue.growths()) + " times, to " +
-                        std::to_string(queue.capacity()) + " task slots (blocking_capacity sizes the first)");
+    out.notes.push_back("blocking-queue: the queue filled and grew " +
+                        std::to_string(queue.growths()) + " times, to " +
+                        std::to_string(queue.capacity()) +
+                        " task slots (blocking_capacity sizes the first)");
   }
   return out;
 }

@@ -22,7 +22,8 @@ template <class Body>
 ExecOutput run_chunked(const ExecPlan& plan, const Body& body) {
   const std::uint64_t total = plan.tasks.size();
   Runtime rt(plan, 2 * total + 16);
-  const std::uint64_t chunk = plan.options.chunk ? plan.options.chunk : std::max<std::uint32_t>(1, rt.workers());
+  const std::uint64_t chunk =
+      plan.options.chunk ? plan.options.chunk : std::max<std::uint32_t>(1, rt.workers());
   std::atomic<std::uint64_t> next_block{0};
   // Written only by the barrier's completion (all workers waiting), read after it: no atomics.
   std::uint64_t launch_end = std::min(total, chunk);
@@ -33,13 +34,16 @@ ExecOutput run_chunked(const ExecPlan& plan, const Body& body) {
     launch_begin = launch_end;
     launch_end = std::min(total, launch_end + chunk);
     next_block.store(launch_begin, std::memory_order_relaxed);
-    if (launch_end > launch_begin) rt.host_record(EventKind::KernelLaunch, static_cast<std::uint32_t>(launch_end - launch_begin));
+    if (launch_end > launch_begin)
+      rt.host_record(EventKind::KernelLaunch,
+                     static_cast<std::uint32_t>(launch_end - launch_begin));
   };
   std::barrier launches(static_cast<std::ptrdiff_t>(rt.workers()), on_launch_end);
   rt.host_record(EventKind::KernelLaunch, static_cast<std::uint32_t>(launch_end));
   rt.start([&](std::uint32_t rank) {
     WorkerSlot& slot = rt.slot(rank);
-    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag());
+    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(),
+                            rt.stop_flag());
     slot.start_ns = ctx.now_ns();
     ctx.record(EventKind::WorkerStart, rank, trace::kUnknownSm);
     for (;;) {
@@ -60,7 +64,9 @@ ExecOutput run_chunked(const ExecPlan& plan, const Body& body) {
     ctx.record(EventKind::WorkerEnd, 0);
   });
   try {
-    rt.wait_workers([&] { return "next block " + std::to_string(next_block.load()) + " of " + std::to_string(total); });
+    rt.wait_workers([&] {
+      return "next block " + std::to_string(next_block.load()) + " of " + std::to_string(total);
+    });
   } catch (...) {
     rt.join();
     throw;

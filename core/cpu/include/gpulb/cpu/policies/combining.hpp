@@ -26,7 +26,9 @@ namespace detail {
 class RuntimeHost : public gcharm::RequestHost {
  public:
   explicit RuntimeHost(Runtime& rt) : rt_(rt) {}
-  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override { rt_.host_record(kind, arg, aux); }
+  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override {
+    rt_.host_record(kind, arg, aux);
+  }
   std::uint64_t now_ns() const override { return rt_.now_ns(); }
   void tick(std::uint64_t, const std::function<std::string()>& state) override { rt_.tick(state); }
 
@@ -40,8 +42,14 @@ class RuntimeHost : public gcharm::RequestHost {
 template <class Body>
 class CombiningHost : public gcharm::RequestDevice {
  public:
-  CombiningHost(Runtime& rt, const ExecPlan& plan, const Body& body, std::uint32_t item_bytes, std::uint32_t first, std::uint32_t count)
-      : rt_(rt), plan_(plan), body_(body), item_bytes_(item_bytes), first_(first), count_workers_(count) {}
+  CombiningHost(Runtime& rt, const ExecPlan& plan, const Body& body, std::uint32_t item_bytes,
+                std::uint32_t first, std::uint32_t count)
+      : rt_(rt),
+        plan_(plan),
+        body_(body),
+        item_bytes_(item_bytes),
+        first_(first),
+        count_workers_(count) {}
 
   std::uint32_t launch_slots() const override { return 1; }
   std::uint32_t resident_blocks() const override { return count_workers_; }
@@ -55,9 +63,12 @@ class CombiningHost : public gcharm::RequestDevice {
     std::uint64_t top = 0;
     for (std::uint32_t s : c.upload_slots) top = std::max<std::uint64_t>(top, s + 1);
     if (top * item_bytes_ > cache_.size()) cache_.resize(top * item_bytes_);
-    const std::byte* cache = c.mode == gcharm::TransferMode::InPlace ? c.table.data() : cache_.data();
-    return {reinterpret_cast<std::uintptr_t>(cache), reinterpret_cast<std::uintptr_t>(items_.data()),
-            reinterpret_cast<std::uintptr_t>(slot_lists_.data()), reinterpret_cast<std::uintptr_t>(outputs_.data())};
+    const std::byte* cache =
+        c.mode == gcharm::TransferMode::InPlace ? c.table.data() : cache_.data();
+    return {reinterpret_cast<std::uintptr_t>(cache),
+            reinterpret_cast<std::uintptr_t>(items_.data()),
+            reinterpret_cast<std::uintptr_t>(slot_lists_.data()),
+            reinterpret_cast<std::uintptr_t>(outputs_.data())};
   }
 
   void submit(std::uint32_t, gcharm::CombinedRequest& c) override {
@@ -66,9 +77,11 @@ class CombiningHost : public gcharm::RequestDevice {
       std::memcpy(items_.data(), c.upload_items.data(), c.upload_items.size());
     } else {
       for (std::size_t k = 0; k < c.upload_slots.size(); ++k) {
-        std::memcpy(cache_.data() + std::size_t{c.upload_slots[k]} * item_bytes_, c.upload_items.data() + k * item_bytes_, item_bytes_);
+        std::memcpy(cache_.data() + std::size_t{c.upload_slots[k]} * item_bytes_,
+                    c.upload_items.data() + k * item_bytes_, item_bytes_);
       }
-      std::memcpy(slot_lists_.data(), c.slot_lists.data(), c.slot_lists.size() * sizeof(std::uint32_t));
+      std::memcpy(slot_lists_.data(), c.slot_lists.data(),
+                  c.slot_lists.size() * sizeof(std::uint32_t));
     }
     times_ = {};
     times_.to_device_ns = host_now_ns() - t0;
@@ -119,7 +132,8 @@ class CombiningHost : public gcharm::RequestDevice {
   // A worker: waits for each launch, takes its blocks in order, as the hardware policy does.
   void work(std::uint32_t rank) {
     WorkerSlot& slot = rt_.slot(rank);
-    const WorkerContext ctx(rank, plan_.block_size, rt_.worker_segment(rank), rt_.origin_ns(), rt_.stop_flag());
+    const WorkerContext ctx(rank, plan_.block_size, rt_.worker_segment(rank), rt_.origin_ns(),
+                            rt_.stop_flag());
     slot.start_ns = ctx.now_ns();
     ctx.record(trace::EventKind::WorkerStart, rank, trace::kUnknownSm);
     std::uint64_t seen = 0;
@@ -129,7 +143,8 @@ class CombiningHost : public gcharm::RequestDevice {
       {
         std::unique_lock lock(mutex_);
         // Wakes on a launch or the end; every millisecond it looks at the watchdog's stop flag.
-        while (launch_ == seen && !quit_ && !rt_.stop_requested()) wake_.wait_for(lock, std::chrono::milliseconds(1));
+        while (launch_ == seen && !quit_ && !rt_.stop_requested())
+          wake_.wait_for(lock, std::chrono::milliseconds(1));
         if (quit_ || rt_.stop_requested()) break;
         seen = launch_;
         tasks = tasks_;
@@ -144,8 +159,8 @@ class CombiningHost : public gcharm::RequestDevice {
         // host sees every block finished, it sees every stamp.
         const std::uint64_t end = host_now_ns();
         std::uint64_t seen_end = last_block_end_ns_.load(std::memory_order_relaxed);
-        while (seen_end < end && !last_block_end_ns_.compare_exchange_weak(seen_end, end, std::memory_order_relaxed)) {
-        }
+        while (seen_end < end && !last_block_end_ns_.compare_exchange_weak(
+                                     seen_end, end, std::memory_order_relaxed)) {}
         finished_.fetch_add(1, std::memory_order_release);
       }
       ctx.pause_trace();  // the wait for the next launch is no task's time
@@ -185,7 +200,8 @@ struct CombiningDriver {
   static const PolicyDescriptor& descriptor() { return policies::combining(); }
   template <class Body>
   static ExecOutput run(const ExecPlan& plan, const Body& body) {
-    if (plan.requests == nullptr) throw ConfigError("policy 'combining' runs work requests; this scenario makes none");
+    if (plan.requests == nullptr)
+      throw ConfigError("policy 'combining' runs work requests; this scenario makes none");
     const std::uint64_t expected = plan.requests->expected_requests;
     // Segments are sized alike: the host track's is the largest, up to 8 events a request (eager).
     Runtime rt(plan, 8 * expected + 64);

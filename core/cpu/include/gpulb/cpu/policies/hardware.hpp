@@ -23,7 +23,8 @@ ExecOutput run_hardware(const ExecPlan& plan, const Body& body) {
   rt.host_record(EventKind::KernelLaunch, static_cast<std::uint32_t>(plan.tasks.size()));
   rt.start([&](std::uint32_t rank) {
     WorkerSlot& slot = rt.slot(rank);
-    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag());
+    const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(),
+                            rt.stop_flag());
     slot.start_ns = ctx.now_ns();
     ctx.record(EventKind::WorkerStart, rank, trace::kUnknownSm);
     while (!rt.stop_requested()) {
@@ -35,7 +36,10 @@ ExecOutput run_hardware(const ExecPlan& plan, const Body& body) {
     ctx.record(EventKind::WorkerEnd, 0);
   });
   try {
-    rt.wait_workers([&] { return "next block " + std::to_string(next_block.load()) + " of " + std::to_string(plan.tasks.size()); });
+    rt.wait_workers([&] {
+      return "next block " + std::to_string(next_block.load()) + " of " +
+             std::to_string(plan.tasks.size());
+    });
   } catch (...) {
     rt.join();
     throw;

@@ -16,13 +16,18 @@ struct HybridDriver {
   static const PolicyDescriptor& descriptor() { return policies::hybrid(); }
   template <class Body>
   static ExecOutput run(const ExecPlan& plan, const Body& body) {
-    if (plan.requests == nullptr) throw ConfigError("policy 'hybrid' runs work requests; this scenario makes none");
+    if (plan.requests == nullptr)
+      throw ConfigError("policy 'hybrid' runs work requests; this scenario makes none");
     Runtime rt(plan, 8 * plan.requests->expected_requests + 64);
-    if (rt.workers() < 2) throw ConfigError("policy 'hybrid' on the cpu backend needs at least 2 workers (a CPU side and a GPU side)");
+    if (rt.workers() < 2)
+      throw ConfigError(
+          "policy 'hybrid' on the cpu backend needs at least 2 workers (a CPU side and a GPU "
+          "side)");
     const std::uint32_t half = rt.workers() / 2;
     detail::RuntimeHost host(rt);
     detail::CombiningHost<Body> cpu_side(rt, plan, body, plan.requests->item_bytes, 0, half);
-    detail::CombiningHost<Body> gpu_side(rt, plan, body, plan.requests->item_bytes, half, rt.workers() - half);
+    detail::CombiningHost<Body> gpu_side(rt, plan, body, plan.requests->item_bytes, half,
+                                         rt.workers() - half);
     // Before the workers start: a strategy hybrid does not take throws with no thread to join.
     const gcharm::HybridStrategy strategy = gcharm::hybrid_strategy(plan.options.strategy);
     rt.start([&](std::uint32_t rank) { (rank < half ? cpu_side : gpu_side).work(rank); });
@@ -31,7 +36,8 @@ struct HybridDriver {
     std::vector<gcharm::DeviceLane> lanes;
     gcharm::RequestTotals totals;
     try {
-      totals = gcharm::run_hybrid(plan, host, cpu_side, gcharm::TransferMode::InPlace, gpu_side, lanes, splitter);
+      totals = gcharm::run_hybrid(plan, host, cpu_side, gcharm::TransferMode::InPlace, gpu_side,
+                                  lanes, splitter);
     } catch (...) {
       cpu_side.quit();
       gpu_side.quit();
@@ -42,10 +48,13 @@ struct HybridDriver {
     gpu_side.quit();
     ExecOutput out = rt.finish("host: work group list", totals.requests);
     totals.to_metrics(out.metrics, lanes);
-    out.metrics["cpu_ns_per_item_x1000"] = static_cast<std::uint64_t>(splitter.cpu_ns_per_item() * 1000);
-    out.metrics["gpu_ns_per_item_x1000"] = static_cast<std::uint64_t>(splitter.gpu_ns_per_item() * 1000);
-    out.notes.push_back("hybrid on the cpu backend: workers 0.." + std::to_string(half - 1) + " are the CPU side, the other " +
-                        std::to_string(rt.workers() - half) + " play the GPU");
+    out.metrics["cpu_ns_per_item_x1000"] =
+        static_cast<std::uint64_t>(splitter.cpu_ns_per_item() * 1000);
+    out.metrics["gpu_ns_per_item_x1000"] =
+        static_cast<std::uint64_t>(splitter.gpu_ns_per_item() * 1000);
+    out.notes.push_back("hybrid on the cpu backend: workers 0.." + std::to_string(half - 1) +
+                        " are the CPU side, the other " + std::to_string(rt.workers() - half) +
+                        " play the GPU");
     return out;
   }
 };

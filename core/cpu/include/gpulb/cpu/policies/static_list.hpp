@@ -55,10 +55,12 @@ struct ListWorkers {
 
 // One worker: each launch, tasks until the generation is taken or its children do not fit.
 template <class Body>
-void static_list_worker(Runtime& rt, const ExecPlan& plan, const Body& body, ListGate& gate, ListWorkers& w, std::uint32_t rank) {
+void static_list_worker(Runtime& rt, const ExecPlan& plan, const Body& body, ListGate& gate,
+                        ListWorkers& w, std::uint32_t rank) {
   WorkerSlot& slot = rt.slot(rank);
   SpawnBuffer& kids = *w.spawn.get(rank);
-  const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag(), &kids);
+  const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(),
+                          rt.stop_flag(), &kids);
   worker_begin(ctx, slot, rank);
   std::uint32_t seen = 0;
   while (!rt.stop_requested()) {
@@ -73,7 +75,9 @@ void static_list_worker(Runtime& rt, const ExecPlan& plan, const Body& body, Lis
     while (!rt.stop_requested()) {
       const std::uint64_t b = gate.next_task.fetch_add(1, std::memory_order_relaxed);
       if (b >= list_ref.in_count) break;
-      if (!run_spawning_task(rt, ctx, slot, body, list_ref.dequeue(static_cast<std::uint32_t>(b)), kids, &w.ids, w.id_limit)) break;
+      if (!run_spawning_task(rt, ctx, slot, body, list_ref.dequeue(static_cast<std::uint32_t>(b)),
+                             kids, &w.ids, w.id_limit))
+        break;
       const ListAppend put = list_ref.enqueue(kids.slots, kids.count);
       if (!put.complete()) {
         w.held[rank] = held_rest(put);  // the rest stays in `kids` until the host places it
@@ -90,8 +94,13 @@ void static_list_worker(Runtime& rt, const ExecPlan& plan, const Body& body, Lis
 // stops on it.
 class ListLauncher {
  public:
-  ListLauncher(Runtime& rt, const ExecPlan& plan, ListGate& gate, ListWorkers& w, HostStaticTaskList& list)
-      : rt_(rt), gate_(gate), w_(w), list_(list), sizer_(plan.options.list_capacity, plan.widest_generation, plan.expected_tasks) {}
+  ListLauncher(Runtime& rt, const ExecPlan& plan, ListGate& gate, ListWorkers& w,
+               HostStaticTaskList& list)
+      : rt_(rt),
+        gate_(gate),
+        w_(w),
+        list_(list),
+        sizer_(plan.options.list_capacity, plan.widest_generation, plan.expected_tasks) {}
 
   void run() {
     for (std::uint32_t n = list_.in_count(); n > 0;) {
@@ -99,7 +108,8 @@ class ListLauncher {
       reserve_output(n);
       launch(n, true);
       while (list_.tail() > list_.output_capacity()) {
-        const std::uint64_t done = std::min<std::uint64_t>(gate_.next_task.load(std::memory_order_relaxed), n);
+        const std::uint64_t done =
+            std::min<std::uint64_t>(gate_.next_task.load(std::memory_order_relaxed), n);
         grow(n, done);
         if (done < n) launch(static_cast<std::uint32_t>(n - done), false);
       }
@@ -116,11 +126,14 @@ class ListLauncher {
     out.metrics["peak_task_slots"] = peak;
     out.metrics["list_slots"] = largest_;
     out.metrics["list_resumes"] = resumes_;
-    out.notes.push_back("static-list: " + std::to_string(generations_) + " generations; the largest needed " + std::to_string(peak) +
-                        " task slots (each array sized on its own, the largest " + std::to_string(largest_) + " slots)");
+    out.notes.push_back("static-list: " + std::to_string(generations_) +
+                        " generations; the largest needed " + std::to_string(peak) +
+                        " task slots (each array sized on its own, the largest " +
+                        std::to_string(largest_) + " slots)");
     if (resumes_ > 0) {
       out.notes.push_back("static-list: " + std::to_string(resumes_) +
-                          " launches filled their output array and went on after it grew (list_capacity sizes the first arrays)");
+                          " launches filled their output array and went on after it grew "
+                          "(list_capacity sizes the first arrays)");
     }
   }
 
@@ -131,7 +144,8 @@ class ListLauncher {
     const std::uint64_t want = sizer_.before_launch(n);
     if (want <= list_.output_capacity()) return;
     const std::uint64_t slots = fit_list_slots(want, list_.output_capacity(), free_bytes());
-    list_.reserve_output(static_cast<std::uint32_t>(std::max<std::uint64_t>(slots, list_.output_capacity())));
+    list_.reserve_output(
+        static_cast<std::uint32_t>(std::max<std::uint64_t>(slots, list_.output_capacity())));
     largest_ = std::max<std::uint64_t>(largest_, list_.output_capacity());
   }
 
@@ -139,12 +153,15 @@ class ListLauncher {
   void grow(std::uint32_t n, std::uint64_t done) {
     const std::uint64_t asked = list_.tail();
     if (asked > kMaxListSlots) {
-      throw RunError("static-list: generation " + std::to_string(generations_) + " needs more than " + std::to_string(kMaxListSlots) +
+      throw RunError("static-list: generation " + std::to_string(generations_) +
+                     " needs more than " + std::to_string(kMaxListSlots) +
                      " task slots, more than one array indexes");
     }
     const std::uint64_t free = free_bytes();
     const std::uint64_t slots = fit_list_slots(sizer_.after_overflow(asked, done, n), asked, free);
-    if (slots == 0) throw RunError(list_memory_refusal(generations_, asked, "host memory", list_.bytes(), free, "MemAvailable"));
+    if (slots == 0)
+      throw RunError(list_memory_refusal(generations_, asked, "host memory", list_.bytes(), free,
+                                         "MemAvailable"));
     list_.reserve_output(static_cast<std::uint32_t>(slots));
     largest_ = std::max<std::uint64_t>(largest_, slots);
     for (std::uint32_t r = 0; r < w_.held.size(); ++r) {
@@ -165,8 +182,9 @@ class ListLauncher {
     while (gate_.finished.load(std::memory_order_acquire) < workers) {
       std::this_thread::yield();
       rt_.tick([&] {
-        return "generation " + std::to_string(generations_) + ", a launch of " + std::to_string(count) + " tasks, " +
-               std::to_string(gate_.finished.load()) + " of " + std::to_string(workers) + " workers done";
+        return "generation " + std::to_string(generations_) + ", a launch of " +
+               std::to_string(count) + " tasks, " + std::to_string(gate_.finished.load()) + " of " +
+               std::to_string(workers) + " workers done";
       });
     }
     rt_.host_record(EventKind::KernelEnd, count);
@@ -191,7 +209,8 @@ class ListLauncher {
 inline void check_widest_generation(const ExecPlan& plan) {
   const MemoryLimit limit = memory_limit();
   const std::uint64_t widest = plan.widest_generation;
-  if (widest == 0 || limit.available == 0 || fit_list_slots(widest, widest, limit.available) != 0) return;
+  if (widest == 0 || limit.available == 0 || fit_list_slots(widest, widest, limit.available) != 0)
+    return;
   throw RunError(list_memory_refusal(0, widest, "host memory", 0, limit.available, "MemAvailable"));
 }
 
@@ -199,7 +218,8 @@ template <class Body>
 ExecOutput run_static_list(const ExecPlan& plan, const Body& body) {
   const PolicyOptions& o = plan.options;
   if (plan.tasks.size() > kMaxListSlots) {
-    throw RunError("static-list: " + std::to_string(plan.tasks.size()) + " initial tasks are more than one array holds (" +
+    throw RunError("static-list: " + std::to_string(plan.tasks.size()) +
+                   " initial tasks are more than one array holds (" +
                    std::to_string(kMaxListSlots) + ")");
   }
   check_widest_generation(plan);
@@ -207,7 +227,10 @@ ExecOutput run_static_list(const ExecPlan& plan, const Body& body) {
   Runtime rt(plan, 3 * expected + 16);
   HostStaticTaskList list;
   list.load(plan.tasks.data(), static_cast<std::uint32_t>(plan.tasks.size()), o.list_capacity);
-  ListWorkers w{SpawnBuffers(rt.workers(), o.spawn_capacity), std::vector<HeldChildren>(rt.workers()), {}, id_limit(plan)};
+  ListWorkers w{SpawnBuffers(rt.workers(), o.spawn_capacity),
+                std::vector<HeldChildren>(rt.workers()),
+                {},
+                id_limit(plan)};
   w.ids.next = first_spawn_id(plan);
   ListGate gate;
   rt.start([&](std::uint32_t rank) { static_list_worker(rt, plan, body, gate, w, rank); });
@@ -221,7 +244,8 @@ ExecOutput run_static_list(const ExecPlan& plan, const Body& body) {
   }
   ExecOutput out = rt.finish("host launcher", 0);
   out.tasks_run = rt.tasks_done();
-  for (std::uint32_t r = 0; r < rt.workers(); ++r) out.tasks_spawned += rt.slot(r).tasks_spawned.load(std::memory_order_relaxed);
+  for (std::uint32_t r = 0; r < rt.workers(); ++r)
+    out.tasks_spawned += rt.slot(r).tasks_spawned.load(std::memory_order_relaxed);
   launcher.report(out, plan.tasks.size());
   return out;
 }

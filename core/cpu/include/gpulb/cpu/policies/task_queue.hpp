@@ -38,14 +38,17 @@ namespace detail {
 struct CpuQueuePublisher {
   TaskQueueRef ref;
   bool ready(std::uint32_t q, std::uint32_t h_written) const {
-    return system_atomic_ref<std::uint32_t>(ref.host_consumed[q].value).load(mo::acquire) == h_written;
+    return system_atomic_ref<std::uint32_t>(ref.host_consumed[q].value).load(mo::acquire) ==
+           h_written;
   }
-  void publish(std::uint32_t q, const Task* tasks, std::uint32_t n, std::uint32_t new_written) const {
+  void publish(std::uint32_t q, const Task* tasks, std::uint32_t n,
+               std::uint32_t new_written) const {
     std::copy(tasks, tasks + n, ref.tasks + static_cast<std::size_t>(q) * ref.capacity);
     // d_written_gm before d_n_gm (see the DEPARTURE note in task_queue.hpp); release orders the
     // slot writes before both. On the CPU this release is the paper's host_write_fence().
     device_atomic_ref<std::uint32_t>(ref.counters[q].written.value).store(new_written, mo::release);
-    device_atomic_ref<std::int32_t>(ref.counters[q].n.value).store(static_cast<std::int32_t>(n), mo::release);
+    device_atomic_ref<std::int32_t>(ref.counters[q].n.value)
+        .store(static_cast<std::int32_t>(n), mo::release);
   }
 };
 
@@ -117,7 +120,8 @@ class SpawnOutboxes {
       : capacity_(std::bit_ceil(std::max(std::uint32_t{1} << 14, 2 * spawn_capacity))),
         slots_(std::size_t{workers} * capacity_),
         boxes_(workers) {
-    for (std::uint32_t w = 0; w < workers; ++w) boxes_[w].init(slots_.data() + std::size_t{w} * capacity_, capacity_);
+    for (std::uint32_t w = 0; w < workers; ++w)
+      boxes_[w].init(slots_.data() + std::size_t{w} * capacity_, capacity_);
   }
   SpawnOutbox& operator[](std::uint32_t w) { return boxes_[w]; }
   const SpawnOutbox& operator[](std::uint32_t w) const { return boxes_[w]; }
@@ -145,9 +149,15 @@ template <class Publisher>
 class TaskPoolPort final : public HostInserter {
  public:
   // `outboxes`: the workers' children (null where the scenario spawns nothing).
-  TaskPoolPort(Runtime& rt, TaskQueueHost<Publisher>& host, std::span<const Task> initial, std::uint32_t refill,
-               std::function<std::string()> state, SpawnOutboxes* outboxes = nullptr)
-      : rt_(rt), host_(host), pool_(initial.begin(), initial.end()), refill_(refill), state_(std::move(state)), outboxes_(outboxes) {
+  TaskPoolPort(Runtime& rt, TaskQueueHost<Publisher>& host, std::span<const Task> initial,
+               std::uint32_t refill, std::function<std::string()> state,
+               SpawnOutboxes* outboxes = nullptr)
+      : rt_(rt),
+        host_(host),
+        pool_(initial.begin(), initial.end()),
+        refill_(refill),
+        state_(std::move(state)),
+        outboxes_(outboxes) {
     peak_ = pool_.size();
   }
 
@@ -160,7 +170,8 @@ class TaskPoolPort final : public HostInserter {
     const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(out.size(), held() / 2));
     if (n == 0) return 0;
     if (lifo()) {
-      std::copy(pool_.begin() + static_cast<std::ptrdiff_t>(head_), pool_.begin() + static_cast<std::ptrdiff_t>(head_ + n), out.begin());
+      std::copy(pool_.begin() + static_cast<std::ptrdiff_t>(head_),
+                pool_.begin() + static_cast<std::ptrdiff_t>(head_ + n), out.begin());
       head_ += n;
     } else {
       std::copy(pool_.end() - n, pool_.end(), out.begin());
@@ -188,7 +199,9 @@ class TaskPoolPort final : public HostInserter {
     return true;
   }
   bool hungry() const override { return held() < refill_; }
-  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override { rt_.host_record(kind, arg, aux); }
+  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override {
+    rt_.host_record(kind, arg, aux);
+  }
   // A worker failed, or this rank's tasks stopped finishing while it had some (in its pool, or in
   // its queues and not yet done): the local watchdog (Runtime::watch).
   void check() override {
@@ -220,7 +233,8 @@ class TaskPoolPort final : public HostInserter {
         head_ += wrote;
       }
       published_ += wrote;
-      if (outboxes_ != nullptr) rt_.host_record(EventKind::PoolLevel, static_cast<std::uint32_t>(held()));
+      if (outboxes_ != nullptr)
+        rt_.host_record(EventKind::PoolLevel, static_cast<std::uint32_t>(held()));
     }
     if (held() == 0) {  // all of it in the queues: start the vector over
       pool_.clear();
@@ -256,13 +270,14 @@ class TaskPoolPort final : public HostInserter {
 // spawns), each task runs with a spawn buffer, its children get ids from the worker's id block and
 // go into the outbox, and the task retires; without, a spawn fails the run (run_task).
 template <class Body>
-void task_queue_worker(Runtime& rt, const ExecPlan& plan, const Body& body, const TaskQueueRef& queues, std::uint32_t rank,
-                       SpawnOutbox* outbox, TaskIdCounter* id_counter) {
+void task_queue_worker(Runtime& rt, const ExecPlan& plan, const Body& body,
+                       const TaskQueueRef& queues, std::uint32_t rank, SpawnOutbox* outbox,
+                       TaskIdCounter* id_counter) {
   WorkerSlot& slot = rt.slot(rank);
   std::vector<Task> kid_slots(outbox != nullptr ? plan.options.spawn_capacity : 0);
   SpawnBuffer kids{kid_slots.data(), static_cast<std::uint32_t>(kid_slots.size()), 0};
-  const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(), rt.stop_flag(),
-                          outbox != nullptr ? &kids : nullptr);
+  const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(),
+                          rt.stop_flag(), outbox != nullptr ? &kids : nullptr);
   WorkerIds ids = WorkerIds::for_plan(id_counter, plan);
   worker_begin(ctx, slot, rank);
   IdleTracker idle;
@@ -276,7 +291,8 @@ void task_queue_worker(Runtime& rt, const ExecPlan& plan, const Body& body, cons
       continue;
     }
     idle.idle = false;
-    ctx.record(EventKind::QueueLevel, static_cast<std::uint32_t>(r.remaining), static_cast<std::uint16_t>(r.queue));
+    ctx.record(EventKind::QueueLevel, static_cast<std::uint32_t>(r.remaining),
+               static_cast<std::uint16_t>(r.queue));
     if (task.is_halt()) {
       ctx.record(EventKind::Halt);
       break;
@@ -296,8 +312,13 @@ void task_queue_worker(Runtime& rt, const ExecPlan& plan, const Body& body, cons
 // through the pool where children come back or ranks balance, then a HALT per worker.
 class CpuTaskQueueProducer {
  public:
-  CpuTaskQueueProducer(Runtime& rt, const ExecPlan& plan, const TaskQueueRef& queues, SpawnOutboxes* outboxes)
-      : rt_(rt), plan_(plan), queues_(queues), outboxes_(outboxes), host_(CpuQueuePublisher{queues}, queues.num_queues, queues.capacity) {}
+  CpuTaskQueueProducer(Runtime& rt, const ExecPlan& plan, const TaskQueueRef& queues,
+                       SpawnOutboxes* outboxes)
+      : rt_(rt),
+        plan_(plan),
+        queues_(queues),
+        outboxes_(outboxes),
+        host_(CpuQueuePublisher{queues}, queues.num_queues, queues.capacity) {}
 
   // Feeds every task and the HALTs, and waits for the workers; the pool's peak (0 without a pool).
   std::uint64_t run() {
@@ -313,7 +334,8 @@ class CpuTaskQueueProducer {
     }
     const std::vector<Task> halts(rt_.workers(), Task::halt());
     enqueue_all(halts.data(), halts.size());
-    rt_.wait_workers([this] { return state(); });  // a task that never ends must still trip the watchdog
+    rt_.wait_workers(
+        [this] { return state(); });  // a task that never ends must still trip the watchdog
     return peak_pool;
   }
 
@@ -321,8 +343,12 @@ class CpuTaskQueueProducer {
   std::string state() const {
     std::string s = "queues h_consumed/h_written:";
     for (std::uint32_t q = 0; q < queues_.num_queues; ++q) {
-      s += " " + std::to_string(system_atomic_ref<std::uint32_t>(queues_.host_consumed[q].value).load(mo::relaxed)) + "/" +
-           std::to_string(device_atomic_ref<std::uint32_t>(queues_.counters[q].written.value).load(mo::relaxed));
+      s += " " +
+           std::to_string(
+               system_atomic_ref<std::uint32_t>(queues_.host_consumed[q].value).load(mo::relaxed)) +
+           "/" +
+           std::to_string(device_atomic_ref<std::uint32_t>(queues_.counters[q].written.value)
+                              .load(mo::relaxed));
     }
     return s;
   }
@@ -331,7 +357,8 @@ class CpuTaskQueueProducer {
     std::uint32_t busy_in_a_row = 0;
     while (n > 0) {
       std::uint32_t q = 0;
-      const std::uint32_t wrote = host_.try_enqueue(tasks, static_cast<std::uint32_t>(std::min<std::size_t>(n, queues_.capacity)), q);
+      const std::uint32_t wrote = host_.try_enqueue(
+          tasks, static_cast<std::uint32_t>(std::min<std::size_t>(n, queues_.capacity)), q);
       if (wrote == 0) {
         if (++busy_in_a_row >= queues_.num_queues) {  // every queue busy: let the workers run
           busy_in_a_row = 0;
@@ -352,7 +379,8 @@ class CpuTaskQueueProducer {
   // from the workers' children until none is left anywhere (spawning, on one host).
   std::uint64_t feed_pool() {
     const std::function<std::string()> queue_state = [this] { return state(); };
-    TaskPoolPort<CpuQueuePublisher> pool(rt_, host_, plan_.tasks, queues_.num_queues * queues_.capacity, queue_state, outboxes_);
+    TaskPoolPort<CpuQueuePublisher> pool(
+        rt_, host_, plan_.tasks, queues_.num_queues * queues_.capacity, queue_state, outboxes_);
     if (plan_.distribution != nullptr) {
       plan_.distribution->balance(pool);
     } else {
@@ -379,19 +407,27 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
   // Per task: a queue level, begin, end, a spawn and at most one idle spell before it. (A
   // distributed run's other ranks start with no tasks: they are sized for the run's.)
   const bool sized_by_expected = plan.distribution != nullptr || plan.spawns;
-  Runtime rt(plan, (plan.spawns ? 5 : 4) * std::max<std::uint64_t>(plan.tasks.size(), sized_by_expected ? plan.expected_tasks : 0) + 16);
-  const policies::TaskQueueShape shape = policies::task_queue_shape(plan.options, false, plan.tasks.size(), 1, plan.spawns);
+  Runtime rt(plan, (plan.spawns ? 5 : 4) *
+                           std::max<std::uint64_t>(plan.tasks.size(),
+                                                   sized_by_expected ? plan.expected_tasks : 0) +
+                       16);
+  const policies::TaskQueueShape shape =
+      policies::task_queue_shape(plan.options, false, plan.tasks.size(), 1, plan.spawns);
   std::vector<Task> slots(static_cast<std::size_t>(shape.queues) * shape.capacity);
   std::vector<TaskQueueCounters> counters(shape.queues);
   std::vector<QueueWord> host_consumed(shape.queues);
-  const TaskQueueRef queues{slots.data(), counters.data(), host_consumed.data(), shape.queues, shape.capacity};
+  const TaskQueueRef queues{slots.data(), counters.data(), host_consumed.data(), shape.queues,
+                            shape.capacity};
   // Spawned children (plan.spawns): the workers' outboxes and the run's id counter.
-  std::unique_ptr<SpawnOutboxes> outboxes = plan.spawns ? std::make_unique<SpawnOutboxes>(rt.workers(), plan.options.spawn_capacity) : nullptr;
+  std::unique_ptr<SpawnOutboxes> outboxes =
+      plan.spawns ? std::make_unique<SpawnOutboxes>(rt.workers(), plan.options.spawn_capacity)
+                  : nullptr;
   TaskIdCounter id_counter;
   id_counter.next = first_spawn_id(plan);
 
   rt.start([&](std::uint32_t rank) {
-    task_queue_worker(rt, plan, body, queues, rank, outboxes ? &(*outboxes)[rank] : nullptr, &id_counter);
+    task_queue_worker(rt, plan, body, queues, rank, outboxes ? &(*outboxes)[rank] : nullptr,
+                      &id_counter);
   });
   std::uint64_t peak_pool = 0;
   try {
@@ -403,9 +439,12 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
     rt.join();
     throw;
   }
-  ExecOutput out = rt.finish("host producer", plan.distribution != nullptr || plan.spawns ? rt.tasks_done() : plan.tasks.size());
+  ExecOutput out =
+      rt.finish("host producer",
+                plan.distribution != nullptr || plan.spawns ? rt.tasks_done() : plan.tasks.size());
   if (plan.spawns) {
-    for (std::uint32_t w = 0; w < rt.workers(); ++w) out.tasks_spawned += rt.slot(w).tasks_spawned.load(std::memory_order_relaxed);
+    for (std::uint32_t w = 0; w < rt.workers(); ++w)
+      out.tasks_spawned += rt.slot(w).tasks_spawned.load(std::memory_order_relaxed);
     out.metrics["peak_pool"] = peak_pool;
     // The pool at its fullest, and the queues.
     out.metrics["peak_task_slots"] = peak_pool + std::uint64_t{shape.queues} * shape.capacity;
@@ -419,7 +458,8 @@ struct TaskQueueDriver {
   static const PolicyDescriptor& descriptor() { return policies::task_queue(); }
   template <class Body>
   static ExecOutput run(const ExecPlan& plan, const Body& body) {
-    if (plan.options.queues > TaskQueueHost<detail::CpuQueuePublisher>::kMaxQueues) throw ConfigError("at most 64 queues");
+    if (plan.options.queues > TaskQueueHost<detail::CpuQueuePublisher>::kMaxQueues)
+      throw ConfigError("at most 64 queues");
     return detail::run_task_queue(plan, body);
   }
 };

@@ -100,8 +100,12 @@ class CpuSharingInserter final : public HostInserter {
   }
   // pending counts every published and running task (work_stealing.hpp); workers' unflushed
   // credits only make it larger, so 0 means idle.
-  bool idle() const override { return device_atomic_ref<std::int64_t>(ws_.ctl->pending).load(mo::acquire) == 0; }
-  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override { rt_.host_record(kind, arg, aux); }
+  bool idle() const override {
+    return device_atomic_ref<std::int64_t>(ws_.ctl->pending).load(mo::acquire) == 0;
+  }
+  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override {
+    rt_.host_record(kind, arg, aux);
+  }
   // A worker failed, or (a distributed run's balancer calls this between messages) this rank's
   // tasks stopped finishing while it had some: the local watchdog (Runtime::watch).
   void check() override {
@@ -125,15 +129,18 @@ struct WsRun {
         sharing(p.options.sharing_capacity),
         overflow(p.options.overflow_capacity),
         stats(rt.workers()),
-        ws{deques.ref(), sharing.ref(), overflow.ref(), &control, rt.workers(), p.options.deque_overflow == DequeOverflow::Spill},
+        ws{deques.ref(), sharing.ref(), overflow.ref(),
+           &control,     rt.workers(),  p.options.deque_overflow == DequeOverflow::Spill},
         choice(p.options.victim) {
     ids.next = first_spawn_id(p);
   }
 
   // For the watchdog's message.
   std::string state() const {
-    return "pending " + std::to_string(device_atomic_ref<std::int64_t>(control.pending).load(mo::relaxed)) +
-           ", sharing queue " + std::to_string(ws.sharing.size_hint()) + ", overflow queue " + std::to_string(ws.overflow.size_hint());
+    return "pending " +
+           std::to_string(device_atomic_ref<std::int64_t>(control.pending).load(mo::relaxed)) +
+           ", sharing queue " + std::to_string(ws.sharing.size_hint()) + ", overflow queue " +
+           std::to_string(ws.overflow.size_hint());
   }
 
   const ExecPlan& plan;
@@ -153,7 +160,8 @@ struct WsRun {
 // spawn buffer of the running task is the free space above them, so children are written once.
 struct PrivateStack {
   PrivateStack(std::uint32_t chunk, std::uint32_t spawn_capacity)
-      : slots(2 * std::size_t{chunk} + std::max(spawn_capacity, chunk)), spawn_capacity(spawn_capacity) {}
+      : slots(2 * std::size_t{chunk} + std::max(spawn_capacity, chunk)),
+        spawn_capacity(spawn_capacity) {}
   std::vector<Task> slots;
   std::uint32_t spawn_capacity;
   std::uint32_t size = 0;
@@ -164,7 +172,8 @@ struct PrivateStack {
 // empty, with chunked steals (work_stealing_deque.hpp): own deque, the sharing queue, the overflow
 // queue, then one steal of up to steal_chunk tasks into the private stack. The thief runs the
 // youngest of its loot; the rest stay on its private stack, and publish_private hands them on.
-inline FindResult find_task_chunked(WsRun& r, std::uint32_t rank, VictimPicker& picker, PrivateStack& mine, Task& out) {
+inline FindResult find_task_chunked(WsRun& r, std::uint32_t rank, VictimPicker& picker,
+                                    PrivateStack& mine, Task& out) {
   FindResult f;
   const WorkStealingRef& ws = r.ws;
   const std::uint32_t chunk = r.plan.options.steal_chunk;
@@ -197,7 +206,8 @@ inline FindResult find_task_chunked(WsRun& r, std::uint32_t rank, VictimPicker& 
 
 // Moves the oldest m private tasks to the bottom of the worker's deque, where thieves see them
 // (what does not fit spills to the overflow queue); false (the run failed) when neither had room.
-inline bool release_private(WsRun& r, const WorkerContext& ctx, std::uint32_t rank, PrivateStack& mine, std::uint32_t m) {
+inline bool release_private(WsRun& r, const WorkerContext& ctx, std::uint32_t rank,
+                            PrivateStack& mine, std::uint32_t m) {
   const WorkStealingRef& ws = r.ws;
   Task* const p = mine.slots.data();
   std::uint32_t level = 0;
@@ -221,12 +231,14 @@ inline bool release_private(WsRun& r, const WorkerContext& ctx, std::uint32_t ra
 // After a task's children joined the private stack: keep it below 2 x steal_chunk by releasing
 // its oldest chunk (the official UTS's rule), and keep the deque from running dry while the stack
 // holds two tasks or more (release half), so that a thief finds work as soon as there is some.
-inline bool publish_private(WsRun& r, const WorkerContext& ctx, std::uint32_t rank, PrivateStack& mine) {
+inline bool publish_private(WsRun& r, const WorkerContext& ctx, std::uint32_t rank,
+                            PrivateStack& mine) {
   const std::uint32_t chunk = r.plan.options.steal_chunk;
   while (mine.size >= 2 * chunk) {
     if (!release_private(r, ctx, rank, mine, chunk)) return false;
   }
-  if (mine.size >= 2 && r.ws.deques.deque(rank).size_hint() == 0) return release_private(r, ctx, rank, mine, mine.size / 2);
+  if (mine.size >= 2 && r.ws.deques.deque(rank).size_hint() == 0)
+    return release_private(r, ctx, rank, mine, mine.size / 2);
   return true;
 }
 
@@ -238,7 +250,8 @@ void work_stealing_worker(WsRun& r, const Body& body, std::uint32_t rank) {
   WorkerSlot& slot = r.rt.slot(rank);
   SpawnBuffer kids{};  // its slots: the private stack's free space, set before each task
   WsWorkerStats& st = r.stats[rank];
-  const WorkerContext ctx(rank, r.plan.block_size, r.rt.worker_segment(rank), r.rt.origin_ns(), r.rt.stop_flag(), &kids);
+  const WorkerContext ctx(rank, r.plan.block_size, r.rt.worker_segment(rank), r.rt.origin_ns(),
+                          r.rt.stop_flag(), &kids);
   worker_begin(ctx, slot, rank);
   VictimPicker picker = VictimPicker::make(r.choice, rank);
   IdleTracker idle;
@@ -306,14 +319,16 @@ inline void work_stealing_metrics(WsRun& r, ExecOutput& out) {
   out.tasks_run = r.rt.tasks_done();
   out.metrics["peak_deque_level"] = peak_deque;
   std::uint64_t peak_private = 0;
-  for (std::uint32_t w = 0; w < r.rt.workers(); ++w) peak_private = std::max<std::uint64_t>(peak_private, r.stats[w].peak_private);
+  for (std::uint32_t w = 0; w < r.rt.workers(); ++w)
+    peak_private = std::max<std::uint64_t>(peak_private, r.stats[w].peak_private);
   out.metrics["peak_private"] = peak_private;
-  out.metrics["peak_task_slots"] =
-      std::uint64_t{r.rt.workers()} * (peak_deque + peak_private) + r.overflow.peak() + r.sharing.peak();
+  out.metrics["peak_task_slots"] = std::uint64_t{r.rt.workers()} * (peak_deque + peak_private) +
+                                   r.overflow.peak() + r.sharing.peak();
   if (out.metrics["spilled"] > 0) {
-    out.notes.push_back(std::to_string(out.metrics["spilled"]) +
-                        " spawned tasks did not fit a deque and went through the overflow queue (deque_capacity=" +
-                        std::to_string(r.plan.options.deque_capacity) + ")");
+    out.notes.push_back(
+        std::to_string(out.metrics["spilled"]) +
+        " spawned tasks did not fit a deque and went through the overflow queue (deque_capacity=" +
+        std::to_string(r.plan.options.deque_capacity) + ")");
   }
 }
 
@@ -321,7 +336,8 @@ template <class Body>
 ExecOutput run_work_stealing(const ExecPlan& plan, const Body& body) {
   if (plan.options.task_per != TaskPer::Block) {
     throw ConfigError("work-stealing: task_per=" + choice_text(plan.options.task_per) +
-                      " is the cuda backend's (a task per thread of a block); a cpu worker is one thread already: use task_per=block");
+                      " is the cuda backend's (a task per thread of a block); a cpu worker is one "
+                      "thread already: use task_per=block");
   }
   WsRun r(plan);
   r.rt.start([&](std::uint32_t rank) { work_stealing_worker(r, body, rank); });
