@@ -19,7 +19,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "gpulb/task.hpp"
 
@@ -117,6 +119,30 @@ inline std::string list_memory_refusal(std::uint64_t generation, std::uint64_t n
          "; the static list holds a whole generation at once: use more GPUs (--gpus N), a smaller "
          "problem, or a "
          "policy that holds only the tasks waiting to run (work-stealing)";
+}
+
+// What a static-list run says of its arrays, on either backend: the metrics and the notes.
+struct ListReport {
+  std::uint64_t generations = 0;
+  std::uint64_t peak_slots = 0;     // the largest generation
+  std::uint64_t largest_slots = 0;  // the largest array allocated
+  std::uint64_t resumes = 0;        // launches that stopped on a full array and went on
+};
+inline void report_list(const ListReport& r, std::map<std::string, std::uint64_t>& metrics,
+                        std::vector<std::string>& notes) {
+  metrics["generations"] = r.generations;
+  metrics["peak_task_slots"] = r.peak_slots;
+  metrics["list_slots"] = r.largest_slots;
+  metrics["list_resumes"] = r.resumes;
+  notes.push_back("static-list: " + std::to_string(r.generations) +
+                  " generations; the largest needed " + std::to_string(r.peak_slots) +
+                  " task slots (each array sized on its own, the largest " +
+                  std::to_string(r.largest_slots) + " slots)");
+  if (r.resumes > 0) {
+    notes.push_back("static-list: " + std::to_string(r.resumes) +
+                    " launches filled their output array and went on after it grew "
+                    "(list_capacity sizes the first arrays)");
+  }
 }
 
 }  // namespace gpulb

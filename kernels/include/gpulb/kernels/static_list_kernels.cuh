@@ -276,19 +276,7 @@ class OneGpuStaticList {
   }
 
   void report(DynamicOutcome& out, std::uint64_t peak, std::uint64_t largest) const {
-    out.metrics["generations"] = generations_;
-    out.metrics["peak_task_slots"] = peak;
-    out.metrics["list_slots"] = largest;
-    out.metrics["list_resumes"] = resumes_;
-    out.notes.push_back("static-list: " + std::to_string(generations_) +
-                        " generations; the largest needed " + std::to_string(peak) +
-                        " task slots (each array sized on its own, the largest " +
-                        std::to_string(largest) + " slots)");
-    if (resumes_ > 0) {
-      out.notes.push_back("static-list: " + std::to_string(resumes_) +
-                          " launches filled their output array and went on after it grew "
-                          "(list_capacity sizes the first arrays)");
-    }
+    report_list({generations_, peak, largest, resumes_}, out.metrics, out.notes);
   }
 
   GpuSession& s_;

@@ -121,20 +121,8 @@ class ListLauncher {
   }
 
   void report(ExecOutput& out, std::uint64_t initial) const {
-    const std::uint64_t peak = std::max(peak_, initial);
-    out.metrics["generations"] = generations_;
-    out.metrics["peak_task_slots"] = peak;
-    out.metrics["list_slots"] = largest_;
-    out.metrics["list_resumes"] = resumes_;
-    out.notes.push_back("static-list: " + std::to_string(generations_) +
-                        " generations; the largest needed " + std::to_string(peak) +
-                        " task slots (each array sized on its own, the largest " +
-                        std::to_string(largest_) + " slots)");
-    if (resumes_ > 0) {
-      out.notes.push_back("static-list: " + std::to_string(resumes_) +
-                          " launches filled their output array and went on after it grew "
-                          "(list_capacity sizes the first arrays)");
-    }
+    report_list({generations_, std::max(peak_, initial), largest_, resumes_}, out.metrics,
+                out.notes);
   }
 
  private:
