@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10's hybrid target on md2d: rounds of GPU only (static, cpu_share=0), GPU only under the
+# The hybrid policy's target on md2d: rounds of GPU only (static, cpu_share=0), GPU only under the
 # combining policy (adaptive: the GPU's own scheduler), adaptive hybrid and CPU only (static,
 # cpu_share=1), alternating, untraced; then the medians and adaptive's rate over the sum of the
 # CPU-only rate and the faster GPU-only rate (the target: 0.9), as `gpulb bench hybrid`. Usage:

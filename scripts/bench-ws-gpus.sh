@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# work-stealing across GPUs (issue 11 item 6): UTS nodes/s on 1, 2, ... GPUs, untraced, with the
+# Work stealing across GPUs: UTS nodes/s on 1, 2, ... GPUs, untraced, with the
 # per-GPU balance of each run. Usage:
 #   scripts/bench-ws-gpus.sh [GPULB] [TREES] [GPU_COUNTS] [REMOTES] [REPEATS]
 #   scripts/bench-ws-gpus.sh build/tools/gpulb "T1L T3L" "1 2 4" "steal request" 3

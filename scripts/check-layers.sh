@@ -13,7 +13,7 @@ roots=(tracing/include:tracing core/include:core core/cpu/include:core core/cuda
        distributed/include:distributed
        viewer/model:viewer viewer/src:viewer)
 
-# What a layer may not include (the arrows of docs/architecture.md, as issue 9 states them).
+# What a layer may not include (the arrows of docs/architecture.md).
 forbidden() {
   case "$1" in
     tracing) echo "core kernels scenarios builtin tools viewer distributed" ;;
