@@ -723,9 +723,9 @@ TEST(GpuWorkStealingAcrossGpus, TheRunSaysWhichPathItTook) {
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   ASSERT_FALSE(out.notes.empty());
-  if (no_peer.empty())
+  if (no_peer.empty()) {
     EXPECT_EQ(out.notes[0], "work stealing across GPUs over peer memory (NVLink/PCIe P2P)");
-  else
+  } else
     EXPECT_EQ(out.notes[0], "work stealing across GPUs through host memory: " + no_peer);
 }
 

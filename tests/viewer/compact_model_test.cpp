@@ -191,8 +191,9 @@ TEST(StepSeriesSummary, ColumnMeansMinAndMaxEqualABruteForcePass) {
     EXPECT_LT(s.size(), p.size()) << "steps to the value already in force are dropped";
     for (std::size_t i = 0; i < p.size(); ++i) {
       ASSERT_EQ(s.value_at(static_cast<double>(p[i].time_ns)), p[i].value) << i;
-      if (i + 1 < p.size())
+      if (i + 1 < p.size()) {
         ASSERT_EQ(s.value_at(static_cast<double>(p[i + 1].time_ns) - 0.5), p[i].value) << i;
+      }
     }
     // Zoomed out (thousands of points a column), in between, and in (several columns a step).
     for (const double col : {400'000.0, 9'173.5, 37.0}) {

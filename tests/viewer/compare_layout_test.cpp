@@ -24,7 +24,7 @@ TEST(CompareLayout, SummariesKeepTheVerifiedLineAndNothingPassesTheBottom) {
   const TraceModel& a = testing::recorded(testing::kP3Paper2Gpu);
   const TraceModel& b = testing::recorded(testing::kP3Modern2Gpu);
   // The view's area in a 1280x760 and a 1600x1000 window (side panel, tabs and replay bar off).
-  for (const auto [w, h] : {std::pair{950.0f, 640.0f}, std::pair{1250.0f, 880.0f}}) {
+  for (const auto& [w, h] : {std::pair{950.0f, 640.0f}, std::pair{1250.0f, 880.0f}}) {
     const float box_w = w * 0.5f, between = 17.0f + 12.0f;
     const float needed = std::max(need(a, box_w), need(b, box_w));
     const CompareLayout l = compare_layout(h, between, needed);

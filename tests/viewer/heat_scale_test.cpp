@@ -91,7 +91,7 @@ TEST(HeatScale, BucketedColumnMeansAgreeWithTheSweep) {
     p.push_back({t, (i * 31) % 17 - 3});
   }
   const StepSeries s(p);
-  for (const auto [t0, col, n] :
+  for (const auto& [t0, col, n] :
        {std::tuple{0.0, 500.0, 400}, std::tuple{1500.0, 3.0, 300}, std::tuple{20000.0, 77.7, 100},
         std::tuple{static_cast<double>(t) - 100, 50.0, 10}}) {
     const auto fast = s.columns(t0, col, n, false), full = s.columns(t0, col, n, true);

@@ -58,14 +58,17 @@ void expect_labels_clear(const TraceModel& m, double width) {
       const MarkerLayout l =
           layout_markers(xs, right, [&](std::size_t j) { return width7(texts[j]); });
       for (std::size_t k = 0; k < l.drawn.size(); ++k) {
-        if (k > 0) EXPECT_GE(xs[l.drawn[k]] - xs[l.drawn[k - 1]], kMarkerMinGapPx);
+        if (k > 0) {
+          EXPECT_GE(xs[l.drawn[k]] - xs[l.drawn[k - 1]], kMarkerMinGapPx);
+        }
         if (!l.labelled[k]) continue;
         ++labelled;
         const double end = xs[l.drawn[k]] + kMarkerLabelGapPx + width7(texts[l.drawn[k]]);
         EXPECT_LE(end, right);
-        if (k + 1 < l.drawn.size())
+        if (k + 1 < l.drawn.size()) {
           EXPECT_LT(end, xs[l.drawn[k + 1]])
               << "the next marker's line crosses \"" << texts[l.drawn[k]] << "\"";
+        }
       }
     }
   }

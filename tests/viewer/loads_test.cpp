@@ -107,7 +107,9 @@ TEST(Loads, EveryChartAxisNamesEveryDevice) {
           EXPECT_GE(placed[i].x, placed[i - 1].x + width(placed[i - 1].text))
               << placed[i].text << " touches " << placed[i - 1].text;
         }
-        if (!placed.empty()) EXPECT_LE(placed.back().x + width(placed.back().text), plot_w + 8.0f);
+        if (!placed.empty()) {
+          EXPECT_LE(placed.back().x + width(placed.back().text), plot_w + 8.0f);
+        }
       }
     }
   }

@@ -135,8 +135,9 @@ TEST(QueueLevels, ALevelEndsWithItsQueuesKernel) {
   }
   for (const Finding& f : compute_findings(m)) {
     EXPECT_EQ(f.text.find("GPU 1 queue"), std::string::npos) << f.text;
-    if (f.kind == FindingKind::QueueWaiting || f.kind == FindingKind::QueueStarved)
+    if (f.kind == FindingKind::QueueWaiting || f.kind == FindingKind::QueueStarved) {
       EXPECT_LE(f.end_ns, last_kernel_end(m, 0)) << f.text;
+    }
   }
 }
 
@@ -176,7 +177,9 @@ TEST(QueueLevels, AHostsRecordOfABatchTheBlocksHadAlreadyTakenIsNotALevel) {
   const auto fs = compute_findings(m);
   // They held tasks only while a batch was being claimed, a microsecond or two a batch.
   for (const Finding& f : fs) {
-    if (f.kind == FindingKind::QueueWaiting) EXPECT_LT(f.share, 0.05) << f.text;
+    if (f.kind == FindingKind::QueueWaiting) {
+      EXPECT_LT(f.share, 0.05) << f.text;
+    }
   }
   const auto starved = std::find_if(
       fs.begin(), fs.end(), [](const Finding& f) { return f.kind == FindingKind::QueueStarved; });

@@ -94,7 +94,9 @@ TEST(TaskDetails, QueueTasksNameTheirQueue) {
     for (std::uint32_t z = 0; z < m.lanes()[l].zones.size(); ++z, ++tasks) {
       const TaskDetails d = task_details(m, {l, z});
       from_queue += d.queue.has_value();
-      if (d.queue) EXPECT_GE(*d.queue_left, 0);
+      if (d.queue) {
+        EXPECT_GE(*d.queue_left, 0);
+      }
     }
   }
   EXPECT_GT(from_queue, tasks * 9 / 10) << "task-queue workers record each dequeue's queue";

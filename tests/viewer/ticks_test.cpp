@@ -93,9 +93,10 @@ TEST(TimeTicks, NoTickLabelUnderTheSelectionsLength) {
   ASSERT_TRUE(touched) << "the case needs a label under the note";
   clear_labels_under(ticks, x0, right, text_width);
   for (const Tick& t : ticks) {
-    if (!t.label.empty())
+    if (!t.label.empty()) {
       EXPECT_LE(t.x + text_width(t.label), x0 - 4)
           << "\"" << t.label << "\" under the selection's length";
+    }
   }
   EXPECT_EQ(labelled(ticks), before - 1) << "only the label under it gives way";
 }

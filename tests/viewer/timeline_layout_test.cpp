@@ -123,7 +123,9 @@ TEST(TimelineLayout, UnfoldOpensEveryGroupAndFoldAllFoldsThemAgain) {
   set_all_folds(m, folds, true);
   l = layout_timeline(m, folds, kViewH, kTextH);
   for (const TimelineRow& r : l.rows) {
-    if (r.kind == RowKind::Lane) EXPECT_EQ(m.lanes()[r.lane].role, trace::TrackRole::Host);
+    if (r.kind == RowKind::Lane) {
+      EXPECT_EQ(m.lanes()[r.lane].role, trace::TrackRole::Host);
+    }
   }
   // A lane of a folded group is drawn (steal arrows) at its group's row.
   for (const TimelineRow& r : l.rows) {
@@ -235,7 +237,9 @@ TEST(TimelineLayout, AFoldedRankHidesItsDevicesAndLanesUnderItsRow) {
   EXPECT_EQ(folded.kind, RowKind::Rank);
   EXPECT_TRUE(folded.folded);
   for (std::size_t i = 0; i < m.lanes().size(); ++i) {
-    if (m.lanes()[i].device == 1) EXPECT_FLOAT_EQ(l.lane_center[i], folded.y + folded.h * 0.5f);
+    if (m.lanes()[i].device == 1) {
+      EXPECT_FLOAT_EQ(l.lane_center[i], folded.y + folded.h * 0.5f);
+    }
   }
   EXPECT_EQ(l.rows[6].kind, RowKind::Rank);
   EXPECT_EQ(row_for_label_click(l, folded.y + 2, kTextH), 5) << "a click on its name opens it";

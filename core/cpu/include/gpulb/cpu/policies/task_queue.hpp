@@ -343,12 +343,14 @@ class CpuTaskQueueProducer {
   std::string state() const {
     std::string s = "queues h_consumed/h_written:";
     for (std::uint32_t q = 0; q < queues_.num_queues; ++q) {
-      s += " " +
-           std::to_string(
-               system_atomic_ref<std::uint32_t>(queues_.host_consumed[q].value).load(mo::relaxed)) +
-           "/" +
-           std::to_string(device_atomic_ref<std::uint32_t>(queues_.counters[q].written.value)
-                              .load(mo::relaxed));
+      const std::uint32_t consumed =
+          system_atomic_ref<std::uint32_t>(queues_.host_consumed[q].value).load(mo::relaxed);
+      const std::uint32_t written =
+          device_atomic_ref<std::uint32_t>(queues_.counters[q].written.value).load(mo::relaxed);
+      s += ' ';
+      s += std::to_string(consumed);
+      s += '/';
+      s += std::to_string(written);
     }
     return s;
   }
