@@ -180,18 +180,17 @@ TEST_P(GpuSpawning, TraceHasEveryTaskAndAWorkerStartAndEndPerBlock) {
     for (const trace::Event& e : t.events) ++kinds[e.kind];
     if (t.role != trace::TrackRole::Worker) continue;
     ++workers;
-    if (t.events.empty()) continue;  // a static-list block of no launch (fewer tasks than blocks) {
+    if (t.events.empty()) continue;  // a static-list block of no launch (fewer tasks than blocks)
     EXPECT_EQ(t.events.front().kind, trace::EventKind::WorkerStart) << t.name;
+    EXPECT_EQ(t.events.back().kind, trace::EventKind::WorkerEnd) << t.name;
+    EXPECT_NE(t.sm, trace::Track::kNoSm) << t.name;
   }
-  EXPECT_EQ(t.events.back().kind, trace::EventKind::WorkerEnd) << t.name;
-  EXPECT_NE(t.sm, trace::Track::kNoSm) << t.name;
-}
-EXPECT_EQ(workers, out.workers);
-EXPECT_EQ(kinds[trace::EventKind::TaskBegin], run.total);
-EXPECT_EQ(kinds[trace::EventKind::TaskEnd], run.total);
-EXPECT_GT(kinds[trace::EventKind::SpawnBatch], 0u);
-testing::expect_batches_name_every_child_once(out.trace, run.total);
-EXPECT_GT(kinds[trace::EventKind::KernelLaunch], 0u);
+  EXPECT_EQ(workers, out.workers);
+  EXPECT_EQ(kinds[trace::EventKind::TaskBegin], run.total);
+  EXPECT_EQ(kinds[trace::EventKind::TaskEnd], run.total);
+  EXPECT_GT(kinds[trace::EventKind::SpawnBatch], 0u);
+  testing::expect_batches_name_every_child_once(out.trace, run.total);
+  EXPECT_GT(kinds[trace::EventKind::KernelLaunch], 0u);
 }
 
 // tasks_per_sm_max/min (the bench's load balance) agree with the trace's tasks per SM lane.

@@ -725,8 +725,9 @@ TEST(GpuWorkStealingAcrossGpus, TheRunSaysWhichPathItTook) {
   ASSERT_FALSE(out.notes.empty());
   if (no_peer.empty()) {
     EXPECT_EQ(out.notes[0], "work stealing across GPUs over peer memory (NVLink/PCIe P2P)");
-  } else
+  } else {
     EXPECT_EQ(out.notes[0], "work stealing across GPUs through host memory: " + no_peer);
+  }
 }
 
 // remote=steal CASes deques in another GPU's memory: with peer=off it is refused, naming the
