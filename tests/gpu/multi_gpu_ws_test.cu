@@ -558,13 +558,14 @@ TEST(GpuStaticListAcrossGpus, Connect4AcrossGpusIsRefusedNamingWhy) {
 }
 
 // A GPU whose generation passes its arrays stops, grows its output array and launches the rest of
-// its share while the others run on: every task runs once. More initial tasks than list_capacity
-// only make the first arrays larger.
+// its share while the others run on: every task runs once. The first launch is the one that can
+// stop: later ones are sized by the ratio of children to tasks, which a tree of even fan-out keeps
+// exact. More initial tasks than list_capacity only make the first arrays larger.
 TEST(GpuStaticListAcrossGpus, AGenerationPastOneGpusArraysGrowsThemAndEveryTaskRunsOnce) {
   SKIP_WITHOUT_TWO_GPUS();
   MultiTreeRun run(2, 4, 5, 0,
                    &policies::static_list());  // generation 6: 1024 tasks, about 512 a GPU
-  run.plan.options.list_capacity = 100;
+  run.plan.options.list_capacity = 1;  // the root's 4 children pass it
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GE(metric(out, "list_resumes"), 1u);
