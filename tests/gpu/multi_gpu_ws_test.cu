@@ -565,7 +565,7 @@ TEST(GpuStaticListAcrossGpus, AGenerationPastOneGpusArraysGrowsThemAndEveryTaskR
   SKIP_WITHOUT_TWO_GPUS();
   MultiTreeRun run(2, 4, 5, 0,
                    &policies::static_list());  // generation 6: 1024 tasks, about 512 a GPU
-  run.plan.options.list_capacity = 1;  // the root's 4 children pass it
+  run.plan.options.list_capacity = 1;          // the root's 4 children pass it
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GE(metric(out, "list_resumes"), 1u);

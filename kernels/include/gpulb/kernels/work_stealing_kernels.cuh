@@ -3,8 +3,8 @@
 // memory, a global work-sharing queue that the host feeds while the kernel runs, device-side task
 // creation), with the deques of Arora, Blumofe & Plaxton as Mohan & Gopalan describe them.
 // The scheduling steps are gpulb/work_stealing.hpp, the same source the CPU backend's threads run;
-// here thread 0 of each block runs them and the whole block runs the bodies
-// (detail/dynamic_worker.cuh).
+// here thread 0 of each block runs them and the whole block runs the bodies (the block worker,
+// detail/ws_block_worker.cuh, on the per-task cycle of detail/dynamic_worker.cuh).
 //
 // Memory:
 //   deques, sharing and overflow queues,   device memory: only blocks touch them, with
@@ -31,12 +31,9 @@
 //
 // Termination: the pending counter (work_stealing.hpp), never a count of failed steals.
 //
-// Trace (as the CPU backend): TaskBegin/TaskEnd; SpawnBatch (arg: first child, aux: children); DequeLevel (aux: owner,
-// arg: tasks in the deque) after each pop from and push onto a block's own deque; Steal (arg:
-// victim) per steal; StealFailed (arg: victim) and DequeueFailed once per idle spell (every failed
-// attempt counted in WorkerEnd's arg); QueueLevel for the sharing (aux 0) and overflow (aux 1)
-// queues, the sharing queue's also after a block fed it. Host track: KernelLaunch/KernelEnd,
-// HostEnqueue + QueueLevel (staged, not yet fed) per insert batch.
+// Trace (as the CPU backend): the blocks' events are the hooks' (detail/ws_block_hooks.cuh lists
+// them). Host track: KernelLaunch/KernelEnd, HostEnqueue + QueueLevel (staged, not yet fed) per
+// insert batch.
 #pragma once
 
 #include <algorithm>
@@ -45,59 +42,11 @@
 #include <span>
 
 #include "gpulb/kernels/detail/dynamic_worker.cuh"
+#include "gpulb/kernels/detail/ws_block_worker.cuh"
 #include "gpulb/policies/work_stealing.hpp"
 #include "gpulb/work_stealing.hpp"
 
 namespace gpulb::kernels {
-
-// The host's staging ring (mapped memory): the host writes slots [consumed, written) and then
-// `written` (release); the feeding block stores `consumed` (release) once it has copied them.
-struct HostStaging {
-  alignas(kHotLine) std::uint64_t written;
-  alignas(kHotLine) std::uint64_t consumed;
-};
-
-struct StagingRef {
-  HostStaging* ctl = nullptr;  // mapped
-  const Task* ring = nullptr;  // mapped, `capacity` slots
-  std::uint32_t capacity = 0;
-  std::uint32_t* lock = nullptr;  // device memory: 1 while a block feeds
-  std::uint64_t prefilled = 0;    // initial tasks put in the sharing queue before the launch: `fed`
-                                  // counts them too, so the ring position is fed - prefilled
-};
-
-// Tasks one feeding moves at most: bounds how long a block spends reading over PCIe.
-inline constexpr std::uint32_t kFeedBatch = 64;
-
-// Thread 0 of an idle block: moves staged host tasks into the sharing queue if no other block is
-// doing so. Returns how many it moved (0: none staged, the queue is full, or someone else feeds).
-template <Scope S, Scope C>
-__device__ std::uint32_t feed_from_host(const BasicWorkStealingRef<S, C>& ws,
-                                        const StagingRef& st) {
-  device_atomic_ref<std::uint32_t> lock(*st.lock);
-  std::uint32_t expected = 0;
-  if (lock.load(mo::relaxed) != 0 ||
-      !lock.compare_exchange_strong(expected, 1, mo::acquire, mo::relaxed))
-    return 0;
-  // acquire: the ring slots the host wrote before `written` are visible. One PCIe round trip.
-  const std::uint64_t written = system_atomic_ref<std::uint64_t>(st.ctl->written).load(mo::acquire);
-  // ours while locked
-  const std::uint64_t fed = scoped_atomic_ref<C, std::uint64_t>(ws.ctl->fed).load(mo::relaxed);
-  const std::uint64_t staged = written - (fed - st.prefilled);
-  std::uint32_t moved = 0;
-  if (staged > 0) {
-    const std::uint64_t from = fed - st.prefilled;  // position in the ring's stream
-    const auto slot = static_cast<std::uint32_t>(from % st.capacity);
-    std::uint64_t n = staged < kFeedBatch ? staged : kFeedBatch;
-    if (n > st.capacity - slot) n = st.capacity - slot;  // up to the ring's end; the rest next time
-    moved = ws.accept_host_tasks(st.ring + slot, static_cast<std::uint32_t>(n));
-    // release: the host reuses the slots only after our reads of them.
-    if (moved > 0)
-      system_atomic_ref<std::uint64_t>(st.ctl->consumed).store(from + moved, mo::release);
-  }
-  lock.store(0, mo::release);
-  return moved;
-}
 
 struct WsKernelArgs {
   WorkStealingRef ws;
@@ -105,92 +54,19 @@ struct WsKernelArgs {
   VictimChoice victim = VictimChoice::Random;
 };
 
+// Grossman's worker on one GPU: the block worker (detail/ws_block_worker.cuh) with nothing beyond
+// this GPU.
 template <class Body>
 __global__ void work_stealing_kernel(WsKernelArgs w, DynamicArgs a, Body body) {
-  using trace::EventKind;
   __shared__ DynamicMailbox box;
-  const std::uint32_t rank = blockIdx.x;
-  const BlockContext ctx = a.context(rank, box);
-  ctx.record(EventKind::WorkerStart, rank, static_cast<std::uint16_t>(smid()));
-  // Thread 0's state (the other threads carry it unused).
-  WorkStealingRef ws = w.ws;
-  VictimPicker picker = VictimPicker::make(w.victim, rank);
-  DynamicBlockStats st{};
-  st.sm = smid();
   // Thread 0's pending credit, in shared memory: kept in a register it took this kernel to 79
   // registers a thread on sm_90 (64 this way; ptxas -v), and an H100 from 32 to 24 resident
   // blocks of 32 threads an SM.
   __shared__ PendingCredit credit;
-  if (threadIdx.x == 0) credit.units = 0;  // only thread 0 ever touches it
-  bool idle = false, drained = false;      // drained: every host task is in the sharing queue
-  unsigned backoff = kMinBackoffNs;
-  const auto owner = static_cast<std::uint16_t>(rank);
-
-  auto find = [&](Task& task) -> WorkerAction {
-    for (;;) {
-      if (a.should_stop()) return WorkerAction::Stop;
-      const FindResult f = ws.find_task(rank, picker, task);
-      if (f.source != TaskSource::None) {
-        idle = false;
-        backoff = kMinBackoffNs;
-        ctx.record_found_task(found_event(ws, f, owner), task);
-        if (f.source == TaskSource::Stolen) ++st.steals;
-        return WorkerAction::Run;
-      }
-      if (f.steal_failed) {
-        ++st.steals_failed;
-        if (!idle) ctx.record(EventKind::StealFailed, f.victim);
-      }
-      if (st.failed_attempts != ~std::uint64_t{0}) ++st.failed_attempts;
-      if (!idle) ctx.record(EventKind::DequeueFailed, 0, kSharingQueueId);
-      idle = true;
-      if (!drained) {
-        drained = ws.host_drained();
-        if (!drained && feed_from_host(ws, w.staging) > 0) {
-          ctx.record(EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId);
-          continue;  // look again at once: the tasks are ours to take as much as anyone's
-        }
-      }
-      ws.flush_pending(credit);
-      if (ws.terminated()) return WorkerAction::Done;
-      __nanosleep(backoff);
-      backoff = backoff < kMaxBackoffNs ? 2 * backoff : kMaxBackoffNs;
-    }
-  };
-
-  auto publish = [&](const Task& task, std::uint32_t count) -> bool {
-    a.task_finished(rank, ++st.tasks);
-    if (!a.take_children(task, rank, count)) return false;
-    if (count == 0) {
-      ws.task_done(credit);
-      return true;
-    }
-    st.spawned += count;
-    // take_children's ids are consecutive
-    const trace::EventPayload spawn = trace::spawn_event(a.slots(rank)[0].id, count);
-    const PublishResult p = ws.publish_children(rank, a.slots(rank), count, credit);
-    // The spawn is recorded with the push's level, at its time (BlockContext::record_two).
-    if (p.pushed > 0)
-      ctx.record_two(spawn, {EventKind::DequeLevel, p.deque_level, owner});
-    else
-      ctx.record(spawn.kind, spawn.arg, spawn.aux);
-    if (p.spilled > 0) {
-      st.spilled += p.spilled;
-      ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);
-    }
-    if (p.failed) {
-      a.fail(ws.spill ? DynamicFailure::OverflowFull : DynamicFailure::DequeFull, rank, task.id,
-             count);
-      return false;
-    }
-    return true;
-  };
-
-  dynamic_block_loop(ctx, body, box, find, publish);
-  ctx.record(EventKind::WorkerEnd,
-             static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu
-                                                                         : st.failed_attempts));
-  if (threadIdx.x == 0) a.stats[rank] = st;
+  const BlockContext ctx = a.context(blockIdx.x, box);
+  WsBlockWorker<WorkStealingRef, OneGpu> worker(
+      w.ws, w.staging, VictimPicker::make(w.victim, blockIdx.x), a, ctx, credit, OneGpu{});
+  worker.run(ctx, body, box);
 }
 
 namespace detail {

@@ -122,242 +122,287 @@ __device__ inline std::uint32_t lane_parent_of(const std::uint32_t* offsets, std
   return lo;
 }
 
+// One block's worker (see the top). Thread 0 finds batches, plans and publishes their children;
+// every thread runs a batch's tasks and makes its children. Thread 0's state is carried by the
+// others unused, as in the block worker (detail/ws_block_worker.cuh), whose hooks and host feed
+// this worker shares.
 template <class Body>
-__global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body body,
-                                          std::uint32_t chunk, std::uint32_t id_grab) {
-  using trace::EventKind;
-  __shared__ LaneMailbox box;
-  extern __shared__ __align__(16) unsigned char lane_memory[];
-  // Two batch arrays: the one running, and the next one when a batch keeps its children.
-  Task* batch = reinterpret_cast<Task*>(lane_memory);
-  Task* next = batch + blockDim.x;
-  std::uint32_t* offsets = reinterpret_cast<std::uint32_t*>(next + blockDim.x);
-  const std::uint32_t rank = blockIdx.x;
-  const BlockContext ctx(rank, a.trace.segment(rank), a.stop, &box.scratch);
-  ctx.record(EventKind::WorkerStart, rank, static_cast<std::uint16_t>(smid()));
-  const WorkStealingRef ws = w.ws;
-  const WorkStealingDequeRef own = ws.own(rank);
-  VictimPicker picker = VictimPicker::make(w.victim, rank);
-  DynamicBlockStats st{};
-  st.sm = smid();
-  __shared__ PendingCredit credit;
-  if (threadIdx.x == 0) {
-    credit.units = 0;  // only thread 0 ever touches it
-    box.keep = 0;      // read by the others only after the loop's barriers
-  }
-  bool idle = false, drained = false;
-  unsigned backoff = kMinBackoffNs;
-  const auto owner = static_cast<std::uint16_t>(rank);
+class LaneBlockWorker {
+ public:
+  __device__ LaneBlockWorker(const WsKernelArgs& w, const DynamicArgs& a, const Body& body,
+                             const BlockContext& ctx, LaneMailbox& box, PendingCredit& credit,
+                             unsigned char* lane_memory, std::uint32_t chunk, std::uint32_t id_grab)
+      : w_(w),
+        a_(a),
+        body_(body),
+        ctx_(ctx),
+        box_(box),
+        credit_(credit),
+        hooks_(ctx, blockIdx.x),
+        ws_(w.ws),
+        own_(ws_.own(blockIdx.x)),
+        picker_(VictimPicker::make(w.victim, blockIdx.x)),
+        batch_(reinterpret_cast<Task*>(lane_memory)),
+        next_(batch_ + blockDim.x),
+        offsets_(reinterpret_cast<std::uint32_t*>(next_ + blockDim.x)),
+        rank_(blockIdx.x),
+        chunk_(chunk),
+        id_grab_(id_grab) {}
 
-  // Thread 0's: the deque's bottom. Only the owner writes it, so it need not be read back.
-  std::uint32_t own_bottom = 0;
-  // Thread 0's: ids taken from the run's counter and not yet given, [id_next, id_end).
-  std::uint32_t id_next = 0, id_end = 0;
-  // Thread 0: up to `chunk` tasks from a shared queue into the batch (each its own claim).
-  auto take_from = [&](const SharingQueueRef& q) -> std::uint32_t {
-    std::uint32_t k = 0;
-    while (k < chunk && !q.empty() && q.try_pop(batch[k])) ++k;
-    return k;
-  };
-
-  // Thread 0: a batch into the mailbox (Run), or the end.
-  auto find = [&]() -> WorkerAction {
-    for (;;) {
-      if (a.should_stop()) return WorkerAction::Stop;
-      const BatchPop p = own.pop_bottom_batch(own_bottom, blockDim.x, chunk);
-      own_bottom = p.bottom;
-      std::uint32_t k = p.k;
-      box.from_deque = k > 0;
-      box.first = p.first;
-      if (k > 0) {
-        ctx.record(EventKind::DequeLevel, p.level, owner);
-      } else if ((k = take_from(ws.sharing)) > 0) {  // counted when they were accepted
-        ctx.record(EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId);
-      } else if ((k = take_from(ws.overflow)) > 0) {  // counted when spawned
-        ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);
-      } else if (ws.workers > 1) {
-        const std::uint32_t victim = picker.next(rank, ws.workers);
-        StealResult r = StealResult::Empty;
-        k = ws.deques.deque(victim).pop_top_chunk(batch, chunk, r);
-        if (k > 0) {
-          ++st.steals;
-          ctx.record(EventKind::Steal, victim);
-        } else {
-          ++st.steals_failed;
-          if (!idle) ctx.record(EventKind::StealFailed, victim);
-        }
-      }
-      if (k > 0) {
-        idle = false;
-        backoff = kMinBackoffNs;
-        box.k = k;
-        return WorkerAction::Run;
-      }
-      if (st.failed_attempts != ~std::uint64_t{0}) ++st.failed_attempts;
-      if (!idle) ctx.record(EventKind::DequeueFailed, 0, kSharingQueueId);
-      idle = true;
-      if (!drained) {
-        drained = ws.host_drained();
-        if (!drained && feed_from_host(ws, w.staging) > 0) {
-          ctx.record(EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId);
-          continue;
-        }
-      }
-      ws.flush_pending(credit);
-      if (ws.terminated()) return WorkerAction::Done;
-      __nanosleep(backoff);
-      backoff = backoff < kMaxBackoffNs ? 2 * backoff : kMaxBackoffNs;
-    }
-  };
-
-  // Thread 0, after the scan: the children's ids, their count in `pending`, where they go.
-  auto plan_children = [&](std::uint32_t k, std::uint32_t total) -> bool {
-    const std::uint32_t first_id = k > 0 ? batch[0].id : 0;
-    box.total = total;
-    box.keep = 0;
-    if (total == 0) {
-      ws.count_batch(0, k, credit);
-      return true;
-    }
-    if (id_end - id_next < total) {  // one fetch-and-add for id_grab ids or more (see the top)
-      const std::uint32_t grab = total > id_grab ? total : id_grab;
-      const std::uint32_t base =
-          device_atomic_ref<std::uint32_t>(a.ids->next).fetch_add(grab, mo::relaxed);
-      if (static_cast<std::uint64_t>(base) + total > a.id_limit) {
-        a.fail(DynamicFailure::IdCapacity, rank, first_id, total);
-        return false;
-      }
-      id_next = base;
-      id_end = static_cast<std::uint32_t>(
-          std::min<std::uint64_t>(std::uint64_t{base} + grab, a.id_limit));
-    }
-    box.id_base = id_next;
-    id_next += total;
-    ws.count_batch(total, k, credit);  // before any child is visible (work_stealing.hpp)
-    box.keep = total <= blockDim.x;
-    if (box.keep) return true;  // the next batch, private: nothing to place
-    box.deque_base = own_bottom;
-    const std::uint32_t room = own.capacity - own_bottom;
-    box.room = total < room ? total : room;
-    const std::uint32_t rest = total - box.room;
-    if (rest > 0 && !ws.spill) {
-      a.fail(DynamicFailure::DequeFull, rank, first_id, total);
-      return false;
-    }
-    if (rest > a.spawn_capacity) {
-      a.fail(DynamicFailure::SpawnCapacity, rank, first_id, total);
-      return false;
-    }
-    return true;
-  };
-
-  // Thread 0, after the children are written and a barrier: publish them.
-  auto publish = [&](std::uint32_t k) -> bool {
-    st.tasks += k;
-    a.task_finished(rank, st.tasks);
-    const std::uint32_t total = box.total;
-    if (total == 0) return true;
-    st.spawned += total;
-    // The batch's children, of all its tasks, have the consecutive ids box.id_base .. + total - 1.
-    const trace::EventPayload spawn = trace::spawn_event(box.id_base, total);
-    ctx.record(spawn.kind, spawn.arg, spawn.aux);
-    if (box.keep) return true;
-    if (box.room > 0) {
-      ctx.record(EventKind::DequeLevel, own.publish_written(own_bottom, box.room), owner);
-      own_bottom += box.room;
-    }
-    const std::uint32_t rest = total - box.room;
-    if (rest == 0) return true;
-    const std::uint32_t spilled = ws.overflow.try_push(a.slots(rank), rest);
-    st.spilled += spilled;
-    ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);
-    if (spilled < rest) {
-      a.fail(DynamicFailure::OverflowFull, rank, batch[0].id, total);
-      return false;
-    }
-    return true;
-  };
-
-  bool stopped = false;  // thread 0's
-  for (;;) {
+  // The whole block, batch after batch until the run ends or stops.
+  __device__ void run() {
+    hooks_.on_start();
     if (threadIdx.x == 0) {
-      if (stopped) {
-        box.action = static_cast<int>(WorkerAction::Stop);
-      } else if (box.keep) {  // the children of the last batch are this one
-        box.action = static_cast<int>(a.should_stop() ? WorkerAction::Stop : WorkerAction::Run);
-        box.k = box.total;
-        box.from_deque = 0;
-      } else {
-        box.action = static_cast<int>(find());
-      }
-      box.failed = 0;
-      // After find()'s records: thread 0 records nothing else until end_lane_batch, which moves
-      // the count past the batch written at this one (publish() records after that).
-      if (a.trace.events != nullptr)
-        box.begin_ns = globaltimer(), box.trace_base = ctx.trace_count();
+      credit_.units = 0;  // only thread 0 ever touches it
+      box_.keep = 0;      // read by the others only after the loop's barriers
     }
-    __syncthreads();
-    if (box.action != static_cast<int>(WorkerAction::Run)) break;
-    const std::uint32_t k = box.k;
+    bool stopped = false;  // thread 0's
+    for (;;) {
+      if (threadIdx.x == 0) next_action(stopped);
+      __syncthreads();
+      if (box_.action != static_cast<int>(WorkerAction::Run)) break;
+      if (!run_batch(stopped)) break;
+    }
+    hooks_.on_end(a_.stats[rank_]);
+  }
+
+ private:
+  // Thread 0: what the block does next, into the mailbox.
+  __device__ void next_action(bool stopped) {
+    if (stopped) {
+      box_.action = static_cast<int>(WorkerAction::Stop);
+    } else if (box_.keep) {  // the children of the last batch are this one
+      box_.action = static_cast<int>(a_.should_stop() ? WorkerAction::Stop : WorkerAction::Run);
+      box_.k = box_.total;
+      box_.from_deque = 0;
+    } else {
+      box_.action = static_cast<int>(find());
+    }
+    box_.failed = 0;
+    // After find()'s records: thread 0 records nothing else until end_lane_batch, which moves
+    // the count past the batch written at this one (publish() records after that).
+    if (a_.trace.events != nullptr)
+      box_.begin_ns = globaltimer(), box_.trace_base = ctx_.trace_count();
+  }
+
+  // Every thread: the batch of box_.k tasks, their children made and placed, then published by
+  // thread 0 (`stopped` where that failed). False when the block must leave now.
+  __device__ bool run_batch(bool& stopped) {
+    const std::uint32_t k = box_.k;
     const bool has_task = threadIdx.x < k;
     // The popped slots are ours until our next push, which writes over them: copy them out first.
-    if (box.from_deque && has_task)
-      batch[threadIdx.x] = gpulb::detail::load_task_relaxed(own.slots[box.first + threadIdx.x]);
+    if (box_.from_deque && has_task)
+      batch_[threadIdx.x] = gpulb::detail::load_task_relaxed(own_.slots[box_.first + threadIdx.x]);
     __syncthreads();
-    const int n = has_task ? body.lane_children(batch[threadIdx.x]) : 0;
-    body.lane_account(rank, has_task ? &batch[threadIdx.x] : nullptr, n);
+    const int n = has_task ? body_.lane_children(batch_[threadIdx.x]) : 0;
+    body_.lane_account(rank_, has_task ? &batch_[threadIdx.x] : nullptr, n);
     std::uint32_t total = 0;
     const std::uint32_t offset =
-        lane_exclusive_scan(static_cast<std::uint32_t>(n), total, box.warp_totals);
-    if (has_task) offsets[threadIdx.x] = offset;
-    if (threadIdx.x == 0 && !plan_children(k, total)) box.failed = 1;
+        lane_exclusive_scan(static_cast<std::uint32_t>(n), total, box_.warp_totals);
+    if (has_task) offsets_[threadIdx.x] = offset;
+    if (threadIdx.x == 0 && !plan_children(k, total)) box_.failed = 1;
     // Traced: is the batch a range (lane_trace_records.hpp), its ids consecutive and one kind? The
     // barrier that ends the planning answers it (a reduction). Untraced, a plain barrier and no
     // look at the ids (a first version looked either way: untraced T1L 1% slower, H100).
     bool range = false;
-    if (a.trace.events != nullptr) {
-      const Task& lead = batch[0];
-      range = __syncthreads_or(has_task && (batch[threadIdx.x].id != lead.id + threadIdx.x ||
-                                            batch[threadIdx.x].kind != lead.kind)) == 0;
+    if (a_.trace.events != nullptr) {
+      const Task& lead = batch_[0];
+      range = __syncthreads_or(has_task && (batch_[threadIdx.x].id != lead.id + threadIdx.x ||
+                                            batch_[threadIdx.x].kind != lead.kind)) == 0;
     } else {
       __syncthreads();
     }
-    if (box.failed) break;
-    const std::uint32_t room = box.room, deque_base = box.deque_base, id_base = box.id_base;
-    const bool keep = box.keep;
-    Task* spill_slots = a.slots(rank);
+    if (box_.failed) return false;
+    const bool keep = box_.keep;
+    make_children(k, total, keep);
+    if (has_task && !range)
+      ctx_.record_lane_task(box_.trace_base, k, batch_[threadIdx.x].id, batch_[threadIdx.x].kind);
+    __syncthreads();  // every child is written (and ordered before thread 0's publication)
+    if (threadIdx.x == 0) {
+      ctx_.end_lane_batch(box_.trace_base, k, box_.begin_ns, range, range ? batch_[0].id : 0,
+                          range ? batch_[0].kind : 0);
+      if (!publish(k)) stopped = true;
+    }
+    if (keep) {  // every thread, alike: box.keep stays until thread 0 plans the next batch's children
+      Task* t = batch_;
+      batch_ = next_;
+      next_ = t;
+    }
+    return true;
+  }
+
+  // Every thread: child j = threadIdx.x, + blockDim.x, ... of the batch, kept as the next batch,
+  // written into our deque above its bottom, or into the spawn slots for the overflow queue.
+  __device__ void make_children(std::uint32_t k, std::uint32_t total, bool keep) {
+    const std::uint32_t room = box_.room, deque_base = box_.deque_base, id_base = box_.id_base;
+    Task* spill_slots = a_.slots(rank_);
     for (std::uint32_t j = threadIdx.x; j < total; j += blockDim.x) {
-      const std::uint32_t p = lane_parent_of(offsets, k, j);
-      const Task& parent = batch[p];
-      Task child = body.lane_child(parent, static_cast<int>(j - offsets[p]));
+      const std::uint32_t p = lane_parent_of(offsets_, k, j);
+      const Task& parent = batch_[p];
+      Task child = body_.lane_child(parent, static_cast<int>(j - offsets_[p]));
       child.id = id_base + j;
       child.parent = parent.id;
       child.depth = parent.depth + 1;
       if (keep)
-        next[j] = child;
+        next_[j] = child;
       else if (j < room)
-        gpulb::detail::store_task_relaxed(own.slots[deque_base + j], child);
+        gpulb::detail::store_task_relaxed(own_.slots[deque_base + j], child);
       else
         spill_slots[j - room] = child;
     }
-    if (has_task && !range)
-      ctx.record_lane_task(box.trace_base, k, batch[threadIdx.x].id, batch[threadIdx.x].kind);
-    __syncthreads();  // every child is written (and ordered before thread 0's publication)
-    if (threadIdx.x == 0) {
-      ctx.end_lane_batch(box.trace_base, k, box.begin_ns, range, range ? batch[0].id : 0,
-                         range ? batch[0].kind : 0);
-      if (!publish(k)) stopped = true;
+  }
+
+  // Thread 0: up to `chunk` tasks from a shared queue into the batch (each its own claim).
+  __device__ std::uint32_t take_from(const SharingQueueRef& q) {
+    std::uint32_t k = 0;
+    while (k < chunk_ && !q.empty() && q.try_pop(batch_[k])) ++k;
+    return k;
+  }
+
+  // Thread 0: a batch from our deque, a shared queue or a victim; k tasks, 0 for none.
+  __device__ std::uint32_t look_for_batch() {
+    const BatchPop p = own_.pop_bottom_batch(own_bottom_, blockDim.x, chunk_);
+    own_bottom_ = p.bottom;
+    std::uint32_t k = p.k;
+    box_.from_deque = k > 0;
+    box_.first = p.first;
+    if (k > 0) {
+      hooks_.on_deque_level(p.level);
+    } else if ((k = take_from(ws_.sharing)) > 0) {  // counted when they were accepted
+      hooks_.on_queue_level(ws_.sharing.size_hint(), kSharingQueueId);
+    } else if ((k = take_from(ws_.overflow)) > 0) {  // counted when spawned
+      hooks_.on_queue_level(ws_.overflow.size_hint(), kOverflowQueueId);
+    } else if (ws_.workers > 1) {
+      const std::uint32_t victim = picker_.next(rank_, ws_.workers);
+      StealResult r = StealResult::Empty;
+      k = ws_.deques.deque(victim).pop_top_chunk(batch_, chunk_, r);
+      if (k > 0)
+        hooks_.on_steal(victim);
+      else
+        hooks_.on_steal_failed(victim);
     }
-    if (keep) {  // every thread, alike: box.keep stays until thread 0 plans the next batch's children
-      Task* t = batch;
-      batch = next;
-      next = t;
+    return k;
+  }
+
+  // Thread 0: a batch into the mailbox (Run), or the end.
+  __device__ WorkerAction find() {
+    for (;;) {
+      if (a_.should_stop()) return WorkerAction::Stop;
+      if (const std::uint32_t k = look_for_batch(); k > 0) {
+        hooks_.on_found();
+        backoff_ = kMinBackoffNs;
+        box_.k = k;
+        return WorkerAction::Run;
+      }
+      hooks_.on_idle();
+      if (feed_when_idle(ws_, w_.staging, drained_, hooks_)) continue;
+      ws_.flush_pending(credit_);
+      if (ws_.terminated()) return WorkerAction::Done;
+      __nanosleep(backoff_);
+      backoff_ = backoff_ < kMaxBackoffNs ? 2 * backoff_ : kMaxBackoffNs;
     }
   }
-  ctx.record(EventKind::WorkerEnd,
-             static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu
-                                                                         : st.failed_attempts));
-  if (threadIdx.x == 0) a.stats[rank] = st;
+
+  // Thread 0, after the scan: the children's ids, their count in `pending`, where they go.
+  __device__ bool plan_children(std::uint32_t k, std::uint32_t total) {
+    const std::uint32_t first_id = k > 0 ? batch_[0].id : 0;
+    box_.total = total;
+    box_.keep = 0;
+    if (total == 0) {
+      ws_.count_batch(0, k, credit_);
+      return true;
+    }
+    if (!take_ids(first_id, total)) return false;
+    box_.id_base = id_next_;
+    id_next_ += total;
+    ws_.count_batch(total, k, credit_);  // before any child is visible (work_stealing.hpp)
+    box_.keep = total <= blockDim.x;
+    if (box_.keep) return true;  // the next batch, private: nothing to place
+    box_.deque_base = own_bottom_;
+    const std::uint32_t room = own_.capacity - own_bottom_;
+    box_.room = total < room ? total : room;
+    const std::uint32_t rest = total - box_.room;
+    if (rest > 0 && !ws_.spill) {
+      a_.fail(DynamicFailure::DequeFull, rank_, first_id, total);
+      return false;
+    }
+    if (rest > a_.spawn_capacity) {
+      a_.fail(DynamicFailure::SpawnCapacity, rank_, first_id, total);
+      return false;
+    }
+    return true;
+  }
+
+  // Thread 0: `total` ids in [id_next_, id_end_), with one fetch-and-add for id_grab ids or more
+  // where too few are left (see the top).
+  __device__ bool take_ids(std::uint32_t first_id, std::uint32_t total) {
+    if (id_end_ - id_next_ >= total) return true;
+    const std::uint32_t grab = total > id_grab_ ? total : id_grab_;
+    const std::uint32_t base =
+        device_atomic_ref<std::uint32_t>(a_.ids->next).fetch_add(grab, mo::relaxed);
+    if (static_cast<std::uint64_t>(base) + total > a_.id_limit) {
+      a_.fail(DynamicFailure::IdCapacity, rank_, first_id, total);
+      return false;
+    }
+    id_next_ = base;
+    id_end_ = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(std::uint64_t{base} + grab, a_.id_limit));
+    return true;
+  }
+
+  // Thread 0, after the children are written and a barrier: publish them.
+  __device__ bool publish(std::uint32_t k) {
+    a_.task_finished(rank_, hooks_.on_task_done(k));
+    const std::uint32_t total = box_.total;
+    if (total == 0) return true;
+    // The batch's children, of all its tasks, have the consecutive ids box.id_base .. + total - 1.
+    hooks_.on_spawn(trace::spawn_event(box_.id_base, total), total);
+    if (box_.keep) return true;
+    if (box_.room > 0) {
+      hooks_.on_deque_level(own_.publish_written(own_bottom_, box_.room));
+      own_bottom_ += box_.room;
+    }
+    const std::uint32_t rest = total - box_.room;
+    if (rest == 0) return true;
+    const std::uint32_t spilled = ws_.overflow.try_push(a_.slots(rank_), rest);
+    hooks_.on_spilled(spilled, ws_.overflow.size_hint());
+    if (spilled < rest) {
+      a_.fail(DynamicFailure::OverflowFull, rank_, batch_[0].id, total);
+      return false;
+    }
+    return true;
+  }
+
+  const WsKernelArgs& w_;
+  const DynamicArgs& a_;
+  const Body& body_;
+  const BlockContext& ctx_;
+  LaneMailbox& box_;
+  PendingCredit& credit_;  // shared memory, as the block worker's
+  WsBlockHooks hooks_;
+  const WorkStealingRef ws_;
+  const WorkStealingDequeRef own_;
+  VictimPicker picker_;
+  // Two batch arrays: the one running, and the next one when a batch keeps its children.
+  Task* batch_;
+  Task* next_;
+  std::uint32_t* offsets_;
+  const std::uint32_t rank_, chunk_, id_grab_;
+  bool drained_ = false;  // thread 0's: every host task is in the sharing queue
+  unsigned backoff_ = kMinBackoffNs;
+  std::uint32_t own_bottom_ = 0;  // thread 0's: the deque's bottom (only the owner writes it)
+  // Thread 0's: ids taken from the run's counter and not yet given, [id_next_, id_end_).
+  std::uint32_t id_next_ = 0, id_end_ = 0;
+};
+
+template <class Body>
+__global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body body,
+                                          std::uint32_t chunk, std::uint32_t id_grab) {
+  __shared__ LaneMailbox box;
+  __shared__ PendingCredit credit;
+  extern __shared__ __align__(16) unsigned char lane_memory[];
+  const BlockContext ctx(blockIdx.x, a.trace.segment(blockIdx.x), a.stop, &box.scratch);
+  LaneBlockWorker<Body>(w, a, body, ctx, box, credit, lane_memory, chunk, id_grab).run();
 }
 
 namespace detail {

@@ -3,7 +3,8 @@
 // GPU, and the idle blocks of one GPU take work from the deques of another, over peer memory where
 // every pair of GPUs has it, else through host memory ("Two placements" below).
 //
-// This file: the kernel (one per GPU; the one-GPU kernel's loop plus a remote steal). The host's
+// This file: the kernel (one per GPU): the block worker of detail/ws_block_worker.cuh, as on one
+// GPU, with RemoteGpus (below) for what reaches beyond the GPU. The host's
 // side (the placement, peer access, each GPU's memory, its launch and wait) is in
 // detail/multi_gpu_ws_run.cuh, a run on the GPU run frame (detail/gpu_run.cuh: one control thread
 // per GPU, the merged trace).
@@ -253,42 +254,64 @@ __device__ std::uint32_t answer_remote_request(const MgWsKernelArgs<S>& w, std::
   return n;
 }
 
-// Capped at 64 registers, what every instantiation used before the trace's one-store events
-// (device_context.cuh, store_event): without the cap those took the nqueens, patterns, nbody and
-// faults kernels under remote=request from 64 to 71-72 registers (ptxas -v, sm_90), a block an SM
-// fewer at 128 threads. With it the UTS and nqueens request kernels do not spill; md2d, connect4,
-// nqueens steal and patterns spill 8-64 bytes.
-template <class Body, Scope S>
-__global__ void __maxnreg__(64)
-    work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, Body body) {
-  using trace::EventKind;
-  constexpr bool kRequest = S == Scope::Device;
-  __shared__ DynamicMailbox box;
-  const std::uint32_t rank = blockIdx.x;
-  const BlockContext ctx = a.context(rank, box);
-  ctx.record(EventKind::WorkerStart, rank, static_cast<std::uint16_t>(smid()));
-  // Thread 0's state (the other threads carry it unused). Registers matter: a few more cost
-  // resident blocks (the one-GPU kernel's note; ptxas -v, sm_90, UTS: 64 as the one-GPU kernel).
-  // So one random state for local and remote victims, remote steals counted in global memory,
-  // the count of failed passes read off the back-off (it doubles once a failed pass), and `ws` a
-  // copy as on one GPU (a reference to the parameter took 8 more).
-  const BasicWorkStealingRef<S, Scope::System> ws = w.ws;
-  VictimPicker picker = VictimPicker::make(w.victim, rank ^ (w.peers.self << 20));
-  DynamicBlockStats st{};
-  st.sm = smid();
-  __shared__ PendingCredit credit;  // in shared memory, as on one GPU (registers)
-  __shared__ std::uint32_t
-      local_misses;  // failed local passes in a row (shared: registers are short)
-  __shared__ std::uint32_t idle_passes;  // idle passes in a row (kIdlePassesBeforeDrain)
-  if (threadIdx.x == 0) {
-    credit.units = 0;
-    local_misses = 0;
-    idle_passes = 0;
+// The block worker's Remote across GPUs (detail/ws_block_worker.cuh): where an idle block looks
+// beyond its GPU (steal_remote), the answers to other GPUs' requests, and the run's end counted
+// through the per-GPU reserve (see the top). Thread 0's. Registers matter: a few more cost resident
+// blocks (the one-GPU kernel's note; ptxas -v, sm_90, UTS: 64 as the one-GPU kernel). So the counts
+// of passes live in shared memory, remote steals are counted in global memory, and local and
+// remote victims share one random state (the worker's picker).
+template <Scope S>
+class RemoteGpus {
+ public:
+  static constexpr bool kRequest = S == Scope::Device;
+
+  __device__ RemoteGpus(const MgWsKernelArgs<S>& w, std::uint32_t& local_misses,
+                        std::uint32_t& idle_passes)
+      : w_(w), local_misses_(local_misses), idle_passes_(idle_passes) {}
+
+  __device__ void start(const DynamicArgs& a, std::uint32_t rank) {
+    local_misses_ = 0;
+    idle_passes_ = 0;
     a.stats[rank].remote_steals = 0;
   }
-  bool idle = false, drained = false;
-  unsigned backoff = kMinBackoffNs;
-  const auto owner = static_cast<std::uint16_t>(rank);
+
+  // remote=request: answer a request to us, if any: an idle block looks at every pass, a busy one
+  // where the load issued as it published its last task's children saw one (before_publish).
+  template <class W>
+  __device__ void before_lookup(W& worker) {
+    if constexpr (kRequest) {
+      if (worker.hooks.idle() || asked_ != 0) answer_remote_request(w_, worker.rank);
+      asked_ = 0;
+    }
+  }
+
+  // After remote_after failed local passes in a row: one try at another GPU.
+  template <class W>
+  __device__ RemoteFind after_miss(W& worker, Task& task) {
+    if (++local_misses_ < w_.remote_after || w_.peers.gpus <= 1) return RemoteFind::None;
+    local_misses_ = 0;
+    const RemoteFind r = steal_remote(worker, task);
+    if (r == RemoteFind::Found) worker.hooks.on_task_taken(task);  // the steal is recorded
+    return r;
+  }
+
+  __device__ void on_found() {
+    local_misses_ = 0;
+    idle_passes_ = 0;
+  }
+
+  __device__ bool feeds(const StagingRef& staging) const { return staging.ctl != nullptr; }
+
+  // Our credit into the reserve; after kIdlePassesBeforeDrain idle passes the reserve moves on to
+  // `pending` and the end is tested.
+  template <class W>
+  __device__ bool idle_pass_ends_run(W& worker) {
+    park_credit(worker);
+    if (++idle_passes_ < kIdlePassesBeforeDrain) return false;
+    drain_reserve(worker);
+    return worker.finished();
+  }
+
   // remote=request: our mailbox's request word, loaded as the last task's children are published
   // and first read at the next lookup, so that the load's latency hides behind the publishing's
   // own memory traffic (the id counter, the deque). A look waited for at the lookup (one
@@ -298,15 +321,27 @@ __global__ void __maxnreg__(64)
   // word again. Nsight Compute still finds the warps waiting at the load (0.7% of the stall
   // samples, UTS T1): the compiler keeps `asked != 0` as a predicate computed there. An empty
   // `asm volatile` on `asked` at the test, to move that wait, changed no run time (T1L, 2 H100s;
-  // docs/benchmarks.md, "Look before asking").
-  std::uint32_t asked = 0;
+  // docs/benchmarks.md, "Look before asking"). Every remote_poll tasks: a relaxed load whose
+  // value nothing reads before the children are published.
+  template <class W>
+  __device__ void before_publish(W& worker) {
+    if constexpr (kRequest) {
+      if (w_.remote_poll == 1 ||
+          static_cast<std::uint32_t>(worker.hooks.tasks_done()) % w_.remote_poll == 0) {
+        asked_ = system_atomic_ref<std::uint32_t>(w_.peers.mail[w_.peers.self][worker.rank].request)
+                     .load(mo::relaxed);
+      }
+    }
+  }
 
-  // The reserve (see the top): park our credit there, take children's units from it, move it on.
-  auto park_credit = [&] {
-    if (credit.units == 0) return;
-    device_atomic_ref<std::int64_t>(*w.reserve).fetch_add(credit.units, mo::acq_rel);
-    credit.units = 0;
-  };
+  // Ids interleaved with the other GPUs' (a.id_stride GPUs): not consecutive where there are
+  // several, so the spawn is a count-only Spawn then.
+  __device__ bool take_children(const DynamicArgs& a, const Task& parent, std::uint32_t rank,
+                                std::uint32_t count) const {
+    return a.take_children_interleaved(parent, rank, count);
+  }
+  __device__ bool consecutive_ids(const DynamicArgs& a) const { return a.id_stride == 1; }
+
   // One fetch_add, not a CAS loop: every busy block of the GPU draws on this one word, and a CAS
   // retried under that contention (a fence each try) held this kernel on one GPU at 0.57x the
   // one-GPU kernel on UTS T1 and 0.93x on T1L (H100; Nsight Compute put a quarter of the warps'
@@ -316,220 +351,161 @@ __global__ void __maxnreg__(64)
   // of credits and reserves -- what keeps `pending` >= the tasks outstanding -- does not change;
   // a drain that moves such a reserve into `pending` only raises `pending` until the units are
   // back, and units are used only when the reserve held them (old + units <= 0).
-  auto count_from_reserve = [&](std::uint32_t children) {
+  template <class W>
+  __device__ void count_children(W& worker, std::uint32_t children) {
     const std::int64_t need = static_cast<std::int64_t>(children) - 1;
-    if (credit.units + need <= 0) return;  // the credit absorbs them (count_children)
-    const std::int64_t units = credit.units + need + ws.lease;
-    device_atomic_ref<std::int64_t> reserve(*w.reserve);
+    if (worker.credit.units + need <= 0) return;  // the credit absorbs them (count_children)
+    const std::int64_t units = worker.credit.units + need + worker.ws.lease;
+    device_atomic_ref<std::int64_t> reserve(*w_.reserve);
     if (reserve.load(mo::relaxed) + units > 0)
       return;  // too little there: pending, by count_children
     if (reserve.fetch_add(units, mo::acq_rel) + units <= 0) {
-      credit.units -= units;  // count_children then leaves it at -lease without touching pending
+      worker.credit.units -= units;  // count_children then leaves it at -lease without pending
       return;
     }
     reserve.fetch_sub(units, mo::relaxed);  // short after all: put them back, take from pending
-  };
+  }
+
+  __device__ std::uint32_t remote_steals(const DynamicArgs& a, std::uint32_t rank) const {
+    return a.stats[rank].remote_steals;  // this thread's own earlier stores
+  }
+
+ private:
+  // The reserve (see the top): park our credit there.
+  template <class W>
+  __device__ void park_credit(W& worker) {
+    if (worker.credit.units == 0) return;
+    device_atomic_ref<std::int64_t>(*w_.reserve).fetch_add(worker.credit.units, mo::acq_rel);
+    worker.credit.units = 0;
+  }
   // A load before the exchange: every idle block calls this at every pass once it has been idle
   // kIdlePassesBeforeDrain passes (and a waiting thief at every wait), and an empty reserve needs
   // no RMW on the word the busy blocks take their units from. (Measured alone on one H100, this
   // changed no run time: the cost was count_from_reserve's CAS loop.) A stale 0 only delays the
   // drain to a later pass; units parked and not yet drained keep `pending` above 0, so the end is
   // not seen early.
-  auto drain_reserve = [&] {
-    device_atomic_ref<std::int64_t> reserve(*w.reserve);
+  template <class W>
+  __device__ void drain_reserve(W& worker) {
+    device_atomic_ref<std::int64_t> reserve(*w_.reserve);
     if (reserve.load(mo::relaxed) == 0) return;
     const std::int64_t r = reserve.exchange(0, mo::acq_rel);
-    if (r != 0) system_atomic_ref<std::int64_t>(ws.ctl->pending).fetch_add(r, mo::acq_rel);
-  };
-
-  // The run is over (see the top): `drained` is monotone, its loads came before this one.
-  auto finished = [&]() -> bool {
-    if (!drained) drained = ws.host_drained();
-    return drained && ws.no_pending();
-  };
+    if (r != 0) system_atomic_ref<std::int64_t>(worker.ws.ctl->pending).fetch_add(r, mo::acq_rel);
+  }
 
   // The stolen tasks are in got[0..k): the first is run, the rest pushed onto our deque (empty: our
   // own pop just failed, and only we push). Their units travel with them: `pending` does not change.
-  auto take_stolen = [&](Task& task, const Task* got, std::uint32_t k, std::uint32_t g,
-                         std::uint32_t victim) -> bool {
+  template <class W>
+  __device__ bool take_stolen(W& worker, Task& task, const Task* got, std::uint32_t k,
+                              std::uint32_t g, std::uint32_t victim) {
     task = got[0];
-    ++st.steals;
-    ++a.stats[rank].remote_steals;  // rare: global memory rather than a register
-    ctx.record(EventKind::Steal, victim, trace::steal_aux_for_device(g));
+    worker.hooks.on_steal(victim, trace::steal_aux_for_device(g));
+    ++worker.a.stats[worker.rank].remote_steals;  // rare: global memory rather than a register
     if (k > 1) {
       std::uint32_t level = 0;
-      const std::uint32_t pushed = ws.own(rank).push_bottom(got + 1, k - 1, level);
-      ctx.record(EventKind::DequeLevel, level, owner);
+      const std::uint32_t pushed = worker.ws.own(worker.rank).push_bottom(got + 1, k - 1, level);
+      worker.hooks.on_deque_level(level);
       if (pushed < k - 1) {  // cannot happen (remote_chunk <= deque_capacity, the deque was empty)
-        a.fail(DynamicFailure::DequeFull, rank, task.id, k - 1 - pushed);
+        worker.a.fail(DynamicFailure::DequeFull, worker.rank, task.id, k - 1 - pushed);
         return false;
       }
     }
     return true;
-  };
-
-  // One steal from a random block of another GPU: Steal = found (task set), StealFailed = none,
-  // Stop = the run stopped or ended while we waited for an answer.
-  enum class Remote { Found, None, Stop, Done };
-  auto steal_remote = [&](Task& task) -> Remote {
-    std::uint32_t g = xorshift32(picker.state) % (w.peers.gpus - 1);
-    if (g >= w.peers.self) ++g;
-    const std::uint32_t victim = xorshift32(picker.state) % w.peers.gpu[g].count;
-    std::uint32_t k = 0;
-    if constexpr (kRequest) {
-      // Look before asking: the owner keeps its last task, so a victim with fewer than two tasks
-      // answers with nothing, after a CAS and a wait of a few NVLink round trips during which we
-      // miss our own GPU's new work. One peer read of its deque's size skips those asks (a hint:
-      // see "What crosses GPUs"; the owner answers from what it finds then). On 2 H100s this
-      // took UTS T3L on 2 GPUs from 0.50x to 0.82x one GPU and T1 from 1.23x to 1.38x
-      // (docs/benchmarks.md, "Look before asking"). Under host placement another GPU's deques
-      // are not addressable (ctl is null): ask.
-      const WorkStealingDequesRef& far = w.peers.gpu[g];
-      if (far.ctl != nullptr && far.template at<Scope::System>(victim).size_hint() < 2) {
-        ++st.steals_failed;
-        if (!idle) ctx.record(EventKind::StealFailed, victim, trace::steal_aux_for_device(g));
-        return Remote::None;
-      }
-      park_credit();  // our spare units must not hold up the end while we wait
-      drain_reserve();
-      system_atomic_ref<std::uint32_t> reply(w.peers.mail[w.peers.self][rank].reply);
-      reply.store(0, mo::relaxed);  // ordered before the request by the CAS's release
-      std::uint32_t expected = 0;
-      if (system_atomic_ref<std::uint32_t>(w.peers.mail[g][victim].request)
-              .compare_exchange_strong(expected, remote_thief_id(w.peers.self, rank), mo::release,
-                                       mo::relaxed)) {
-        // Wait for the answer, answering (with nothing: we are idle) whoever asks us meanwhile,
-        // so that two thieves asking each other cannot wait forever.
-        unsigned wait = kMinBackoffNs;
-        std::uint32_t r = 0;
-        while ((r = reply.load(mo::acquire)) == 0) {
-          if (a.should_stop()) return Remote::Stop;
-          answer_remote_request(w, rank);
-          // The victim may have ended (the run is over: nothing can be on its way to us).
-          drain_reserve();  // another waiting block may have parked units since
-          if (finished()) return Remote::Done;
-          __nanosleep(wait);
-          wait = wait < kMaxBackoffNs ? 2 * wait : kMaxBackoffNs;
-        }
-        k = r - 1;
-        if (k > 0)
-          return take_stolen(
-                     task,
-                     w.peers.inbox[w.peers.self] + static_cast<std::size_t>(rank) * w.remote_chunk,
-                     k, g, victim)
-                     ? Remote::Found
-                     : Remote::Stop;
-      }
-    } else {
-      Task* got = a.slots(rank);  // our spawn slots, free between tasks
-      StealResult res = StealResult::Empty;
-      k = w.peers.gpu[g].template at<Scope::System>(victim).pop_top_chunk(got, w.remote_chunk, res);
-      if (k > 0) return take_stolen(task, got, k, g, victim) ? Remote::Found : Remote::Stop;
-    }
-    ++st.steals_failed;
-    if (!idle) ctx.record(EventKind::StealFailed, victim, trace::steal_aux_for_device(g));
-    return Remote::None;
-  };
-
-  auto find = [&](Task& task) -> WorkerAction {
-    for (;;) {
-      if (a.should_stop()) return WorkerAction::Stop;
-      if constexpr (kRequest) {
-        if (idle || asked != 0) answer_remote_request(w, rank);
-        asked = 0;
-      }
-      const FindResult f = ws.find_task(rank, picker, task);
-      bool found = f.source != TaskSource::None;
-      if (found) {
-        ctx.record_found_task(found_event(ws, f, owner), task);
-        if (f.source == TaskSource::Stolen) ++st.steals;
-      } else {
-        if (f.steal_failed) {
-          ++st.steals_failed;
-          if (!idle) ctx.record(EventKind::StealFailed, f.victim);
-        }
-        if (++local_misses >= w.remote_after && w.peers.gpus > 1) {
-          local_misses = 0;
-          const Remote r = steal_remote(task);
-          if (r == Remote::Stop) return WorkerAction::Stop;
-          if (r == Remote::Done) return WorkerAction::Done;
-          found = r == Remote::Found;
-          if (found) ctx.record_task_begin(task);  // take_stolen recorded the steal
-        }
-      }
-      if (found) {
-        idle = false;
-        backoff = kMinBackoffNs;
-        local_misses = 0;
-        idle_passes = 0;
-        return WorkerAction::Run;
-      }
-      if (st.failed_attempts != ~std::uint64_t{0}) ++st.failed_attempts;
-      if (!idle) ctx.record(EventKind::DequeueFailed, 0, kSharingQueueId);
-      idle = true;
-      if (!drained) {
-        drained = ws.host_drained();
-        if (!drained && w.staging.ctl != nullptr && feed_from_host(ws, w.staging) > 0) {
-          ctx.record(EventKind::QueueLevel, ws.sharing.size_hint(), kSharingQueueId);
-          continue;
-        }
-      }
-      park_credit();
-      if (++idle_passes >= kIdlePassesBeforeDrain) {
-        drain_reserve();
-        if (finished()) return WorkerAction::Done;
-      }
-      __nanosleep(backoff);
-      backoff = backoff < kMaxBackoffNs ? 2 * backoff : kMaxBackoffNs;
-    }
-  };
-
-  auto publish = [&](const Task& task, std::uint32_t count) -> bool {
-    if constexpr (kRequest) {
-      // The next look (see `asked`), every remote_poll tasks: a relaxed load whose value nothing
-      // reads before the children are published.
-      if (w.remote_poll == 1 || static_cast<std::uint32_t>(st.tasks) % w.remote_poll == 0) {
-        asked = system_atomic_ref<std::uint32_t>(w.peers.mail[w.peers.self][rank].request)
-                    .load(mo::relaxed);
-      }
-    }
-    a.task_finished(rank, ++st.tasks);
-    if (!a.take_children_interleaved(task, rank, count)) return false;
-    if (count == 0) {
-      ws.task_done(credit);
-      return true;
-    }
-    st.spawned += count;
-    count_from_reserve(count);
-    // Interleaved ids (a.id_stride GPUs) are not consecutive: a count-only Spawn across GPUs.
-    const trace::EventPayload spawn =
-        trace::spawn_event(a.slots(rank)[0].id, count, a.id_stride == 1);
-    const PublishResult p = ws.publish_children(rank, a.slots(rank), count, credit);
-    // The spawn is recorded with the push's level, at its time (BlockContext::record_two).
-    if (p.pushed > 0)
-      ctx.record_two(spawn, {EventKind::DequeLevel, p.deque_level, owner});
-    else
-      ctx.record(spawn.kind, spawn.arg, spawn.aux);
-    if (p.spilled > 0) {
-      st.spilled += p.spilled;
-      ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);
-    }
-    if (p.failed) {
-      a.fail(ws.spill ? DynamicFailure::OverflowFull : DynamicFailure::DequeFull, rank, task.id,
-             count);
-      return false;
-    }
-    return true;
-  };
-
-  dynamic_block_loop(ctx, body, box, find, publish);
-  ctx.record(EventKind::WorkerEnd,
-             static_cast<std::uint32_t>(st.failed_attempts > 0xFFFFFFFFu ? 0xFFFFFFFFu
-                                                                         : st.failed_attempts));
-  if (threadIdx.x == 0) {
-    st.remote_steals = a.stats[rank].remote_steals;  // this thread's own earlier stores
-    a.stats[rank] = st;
   }
+
+  // One steal from a random block of another GPU: Found (task set), None, Stop (the run stopped)
+  // or Done (the run ended while we waited for an answer).
+  template <class W>
+  __device__ RemoteFind steal_remote(W& worker, Task& task) {
+    std::uint32_t g = xorshift32(worker.picker.state) % (w_.peers.gpus - 1);
+    if (g >= w_.peers.self) ++g;
+    const std::uint32_t victim = xorshift32(worker.picker.state) % w_.peers.gpu[g].count;
+    if constexpr (kRequest) {
+      return request_remote(worker, task, g, victim);
+    } else {
+      Task* got = worker.a.slots(worker.rank);  // our spawn slots, free between tasks
+      StealResult res = StealResult::Empty;
+      const std::uint32_t k = w_.peers.gpu[g].template at<Scope::System>(victim).pop_top_chunk(
+          got, w_.remote_chunk, res);
+      if (k > 0)
+        return take_stolen(worker, task, got, k, g, victim) ? RemoteFind::Found : RemoteFind::Stop;
+    }
+    worker.hooks.on_steal_failed(victim, trace::steal_aux_for_device(g));
+    return RemoteFind::None;
+  }
+
+  // remote=request: ask block `victim` of GPU `g` and wait for its answer.
+  template <class W>
+  __device__ RemoteFind request_remote(W& worker, Task& task, std::uint32_t g,
+                                       std::uint32_t victim) {
+    // Look before asking: the owner keeps its last task, so a victim with fewer than two tasks
+    // answers with nothing, after a CAS and a wait of a few NVLink round trips during which we
+    // miss our own GPU's new work. One peer read of its deque's size skips those asks (a hint:
+    // see "What crosses GPUs"; the owner answers from what it finds then). On 2 H100s this
+    // took UTS T3L on 2 GPUs from 0.50x to 0.82x one GPU and T1 from 1.23x to 1.38x
+    // (docs/benchmarks.md, "Look before asking"). Under host placement another GPU's deques
+    // are not addressable (ctl is null): ask.
+    const WorkStealingDequesRef& far = w_.peers.gpu[g];
+    if (far.ctl != nullptr && far.template at<Scope::System>(victim).size_hint() < 2) {
+      worker.hooks.on_steal_failed(victim, trace::steal_aux_for_device(g));
+      return RemoteFind::None;
+    }
+    park_credit(worker);  // our spare units must not hold up the end while we wait
+    drain_reserve(worker);
+    const std::uint32_t rank = worker.rank;
+    system_atomic_ref<std::uint32_t> reply(w_.peers.mail[w_.peers.self][rank].reply);
+    reply.store(0, mo::relaxed);  // ordered before the request by the CAS's release
+    std::uint32_t expected = 0;
+    if (!system_atomic_ref<std::uint32_t>(w_.peers.mail[g][victim].request)
+             .compare_exchange_strong(expected, remote_thief_id(w_.peers.self, rank), mo::release,
+                                      mo::relaxed)) {
+      worker.hooks.on_steal_failed(victim, trace::steal_aux_for_device(g));
+      return RemoteFind::None;
+    }
+    // Wait for the answer, answering (with nothing: we are idle) whoever asks us meanwhile,
+    // so that two thieves asking each other cannot wait forever.
+    unsigned wait = kMinBackoffNs;
+    std::uint32_t r = 0;
+    while ((r = reply.load(mo::acquire)) == 0) {
+      if (worker.a.should_stop()) return RemoteFind::Stop;
+      answer_remote_request(w_, rank);
+      // The victim may have ended (the run is over: nothing can be on its way to us).
+      drain_reserve(worker);  // another waiting block may have parked units since
+      if (worker.finished()) return RemoteFind::Done;
+      __nanosleep(wait);
+      wait = wait < kMaxBackoffNs ? 2 * wait : kMaxBackoffNs;
+    }
+    const std::uint32_t k = r - 1;
+    if (k == 0) {
+      worker.hooks.on_steal_failed(victim, trace::steal_aux_for_device(g));
+      return RemoteFind::None;
+    }
+    const Task* inbox =
+        w_.peers.inbox[w_.peers.self] + static_cast<std::size_t>(rank) * w_.remote_chunk;
+    return take_stolen(worker, task, inbox, k, g, victim) ? RemoteFind::Found : RemoteFind::Stop;
+  }
+
+  const MgWsKernelArgs<S>& w_;
+  std::uint32_t& local_misses_;  // failed local passes in a row (shared memory)
+  std::uint32_t& idle_passes_;   // idle passes in a row (kIdlePassesBeforeDrain; shared memory)
+  std::uint32_t asked_ = 0;      // remote=request: see before_publish
+};
+
+// Capped at 64 registers, what every instantiation used before the trace's one-store events
+// (device_context.cuh, store_event): without the cap those took the nqueens, patterns, nbody and
+// faults kernels under remote=request from 64 to 71-72 registers (ptxas -v, sm_90), a block an SM
+// fewer at 128 threads. With it the UTS and nqueens request kernels do not spill; md2d, connect4,
+// nqueens steal and patterns spill 8-64 bytes.
+template <class Body, Scope S>
+__global__ void __maxnreg__(64)
+    work_stealing_multi_kernel(MgWsKernelArgs<S> w, DynamicArgs a, Body body) {
+  __shared__ DynamicMailbox box;
+  __shared__ PendingCredit credit;  // in shared memory, as on one GPU (registers)
+  __shared__ std::uint32_t local_misses, idle_passes;
+  const BlockContext ctx = a.context(blockIdx.x, box);
+  WsBlockWorker<BasicWorkStealingRef<S, Scope::System>, RemoteGpus<S>> worker(
+      w.ws, w.staging, VictimPicker::make(w.victim, blockIdx.x ^ (w.peers.self << 20)), a, ctx,
+      credit, RemoteGpus<S>(w, local_misses, idle_passes));
+  worker.run(ctx, body, box);
 }
 
 }  // namespace gpulb::kernels
