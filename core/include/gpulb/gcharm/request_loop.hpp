@@ -556,6 +556,45 @@ class BatchDecider {
   std::vector<std::uint64_t> work_;  // the batch's requests' work (hybrid)
 };
 
+// When the loop asks for a decision. Only when it can be carried out: with one lane, when its slot
+// is free; with two (hybrid), when either has a free slot -- the router says what each takes, and
+// a busy lane's part waits (the requests keep arriving meanwhile, and the next decision sees them).
+// A router's "nothing now" holds until the list or the lanes change, or a while.
+class DecisionGate {
+ public:
+  // Asks for a decision where one is due; true when it launched a batch.
+  bool step(const WorkGroupList::State& st, RequestLanes& lane_state, std::size_t lanes,
+            BatchDecider& decider, const BatchRouter& router, RequestHost& host) {
+    std::vector<std::optional<std::uint32_t>> free(lanes);
+    std::uint32_t free_mask = 0;
+    for (std::size_t l = 0; l < lanes; ++l)
+      free_mask |= (free[l] = lane_state.free_slot(l)).has_value() ? 1u << l : 0u;
+    const std::uint32_t all = (1u << lanes) - 1;
+    const bool can_decide = lanes == 1 || (router.waits_for_all && router.waits_for_all())
+                                ? free_mask == all
+                                : free_mask != 0;
+    const bool same_as_idle = idle_.valid && idle_.waiting == st.waiting &&
+                              idle_.completed == st.completed && idle_.free_mask == free_mask &&
+                              host.now_ns() - idle_.at_ns < kIdleRecheckNs;
+    if (!can_decide || st.waiting == 0 || same_as_idle) return false;
+    const DecisionOutcome outcome = decider.decide(st, free);
+    if (outcome.nothing_now) idle_ = {true, st.waiting, st.completed, outcome.asked_ns, free_mask};
+    if (!outcome.launched) return false;
+    idle_.valid = false;
+    return true;
+  }
+
+ private:
+  // How long a "nothing now" stands without a change: a busy lane's backlog estimate moves with
+  // the clock (late lanes), so the split is asked again after this.
+  static constexpr std::uint64_t kIdleRecheckNs = 100'000;
+  struct {
+    bool valid = false;
+    std::uint64_t waiting = 0, completed = 0, at_ns = 0;
+    std::uint32_t free_mask = 0;
+  } idle_;
+};
+
 }  // namespace detail
 
 inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host,
@@ -581,14 +620,7 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host,
   });
 
   std::vector<std::uint64_t> arrivals;
-  struct {
-    bool valid = false;
-    std::uint64_t waiting = 0, completed = 0, at_ns = 0;
-    std::uint32_t free_mask = 0;
-  } idle_key;
-  // How long a "nothing now" stands without a change: a busy lane's backlog estimate moves with
-  // the clock (late lanes), so the split is asked again after this.
-  constexpr std::uint64_t kIdleRecheckNs = 100'000;
+  detail::DecisionGate gate;
   try {
     for (;;) {
       bool moved = lane_state.poll();
@@ -599,28 +631,7 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host,
       if (!arrivals.empty())
         host.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(st.waiting),
                     kWorkGroupQueue);
-
-      // A decision is asked for only when it can be carried out: with one lane, when its slot is
-      // free; with two (hybrid), when either has a free slot -- the router says what each takes,
-      // and a busy lane's part waits (the requests keep arriving meanwhile, and the next decision
-      // sees them). A router's "nothing now" holds until the list or the lanes change, or a while.
-      std::vector<std::optional<std::uint32_t>> free(lanes.size());
-      std::uint32_t free_mask = 0;
-      for (std::size_t l = 0; l < lanes.size(); ++l)
-        free_mask |= (free[l] = lane_state.free_slot(l)).has_value() ? 1u << l : 0u;
-      const std::uint32_t all = (1u << lanes.size()) - 1;
-      const bool can_decide = lanes.size() == 1 || (router.waits_for_all && router.waits_for_all())
-                                  ? free_mask == all
-                                  : free_mask != 0;
-      const bool same_as_idle =
-          idle_key.valid && idle_key.waiting == st.waiting && idle_key.completed == st.completed &&
-          idle_key.free_mask == free_mask && host.now_ns() - idle_key.at_ns < kIdleRecheckNs;
-      if (can_decide && st.waiting > 0 && !same_as_idle) {
-        const detail::DecisionOutcome outcome = decider.decide(st, free);
-        if (outcome.nothing_now)
-          idle_key = {true, st.waiting, st.completed, outcome.asked_ns, free_mask};
-        if (outcome.launched) idle_key.valid = false, moved = true;
-      }
+      if (gate.step(st, lane_state, lanes.size(), decider, router, host)) moved = true;
       if (lane_state.busy_slots() == 0 && st.all_done) break;
       if (!moved) {
         host.tick(st.completed, [&] {

@@ -210,6 +210,151 @@ struct ModernMailbox {
   int action;
   BlockScratch scratch;
 };
+// Thread 0's state of a modern block between claims.
+struct ModernBlockState {
+  std::uint32_t cursor;      // the queue the block looks at next
+  std::uint32_t failed = 0;  // failed looks, for WorkerEnd
+  // Tasks run so far, and whether a claim of them ever took kLongTaskNs a task (it stays so).
+  // Until a block knows its tasks are short it claims one at a time: the first claims of a run of
+  // coarse tasks would otherwise hoard.
+  std::uint32_t ran = 0;
+  bool saw_long = false, long_tasks = true;
+  bool optimistic = false;     // the last claim on `cursor` got tasks
+  std::int32_t last_left = 0;  // what that claim left in the queue
+};
+
+// Thread 0, queue `examined` found empty: has the host rung its doorbell since? One block a
+// microsecond asks. True where this block is to publish the rung batch (box.publish_*). Also
+// passes on the host's halt (queue 0's look).
+__device__ __forceinline__ bool modern_doorbell_rung(const TaskQueueRef& queues,
+                                                     const ModernFeedRef& feed,
+                                                     std::uint32_t examined, ModernMailbox& box) {
+  TaskQueueCounters& q = queues.counters[examined];
+  std::uint32_t written = device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
+  if (device_atomic_ref<std::uint32_t>(q.consumed.value).load(mo::relaxed) != written) return false;
+  const std::uint64_t now = globaltimer();
+  std::uint64_t last = device_atomic_ref<std::uint64_t>(feed.last_poll[examined]).load(mo::relaxed);
+  if (now - last < kPollIntervalNs || !device_atomic_ref<std::uint64_t>(feed.last_poll[examined])
+                                           .compare_exchange_strong(last, now, mo::relaxed))
+    return false;
+  const std::uint32_t rung =
+      feed.doorbells
+          ? system_atomic_ref<std::uint32_t>(feed.doorbells[examined].written).load(mo::acquire)
+          : written;
+  if (rung != written && device_atomic_ref<std::uint32_t>(feed.published[examined])
+                             .compare_exchange_strong(written, rung, mo::acq_rel)) {
+    box.publish_queue = examined;
+    box.publish_n = system_atomic_ref<std::uint32_t>(feed.doorbells[examined].n).load(mo::relaxed);
+    box.publish_written = rung;
+    return true;
+  }
+  if (examined == 0 && system_atomic_ref<std::uint32_t>(*feed.halt).load(mo::acquire) != 0)
+    device_atomic_ref<std::uint32_t>(*feed.halt_seen).store(1, mo::release);
+  return false;
+}
+
+// Thread 0: claims tasks (kRun, or kRunCopied for one task it copied and finished itself), or a
+// batch to publish (kPublish), or the end (kHalt, kStop), into box.action.
+__device__ __forceinline__ void modern_next_action(const TaskQueueRef& queues,
+                                                   const ModernFeedRef& feed,
+                                                   const BlockContext& ctx, ModernMailbox& box,
+                                                   Task* tasks, ModernBlockState& b) {
+  bool idle = false;
+  unsigned backoff = 32;
+  for (;;) {
+    const std::uint32_t examined = b.cursor;
+    const ModernClaim m = modern_claim(
+        queues, b.cursor,
+        b.long_tasks ? 1u : fair_claim(queues, b.optimistic ? b.last_left : 0, feed.claim),
+        b.optimistic);
+    b.optimistic = m.claim.got && b.cursor == examined;
+    if (m.claim.got) {
+      b.last_left = m.claim.remaining;
+      box.claim = m;
+      box.action = kRun;
+      if (m.claim.count == 1) {  // copied and finished here: every warp starts it together
+        thread_copy_one_task(tasks, queues, m);
+        modern_finish(queues, b.cursor, m);
+        b.optimistic = b.optimistic && b.cursor == m.claim.queue;
+        box.action = kRunCopied;
+      }
+      return;
+    }
+    if (modern_doorbell_rung(queues, feed, examined, box)) {
+      box.action = kPublish;
+      return;
+    }
+    if (b.failed != 0xFFFFFFFFu) ++b.failed;
+    if (!idle) ctx.record(trace::EventKind::DequeueFailed, 0, static_cast<std::uint16_t>(examined));
+    idle = true;
+    if (device_atomic_ref<std::uint32_t>(*feed.halt_seen).load(mo::acquire) != 0) {
+      box.action = kHalt;
+      return;
+    }
+    if (ctx.stop_requested()) {
+      box.action = kStop;
+      return;
+    }
+    __nanosleep(backoff);
+    backoff = backoff < 1024 ? backoff * 2 : backoff;
+  }
+}
+
+// Every thread: the rung batch from the staging area into its queue; thread 0 then publishes it.
+__device__ __forceinline__ void modern_publish(const TaskQueueRef& queues,
+                                               const ModernFeedRef& feed, const BlockContext& ctx,
+                                               const ModernMailbox& box) {
+  const std::uint32_t qi = box.publish_queue, n = box.publish_n;
+  block_copy_tasks<true>(queues.tasks + static_cast<std::size_t>(qi) * queues.capacity,
+                         feed.staging + static_cast<std::size_t>(qi) * queues.capacity, n);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();  // the copied slots are visible device-wide before the counters say so
+    TaskQueueCounters& q = queues.counters[qi];
+    device_atomic_ref<std::uint32_t>(q.written.value).store(box.publish_written, mo::release);
+    device_atomic_ref<std::int32_t>(q.n.value).store(static_cast<std::int32_t>(n), mo::release);
+  }
+  ctx.record(trace::EventKind::QueueLevel, n, static_cast<std::uint16_t>(qi));
+  __syncthreads();
+}
+
+// Every thread: the claimed tasks (copied here where thread 0 has not), then run one after the
+// other on the whole block. Returns how many.
+template <class Body>
+__device__ __forceinline__ std::uint32_t modern_run_claim(const TaskQueueRef& queues,
+                                                          const BlockContext& ctx, const Body& body,
+                                                          ModernMailbox& box, Task* tasks,
+                                                          int action, ModernBlockState& b) {
+  const TaskQueueRef::Claim c = box.claim.claim;
+  if (action == kRun) {  // a claim of several: every thread copies, then thread 0 finishes it
+    const Task* batch = queues.tasks + static_cast<std::size_t>(c.queue) * queues.capacity;
+    if (box.claim.range != 0)
+      block_expand_range(tasks, batch, c.first, c.count);
+    else
+      block_copy_tasks<false>(tasks, batch + c.first, c.count);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      modern_finish(queues, b.cursor, box.claim);
+      // the batch is done: look before the next claim
+      b.optimistic = b.optimistic && b.cursor == c.queue;
+    }
+  }
+  if (threadIdx.x == 0)
+    ctx.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(c.remaining),
+               static_cast<std::uint16_t>(c.queue));
+  const std::uint64_t started = threadIdx.x == 0 ? globaltimer() : 0;
+  for (std::uint32_t k = 0; k < c.count; ++k) {
+    const Task mine = tasks[k];
+    run_one(ctx, body, mine);
+  }
+  if (threadIdx.x == 0) {
+    b.saw_long = b.saw_long || globaltimer() - started > kLongTaskNs * c.count;
+    if (b.ran < kShortEvidence) b.ran += c.count;  // only `ran < kShortEvidence` is ever read
+    b.long_tasks = b.saw_long || b.ran < kShortEvidence;
+  }
+  return c.count;
+}
+
 template <class Body>
 __device__ __forceinline__ void task_queue_modern_worker(TaskQueueRef queues, ModernFeedRef feed,
                                                          Body body, DeviceTraceRef trace,
@@ -219,133 +364,22 @@ __device__ __forceinline__ void task_queue_modern_worker(TaskQueueRef queues, Mo
   Task* tasks = reinterpret_cast<Task*>(box.task_bytes);
   const BlockContext ctx(blockIdx.x, trace.segment(blockIdx.x), stop, &box.scratch);
   ctx.record(trace::EventKind::WorkerStart, blockIdx.x, static_cast<std::uint16_t>(smid()));
-  std::uint32_t cursor = blockIdx.x % queues.num_queues;
-  std::uint32_t failed = 0, done = 0;
-  // Thread 0's: tasks run so far, and whether a claim of them ever took kLongTaskNs a task (it
-  // stays so). Until a block knows its tasks are short it claims one at a time: the first claims
-  // of a run of coarse tasks would otherwise hoard.
-  std::uint32_t ran = 0;
-  bool saw_long = false, long_tasks = true;
-  bool optimistic = false;     // thread 0's: the last claim on `cursor` got tasks
-  std::int32_t last_left = 0;  // thread 0's: what that claim left in the queue
+  ModernBlockState b{blockIdx.x % queues.num_queues};
+  std::uint32_t done = 0;
   for (;;) {
-    if (threadIdx.x == 0) {
-      bool idle = false;
-      unsigned backoff = 32;
-      for (;;) {
-        const std::uint32_t examined = cursor;
-        const ModernClaim m = modern_claim(
-            queues, cursor,
-            long_tasks ? 1u : fair_claim(queues, optimistic ? last_left : 0, feed.claim),
-            optimistic);
-        optimistic = m.claim.got && cursor == examined;
-        if (m.claim.got) {
-          last_left = m.claim.remaining;
-          box.claim = m;
-          box.action = kRun;
-          if (m.claim.count == 1) {  // copied and finished here: every warp starts it together
-            thread_copy_one_task(tasks, queues, m);
-            modern_finish(queues, cursor, m);
-            optimistic = optimistic && cursor == m.claim.queue;
-            box.action = kRunCopied;
-          }
-          break;
-        }
-        TaskQueueCounters& q = queues.counters[examined];
-        std::uint32_t written = device_atomic_ref<std::uint32_t>(q.written.value).load(mo::acquire);
-        if (device_atomic_ref<std::uint32_t>(q.consumed.value).load(mo::relaxed) == written) {
-          // Empty here. Has the host rung this queue's doorbell since? One block a microsecond asks.
-          const std::uint64_t now = globaltimer();
-          std::uint64_t last =
-              device_atomic_ref<std::uint64_t>(feed.last_poll[examined]).load(mo::relaxed);
-          if (now - last >= kPollIntervalNs &&
-              device_atomic_ref<std::uint64_t>(feed.last_poll[examined])
-                  .compare_exchange_strong(last, now, mo::relaxed)) {
-            const std::uint32_t rung =
-                feed.doorbells ? system_atomic_ref<std::uint32_t>(feed.doorbells[examined].written)
-                                     .load(mo::acquire)
-                               : written;
-            if (rung != written && device_atomic_ref<std::uint32_t>(feed.published[examined])
-                                       .compare_exchange_strong(written, rung, mo::acq_rel)) {
-              box.publish_queue = examined;
-              box.publish_n =
-                  system_atomic_ref<std::uint32_t>(feed.doorbells[examined].n).load(mo::relaxed);
-              box.publish_written = rung;
-              box.action = kPublish;
-              break;
-            }
-            if (examined == 0 &&
-                system_atomic_ref<std::uint32_t>(*feed.halt).load(mo::acquire) != 0) {
-              device_atomic_ref<std::uint32_t>(*feed.halt_seen).store(1, mo::release);
-            }
-          }
-        }
-        if (failed != 0xFFFFFFFFu) ++failed;
-        if (!idle)
-          ctx.record(trace::EventKind::DequeueFailed, 0, static_cast<std::uint16_t>(examined));
-        idle = true;
-        if (device_atomic_ref<std::uint32_t>(*feed.halt_seen).load(mo::acquire) != 0) {
-          box.action = kHalt;
-          break;
-        }
-        if (ctx.stop_requested()) {
-          box.action = kStop;
-          break;
-        }
-        __nanosleep(backoff);
-        backoff = backoff < 1024 ? backoff * 2 : backoff;
-      }
-    }
+    if (threadIdx.x == 0) modern_next_action(queues, feed, ctx, box, tasks, b);
     __syncthreads();
     const int action = box.action;
     if (action == kHalt) ctx.record(trace::EventKind::Halt);
     if (action == kHalt || action == kStop) break;
     if (action == kPublish) {
-      const std::uint32_t qi = box.publish_queue, n = box.publish_n;
-      block_copy_tasks<true>(queues.tasks + static_cast<std::size_t>(qi) * queues.capacity,
-                             feed.staging + static_cast<std::size_t>(qi) * queues.capacity, n);
-      __syncthreads();
-      if (threadIdx.x == 0) {
-        __threadfence();  // the copied slots are visible device-wide before the counters say so
-        TaskQueueCounters& q = queues.counters[qi];
-        device_atomic_ref<std::uint32_t>(q.written.value).store(box.publish_written, mo::release);
-        device_atomic_ref<std::int32_t>(q.n.value).store(static_cast<std::int32_t>(n), mo::release);
-      }
-      ctx.record(trace::EventKind::QueueLevel, n, static_cast<std::uint16_t>(qi));
-      __syncthreads();
+      modern_publish(queues, feed, ctx, box);
       continue;
     }
-    const TaskQueueRef::Claim c = box.claim.claim;
-    if (action == kRun) {  // a claim of several: every thread copies, then thread 0 finishes it
-      const Task* batch = queues.tasks + static_cast<std::size_t>(c.queue) * queues.capacity;
-      if (box.claim.range != 0)
-        block_expand_range(tasks, batch, c.first, c.count);
-      else
-        block_copy_tasks<false>(tasks, batch + c.first, c.count);
-      __syncthreads();
-      if (threadIdx.x == 0) {
-        modern_finish(queues, cursor, box.claim);
-        // the batch is done: look before the next claim
-        optimistic = optimistic && cursor == c.queue;
-      }
-    }
-    if (threadIdx.x == 0)
-      ctx.record(trace::EventKind::QueueLevel, static_cast<std::uint32_t>(c.remaining),
-                 static_cast<std::uint16_t>(c.queue));
-    const std::uint64_t started = threadIdx.x == 0 ? globaltimer() : 0;
-    for (std::uint32_t k = 0; k < c.count; ++k) {
-      const Task mine = tasks[k];
-      run_one(ctx, body, mine);
-    }
-    if (threadIdx.x == 0) {
-      saw_long = saw_long || globaltimer() - started > kLongTaskNs * c.count;
-      if (ran < kShortEvidence) ran += c.count;  // only `ran < kShortEvidence` is ever read
-      long_tasks = saw_long || ran < kShortEvidence;
-    }
-    done += c.count;
+    done += modern_run_claim(queues, ctx, body, box, tasks, action, b);
     __syncthreads();
   }
-  ctx.record(trace::EventKind::WorkerEnd, failed);
+  ctx.record(trace::EventKind::WorkerEnd, b.failed);
   if (threadIdx.x == 0) tasks_done[blockIdx.x] = done;
 }
 
