@@ -47,7 +47,7 @@ struct Option {
 
   Option(ParamSpec s, std::function<void(T&, const ParamMap&)> r)
       : spec(std::move(s)), read(std::move(r)) {}
-  // An option of a base of T (SpawnOptions) is an option of T.
+  // An option of a base of T (SpawnOptions, RequestTransferOptions) is an option of T.
   template <class Base, std::enable_if_t<std::is_base_of_v<Base, T> && !std::is_same_v<Base, T>,
                                          int> = 0>
   Option(Option<Base> o)  // NOLINT(google-explicit-constructor): a descriptor's list mixes them
