@@ -414,8 +414,9 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
                            std::max<std::uint64_t>(plan.tasks.size(),
                                                    sized_by_expected ? plan.expected_tasks : 0) +
                        16);
-  const policies::TaskQueueShape shape = policies::task_queue_shape(
-      plan.policy_options<policies::TaskQueueOptions>(), false, plan.tasks.size(), 1, plan.spawns);
+  const policies::TaskQueueOptions& o = plan.policy_options<policies::TaskQueueOptions>();
+  const policies::TaskQueueShape shape =
+      policies::task_queue_shape(o, false, plan.tasks.size(), 1, plan.spawns);
   std::vector<Task> slots(static_cast<std::size_t>(shape.queues) * shape.capacity);
   std::vector<TaskQueueCounters> counters(shape.queues);
   std::vector<QueueWord> host_consumed(shape.queues);
@@ -423,10 +424,7 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
                             shape.capacity};
   // Spawned children (plan.spawns): the workers' outboxes and the run's id counter.
   std::unique_ptr<SpawnOutboxes> outboxes =
-      plan.spawns
-          ? std::make_unique<SpawnOutboxes>(
-                rt.workers(), plan.policy_options<policies::TaskQueueOptions>().spawn_capacity)
-          : nullptr;
+      plan.spawns ? std::make_unique<SpawnOutboxes>(rt.workers(), o.spawn_capacity) : nullptr;
   TaskIdCounter id_counter;
   id_counter.next = first_spawn_id(plan);
 
