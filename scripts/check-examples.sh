@@ -71,6 +71,12 @@ json_has "$work/policy-list.json" '"name": "round-robin"' '"name": "work-stealin
 json_has "$work/round-robin.json" '"policy": "round-robin"' '"scenario": "patterns"' '"verified": true' '"tasks": 512'
 [ "$(grep -cE '^      "tasks": 128,?$' "$work/round-robin.json")" -eq 4 ] \
   || fail "own-policy: round-robin did not deal 128 tasks to each of 4 workers ($work/round-robin.json)"
+# Its own option: 512 tasks dealt 100 at a time to 4 workers, chunks 0 and 4 to worker 0.
+"$own" run patterns --policy round-robin --backend cpu --workers 4 --param blocks=512 --param work=200 \
+  --param chunk=100 -o "$work/round-robin-chunk.gpulb" >"$work/out.txt" || fail "own-policy: the round-robin run with chunk=100 failed: $(cat "$work/out.txt")"
+"$gpulb" info --json "$work/round-robin-chunk.gpulb" >"$work/round-robin-chunk.json"
+grep -qE '^      "tasks": 200,?$' "$work/round-robin-chunk.json" \
+  || fail "own-policy: round-robin with chunk=100 did not deal worker 0 two chunks ($work/round-robin-chunk.json)"
 expect_refusal "$own" "spawns child tasks, which policy 'round-robin' cannot run" run uts --policy round-robin --backend cpu
 
 # The scenario: run under a shipped policy, verified by its own verifier, read back.

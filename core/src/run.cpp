@@ -20,9 +20,9 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-bool takes(const std::vector<const OptionSpec*>& options, const std::string& key) {
+bool takes(const std::vector<const ParamSpec*>& options, const std::string& key) {
   return std::any_of(options.begin(), options.end(),
-                     [&](const OptionSpec* o) { return o->spec.name == key; });
+                     [&](const ParamSpec* o) { return o->name == key; });
 }
 
 void check_backend(const Registry& registry, const ScenarioEntry& entry, const RunConfig& config,
@@ -186,7 +186,7 @@ void split_params(const Registry& registry, const ParamMap& params, const Scenar
                   const PolicyDescriptor& policy, ParamMap& scenario_params,
                   ParamMap& policy_params) {
   const auto& specs = scenario.params();
-  const std::vector<const OptionSpec*> options = options_of(policy);
+  const std::vector<const ParamSpec*> options = options_of(policy);
   for (const auto& [name, value] : params) {
     const std::string& key = name;  // clang before 16 cannot capture a structured binding
     if (std::any_of(specs.begin(), specs.end(),
@@ -207,7 +207,7 @@ void split_params(const Registry& registry, const ParamMap& params, const Scenar
     }
     std::string known;
     for (const ParamSpec& s : specs) known += (known.empty() ? "" : ", ") + s.name;
-    for (const OptionSpec* o : options) known += ", " + o->spec.name;
+    for (const ParamSpec* o : options) known += ", " + o->name;
     throw ConfigError("unknown parameter '" + key + "' for scenario '" + scenario.name() +
                       "' under policy '" + std::string(policy.name) + "' (parameters: " + known +
                       ")");
@@ -252,13 +252,19 @@ void check_instance(const Registry& registry, const RunSetup& s, const RunConfig
     check_distributed(instance, s.scenario, registry, s.backend, s.policy);
 }
 
-// The policy's options: the user's, then the instance's preferences, then the defaults.
-PolicyOptions resolve_options(RunSetup& s, const ScenarioInstance& instance) {
-  const std::vector<const OptionSpec*> accepted = options_of(s.policy);
+// The options every policy takes, and the policy's own.
+struct ResolvedOptions {
+  RunOptions run;
+  PolicyOptionsValue policy;
+};
+
+// The options: the user's, then the instance's preferences, then the defaults.
+ResolvedOptions resolve_options(RunSetup& s, const ScenarioInstance& instance) {
+  const std::vector<const ParamSpec*> accepted = options_of(s.policy);
   for (const auto& [key, value] : instance.policy_defaults(s.policy)) {
     if (takes(accepted, key)) s.policy_params.emplace(key, value);  // the user's value wins
   }
-  return parse_policy_options(s.policy, s.policy_params);
+  return {parse_run_options(s.policy_params), parse_policy_options(s.policy, s.policy_params)};
 }
 
 ExecPlan make_plan(const RunSetup& s, const RunConfig& config, const ScenarioInstance& instance,
@@ -368,14 +374,15 @@ RunResult run(const Registry& registry, const RunConfig& config) {
       config.block_size != 0 ? config.block_size : scenario.default_block_size(s.scenario_params);
   ScenarioInstance& instance = bound->instance();
   check_instance(registry, s, config, instance);
-  const PolicyOptions options = resolve_options(s, instance);
+  const ResolvedOptions options = resolve_options(s, instance);
   const std::vector<Task> all_tasks = instance.initial_tasks();
   const std::vector<Task> tasks =
       dist == nullptr ? all_tasks : rank_initial_tasks(all_tasks, *dist, s.backend);
 
   ExecPlan plan = make_plan(s, config, instance, block_size);
   plan.trace_budget = segment_budget(process_budget, dist);
-  plan.options = options;
+  plan.run_options = options.run;
+  plan.options = options.policy;
   plan.tasks = tasks;
   plan.requests = instance.request_stream();
   plan.added_cpu_driver = registry.added_cpu_driver(s.policy);

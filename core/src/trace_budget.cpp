@@ -16,8 +16,8 @@ TraceFit fit_trace_segments(const ExecPlan& plan, std::uint64_t segments, std::u
                             std::uint64_t least) {
   TraceFit fit;
   if (!plan.trace || segments == 0) return fit;
-  const bool asked = plan.options.trace_capacity > 0;
-  if (asked) wanted = plan.options.trace_capacity;
+  const bool asked = plan.run_options.trace_capacity > 0;
+  if (asked) wanted = plan.run_options.trace_capacity;
   const std::uint64_t budget = trace_budget(plan);
   const std::uint64_t fits = budget / sizeof(trace::Event) / segments;  // events a segment may have
   const std::string each = " for each of " + std::to_string(segments) +

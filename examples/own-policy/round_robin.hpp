@@ -1,10 +1,12 @@
 // `round-robin`: a CPU policy written outside gpulb, against its installed headers only. The tasks
-// are dealt before the run: worker w runs tasks w, w + W, w + 2W, ... in order, and nothing moves
-// between workers afterwards. A baseline that shows what balancing buys: on a workload whose costs
-// follow the task order (patterns P4: every fourth task does all the work), a worker's share is
-// whatever the deal gave it.
+// are dealt before the run, `chunk` at a time: worker w runs the chunks w, w + W, w + 2W, ... in
+// order, and nothing moves between workers afterwards. A baseline that shows what balancing buys:
+// on a workload whose costs follow the task order (patterns P4: every fourth task does all the
+// work), a worker's share is whatever the deal gave it.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -15,16 +17,22 @@
 
 namespace own {
 
+// Its own options, declared here like a shipped policy's (gpulb/policy.hpp: options_for); it also
+// takes the ones every policy takes (watchdog_ms, trace_capacity, trace_batch).
+struct RoundRobinOptions {
+  std::uint32_t chunk = 1;  // tasks dealt to a worker at a time
+};
+
 inline const gpulb::PolicyDescriptor& round_robin() {
-  // Options: the ones every policy takes (watchdog_ms, trace_capacity, trace_batch); an option of
-  // its own would need a field in gpulb::PolicyOptions, which lives in gpulb's tree.
   static const gpulb::PolicyDescriptor d{
       "round-robin",
       "none: a baseline from outside the tree (examples/own-policy)",
       "tasks dealt round robin to the workers before the run, each worker's share run in order; "
       "nothing moves between workers",
       {.persistent = true},
-      {}};
+      gpulb::options_for<RoundRobinOptions>(
+          {gpulb::number_option("chunk", "round-robin: tasks dealt to a worker at a time",
+                                &RoundRobinOptions::chunk, 1, 1 << 20)})};
   return d;
 }
 
@@ -38,13 +46,16 @@ struct RoundRobinDriver {
     namespace cpu = gpulb::cpu;
     cpu::Runtime rt(plan, 2 * plan.tasks.size() + 16);  // a begin and an end event a task
     const std::uint32_t workers = rt.workers();
+    const std::size_t chunk = plan.policy_options<RoundRobinOptions>().chunk;
+    const std::size_t n = plan.tasks.size();
     rt.start([&](std::uint32_t rank) {
       cpu::WorkerSlot& slot = rt.slot(rank);
       const cpu::WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(),
                                    rt.stop_flag());
       cpu::worker_begin(ctx, slot, rank);
-      for (std::size_t i = rank; i < plan.tasks.size() && !rt.stop_requested(); i += workers) {
-        cpu::run_task(rt, ctx, slot, body, plan.tasks[i]);
+      for (std::size_t first = rank * chunk; first < n; first += workers * chunk) {
+        for (std::size_t i = first; i < std::min(n, first + chunk) && !rt.stop_requested(); ++i)
+          cpu::run_task(rt, ctx, slot, body, plan.tasks[i]);
       }
       cpu::worker_end(ctx, slot, 0);
     });

@@ -14,10 +14,10 @@ void Watchdog::check(std::uint64_t progress, const std::function<std::string()>&
     last_change_ns_ = now;
     return;
   }
-  if (now - last_change_ns_ > std::uint64_t{plan_.options.watchdog_ms} * 1'000'000) {
+  if (now - last_change_ns_ > std::uint64_t{plan_.run_options.watchdog_ms} * 1'000'000) {
     fire("watchdog: policy '" + std::string(plan_.policy->name) + "' on GPU " +
          std::to_string(session_.device()) + " made no progress for " +
-         std::to_string(plan_.options.watchdog_ms) + " ms (" + state() +
+         std::to_string(plan_.run_options.watchdog_ms) + " ms (" + state() +
          "); raise --param watchdog_ms if single tasks run this long");
   }
 }

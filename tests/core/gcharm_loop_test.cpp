@@ -121,10 +121,12 @@ TEST(CombiningLoop, EveryRequestRunsOnceOverTheItemsOfItsOwnTableUnderEveryStrat
       };
       ExecPlan plan;
       plan.policy = &policies::combining();
-      plan.options.strategy = *choice_named<RequestStrategy>(strategy);
-      plan.options.transfer = *choice_named<RequestTransfer>(transfer);
-      plan.options.static_k = 16;
-      plan.options.cache_items = 4096;
+      plan.options.edit<policies::CombiningOptions>().strategy =
+          *choice_named<RequestStrategy>(strategy);
+      plan.options.edit<policies::CombiningOptions>().transfer =
+          *choice_named<RequestTransfer>(transfer);
+      plan.options.edit<policies::CombiningOptions>().static_k = 16;
+      plan.options.edit<policies::CombiningOptions>().cache_items = 4096;
       plan.requests = &stream;
       FakeDevice dev;
       FakeHost host;
@@ -252,11 +254,12 @@ TEST(HybridLoop, AFreeGpuTakesWorkWhileTheCpuRunsAndEveryRequestRunsOnce) {
         table, kSteps, kPerStep, [](std::uint32_t, std::uint32_t r) { return 1 + (r * 13) % 20; },
         outputs, expected);
     ExecPlan plan;
-    plan.options.strategy = *choice_named<RequestStrategy>(strategy);
-    plan.options.transfer = RequestTransfer::Reuse;
-    plan.options.max_size = 32;
-    plan.options.cpu_share = 0.5;
-    plan.options.cache_items = 4096;
+    plan.options.edit<policies::HybridOptions>().strategy =
+        *choice_named<RequestStrategy>(strategy);
+    plan.options.edit<policies::HybridOptions>().transfer = RequestTransfer::Reuse;
+    plan.options.edit<policies::HybridOptions>().max_size = 32;
+    plan.options.edit<policies::HybridOptions>().cpu_share = 0.5;
+    plan.options.edit<policies::HybridOptions>().cache_items = 4096;
     plan.requests = &stream;
     ScriptedDevice cpu(1, 60, 3), gpu(2, 3, 1);
     cpu.other = &gpu;
@@ -304,10 +307,10 @@ TEST(HybridLoop, TheGpusLeadLaunchesFirstTheCpuTakesTheSmallestAndEveryRequestRu
       [](std::uint32_t g, std::uint32_t r) { return r % 17 == 5 ? 30 : 1 + (r * 7 + g) % 12; },
       outputs, expected);
   ExecPlan plan;
-  plan.options.strategy = RequestStrategy::Adaptive;
-  plan.options.transfer = RequestTransfer::Reuse;
-  plan.options.max_size = 1000;
-  plan.options.cache_items = 4096;
+  plan.options.edit<policies::HybridOptions>().strategy = RequestStrategy::Adaptive;
+  plan.options.edit<policies::HybridOptions>().transfer = RequestTransfer::Reuse;
+  plan.options.edit<policies::HybridOptions>().max_size = 1000;
+  plan.options.edit<policies::HybridOptions>().cache_items = 4096;
   plan.requests = &stream;
   std::vector<std::pair<int, std::vector<std::uint64_t>>> log;
   ScriptedDevice cpu(1, 8, 40), gpu(2, 8, 1);
@@ -415,10 +418,10 @@ TEST(HybridLoop, TheLeadGoesAloneBesideTheFirstRequestAndTheRestFollowsInOneLaun
     sink.wait_all();
   };
   ExecPlan plan;
-  plan.options.strategy = RequestStrategy::Adaptive;
-  plan.options.transfer = RequestTransfer::Reuse;
-  plan.options.max_size = 1000;
-  plan.options.cache_items = 4096;
+  plan.options.edit<policies::HybridOptions>().strategy = RequestStrategy::Adaptive;
+  plan.options.edit<policies::HybridOptions>().transfer = RequestTransfer::Reuse;
+  plan.options.edit<policies::HybridOptions>().max_size = 1000;
+  plan.options.edit<policies::HybridOptions>().cache_items = 4096;
   plan.requests = &stream;
   std::vector<std::pair<int, std::vector<std::uint64_t>>> log;
   ScriptedDevice cpu(1, 4, 50), gpu(2, 6, 1);
@@ -475,7 +478,8 @@ TEST(HybridLoop, ARestThatWaitedForTheLeadToEvictBooksOnlyItsOwnTime) {
     sink.wait_all();
   };
   ExecPlan plan;
-  plan.options.cache_items = 8;
+  policies::RequestTransferOptions transfer;
+  transfer.cache_items = 8;
   plan.requests = &stream;
   // The lead ends soon; the rest runs until the second decision has seen its backlog (then every
   // launch ends at its next poll), however late the producer's wait lets that decision come (up
@@ -506,7 +510,7 @@ TEST(HybridLoop, ARestThatWaitedForTheLeadToEvictBooksOnlyItsOwnTime) {
     return 1e9 * static_cast<double>(shape.work);
   };  // 1 s a unit
   FakeHost host;
-  const RequestTotals t = run_requests(plan, host, lanes, controller, router);
+  const RequestTotals t = run_requests(plan, transfer, host, lanes, controller, router);
   EXPECT_EQ(outputs, expected);
   EXPECT_EQ(t.lanes[1].requests, 4u);
   ASSERT_GE(work_seen.size(), 2u);

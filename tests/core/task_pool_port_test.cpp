@@ -133,7 +133,7 @@ TEST(TaskPoolPort, CheckFiresTheWatchdogOnlyWhileATaskIsOutstanding) {
   plan.policy = &policies::task_queue();
   plan.workers = 1;
   plan.trace = false;
-  plan.options.watchdog_ms = 20;
+  plan.run_options.watchdog_ms = 20;
   Runtime rt(plan, 16);
   FakeQueues queues;
   TaskQueueHost<FakePublisher> host(FakePublisher{&queues}, 1, 3);

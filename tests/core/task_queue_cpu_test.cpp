@@ -52,8 +52,8 @@ TEST_P(TaskQueueContention, EveryTaskRunsExactlyOnce) {
   const auto tasks = numbered_tasks(s.tasks);
   std::vector<std::uint32_t> counts(s.tasks, 0);
   ExecPlan plan = plan_for(&policies::task_queue(), tasks, s.workers);
-  plan.options.queues = s.queues;
-  plan.options.queue_capacity = s.capacity;
+  plan.options.edit<policies::TaskQueueOptions>().queues = s.queues;
+  plan.options.edit<policies::TaskQueueOptions>().queue_capacity = s.capacity;
   const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
   EXPECT_EQ(out.tasks_run, s.tasks);
   expect_each_ran_once(counts);
@@ -78,7 +78,8 @@ TEST(TaskQueue, HaltStopsEveryWorkerExactlyOnce) {
   std::vector<std::uint32_t> counts(tasks.size(), 0);
   ExecPlan plan = plan_for(&policies::task_queue(), tasks, 7);
   plan.trace = true;
-  plan.options.queue_capacity = 5;  // fewer slots than workers: the HALTs take several batches
+  plan.options.edit<policies::TaskQueueOptions>().queue_capacity =
+      5;  // fewer slots than workers: the HALTs take several batches
   const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
   expect_each_ran_once(counts);
   std::uint32_t worker_tracks = 0;
@@ -103,7 +104,7 @@ TEST(TaskQueue, HostEnqueuesOnItsOwnTrackInBatchesOfTheQueueCapacity) {
   std::vector<std::uint32_t> counts(tasks.size(), 0);
   ExecPlan plan = plan_for(&policies::task_queue(), tasks, 3);
   plan.trace = true;
-  plan.options.queue_capacity = 64;
+  plan.options.edit<policies::TaskQueueOptions>().queue_capacity = 64;
   const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
   const trace::Track& host = out.trace.tracks.back();
   ASSERT_EQ(host.role, trace::TrackRole::Host);
@@ -119,7 +120,7 @@ TEST(TaskQueue, HostEnqueuesOnItsOwnTrackInBatchesOfTheQueueCapacity) {
 TEST(TaskQueue, WatchdogStopsARunThatMakesNoProgress) {
   const auto tasks = numbered_tasks(64);
   ExecPlan plan = plan_for(&policies::task_queue(), tasks, 2);
-  plan.options.watchdog_ms = 200;
+  plan.run_options.watchdog_ms = 200;
   try {
     cpu::execute(plan, testing::StuckBody{});
     FAIL() << "a stuck run returned";
@@ -148,7 +149,7 @@ TEST(Chunked, EveryTaskRunsOnceInLaunchesOfTheChunkSize) {
   std::vector<std::uint32_t> counts(tasks.size(), 0);
   ExecPlan plan = plan_for(&policies::chunked(), tasks, 4);
   plan.trace = true;
-  plan.options.chunk = 120;
+  plan.options.edit<policies::ChunkedOptions>().chunk = 120;
   const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
   EXPECT_EQ(out.tasks_run, tasks.size());
   expect_each_ran_once(counts);
@@ -194,7 +195,7 @@ TEST(Tracing, FullSegmentsCountWhatTheyDrop) {
   std::vector<std::uint32_t> counts(tasks.size(), 0);
   ExecPlan plan = plan_for(&policies::hardware(), tasks, 2);
   plan.trace = true;
-  plan.options.trace_capacity = 50;
+  plan.run_options.trace_capacity = 50;
   const ExecOutput out = cpu::execute(plan, CountingBody{counts.data()});
   std::uint64_t kept = 0, dropped = 0;
   for (const trace::Track& tr : out.trace.tracks) {

@@ -414,7 +414,7 @@ TEST(SharingQueue, TwoSlotsHoldTwoTasksAndNeverOverwriteAnUnreadOne) {
 TEST(WorkStealing, EveryTaskRunsOnceUnderHeavyStealing) {
   // One root: all work starts on one worker, so the others live by stealing.
   TreeRun run(&policies::work_stealing(), 6, 4, kLevels, kStealSpin);
-  run.plan.options.deque_capacity = 64;
+  run.plan.options.edit<policies::WorkStealingOptions>().deque_capacity = 64;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GT(out.metrics.at("steals"), 0u);
@@ -460,7 +460,7 @@ TEST(WorkStealing, WorkersReportTheirCpuShareAndTheirTasksPerCpuSecond) {
 
 TEST(WorkStealing, RoundRobinVictimsRunEveryTaskOnce) {
   TreeRun run(&policies::work_stealing(), 4, 3, kLevels);
-  run.plan.options.victim = VictimChoice::RoundRobin;
+  run.plan.options.edit<policies::WorkStealingOptions>().victim = VictimChoice::RoundRobin;
   run.expect_each_ran_once(run.run());
 }
 
@@ -473,8 +473,10 @@ TEST(WorkStealing, SingleWorkerNeedsNoThief) {
 
 TEST(WorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
   TreeRun run(&policies::work_stealing(), 3, 8, 4);
-  run.plan.options.deque_capacity = 4;  // a task's 8 children never fit
-  run.plan.options.steal_chunk = 1;  // a worker keeps one child private, the rest go to its deque
+  run.plan.options.edit<policies::WorkStealingOptions>().deque_capacity =
+      4;  // a task's 8 children never fit
+  run.plan.options.edit<policies::WorkStealingOptions>().steal_chunk =
+      1;  // a worker keeps one child private, the rest go to its deque
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GT(out.metrics.at("spilled"), 0u);
@@ -482,9 +484,9 @@ TEST(WorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
 
 TEST(WorkStealing, FullDequeFailsTheRunNamingTheCapacityWhenSpillingIsOff) {
   TreeRun run(&policies::work_stealing(), 2, 8, 4);
-  run.plan.options.deque_capacity = 4;
-  run.plan.options.steal_chunk = 1;
-  run.plan.options.deque_overflow = DequeOverflow::Fail;
+  run.plan.options.edit<policies::WorkStealingOptions>().deque_capacity = 4;
+  run.plan.options.edit<policies::WorkStealingOptions>().steal_chunk = 1;
+  run.plan.options.edit<policies::WorkStealingOptions>().deque_overflow = DequeOverflow::Fail;
   try {
     run.run();
     FAIL() << "the run should have failed";
@@ -495,8 +497,8 @@ TEST(WorkStealing, FullDequeFailsTheRunNamingTheCapacityWhenSpillingIsOff) {
 
 TEST(WorkStealing, FullOverflowQueueFailsTheRunNamingItsCapacity) {
   TreeRun run(&policies::work_stealing(), 2, 8, 5);
-  run.plan.options.deque_capacity = 2;
-  run.plan.options.overflow_capacity = 4;
+  run.plan.options.edit<policies::WorkStealingOptions>().deque_capacity = 2;
+  run.plan.options.edit<policies::WorkStealingOptions>().overflow_capacity = 4;
   try {
     run.run();
     FAIL() << "the run should have failed";
@@ -554,7 +556,7 @@ TEST(WorkStealing, InitialTasksBeyondTheSharingQueueAreFedAsItDrains) {
   plan.workers = 3;
   plan.block_size = 1;
   plan.tasks = tasks;
-  plan.options.sharing_capacity = 16;
+  plan.options.edit<policies::WorkStealingOptions>().sharing_capacity = 16;
   const ExecOutput out = cpu::execute(plan, TreeBody{counts.data(), counts.size(), 0});
   EXPECT_EQ(out.tasks_run, tasks.size());
   for (std::uint32_t c : counts) ASSERT_EQ(c, 1u);
@@ -587,7 +589,7 @@ TEST_P(DynamicPolicies, EverySpawnedTaskRunsExactlyOnce) {
 
 TEST_P(DynamicPolicies, TooManyChildrenFailTheRunNamingSpawnCapacity) {
   TreeRun run(GetParam(), 2, 40, 1);
-  run.plan.options.spawn_capacity = 16;
+  run.plan.options = parse_policy_options(*run.plan.policy, {{"spawn_capacity", "16"}});
   try {
     run.run();
     FAIL() << "the run should have failed";
@@ -619,7 +621,7 @@ TEST(StaticList, ReportsGenerationsAndPeakSlots) {
 TEST(StaticList, AGenerationPastItsArraysGrowsThemAndEveryTaskRunsOnce) {
   TreeRun run(&policies::static_list(), 3, 4,
               6);  // levels 0..6: the widest generation has 4^6 tasks
-  run.plan.options.list_capacity = 1;
+  run.plan.options.edit<policies::StaticListOptions>().list_capacity = 1;
   run.plan.trace = true;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -664,7 +666,7 @@ TEST(StaticList, AWidestGenerationMemoryCannotHoldIsRefusedNamingTheNumbers) {
 // A full queue grows under its lock (blocking_capacity=50 is only where it starts).
 TEST(BlockingQueue, AFullQueueGrowsAndEveryTaskRunsOnce) {
   TreeRun run(&policies::blocking_queue(), 1, 10, 3);  // 1111 tasks, 1000 in the last level
-  run.plan.options.blocking_capacity = 50;
+  run.plan.options.edit<policies::BlockingQueueOptions>().blocking_capacity = 50;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GT(out.metrics.at("queue_slots"), 50u);

@@ -42,6 +42,9 @@ std::string policy_name(Policy p) {
 
 // A complete tree of TreeBody tasks from one root on the GPU; counts per task id come back.
 struct GpuTreeRun {
+  // Two arrays of 64 MiB (static-list), not the default 2 x 512 MiB; the blocking queue alike.
+  inline static const ParamMap kSmallArrays = {{"list_capacity", "1048576"},
+                                               {"blocking_capacity", "1048576"}};
   std::vector<Task> roots;
   ExecPlan plan;
   std::uint64_t total;
@@ -65,8 +68,7 @@ struct GpuTreeRun {
     plan.tasks = roots;
     plan.id_capacity = total;
     plan.expected_tasks = total;
-    plan.options.list_capacity = 1u << 20;  // two arrays of 64 MiB, not the default 2 x 512 MiB
-    plan.options.blocking_capacity = 1u << 20;
+    plan.options = parse_policy_options(*policy, kSmallArrays);
   }
 
   // Through kernels::execute (a factory of one argument), as a non-spawning scenario would.
@@ -132,7 +134,9 @@ TEST_P(GpuSpawning, FewWorkersRunEveryTaskOnce) {
 TEST_P(GpuSpawning, TooManyChildrenFailTheRunNamingSpawnCapacity) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(GetParam(), 40, 1);
-  run.plan.options.spawn_capacity = 16;
+  ParamMap options = GpuTreeRun::kSmallArrays;
+  options["spawn_capacity"] = "16";
+  run.plan.options = parse_policy_options(*run.plan.policy, options);
   expect_run_error([&] { run.run(); }, "spawn_capacity=16");
   // The GPU is usable again afterwards.
   GpuTreeRun again(GetParam(), 3, 5);
@@ -155,9 +159,9 @@ TEST_P(GpuSpawning, WatchdogStopsAStuckRunWithAClearError) {
   plan.gpus = 1;
   plan.trace = false;
   plan.tasks = tasks;
-  plan.options.watchdog_ms = 300;
-  plan.options.list_capacity = 1024;
-  plan.options.blocking_capacity = 1024;
+  plan.run_options.watchdog_ms = 300;
+  plan.options = parse_policy_options(*plan.policy,
+                                      {{"list_capacity", "1024"}, {"blocking_capacity", "1024"}});
   expect_run_error(
       [&] { kernels::execute(plan, [](std::uint32_t) { return testing::StuckBody{}; }); },
       "watchdog");
@@ -170,7 +174,7 @@ TEST_P(GpuSpawning, TraceHasEveryTaskAndAWorkerStartAndEndPerBlock) {
   GpuTreeRun run(GetParam(), 4, 6, 500);  // 5461 tasks
   run.plan.trace = true;
   run.plan.workers = 264;
-  run.plan.options.trace_capacity = 1u << 16;  // no block can drop an event, however unbalanced
+  run.plan.run_options.trace_capacity = 1u << 16;  // no block can drop an event, however unbalanced
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   std::map<trace::EventKind, std::uint64_t> kinds;
@@ -198,7 +202,7 @@ TEST_P(GpuSpawning, TasksPerSmMatchTheTrace) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(GetParam(), 4, 6, 500);  // 5461 tasks
   run.plan.trace = true;
-  run.plan.options.trace_capacity = 1u << 16;
+  run.plan.run_options.trace_capacity = 1u << 16;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   if (GetParam() == &policies::static_list()) {
@@ -230,7 +234,7 @@ TEST_P(GpuSpawning, AFullTraceKeepsItsFirstEventsAndCountsTheRest) {
     GpuTreeRun run(GetParam(), 4, 6, 500);  // 5461 tasks
     run.plan.trace = true;
     run.plan.workers = 64;
-    run.plan.options.trace_capacity = capacity;
+    run.plan.run_options.trace_capacity = capacity;
     const ExecOutput out = run.run();
     run.expect_each_ran_once(out);
     std::uint64_t kept = 0, dropped = 0;
@@ -265,7 +269,7 @@ TEST(GpuWorkStealing, EveryTaskRunsOnceUnderHeavyStealing) {
   // One root: all work starts in one block's deque, every other block lives by stealing; small
   // deques so that they also empty, reset (a new ABA tag) and refill all the time.
   GpuTreeRun run(&policies::work_stealing(), 4, 9, 2000);  // 349525 tasks
-  run.plan.options.deque_capacity = 64;
+  run.plan.options.edit<policies::WorkStealingOptions>().deque_capacity = 64;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GT(out.metrics.at("steals"), 0u);
@@ -275,7 +279,7 @@ TEST(GpuWorkStealing, RoundRobinVictimsOnADeepNarrowTree) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(&policies::work_stealing(), 2, 16,
                  100);  // 131071 tasks, deques of one or two tasks
-  run.plan.options.victim = VictimChoice::RoundRobin;
+  run.plan.options.edit<policies::WorkStealingOptions>().victim = VictimChoice::RoundRobin;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GT(out.metrics.at("steals"), 0u);
@@ -293,7 +297,8 @@ TEST(GpuWorkStealing, SingleBlockNeedsNoThief) {
 TEST(GpuWorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(&policies::work_stealing(), 8, 5);  // 37449 tasks
-  run.plan.options.deque_capacity = 4;               // a task's 8 children never fit
+  run.plan.options.edit<policies::WorkStealingOptions>().deque_capacity =
+      4;  // a task's 8 children never fit
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GT(out.metrics.at("spilled"), 0u);
@@ -303,16 +308,16 @@ TEST(GpuWorkStealing, FullDequeSpillsToTheOverflowQueueAndLosesNothing) {
 TEST(GpuWorkStealing, FullDequeFailsTheRunNamingTheCapacityWhenSpillingIsOff) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(&policies::work_stealing(), 8, 4);
-  run.plan.options.deque_capacity = 4;
-  run.plan.options.deque_overflow = DequeOverflow::Fail;
+  run.plan.options.edit<policies::WorkStealingOptions>().deque_capacity = 4;
+  run.plan.options.edit<policies::WorkStealingOptions>().deque_overflow = DequeOverflow::Fail;
   expect_run_error([&] { run.run(); }, "deque_capacity=4");
 }
 
 TEST(GpuWorkStealing, FullOverflowQueueFailsTheRunNamingItsCapacity) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(&policies::work_stealing(), 8, 5);
-  run.plan.options.deque_capacity = 2;
-  run.plan.options.overflow_capacity = 4;
+  run.plan.options.edit<policies::WorkStealingOptions>().deque_capacity = 2;
+  run.plan.options.edit<policies::WorkStealingOptions>().overflow_capacity = 4;
   expect_run_error([&] { run.run(); }, "overflow_capacity=4");
 }
 
@@ -323,9 +328,9 @@ TEST(GpuWorkStealing, OneSlotQueuesAreRefusedAndTwoSlotQueuesFinish) {
   SKIP_WITHOUT_GPU();
   EXPECT_THROW(kernels::detail::DeviceSharingQueue(1), std::invalid_argument);
   GpuTreeRun run(&policies::work_stealing(), 4, 5);
-  run.plan.options.sharing_capacity = 2;
-  run.plan.options.overflow_capacity = 2;
-  run.plan.options.watchdog_ms = 5000;
+  run.plan.options.edit<policies::WorkStealingOptions>().sharing_capacity = 2;
+  run.plan.options.edit<policies::WorkStealingOptions>().overflow_capacity = 2;
+  run.plan.run_options.watchdog_ms = 5000;
   try {
     run.expect_each_ran_once(run.run());
   } catch (const RunError& e) {
@@ -341,7 +346,7 @@ TEST(GpuWorkStealing, InitialTasksBeyondTheSharingQueueAreFedAsItDrains) {
   plan.policy = &policies::work_stealing();
   plan.gpus = 1;
   plan.tasks = tasks;
-  plan.options.sharing_capacity = 16;
+  plan.options.edit<policies::WorkStealingOptions>().sharing_capacity = 16;
   cuda::DeviceBuffer<std::uint32_t> d(tasks.size());
   const ExecOutput out = kernels::execute(plan, [&](std::uint32_t) {
     return TreeBody{d.get(), tasks.size(), 0};
@@ -418,7 +423,7 @@ TEST(GpuWorkStealing, TraceShowsStealsSpawnsAndDequeLevels) {
   GpuTreeRun run(&policies::work_stealing(), 4, 7, 2000);  // 21845 tasks
   run.plan.trace = true;
   run.plan.workers = 264;
-  run.plan.options.trace_capacity = 1u << 17;
+  run.plan.run_options.trace_capacity = 1u << 17;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   std::map<trace::EventKind, std::uint64_t> kinds;
@@ -453,7 +458,7 @@ TEST(GpuStaticList, ReportsGenerationsAndPeakSlots) {
 TEST(GpuStaticList, AGenerationPastItsArraysGrowsThemAndEveryTaskRunsOnce) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(&policies::static_list(), 4, 6);
-  run.plan.options.list_capacity = 1;
+  run.plan.options.edit<policies::StaticListOptions>().list_capacity = 1;
   run.plan.trace = true;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -471,7 +476,7 @@ TEST(GpuStaticList, AGenerationPastItsArraysGrowsThemAndEveryTaskRunsOnce) {
 TEST(GpuStaticList, AnUnderstatedWidestGenerationCostsResumesNotTasks) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(&policies::static_list(), 8, 5);  // 32768 tasks in the last generation
-  run.plan.options.list_capacity = 0;
+  run.plan.options.edit<policies::StaticListOptions>().list_capacity = 0;
   run.plan.widest_generation = 2;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -494,7 +499,7 @@ TEST(GpuStaticList, AWidestGenerationTheGpuCannotHoldIsRefusedNamingTheNumbers) 
 TEST(GpuBlockingQueue, ItsDefaultSizeHoldsTheStatedWidestGeneration) {
   SKIP_WITHOUT_GPU();
   GpuTreeRun run(&policies::blocking_queue(), 10, 3);
-  run.plan.options.blocking_capacity = 0;
+  run.plan.options.edit<policies::BlockingQueueOptions>().blocking_capacity = 0;
   run.plan.widest_generation = 1000;
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
@@ -524,7 +529,7 @@ TEST(GpuBlockingQueue, FullQueueFailsNamingItsCapacity) {
   // of 10 children a task overflowed or not depending on how fast the blocks drained it, and
   // under compute-sanitizer it did not).
   GpuTreeRun run(&policies::blocking_queue(), 100, 1);
-  run.plan.options.blocking_capacity = 50;
+  run.plan.options.edit<policies::BlockingQueueOptions>().blocking_capacity = 50;
   expect_run_error([&] { run.run(); }, "blocking_capacity=50");
 }
 

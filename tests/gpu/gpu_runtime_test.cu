@@ -75,10 +75,10 @@ TEST_P(ExactlyOnce, OnEveryBackendPresent) {
   plan.block_size = 64;
   plan.trace = false;
   plan.tasks = tasks;
-  plan.options.queues = s.queues;
-  plan.options.queue_capacity = s.capacity;
-  plan.options.variant = *choice_named<QueueVariant>(s.variant);
-  plan.options.claim = s.claim;
+  plan.options.edit<policies::TaskQueueOptions>().queues = s.queues;
+  plan.options.edit<policies::TaskQueueOptions>().queue_capacity = s.capacity;
+  plan.options.edit<policies::TaskQueueOptions>().variant = *choice_named<QueueVariant>(s.variant);
+  plan.options.edit<policies::TaskQueueOptions>().claim = s.claim;
   plan.gpus = 1;
   for (Backend b : {Backend::Cpu, Backend::Cuda}) {
     if (b == Backend::Cuda && gpu_count() == 0) continue;
@@ -152,7 +152,8 @@ TEST(GpuTaskQueue, HaltStopsEveryBlockExactlyOnce) {
   plan.policy = &policies::task_queue();
   plan.gpus = 1;
   plan.tasks = tasks;
-  plan.options.queue_capacity = 64;  // fewer slots than blocks: HALTs go out in many batches
+  plan.options.edit<policies::TaskQueueOptions>().queue_capacity =
+      64;  // fewer slots than blocks: HALTs go out in many batches
   ExecOutput out;
   expect_each_ran_once(count_runs(Backend::Cuda, plan, &out));
   std::uint32_t blocks = 0;
@@ -176,8 +177,8 @@ TEST(GpuTaskQueue, ModernVariantStopsEveryBlockAndTracesIt) {
   plan.policy = &policies::task_queue();
   plan.gpus = 1;
   plan.tasks = tasks;
-  plan.options.variant = QueueVariant::Modern;
-  plan.options.queue_capacity = 256;
+  plan.options.edit<policies::TaskQueueOptions>().variant = QueueVariant::Modern;
+  plan.options.edit<policies::TaskQueueOptions>().queue_capacity = 256;
   ExecOutput out;
   expect_each_ran_once(count_runs(Backend::Cuda, plan, &out));
   std::uint64_t begins = 0;
@@ -209,9 +210,9 @@ TEST(GpuTaskQueue, ModernCopyFeedRangesWholeBatchesAndEmptyQueuesRunEachTaskOnce
       plan.gpus = 1;
       plan.block_size = 64;
       plan.tasks = tasks;
-      plan.options.variant = QueueVariant::Modern;
-      plan.options.queues = 8;
-      plan.options.queue_capacity = 1024;
+      plan.options.edit<policies::TaskQueueOptions>().variant = QueueVariant::Modern;
+      plan.options.edit<policies::TaskQueueOptions>().queues = 8;
+      plan.options.edit<policies::TaskQueueOptions>().queue_capacity = 1024;
       SCOPED_TRACE(std::to_string(n) + (runs ? " tasks in one run" : " tasks in no run"));
       expect_each_ran_once(count_runs(Backend::Cuda, plan));
     }
@@ -243,7 +244,7 @@ TEST(GpuTaskQueue, WatchdogStopsAStuckRunWithAClearError) {
   plan.gpus = 1;
   plan.tasks = tasks;
   plan.trace = false;
-  plan.options.watchdog_ms = 300;
+  plan.run_options.watchdog_ms = 300;
   try {
     kernels::execute(plan, [](std::uint32_t) { return testing::StuckBody{}; });
     FAIL() << "a stuck run returned";
@@ -255,7 +256,7 @@ TEST(GpuTaskQueue, WatchdogStopsAStuckRunWithAClearError) {
     EXPECT_NE(msg.find("d_consumed/d_written/d_n"), std::string::npos) << msg;
   }
   // The GPU is usable again afterwards.
-  plan.options.watchdog_ms = 10000;
+  plan.run_options.watchdog_ms = 10000;
   expect_each_ran_once(count_runs(Backend::Cuda, plan));
 }
 
@@ -267,7 +268,7 @@ TEST(GpuTrace, DrainedCompletelyWithoutOverflowAndCountedWithIt) {
   plan.gpus = 1;
   plan.tasks = tasks;
   // a queue level per claim: with claims of one, one per task (counted below)
-  plan.options.claim = 1;
+  plan.options.edit<policies::TaskQueueOptions>().claim = 1;
   ExecOutput out;
   count_runs(Backend::Cuda, plan, &out);
   std::uint64_t begins = 0, dropped = 0;
@@ -280,7 +281,7 @@ TEST(GpuTrace, DrainedCompletelyWithoutOverflowAndCountedWithIt) {
   EXPECT_EQ(dropped, 0u);
   EXPECT_EQ(begins, tasks.size());
 
-  plan.options.trace_capacity = 16;  // far too small: every block overflows
+  plan.run_options.trace_capacity = 16;  // far too small: every block overflows
   count_runs(Backend::Cuda, plan, &out);
   std::uint64_t kept = 0;
   dropped = 0;

@@ -123,8 +123,9 @@ TEST(GpuWorkStealingAcrossGpus, EveryTaskRunsOnceAndEveryGpuWorks) {
       SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
       // One root on GPU 0: every other GPU lives by stealing across; small deques reset all the time.
       MultiTreeRun run(gpus, 4, 9, 2000);  // 349525 tasks
-      run.plan.options.deque_capacity = 64;
-      run.plan.options.remote = *choice_named<RemoteMode>(remote);
+      run.plan.options.edit<policies::WorkStealingOptions>().deque_capacity = 64;
+      run.plan.options.edit<policies::WorkStealingOptions>().remote =
+          *choice_named<RemoteMode>(remote);
       const ExecOutput out = run.run();
       run.expect_each_ran_once(out);
       EXPECT_EQ(out.trace.devices.size(), gpus);
@@ -147,9 +148,11 @@ TEST(GpuWorkStealingAcrossGpus, BatchStealsAcrossGpusLoseNothing) {
       for (const char* chunk : {"4", "32"}) {
         SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote + ", remote_chunk=" + chunk);
         MultiTreeRun run(gpus, 4, 9, 500);
-        run.plan.options.remote = *choice_named<RemoteMode>(remote);
-        run.plan.options.remote_chunk = static_cast<std::uint32_t>(std::stoul(chunk));
-        run.plan.options.deque_capacity = 256;
+        run.plan.options.edit<policies::WorkStealingOptions>().remote =
+            *choice_named<RemoteMode>(remote);
+        run.plan.options.edit<policies::WorkStealingOptions>().remote_chunk =
+            static_cast<std::uint32_t>(std::stoul(chunk));
+        run.plan.options.edit<policies::WorkStealingOptions>().deque_capacity = 256;
         const ExecOutput out = run.run();
         run.expect_each_ran_once(out);
         EXPECT_GT(metric(out, "remote_steals"), 0u) << "remote_chunk=" << chunk;
@@ -163,8 +166,9 @@ TEST(GpuWorkStealingAcrossGpus, FewBlocksAndRoundRobinVictimsOnADeepNarrowTree) 
     SCOPED_TRACE(std::string("remote=") + remote);
     MultiTreeRun run(2, 2, 14, 200);  // 32767 tasks, deques of one or two tasks
     run.plan.workers = 4;             // per GPU: remote steals are a large share of all steals
-    run.plan.options.victim = VictimChoice::RoundRobin;
-    run.plan.options.remote = *choice_named<RemoteMode>(remote);
+    run.plan.options.edit<policies::WorkStealingOptions>().victim = VictimChoice::RoundRobin;
+    run.plan.options.edit<policies::WorkStealingOptions>().remote =
+        *choice_named<RemoteMode>(remote);
     const ExecOutput out = run.run();
     run.expect_each_ran_once(out);
     EXPECT_GT(metric(out, "gpu1_tasks"), 0u);
@@ -177,10 +181,11 @@ TEST(GpuWorkStealingAcrossGpus, CrossGpuStealsAreMarkedInTheTrace) {
     for (const char* remote : kRemotes) {
       SCOPED_TRACE(std::to_string(gpus) + " GPUs, remote=" + remote);
       MultiTreeRun run(gpus, 4, 7, 2000);  // 21845 tasks
-      run.plan.options.remote = *choice_named<RemoteMode>(remote);
+      run.plan.options.edit<policies::WorkStealingOptions>().remote =
+          *choice_named<RemoteMode>(remote);
       run.plan.trace = true;
       run.plan.workers = 132;
-      run.plan.options.trace_capacity = 1u << 16;
+      run.plan.run_options.trace_capacity = 1u << 16;
       const ExecOutput out = run.run();
       run.expect_each_ran_once(out);
       std::uint64_t begins = 0, steals = 0, across = 0;
@@ -224,8 +229,8 @@ TEST(GpuWorkStealingAcrossGpus, InitialTasksBeyondTheSharingQueuesReachEveryGpu)
       plan.policy = &policies::work_stealing();
       plan.gpus = gpus;
       plan.tasks = tasks;
-      plan.options.sharing_capacity = 16;
-      plan.options.remote = *choice_named<RemoteMode>(remote);
+      plan.options.edit<policies::WorkStealingOptions>().sharing_capacity = 16;
+      plan.options.edit<policies::WorkStealingOptions>().remote = *choice_named<RemoteMode>(remote);
       std::vector<std::uint32_t> counts;
       const ExecOutput out = run_counting(plan, tasks.size(), 0, 200, counts);
       EXPECT_EQ(out.tasks_run, tasks.size());
@@ -295,7 +300,8 @@ TEST(GpuWorkStealingAcrossGpus, RunWaitsForLateHostInserts) {
   for (const char* remote : kRemotes) {
     SCOPED_TRACE(std::string("remote=") + remote);
     MultiTreeRun run(2, 2, 3, 0);  // 15 tasks
-    run.plan.options.remote = *choice_named<RemoteMode>(remote);
+    run.plan.options.edit<policies::WorkStealingOptions>().remote =
+        *choice_named<RemoteMode>(remote);
     expect_late_host_inserts_run_once(run);
   }
 }
@@ -417,7 +423,7 @@ TEST(GpuStaticListAcrossGpus, EveryTaskRunsOnceEveryGpuWorksAndTasksMove) {
     SCOPED_TRACE(std::to_string(gpus) + " GPUs");
     // One root on GPU 0: the other GPUs get their first tasks from the split of generation 2.
     MultiTreeRun run(gpus, 4, 9, 500, &policies::static_list());  // 349525 tasks, 10 generations
-    run.plan.options.list_capacity = 1u << 20;
+    run.plan.options.edit<policies::StaticListOptions>().list_capacity = 1u << 20;
     const ExecOutput out = run.run();
     run.expect_each_ran_once(out);
     EXPECT_EQ(out.trace.devices.size(), gpus);
@@ -451,7 +457,7 @@ TEST(GpuStaticListAcrossGpus, InitialTasksAreDealtEvenlyAndAFlatRunMovesNothing)
     plan.policy = &policies::static_list();
     plan.gpus = gpus;
     plan.tasks = tasks;
-    plan.options.list_capacity = 1u << 16;
+    plan.options.edit<policies::StaticListOptions>().list_capacity = 1u << 16;
     std::vector<std::uint32_t> counts;
     const ExecOutput out = run_counting(plan, tasks.size(), 0, 200, counts);
     EXPECT_EQ(out.tasks_run, tasks.size());
@@ -472,8 +478,8 @@ TEST(GpuStaticListAcrossGpus, TraceShowsEachGpusTasksGenerationsAndTheTasksThatM
     MultiTreeRun run(gpus, 4, 7, 500, &policies::static_list());  // 21845 tasks, 8 generations
     run.plan.trace = true;
     run.plan.workers = 132;
-    run.plan.options.trace_capacity = 1u << 16;
-    run.plan.options.list_capacity = 1u << 16;
+    run.plan.run_options.trace_capacity = 1u << 16;
+    run.plan.options.edit<policies::StaticListOptions>().list_capacity = 1u << 16;
     const ExecOutput out = run.run();
     run.expect_each_ran_once(out);
     ASSERT_EQ(out.trace.devices.size(), gpus);
@@ -565,7 +571,8 @@ TEST(GpuStaticListAcrossGpus, AGenerationPastOneGpusArraysGrowsThemAndEveryTaskR
   SKIP_WITHOUT_TWO_GPUS();
   MultiTreeRun run(2, 4, 5, 0,
                    &policies::static_list());  // generation 6: 1024 tasks, about 512 a GPU
-  run.plan.options.list_capacity = 1;          // the root's 4 children pass it
+  run.plan.options.edit<policies::StaticListOptions>().list_capacity =
+      1;  // the root's 4 children pass it
   const ExecOutput out = run.run();
   run.expect_each_ran_once(out);
   EXPECT_GE(metric(out, "list_resumes"), 1u);
@@ -573,7 +580,7 @@ TEST(GpuStaticListAcrossGpus, AGenerationPastOneGpusArraysGrowsThemAndEveryTaskR
   for (std::uint32_t i = 0; i < tasks.size(); ++i) tasks[i].id = i;
   MultiTreeRun flat(2, 0, 0, 0, &policies::static_list());
   flat.plan.tasks = tasks;
-  flat.plan.options.list_capacity = 100;
+  flat.plan.options.edit<policies::StaticListOptions>().list_capacity = 100;
   const ExecOutput flat_out = flat.run();
   EXPECT_EQ(flat_out.tasks_run, 500u);
 }
@@ -617,8 +624,8 @@ TEST(GpuStaticListAcrossGpus, TheWatchdogStopsEveryGpuAndTheNextRunWorks) {
   plan.gpus = 2;
   plan.trace = false;
   plan.tasks = tasks;
-  plan.options.watchdog_ms = 300;
-  plan.options.list_capacity = 1024;
+  plan.run_options.watchdog_ms = 300;
+  plan.options.edit<policies::StaticListOptions>().list_capacity = 1024;
   expect_run_error(
       [&] { kernels::execute(plan, [](std::uint32_t) { return testing::StuckBody{}; }); },
       {"watchdog", "on GPU "});
@@ -651,9 +658,10 @@ TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryEveryTaskRunsOnceAndTasksCrossG
     for (const char* chunk : {"1", "8"}) {
       SCOPED_TRACE(std::to_string(gpus) + " GPUs, peer=off, remote_chunk=" + chunk);
       MultiTreeRun run(gpus, 4, 8, 2000);  // 87381 tasks from one root on GPU 0
-      run.plan.options.peer = PeerMemory::Off;
-      run.plan.options.remote_chunk = static_cast<std::uint32_t>(std::stoul(chunk));
-      run.plan.options.deque_capacity = 128;
+      run.plan.options.edit<policies::WorkStealingOptions>().peer = PeerMemory::Off;
+      run.plan.options.edit<policies::WorkStealingOptions>().remote_chunk =
+          static_cast<std::uint32_t>(std::stoul(chunk));
+      run.plan.options.edit<policies::WorkStealingOptions>().deque_capacity = 128;
       const ExecOutput out = run.run();
       run.expect_each_ran_once(out);
       EXPECT_TRUE(has_note(out.notes, "through host memory (--param peer=off)"))
@@ -668,7 +676,7 @@ TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryEveryTaskRunsOnceAndTasksCrossG
 TEST(GpuWorkStealingAcrossGpus, ThroughHostMemoryTheRunWaitsForLateHostInserts) {
   SKIP_WITHOUT_HOST_PLACEMENT();
   MultiTreeRun run(2, 2, 3, 0);  // 15 tasks
-  run.plan.options.peer = PeerMemory::Off;
+  run.plan.options.edit<policies::WorkStealingOptions>().peer = PeerMemory::Off;
   expect_late_host_inserts_run_once(run);
 }
 
@@ -738,8 +746,8 @@ TEST(WorkStealingAcrossGpusPlacement, StealWithPeerOffIsRefusedNamingTheOption) 
   plan.policy = &policies::work_stealing();
   plan.backend = Backend::Cuda;
   plan.gpus = 2;
-  plan.options.remote = RemoteMode::Steal;
-  plan.options.peer = PeerMemory::Off;
+  plan.options.edit<policies::WorkStealingOptions>().remote = RemoteMode::Steal;
+  plan.options.edit<policies::WorkStealingOptions>().peer = PeerMemory::Off;
   std::vector<Task> tasks(1);
   plan.tasks = tasks;
   try {
@@ -756,7 +764,7 @@ TEST(WorkStealingAcrossGpusPlacement, StealWithPeerOffIsRefusedNamingTheOption) 
 // The placement's decision table (pure: what the GPUs offer is passed in).
 TEST(WorkStealingAcrossGpusPlacement, AutoTakesPeerMemoryWhereEveryPairHasItElseHostMemory) {
   using kernels::detail::choose_ws_placement;
-  PolicyOptions o;  // peer=auto, remote=request
+  policies::WorkStealingOptions o;  // peer=auto, remote=request
   const std::string no_peer = "no peer access between GPU 0 and GPU 1";
   const kernels::detail::WsPlacement with_peer = choose_ws_placement(o, "", "");
   EXPECT_FALSE(with_peer.host);
@@ -775,7 +783,7 @@ TEST(WorkStealingAcrossGpusPlacement, AutoTakesPeerMemoryWhereEveryPairHasItElse
 TEST(WorkStealingAcrossGpusPlacement, RefusalsNameTheOptionAndTheMissingLink) {
   using kernels::detail::choose_ws_placement;
   const std::string no_peer = "no peer access between GPU 0 and GPU 1";
-  auto refusal = [](const PolicyOptions& o, const std::string& peer,
+  auto refusal = [](const policies::WorkStealingOptions& o, const std::string& peer,
                     const std::string& host) -> std::string {
     try {
       choose_ws_placement(o, peer, host);
@@ -784,25 +792,25 @@ TEST(WorkStealingAcrossGpusPlacement, RefusalsNameTheOptionAndTheMissingLink) {
     }
     return "";
   };
-  PolicyOptions on;
+  policies::WorkStealingOptions on;
   on.peer = PeerMemory::On;
   const std::string a = refusal(on, no_peer, "");
   EXPECT_NE(a.find("peer=on"), std::string::npos) << a;
   EXPECT_NE(a.find(no_peer), std::string::npos) << a;
-  PolicyOptions steal;
+  policies::WorkStealingOptions steal;
   steal.remote = RemoteMode::Steal;
   const std::string b = refusal(steal, no_peer, "");  // peer=auto without peer memory
   EXPECT_NE(b.find("remote=steal"), std::string::npos) << b;
   EXPECT_NE(b.find("remote=request"), std::string::npos) << b;
   steal.peer = PeerMemory::Off;
   EXPECT_NE(refusal(steal, "", "").find("peer=off"), std::string::npos);
-  PolicyOptions off;
+  policies::WorkStealingOptions off;
   off.peer = PeerMemory::Off;
   const std::string c =
       refusal(off, "", "GPU 1's link to the host has no native 64-bit atomic add");
   EXPECT_NE(c.find("native 64-bit atomic add"), std::string::npos) << c;
   EXPECT_NE(c.find("peer=off"), std::string::npos) << c;
-  PolicyOptions steal_with_peer;
+  policies::WorkStealingOptions steal_with_peer;
   steal_with_peer.remote = RemoteMode::Steal;
   EXPECT_TRUE(refusal(steal_with_peer, "", "").empty());  // peer=auto with peer memory: it runs
 }

@@ -60,7 +60,7 @@ double cpu_empty_seconds(const PolicyDescriptor* policy, const std::vector<Task>
   plan.trace = false;
   plan.tasks = tasks;
   plan.block_size = 1;
-  plan.options.queue_capacity = capacity;
+  plan.options = parse_policy_options(*policy, {{"queue_capacity", std::to_string(capacity)}});
   return static_cast<double>(cpu::execute(plan, EmptyBody{}).makespan_ns) / 1e9;
 }
 
@@ -346,11 +346,12 @@ Table gpu_dispatch(const BenchArgs& a) {
     plan.gpus = 1;
     plan.trace = false;
     plan.tasks = tasks;
-    plan.options.variant = r.variant;
-    plan.options.feed = r.feed;
-    if (r.queues) plan.options.queues = r.queues;
-    if (r.capacity) plan.options.queue_capacity = r.capacity;
-    if (r.claim) plan.options.claim = r.claim;
+    // The row's task-queue options, as --param gives them (a policy without them ignores them).
+    ParamMap options{{"variant", choice_text(r.variant)}, {"feed", choice_text(r.feed)}};
+    if (r.queues) options["queues"] = std::to_string(r.queues);
+    if (r.capacity) options["queue_capacity"] = std::to_string(r.capacity);
+    if (r.claim) options["claim"] = std::to_string(r.claim);
+    plan.options = parse_policy_options(*r.policy, options);
     std::vector<double> s;
     for (std::uint32_t i = 0; i < a.repeats; ++i) s.push_back(kernels::empty_task_seconds(plan));
     const double sec = median(s), ns = sec * 1e9 / static_cast<double>(tasks.size());

@@ -101,7 +101,7 @@ nlohmann::json list_json(const Registry& reg) {
     for (Backend b : kBackends) {
       if (reg.policy_runs_on(*p, b)) backends.push_back(to_string(b));
     }
-    for (const OptionSpec* o : options_of(*p)) options.push_back(param_json(o->spec));
+    for (const ParamSpec* o : options_of(*p)) options.push_back(param_json(*o));
     j["policies"].push_back({{"name", p->name},
                              {"paper", p->paper},
                              {"summary", p->summary},
@@ -110,7 +110,8 @@ nlohmann::json list_json(const Registry& reg) {
                              {"options", options}});
   }
   j["common_options"] = nlohmann::json::array();
-  for (const OptionSpec& o : common_options()) j["common_options"].push_back(param_json(o.spec));
+  for (const Option<RunOptions>& o : common_options())
+    j["common_options"].push_back(param_json(o.spec));
   j["backends"] = {{"cpu", true}, {"cuda", reg.cuda_built()}};
   j["gpus"] = nlohmann::json::array();
   for (const trace::Device& d : reg.cuda_devices())
@@ -135,10 +136,10 @@ void print_list_text(const Registry& reg) {
               << "                  from " << p->paper << "; "
               << traits_text(traits_json(p->traits))
               << "; backends: " << (where.empty() ? "none yet" : where) << "\n";
-    for (const OptionSpec& o : p->options) print_param(o.spec, "                  ");
+    for (const ParamSpec& o : p->options.specs()) print_param(o, "                  ");
   }
   std::cout << "\nOptions of every policy (--param name=value):\n";
-  for (const OptionSpec& o : common_options()) print_param(o.spec, "  ");
+  for (const Option<RunOptions>& o : common_options()) print_param(o.spec, "  ");
   std::cout << "\nBackends (--backend):\n  cpu   host threads as workers ("
             << std::thread::hardware_concurrency() << " hardware threads here)\n  cuda  "
             << (reg.cuda_built() ? "built" : "not built (no CUDA toolkit at configure time)");

@@ -72,10 +72,9 @@ void ScenarioPanel::start_run() {
     const auto it = values_.find(p.name);
     if (it != values_.end() && it->second != p.default_value) cfg.params[p.name] = it->second;
   }
-  for (const OptionSpec* o : options_of(policy)) {
-    const auto it = values_.find(o->spec.name);
-    if (it != values_.end() && it->second != o->spec.default_value)
-      cfg.params[o->spec.name] = it->second;
+  for (const ParamSpec* o : options_of(policy)) {
+    const auto it = values_.find(o->name);
+    if (it != values_.end() && it->second != o->default_value) cfg.params[o->name] = it->second;
   }
   done_ = 0;
   expected_ = 0;
@@ -166,8 +165,8 @@ std::optional<ScenarioPanel::Finished> ScenarioPanel::draw() {
     ImGui::EndCombo();
   }
   // The chosen policy's options, from its descriptor (the same table --param and `gpulb list` read).
-  for (const OptionSpec* o : options_of(*policies[static_cast<std::size_t>(policy_)]))
-    param_input(o->spec);
+  for (const ParamSpec* o : options_of(*policies[static_cast<std::size_t>(policy_)]))
+    param_input(*o);
   ImGui::SetNextItemWidth(150);
   ImGui::InputInt("workers", &workers_);
   workers_ = std::max(workers_, 0);

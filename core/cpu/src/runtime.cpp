@@ -88,7 +88,7 @@ Runtime::Runtime(const ExecPlan& plan, std::uint64_t events_hint, std::uint32_t 
       workers_(checked_workers(plan)),
       origin_ns_(host_now_ns()),
       ticks_(kEventTicksAreTsc, event_ticks()),
-      trace_batch_(plan.options.trace_batch ? plan.options.trace_batch : trace_batch),
+      trace_batch_(plan.run_options.trace_batch ? plan.run_options.trace_batch : trace_batch),
       slots_(workers_) {
   if (plan.trace) {
     // A segment per worker and one for the host track.
@@ -206,12 +206,12 @@ void Runtime::tick(const std::function<std::string()>& state) {
     last_progress_ns_ = now;
     return;
   }
-  if (now - last_progress_ns_ > std::uint64_t{plan_.options.watchdog_ms} * 1'000'000) {
+  if (now - last_progress_ns_ > std::uint64_t{plan_.run_options.watchdog_ms} * 1'000'000) {
     stop_.store(true, std::memory_order_relaxed);
     join();
     throw RunError("watchdog: policy '" + std::string(plan_.policy->name) +
                    "' on the cpu backend made no progress for " +
-                   std::to_string(plan_.options.watchdog_ms) + " ms (" + std::to_string(done) +
+                   std::to_string(plan_.run_options.watchdog_ms) + " ms (" + std::to_string(done) +
                    " tasks done; " + state() +
                    "); raise --param watchdog_ms if the tasks are this long");
   }
@@ -228,11 +228,11 @@ void Runtime::watch(bool busy, const std::function<std::string()>& state) {
     last_progress_ns_ = now;
     return;
   }
-  if (now - last_progress_ns_ > std::uint64_t{plan_.options.watchdog_ms} * 1'000'000) {
+  if (now - last_progress_ns_ > std::uint64_t{plan_.run_options.watchdog_ms} * 1'000'000) {
     stop_.store(true, std::memory_order_relaxed);
     throw RunError("watchdog: policy '" + std::string(plan_.policy->name) +
                    "' on the cpu backend made no progress for " +
-                   std::to_string(plan_.options.watchdog_ms) +
+                   std::to_string(plan_.run_options.watchdog_ms) +
                    " ms while this rank had tasks queued or running (" + std::to_string(done) +
                    " tasks done on this rank; " + state() +
                    "); raise --param watchdog_ms if the tasks are this long");

@@ -80,7 +80,10 @@ struct ExecPlan {
   bool trace = true;
   // bytes all trace segments may take (0: trace_budget()'s default)
   std::uint64_t trace_budget = 0;
-  PolicyOptions options;
+  RunOptions run_options;  // the options every policy takes
+  // The policy's own options, the struct its descriptor declares (options_for); its drivers read
+  // them with policy_options<T>().
+  PolicyOptionsValue options;
   std::span<const Task> tasks;  // the initial tasks
   ProgressFn progress;          // may be empty
 
@@ -110,6 +113,15 @@ struct ExecPlan {
   // The policy's driver where a program added it to the registry (Registry::add_cpu_driver), for
   // the CPU backend (cpu/execute.hpp); null for a policy of the backend's compiled list.
   AddedCpuDriver added_cpu_driver = nullptr;
+
+  // The policy's options as T, its descriptor's struct; std::logic_error naming both types where
+  // they are another policy's. A plan that holds none reads T's defaults.
+  template <class T>
+  const T& policy_options() const {
+    return options.get<T>();
+  }
+  // spawn_capacity, for the code every spawning policy shares.
+  const SpawnOptions& spawn_options() const { return options.spawn(); }
 };
 
 // Where a plan's spawned ids start (spawn_id_base, or one past the largest initial id) and the

@@ -6,9 +6,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <variant>
+#include <type_traits>
+#include <typeindex>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "gpulb/backend.hpp"
@@ -17,100 +21,186 @@
 
 namespace gpulb {
 
-// Every policy's options in one plain struct that both backends read. Which of them a policy
-// accepts is its descriptor's business (PolicyDescriptor::options); each default here is the only
-// one: the option's spec (--param, `gpulb list`) reads it from a default PolicyOptions.
-struct PolicyOptions {
+// Options every policy takes, read by the backends' runtimes (ExecPlan::run_options).
+struct RunOptions {
   std::uint32_t watchdog_ms = 10000;  // stop a run that makes no progress for this long
   // 16-byte events per worker segment; 0 = sized from the task count
   std::uint32_t trace_capacity = 0;
   // cpu: the most short tasks one clock read covers; 1 times each task; 0 the policy's
   std::uint32_t trace_batch = 0;
-  std::uint32_t queues = 0;  // task-queue: queues per device; 0 = by variant (task_queue_shape)
-  // task-queue: tasks per queue (one enqueue batch); 0 = by variant
-  std::uint32_t queue_capacity = 0;
-  // task-queue on CUDA: the paper's scheme or the modern one
-  QueueVariant variant = QueueVariant::Modern;
-  // task-queue modern on CUDA: batches by the copy engine or mapped loads
-  QueueFeed feed = QueueFeed::Copy;
-  // task-queue modern on CUDA: most tasks a block claims per fetch-and-add
-  std::uint32_t claim = 8;
-  std::uint32_t chunk = 0;                     // chunked: tasks per launch; 0 = workers
-  std::uint32_t spawn_capacity = 2048;         // spawning policies: children one task may spawn
-  std::uint32_t deque_capacity = 1024;         // work-stealing: tasks per worker deque
-  VictimChoice victim = VictimChoice::Random;  // work-stealing: how a thief picks its victim
-  // work-stealing: a full deque spills to the overflow queue, or fails
-  DequeOverflow deque_overflow = DequeOverflow::Spill;
-  // work-stealing: most tasks one steal takes (CUDA: task_per=lane only)
-  std::uint32_t steal_chunk = 20;
-  // work-stealing on CUDA: a task per block (Grossman) or per lane (a thread)
-  TaskPer task_per = TaskPer::Block;
-  // work-stealing on CUDA across GPUs: most tasks one steal from another GPU takes; 0 = by remote (request 4, steal 1)
-  std::uint32_t remote_chunk = 0;
-  // work-stealing on CUDA across GPUs: failed local passes in a row before a block tries another GPU
-  std::uint32_t remote_after = 4;
-  // work-stealing on CUDA across GPUs, remote=request: tasks a block runs between looks at its mailbox
-  std::uint32_t remote_poll = 1;
-  // work-stealing on CUDA across GPUs: its owner answers, or CAS the victim's deque
-  RemoteMode remote = RemoteMode::Request;
-  // work-stealing on CUDA across GPUs: peer memory (on), host memory (off) or auto
-  PeerMemory peer = PeerMemory::Auto;
-  // work-stealing: tasks the shared overflow queue holds
-  std::uint32_t overflow_capacity = 1u << 16;
-  // work-stealing: tasks the host-written sharing queue holds
-  std::uint32_t sharing_capacity = 4096;
-  // static-list: task slots an array starts with; 0 = sized by the run (static_list_sizing.hpp)
-  std::uint32_t list_capacity = 0;
-  // blocking-queue: tasks the global locked queue holds; 0 = sized by the run
-  std::uint32_t blocking_capacity = 0;
-  // combining: adaptive|static|eager; hybrid: adaptive|static
-  RequestStrategy strategy = RequestStrategy::Adaptive;
-  RequestTransfer transfer =
-      RequestTransfer::Reuse;    // combining, hybrid (reuse: fastest on an H100)
-  std::uint32_t static_k = 100;  // combining static: arrivals per launch (the paper's K)
-  std::uint32_t max_size = 0;    // combining adaptive: requests a launch; 0 = resident blocks
-  std::uint32_t cache_items = 1u << 21;  // combining, hybrid: data items the device cache holds
-  std::uint32_t in_flight = 2;           // combining, hybrid: combined requests running at once
-  std::uint32_t assembly_threads =
-      1;                   // combining, hybrid: threads that assemble a large combined request
-  double cpu_share = 0.5;  // hybrid static: the CPU's fraction of each batch's data items
 };
 
-// Sets a choice option's field from the name of one of its choices (checked against the spec's).
-using ChoiceSetter = std::function<void(PolicyOptions&, std::string_view)>;
+// The option the spawning policies share. Their options structs derive from it, so that the code
+// they share (a backend's spawn buffers) reads it through ExecPlan::spawn_options() without
+// knowing which policy runs.
+struct SpawnOptions {
+  std::uint32_t spawn_capacity = 2048;  // children one task may spawn
+};
 
-// One option: its spec (as --param and `gpulb list` show it) and the field it sets. Made by
-// number_option, decimal_option or choice_option, which take the default from PolicyOptions.
-struct OptionSpec {
+// One option of an options struct T: its spec (as --param and `gpulb list` show it) and how it
+// sets its field of a T from a ParamMap. Made by number_option, decimal_option or choice_option,
+// which read the default from a default-constructed T, so that a default is written once: in T.
+template <class T>
+struct Option {
   ParamSpec spec;
-  // A decimal option's bounds are the spec's min and max.
-  std::variant<std::uint32_t PolicyOptions::*, double PolicyOptions::*, ChoiceSetter> field;
+  std::function<void(T&, const ParamMap&)> read;
+
+  Option(ParamSpec s, std::function<void(T&, const ParamMap&)> r)
+      : spec(std::move(s)), read(std::move(r)) {}
+  // An option of a base of T (SpawnOptions, RequestTransferOptions) is an option of T.
+  template <class Base, std::enable_if_t<std::is_base_of_v<Base, T> && !std::is_same_v<Base, T>,
+                                         int> = 0>
+  Option(Option<Base> o)  // NOLINT(google-explicit-constructor): a descriptor's list mixes them
+      : spec(std::move(o.spec)),
+        read([r = std::move(o.read)](T& t, const ParamMap& params) { r(t, params); }) {}
 };
 
-// An integer option in [min, max]; its default is PolicyOptions' own.
-OptionSpec number_option(std::string name, std::string description,
-                         std::uint32_t PolicyOptions::*field, std::uint32_t min, std::uint32_t max);
+namespace detail {
+std::string bounds_text(std::int64_t min, std::int64_t max);  // "min..max"
+std::string decimal_text(double value);
+}  // namespace detail
+
+// An integer option in [min, max].
+template <class T>
+Option<T> number_option(std::string name, std::string description, std::uint32_t T::*field,
+                        std::uint32_t min, std::uint32_t max) {
+  ParamSpec spec{std::move(name),
+                 std::move(description),
+                 std::to_string(T{}.*field),
+                 detail::bounds_text(min, max),
+                 min,
+                 max,
+                 {}};
+  return {spec, [spec, field](T& o, const ParamMap& params) {
+            o.*field = static_cast<std::uint32_t>(int_param(params, spec));
+          }};
+}
+
 // A decimal option in [min, max].
-OptionSpec decimal_option(std::string name, std::string description, double PolicyOptions::*field,
-                          std::int64_t min, std::int64_t max);
+template <class T>
+Option<T> decimal_option(std::string name, std::string description, double T::*field,
+                         std::int64_t min, std::int64_t max) {
+  ParamSpec spec{std::move(name),
+                 std::move(description),
+                 detail::decimal_text(T{}.*field),
+                 detail::bounds_text(min, max),
+                 min,
+                 max,
+                 {}};
+  return {spec, [spec, field](T& o, const ParamMap& params) {
+            o.*field = real_param(params, spec, static_cast<double>(spec.min),
+                                  static_cast<double>(spec.max));
+          }};
+}
+
 // A choice among `offered` (every value of E where empty), named as Choices<E> names them.
-template <class E>
-OptionSpec choice_option(std::string name, std::string description, E PolicyOptions::*field,
-                         std::vector<E> offered = {}) {
+template <class E, class T>
+Option<T> choice_option(std::string name, std::string description, E T::*field,
+                        std::vector<E> offered = {}) {
   if (offered.empty()) {
     for (std::size_t i = 0; i < Choices<E>::names.size(); ++i) offered.push_back(static_cast<E>(i));
   }
-  ParamSpec spec{
-      std::move(name), std::move(description), choice_text(PolicyOptions{}.*field), "", 0, 0, {}};
+  ParamSpec spec{std::move(name), std::move(description), choice_text(T{}.*field), "", 0, 0, {}};
   for (E e : offered) {
     if (!spec.range.empty()) spec.range += '|';
     spec.range += choice_name(e);
     spec.choices.push_back(choice_text(e));
   }
-  ChoiceSetter set = [field](PolicyOptions& o, std::string_view value) {
-    o.*field = *choice_named<E>(value);
-  };
-  return OptionSpec{std::move(spec), std::move(set)};
+  return {spec, [spec, field](T& o, const ParamMap& params) {
+            o.*field = *choice_named<E>(choice_param(params, spec));
+          }};
+}
+
+// A T with every option read from `params` (its default where absent); ConfigError for a bad
+// value. Keys no option names are the caller's business.
+template <class T>
+T read_options(const std::vector<Option<T>>& options, const ParamMap& params) {
+  T o{};
+  for (const Option<T>& option : options) option.read(o, params);
+  return o;
+}
+
+// Says, naming both types, that a plan's options are not of the type a driver reads.
+[[noreturn]] void throw_options_mismatch(std::type_index held, std::type_index asked);
+
+// A policy's options struct, whatever its type (ExecPlan::options): filled by the descriptor's
+// PolicyOptionSet, read by the policy's drivers with get<T>(), which checks the type. Empty (a
+// plan built by hand, or a policy with no options of its own) reads as a default T.
+class PolicyOptionsValue {
+ public:
+  PolicyOptionsValue() = default;
+  template <class T,
+            std::enable_if_t<!std::is_same_v<std::decay_t<T>, PolicyOptionsValue>, int> = 0>
+  explicit PolicyOptionsValue(T value)
+      : value_(std::make_shared<T>(std::move(value))), type_(typeid(T)), spawn_(&spawn_part<T>) {}
+
+  bool empty() const { return value_ == nullptr; }
+  std::type_index type() const { return type_; }
+
+  template <class T>
+  const T& get() const {
+    if (value_ == nullptr) {
+      static const T defaults{};
+      return defaults;
+    }
+    if (type_ != std::type_index(typeid(T))) throw_options_mismatch(type_, typeid(T));
+    return *static_cast<const T*>(value_.get());
+  }
+  // This value's own T to change (a copy where another plan shares it; a default T where empty).
+  template <class T>
+  T& edit() {
+    if (value_ == nullptr) {
+      *this = PolicyOptionsValue(T{});
+    } else if (value_.use_count() > 1) {
+      *this = PolicyOptionsValue(get<T>());
+    }
+    return const_cast<T&>(get<T>());
+  }
+  // The spawning policies' shared option; logic_error where the struct has none.
+  const SpawnOptions& spawn() const;
+
+ private:
+  template <class T>
+  static const SpawnOptions* spawn_part(const void* value) {
+    if constexpr (std::is_base_of_v<SpawnOptions, T>) {
+      return static_cast<const T*>(value);
+    } else {
+      return nullptr;
+    }
+  }
+
+  std::shared_ptr<void> value_;
+  std::type_index type_ = typeid(void);
+  const SpawnOptions* (*spawn_)(const void*) = nullptr;
+};
+
+// The options a policy declares (PolicyDescriptor::options): their specs, and how to fill the
+// policy's struct from a ParamMap. Default-constructed: a policy with no options of its own.
+class PolicyOptionSet {
+ public:
+  using Parse = std::function<PolicyOptionsValue(const ParamMap&)>;
+  PolicyOptionSet() = default;
+  PolicyOptionSet(std::vector<ParamSpec> specs, Parse parse)
+      : specs_(std::move(specs)), parse_(std::move(parse)) {}
+
+  const std::vector<ParamSpec>& specs() const { return specs_; }
+  PolicyOptionsValue parse(const ParamMap& params) const {
+    return parse_ ? parse_(params) : PolicyOptionsValue{};
+  }
+
+ private:
+  std::vector<ParamSpec> specs_;
+  Parse parse_;
+};
+
+// A policy's options, each an option of T: `options_for<WorkStealingOptions>({...})`.
+template <class T>
+PolicyOptionSet options_for(std::vector<Option<T>> options) {
+  std::vector<ParamSpec> specs;
+  for (const Option<T>& o : options) specs.push_back(o.spec);
+  return {std::move(specs), [options = std::move(options)](const ParamMap& params) {
+            return PolicyOptionsValue(read_options(options, params));
+          }};
 }
 
 struct PolicyTraits {
@@ -136,18 +226,19 @@ struct PolicyDescriptor {
   std::string_view paper;    // the paper and section it comes from
   std::string_view summary;  // one line: how tasks reach workers
   PolicyTraits traits;
-  std::vector<OptionSpec> options;  // its own options; every policy also takes common_options()
+  PolicyOptionSet options;  // its own (options_for); every policy also takes common_options()
 };
 
 // Options every policy takes (watchdog_ms, trace_capacity, trace_batch).
-const std::vector<OptionSpec>& common_options();
-// The option the spawning policies share (spawn_capacity).
-const OptionSpec& spawn_capacity_option();
+const std::vector<Option<RunOptions>>& common_options();
+// The option the spawning policies share (spawn_capacity), for their options_for lists.
+Option<SpawnOptions> spawn_capacity_option();
 
-// The options `desc` accepts, common ones first.
-std::vector<const OptionSpec*> options_of(const PolicyDescriptor& desc);
-// Reads the options `desc` accepts from `params` (defaults for the missing ones); ConfigError for
-// a bad value. Keys it does not know are the caller's business.
-PolicyOptions parse_policy_options(const PolicyDescriptor& desc, const ParamMap& params);
+// The specs of the options `desc` accepts, common ones first.
+std::vector<const ParamSpec*> options_of(const PolicyDescriptor& desc);
+// Reads the options every policy takes, and those of `desc`, from `params` (defaults for the
+// missing ones); ConfigError for a bad value. Keys they do not know are the caller's business.
+RunOptions parse_run_options(const ParamMap& params);
+PolicyOptionsValue parse_policy_options(const PolicyDescriptor& desc, const ParamMap& params);
 
 }  // namespace gpulb

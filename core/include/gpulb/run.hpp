@@ -23,7 +23,7 @@ struct RunConfig {
   bool trace = true;
   std::uint64_t trace_budget =
       0;            // bytes the trace segments may take; 0: a quarter of physical memory
-  ParamMap params;  // scenario parameters and policy options (PolicyOptions) alike
+  ParamMap params;  // scenario parameters and policy options alike
   ProgressFn progress;
   // A distributed run (gpulb/distribution.hpp; gpulb run --distributed): every rank calls run()
   // with the same config; rank 0's result is the whole run's. Null: one process.

@@ -27,6 +27,8 @@
 #include "gpulb/gcharm/data_cache.hpp"
 #include "gpulb/gcharm/hybrid_split.hpp"
 #include "gpulb/gcharm/work_group_list.hpp"
+#include "gpulb/policies/combining.hpp"
+#include "gpulb/policies/hybrid.hpp"
 #include "gpulb/tracing/event.hpp"
 
 namespace gpulb::gcharm {
@@ -597,8 +599,9 @@ class DecisionGate {
 
 }  // namespace detail
 
-inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host,
-                                  std::span<const DeviceLane> lanes,
+inline RequestTotals run_requests(const ExecPlan& plan,
+                                  const policies::RequestTransferOptions& transfer,
+                                  RequestHost& host, std::span<const DeviceLane> lanes,
                                   CombiningController& controller, const BatchRouter& router) {
   const RequestStream& stream = *plan.requests;
   RequestTotals totals;
@@ -606,8 +609,8 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host,
   totals.lanes.resize(lanes.size());
 
   WorkGroupList list(stream, [&] { return host.now_ns(); });
-  detail::RequestLanes lane_state(lanes, stream, plan.options.cache_items,
-                                  plan.options.assembly_threads, host, list, router, totals);
+  detail::RequestLanes lane_state(lanes, stream, transfer.cache_items, transfer.assembly_threads,
+                                  host, list, router, totals);
   detail::BatchDecider decider(host, list, lane_state, controller, router, totals);
   std::exception_ptr producer_error;
   std::thread producer([&] {
@@ -658,12 +661,12 @@ inline RequestTotals run_requests(const ExecPlan& plan, RequestHost& host,
 // The combining policy's loop: one device, every batch to it.
 inline RequestTotals run_combining(const ExecPlan& plan, RequestHost& host, RequestDevice& device,
                                    std::vector<DeviceLane>& lanes_out) {
-  const PolicyOptions& o = plan.options;
+  const policies::CombiningOptions& o = plan.policy_options<policies::CombiningOptions>();
   lanes_out = {{&device, transfer_mode(o.transfer), ""}};
   CombiningController controller(combine_strategy(o.strategy),
                                  o.max_size != 0 ? o.max_size : device.resident_blocks(),
                                  o.static_k);
-  return run_requests(plan, host, lanes_out, controller, {});
+  return run_requests(plan, o, host, lanes_out, controller, {});
 }
 
 // The hybrid policy's loop: batches as adaptive combining forms them for both devices together
@@ -676,11 +679,12 @@ inline RequestTotals run_combining(const ExecPlan& plan, RequestHost& host, Requ
 inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, RequestDevice& cpu,
                                 TransferMode cpu_mode, RequestDevice& gpu,
                                 std::vector<DeviceLane>& lanes_out, HybridSplitter& splitter) {
-  const PolicyOptions& o = plan.options;
+  const policies::HybridOptions& o = plan.policy_options<policies::HybridOptions>();
   lanes_out = {{&cpu, cpu_mode, "cpu_"}, {&gpu, transfer_mode(o.transfer), "gpu_"}};
   CombiningController controller(
       CombineStrategy::Adaptive,
-      o.max_size != 0 ? o.max_size : cpu.resident_blocks() + gpu.resident_blocks(), o.static_k);
+      o.max_size != 0 ? o.max_size : cpu.resident_blocks() + gpu.resident_blocks(),
+      1);  // static's K, which adaptive never reads
   BatchRouter router;
   router.split = [&](std::span<const std::uint64_t> work, std::span<const LaneLoad> load) {
     return splitter.plan(work, load[0], load[1]);
@@ -695,7 +699,7 @@ inline RequestTotals run_hybrid(const ExecPlan& plan, RequestHost& host, Request
   router.finished = [&](std::size_t lane, const PartShape& part, const LaunchTimes& t) {
     splitter.record(lane == 0 ? Side::Cpu : Side::Gpu, part, t.total());
   };
-  return run_requests(plan, host, lanes_out, controller, router);
+  return run_requests(plan, o, host, lanes_out, controller, router);
 }
 
 // Hybrid's option offers adaptive and static only (policies/hybrid.hpp).

@@ -12,6 +12,14 @@
 
 namespace gpulb::policies {
 
+struct TaskQueueOptions : SpawnOptions {
+  std::uint32_t queues = 0;          // queues per device; 0 = by variant (task_queue_shape)
+  std::uint32_t queue_capacity = 0;  // tasks per queue (one enqueue batch); 0 = by variant
+  QueueVariant variant = QueueVariant::Modern;  // on CUDA: the paper's scheme or the modern one
+  QueueFeed feed = QueueFeed::Copy;  // modern on CUDA: batches by the copy engine or mapped loads
+  std::uint32_t claim = 8;           // modern on CUDA: most tasks a block claims per fetch-and-add
+};
+
 inline const PolicyDescriptor& task_queue() {
   static const PolicyDescriptor d{
       "task-queue",
@@ -23,28 +31,33 @@ inline const PolicyDescriptor& task_queue() {
        .persistent = true,
        .distributed = true,
        .gpu_distributed = true},
-      {number_option("queues",
-                     "task-queue: queues per device; 0 = 2 (Chen et al.) for the paper variant and "
-                     "the CPU, 8 for modern on CUDA",
-                     &PolicyOptions::queues, 0, 64),
-       number_option(
-           "queue_capacity",
-           "task-queue: tasks per queue, the largest enqueue batch; 0 = 128 for the paper variant "
-           "and the CPU (1024 on the CPU for a "
-           "spawning scenario), sized from the task count for modern on CUDA (docs/papers.md)",
-           &PolicyOptions::queue_capacity, 0, 1 << 20),
-       choice_option("variant",
-                     "task-queue on CUDA: the paper's scheme (the reference) or the modern one",
-                     &PolicyOptions::variant),
-       choice_option("feed",
-                     "task-queue modern (CUDA): batches move by the copy engine, or by a block's "
-                     "loads from mapped memory",
-                     &PolicyOptions::feed),
-       number_option("claim",
-                     "task-queue modern (CUDA): most tasks a block claims with one fetch-and-add "
-                     "(1 while tasks run long)",
-                     &PolicyOptions::claim, 1, 32),
-       spawn_capacity_option()}};
+      options_for<TaskQueueOptions>(
+          {number_option(
+               "queues",
+               "task-queue: queues per device; 0 = 2 (Chen et al.) for the paper variant and "
+               "the CPU, 8 for modern on CUDA",
+               &TaskQueueOptions::queues, 0, 64),
+           number_option(
+               "queue_capacity",
+               "task-queue: tasks per queue, the largest enqueue batch; 0 = 128 for the paper "
+               "variant "
+               "and the CPU (1024 on the CPU for a "
+               "spawning scenario), sized from the task count for modern on CUDA (docs/papers.md)",
+               &TaskQueueOptions::queue_capacity, 0, 1 << 20),
+           choice_option("variant",
+                         "task-queue on CUDA: the paper's scheme (the reference) or the modern one",
+                         &TaskQueueOptions::variant),
+           choice_option(
+               "feed",
+               "task-queue modern (CUDA): batches move by the copy engine, or by a block's "
+               "loads from mapped memory",
+               &TaskQueueOptions::feed),
+           number_option(
+               "claim",
+               "task-queue modern (CUDA): most tasks a block claims with one fetch-and-add "
+               "(1 while tasks run long)",
+               &TaskQueueOptions::claim, 1, 32),
+           spawn_capacity_option()})};
   return d;
 }
 
@@ -65,7 +78,7 @@ struct TaskQueueShape {
   std::uint32_t queues;
   std::uint32_t capacity;
 };
-inline TaskQueueShape task_queue_shape(const PolicyOptions& o, bool cuda_modern,
+inline TaskQueueShape task_queue_shape(const TaskQueueOptions& o, bool cuda_modern,
                                        std::uint64_t tasks, std::uint32_t gpus,
                                        bool cpu_spawns = false) {
   TaskQueueShape s{o.queues, o.queue_capacity};

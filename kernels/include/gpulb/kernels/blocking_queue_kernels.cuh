@@ -89,8 +89,8 @@ namespace detail {
 // grow while it runs: what the GPU's free memory cannot hold is refused before the launch.
 inline std::uint64_t blocking_queue_slots_on_gpu(const ExecPlan& plan) {
   const std::uint64_t n = plan.tasks.size();
-  const std::uint64_t slots =
-      policies::blocking_queue_slots(plan.options, plan.widest_generation, n);
+  const policies::BlockingQueueOptions& o = plan.policy_options<policies::BlockingQueueOptions>();
+  const std::uint64_t slots = policies::blocking_queue_slots(o, plan.widest_generation, n);
   if (n > slots) {
     throw RunError("blocking-queue: the " + std::to_string(n) +
                    " initial tasks do not fit blocking_capacity=" + std::to_string(slots) +
@@ -101,12 +101,10 @@ inline std::uint64_t blocking_queue_slots_on_gpu(const ExecPlan& plan) {
     throw RunError(
         "blocking-queue: the queue needs " + std::to_string(slots) + " task slots (" +
         format_gib(slots * sizeof(Task)) +
-        (plan.options.blocking_capacity == 0 ? ", the scenario's widest generation and an eighth"
-                                             : "") +
+        (o.blocking_capacity == 0 ? ", the scenario's widest generation and an eighth" : "") +
         "); the GPU has " + format_gib(free) +
         " free (cudaMemGetInfo), and the queue cannot grow inside its persistent kernel: " +
-        (plan.options.blocking_capacity == 0 ? "use work-stealing"
-                                             : "lower --param blocking_capacity"));
+        (o.blocking_capacity == 0 ? "use work-stealing" : "lower --param blocking_capacity"));
   }
   return slots;
 }

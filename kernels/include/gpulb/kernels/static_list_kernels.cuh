@@ -24,6 +24,7 @@
 #pragma once
 
 #include "gpulb/kernels/detail/dynamic_worker.cuh"
+#include "gpulb/policies/static_list.hpp"
 #include "gpulb/static_list_sizing.hpp"
 #include "gpulb/static_task_list.hpp"
 
@@ -221,7 +222,8 @@ class OneGpuStaticList {
         list_(list),
         body_(body),
         blocks_(blocks),
-        sizer_(plan.options.list_capacity, plan.widest_generation, plan.expected_tasks) {}
+        sizer_(plan.policy_options<policies::StaticListOptions>().list_capacity,
+               plan.widest_generation, plan.expected_tasks) {}
 
   void run(DynamicOutcome& out) {
     auto n = static_cast<std::uint32_t>(plan_.tasks.size());
@@ -305,7 +307,8 @@ void control_static_list(GpuSession& s, const ExecPlan& plan, MakeBody& make_bod
                    std::to_string(kMaxListSlots) + ")");
   }
   check_static_list_widest(plan, 1, "the GPU");
-  DeviceStaticList list(blocks, plan.tasks, plan.options.list_capacity);
+  DeviceStaticList list(blocks, plan.tasks,
+                        plan.policy_options<policies::StaticListOptions>().list_capacity);
   DynamicHost host(s, plan, blocks, abort_all);
   // Per task: begin, end, a spawn; per launch a start and an end (counted in the 4096 spare).
   s.allocate_trace(blocks, dynamic_trace_capacity(plan, blocks, 3, out.notes));

@@ -125,7 +125,7 @@ class GpuSharingInserter final : public HostInserter {
 // queue before the launch (`prefill`); the rest are staged while the kernel runs.
 struct WsDeviceState {
   WsDeviceState(const ExecPlan& plan, std::uint32_t blocks)
-      : o(plan.options),
+      : o(plan.policy_options<policies::WorkStealingOptions>()),
         prefill(plan.tasks.first(std::min<std::size_t>(plan.tasks.size(), o.sharing_capacity))),
         deque_ctl(checked_deque_blocks(o, blocks)),
         deque_slots(std::size_t{blocks} * o.deque_capacity),
@@ -184,7 +184,7 @@ struct WsDeviceState {
            std::to_string(queued(overflow.control()));
   }
 
-  const PolicyOptions& o;
+  const policies::WorkStealingOptions& o;
   std::span<const Task> prefill;
   cuda::DeviceBuffer<WsDequeControl> deque_ctl;
   cuda::DeviceBuffer<gpulb::detail::TaskWords> deque_slots;
@@ -200,7 +200,8 @@ struct WsDeviceState {
   cuda::MappedBuffer<std::uint64_t> host_end;
 
  private:
-  static std::uint32_t checked_deque_blocks(const PolicyOptions& o, std::uint32_t blocks) {
+  static std::uint32_t checked_deque_blocks(const policies::WorkStealingOptions& o,
+                                            std::uint32_t blocks) {
     check_device_bytes(std::uint64_t{blocks} * o.deque_capacity * sizeof(gpulb::detail::TaskWords),
                        "the deques (blocks x deque_capacity=" + std::to_string(o.deque_capacity) +
                            "; lower --param deque_capacity)");
@@ -311,7 +312,8 @@ void drive_work_stealing(
   if (f.code != 0) {
     const auto why = static_cast<DynamicFailure>(f.code);
     if (why == DynamicFailure::OverflowFull || why == DynamicFailure::DequeFull) {
-      throw RunError(policies::work_stealing_full_message("block", f.block, plan.options));
+      throw RunError(policies::work_stealing_full_message(
+          "block", f.block, plan.policy_options<policies::WorkStealingOptions>()));
     }
     if (why == DynamicFailure::SpawnCapacity && spawn_capacity_message)
       throw RunError(spawn_capacity_message(f));

@@ -429,7 +429,8 @@ void control_work_stealing_lanes(GpuSession& s, const ExecPlan& plan, MakeBody& 
   if (const char* why = body.lane_refusal())
     throw ConfigError(std::string("work-stealing: task_per=lane: ") + why);
   // A steal lands in the batch array: at most a block's worth (and owners and thieves agree on it).
-  const std::uint32_t chunk = std::min(plan.options.steal_chunk, plan.block_size);
+  const std::uint32_t chunk =
+      std::min(plan.policy_options<policies::WorkStealingOptions>().steal_chunk, plan.block_size);
 
   // Ids a block takes at once: 256 where no table is indexed by id (they need not be dense then;
   // a block leaves at most 255 unused), else exactly what each batch needs.
@@ -446,9 +447,9 @@ void control_work_stealing_lanes(GpuSession& s, const ExecPlan& plan, MakeBody& 
         return "work-stealing (task_per=lane): block " + std::to_string(f.block) +
                "'s batch (first task " + std::to_string(f.task) + ") made " +
                std::to_string(f.count) + " children, and more than spawn_capacity=" +
-               std::to_string(plan.options.spawn_capacity) +
+               std::to_string(plan.policy_options<policies::WorkStealingOptions>().spawn_capacity) +
                " of them did not fit its deque (deque_capacity=" +
-               std::to_string(plan.options.deque_capacity) +
+               std::to_string(plan.policy_options<policies::WorkStealingOptions>().deque_capacity) +
                "); raise --param deque_capacity or spawn_capacity";
       });
 }

@@ -306,12 +306,12 @@ class DynamicHost {
         stats_(blocks),
         failure_(1),
         ids_(1),
-        spawn_slots_(
-            (check_device_bytes(std::uint64_t{blocks} * plan.options.spawn_capacity * sizeof(Task),
-                                "spawn buffers (blocks x spawn_capacity=" +
-                                    std::to_string(plan.options.spawn_capacity) +
-                                    "; lower --param spawn_capacity)"),
-             std::size_t{blocks} * plan.options.spawn_capacity)),
+        spawn_slots_((check_device_bytes(std::uint64_t{blocks} *
+                                             plan.spawn_options().spawn_capacity * sizeof(Task),
+                                         "spawn buffers (blocks x spawn_capacity=" +
+                                             std::to_string(plan.spawn_options().spawn_capacity) +
+                                             "; lower --param spawn_capacity)"),
+                      std::size_t{blocks} * plan.spawn_options().spawn_capacity)),
         snapshot_(blocks),
         watchdog_(plan, s, abort_all) {
     TaskIdCounter first;
@@ -320,7 +320,7 @@ class DynamicHost {
   }
 
   DynamicArgs args() const {
-    return {spawn_slots_.get(), plan_.options.spawn_capacity,
+    return {spawn_slots_.get(), plan_.spawn_options().spawn_capacity,
             ids_.get(),         id_limit(plan_),
             stats_.get(),       failure_.get(),
             s_.stop_flag(),     s_.trace_ref(),
@@ -376,7 +376,8 @@ class DynamicHost {
       case DynamicFailure::SpawnCapacity:
         return "task " + std::to_string(f.task) + " spawned " + std::to_string(f.count) +
                " children, more than spawn_capacity=" +
-               std::to_string(plan_.options.spawn_capacity) + "; raise --param spawn_capacity";
+               std::to_string(plan_.spawn_options().spawn_capacity) +
+               "; raise --param spawn_capacity";
       case DynamicFailure::IdCapacity:
         return "spawned task ids passed the scenario's table size (" +
                std::to_string(id_limit(plan_)) +

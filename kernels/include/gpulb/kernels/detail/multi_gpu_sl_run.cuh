@@ -59,6 +59,7 @@
 #include "gpulb/kernels/detail/gpu_failure.hpp"
 #include "gpulb/kernels/detail/gpu_run.cuh"
 #include "gpulb/kernels/static_list_kernels.cuh"
+#include "gpulb/policies/static_list.hpp"
 #include "gpulb/static_list_split.hpp"
 
 namespace gpulb::kernels::detail {
@@ -207,9 +208,10 @@ void SlAcrossGpus<Factory, Body>::allocate_gpu(GpuRun& run, std::uint32_t g, std
   // A GPU's children of its even share are about an even share of the next generation; an eighth
   // more than the widest generation's even share leaves room for the shares' spread.
   const std::uint64_t widest_share = (p.widest_generation + gpus_ - 1) / gpus_;
+  const std::uint32_t list_capacity = p.policy_options<policies::StaticListOptions>().list_capacity;
   states_.push_back(std::make_unique<SlGpuState>(
-      grids_[g].blocks, p.tasks.subspan(first, n), p.options.list_capacity,
-      ListSizer(p.options.list_capacity, widest_share + widest_share / 8, p.expected_tasks)));
+      grids_[g].blocks, p.tasks.subspan(first, n), list_capacity,
+      ListSizer(list_capacity, widest_share + widest_share / 8, p.expected_tasks)));
   largest_ = std::max<std::uint64_t>(largest_, states_[g]->list.capacity(0));
   hosts_.push_back(std::make_unique<DynamicHost>(s, p, grids_[g].blocks, run.abort_all()));
   hosts_.back()->interleave_ids(g, gpus_);

@@ -27,6 +27,7 @@
 #include "gpulb/kernels/detail/gpu_failure.hpp"
 #include "gpulb/kernels/detail/gpu_run.cuh"
 #include "gpulb/kernels/work_stealing_multi_gpu.cuh"
+#include "gpulb/policies/work_stealing.hpp"
 
 namespace gpulb::kernels {
 namespace detail {
@@ -92,7 +93,7 @@ struct WsPlacement {
 
 // The option checks that need no GPU: remote=steal CASes another GPU's deque, which lives in that
 // GPU's memory, so it needs peer memory.
-inline void check_ws_placement_options(const PolicyOptions& o) {
+inline void check_ws_placement_options(const policies::WorkStealingOptions& o) {
   if (o.peer == PeerMemory::Off && o.remote == RemoteMode::Steal) {
     throw ConfigError(
         "work-stealing across GPUs: --param remote=steal CASes the deques of another GPU over peer "
@@ -105,7 +106,8 @@ inline void check_ws_placement_options(const PolicyOptions& o) {
 
 // The placement from the options and what the GPUs offer: `no_peer` and `no_host_atomics` as
 // missing_peer_path and missing_host_atomics say it ("" = available). Pure, for the tests.
-inline WsPlacement choose_ws_placement(const PolicyOptions& o, const std::string& no_peer,
+inline WsPlacement choose_ws_placement(const policies::WorkStealingOptions& o,
+                                       const std::string& no_peer,
                                        const std::string& no_host_atomics) {
   check_ws_placement_options(o);
   if (o.peer != PeerMemory::Off && no_peer.empty())
@@ -172,8 +174,8 @@ struct SharedArray {
 
 // One GPU's deques and queues (in its memory; current device at construction).
 struct MgWsGpuState {
-  MgWsGpuState(const PolicyOptions& o, std::uint32_t blocks, std::span<const Task> prefill,
-               std::uint32_t inbox_slots, bool host)
+  MgWsGpuState(const policies::WorkStealingOptions& o, std::uint32_t blocks,
+               std::span<const Task> prefill, std::uint32_t inbox_slots, bool host)
       : blocks(blocks),
         capacity(o.deque_capacity),
         deque_ctl((check_device_bytes(
@@ -211,7 +213,8 @@ struct MgWsHome {
   // before the launch (feed_and_close later writes the same value), as on one GPU (WsDeviceState):
   // the kernels never wait on the host, and a profiler that holds the host until a kernel ends
   // (Nsight Compute) does not hang the run.
-  MgWsHome(const PolicyOptions& o, std::uint64_t pending, std::uint64_t fed, bool host, bool closed)
+  MgWsHome(const policies::WorkStealingOptions& o, std::uint64_t pending, std::uint64_t fed,
+           bool host, bool closed)
       : capacity(o.sharing_capacity),
         staging_ctl(1),
         staging_ring(o.sharing_capacity),
@@ -307,7 +310,9 @@ class WsAcrossGpus {
   static constexpr bool kRequest = S == Scope::Device;
 
   WsAcrossGpus(const GpuRun& run, Factory& make_body)
-      : make_body_(make_body), o_(run.plan().options), gpus_(run.gpus()) {
+      : make_body_(make_body),
+        o_(run.plan().policy_options<policies::WorkStealingOptions>()),
+        gpus_(run.gpus()) {
     if (gpus_ > kMaxWsGpus)
       throw ConfigError("work-stealing runs on at most " + std::to_string(kMaxWsGpus) +
                         " GPUs; use --gpus 1.." + std::to_string(kMaxWsGpus));
@@ -375,7 +380,7 @@ class WsAcrossGpus {
                            const std::vector<std::uint64_t>& busy) const;
 
   Factory& make_body_;
-  const PolicyOptions& o_;
+  const policies::WorkStealingOptions& o_;
   std::uint32_t gpus_;
   std::uint32_t remote_chunk_ = 1;
   std::uint64_t expected_tasks_ = 0;
@@ -520,7 +525,8 @@ void WsAcrossGpus<S, Factory, Body>::control(GpuRun& run, std::uint32_t g) {
   if (f.code != 0) {
     const auto why = static_cast<DynamicFailure>(f.code);
     const bool full = why == DynamicFailure::OverflowFull || why == DynamicFailure::DequeFull;
-    throw RunError((full ? policies::work_stealing_full_message("block", f.block, p.options)
+    throw RunError((full ? policies::work_stealing_full_message(
+                               "block", f.block, p.policy_options<policies::WorkStealingOptions>())
                          : host.common_failure_message(f)) +
                    " (GPU " + std::to_string(g) + ")");
   }
@@ -642,7 +648,8 @@ std::string WsAcrossGpus<S, Factory, Body>::balance_note(
 template <Scope S, class Factory>
 ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
-  check_ws_placement_options(plan.options);  // before any CUDA call
+  check_ws_placement_options(
+      plan.policy_options<policies::WorkStealingOptions>());  // before any CUDA call
   GpuRun run(plan, GpuRun::Across{});
   WsAcrossGpus<S, Factory, Body> r(run, make_body);
   return run_on_gpus(run, r);

@@ -11,8 +11,9 @@ struct ChunkedDriver {
   static const PolicyDescriptor& descriptor() { return policies::chunked(); }
   template <class Factory>
   static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
-    return detail::run_launches(plan, make_body,
-                                {.one_launch = false, .chunk = plan.options.chunk});
+    return detail::run_launches(
+        plan, make_body,
+        {.one_launch = false, .chunk = plan.policy_options<policies::ChunkedOptions>().chunk});
   }
 };
 

@@ -64,10 +64,12 @@ class SessionHost : public gcharm::RequestHost {
 template <class Body>
 class CombiningGpu : public gcharm::RequestDevice {
  public:
-  CombiningGpu(GpuSession& s, const ExecPlan& plan, const Body& body, Watchdog& watchdog,
-               std::uint32_t segments)
+  CombiningGpu(GpuSession& s, const ExecPlan& plan,
+               const policies::RequestTransferOptions& transfer, const Body& body,
+               Watchdog& watchdog, std::uint32_t segments)
       : s_(s),
         plan_(plan),
+        transfer_(transfer),
         body_(body),
         watchdog_(watchdog),
         item_bytes_(plan.requests->item_bytes),
@@ -75,7 +77,7 @@ class CombiningGpu : public gcharm::RequestDevice {
     resident_ = persistent_grid(reinterpret_cast<const void*>(&request_kernel<Body>), s.device(),
                                 plan.block_size, 0)
                     .blocks;
-    for (std::uint32_t k = 0; k < plan.options.in_flight; ++k) {
+    for (std::uint32_t k = 0; k < transfer.in_flight; ++k) {
       slots_.push_back(std::make_unique<Slot>());
       watchdog_.watch(slots_.back()->stream.get());
     }
@@ -98,7 +100,7 @@ class CombiningGpu : public gcharm::RequestDevice {
     grow(slot.out, c.output_bytes);
     grow(slot.out_host, c.output_bytes);
     if (gcharm::uses_cache(c.mode) && cache_.size() == 0) {
-      cache_ = cuda::DeviceBuffer<std::byte>(std::size_t{plan_.options.cache_items} * item_bytes_);
+      cache_ = cuda::DeviceBuffer<std::byte>(std::size_t{transfer_.cache_items} * item_bytes_);
     }
     const auto base = reinterpret_cast<std::uintptr_t>(slot.in.get());
     return {reinterpret_cast<std::uintptr_t>(cache_.get()), base + slot.items_at,
@@ -229,6 +231,7 @@ class CombiningGpu : public gcharm::RequestDevice {
 
   GpuSession& s_;
   const ExecPlan& plan_;
+  const policies::RequestTransferOptions& transfer_;
   const Body& body_;
   Watchdog& watchdog_;
   std::uint32_t item_bytes_;
@@ -259,7 +262,8 @@ void control_combining(GpuSession& s, const ExecPlan& plan, Factory& make_body,
   s.allocate_trace(segments, plan.trace ? 3 : 0);
   const Body body = make_body(0u, 0u);
   Watchdog watchdog(plan, s, abort_all);
-  CombiningGpu<Body> gpu(s, plan, body, watchdog, segments);
+  CombiningGpu<Body> gpu(s, plan, plan.policy_options<policies::CombiningOptions>(), body, watchdog,
+                         segments);
   SessionHost host(s, watchdog);
   o.launch_ns = s.now_ns();
   gcharm::RequestTotals totals;

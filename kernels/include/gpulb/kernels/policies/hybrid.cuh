@@ -66,18 +66,18 @@ ExecOutput run_hybrid_on_gpu(const ExecPlan& plan, Factory& make_body) {
     const Body body = make_body(0u, 0u);
     std::atomic<bool> abort_all{false};
     Watchdog watchdog(plan, s, abort_all);
-    CombiningGpu<Body> gpu(s, plan, body, watchdog, segments);
+    const policies::HybridOptions& o = plan.policy_options<policies::HybridOptions>();
+    CombiningGpu<Body> gpu(s, plan, o, body, watchdog, segments);
     cpu::detail::CombiningHost<Body> cpu_side(rt, cpu_plan, body, plan.requests->item_bytes, 0,
                                               rt.workers());
     HybridHost host(rt, watchdog);
     // Before the workers start: a strategy hybrid does not take throws with no thread to join.
-    const gcharm::HybridStrategy strategy = gcharm::hybrid_strategy(plan.options.strategy);
+    const gcharm::HybridStrategy strategy = gcharm::hybrid_strategy(o.strategy);
     rt.start([&](std::uint32_t rank) { cpu_side.work(rank); });
     // Both sides' averages are per worker: a CPU part of k requests runs on min(k, workers)
     // threads, a GPU part on min(k, resident) blocks, one request each, its largest bounding it
     // (the paper models both as wide devices: hybrid_split.hpp says why not).
-    gcharm::HybridSplitter splitter(strategy, plan.options.cpu_share, rt.workers(),
-                                    gpu.resident_blocks());
+    gcharm::HybridSplitter splitter(strategy, o.cpu_share, rt.workers(), gpu.resident_blocks());
     std::vector<gcharm::DeviceLane> lanes;
     gcharm::RequestTotals totals;
     try {

@@ -247,9 +247,10 @@ inline std::uint64_t one_wave_share(const ExecPlan& plan) {
 // 12 an SM on half of the SMs (md, 512K atoms on 4 H200s: 105 ms against Solution 1's 79 ms).
 template <class Body>
 GridSize task_queue_grid(const GpuSession& s, const ExecPlan& plan) {
-  const void* kernel = plan.options.variant == QueueVariant::Modern
-                           ? reinterpret_cast<const void*>(&task_queue_modern_kernel<Body>)
-                           : reinterpret_cast<const void*>(&task_queue_kernel<Body>);
+  const void* kernel =
+      plan.policy_options<policies::TaskQueueOptions>().variant == QueueVariant::Modern
+          ? reinterpret_cast<const void*>(&task_queue_modern_kernel<Body>)
+          : reinterpret_cast<const void*>(&task_queue_kernel<Body>);
   GridSize grid = persistent_grid(kernel, s.device(), plan.block_size, plan.workers);
   const std::uint64_t share = one_wave_share(plan);
   if (plan.workers == 0 && share != 0 && share < grid.blocks) {
@@ -292,7 +293,8 @@ class TaskQueueGpu {
   }
 
   static bool copy_feed(const ExecPlan& plan) {
-    return plan.options.variant == QueueVariant::Modern && plan.options.feed == QueueFeed::Copy;
+    const policies::TaskQueueOptions& o = plan.policy_options<policies::TaskQueueOptions>();
+    return o.variant == QueueVariant::Modern && o.feed == QueueFeed::Copy;
   }
 
   // Progress: d_consumed_gm of every queue, read back every 20 ms (it moves with every dequeue).
@@ -373,11 +375,12 @@ class TaskQueueGpu {
   // The queues and their capacity (chosen where the options leave them 0, with a note from GPU 0).
   static policies::TaskQueueShape shape_of(const GpuSession& s, const ExecPlan& plan,
                                            const HostTaskPool& pool, GpuOutcome& out) {
-    const policies::TaskQueueShape shape = policies::task_queue_shape(
-        plan.options, plan.options.variant == QueueVariant::Modern, pool.size(), plan.gpus);
-    if (s.slot() == 0 && (plan.options.queues == 0 || plan.options.queue_capacity == 0)) {
+    const policies::TaskQueueOptions& o = plan.policy_options<policies::TaskQueueOptions>();
+    const policies::TaskQueueShape shape =
+        policies::task_queue_shape(o, o.variant == QueueVariant::Modern, pool.size(), plan.gpus);
+    if (s.slot() == 0 && (o.queues == 0 || o.queue_capacity == 0)) {
       out.notes.push_back(
-          "task-queue " + choice_text(plan.options.variant) + ": " + std::to_string(shape.queues) +
+          "task-queue " + choice_text(o.variant) + ": " + std::to_string(shape.queues) +
           " queues of " + std::to_string(shape.capacity) +
           " tasks per GPU (chosen; set --param queues= and queue_capacity= to override)");
     }
@@ -399,7 +402,7 @@ class TaskQueueGpu {
 };
 
 inline std::uint32_t modern_claim(const ExecPlan& plan) {
-  return std::min(kMaxClaim, std::max(1u, plan.options.claim));
+  return std::min(kMaxClaim, std::max(1u, plan.policy_options<policies::TaskQueueOptions>().claim));
 }
 
 // The modern variant fed by the copy engine (CopyPublisher): a stream per queue.
@@ -542,7 +545,7 @@ void control_task_queue(GpuSession& s, const ExecPlan& plan, const Body& body, H
   TaskQueueGpu q(s, plan, pool, abort_all, out, grid);
   if (TaskQueueGpu::copy_feed(plan))
     run_task_queue_feed<CopyFeed>(q, body);
-  else if (plan.options.variant == QueueVariant::Modern)
+  else if (plan.policy_options<policies::TaskQueueOptions>().variant == QueueVariant::Modern)
     run_task_queue_feed<MappedFeed>(q, body);
   else
     run_task_queue_feed<PcieFeed>(q, body);
@@ -559,7 +562,8 @@ struct TaskQueueDriver {
   static const PolicyDescriptor& descriptor() { return policies::task_queue(); }
   template <class Factory>
   static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
-    if (plan.options.queues > TaskQueueHost<detail::PciePublisher>::kMaxQueues)
+    if (plan.policy_options<policies::TaskQueueOptions>().queues >
+        TaskQueueHost<detail::PciePublisher>::kMaxQueues)
       throw ConfigError("at most 64 queues per GPU");
     using Body = std::decay_t<decltype(make_body(0u, 0u))>;
     return detail::run_on_host_pool(
@@ -571,7 +575,7 @@ struct TaskQueueDriver {
            std::atomic<bool>& abort_all, detail::GpuOutcome& out) {
           detail::control_task_queue(s, p, body, pool, abort_all, out);
         },
-        plan.options.variant == QueueVariant::Modern && plan.options.feed == QueueFeed::Copy);
+        detail::TaskQueueGpu::copy_feed(plan));
   }
 };
 

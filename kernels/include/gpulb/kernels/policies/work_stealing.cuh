@@ -19,7 +19,7 @@ struct WorkStealingDriver {
   template <class Factory>
   static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
     using Body = std::decay_t<decltype(make_body(0u, 0u))>;
-    if (plan.options.task_per == TaskPer::Lane) {
+    if (plan.policy_options<policies::WorkStealingOptions>().task_per == TaskPer::Lane) {
       if constexpr (LaneBody<Body>) {
         if (plan.gpus > 1)
           throw ConfigError(
@@ -39,7 +39,7 @@ struct WorkStealingDriver {
     }
     if (plan.gpus > 1) {
       try {
-        if (plan.options.remote == RemoteMode::Request)
+        if (plan.policy_options<policies::WorkStealingOptions>().remote == RemoteMode::Request)
           return detail::run_work_stealing_on_gpus<Scope::Device>(plan, make_body);
         return detail::run_work_stealing_on_gpus<Scope::System>(plan, make_body);
       } catch (...) {

@@ -87,7 +87,8 @@ class GrowingBlockingQueue {
 // blocking_queue_slots(), or what memory holds of it.
 inline std::uint64_t first_queue_slots(const ExecPlan& plan) {
   const std::uint64_t slots = std::max<std::uint64_t>(
-      policies::blocking_queue_slots(plan.options, plan.widest_generation, plan.tasks.size()),
+      policies::blocking_queue_slots(plan.policy_options<policies::BlockingQueueOptions>(),
+                                     plan.widest_generation, plan.tasks.size()),
       plan.tasks.size());
   if (slots > kMaxListSlots) {
     throw RunError("blocking-queue: " + std::to_string(slots) +
@@ -109,7 +110,7 @@ inline std::uint64_t first_queue_slots(const ExecPlan& plan) {
 
 template <class Body>
 ExecOutput run_blocking_queue(const ExecPlan& plan, const Body& body) {
-  const PolicyOptions& o = plan.options;
+  const policies::BlockingQueueOptions& o = plan.policy_options<policies::BlockingQueueOptions>();
   const std::uint64_t first = first_queue_slots(plan);
   const std::uint64_t expected = std::max<std::uint64_t>(plan.expected_tasks, plan.tasks.size());
   // Its lock waits between tasks are its lesson: every task timed, unless --param trace_batch says.

@@ -22,8 +22,8 @@ template <class Body>
 ExecOutput run_chunked(const ExecPlan& plan, const Body& body) {
   const std::uint64_t total = plan.tasks.size();
   Runtime rt(plan, 2 * total + 16);
-  const std::uint64_t chunk =
-      plan.options.chunk ? plan.options.chunk : std::max<std::uint32_t>(1, rt.workers());
+  const std::uint32_t asked = plan.policy_options<policies::ChunkedOptions>().chunk;
+  const std::uint64_t chunk = asked ? asked : std::max<std::uint32_t>(1, rt.workers());
   std::atomic<std::uint64_t> next_block{0};
   // Written only by the barrier's completion (all workers waiting), read after it: no atomics.
   std::uint64_t launch_end = std::min(total, chunk);

@@ -29,10 +29,11 @@ struct HybridDriver {
     detail::CombiningHost<Body> gpu_side(rt, plan, body, plan.requests->item_bytes, half,
                                          rt.workers() - half);
     // Before the workers start: a strategy hybrid does not take throws with no thread to join.
-    const gcharm::HybridStrategy strategy = gcharm::hybrid_strategy(plan.options.strategy);
+    const policies::HybridOptions& o = plan.policy_options<policies::HybridOptions>();
+    const gcharm::HybridStrategy strategy = gcharm::hybrid_strategy(o.strategy);
     rt.start([&](std::uint32_t rank) { (rank < half ? cpu_side : gpu_side).work(rank); });
     // Both sides are threads that run one request each: each side's averages are per worker.
-    gcharm::HybridSplitter splitter(strategy, plan.options.cpu_share, half, rt.workers() - half);
+    gcharm::HybridSplitter splitter(strategy, o.cpu_share, half, rt.workers() - half);
     std::vector<gcharm::DeviceLane> lanes;
     gcharm::RequestTotals totals;
     try {

@@ -100,7 +100,8 @@ class ListLauncher {
         gate_(gate),
         w_(w),
         list_(list),
-        sizer_(plan.options.list_capacity, plan.widest_generation, plan.expected_tasks) {}
+        sizer_(plan.policy_options<policies::StaticListOptions>().list_capacity,
+               plan.widest_generation, plan.expected_tasks) {}
 
   void run() {
     for (std::uint32_t n = list_.in_count(); n > 0;) {
@@ -204,7 +205,7 @@ inline void check_widest_generation(const ExecPlan& plan) {
 
 template <class Body>
 ExecOutput run_static_list(const ExecPlan& plan, const Body& body) {
-  const PolicyOptions& o = plan.options;
+  const policies::StaticListOptions& o = plan.policy_options<policies::StaticListOptions>();
   if (plan.tasks.size() > kMaxListSlots) {
     throw RunError("static-list: " + std::to_string(plan.tasks.size()) +
                    " initial tasks are more than one array holds (" +

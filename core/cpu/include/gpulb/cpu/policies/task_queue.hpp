@@ -274,7 +274,8 @@ void task_queue_worker(Runtime& rt, const ExecPlan& plan, const Body& body,
                        const TaskQueueRef& queues, std::uint32_t rank, SpawnOutbox* outbox,
                        TaskIdCounter* id_counter) {
   WorkerSlot& slot = rt.slot(rank);
-  std::vector<Task> kid_slots(outbox != nullptr ? plan.options.spawn_capacity : 0);
+  std::vector<Task> kid_slots(
+      outbox != nullptr ? plan.policy_options<policies::TaskQueueOptions>().spawn_capacity : 0);
   SpawnBuffer kids{kid_slots.data(), static_cast<std::uint32_t>(kid_slots.size()), 0};
   const WorkerContext ctx(rank, plan.block_size, rt.worker_segment(rank), rt.origin_ns(),
                           rt.stop_flag(), outbox != nullptr ? &kids : nullptr);
@@ -413,8 +414,9 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
                            std::max<std::uint64_t>(plan.tasks.size(),
                                                    sized_by_expected ? plan.expected_tasks : 0) +
                        16);
+  const policies::TaskQueueOptions& o = plan.policy_options<policies::TaskQueueOptions>();
   const policies::TaskQueueShape shape =
-      policies::task_queue_shape(plan.options, false, plan.tasks.size(), 1, plan.spawns);
+      policies::task_queue_shape(o, false, plan.tasks.size(), 1, plan.spawns);
   std::vector<Task> slots(static_cast<std::size_t>(shape.queues) * shape.capacity);
   std::vector<TaskQueueCounters> counters(shape.queues);
   std::vector<QueueWord> host_consumed(shape.queues);
@@ -422,8 +424,7 @@ ExecOutput run_task_queue(const ExecPlan& plan, const Body& body) {
                             shape.capacity};
   // Spawned children (plan.spawns): the workers' outboxes and the run's id counter.
   std::unique_ptr<SpawnOutboxes> outboxes =
-      plan.spawns ? std::make_unique<SpawnOutboxes>(rt.workers(), plan.options.spawn_capacity)
-                  : nullptr;
+      plan.spawns ? std::make_unique<SpawnOutboxes>(rt.workers(), o.spawn_capacity) : nullptr;
   TaskIdCounter id_counter;
   id_counter.next = first_spawn_id(plan);
 
@@ -460,7 +461,8 @@ struct TaskQueueDriver {
   static const PolicyDescriptor& descriptor() { return policies::task_queue(); }
   template <class Body>
   static ExecOutput run(const ExecPlan& plan, const Body& body) {
-    if (plan.options.queues > TaskQueueHost<detail::CpuQueuePublisher>::kMaxQueues)
+    if (plan.policy_options<policies::TaskQueueOptions>().queues >
+        TaskQueueHost<detail::CpuQueuePublisher>::kMaxQueues)
       throw ConfigError("at most 64 queues");
     return detail::run_task_queue(plan, body);
   }

@@ -123,15 +123,16 @@ class CpuSharingInserter final : public HostInserter {
 struct WsRun {
   explicit WsRun(const ExecPlan& p)
       : plan(p),
+        o(p.policy_options<policies::WorkStealingOptions>()),
         // Per task: begin, end, a deque level, a spawn and a steal at most, plus idle spells.
         rt(p, 5 * std::max<std::uint64_t>(p.expected_tasks, p.tasks.size()) + 16),
-        deques(rt.workers(), p.options.deque_capacity),
-        sharing(p.options.sharing_capacity),
-        overflow(p.options.overflow_capacity),
+        deques(rt.workers(), o.deque_capacity),
+        sharing(o.sharing_capacity),
+        overflow(o.overflow_capacity),
         stats(rt.workers()),
         ws{deques.ref(), sharing.ref(), overflow.ref(),
-           &control,     rt.workers(),  p.options.deque_overflow == DequeOverflow::Spill},
-        choice(p.options.victim) {
+           &control,     rt.workers(),  o.deque_overflow == DequeOverflow::Spill},
+        choice(o.victim) {
     ids.next = first_spawn_id(p);
   }
 
@@ -144,6 +145,7 @@ struct WsRun {
   }
 
   const ExecPlan& plan;
+  const policies::WorkStealingOptions& o;
   Runtime rt;
   HostWorkStealingDeques deques;
   HostSharingQueue sharing;
@@ -176,7 +178,7 @@ inline FindResult find_task_chunked(WsRun& r, std::uint32_t rank, VictimPicker& 
                                     PrivateStack& mine, Task& out) {
   FindResult f;
   const WorkStealingRef& ws = r.ws;
-  const std::uint32_t chunk = r.plan.options.steal_chunk;
+  const std::uint32_t chunk = r.o.steal_chunk;
   if (ws.deques.deque(rank).pop_bottom_chunked(out, f.deque_level, chunk)) {
     f.source = TaskSource::Own;
     return f;
@@ -219,7 +221,7 @@ inline bool release_private(WsRun& r, const WorkerContext& ctx, std::uint32_t ra
     r.stats[rank].spilled += spilled;
     if (spilled > 0) ctx.record(EventKind::QueueLevel, ws.overflow.size_hint(), kOverflowQueueId);
     if (spilled < rest) {
-      r.rt.fail(policies::work_stealing_full_message("worker", rank, r.plan.options));
+      r.rt.fail(policies::work_stealing_full_message("worker", rank, r.o));
       return false;
     }
   }
@@ -233,7 +235,7 @@ inline bool release_private(WsRun& r, const WorkerContext& ctx, std::uint32_t ra
 // holds two tasks or more (release half), so that a thief finds work as soon as there is some.
 inline bool publish_private(WsRun& r, const WorkerContext& ctx, std::uint32_t rank,
                             PrivateStack& mine) {
-  const std::uint32_t chunk = r.plan.options.steal_chunk;
+  const std::uint32_t chunk = r.o.steal_chunk;
   while (mine.size >= 2 * chunk) {
     if (!release_private(r, ctx, rank, mine, chunk)) return false;
   }
@@ -257,7 +259,7 @@ void work_stealing_worker(WsRun& r, const Body& body, std::uint32_t rank) {
   IdleTracker idle;
   PendingCredit credit{};
   WorkerIds ids = WorkerIds::for_plan(&r.ids, r.plan);
-  PrivateStack mine(r.plan.options.steal_chunk, r.plan.options.spawn_capacity);
+  PrivateStack mine(r.o.steal_chunk, r.o.spawn_capacity);
   Task task;
   while (!r.rt.stop_requested()) {
     if (mine.size > 0) {
@@ -328,14 +330,15 @@ inline void work_stealing_metrics(WsRun& r, ExecOutput& out) {
     out.notes.push_back(
         std::to_string(out.metrics["spilled"]) +
         " spawned tasks did not fit a deque and went through the overflow queue (deque_capacity=" +
-        std::to_string(r.plan.options.deque_capacity) + ")");
+        std::to_string(r.o.deque_capacity) + ")");
   }
 }
 
 template <class Body>
 ExecOutput run_work_stealing(const ExecPlan& plan, const Body& body) {
-  if (plan.options.task_per != TaskPer::Block) {
-    throw ConfigError("work-stealing: task_per=" + choice_text(plan.options.task_per) +
+  const TaskPer task_per = plan.policy_options<policies::WorkStealingOptions>().task_per;
+  if (task_per != TaskPer::Block) {
+    throw ConfigError("work-stealing: task_per=" + choice_text(task_per) +
                       " is the cuda backend's (a task per thread of a block); a cpu worker is one "
                       "thread already: use task_per=block");
   }
