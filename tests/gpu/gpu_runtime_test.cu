@@ -75,10 +75,13 @@ TEST_P(ExactlyOnce, OnEveryBackendPresent) {
   plan.block_size = 64;
   plan.trace = false;
   plan.tasks = tasks;
-  plan.options.edit<policies::TaskQueueOptions>().queues = s.queues;
-  plan.options.edit<policies::TaskQueueOptions>().queue_capacity = s.capacity;
-  plan.options.edit<policies::TaskQueueOptions>().variant = *choice_named<QueueVariant>(s.variant);
-  plan.options.edit<policies::TaskQueueOptions>().claim = s.claim;
+  if (s.policy == &policies::task_queue()) {  // the shape is the task queue's; the others' defaults
+    auto& o = plan.options.edit<policies::TaskQueueOptions>();
+    o.queues = s.queues;
+    o.queue_capacity = s.capacity;
+    o.variant = *choice_named<QueueVariant>(s.variant);
+    o.claim = s.claim;
+  }
   plan.gpus = 1;
   for (Backend b : {Backend::Cpu, Backend::Cuda}) {
     if (b == Backend::Cuda && gpu_count() == 0) continue;
