@@ -14,7 +14,7 @@
 // sharing queue (feed_from_host; the ring's protocol is at the top of work_stealing_kernels.cuh).
 //
 // What a Remote provides, each called by thread 0 at one point of the loop:
-//   start()                        before the first task
+//   start(a, rank)                 before the first task
 //   before_lookup(worker)          at every lookup, before find_task
 //   after_miss(worker, task)       after a lookup that found nothing on this GPU: a RemoteFind
 //   on_found()                     a task was found (either way)
