@@ -98,7 +98,7 @@ scale_row() {
 }
 
 scale() {
-  local gpus rows=() base line
+  local gpus rows=() base line machine
   if [ "$backend" = cuda ]; then gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU '); else gpus=4; fi
   [ "${gpus:-0}" -ge 1 ] || { echo "no CUDA GPU"; return 1; }
   rows+=("$(scale_row one-process-1-GPU 0 1)") || return 1
@@ -110,7 +110,9 @@ scale() {
   base=$(printf '%s\n' "${rows[@]}" | awk '$1 == "1-ranks-x-1-GPU" {print $2}')
   {
     echo "patterns P3, $blocks blocks of work 4000, task-queue, --backend $backend, median of $repeats"
-    echo "verified runs each ($(date -u +%F), $(nvidia-smi -L 2>/dev/null | head -1 | sed 's/ (UUID.*//'))"
+    machine=$(nvidia-smi -L 2>/dev/null | head -1 | sed 's/ (UUID.*//')
+    [ "$backend" = cuda ] || machine="CPU ranks of 2 workers, no GPU"
+    echo "verified runs each ($(date -u +%F), $machine)"
     echo
     echo "| run | makespan | speedup over 1 rank |"
     echo "|---|---|---|"
