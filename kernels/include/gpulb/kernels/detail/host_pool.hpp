@@ -133,6 +133,7 @@ class HostTaskPool {
   // took up to 40% of it: docs/benchmarks.md, md Figure 10). Returns false where the run aborts
   // meanwhile (a GPU failed before it arrived).
   void expect_starters(std::uint32_t n) {
+    starters_ = n;
     unstarted_.store(n, std::memory_order_relaxed);
     taken_.assign(n, 0);
   }
@@ -144,13 +145,15 @@ class HostTaskPool {
     }
     return true;
   }
-  // An open pool's GPUs launch together with the other ranks' (Distribution::meet): each control
-  // thread arrives here right before its launch and waits until the calling thread has met the
-  // other ranks (let_launch). False where the run aborts meanwhile. Without it a rank's start-up
-  // (allocations, CUDA's first calls) became the other ranks' idle time in the run's makespan.
+  // The GPUs launch together: each control thread arrives here right before its launch, once its
+  // queues, streams and trace are allocated. In a closed pool the last to arrive lets all launch;
+  // an open pool's GPUs launch together with the other ranks' (Distribution::meet), once the
+  // calling thread has met them (let_launch). False where the run aborts meanwhile. Without it
+  // one GPU's (or rank's) start-up, its allocations serialised by the driver behind the others',
+  // became the idle time of the GPUs that launched first: the run's time starts at the first launch.
   bool ready_to_launch(const std::atomic<bool>& abort_all) {
-    if (!open_) return true;
-    ready_.fetch_add(1, std::memory_order_acq_rel);
+    const std::uint32_t arrived = ready_.fetch_add(1, std::memory_order_acq_rel) + 1;
+    if (!open_ && arrived >= starters_) let_launch();
     while (!launch_.load(std::memory_order_acquire)) {
       if (abort_all.load(std::memory_order_relaxed)) return false;
       std::this_thread::yield();
@@ -225,6 +228,7 @@ class HostTaskPool {
   std::vector<Run> runs_;
   std::span<const Task> tasks_;
   std::atomic<std::uint64_t> next_{0};
+  std::uint32_t starters_ = 0;
   std::atomic<std::uint32_t> unstarted_{0};
   std::atomic<std::uint64_t> share_quota_{0};
   std::vector<std::uint64_t>

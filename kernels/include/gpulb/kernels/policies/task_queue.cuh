@@ -331,7 +331,7 @@ class TaskQueueGpu {
   // (as `hardware`'s upload is not timed either).
   void launching() {
     if (!pool.ready_to_launch(abort_all_))
-      throw RunError("task-queue: the run failed on this rank before its GPUs launched");
+      throw RunError("task-queue: another GPU of the run failed before the launch");
     s.host_record(EventKind::KernelLaunch, grid.blocks);
     out.launch_ns = s.now_ns();
   }
