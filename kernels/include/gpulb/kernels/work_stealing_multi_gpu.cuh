@@ -89,8 +89,8 @@
 // finished beyond those it counted) in its GPU's reserve, a device-scope word, and a block that
 // must count children takes the units from that reserve when it holds enough (a device-scope CAS)
 // before it touches GPU 0's word. The reserve moves on to GPU 0's word (an exchange, then one
-// system-scope RMW) only when a block has been idle kIdlePassesBeforeDrain passes in a row, and
-// that block then tests for the end. The invariant holds as on one GPU: pending - outstanding = -(the
+// system-scope RMW) only when a block has been idle kIdlePassesBeforeDrain passes in a row (and
+// every kIdlePassesBeforeDrain passes after that), and that block then tests for the end. The invariant holds as on one GPU: pending - outstanding = -(the
 // credits) - (the reserves) >= 0, every term <= 0, so pending == 0 means no task is left; the
 // units' release/acquire chain goes block -> reserve (device scope) -> pending (system scope) ->
 // the reader. Why: on UTS T3L a block goes idle about every third node, and each idle spell cost a
@@ -206,8 +206,8 @@ struct MgWsKernelArgs {
 };
 
 // Idle passes in a row before a block moves its GPU's reserve on to GPU 0's `pending` and tests
-// for the end (about 10 us of back-off): a block that finds work again sooner never crosses NVLink
-// for the count.
+// for the end (about 10 us of back-off), and then again as many passes apart: a block that finds
+// work again sooner never crosses NVLink for the count.
 inline constexpr std::uint32_t kIdlePassesBeforeDrain = 16;
 
 __device__ inline std::uint32_t xorshift32(std::uint32_t& s) {
@@ -302,12 +302,17 @@ class RemoteGpus {
 
   __device__ bool feeds(const StagingRef& staging) const { return staging.ctl != nullptr; }
 
-  // Our credit into the reserve; after kIdlePassesBeforeDrain idle passes the reserve moves on to
-  // `pending` and the end is tested.
+  // Our credit into the reserve; every kIdlePassesBeforeDrain idle passes the reserve moves on to
+  // `pending` and the end is tested. Every such pass, not every pass once idle that long: the end
+  // test reads GPU 0's `pending` at system scope, and an idle block passes about once a
+  // microsecond (kMaxBackoffNs), so the idle blocks of the other GPUs would keep that word's line
+  // busy with reads over NVLink while GPU 0's blocks take units from it (UTS T3L, where most
+  // blocks are idle most of the time). The end is seen at most that many passes later.
   template <class W>
   __device__ bool idle_pass_ends_run(W& worker) {
     park_credit(worker);
     if (++idle_passes_ < kIdlePassesBeforeDrain) return false;
+    idle_passes_ = 0;
     drain_reserve(worker);
     return worker.finished();
   }
