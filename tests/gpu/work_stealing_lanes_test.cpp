@@ -2,13 +2,16 @@
 // UTS trees verify against the host search at every block size and steal chunk, including a
 // binomial root wider than a block and deques small enough to spill; a full deque without
 // spilling fails naming its capacity; the trace holds one task zone per node; the settings with
-// no lane form are refused before anything runs. Small trees except T1 (4 million nodes), which
-// compute-sanitizer runs skip (--gtest_filter=-*T1*).
+// no lane form are refused before anything runs; across GPUs (where 2 are present) the same trees
+// and T1 verify, the trace holds each node once and the steals across, and remote=steal is
+// refused. Small trees except T1 (4 million nodes), which compute-sanitizer runs skip
+// (--gtest_filter=-*T1*).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
-
 #include <string>
+#include <vector>
 
 #include "gpulb/builtin/registry.hpp"
 #include "gpulb/cuda/devices.hpp"
@@ -20,6 +23,16 @@ namespace {
 
 #define SKIP_WITHOUT_GPU() \
   if (cuda::list_devices().empty()) GTEST_SKIP() << "no CUDA GPU present: GPU tests skipped"
+#define SKIP_WITHOUT_TWO_GPUS() \
+  if (cuda::list_devices().size() < 2) GTEST_SKIP() << "fewer than 2 GPUs: multi-GPU test skipped"
+
+// The GPU counts a test across GPUs runs with: 2, and every GPU present where that is more.
+std::vector<std::uint32_t> gpu_settings() {
+  const auto present = static_cast<std::uint32_t>(cuda::list_devices().size());
+  std::vector<std::uint32_t> s{2};
+  if (present > 2) s.push_back(std::min(present, 8u));
+  return s;
+}
 
 const ParamMap kGeometric = {{"tree", "custom"}, {"t", "1"}, {"a", "3"},
                              {"d", "6"},         {"b", "4"}, {"r", "19"}};
@@ -28,12 +41,12 @@ const ParamMap kWideBinomial = {{"tree", "custom"}, {"t", "0"}, {"b", "300"},
                                 {"q", "0.2"},       {"m", "4"}, {"r", "7"}};
 
 RunResult run_lanes(ParamMap params, std::uint32_t block_size = 32, bool trace = false,
-                    Backend backend = Backend::Cuda) {
+                    Backend backend = Backend::Cuda, std::uint32_t gpus = 1) {
   RunConfig c;
   c.scenario = "uts";
   c.policy = "work-stealing";
   c.backend = backend;
-  c.gpus = 1;
+  c.gpus = gpus;
   c.block_size = block_size;
   c.trace = trace;
   params["task_per"] = "lane";
@@ -194,6 +207,78 @@ TEST(GpuWorkStealingLanes, SettingsWithoutALaneFormAreRefused) {
         run(builtin::registry(), c);
       },
       "lane form");
+}
+
+// Across GPUs (work_stealing_lanes_multi_gpu.cuh): one root on GPU 0, so every other GPU's
+// blocks live on batches asked from another GPU; at two block sizes and two answer sizes. (Small
+// trees: GPU 0 may run all of one before another GPU asks, so only the result is checked.)
+TEST(GpuWorkStealingLanesAcrossGpus, SmallTreesVerify) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) {
+    for (const ParamMap& tree : {kGeometric, kWideBinomial}) {
+      for (const std::uint32_t block_size : {32u, 128u}) {
+        for (const char* chunk : {"4", "32"}) {
+          SCOPED_TRACE(std::to_string(gpus) + " GPUs, block " + std::to_string(block_size) +
+                       ", remote_chunk=" + chunk + ", b=" + tree.at("b"));
+          ParamMap p = tree;
+          p["remote_chunk"] = chunk;
+          const RunResult r = run_lanes(p, block_size, false, Backend::Cuda, gpus);
+          EXPECT_TRUE(r.verified) << r.verification;
+          EXPECT_EQ(r.tasks, result_nodes(r));
+        }
+      }
+    }
+  }
+}
+
+TEST(GpuWorkStealingLanesAcrossGpus, UtsT1MatchesThePublishedCounts) {
+  SKIP_WITHOUT_TWO_GPUS();
+  for (const std::uint32_t gpus : gpu_settings()) {
+    SCOPED_TRACE(std::to_string(gpus) + " GPUs");
+    const RunResult r =
+        run_lanes({{"tree", "T1"}, {"watchdog_ms", "60000"}}, 128, false, Backend::Cuda, gpus);
+    EXPECT_TRUE(r.verified) << r.verification;
+    EXPECT_EQ(r.tasks, 4130071u);
+    for (std::uint32_t g = 1; g < gpus; ++g)
+      EXPECT_GT(r.metrics.at("gpu" + std::to_string(g) + "_tasks"), 0u) << "GPU " << g;
+    EXPECT_GT(r.metrics.at("remote_steals"), 0u);
+  }
+}
+
+// Each node's zone once, on the GPU that ran it (the ids interleave across GPUs, so no batch is a
+// range of consecutive ids), and the batches asked from another GPU marked as steals across.
+TEST(GpuWorkStealingLanesAcrossGpus, TraceHasAZonePerNodeAndStealsAcrossGpus) {
+  SKIP_WITHOUT_TWO_GPUS();
+  const ParamMap deeper = {{"tree", "custom"}, {"t", "1"}, {"a", "3"},
+                           {"d", "9"},         {"b", "4"}, {"r", "19"}};
+  const RunResult r = run_lanes(deeper, 32, true, Backend::Cuda, 2);
+  ASSERT_TRUE(r.verified) << r.verification;
+  std::uint64_t begins = 0, across = 0;
+  std::set<std::uint32_t> ids;
+  for (const trace::Track& t : r.trace.tracks) {
+    EXPECT_EQ(t.dropped, 0u) << t.name;
+    for (const trace::Event& e : t.events) {
+      if (e.kind == trace::EventKind::TaskBegin) {
+        ++begins;
+        ids.insert(e.arg);
+      }
+      if (e.kind == trace::EventKind::Steal && trace::steal_crosses_devices(e, t.device)) ++across;
+    }
+  }
+  EXPECT_EQ(begins, r.tasks);
+  EXPECT_EQ(ids.size(), r.tasks) << "every node's id once";
+  EXPECT_EQ(across, r.metrics.at("remote_steals"));
+  EXPECT_GT(across, 0u);
+}
+
+TEST(GpuWorkStealingLanesAcrossGpus, RemoteStealIsRefusedNamingRequest) {
+  SKIP_WITHOUT_TWO_GPUS();
+  try {
+    run_lanes({{"tree", "T1"}, {"remote", "steal"}}, 128, false, Backend::Cuda, 2);
+    FAIL() << "task_per=lane with remote=steal across GPUs should be refused";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("remote=request"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -48,6 +48,7 @@
 #include <algorithm>
 #include <concepts>
 #include <string>
+#include <utility>
 
 #include "gpulb/kernels/work_stealing_kernels.cuh"
 
@@ -124,37 +125,43 @@ __device__ inline std::uint32_t lane_parent_of(const std::uint32_t* offsets, std
 
 // One block's worker (see the top). Thread 0 finds batches, plans and publishes their children;
 // every thread runs a batch's tasks and makes its children. Thread 0's state is carried by the
-// others unused, as in the block worker (detail/ws_block_worker.cuh), whose hooks and host feed
-// this worker shares.
-template <class Body>
+// others unused, as in the block worker (detail/ws_block_worker.cuh), whose hooks, host feed and
+// `Remote` this worker shares: OneGpu on one GPU, RemoteGpus<Scope::Device> across GPUs
+// (work_stealing_lanes_multi_gpu.cuh), which reads the public members below. Across GPUs a batch
+// can also come from another GPU's block (after_miss: up to remote_chunk tasks, which become the
+// batch), and the children's ids interleave with the other GPUs' (id_stride).
+template <class Body, class Ws, class Remote>
 class LaneBlockWorker {
  public:
-  __device__ LaneBlockWorker(const WsKernelArgs& w, const DynamicArgs& a, const Body& body,
-                             const BlockContext& ctx, LaneMailbox& box, PendingCredit& credit,
-                             unsigned char* lane_memory, std::uint32_t chunk, std::uint32_t id_grab)
-      : w_(w),
-        a_(a),
+  __device__ LaneBlockWorker(const Ws& ws, const StagingRef& staging, VictimPicker picker,
+                             const DynamicArgs& a, const Body& body, const BlockContext& ctx,
+                             LaneMailbox& box, PendingCredit& credit, unsigned char* lane_memory,
+                             std::uint32_t chunk, std::uint32_t id_grab, Remote remote)
+      : ws(ws),
+        a(a),
+        hooks(ctx, blockIdx.x),
+        credit(credit),
+        picker(picker),
+        rank(blockIdx.x),
+        staging_(staging),
         body_(body),
         ctx_(ctx),
         box_(box),
-        credit_(credit),
-        hooks_(ctx, blockIdx.x),
-        ws_(w.ws),
-        own_(ws_.own(blockIdx.x)),
-        picker_(VictimPicker::make(w.victim, blockIdx.x)),
+        own_(ws.own(blockIdx.x)),
         batch_(reinterpret_cast<Task*>(lane_memory)),
         next_(batch_ + blockDim.x),
         offsets_(reinterpret_cast<std::uint32_t*>(next_ + blockDim.x)),
-        rank_(blockIdx.x),
         chunk_(chunk),
-        id_grab_(id_grab) {}
+        id_grab_(id_grab),
+        remote_(remote) {}
 
   // The whole block, batch after batch until the run ends or stops.
   __device__ void run() {
-    hooks_.on_start();
+    hooks.on_start();
     if (threadIdx.x == 0) {
-      credit_.units = 0;  // only thread 0 ever touches it
-      box_.keep = 0;      // read by the others only after the loop's barriers
+      credit.units = 0;  // only thread 0 ever touches it
+      box_.keep = 0;     // read by the others only after the loop's barriers
+      remote_.start(a, rank);
     }
     bool stopped = false;  // thread 0's
     for (;;) {
@@ -163,8 +170,23 @@ class LaneBlockWorker {
       if (box_.action != static_cast<int>(WorkerAction::Run)) break;
       if (!run_batch(stopped)) break;
     }
-    hooks_.on_end(a_.stats[rank_]);
+    const std::uint32_t remote_steals = threadIdx.x == 0 ? remote_.remote_steals(a, rank) : 0;
+    hooks.on_end(a.stats[rank], remote_steals);
   }
+
+  // The run is over: every host task is in (`drained_`, monotone) and nothing is pending. For a
+  // Remote that tests the end itself.
+  __device__ bool finished() {
+    if (!drained_) drained_ = ws.host_drained();
+    return drained_ && ws.no_pending();
+  }
+
+  const Ws ws;
+  const DynamicArgs& a;
+  WsBlockHooks hooks;
+  PendingCredit& credit;  // shared memory, as the block worker's
+  VictimPicker picker;
+  const std::uint32_t rank;
 
  private:
   // Thread 0: what the block does next, into the mailbox.
@@ -172,7 +194,10 @@ class LaneBlockWorker {
     if (stopped) {
       box_.action = static_cast<int>(WorkerAction::Stop);
     } else if (box_.keep) {  // the children of the last batch are this one
-      box_.action = static_cast<int>(a_.should_stop() ? WorkerAction::Stop : WorkerAction::Run);
+      // Across GPUs: a request to us is answered between batches, kept ones too (a chain of
+      // kept batches can run long, and the asking block waits meanwhile).
+      remote_.before_lookup(*this);
+      box_.action = static_cast<int>(a.should_stop() ? WorkerAction::Stop : WorkerAction::Run);
       box_.k = box_.total;
       box_.from_deque = 0;
     } else {
@@ -181,7 +206,7 @@ class LaneBlockWorker {
     box_.failed = 0;
     // After find()'s records: thread 0 records nothing else until end_lane_batch, which moves
     // the count past the batch written at this one (publish() records after that).
-    if (a_.trace.events != nullptr)
+    if (a.trace.events != nullptr)
       box_.begin_ns = globaltimer(), box_.trace_base = ctx_.trace_count();
   }
 
@@ -195,7 +220,7 @@ class LaneBlockWorker {
       batch_[threadIdx.x] = gpulb::detail::load_task_relaxed(own_.slots[box_.first + threadIdx.x]);
     __syncthreads();
     const int n = has_task ? body_.lane_children(batch_[threadIdx.x]) : 0;
-    body_.lane_account(rank_, has_task ? &batch_[threadIdx.x] : nullptr, n);
+    body_.lane_account(rank, has_task ? &batch_[threadIdx.x] : nullptr, n);
     std::uint32_t total = 0;
     const std::uint32_t offset =
         lane_exclusive_scan(static_cast<std::uint32_t>(n), total, box_.warp_totals);
@@ -205,7 +230,7 @@ class LaneBlockWorker {
     // barrier that ends the planning answers it (a reduction). Untraced, a plain barrier and no
     // look at the ids (a first version looked either way: untraced T1L 1% slower, H100).
     bool range = false;
-    if (a_.trace.events != nullptr) {
+    if (a.trace.events != nullptr) {
       const Task& lead = batch_[0];
       range = __syncthreads_or(has_task && (batch_[threadIdx.x].id != lead.id + threadIdx.x ||
                                             batch_[threadIdx.x].kind != lead.kind)) == 0;
@@ -235,12 +260,13 @@ class LaneBlockWorker {
   // written into our deque above its bottom, or into the spawn slots for the overflow queue.
   __device__ void make_children(std::uint32_t k, std::uint32_t total, bool keep) {
     const std::uint32_t room = box_.room, deque_base = box_.deque_base, id_base = box_.id_base;
-    Task* spill_slots = a_.slots(rank_);
+    const std::uint32_t stride = remote_.id_stride(a);
+    Task* spill_slots = a.slots(rank);
     for (std::uint32_t j = threadIdx.x; j < total; j += blockDim.x) {
       const std::uint32_t p = lane_parent_of(offsets_, k, j);
       const Task& parent = batch_[p];
       Task child = body_.lane_child(parent, static_cast<int>(j - offsets_[p]));
-      child.id = id_base + j;
+      child.id = id_base + j * stride;
       child.parent = parent.id;
       child.depth = parent.depth + 1;
       if (keep)
@@ -259,7 +285,7 @@ class LaneBlockWorker {
     return k;
   }
 
-  // Thread 0: a batch from our deque, a shared queue or a victim; k tasks, 0 for none.
+  // Thread 0: a batch from our deque, a shared queue or a victim on this GPU; k tasks, 0 for none.
   __device__ std::uint32_t look_for_batch() {
     const BatchPop p = own_.pop_bottom_batch(own_bottom_, blockDim.x, chunk_);
     own_bottom_ = p.bottom;
@@ -267,19 +293,19 @@ class LaneBlockWorker {
     box_.from_deque = k > 0;
     box_.first = p.first;
     if (k > 0) {
-      hooks_.on_deque_level(p.level);
-    } else if ((k = take_from(ws_.sharing)) > 0) {  // counted when they were accepted
-      hooks_.on_queue_level(ws_.sharing.size_hint(), kSharingQueueId);
-    } else if ((k = take_from(ws_.overflow)) > 0) {  // counted when spawned
-      hooks_.on_queue_level(ws_.overflow.size_hint(), kOverflowQueueId);
-    } else if (ws_.workers > 1) {
-      const std::uint32_t victim = picker_.next(rank_, ws_.workers);
+      hooks.on_deque_level(p.level);
+    } else if ((k = take_from(ws.sharing)) > 0) {  // counted when they were accepted
+      hooks.on_queue_level(ws.sharing.size_hint(), kSharingQueueId);
+    } else if ((k = take_from(ws.overflow)) > 0) {  // counted when spawned
+      hooks.on_queue_level(ws.overflow.size_hint(), kOverflowQueueId);
+    } else if (ws.workers > 1) {
+      const std::uint32_t victim = picker.next(rank, ws.workers);
       StealResult r = StealResult::Empty;
-      k = ws_.deques.deque(victim).pop_top_chunk(batch_, chunk_, r);
+      k = ws.deques.deque(victim).pop_top_chunk(batch_, chunk_, r);
       if (k > 0)
-        hooks_.on_steal(victim);
+        hooks.on_steal(victim);
       else
-        hooks_.on_steal_failed(victim);
+        hooks.on_steal_failed(victim);
     }
     return k;
   }
@@ -287,20 +313,31 @@ class LaneBlockWorker {
   // Thread 0: a batch into the mailbox (Run), or the end.
   __device__ WorkerAction find() {
     for (;;) {
-      if (a_.should_stop()) return WorkerAction::Stop;
-      if (const std::uint32_t k = look_for_batch(); k > 0) {
-        hooks_.on_found();
-        backoff_ = kMinBackoffNs;
-        box_.k = k;
-        return WorkerAction::Run;
+      if (a.should_stop()) return WorkerAction::Stop;
+      remote_.before_lookup(*this);
+      if (const std::uint32_t k = look_for_batch(); k > 0) return found(k);
+      std::uint32_t taken = 0;  // from another GPU: the batch array holds them
+      const RemoteFind r = remote_.after_miss(*this, batch_, taken);
+      if (r == RemoteFind::Found) {
+        box_.from_deque = 0;
+        return found(taken);
       }
-      hooks_.on_idle();
-      if (feed_when_idle(ws_, w_.staging, drained_, hooks_)) continue;
-      ws_.flush_pending(credit_);
-      if (ws_.terminated()) return WorkerAction::Done;
+      if (r == RemoteFind::Stop) return WorkerAction::Stop;
+      if (r == RemoteFind::Done) return WorkerAction::Done;
+      hooks.on_idle();
+      if (feed_when_idle(ws, staging_, drained_, hooks, remote_.feeds(staging_))) continue;
+      if (remote_.idle_pass_ends_run(*this)) return WorkerAction::Done;
       __nanosleep(backoff_);
       backoff_ = backoff_ < kMaxBackoffNs ? 2 * backoff_ : kMaxBackoffNs;
     }
+  }
+
+  __device__ WorkerAction found(std::uint32_t k) {
+    hooks.on_found();
+    remote_.on_found();
+    backoff_ = kMinBackoffNs;
+    box_.k = k;
+    return WorkerAction::Run;
   }
 
   // Thread 0, after the scan: the children's ids, their count in `pending`, where they go.
@@ -309,85 +346,85 @@ class LaneBlockWorker {
     box_.total = total;
     box_.keep = 0;
     if (total == 0) {
-      ws_.count_batch(0, k, credit_);
+      ws.count_batch(0, k, credit);
       return true;
     }
     if (!take_ids(first_id, total)) return false;
     box_.id_base = id_next_;
-    id_next_ += total;
-    ws_.count_batch(total, k, credit_);  // before any child is visible (work_stealing.hpp)
+    id_next_ += total * remote_.id_stride(a);
+    remote_.count_batch(*this, total, k);  // across GPUs: units from the GPU's reserve first
+    ws.count_batch(total, k, credit);      // before any child is visible (work_stealing.hpp)
     box_.keep = total <= blockDim.x;
     if (box_.keep) return true;  // the next batch, private: nothing to place
     box_.deque_base = own_bottom_;
     const std::uint32_t room = own_.capacity - own_bottom_;
     box_.room = total < room ? total : room;
     const std::uint32_t rest = total - box_.room;
-    if (rest > 0 && !ws_.spill) {
-      a_.fail(DynamicFailure::DequeFull, rank_, first_id, total);
+    if (rest > 0 && !ws.spill) {
+      a.fail(DynamicFailure::DequeFull, rank, first_id, total);
       return false;
     }
-    if (rest > a_.spawn_capacity) {
-      a_.fail(DynamicFailure::SpawnCapacity, rank_, first_id, total);
+    if (rest > a.spawn_capacity) {
+      a.fail(DynamicFailure::SpawnCapacity, rank, first_id, total);
       return false;
     }
     return true;
   }
 
-  // Thread 0: `total` ids in [id_next_, id_end_), with one fetch-and-add for id_grab ids or more
-  // where too few are left (see the top).
+  // Thread 0: `total` ids from [id_next_, id_end_), every id_stride-th (across GPUs the ids
+  // interleave with the other GPUs'), with one fetch-and-add for id_grab ids or more where too few
+  // are left (see the top).
   __device__ bool take_ids(std::uint32_t first_id, std::uint32_t total) {
-    if (id_end_ - id_next_ >= total) return true;
+    const std::uint32_t stride = remote_.id_stride(a);
+    if ((id_end_ - id_next_) / stride >= total) return true;
     const std::uint32_t grab = total > id_grab_ ? total : id_grab_;
     const std::uint32_t base =
-        device_atomic_ref<std::uint32_t>(a_.ids->next).fetch_add(grab, mo::relaxed);
-    if (static_cast<std::uint64_t>(base) + total > a_.id_limit) {
-      a_.fail(DynamicFailure::IdCapacity, rank_, first_id, total);
+        device_atomic_ref<std::uint32_t>(a.ids->next).fetch_add(grab * stride, mo::relaxed);
+    if (static_cast<std::uint64_t>(base) + std::uint64_t{total - 1} * stride >= a.id_limit) {
+      a.fail(DynamicFailure::IdCapacity, rank, first_id, total);
       return false;
     }
     id_next_ = base;
     id_end_ = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(std::uint64_t{base} + grab, a_.id_limit));
+        std::min<std::uint64_t>(std::uint64_t{base} + std::uint64_t{grab} * stride, a.id_limit));
     return true;
   }
 
   // Thread 0, after the children are written and a barrier: publish them.
   __device__ bool publish(std::uint32_t k) {
-    a_.task_finished(rank_, hooks_.on_task_done(k));
+    remote_.before_publish(*this);
+    a.task_finished(rank, hooks.on_task_done(k));
     const std::uint32_t total = box_.total;
     if (total == 0) return true;
-    // The batch's children, of all its tasks, have the consecutive ids box.id_base .. + total - 1.
-    hooks_.on_spawn(trace::spawn_event(box_.id_base, total), total);
+    // The batch's children, of all its tasks, have the ids box.id_base + j * id_stride.
+    hooks.on_spawn(trace::spawn_event(box_.id_base, total, remote_.consecutive_ids(a)), total);
     if (box_.keep) return true;
     if (box_.room > 0) {
-      hooks_.on_deque_level(own_.publish_written(own_bottom_, box_.room));
+      hooks.on_deque_level(own_.publish_written(own_bottom_, box_.room));
       own_bottom_ += box_.room;
     }
     const std::uint32_t rest = total - box_.room;
     if (rest == 0) return true;
-    const std::uint32_t spilled = ws_.overflow.try_push(a_.slots(rank_), rest);
-    hooks_.on_spilled(spilled, ws_.overflow.size_hint());
+    const std::uint32_t spilled = ws.overflow.try_push(a.slots(rank), rest);
+    hooks.on_spilled(spilled, ws.overflow.size_hint());
     if (spilled < rest) {
-      a_.fail(DynamicFailure::OverflowFull, rank_, batch_[0].id, total);
+      a.fail(DynamicFailure::OverflowFull, rank, batch_[0].id, total);
       return false;
     }
     return true;
   }
 
-  const WsKernelArgs& w_;
-  const DynamicArgs& a_;
+  const StagingRef& staging_;  // the kernel parameter's: a copy would hold registers
   const Body& body_;
   const BlockContext& ctx_;
   LaneMailbox& box_;
-  PendingCredit& credit_;  // shared memory, as the block worker's
-  WsBlockHooks hooks_;
-  const WorkStealingRef ws_;
-  const WorkStealingDequeRef own_;
-  VictimPicker picker_;
+  const decltype(std::declval<const Ws&>().own(0u)) own_;
   // Two batch arrays: the one running, and the next one when a batch keeps its children.
   Task* batch_;
   Task* next_;
   std::uint32_t* offsets_;
-  const std::uint32_t rank_, chunk_, id_grab_;
+  const std::uint32_t chunk_, id_grab_;
+  Remote remote_;
   bool drained_ = false;  // thread 0's: every host task is in the sharing queue
   unsigned backoff_ = kMinBackoffNs;
   std::uint32_t own_bottom_ = 0;  // thread 0's: the deque's bottom (only the owner writes it)
@@ -402,39 +439,59 @@ __global__ void work_stealing_lane_kernel(WsKernelArgs w, DynamicArgs a, Body bo
   __shared__ PendingCredit credit;
   extern __shared__ __align__(16) unsigned char lane_memory[];
   const BlockContext ctx(blockIdx.x, a.trace.segment(blockIdx.x), a.stop, &box.scratch);
-  LaneBlockWorker<Body>(w, a, body, ctx, box, credit, lane_memory, chunk, id_grab).run();
+  LaneBlockWorker<Body, WorkStealingRef, OneGpu>(
+      w.ws, w.staging, VictimPicker::make(w.victim, blockIdx.x), a, body, ctx, box, credit,
+      lane_memory, chunk, id_grab, OneGpu{})
+      .run();
 }
 
 namespace detail {
 
-// The host side of a task_per=lane run on one GPU: control_work_stealing's, with the lane kernel.
-template <class Body, class MakeBody>
-void control_work_stealing_lanes(GpuSession& s, const ExecPlan& plan, MakeBody& make_body,
-                                 std::atomic<bool>& abort_all, DynamicOutcome& out) {
+// What a task_per=lane run needs of the plan, on one GPU and across GPUs.
+inline void check_lane_plan(const ExecPlan& plan) {
   if (plan.block_size % 32 != 0) {
     throw ConfigError(
         "work-stealing: task_per=lane runs whole warps: --block-size must be a multiple of 32 "
         "(got " +
         std::to_string(plan.block_size) + ")");
   }
+}
+template <class Body>
+void check_lane_body(const Body& body) {
+  if (const char* why = body.lane_refusal())
+    throw ConfigError(std::string("work-stealing: task_per=lane: ") + why);
+}
+// A steal lands in the batch array: at most a block's worth (and owners and thieves agree on it).
+inline std::uint32_t lane_steal_chunk(const ExecPlan& plan) {
+  return std::min(plan.policy_options<policies::WorkStealingOptions>().steal_chunk,
+                  plan.block_size);
+}
+// Ids a block takes at once: 256 where no table is indexed by id (they need not be dense then;
+// a block leaves at most 255 unused), else exactly what each batch needs.
+inline std::uint32_t lane_id_grab(const ExecPlan& plan) { return plan.id_capacity == 0 ? 256 : 1; }
+// The lane kernel's dynamic shared memory, allowed past the 48 KiB default where it needs more
+// (on the current device), and its persistent grid on `device`.
+inline GridSize lane_grid(const void* kernel, int device, const ExecPlan& plan) {
   const std::size_t smem = lane_shared_bytes(plan.block_size);
-  const auto* kernel = reinterpret_cast<const void*>(&work_stealing_lane_kernel<Body>);
   if (smem > 48 * 1024)
     GPULB_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(smem)));
-  const GridSize grid = persistent_grid(kernel, s.device(), plan.block_size, plan.workers, smem);
+  return persistent_grid(kernel, device, plan.block_size, plan.workers, smem);
+}
+
+// The host side of a task_per=lane run on one GPU: control_work_stealing's, with the lane kernel.
+template <class Body, class MakeBody>
+void control_work_stealing_lanes(GpuSession& s, const ExecPlan& plan, MakeBody& make_body,
+                                 std::atomic<bool>& abort_all, DynamicOutcome& out) {
+  check_lane_plan(plan);
+  const GridSize grid =
+      lane_grid(reinterpret_cast<const void*>(&work_stealing_lane_kernel<Body>), s.device(), plan);
   if (!grid.note.empty()) out.notes.push_back(grid.note);
   const std::uint32_t blocks = grid.blocks;
   const Body body = make_body(s.slot(), blocks);
-  if (const char* why = body.lane_refusal())
-    throw ConfigError(std::string("work-stealing: task_per=lane: ") + why);
-  // A steal lands in the batch array: at most a block's worth (and owners and thieves agree on it).
-  const std::uint32_t chunk =
-      std::min(plan.policy_options<policies::WorkStealingOptions>().steal_chunk, plan.block_size);
-
-  // Ids a block takes at once: 256 where no table is indexed by id (they need not be dense then;
-  // a block leaves at most 255 unused), else exactly what each batch needs.
-  const std::uint32_t id_grab = plan.id_capacity == 0 ? 256 : 1;
+  check_lane_body(body);
+  const std::uint32_t chunk = lane_steal_chunk(plan), id_grab = lane_id_grab(plan);
+  const std::size_t smem = lane_shared_bytes(plan.block_size);
   // Per task: its begin and end; per batch: a deque level on pop and push, a spawn, a steal.
   drive_work_stealing(
       s, plan, blocks, 4,

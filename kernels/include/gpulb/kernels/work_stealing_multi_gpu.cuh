@@ -290,9 +290,27 @@ class RemoteGpus {
   __device__ RemoteFind after_miss(W& worker, Task& task) {
     if (++local_misses_ < w_.remote_after || w_.peers.gpus <= 1) return RemoteFind::None;
     local_misses_ = 0;
-    const RemoteFind r = steal_remote(worker, task);
+    const RemoteFind r = steal_remote(
+        worker, [&](const Task* got, std::uint32_t k, std::uint32_t g, std::uint32_t victim) {
+          return take_stolen(worker, task, got, k, g, victim);
+        });
     if (r == RemoteFind::Found) worker.hooks.on_task_taken(task);  // the steal is recorded
     return r;
+  }
+  // The task-a-lane worker's form: the k tasks taken are its next batch (k <= remote_chunk, which
+  // the host keeps within the block size).
+  template <class W>
+  __device__ RemoteFind after_miss(W& worker, Task* batch, std::uint32_t& k) {
+    if (++local_misses_ < w_.remote_after || w_.peers.gpus <= 1) return RemoteFind::None;
+    local_misses_ = 0;
+    return steal_remote(
+        worker, [&](const Task* got, std::uint32_t n, std::uint32_t g, std::uint32_t victim) {
+          for (std::uint32_t i = 0; i < n; ++i) batch[i] = got[i];
+          k = n;
+          worker.hooks.on_steal(victim, trace::steal_aux_for_device(g));
+          ++worker.a.stats[worker.rank].remote_steals;
+          return true;
+        });
   }
 
   __device__ void on_found() {
@@ -341,6 +359,7 @@ class RemoteGpus {
 
   // Ids interleaved with the other GPUs' (a.id_stride GPUs): not consecutive where there are
   // several, so the spawn is a count-only Spawn then.
+  __device__ std::uint32_t id_stride(const DynamicArgs& a) const { return a.id_stride; }
   __device__ bool take_children(const DynamicArgs& a, const Task& parent, std::uint32_t rank,
                                 std::uint32_t count) const {
     return a.take_children_interleaved(parent, rank, count);
@@ -358,8 +377,14 @@ class RemoteGpus {
   // back, and units are used only when the reserve held them (old + units <= 0).
   template <class W>
   __device__ void count_children(W& worker, std::uint32_t children) {
-    const std::int64_t need = static_cast<std::int64_t>(children) - 1;
-    if (worker.credit.units + need <= 0) return;  // the credit absorbs them (count_children)
+    count_batch(worker, children, 1);
+  }
+  // `children` of `finished` tasks (the task-a-lane worker's batch; ws.count_batch then counts).
+  template <class W>
+  __device__ void count_batch(W& worker, std::uint32_t children, std::uint32_t finished) {
+    const std::int64_t need =
+        static_cast<std::int64_t>(children) - static_cast<std::int64_t>(finished);
+    if (worker.credit.units + need <= 0) return;  // the credit absorbs them (count_batch)
     const std::int64_t units = worker.credit.units + need + worker.ws.lease;
     device_atomic_ref<std::int64_t> reserve(*w_.reserve);
     if (reserve.load(mo::relaxed) + units > 0)
@@ -397,8 +422,9 @@ class RemoteGpus {
     if (r != 0) system_atomic_ref<std::int64_t>(worker.ws.ctl->pending).fetch_add(r, mo::acq_rel);
   }
 
-  // The stolen tasks are in got[0..k): the first is run, the rest pushed onto our deque (empty: our
-  // own pop just failed, and only we push). Their units travel with them: `pending` does not change.
+  // The block worker's take: the stolen tasks are in got[0..k): the first is run, the rest pushed
+  // onto our deque (empty: our own pop just failed, and only we push). Their units travel with
+  // them: `pending` does not change.
   template <class W>
   __device__ bool take_stolen(W& worker, Task& task, const Task* got, std::uint32_t k,
                               std::uint32_t g, std::uint32_t victim) {
@@ -417,31 +443,31 @@ class RemoteGpus {
     return true;
   }
 
-  // One steal from a random block of another GPU: Found (task set), None, Stop (the run stopped)
-  // or Done (the run ended while we waited for an answer).
-  template <class W>
-  __device__ RemoteFind steal_remote(W& worker, Task& task) {
+  // One steal from a random block of another GPU: Found (`take(got, k, gpu, victim)` took the k
+  // tasks and returned true), None, Stop (the run stopped, or take failed) or Done (the run ended
+  // while we waited for an answer).
+  template <class W, class Take>
+  __device__ RemoteFind steal_remote(W& worker, Take&& take) {
     std::uint32_t g = xorshift32(worker.picker.state) % (w_.peers.gpus - 1);
     if (g >= w_.peers.self) ++g;
     const std::uint32_t victim = xorshift32(worker.picker.state) % w_.peers.gpu[g].count;
     if constexpr (kRequest) {
-      return request_remote(worker, task, g, victim);
+      return request_remote(worker, g, victim, take);
     } else {
       Task* got = worker.a.slots(worker.rank);  // our spawn slots, free between tasks
       StealResult res = StealResult::Empty;
       const std::uint32_t k = w_.peers.gpu[g].template at<Scope::System>(victim).pop_top_chunk(
           got, w_.remote_chunk, res);
-      if (k > 0)
-        return take_stolen(worker, task, got, k, g, victim) ? RemoteFind::Found : RemoteFind::Stop;
+      if (k > 0) return take(got, k, g, victim) ? RemoteFind::Found : RemoteFind::Stop;
     }
     worker.hooks.on_steal_failed(victim, trace::steal_aux_for_device(g));
     return RemoteFind::None;
   }
 
   // remote=request: ask block `victim` of GPU `g` and wait for its answer.
-  template <class W>
-  __device__ RemoteFind request_remote(W& worker, Task& task, std::uint32_t g,
-                                       std::uint32_t victim) {
+  template <class W, class Take>
+  __device__ RemoteFind request_remote(W& worker, std::uint32_t g, std::uint32_t victim,
+                                       Take& take) {
     // Look before asking: the owner keeps its last task, so a victim with fewer than two tasks
     // answers with nothing, after a CAS and a wait of a few NVLink round trips during which we
     // miss our own GPU's new work. One peer read of its deque's size skips those asks (a hint:
@@ -486,7 +512,7 @@ class RemoteGpus {
     }
     const Task* inbox =
         w_.peers.inbox[w_.peers.self] + static_cast<std::size_t>(rank) * w_.remote_chunk;
-    return take_stolen(worker, task, inbox, k, g, victim) ? RemoteFind::Found : RemoteFind::Stop;
+    return take(inbox, k, g, victim) ? RemoteFind::Found : RemoteFind::Stop;
   }
 
   const MgWsKernelArgs<S>& w_;

@@ -299,12 +299,33 @@ struct MgWsTotals {
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> per_sm;  // (GPU, SM) -> tasks
 };
 
+// What runs one task on each GPU, and the kernel that does it: a block (Grossman; this struct),
+// or a thread of a block that runs a batch (task_per=lane: LaneTasks,
+// work_stealing_lanes_multi_gpu.cuh). The frame below asks it for the grid, the launch, the most
+// tasks one answer to another GPU may bring, and the trace events a task takes.
+struct BlockTasks {
+  static constexpr std::uint32_t kEventsPerTask = 8;
+  template <class Body, Scope S>
+  static GridSize grid(int device, const ExecPlan& p) {
+    return persistent_grid(reinterpret_cast<const void*>(&work_stealing_multi_kernel<Body, S>),
+                           device, p.block_size, p.workers);
+  }
+  template <class Body>
+  static void check(const Body&) {}
+  static std::uint32_t most_remote_chunk(const ExecPlan&) { return ~0u; }
+  template <class Body, Scope S>
+  static void launch(std::uint32_t blocks, const ExecPlan& p, cudaStream_t stream,
+                     const MgWsKernelArgs<S>& k, const DynamicArgs& a, const Body& body) {
+    work_stealing_multi_kernel<Body, S><<<blocks, p.block_size, 0, stream>>>(k, a, body);
+  }
+};
+
 // The run of work stealing across GPUs on the GPU run frame (gpu_run.cuh). S: the deques' scope,
-// System for remote=steal, Device for remote=request.
+// System for remote=steal, Device for remote=request. Tasks: BlockTasks or LaneTasks (above).
 //
 // Body is the factory's body type as the caller spells it (body_factory.hpp says why it is not
 // named here).
-template <Scope S, class Factory, class Body>
+template <Scope S, class Factory, class Body, class Tasks>
 class WsAcrossGpus {
  public:
   static constexpr bool kRequest = S == Scope::Device;
@@ -320,7 +341,8 @@ class WsAcrossGpus {
     // deque is that short, so 1; an answer to a request costs the owner nothing below its last task.
     const std::uint32_t asked_chunk =
         o_.remote_chunk != 0 ? o_.remote_chunk : (kRequest ? kDefaultRequestChunk : 1u);
-    remote_chunk_ = std::max(1u, std::min({asked_chunk, o_.deque_capacity, o_.spawn_capacity}));
+    remote_chunk_ = std::max(1u, std::min({asked_chunk, o_.deque_capacity, o_.spawn_capacity,
+                                           Tasks::most_remote_chunk(run.plan())}));
   }
 
   std::vector<std::string> notes;
@@ -347,7 +369,8 @@ class WsAcrossGpus {
     std::uint32_t total_blocks = 0;
     for (std::uint32_t g = 0; g < gpus_; ++g)
       run.on_gpu(g, [&] { total_blocks += open_gpu(run, g); });
-    const std::uint32_t trace_capacity = dynamic_trace_capacity(run.plan(), total_blocks, 8, notes);
+    const std::uint32_t trace_capacity =
+        dynamic_trace_capacity(run.plan(), total_blocks, Tasks::kEventsPerTask, notes);
     if (placement_.host) fit_host_inboxes();
     for (std::uint32_t g = 0; g < gpus_; ++g)
       run.on_gpu(g, [&] { allocate_gpu(run, g, trace_capacity); });
@@ -397,21 +420,20 @@ class WsAcrossGpus {
 };
 
 // GPU g's grid and body; returns its blocks.
-template <Scope S, class Factory, class Body>
-std::uint32_t WsAcrossGpus<S, Factory, Body>::open_gpu(GpuRun& run, std::uint32_t g) {
+template <Scope S, class Factory, class Body, class Tasks>
+std::uint32_t WsAcrossGpus<S, Factory, Body, Tasks>::open_gpu(GpuRun& run, std::uint32_t g) {
   const ExecPlan& p = run.plan();
-  grids_.push_back(
-      persistent_grid(reinterpret_cast<const void*>(&work_stealing_multi_kernel<Body, S>),
-                      static_cast<int>(g), p.block_size, p.workers));
+  grids_.push_back(Tasks::template grid<Body, S>(static_cast<int>(g), p));
   if (!grids_.back().note.empty())
     notes.push_back("GPU " + std::to_string(g) + ": " + grids_.back().note);
   bodies_.push_back(make_body_(g, grids_.back().blocks));
+  Tasks::check(bodies_.back());
   return grids_.back().blocks;
 }
 
 // The inboxes are pinned host memory: keep them to kHostInboxBytes a GPU.
-template <Scope S, class Factory, class Body>
-void WsAcrossGpus<S, Factory, Body>::fit_host_inboxes() {
+template <Scope S, class Factory, class Body, class Tasks>
+void WsAcrossGpus<S, Factory, Body, Tasks>::fit_host_inboxes() {
   std::uint32_t most_blocks = 1;
   for (const GridSize& grid : grids_) most_blocks = std::max(most_blocks, grid.blocks);
   const auto fits = static_cast<std::uint32_t>(
@@ -428,9 +450,9 @@ void WsAcrossGpus<S, Factory, Body>::fit_host_inboxes() {
 
 // GPU g's deques and queues (GPU 0: the run's control words and staging ring too), its host side
 // and its trace segments.
-template <Scope S, class Factory, class Body>
-void WsAcrossGpus<S, Factory, Body>::allocate_gpu(GpuRun& run, std::uint32_t g,
-                                                  std::uint32_t trace_capacity) {
+template <Scope S, class Factory, class Body, class Tasks>
+void WsAcrossGpus<S, Factory, Body, Tasks>::allocate_gpu(GpuRun& run, std::uint32_t g,
+                                                         std::uint32_t trace_capacity) {
   const ExecPlan& p = run.plan();
   GpuSession& s = run.session(g);
   const std::uint32_t blocks = grids_[g].blocks;
@@ -447,8 +469,8 @@ void WsAcrossGpus<S, Factory, Body>::allocate_gpu(GpuRun& run, std::uint32_t g,
   s.allocate_trace(blocks, trace_capacity);
 }
 
-template <Scope S, class Factory, class Body>
-MgWsKernelArgs<S> WsAcrossGpus<S, Factory, Body>::kernel_args(std::uint32_t g) const {
+template <Scope S, class Factory, class Body, class Tasks>
+MgWsKernelArgs<S> WsAcrossGpus<S, Factory, Body, Tasks>::kernel_args(std::uint32_t g) const {
   MgWsKernelArgs<S> k;
   const std::uint32_t blocks = grids_[g].blocks;
   k.ws = BasicWorkStealingRef<S, Scope::System>{states_[g]->deques(),
@@ -481,8 +503,8 @@ MgWsKernelArgs<S> WsAcrossGpus<S, Factory, Body>::kernel_args(std::uint32_t g) c
 }
 
 // For the watchdog's message: the run's control words and this GPU's queues.
-template <Scope S, class Factory, class Body>
-std::string WsAcrossGpus<S, Factory, Body>::describe(GpuRun& run, std::uint32_t g) const {
+template <Scope S, class Factory, class Body, class Tasks>
+std::string WsAcrossGpus<S, Factory, Body, Tasks>::describe(GpuRun& run, std::uint32_t g) const {
   WorkStealingControl c;
   GpuSession& s = run.session(g);
   GPULB_CUDA_TRY(
@@ -498,8 +520,8 @@ std::string WsAcrossGpus<S, Factory, Body>::describe(GpuRun& run, std::uint32_t 
 }
 
 // GPU g's part: the launch, GPU 0's feed from the host, the wait, the blocks' first failure.
-template <Scope S, class Factory, class Body>
-void WsAcrossGpus<S, Factory, Body>::control(GpuRun& run, std::uint32_t g) {
+template <Scope S, class Factory, class Body, class Tasks>
+void WsAcrossGpus<S, Factory, Body, Tasks>::control(GpuRun& run, std::uint32_t g) {
   using trace::EventKind;
   const ExecPlan& p = run.plan();
   GpuSession& s = run.session(g);
@@ -507,8 +529,8 @@ void WsAcrossGpus<S, Factory, Body>::control(GpuRun& run, std::uint32_t g) {
   const std::function<std::string()> state = [&] { return describe(run, g); };
   s.host_record(EventKind::KernelLaunch, grids_[g].blocks);
   outcomes_[g].launch_ns = s.now_ns();
-  work_stealing_multi_kernel<Body, S>
-      <<<grids_[g].blocks, p.block_size, 0, s.kernel_stream()>>>(args_[g], host.args(), bodies_[g]);
+  Tasks::template launch<Body, S>(grids_[g].blocks, p, s.kernel_stream(), args_[g], host.args(),
+                                  bodies_[g]);
   GPULB_CUDA_CHECK_LAUNCH();
   std::uint64_t inserted = 0;
   if (g == 0) {
@@ -534,10 +556,10 @@ void WsAcrossGpus<S, Factory, Body>::control(GpuRun& run, std::uint32_t g) {
 
 // Polls GPU g's blocks until its kernel ends. Progress for its watchdog: every GPU's tasks (a GPU
 // whose blocks wait for the others' last tasks is not stuck).
-template <Scope S, class Factory, class Body>
-void WsAcrossGpus<S, Factory, Body>::wait_for_kernel(GpuRun& run, std::uint32_t g,
-                                                     std::uint64_t inserted,
-                                                     const std::function<std::string()>& state) {
+template <Scope S, class Factory, class Body, class Tasks>
+void WsAcrossGpus<S, Factory, Body, Tasks>::wait_for_kernel(
+    GpuRun& run, std::uint32_t g, std::uint64_t inserted,
+    const std::function<std::string()>& state) {
   GpuSession& s = run.session(g);
   DynamicHost& host = *hosts_[g];
   auto others = [&] {
@@ -557,8 +579,8 @@ void WsAcrossGpus<S, Factory, Body>::wait_for_kernel(GpuRun& run, std::uint32_t 
 }
 
 // GPU g's counts, steals and deque levels.
-template <Scope S, class Factory, class Body>
-GpuShare WsAcrossGpus<S, Factory, Body>::collect(GpuRun&, std::uint32_t g, ExecOutput& out) {
+template <Scope S, class Factory, class Body, class Tasks>
+GpuShare WsAcrossGpus<S, Factory, Body, Tasks>::collect(GpuRun&, std::uint32_t g, ExecOutput& out) {
   DynamicHost& host = *hosts_[g];
   DynamicOutcome counts;
   host.collect(counts, false);
@@ -591,8 +613,8 @@ GpuShare WsAcrossGpus<S, Factory, Body>::collect(GpuRun&, std::uint32_t g, ExecO
 }
 
 // The run's metrics over every GPU, and its notes: the per-GPU balance, the spill.
-template <Scope S, class Factory, class Body>
-void WsAcrossGpus<S, Factory, Body>::finish(GpuRun& run, ExecOutput& out) {
+template <Scope S, class Factory, class Body, class Tasks>
+void WsAcrossGpus<S, Factory, Body, Tasks>::finish(GpuRun& run, ExecOutput& out) {
   out.metrics["steals"] = totals_.steals;
   out.metrics["remote_steals"] = totals_.remote_steals;
   out.metrics["steals_failed"] = totals_.steals_failed;
@@ -626,8 +648,8 @@ void WsAcrossGpus<S, Factory, Body>::finish(GpuRun& run, ExecOutput& out) {
 
 // The per-GPU balance in words (the metrics hold the numbers); each GPU's busy time where the run
 // is traced.
-template <Scope S, class Factory, class Body>
-std::string WsAcrossGpus<S, Factory, Body>::balance_note(
+template <Scope S, class Factory, class Body, class Tasks>
+std::string WsAcrossGpus<S, Factory, Body, Tasks>::balance_note(
     GpuRun& run, const ExecOutput& out, const std::vector<std::uint64_t>& busy) const {
   std::string balance =
       "work-stealing across " + std::to_string(gpus_) + " GPUs (remote=" + choice_text(o_.remote) +
@@ -645,13 +667,13 @@ std::string WsAcrossGpus<S, Factory, Body>::balance_note(
   return balance;
 }
 
-template <Scope S, class Factory>
+template <Scope S, class Tasks = BlockTasks, class Factory>
 ExecOutput run_work_stealing_on_gpus(const ExecPlan& plan, Factory& make_body) {
   using Body = std::decay_t<decltype(make_body(0u, 0u))>;
   check_ws_placement_options(
       plan.policy_options<policies::WorkStealingOptions>());  // before any CUDA call
   GpuRun run(plan, GpuRun::Across{});
-  WsAcrossGpus<S, Factory, Body> r(run, make_body);
+  WsAcrossGpus<S, Factory, Body, Tasks> r(run, make_body);
   return run_on_gpus(run, r);
 }
 

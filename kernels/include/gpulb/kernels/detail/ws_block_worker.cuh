@@ -7,8 +7,8 @@
 //                    block after remote_after failed passes, answers to other GPUs' requests, the
 //                    per-GPU reserve in front of the run's one `pending`, interleaved ids
 // The task-a-lane worker (work_stealing_lanes.cuh) runs a batch of tasks per step, with its own scan
-// and child placement, so it is a worker of its own; it shares the hooks, the host feed and the
-// scheduling steps (gpulb/work_stealing.hpp).
+// and child placement, so it is a worker of its own; it shares the hooks, the host feed, the
+// scheduling steps (gpulb/work_stealing.hpp) and these Remotes, through the batch forms below.
 //
 // Also here: the device side of the host's staging ring, which idle blocks move into their GPU's
 // sharing queue (feed_from_host; the ring's protocol is at the top of work_stealing_kernels.cuh).
@@ -24,6 +24,10 @@
 //   take_children(a, parent, rank, count), consecutive_ids(a), count_children(worker, count)
 //                                  the children's ids, and their units before they are counted
 //   remote_steals(a, rank)         steals from other GPUs, for the block's stats
+// and for the task-a-lane worker, which takes and counts a batch at a time:
+//   after_miss(worker, batch, k)   as after_miss, the tasks taken (k) into `batch` instead
+//   count_batch(worker, k, n)      as count_children, for k children of n tasks
+//   id_stride(a)                   the step between the ids a GPU gives out (1 on one GPU)
 #pragma once
 
 #include <cstdint>
@@ -218,6 +222,10 @@ struct OneGpu {
   __device__ RemoteFind after_miss(W&, Task&) {
     return RemoteFind::None;
   }
+  template <class W>
+  __device__ RemoteFind after_miss(W&, Task*, std::uint32_t&) {
+    return RemoteFind::None;
+  }
   __device__ void on_found() {}
   __device__ bool feeds(const StagingRef&) const { return true; }
   template <class W>
@@ -233,6 +241,9 @@ struct OneGpu {
   }
   template <class W>
   __device__ void count_children(W&, std::uint32_t) {}
+  template <class W>
+  __device__ void count_batch(W&, std::uint32_t, std::uint32_t) {}
+  __device__ static constexpr std::uint32_t id_stride(const DynamicArgs&) { return 1; }
   __device__ bool consecutive_ids(const DynamicArgs&) const { return true; }  // take_children's
   __device__ std::uint32_t remote_steals(const DynamicArgs&, std::uint32_t) const { return 0; }
 };

@@ -2,11 +2,13 @@
 // (mechanism: work_stealing_kernels.cuh), on one GPU; with --gpus N > 1 on N GPUs whose blocks also steal from each other's
 // deques over peer memory, or through host memory without peer access (work_stealing_multi_gpu.cuh; its host frame
 // detail/multi_gpu_ws_run.cuh). --gpus 0 (the default) runs on one GPU. --param task_per=lane:
-// a task per thread instead of per block, on one GPU (work_stealing_lanes.cuh).
+// a task per thread instead of per block (work_stealing_lanes.cuh; across GPUs
+// work_stealing_lanes_multi_gpu.cuh, under remote=request).
 #pragma once
 
 #include "gpulb/kernels/work_stealing_kernels.cuh"
 #include "gpulb/kernels/work_stealing_lanes.cuh"
+#include "gpulb/kernels/work_stealing_lanes_multi_gpu.cuh"
 #include "gpulb/kernels/detail/multi_gpu_ws_run.cuh"
 #include "gpulb/kernels/detail/body_factory.hpp"
 #include "gpulb/kernels/detail/single_gpu_run.cuh"
@@ -21,10 +23,18 @@ struct WorkStealingDriver {
     using Body = std::decay_t<decltype(make_body(0u, 0u))>;
     if (plan.policy_options<policies::WorkStealingOptions>().task_per == TaskPer::Lane) {
       if constexpr (LaneBody<Body>) {
-        if (plan.gpus > 1)
-          throw ConfigError(
-              "work-stealing: task_per=lane runs on one GPU; use --gpus 1, or task_per=block "
-              "across GPUs");
+        if (plan.gpus > 1) {
+          if (plan.policy_options<policies::WorkStealingOptions>().remote != RemoteMode::Request)
+            throw ConfigError(
+                "work-stealing: task_per=lane across GPUs takes work from another GPU by request; "
+                "use --param remote=request (the default), or task_per=block with remote=steal");
+          try {
+            return detail::run_work_stealing_on_gpus<Scope::Device, detail::LaneTasks>(plan,
+                                                                                       make_body);
+          } catch (...) {
+            detail::rethrow_gpu_failure(plan, 0);  // as for task_per=block below
+          }
+        }
         return detail::run_on_one_gpu(
             plan,
             [&](detail::GpuSession& s, std::atomic<bool>& abort_all, detail::DynamicOutcome& o) {
