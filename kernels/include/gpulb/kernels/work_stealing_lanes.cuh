@@ -125,24 +125,24 @@ __device__ inline std::uint32_t lane_parent_of(const std::uint32_t* offsets, std
 
 // One block's worker (see the top). Thread 0 finds batches, plans and publishes their children;
 // every thread runs a batch's tasks and makes its children. Thread 0's state is carried by the
-// others unused, as in the block worker (detail/ws_block_worker.cuh), whose hooks, host feed and
-// `Remote` this worker shares: OneGpu on one GPU, RemoteGpus<Scope::Device> across GPUs
-// (work_stealing_lanes_multi_gpu.cuh), which reads the public members below. Across GPUs a batch
+// others unused, as in the block worker (detail/ws_block_worker.cuh), whose state (WsWorkerState),
+// hooks, host feed and `Remote` this worker shares: OneGpu on one GPU, RemoteGpus<Scope::Device>
+// across GPUs (work_stealing_lanes_multi_gpu.cuh), which reads that state. Across GPUs a batch
 // can also come from another GPU's block (after_miss: up to remote_chunk tasks, which become the
 // batch), and the children's ids interleave with the other GPUs' (id_stride).
 template <class Body, class Ws, class Remote>
-class LaneBlockWorker {
+class LaneBlockWorker : public WsWorkerState<Ws> {
+  using State = WsWorkerState<Ws>;
+
  public:
+  using State::a, State::credit, State::drained, State::hooks, State::picker, State::rank,
+      State::ws;
+
   __device__ LaneBlockWorker(const Ws& ws, const StagingRef& staging, VictimPicker picker,
                              const DynamicArgs& a, const Body& body, const BlockContext& ctx,
                              LaneMailbox& box, PendingCredit& credit, unsigned char* lane_memory,
                              std::uint32_t chunk, std::uint32_t id_grab, Remote remote)
-      : ws(ws),
-        a(a),
-        hooks(ctx, blockIdx.x),
-        credit(credit),
-        picker(picker),
-        rank(blockIdx.x),
+      : State(ws, a, ctx, credit, picker),
         staging_(staging),
         body_(body),
         ctx_(ctx),
@@ -173,20 +173,6 @@ class LaneBlockWorker {
     const std::uint32_t remote_steals = threadIdx.x == 0 ? remote_.remote_steals(a, rank) : 0;
     hooks.on_end(a.stats[rank], remote_steals);
   }
-
-  // The run is over: every host task is in (`drained_`, monotone) and nothing is pending. For a
-  // Remote that tests the end itself.
-  __device__ bool finished() {
-    if (!drained_) drained_ = ws.host_drained();
-    return drained_ && ws.no_pending();
-  }
-
-  const Ws ws;
-  const DynamicArgs& a;
-  WsBlockHooks hooks;
-  PendingCredit& credit;  // shared memory, as the block worker's
-  VictimPicker picker;
-  const std::uint32_t rank;
 
  private:
   // Thread 0: what the block does next, into the mailbox.
@@ -325,7 +311,7 @@ class LaneBlockWorker {
       if (r == RemoteFind::Stop) return WorkerAction::Stop;
       if (r == RemoteFind::Done) return WorkerAction::Done;
       hooks.on_idle();
-      if (feed_when_idle(ws, staging_, drained_, hooks, remote_.feeds(staging_))) continue;
+      if (feed_when_idle(ws, staging_, drained, hooks, remote_.feeds(staging_))) continue;
       if (remote_.idle_pass_ends_run(*this)) return WorkerAction::Done;
       __nanosleep(backoff_);
       backoff_ = backoff_ < kMaxBackoffNs ? 2 * backoff_ : kMaxBackoffNs;
@@ -425,7 +411,6 @@ class LaneBlockWorker {
   std::uint32_t* offsets_;
   const std::uint32_t chunk_, id_grab_;
   Remote remote_;
-  bool drained_ = false;  // thread 0's: every host task is in the sharing queue
   unsigned backoff_ = kMinBackoffNs;
   std::uint32_t own_bottom_ = 0;  // thread 0's: the deque's bottom (only the owner writes it)
   // Thread 0's: ids taken from the run's counter and not yet given, [id_next_, id_end_).

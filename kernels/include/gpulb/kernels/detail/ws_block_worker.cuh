@@ -107,22 +107,45 @@ __device__ bool feed_when_idle(const Ws& ws, const StagingRef& staging, bool& dr
 // ended while the block waited for an answer.
 enum class RemoteFind { Found, None, Stop, Done };
 
-// Thread 0's state and steps; the other threads carry it unused. `Ws`: the scheduler's view
-// (BasicWorkStealingRef: this GPU's deques and queues, the run's control words).
+// What a work-stealing worker (this block worker, the task-a-lane worker) holds for its Remote to
+// read: the scheduler's view `Ws` (BasicWorkStealingRef: this GPU's deques and queues, the run's
+// control words), the run's arguments, the hooks, the block's credit, its victim picker and rank,
+// and the host feed's state. Thread 0's; the other threads carry it unused.
+template <class Ws>
+struct WsWorkerState {
+  __device__ WsWorkerState(const Ws& ws, const DynamicArgs& a, const BlockContext& ctx,
+                           PendingCredit& credit, VictimPicker picker)
+      : ws(ws), a(a), hooks(ctx, blockIdx.x), credit(credit), picker(picker), rank(blockIdx.x) {}
+
+  // The run is over: every host task is in (`drained`, monotone, loaded before) and nothing is
+  // pending. For a Remote that tests the end itself.
+  __device__ bool finished() {
+    if (!drained) drained = ws.host_drained();
+    return drained && ws.no_pending();
+  }
+
+  const Ws ws;  // a copy: a reference to the kernel parameter takes more registers
+  const DynamicArgs& a;
+  WsBlockHooks hooks;
+  PendingCredit& credit;  // in shared memory: in a register it cost this kernel resident blocks
+  VictimPicker picker;
+  const std::uint32_t rank;
+  bool drained = false;  // every host task is in the sharing queue
+};
+
+// Thread 0's state and steps; the other threads carry it unused.
 template <class Ws, class Remote>
-class WsBlockWorker {
+class WsBlockWorker : public WsWorkerState<Ws> {
+  using State = WsWorkerState<Ws>;
+
  public:
+  using State::a, State::credit, State::drained, State::hooks, State::picker, State::rank,
+      State::ws;
+
   __device__ WsBlockWorker(const Ws& ws, const StagingRef& staging, VictimPicker picker,
                            const DynamicArgs& a, const BlockContext& ctx, PendingCredit& credit,
                            Remote remote)
-      : ws(ws),
-        a(a),
-        hooks(ctx, blockIdx.x),
-        credit(credit),
-        picker(picker),
-        rank(blockIdx.x),
-        staging_(staging),
-        remote_(remote) {}
+      : State(ws, a, ctx, credit, picker), staging_(staging), remote_(remote) {}
 
   // The whole block: the per-task cycle (dynamic_block_loop) until the run ends or stops.
   template <class Body>
@@ -185,21 +208,6 @@ class WsBlockWorker {
     }
     return true;
   }
-
-  // The run is over: every host task is in (`drained`, monotone, loaded before) and nothing is
-  // pending. For a Remote that tests the end itself.
-  __device__ bool finished() {
-    if (!drained) drained = ws.host_drained();
-    return drained && ws.no_pending();
-  }
-
-  const Ws ws;  // a copy: a reference to the kernel parameter takes more registers
-  const DynamicArgs& a;
-  WsBlockHooks hooks;
-  PendingCredit& credit;  // in shared memory: in a register it cost this kernel resident blocks
-  VictimPicker picker;
-  const std::uint32_t rank;
-  bool drained = false;  // every host task is in the sharing queue
 
  private:
   __device__ WorkerAction found() {
