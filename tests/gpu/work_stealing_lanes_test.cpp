@@ -231,27 +231,32 @@ TEST(GpuWorkStealingLanesAcrossGpus, SmallTreesVerify) {
   }
 }
 
-TEST(GpuWorkStealingLanesAcrossGpus, UtsT1MatchesThePublishedCounts) {
+// T1 (4 million nodes) is long enough for every GPU to take part. An answer of remote_chunk=256
+// to a block of 32 is cut to the block size (it lands in the batch array).
+TEST(GpuWorkStealingLanesAcrossGpus, UtsT1MatchesThePublishedCountsAndEveryGpuWorks) {
   SKIP_WITHOUT_TWO_GPUS();
-  for (const std::uint32_t gpus : gpu_settings()) {
-    SCOPED_TRACE(std::to_string(gpus) + " GPUs");
-    const RunResult r =
-        run_lanes({{"tree", "T1"}, {"watchdog_ms", "60000"}}, 128, false, Backend::Cuda, gpus);
-    EXPECT_TRUE(r.verified) << r.verification;
-    EXPECT_EQ(r.tasks, 4130071u);
-    for (std::uint32_t g = 1; g < gpus; ++g)
-      EXPECT_GT(r.metrics.at("gpu" + std::to_string(g) + "_tasks"), 0u) << "GPU " << g;
-    EXPECT_GT(r.metrics.at("remote_steals"), 0u);
-  }
+  for (const std::uint32_t gpus : gpu_settings())
+    for (const auto& [block_size, chunk] : {std::pair{128u, "0"}, std::pair{32u, "256"}}) {
+      SCOPED_TRACE(std::to_string(gpus) + " GPUs, block " + std::to_string(block_size) +
+                   ", remote_chunk=" + chunk);
+      const RunResult r =
+          run_lanes({{"tree", "T1"}, {"watchdog_ms", "60000"}, {"remote_chunk", chunk}}, block_size,
+                    false, Backend::Cuda, gpus);
+      EXPECT_TRUE(r.verified) << r.verification;
+      EXPECT_EQ(r.tasks, 4130071u);
+      for (std::uint32_t g = 1; g < gpus; ++g)
+        EXPECT_GT(r.metrics.at("gpu" + std::to_string(g) + "_tasks"), 0u) << "GPU " << g;
+      EXPECT_GT(r.metrics.at("remote_steals"), 0u);
+    }
 }
 
-// Each node's zone once, on the GPU that ran it (the ids interleave across GPUs, so no batch is a
-// range of consecutive ids), and the batches asked from another GPU marked as steals across.
+// Each node's zone once, on the GPU that ran it (children's ids interleave across GPUs, so a
+// batch of children is not a range of consecutive ids), and the batches asked from another GPU
+// marked as steals across. T1, long enough for GPU 1 to ask.
 TEST(GpuWorkStealingLanesAcrossGpus, TraceHasAZonePerNodeAndStealsAcrossGpus) {
   SKIP_WITHOUT_TWO_GPUS();
-  const ParamMap deeper = {{"tree", "custom"}, {"t", "1"}, {"a", "3"},
-                           {"d", "9"},         {"b", "4"}, {"r", "19"}};
-  const RunResult r = run_lanes(deeper, 32, true, Backend::Cuda, 2);
+  const RunResult r =
+      run_lanes({{"tree", "T1"}, {"watchdog_ms", "60000"}}, 128, true, Backend::Cuda, 2);
   ASSERT_TRUE(r.verified) << r.verification;
   std::uint64_t begins = 0, across = 0;
   std::set<std::uint32_t> ids;
@@ -277,7 +282,8 @@ TEST(GpuWorkStealingLanesAcrossGpus, RemoteStealIsRefusedNamingRequest) {
     run_lanes({{"tree", "T1"}, {"remote", "steal"}}, 128, false, Backend::Cuda, 2);
     FAIL() << "task_per=lane with remote=steal across GPUs should be refused";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("remote=request"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("task_per=lane across GPUs"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -366,19 +366,20 @@ class LaneBlockWorker : public WsWorkerState<Ws> {
     const std::uint32_t grab = total > id_grab_ ? total : id_grab_;
     const std::uint32_t base =
         device_atomic_ref<std::uint32_t>(a.ids->next).fetch_add(grab * stride, mo::relaxed);
-    if (static_cast<std::uint64_t>(base) + std::uint64_t{total - 1} * stride >= a.id_limit) {
+    // The whole grab within the limit, not only this batch's ids: a grab past 2^32 would wrap the
+    // counter, and a later grab would give out ids again.
+    if (static_cast<std::uint64_t>(base) + std::uint64_t{grab} * stride > a.id_limit) {
       a.fail(DynamicFailure::IdCapacity, rank, first_id, total);
       return false;
     }
     id_next_ = base;
-    id_end_ = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(std::uint64_t{base} + std::uint64_t{grab} * stride, a.id_limit));
+    id_end_ = base + grab * stride;
     return true;
   }
 
   // Thread 0, after the children are written and a barrier: publish them.
   __device__ bool publish(std::uint32_t k) {
-    remote_.before_publish(*this);
+    remote_.before_publish(*this, k);
     a.task_finished(rank, hooks.on_task_done(k));
     const std::uint32_t total = box_.total;
     if (total == 0) return true;

@@ -356,6 +356,18 @@ class RemoteGpus {
       }
     }
   }
+  // The task-a-lane worker's form, as a batch of `tasks` ends (before they are counted done):
+  // a look where the batch passes a multiple of remote_poll tasks.
+  template <class W>
+  __device__ void before_publish(W& worker, std::uint32_t tasks) {
+    if constexpr (kRequest) {
+      const auto done = static_cast<std::uint32_t>(worker.hooks.tasks_done());
+      if (w_.remote_poll == 1 || (done + tasks) / w_.remote_poll != done / w_.remote_poll) {
+        asked_ = system_atomic_ref<std::uint32_t>(w_.peers.mail[w_.peers.self][worker.rank].request)
+                     .load(mo::relaxed);
+      }
+    }
+  }
 
   // Ids interleaved with the other GPUs' (a.id_stride GPUs): not consecutive where there are
   // several, so the spawn is a count-only Spawn then.

@@ -27,6 +27,7 @@
 // and for the task-a-lane worker, which takes and counts a batch at a time:
 //   after_miss(worker, batch, k)   as after_miss, the tasks taken (k) into `batch` instead
 //   count_batch(worker, k, n)      as count_children, for k children of n tasks
+//   before_publish(worker, n)      as before_publish, as a batch of n tasks ends
 //   id_stride(a)                   the step between the ids a GPU gives out (1 on one GPU)
 #pragma once
 
@@ -243,6 +244,8 @@ struct OneGpu {
   }
   template <class W>
   __device__ void before_publish(W&) {}
+  template <class W>
+  __device__ void before_publish(W&, std::uint32_t) {}
   __device__ bool take_children(const DynamicArgs& a, const Task& parent, std::uint32_t rank,
                                 std::uint32_t count) const {
     return a.take_children(parent, rank, count);
