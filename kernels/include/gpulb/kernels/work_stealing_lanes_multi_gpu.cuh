@@ -18,7 +18,8 @@
 namespace gpulb::kernels {
 
 // Capped at the one-GPU lane kernel's 72 registers (ptxas -v, sm_90, UTS): uncapped it took 74,
-// which at 128 threads a block leaves 6 resident blocks an SM instead of 7. Capped, ptxas spills 8 bytes (stores; 4 loads).
+// which at 128 threads a block leaves 6 resident blocks an SM instead of 7. Capped, ptxas spills
+// 8 bytes (stores; 4 loads).
 template <class Body>
 __global__ void __maxnreg__(72)
     work_stealing_multi_lane_kernel(MgWsKernelArgs<Scope::Device> w, DynamicArgs a, Body body,

@@ -90,8 +90,9 @@
 // must count children takes the units from that reserve when it holds enough (a device-scope CAS)
 // before it touches GPU 0's word. The reserve moves on to GPU 0's word (an exchange, then one
 // system-scope RMW) only when a block has been idle kIdlePassesBeforeDrain passes in a row (and
-// every kIdlePassesBeforeDrain passes after that), and that block then tests for the end. The invariant holds as on one GPU: pending - outstanding = -(the
-// credits) - (the reserves) >= 0, every term <= 0, so pending == 0 means no task is left; the
+// every kIdlePassesBeforeDrain passes after that), and that block then tests for the end. The
+// invariant holds as on one GPU: pending - outstanding = -(the credits) - (the reserves) >= 0,
+// every term <= 0, so pending == 0 means no task is left; the
 // units' release/acquire chain goes block -> reserve (device scope) -> pending (system scope) ->
 // the reader. Why: on UTS T3L a block goes idle about every third node, and each idle spell cost a
 // flush and then a lease, two RMWs across NVLink on one word.

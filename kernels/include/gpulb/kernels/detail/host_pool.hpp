@@ -149,8 +149,8 @@ class HostTaskPool {
   // queues, streams and trace are allocated. In a closed pool the last to arrive lets all launch;
   // an open pool's GPUs launch together with the other ranks' (Distribution::meet), once the
   // calling thread has met them (let_launch). False where the run aborts meanwhile. Without it
-  // one GPU's (or rank's) start-up, its allocations serialised by the driver behind the others',
-  // became the idle time of the GPUs that launched first: the run's time starts at the first launch.
+  // one GPU's (or rank's) start-up became the idle time of the GPUs that launched first: the
+  // run's time starts at the first launch.
   bool ready_to_launch(const std::atomic<bool>& abort_all) {
     const std::uint32_t arrived = ready_.fetch_add(1, std::memory_order_acq_rel) + 1;
     if (!open_ && arrived >= starters_) let_launch();
