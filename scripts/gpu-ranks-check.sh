@@ -44,6 +44,12 @@ stage() {  # stage NAME SECONDS FUNCTION: run with a time limit, log, count fail
 
 # The environment mpirun needs where it was unpacked from the tarball (carry-openmpi.sh's header).
 openmpi_root=${OPENMPI_ROOT:-/opt/ompi}
+# An OPAL_PREFIX naming a missing folder (left from another Open MPI) makes mpirun refuse every
+# flag as an "unknown option": drop it.
+if [ -n "${OPAL_PREFIX:-}" ] && [ ! -d "$OPAL_PREFIX" ]; then
+  echo "gpu-ranks-check: OPAL_PREFIX=$OPAL_PREFIX does not exist: unset" >&2
+  unset OPAL_PREFIX
+fi
 mpi_env() {
   if ! command -v mpirun >/dev/null && [ -x "$openmpi_root/usr/bin/mpirun" ]; then
     export OPAL_PREFIX=$openmpi_root/usr PATH=$openmpi_root/usr/bin:$PATH
