@@ -366,14 +366,15 @@ class LaneBlockWorker : public WsWorkerState<Ws> {
     const std::uint32_t grab = total > id_grab_ ? total : id_grab_;
     const std::uint32_t base =
         device_atomic_ref<std::uint32_t>(a.ids->next).fetch_add(grab * stride, mo::relaxed);
-    // The whole grab within the limit, not only this batch's ids: a grab past 2^32 would wrap the
-    // counter, and a later grab would give out ids again.
-    if (static_cast<std::uint64_t>(base) + std::uint64_t{grab} * stride > a.id_limit) {
+    // The whole grab within the limit, not only this batch's ids, and the counter short of 2^32:
+    // a grab that wraps the 32-bit counter would let a later grab give out ids again.
+    const std::uint64_t end = std::uint64_t{base} + std::uint64_t{grab} * stride;
+    if (end > a.id_limit || end > 0xFFFFFFFFu) {
       a.fail(DynamicFailure::IdCapacity, rank, first_id, total);
       return false;
     }
     id_next_ = base;
-    id_end_ = base + grab * stride;
+    id_end_ = static_cast<std::uint32_t>(end);
     return true;
   }
 
