@@ -98,8 +98,9 @@ void check_requests(ScenarioInstance& instance, const Scenario& scenario, const 
 
 // What a distributed run (gpulb/distribution.hpp) can run in this version: a policy whose driver
 // on the run's backend balances across ranks (traits.distributed on the CPU: work-stealing,
-// task-queue; traits.gpu_distributed on the GPUs: task-queue), and a scenario that keeps no table indexed by task id (ranks give out spawned ids from disjoint
-// ranges instead). Every rank sees the same config, so every rank refuses alike.
+// task-queue; traits.gpu_distributed on the GPUs: task-queue, work-stealing), and a scenario that
+// keeps no table indexed by task id (ranks give out spawned ids from disjoint ranges instead).
+// Every rank sees the same config, so every rank refuses alike.
 void check_distributed(const ScenarioInstance& instance, const Scenario& scenario,
                        const Registry& registry, Backend backend, const PolicyDescriptor& policy) {
   const bool on_gpus = backend == Backend::Cuda;

@@ -8,6 +8,9 @@
 #                        rank 0, every block once, tasks moved between ranks
 #   gpu_merged_trace     the same run traced: one file with every rank's GPU under its rank, every
 #                        task, the ranks' balancer tracks with the chunks they moved
+#   gpu_uts_work_stealing  UTS T1 and T1L under work-stealing over 2 ranks and one rank a GPU (at
+#                        most 4): the root starts on one rank, the others steal from its GPU's
+#                        deques; exact counts verified on rank 0, chunks moved between ranks
 #   gpu_killed_rank      a rank killed (SIGKILL) mid-run ends the job, named, in under 10 s
 #   gpu_refused_policy   a policy without a distributed CUDA version is refused on every rank, once
 set -uo pipefail
@@ -26,6 +29,11 @@ if "$mpiexec" --version 2>&1 | grep -Eq 'Open ?MPI|OpenRTE'; then
 fi
 run_mpi() {
   timeout -k 5 60 "$mpiexec" "${flags[@]}" -np "$ranks" "$@"
+}
+run_mpi_on() {
+  local np=$1
+  shift
+  timeout -k 5 60 "$mpiexec" "${flags[@]}" -np "$np" "$@"
 }
 json_value() { grep -E "^${3:-  }\"$1\": " "$2" | head -1 | sed -E 's/.*: ([0-9a-z]*).*/\1/'; }
 blocks=200000
@@ -55,6 +63,21 @@ case "$case_name" in
     [ "${steals:-0}" -gt 0 ] || fail "gpulb info counts no chunk moved between ranks"
     echo "merged GPU trace: $ranks ranks, $blocks tasks, $steals chunks moved between ranks"
     ;;
+  gpu_uts_work_stealing)
+    for np in $(printf '%s\n' 2 "$ranks" | sort -u); do
+      for tree in T1 T1L; do
+        run_mpi_on "$np" "$gpulb" run uts --param tree=$tree --policy work-stealing --backend cuda --distributed \
+          --json --no-trace >"$tmp/out.json" 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 0 ] || fail "$tree on $np ranks: exit $rc: $(cat "$tmp/err")"
+        [ "$(grep -c '"verified"' "$tmp/out.json")" = 1 ] || fail "$tree on $np ranks: expected one JSON report: $(cat "$tmp/out.json")"
+        [ "$(json_value verified "$tmp/out.json")" = true ] || fail "$tree on $np ranks: not verified: $(cat "$tmp/out.json")"
+        stolen=$(json_value rank_tasks_stolen "$tmp/out.json" "    ")
+        [ "${stolen:-0}" -gt 0 ] || fail "$tree on $np ranks: no task moved between ranks"
+        echo "UTS $tree under work-stealing over $np ranks of a GPU: verified, $stolen tasks moved between ranks"
+      done
+    done
+    ;;
   gpu_killed_rank)
     cat >"$tmp/wrap.sh" <<'WRAP'
 #!/usr/bin/env bash
@@ -75,10 +98,10 @@ WRAP
     echo "rank 1 killed 3 s in: the job ended $((elapsed_ms - 3000)) ms after, naming it: $(grep -m1 -E 'rank 1' "$tmp/err")"
     ;;
   gpu_refused_policy)
-    run_mpi "$gpulb" run uts --param tree=T1 --policy work-stealing --backend cuda --distributed >"$tmp/out" 2>"$tmp/err"
+    run_mpi "$gpulb" run uts --param tree=T1 --policy static-list --backend cuda --distributed >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ $rc -eq 2 ] || fail "exit $rc, not 2: $(cat "$tmp/err")"
-    n=$(grep -c "has no distributed version yet on the cuda backend; use task-queue" "$tmp/err")
+    n=$(grep -c "has no distributed version yet on the cuda backend; use task-queue, work-stealing" "$tmp/err")
     [ "$n" = 1 ] || fail "expected the refusal once (rank 0), got $n: $(cat "$tmp/err")"
     ;;
   *) fail "unknown case" ;;

@@ -124,7 +124,8 @@ inline const PolicyDescriptor& work_stealing() {
        .host_fed = true,
        .persistent = true,
        .host_inserts = true,
-       .distributed = true},
+       .distributed = true,
+       .gpu_distributed = true},
       options_for<WorkStealingOptions>([] {
         std::vector<Option<WorkStealingOptions>> all = work_stealing_worker_options();
         for (auto part : {work_stealing_remote_options(), work_stealing_queue_options()})

@@ -209,8 +209,8 @@ struct WsDeviceState {
   }
 };
 
-// The host's part while the kernel runs: the initial tasks beyond the sharing queue, the plan's
-// host feed, then host_end = 1 + every task the host gave -- one aligned 8-byte copy into device
+// The host's part while the kernel runs: the initial tasks beyond the sharing queue, the host feed
+// (the plan's; a distributed run's chunks from other ranks), then host_end = 1 + every task the host gave -- one aligned 8-byte copy into device
 // memory on the copy stream (as GpuSession::request_stop). The inserts are completed host stores to
 // coherent pinned memory before the copy is issued, and a block reads host_end with a system-scope
 // acquire before it compares `fed` with it. `control_in_host`: a run across GPUs through host memory
@@ -219,7 +219,7 @@ struct WsDeviceState {
 // `rest`: the initial tasks not prefilled; `fed_before`: the tasks in this control word's sharing
 // queue before the launch (the prefill). The run across GPUs calls it for GPU 0 (its staging ring
 // and the run's control word).
-inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, std::span<const Task> rest,
+inline std::uint64_t feed_and_close(GpuSession& s, const HostFeed& feed, std::span<const Task> rest,
                                     const StagingRef& host_view, std::uint64_t fed_before,
                                     WorkStealingControl* control,
                                     cuda::MappedBuffer<std::uint64_t>& host_end, DynamicHost& host,
@@ -228,7 +228,7 @@ inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, std::sp
   GpuSharingInserter inserter(host_view, s, host, state);
   try {
     inserter.insert(rest);
-    if (plan.host_feed) plan.host_feed(inserter);
+    if (feed) feed(inserter);
   } catch (const RunError&) {
     throw;  // the watchdog: it has stopped the kernel
   } catch (...) {
@@ -249,7 +249,7 @@ inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, std::sp
 }
 inline std::uint64_t feed_and_close(GpuSession& s, const ExecPlan& plan, WsDeviceState& d,
                                     DynamicHost& host, const std::function<std::string()>& state) {
-  return feed_and_close(s, plan, plan.tasks.subspan(d.prefill.size()), d.host_staging(),
+  return feed_and_close(s, plan.host_feed, plan.tasks.subspan(d.prefill.size()), d.host_staging(),
                         d.prefill.size(), d.control.get(), d.host_end, host, state);
 }
 

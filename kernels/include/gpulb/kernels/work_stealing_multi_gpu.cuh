@@ -54,6 +54,14 @@
 //                 kernel arguments (each GPU's block count).
 //   remote=steal: the victims' deques themselves (pop_top_chunk by a remote thief; every access
 //                 to every deque at system scope).
+//   A distributed run (GPU ranks, docs/distributed.md): the rank's host asks a block to lend tasks
+//                 to another rank through its mailbox's `lend` word (answer_host_lend): written by
+//                 the host (a copy into device memory, or a release store under host placement)
+//                 only while it is 0, cleared by the owner before the owner's release store of the
+//                 block's `lend_reply` (mapped host memory), which the host loads with acquire
+//                 before it reads the lent tasks from the block's `lend_outbox` (plain stores by
+//                 the owner). The host also copies the deques' control words (sizes, a hint) and
+//                 GPU 0's `fed` then `pending` (to call the rank idle) out of device memory.
 //
 // Two placements (--param peer=auto|on|off; the frame's choose_ws_placement):
 //   peer  (on, or auto where every pair of GPUs has peer access with native atomics: NVLink, or a
@@ -161,8 +169,12 @@ inline constexpr std::uint32_t kDefaultRequestChunk = 4;
 // tasks sent) and `inbox` (remote_chunk tasks) are written by the victim's owner for this block
 // as a thief. Every access to request and reply is a system-scope atomic (two GPUs touch them);
 // the inbox is plain data, written before the reply's release and read after its acquire.
+// `lend` (a distributed run): the tasks this rank's host asks the owner to lend to another rank
+// (answer_host_lend); only the host writes it non-zero, only the owner clears it. It sits next to
+// `request` so that one 8-byte load sees both (RemoteGpus::before_publish).
 struct alignas(16) RemoteMailbox {
   std::uint32_t request;
+  std::uint32_t lend;
   std::uint32_t reply;
 };
 __host__ __device__ constexpr std::uint32_t remote_thief_id(std::uint32_t gpu,
@@ -204,6 +216,11 @@ struct MgWsKernelArgs {
   std::uint32_t remote_poll = 1;
   // This GPU's reserve of units (in its memory, <= 0): see "A per-GPU reserve" at the top.
   std::int64_t* reserve = nullptr;
+  // A distributed run (the rank's host lends to other ranks; answer_host_lend): per block, the
+  // reply (1 + tasks lent) and lend_chunk slots, in mapped host memory. Null otherwise.
+  std::uint32_t* lend_reply = nullptr;
+  Task* lend_outbox = nullptr;
+  std::uint32_t lend_chunk = 0;
 };
 
 // Idle passes in a row before a block moves its GPU's reserve on to GPU 0's `pending` and tests
@@ -255,6 +272,40 @@ __device__ std::uint32_t answer_remote_request(const MgWsKernelArgs<S>& w, std::
   return n;
 }
 
+// A distributed run (docs/distributed.md, GPU ranks), the owner's side of a loan to another rank:
+// this rank's host asked block `worker.rank` for up to `lend` tasks (its mailbox's `lend`, written
+// by the host only while it is 0). Thread 0 answers at the same points as answer_remote_request:
+// up to lend_chunk tasks from the top of its deque (the oldest: in a tree search the largest
+// subtrees), keeping one, written into the host's outbox before the reply's release. The tasks
+// leave this rank's count of outstanding tasks as if they had run here: their units leave the
+// block's credit (task_done's step, n at once), so that `pending` reaches 0 once this rank's own
+// tasks are done and its host can call it idle.
+template <Scope S, class W>
+__device__ void answer_host_lend(const MgWsKernelArgs<S>& w, W& worker) {
+  if (w.lend_reply == nullptr) return;
+  RemoteMailbox& mail = w.peers.mail[w.peers.self][worker.rank];
+  system_atomic_ref<std::uint32_t> lend(mail.lend);
+  std::uint32_t want = lend.load(mo::relaxed);
+  if (want == 0) return;
+  // acquire: the host's reset of the reply happened before its request.
+  ::cuda::atomic_thread_fence(::cuda::std::memory_order_acquire, ::cuda::thread_scope_system);
+  if (want > w.lend_chunk) want = w.lend_chunk;
+  Task* out = w.lend_outbox + static_cast<std::size_t>(worker.rank) * w.lend_chunk;
+  StealResult res = StealResult::Empty;
+  std::uint32_t n = 0;
+  Task taken[1];
+  while (n < want && worker.ws.deques.template at<S>(worker.rank).size_hint() >= 2) {
+    if (worker.ws.deques.template at<S>(worker.rank).pop_top_chunk(taken, 1, res) != 1) {
+      if (res == StealResult::Abort) continue;
+      break;
+    }
+    out[n++] = taken[0];
+  }
+  worker.credit.units -= n;
+  lend.store(0, mo::relaxed);  // ordered before the reply by its release: the host asks again
+  system_atomic_ref<std::uint32_t>(w.lend_reply[worker.rank]).store(1 + n, mo::release);
+}
+
 // The block worker's Remote across GPUs (detail/ws_block_worker.cuh): where an idle block looks
 // beyond its GPU (steal_remote), the answers to other GPUs' requests, and the run's end counted
 // through the per-GPU reserve (see the top). Thread 0's. Registers matter: a few more cost resident
@@ -281,7 +332,10 @@ class RemoteGpus {
   template <class W>
   __device__ void before_lookup(W& worker) {
     if constexpr (kRequest) {
-      if (worker.hooks.idle() || asked_ != 0) answer_remote_request(w_, worker.rank);
+      if (worker.hooks.idle() || asked_ != 0) {
+        answer_remote_request(w_, worker.rank);
+        answer_host_lend(w_, worker);
+      }
       asked_ = 0;
     }
   }
@@ -352,8 +406,7 @@ class RemoteGpus {
     if constexpr (kRequest) {
       if (w_.remote_poll == 1 ||
           static_cast<std::uint32_t>(worker.hooks.tasks_done()) % w_.remote_poll == 0) {
-        asked_ = system_atomic_ref<std::uint32_t>(w_.peers.mail[w_.peers.self][worker.rank].request)
-                     .load(mo::relaxed);
+        asked_ = look_at_mailbox(worker.rank);
       }
     }
   }
@@ -364,8 +417,7 @@ class RemoteGpus {
     if constexpr (kRequest) {
       const auto done = static_cast<std::uint32_t>(worker.hooks.tasks_done());
       if (w_.remote_poll == 1 || (done + tasks) / w_.remote_poll != done / w_.remote_poll) {
-        asked_ = system_atomic_ref<std::uint32_t>(w_.peers.mail[w_.peers.self][worker.rank].request)
-                     .load(mo::relaxed);
+        asked_ = look_at_mailbox(worker.rank);
       }
     }
   }
@@ -528,10 +580,20 @@ class RemoteGpus {
     return take(inbox, k, g, victim) ? RemoteFind::Found : RemoteFind::Stop;
   }
 
+  // `request` and `lend` of our mailbox in one relaxed 8-byte load: non-zero where another GPU or
+  // this rank's host asks. A hint, read at the next lookup: the answers load each word again
+  // (the 8-byte load and the 4-byte CAS on `request` are of mixed size, so the load may see a
+  // stale word, which only delays the answer to a later look).
+  __device__ std::uint64_t look_at_mailbox(std::uint32_t rank) const {
+    return system_atomic_ref<std::uint64_t>(
+               *reinterpret_cast<std::uint64_t*>(&w_.peers.mail[w_.peers.self][rank].request))
+        .load(mo::relaxed);
+  }
+
   const MgWsKernelArgs<S>& w_;
   std::uint32_t& local_misses_;  // failed local passes in a row (shared memory)
   std::uint32_t& idle_passes_;   // idle passes in a row (kIdlePassesBeforeDrain; shared memory)
-  std::uint32_t asked_ = 0;      // remote=request: see before_publish
+  std::uint64_t asked_ = 0;      // remote=request: see before_publish
 };
 
 // Capped at 64 registers, what every instantiation used before the trace's one-store events

@@ -26,6 +26,7 @@
 #include "gpulb/gpu_request.hpp"
 #include "gpulb/kernels/detail/gpu_failure.hpp"
 #include "gpulb/kernels/detail/gpu_run.cuh"
+#include "gpulb/kernels/detail/rank_ws_port.hpp"
 #include "gpulb/kernels/work_stealing_multi_gpu.cuh"
 #include "gpulb/policies/work_stealing.hpp"
 
@@ -172,10 +173,16 @@ struct SharedArray {
   cuda::MappedBuffer<T> in_host;
 };
 
-// One GPU's deques and queues (in its memory; current device at construction).
+// Tasks one block lends at most to its rank's host for another rank (a distributed run;
+// answer_host_lend): a thief rank asks for thousands (--rank-chunk), and the host asks many blocks.
+inline constexpr std::uint32_t kLendChunk = 64;
+
+// One GPU's deques and queues (in its memory; current device at construction). `lend_chunk`: a
+// distributed run's loans to other ranks (0: none).
 struct MgWsGpuState {
   MgWsGpuState(const policies::WorkStealingOptions& o, std::uint32_t blocks,
-               std::span<const Task> prefill, std::uint32_t inbox_slots, bool host)
+               std::span<const Task> prefill, std::uint32_t inbox_slots, bool host,
+               std::uint32_t lend_chunk)
       : blocks(blocks),
         capacity(o.deque_capacity),
         deque_ctl((check_device_bytes(
@@ -188,7 +195,9 @@ struct MgWsGpuState {
         sharing(o.sharing_capacity, prefill),
         mail(inbox_slots ? blocks : 0, host),
         inbox(std::size_t{blocks} * inbox_slots, host),
-        reserve(1) {}
+        reserve(1),
+        lend_reply(lend_chunk ? blocks : 0),
+        lend_outbox(std::size_t{blocks} * lend_chunk) {}
 
   WorkStealingDequesRef deques() const {
     return {deque_ctl.get(), deque_slots.get(), blocks, capacity};
@@ -204,6 +213,8 @@ struct MgWsGpuState {
   SharedArray<Task> inbox;
   cuda::DeviceBuffer<std::int64_t>
       reserve;  // units counted in GPU 0's pending, parked here (zeroed)
+  cuda::MappedBuffer<std::uint32_t> lend_reply;  // a distributed run: answer_host_lend's
+  cuda::MappedBuffer<Task> lend_outbox;
 };
 
 // The run's part in GPU 0's memory (or host memory): the control words, the host's staging ring
@@ -333,7 +344,9 @@ class WsAcrossGpus {
   WsAcrossGpus(const GpuRun& run, Factory& make_body)
       : make_body_(make_body),
         o_(run.plan().policy_options<policies::WorkStealingOptions>()),
-        gpus_(run.gpus()) {
+        gpus_(run.gpus()),
+        ranks_(run.plan().distribution) {
+    launch_gate_.store(ranks_ == nullptr, std::memory_order_relaxed);
     if (gpus_ > kMaxWsGpus)
       throw ConfigError("work-stealing runs on at most " + std::to_string(kMaxWsGpus) +
                         " GPUs; use --gpus 1.." + std::to_string(kMaxWsGpus));
@@ -380,6 +393,7 @@ class WsAcrossGpus {
   }
 
   void control(GpuRun& run, std::uint32_t g);
+  void balance_ranks(GpuRun& run);
 
   GpuProgress progress() const {
     GpuProgress p{0, expected_tasks_};
@@ -401,6 +415,12 @@ class WsAcrossGpus {
                        const std::function<std::string()>& state);
   std::string balance_note(GpuRun& run, const ExecOutput& out,
                            const std::vector<std::uint64_t>& busy) const;
+  bool distributed() const { return ranks_ != nullptr; }
+  std::uint32_t lend_chunk() const { return distributed() ? kLendChunk : 0; }
+  bool wait_for_ranks(GpuRun& run) const;
+  void feed_from_ranks(GpuRun& run, HostInserter& gpu0, DynamicHost& host,
+                       const std::function<std::string()>& state);
+  std::unique_ptr<RankWsPort> make_rank_port(GpuRun& run);
 
   Factory& make_body_;
   const policies::WorkStealingOptions& o_;
@@ -417,6 +437,15 @@ class WsAcrossGpus {
   std::vector<MgWsKernelArgs<S>> args_;
   std::vector<MgWsGpuOutcome> outcomes_;
   MgWsTotals totals_;
+  // A distributed run (balance_ranks): the GPUs launch once the ranks have met; chunks from other
+  // ranks reach GPU 0's control thread through the handoff; the balancer's host track.
+  Distribution* ranks_;
+  std::atomic<bool> launch_gate_{true};
+  RankHandoff handoff_;
+  std::atomic<std::uint64_t> rank_idle_seen_{0};
+  // Kept until the run's memory goes: its pinned buffers must not be freed while a kernel runs
+  // (cudaFreeHost waits for the device, whose blocks wait for the feed to close).
+  std::unique_ptr<RankWsPort> rank_port_;
 };
 
 // GPU g's grid and body; returns its blocks.
@@ -456,11 +485,12 @@ void WsAcrossGpus<S, Factory, Body, Tasks>::allocate_gpu(GpuRun& run, std::uint3
   const ExecPlan& p = run.plan();
   GpuSession& s = run.session(g);
   const std::uint32_t blocks = grids_[g].blocks;
-  states_.push_back(std::make_unique<MgWsGpuState>(o_, blocks, split_.shares[g],
-                                                   kRequest ? remote_chunk_ : 0, placement_.host));
+  states_.push_back(std::make_unique<MgWsGpuState>(
+      o_, blocks, split_.shares[g], kRequest ? remote_chunk_ : 0, placement_.host, lend_chunk()));
   if (g == 0)
-    home_ = std::make_unique<MgWsHome>(o_, split_.prefilled, split_.shares[0].size(),
-                                       placement_.host, split_.rest.empty() && !p.host_feed);
+    home_ =
+        std::make_unique<MgWsHome>(o_, split_.prefilled, split_.shares[0].size(), placement_.host,
+                                   split_.rest.empty() && !p.host_feed && !distributed());
   if (!split_.shares[g].empty())
     s.host_record(trace::EventKind::HostEnqueue,
                   static_cast<std::uint32_t>(split_.shares[g].size()), kSharingQueueId);
@@ -499,6 +529,9 @@ MgWsKernelArgs<S> WsAcrossGpus<S, Factory, Body, Tasks>::kernel_args(std::uint32
   k.remote_after = std::max(1u, o_.remote_after);
   k.remote_poll = std::max(1u, o_.remote_poll);
   k.reserve = states_[g]->reserve.get();
+  k.lend_reply = states_[g]->lend_reply.device();
+  k.lend_outbox = states_[g]->lend_outbox.device();
+  k.lend_chunk = lend_chunk();
   return k;
 }
 
@@ -527,6 +560,7 @@ void WsAcrossGpus<S, Factory, Body, Tasks>::control(GpuRun& run, std::uint32_t g
   GpuSession& s = run.session(g);
   DynamicHost& host = *hosts_[g];
   const std::function<std::string()> state = [&] { return describe(run, g); };
+  if (!wait_for_ranks(run)) return;  // the balancer failed before the launch: it reports why
   s.host_record(EventKind::KernelLaunch, grids_[g].blocks);
   outcomes_[g].launch_ns = s.now_ns();
   Tasks::template launch<Body, S>(grids_[g].blocks, p, s.kernel_stream(), args_[g], host.args(),
@@ -534,8 +568,11 @@ void WsAcrossGpus<S, Factory, Body, Tasks>::control(GpuRun& run, std::uint32_t g
   GPULB_CUDA_CHECK_LAUNCH();
   std::uint64_t inserted = 0;
   if (g == 0) {
+    const HostFeed feed =
+        distributed() ? HostFeed([&](HostInserter& in) { feed_from_ranks(run, in, host, state); })
+                      : p.host_feed;
     inserted = feed_and_close(
-        s, p, split_.rest, home_->host_staging(split_.shares[0].size()), split_.shares[0].size(),
+        s, feed, split_.rest, home_->host_staging(split_.shares[0].size()), split_.shares[0].size(),
         placement_.host ? home_->control.in_host.host() : home_->control.get(), home_->host_end,
         host, state, placement_.host);
   }
@@ -570,12 +607,78 @@ void WsAcrossGpus<S, Factory, Body, Tasks>::wait_for_kernel(
   };
   while (cudaStreamQuery(s.kernel_stream()) == cudaErrorNotReady) {
     std::this_thread::sleep_for(std::chrono::microseconds(20));
-    host.wait_step(state, inserted + others());
+    host.wait_step(state, inserted + others() + rank_idle_seen_.load(std::memory_order_relaxed));
     outcomes_[g].progress.store(host.polled(), std::memory_order_relaxed);
   }
   GPULB_CUDA_TRY(cudaStreamSynchronize(s.kernel_stream()));
   outcomes_[g].end_ns = s.now_ns();
   s.host_record(trace::EventKind::KernelEnd, grids_[g].blocks);
+}
+
+// A distributed run: GPU g's control thread waits until the ranks have met (balance_ranks); false
+// where the run stopped first.
+template <Scope S, class Factory, class Body, class Tasks>
+bool WsAcrossGpus<S, Factory, Body, Tasks>::wait_for_ranks(GpuRun& run) const {
+  while (!launch_gate_.load(std::memory_order_acquire)) {
+    if (run.abort_all().load(std::memory_order_relaxed)) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return true;
+}
+
+// GPU 0's host feed in a distributed run: the chunks other ranks sent, staged as they come, until
+// the ranks agree the run is over (then feed_and_close closes the feed). Its watchdog and progress
+// go on meanwhile; a rank waiting for a chunk is progress (rank_idle_seen_).
+template <Scope S, class Factory, class Body, class Tasks>
+void WsAcrossGpus<S, Factory, Body, Tasks>::feed_from_ranks(
+    GpuRun&, HostInserter& gpu0, DynamicHost& host, const std::function<std::string()>& state) {
+  std::uint64_t staged = 0;
+  while (!handoff_.closed()) {
+    std::vector<Task> chunk = handoff_.take_all();
+    if (!chunk.empty()) {
+      gpu0.insert(chunk);
+      staged += chunk.size();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+    std::uint64_t others = 0;
+    for (std::uint32_t h = 1; h < gpus_; ++h)
+      others += outcomes_[h].progress.load(std::memory_order_relaxed);
+    host.wait_step(state, staged + others + rank_idle_seen_.load(std::memory_order_relaxed));
+    outcomes_[0].progress.store(host.polled(), std::memory_order_relaxed);
+  }
+}
+
+// The port through which the rank balancer reaches this rank's GPUs (rank_ws_port.hpp).
+template <Scope S, class Factory, class Body, class Tasks>
+std::unique_ptr<RankWsPort> WsAcrossGpus<S, Factory, Body, Tasks>::make_rank_port(GpuRun& run) {
+  std::vector<RankLendGpu> gpus;
+  for (std::uint32_t g = 0; g < gpus_; ++g) {
+    const MgWsGpuState& st = *states_[g];
+    gpus.push_back({st.deque_ctl.get(), grids_[g].blocks, st.mail.get(), placement_.host,
+                    st.lend_reply.host(), st.lend_outbox.host()});
+  }
+  return std::make_unique<RankWsPort>(run, std::move(gpus), lend_chunk(), home_->control.get(),
+                                      split_.shares[0].size() + split_.rest.size(), handoff_,
+                                      rank_idle_seen_, [this] { return progress(); });
+}
+
+// A distributed run only (gpu_run.cuh's frame calls it on the calling thread, MPI's): the ranks
+// meet, the GPUs launch, and the rank balancer runs until no rank has work left; then GPU 0's feed
+// closes and the blocks end.
+template <Scope S, class Factory, class Body, class Tasks>
+void WsAcrossGpus<S, Factory, Body, Tasks>::balance_ranks(GpuRun& run) {
+  if (!distributed()) return;
+  rank_port_ = make_rank_port(run);
+  try {
+    ranks_->meet();
+    launch_gate_.store(true, std::memory_order_release);
+    ranks_->balance(*rank_port_);
+  } catch (...) {
+    handoff_.close();
+    throw;
+  }
+  handoff_.close();
 }
 
 // GPU g's counts, steals and deque levels.
@@ -638,6 +741,10 @@ void WsAcrossGpus<S, Factory, Body, Tasks>::finish(GpuRun& run, ExecOutput& out)
     }
   }
   out.notes.push_back(balance_note(run, out, busy));
+  if (rank_port_ && run.plan().trace) {
+    trace::Track balancer = rank_port_->track(0);
+    if (!balancer.events.empty()) out.trace.tracks.push_back(std::move(balancer));
+  }
   if (totals_.spilled > 0) {
     out.notes.push_back(
         std::to_string(totals_.spilled) +

@@ -21,10 +21,18 @@ struct WorkStealingDriver {
   template <class Factory>
   static ExecOutput run(const ExecPlan& plan, Factory& make_body) {
     using Body = std::decay_t<decltype(make_body(0u, 0u))>;
+    // A distributed run (docs/distributed.md, GPU ranks) runs the kernel across GPUs even on one
+    // GPU a rank: its mailboxes carry the host's loans to other ranks.
+    const bool across = plan.gpus > 1 || plan.distribution != nullptr;
+    const RemoteMode remote = plan.policy_options<policies::WorkStealingOptions>().remote;
+    if (plan.distribution != nullptr && remote != RemoteMode::Request)
+      throw ConfigError(
+          "work-stealing on GPU ranks lends tasks to other ranks through the blocks' mailboxes, "
+          "which remote=request uses; use --param remote=request (the default)");
     if (plan.policy_options<policies::WorkStealingOptions>().task_per == TaskPer::Lane) {
       if constexpr (LaneBody<Body>) {
-        if (plan.gpus > 1) {
-          if (plan.policy_options<policies::WorkStealingOptions>().remote != RemoteMode::Request)
+        if (across) {
+          if (remote != RemoteMode::Request)
             throw ConfigError(
                 "work-stealing: task_per=lane across GPUs takes work from another GPU by request; "
                 "use --param remote=request (the default), or task_per=block with remote=steal");
@@ -47,9 +55,9 @@ struct WorkStealingDriver {
             "this one runs a task a block: use task_per=block");
       }
     }
-    if (plan.gpus > 1) {
+    if (across) {
       try {
-        if (plan.policy_options<policies::WorkStealingOptions>().remote == RemoteMode::Request)
+        if (remote == RemoteMode::Request)
           return detail::run_work_stealing_on_gpus<Scope::Device>(plan, make_body);
         return detail::run_work_stealing_on_gpus<Scope::System>(plan, make_body);
       } catch (...) {

@@ -1,0 +1,280 @@
+// A distributed run of work-stealing on the GPUs (docs/distributed.md, GPU ranks): the HostInserter
+// through which the rank balancer (Distribution::balance, on the run's calling thread) adds the
+// chunks other ranks send to this rank's GPUs, and lends the tasks queued in their deques out.
+//
+// In: a received chunk goes into the handoff (RankHandoff), from which GPU 0's control thread stages
+// it into GPU 0's staging ring as any host insert (multi_gpu_ws_run.cuh); the calling thread never
+// touches the ring, whose writer is that thread.
+// Out: the port reads every deque's size, asks the fullest blocks through their mailboxes' `lend`
+// word (answer_host_lend, work_stealing_multi_gpu.cuh) and collects their answers from mapped host
+// memory. Each block keeps at least half of what it holds.
+// Idle, for Safra: nothing in the handoff, every task handed to GPU 0 accepted (`fed`), and
+// `pending` == 0, read in that order: no task of this rank is queued or running, and only a chunk
+// from another rank can change that.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "gpulb/atomic.hpp"
+#include "gpulb/cuda/check.hpp"
+#include "gpulb/cuda/memory.hpp"
+#include "gpulb/exec_plan.hpp"
+#include "gpulb/kernels/detail/gpu_run.cuh"
+#include "gpulb/kernels/work_stealing_multi_gpu.cuh"
+#include "gpulb/tracing/trace.hpp"
+
+namespace gpulb::kernels::detail {
+
+// Chunks from other ranks on their way from the balancer's thread to GPU 0's control thread.
+class RankHandoff {
+ public:
+  void put(std::span<const Task> tasks) {
+    std::lock_guard lock(mutex_);
+    tasks_.insert(tasks_.end(), tasks.begin(), tasks.end());
+  }
+  std::vector<Task> take_all() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(tasks_, {});
+  }
+  // Up to out.size() of the latest tasks, for a loan before they were ever staged.
+  std::uint32_t take_back(std::span<Task> out) {
+    std::lock_guard lock(mutex_);
+    const auto n = static_cast<std::uint32_t>(std::min(out.size(), tasks_.size()));
+    std::copy(tasks_.end() - n, tasks_.end(), out.begin());
+    tasks_.resize(tasks_.size() - n);
+    return n;
+  }
+  bool empty() const {
+    std::lock_guard lock(mutex_);
+    return tasks_.empty();
+  }
+  // The ranks agreed the run is over: GPU 0's control thread closes the host feed.
+  void close() { closed_.store(true, std::memory_order_release); }
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<Task> tasks_;
+  std::atomic<bool> closed_{false};
+};
+
+// One GPU of the rank as the port reaches it.
+struct RankLendGpu {
+  const WsDequeControl* deques = nullptr;  // device memory
+  std::uint32_t blocks = 0;
+  RemoteMailbox* mail = nullptr;  // device memory (peer placement) or mapped host memory
+  bool mail_in_host = false;
+  std::uint32_t* reply = nullptr;  // mapped host memory, a word a block
+  const Task* outbox = nullptr;    // mapped host memory, lend_chunk slots a block
+};
+
+class RankWsPort final : public HostInserter {
+ public:
+  // `control`: the run's control words (GPU 0's memory, or mapped host memory); `fed_base`: the
+  // tasks `fed` counts before any chunk (GPU 0's prefilled share and the initial tasks staged).
+  // `idle_seen`: counts the times this rank was seen idle, progress for the GPUs' watchdogs, whose
+  // blocks legitimately finish nothing while the rank waits for a chunk.
+  RankWsPort(GpuRun& run, std::vector<RankLendGpu> gpus, std::uint32_t lend_chunk,
+             const WorkStealingControl* control, std::uint64_t fed_base, RankHandoff& handoff,
+             std::atomic<std::uint64_t>& idle_seen, std::function<GpuProgress()> progress)
+      : run_(run),
+        gpus_(std::move(gpus)),
+        lend_chunk_(lend_chunk),
+        control_(control),
+        fed_base_(fed_base),
+        handoff_(handoff),
+        idle_seen_(idle_seen),
+        progress_(std::move(progress)) {
+    for (std::uint32_t g = 0; g < gpus_.size(); ++g) {
+      on_gpu(g);
+      streams_.emplace_back(std::make_unique<cuda::Stream>());
+      sizes_.emplace_back(gpus_[g].blocks);
+      asks_.emplace_back(gpus_[g].blocks);
+    }
+    on_gpu(0);
+    words_ = cuda::MappedBuffer<WorkStealingControl>(1);
+  }
+
+  void insert(std::span<const Task> tasks) override {
+    handoff_.put(tasks);
+    handed_ += tasks.size();
+  }
+
+  std::uint32_t take(std::span<Task> out) override {
+    const std::uint32_t back = handoff_.take_back(out);
+    handed_ -= back;
+    return back + lend_from_gpus(out.subspan(back));
+  }
+
+  bool idle() const override {
+    if (!handoff_.empty()) return false;
+    // `fed` before `pending` (two copies in order on one stream): fed == every task handed means
+    // each is counted in `pending` (accept_host_tasks adds to pending before it advances fed).
+    on_gpu(0);
+    cudaStream_t s = streams_[0]->get();
+    GPULB_CUDA_TRY(cudaMemcpyAsync(&words_.host()->fed, &control_->fed, sizeof(std::uint64_t),
+                                   cudaMemcpyDefault, s));
+    GPULB_CUDA_TRY(cudaStreamSynchronize(s));
+    if (atomic_load_relaxed(words_.host()->fed) != fed_base_ + handed_) return false;
+    GPULB_CUDA_TRY(cudaMemcpyAsync(&words_.host()->pending, &control_->pending,
+                                   sizeof(std::int64_t), cudaMemcpyDefault, s));
+    GPULB_CUDA_TRY(cudaStreamSynchronize(s));
+    const bool none = atomic_load_relaxed(words_.host()->pending) == 0;
+    if (none) idle_seen_.fetch_add(1, std::memory_order_relaxed);
+    return none;
+  }
+
+  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override {
+    if (run_.plan().trace)
+      events_.push_back(trace::make_event(run_.session(0).now_ns(), kind, arg, aux));
+  }
+  void check() override {
+    if (run_.first_failure() >= 0) run_.rethrow_first_failure();
+  }
+  void pump() override {
+    const std::uint64_t now = run_.session(0).now_ns();
+    if (now - last_report_ns_ < 50'000'000) return;
+    last_report_ns_ = now;
+    const GpuProgress p = progress_();
+    run_.report_progress(p.done, p.expected);
+  }
+
+  trace::Track track(std::uint32_t device) const {
+    trace::Track t;
+    t.role = trace::TrackRole::Host;
+    t.device = device;
+    t.worker = 0;
+    t.name = "rank balancer";
+    t.events = events_;
+    return t;
+  }
+
+ private:
+  struct Ask {
+    std::uint32_t gpu, block, tasks;
+  };
+
+  template <class T>
+  static T atomic_load_relaxed(const T& v) {
+    return std::atomic_ref<const T>(v).load(std::memory_order_relaxed);
+  }
+  void on_gpu(std::uint32_t g) const { GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g))); }
+
+  // Up to out.size() tasks from the blocks' deques: the fullest blocks first, half of each.
+  std::uint32_t lend_from_gpus(std::span<Task> out) {
+    if (out.empty() || lend_chunk_ == 0) return 0;
+    std::vector<Ask> asks = choose_blocks(static_cast<std::uint32_t>(out.size()));
+    if (asks.empty()) return 0;
+    send_asks(asks);
+    wait_for_answers(asks);
+    std::uint32_t n = 0;
+    for (const Ask& a : asks) {
+      const RankLendGpu& gpu = gpus_[a.gpu];
+      const std::uint32_t r =
+          std::atomic_ref<std::uint32_t>(gpu.reply[a.block]).load(std::memory_order_acquire);
+      const std::uint32_t k = std::min<std::uint32_t>(r - 1, out.size() - n);
+      const Task* from = gpu.outbox + std::size_t{a.block} * lend_chunk_;
+      std::copy(from, from + k, out.begin() + n);
+      n += k;
+    }
+    return n;
+  }
+
+  // Every block's deque size (one copy a GPU), then the blocks holding 2 tasks or more, fullest
+  // first, each asked for half of what it holds (at most lend_chunk), until `want` are asked for.
+  std::vector<Ask> choose_blocks(std::uint32_t want) {
+    std::vector<Ask> candidates;
+    for (std::uint32_t g = 0; g < gpus_.size(); ++g) {
+      on_gpu(g);
+      const RankLendGpu& gpu = gpus_[g];
+      GPULB_CUDA_TRY(cudaMemcpyAsync(sizes_[g].host(), gpu.deques,
+                                     std::size_t{gpu.blocks} * sizeof(WsDequeControl),
+                                     cudaMemcpyDeviceToHost, streams_[g]->get()));
+    }
+    for (std::uint32_t g = 0; g < gpus_.size(); ++g) {
+      on_gpu(g);
+      GPULB_CUDA_TRY(cudaStreamSynchronize(streams_[g]->get()));
+      for (std::uint32_t b = 0; b < gpus_[g].blocks; ++b) {
+        const WsDequeControl& q = sizes_[g].host()[b];
+        const std::uint32_t top = ws_age_top(q.age);
+        const std::uint32_t size = q.bottom > top ? q.bottom - top : 0;
+        if (size >= 2) candidates.push_back({g, b, size});
+      }
+    }
+    std::sort(candidates.begin(), candidates.end(),
+              [](const Ask& x, const Ask& y) { return x.tasks > y.tasks; });
+    std::vector<Ask> asks;
+    for (Ask c : candidates) {
+      if (want == 0) break;
+      c.tasks = std::min({c.tasks / 2, lend_chunk_, want});
+      want -= c.tasks;
+      asks.push_back(c);
+    }
+    return asks;
+  }
+
+  // The reply words cleared, then each block's `lend` word set (device memory: a copy from pinned
+  // memory; only the host writes it non-zero, and only while it is 0, after the last answer).
+  void send_asks(const std::vector<Ask>& asks) {
+    for (const Ask& a : asks) {
+      const RankLendGpu& gpu = gpus_[a.gpu];
+      std::atomic_ref<std::uint32_t>(gpu.reply[a.block]).store(0, std::memory_order_relaxed);
+      if (gpu.mail_in_host) {
+        std::atomic_ref<std::uint32_t>(gpu.mail[a.block].lend)
+            .store(a.tasks, std::memory_order_release);
+        continue;
+      }
+      std::uint32_t* word = asks_[a.gpu].host() + a.block;
+      *word = a.tasks;
+      on_gpu(a.gpu);
+      GPULB_CUDA_TRY(cudaMemcpyAsync(&gpu.mail[a.block].lend, word, sizeof(std::uint32_t),
+                                     cudaMemcpyHostToDevice, streams_[a.gpu]->get()));
+    }
+    for (std::uint32_t g = 0; g < gpus_.size(); ++g) {
+      on_gpu(g);
+      GPULB_CUDA_TRY(cudaStreamSynchronize(streams_[g]->get()));
+    }
+  }
+
+  // A block answers at its next task boundary or idle pass. A failed GPU (its blocks stopped)
+  // never answers: check() reports it.
+  void wait_for_answers(const std::vector<Ask>& asks) {
+    for (const Ask& a : asks) {
+      std::atomic_ref<std::uint32_t> reply(gpus_[a.gpu].reply[a.block]);
+      while (reply.load(std::memory_order_acquire) == 0) {
+        check();
+        if (run_.abort_all().load(std::memory_order_relaxed))
+          throw RunError("the run stopped while this rank's host waited for a block's loan");
+        std::this_thread::sleep_for(std::chrono::microseconds(2));
+      }
+    }
+  }
+
+  GpuRun& run_;
+  std::vector<RankLendGpu> gpus_;
+  std::uint32_t lend_chunk_;
+  const WorkStealingControl* control_;
+  std::uint64_t fed_base_;
+  RankHandoff& handoff_;
+  std::atomic<std::uint64_t>& idle_seen_;
+  std::function<GpuProgress()> progress_;
+  std::uint64_t handed_ = 0;  // tasks handed to GPU 0's control thread (and not taken back)
+  std::vector<std::unique_ptr<cuda::Stream>> streams_;
+  std::vector<cuda::MappedBuffer<WsDequeControl>> sizes_;
+  std::vector<cuda::MappedBuffer<std::uint32_t>> asks_;
+  mutable cuda::MappedBuffer<WorkStealingControl> words_;
+  std::vector<trace::Event> events_;
+  std::uint64_t last_report_ns_ = 0;
+};
+
+}  // namespace gpulb::kernels::detail
