@@ -7,6 +7,7 @@
 
 #include "policy_handles.hpp"
 #include "gpulb/cpu/execute.hpp"
+#include "gpulb/task_queue.hpp"
 #include "test_bodies.hpp"
 
 namespace gpulb {
@@ -210,6 +211,33 @@ TEST(Tracing, FullSegmentsCountWhatTheyDrop) {
   EXPECT_GT(dropped, 0u);
   EXPECT_EQ(kept + dropped, 2u * 2u + 2u * 1000u);
   expect_each_ran_once(counts);
+}
+
+// A publisher whose queues are drained when the test says so: TaskQueueHost::queued counts the
+// batches not yet consumed to their last task (a distributed GPU run's hunger counts them).
+struct DrainedWhenTold {
+  std::uint32_t* consumed;
+  bool ready(std::uint32_t q, std::uint32_t h_written) const { return consumed[q] == h_written; }
+  void publish(std::uint32_t, const Task*, std::uint32_t, std::uint32_t) const {}
+};
+
+TEST(TaskQueueHost, QueuedCountsTheBatchesNotYetConsumed) {
+  std::uint32_t consumed[3] = {0, 0, 0};
+  TaskQueueHost host(DrainedWhenTold{consumed}, 3, 4);
+  const auto tasks = numbered_tasks(10);
+  std::uint32_t q = 0;
+  EXPECT_EQ(host.queued(), 0u);
+  EXPECT_EQ(host.try_enqueue(tasks.data(), 4, q), 4u);
+  EXPECT_EQ(host.try_enqueue(tasks.data() + 4, 3, q), 3u);
+  EXPECT_EQ(host.queued(), 7u);
+  consumed[0] = 4;  // queue 0's batch taken to its end
+  EXPECT_EQ(host.queued(), 3u);
+  EXPECT_EQ(host.try_enqueue(tasks.data() + 7, 2, q), 2u);  // queue 2
+  EXPECT_EQ(host.queued(), 5u);
+  consumed[1] = 3;
+  consumed[2] = 2;
+  EXPECT_EQ(host.queued(), 0u);
+  EXPECT_TRUE(host.all_empty());
 }
 
 }  // namespace

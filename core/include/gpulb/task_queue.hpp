@@ -181,6 +181,7 @@ class TaskQueueHost {
     const Batch batch = fetch(capacity_);
     if (batch.n == 0) return 0;
     h_written_[i] += batch.n;
+    last_batch_[i] = batch.n;
     if constexpr (requires {
                     publisher_.publish_range(i, batch.tasks[0], batch.n, h_written_[i]);
                   }) {
@@ -193,6 +194,16 @@ class TaskQueueHost {
     publisher_.publish(i, batch.tasks, batch.n, h_written_[i]);
     queue_written = i;
     return batch.n;
+  }
+
+  // Tasks in the batches not yet consumed to the end (an upper bound on the tasks still queued:
+  // a batch counts whole until its last task is taken).
+  std::uint64_t queued() {
+    std::uint64_t n = 0;
+    for (std::uint32_t i = 0; i < num_queues_; ++i) {
+      if (!publisher_.ready(i, h_written_[i])) n += last_batch_[i];
+    }
+    return n;
   }
 
   // All queues drained: every batch written has been consumed.
@@ -213,6 +224,7 @@ class TaskQueueHost {
   std::uint32_t capacity_;
   std::uint32_t next_ = 0;
   std::uint32_t h_written_[kMaxQueues] = {};
+  std::uint32_t last_batch_[kMaxQueues] = {};
 };
 
 }  // namespace gpulb

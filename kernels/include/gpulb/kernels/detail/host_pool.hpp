@@ -44,6 +44,13 @@ class HostTaskPool {
   // rank asks other ranks for work while it holds less.
   void add_refill(std::uint64_t n) { refill_.fetch_add(n, std::memory_order_relaxed); }
   std::uint64_t refill() const { return refill_.load(std::memory_order_relaxed); }
+  // Tasks in the GPUs' queues, not yet taken out by every block (each control thread adds the
+  // change in its GPU's count; an open pool only): with the pool's own, what the rank still holds.
+  void add_queued(std::int64_t change) { queued_.fetch_add(change, std::memory_order_relaxed); }
+  std::uint64_t queued() const {
+    const std::int64_t q = queued_.load(std::memory_order_relaxed);
+    return q > 0 ? static_cast<std::uint64_t>(q) : 0;
+  }
   OpenTaskStore& store() { return *open_; }
 
   // Page-locks the pool so that the copy engine reads batches straight from it (task-queue's copy
@@ -236,6 +243,7 @@ class HostTaskPool {
   bool pinned_ = false;
   std::unique_ptr<OpenTaskStore> open_;
   std::atomic<std::uint64_t> refill_{0};
+  std::atomic<std::int64_t> queued_{0};
   std::atomic<std::uint32_t> ready_{0};
   std::atomic<bool> launch_{false};
   std::uint64_t sizing_tasks_ = 0;

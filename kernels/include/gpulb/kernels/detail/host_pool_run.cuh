@@ -79,7 +79,8 @@ class HostPoolRun {
     Distribution* const ranks = run.plan().distribution;
     if (ranks == nullptr) return;
     RankPoolPort port(
-        pool_->store(), run, [this] { return progress(); }, [this] { return pool_->refill(); });
+        pool_->store(), run, [this] { return progress(); }, [this] { return pool_->refill(); },
+        [this] { return pool_->queued(); });
     try {
       if (pool_->wait_until_ready(run.gpus(), run.abort_all())) ranks->meet();
       pool_->let_launch();

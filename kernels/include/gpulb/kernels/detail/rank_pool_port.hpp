@@ -19,11 +19,18 @@ namespace gpulb::kernels::detail {
 
 class RankPoolPort final : public HostInserter {
  public:
-  // `refill`: the tasks this rank's queues take at once (every GPU's queues x capacity); the rank
-  // asks other ranks for work while its pool holds less, so that its GPUs do not wait.
+  // `refill`: the tasks this rank's queues take at once (every GPU's queues x capacity);
+  // `queued`: the tasks in them now (HostTaskPool::queued). The rank asks other ranks for work
+  // while its pool and its queues together hold less than one refill, so that its GPUs do not
+  // wait; a rank whose queues took most of its tasks is not hungry (it would take the tasks of a
+  // rank that needs them).
   RankPoolPort(OpenTaskStore& store, GpuRun& run, std::function<GpuProgress()> progress,
-               std::function<std::uint64_t()> refill)
-      : store_(store), run_(run), progress_(std::move(progress)), refill_(std::move(refill)) {}
+               std::function<std::uint64_t()> refill, std::function<std::uint64_t()> queued)
+      : store_(store),
+        run_(run),
+        progress_(std::move(progress)),
+        refill_(std::move(refill)),
+        queued_(std::move(queued)) {}
 
   void insert(std::span<const Task> tasks) override {
     store_.add(tasks);
@@ -38,7 +45,7 @@ class RankPoolPort final : public HostInserter {
   // nothing (the GPU task queue runs no spawning scenario), so the rank can never lend again:
   // what Safra's termination needs. A hung task is the control thread's watchdog's to find.
   bool idle() const override { return store_.held() == 0; }
-  bool hungry() const override { return store_.held() < refill_(); }
+  bool hungry() const override { return store_.held() + queued_() < refill_(); }
   void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override {
     if (run_.plan().trace)
       events_.push_back(trace::make_event(run_.session(0).now_ns(), kind, arg, aux));
@@ -77,6 +84,7 @@ class RankPoolPort final : public HostInserter {
   GpuRun& run_;
   std::function<GpuProgress()> progress_;
   std::function<std::uint64_t()> refill_;
+  std::function<std::uint64_t()> queued_;
   std::vector<trace::Event> events_;
   std::uint64_t last_report_ns_ = 0;
 };

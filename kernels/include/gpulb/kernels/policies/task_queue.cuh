@@ -194,7 +194,15 @@ void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& po
   constexpr bool ranges = requires(Publisher & p, const Task& t) {
     p.publish_range(0u, t, 0u, 0u);
   };
+  std::uint64_t queued = 0;  // this GPU's part of pool.queued() (an open pool's hunger)
+  const auto note_queued = [&] {
+    if (!pool.open()) return;
+    const std::uint64_t now = host.queued();
+    pool.add_queued(static_cast<std::int64_t>(now) - static_cast<std::int64_t>(queued));
+    queued = now;
+  };
   while (!pool.finished() && !pool.share_spent(taker)) {
+    note_queued();
     bool pool_drained = false;
     std::uint32_t q = 0;
     const std::uint32_t wrote = host.try_enqueue_from(
@@ -224,6 +232,7 @@ void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& po
   }
   // "The host process has to check whether all queues are empty" before it stops the blocks.
   while (!host.all_empty()) wait_step("waiting for the queues to drain", false);
+  note_queued();
   halt();
 }
 
