@@ -152,6 +152,7 @@
 // device (trace::steal_aux_for_device), its arg the victim's block on that device.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "gpulb/kernels/work_stealing_kernels.cuh"
@@ -177,6 +178,9 @@ struct alignas(16) RemoteMailbox {
   std::uint32_t lend;
   std::uint32_t reply;
 };
+// RemoteGpus::look_at_mailbox loads `request` and `lend` as one aligned 8-byte word.
+static_assert(offsetof(RemoteMailbox, request) == 0 && offsetof(RemoteMailbox, lend) == 4 &&
+              alignof(RemoteMailbox) % 8 == 0);
 __host__ __device__ constexpr std::uint32_t remote_thief_id(std::uint32_t gpu,
                                                             std::uint32_t block) {
   return (gpu << 24) + block + 1;
@@ -581,9 +585,10 @@ class RemoteGpus {
   }
 
   // `request` and `lend` of our mailbox in one relaxed 8-byte load: non-zero where another GPU or
-  // this rank's host asks. A hint, read at the next lookup: the answers load each word again
-  // (the 8-byte load and the 4-byte CAS on `request` are of mixed size, so the load may see a
-  // stale word, which only delays the answer to a later look).
+  // this rank's host asks. A hint, read at the next lookup: the answers load each word again. The
+  // load and the 4-byte CAS on `request` are of mixed size, which the PTX memory model does not
+  // order, so the load may see a stale word: that only delays the answer to a later look. (Two
+  // 4-byte loads would be ordered, and would hold one more register across the publish.)
   __device__ std::uint64_t look_at_mailbox(std::uint32_t rank) const {
     return system_atomic_ref<std::uint64_t>(
                *reinterpret_cast<std::uint64_t*>(&w_.peers.mail[w_.peers.self][rank].request))

@@ -627,13 +627,16 @@ bool WsAcrossGpus<S, Factory, Body, Tasks>::wait_for_ranks(GpuRun& run) const {
 }
 
 // GPU 0's host feed in a distributed run: the chunks other ranks sent, staged as they come, until
-// the ranks agree the run is over (then feed_and_close closes the feed). Its watchdog and progress
-// go on meanwhile; a rank waiting for a chunk is progress (rank_idle_seen_).
+// the ranks agree the run is over (then feed_and_close closes the feed), or until GPU 0's kernel
+// ended (a block failed the run: control() reports it, and the balancer's check() sees it). Its
+// watchdog and progress go on meanwhile; a rank waiting for a chunk is progress
+// (rank_idle_seen_).
 template <Scope S, class Factory, class Body, class Tasks>
 void WsAcrossGpus<S, Factory, Body, Tasks>::feed_from_ranks(
-    GpuRun&, HostInserter& gpu0, DynamicHost& host, const std::function<std::string()>& state) {
+    GpuRun& run, HostInserter& gpu0, DynamicHost& host, const std::function<std::string()>& state) {
   std::uint64_t staged = 0;
   while (!handoff_.closed()) {
+    if (cudaStreamQuery(run.session(0).kernel_stream()) != cudaErrorNotReady) return;
     std::vector<Task> chunk = handoff_.take_all();
     if (!chunk.empty()) {
       gpu0.insert(chunk);

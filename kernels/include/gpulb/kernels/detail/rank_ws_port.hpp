@@ -5,12 +5,16 @@
 // In: a received chunk goes into the handoff (RankHandoff), from which GPU 0's control thread stages
 // it into GPU 0's staging ring as any host insert (multi_gpu_ws_run.cuh); the calling thread never
 // touches the ring, whose writer is that thread.
-// Out: the port reads every deque's size, asks the fullest blocks through their mailboxes' `lend`
-// word (answer_host_lend, work_stealing_multi_gpu.cuh) and collects their answers from mapped host
-// memory. Each block keeps at least half of what it holds.
-// Idle, for Safra: nothing in the handoff, every task handed to GPU 0 accepted (`fed`), and
-// `pending` == 0, read in that order: no task of this rank is queued or running, and only a chunk
-// from another rank can change that.
+// Out: the port reads every deque's size, asks the fullest blocks for half of the size it read
+// through their mailboxes' `lend` word (answer_host_lend, work_stealing_multi_gpu.cuh: the owner
+// keeps one task) and collects their answers from mapped host memory. It waits kLendWait for them:
+// a block answers at its next look at its mailbox, which a long task delays, and the balancer's
+// thread must go on answering messages (a rank silent for --rank-timeout is called dead). An
+// answer that comes later is collected at the next pump() or take(), and its tasks go back to this
+// rank's GPU 0 as a received chunk would: the owner already took them out of `pending`.
+// Idle, for Safra: no answer outstanding, nothing in the handoff, every task handed to GPU 0
+// accepted (`fed`), and `pending` == 0, read in that order: no task of this rank is queued or
+// running, and only a chunk from another rank can change that.
 #pragma once
 
 #include <algorithm>
@@ -111,13 +115,14 @@ class RankWsPort final : public HostInserter {
   }
 
   std::uint32_t take(std::span<Task> out) override {
+    collect_late_answers();
     const std::uint32_t back = handoff_.take_back(out);
     handed_ -= back;
     return back + lend_from_gpus(out.subspan(back));
   }
 
   bool idle() const override {
-    if (!handoff_.empty()) return false;
+    if (!late_.empty() || !handoff_.empty()) return false;
     // `fed` before `pending` (two copies in order on one stream): fed == every task handed means
     // each is counted in `pending` (accept_host_tasks adds to pending before it advances fed).
     on_gpu(0);
@@ -142,6 +147,7 @@ class RankWsPort final : public HostInserter {
     if (run_.first_failure() >= 0) run_.rethrow_first_failure();
   }
   void pump() override {
+    collect_late_answers();
     const std::uint64_t now = run_.session(0).now_ns();
     if (now - last_report_ns_ < 50'000'000) return;
     last_report_ns_ = now;
@@ -163,6 +169,8 @@ class RankWsPort final : public HostInserter {
   struct Ask {
     std::uint32_t gpu, block, tasks;
   };
+  // How long take() waits for the blocks it asked: far below the balancer's heartbeat period.
+  static constexpr auto kLendWait = std::chrono::milliseconds(20);
 
   template <class T>
   static T atomic_load_relaxed(const T& v) {
@@ -170,24 +178,53 @@ class RankWsPort final : public HostInserter {
   }
   void on_gpu(std::uint32_t g) const { GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g))); }
 
-  // Up to out.size() tasks from the blocks' deques: the fullest blocks first, half of each.
+  // Up to out.size() tasks from the blocks' deques: the fullest blocks first, half of each; those
+  // whose answers take longer than kLendWait are collected later (late_).
   std::uint32_t lend_from_gpus(std::span<Task> out) {
     if (out.empty() || lend_chunk_ == 0) return 0;
     std::vector<Ask> asks = choose_blocks(static_cast<std::uint32_t>(out.size()));
     if (asks.empty()) return 0;
     send_asks(asks);
-    wait_for_answers(asks);
     std::uint32_t n = 0;
-    for (const Ask& a : asks) {
-      const RankLendGpu& gpu = gpus_[a.gpu];
-      const std::uint32_t r =
-          std::atomic_ref<std::uint32_t>(gpu.reply[a.block]).load(std::memory_order_acquire);
-      const std::uint32_t k = std::min<std::uint32_t>(r - 1, out.size() - n);
-      const Task* from = gpu.outbox + std::size_t{a.block} * lend_chunk_;
-      std::copy(from, from + k, out.begin() + n);
-      n += k;
+    const auto deadline = std::chrono::steady_clock::now() + kLendWait;
+    for (;;) {
+      std::erase_if(asks, [&](const Ask& a) {
+        const std::uint32_t k = answered(a);
+        if (k == kNoAnswer) return false;
+        std::copy(outbox(a), outbox(a) + k, out.begin() + n);  // the asks add up to out.size()
+        n += k;
+        return true;
+      });
+      if (asks.empty()) break;
+      check();
+      if (std::chrono::steady_clock::now() > deadline) {
+        late_.insert(late_.end(), asks.begin(), asks.end());
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(2));
     }
     return n;
+  }
+
+  // The answers that came after take() stopped waiting: their tasks go back to GPU 0.
+  void collect_late_answers() {
+    std::erase_if(late_, [&](const Ask& a) {
+      const std::uint32_t k = answered(a);
+      if (k == kNoAnswer) return false;
+      insert(std::span<const Task>(outbox(a), k));
+      return true;
+    });
+  }
+
+  static constexpr std::uint32_t kNoAnswer = ~0u;
+  // The tasks block a.block lent (acquire: they are in its outbox), or kNoAnswer.
+  std::uint32_t answered(const Ask& a) const {
+    const std::uint32_t r =
+        std::atomic_ref<std::uint32_t>(gpus_[a.gpu].reply[a.block]).load(std::memory_order_acquire);
+    return r == 0 ? kNoAnswer : r - 1;
+  }
+  const Task* outbox(const Ask& a) const {
+    return gpus_[a.gpu].outbox + std::size_t{a.block} * lend_chunk_;
   }
 
   // Every block's deque size (one copy a GPU), then the blocks holding 2 tasks or more, fullest
@@ -208,7 +245,7 @@ class RankWsPort final : public HostInserter {
         const WsDequeControl& q = sizes_[g].host()[b];
         const std::uint32_t top = ws_age_top(q.age);
         const std::uint32_t size = q.bottom > top ? q.bottom - top : 0;
-        if (size >= 2) candidates.push_back({g, b, size});
+        if (size >= 2 && !asked_late(g, b)) candidates.push_back({g, b, size});
       }
     }
     std::sort(candidates.begin(), candidates.end(),
@@ -246,18 +283,10 @@ class RankWsPort final : public HostInserter {
     }
   }
 
-  // A block answers at its next task boundary or idle pass. A failed GPU (its blocks stopped)
-  // never answers: check() reports it.
-  void wait_for_answers(const std::vector<Ask>& asks) {
-    for (const Ask& a : asks) {
-      std::atomic_ref<std::uint32_t> reply(gpus_[a.gpu].reply[a.block]);
-      while (reply.load(std::memory_order_acquire) == 0) {
-        check();
-        if (run_.abort_all().load(std::memory_order_relaxed))
-          throw RunError("the run stopped while this rank's host waited for a block's loan");
-        std::this_thread::sleep_for(std::chrono::microseconds(2));
-      }
-    }
+  // A block whose earlier answer is still outstanding: its `lend` word may still be set.
+  bool asked_late(std::uint32_t g, std::uint32_t b) const {
+    return std::any_of(late_.begin(), late_.end(),
+                       [&](const Ask& a) { return a.gpu == g && a.block == b; });
   }
 
   GpuRun& run_;
@@ -269,6 +298,7 @@ class RankWsPort final : public HostInserter {
   std::atomic<std::uint64_t>& idle_seen_;
   std::function<GpuProgress()> progress_;
   std::uint64_t handed_ = 0;  // tasks handed to GPU 0's control thread (and not taken back)
+  std::vector<Ask> late_;     // asks take() stopped waiting for
   std::vector<std::unique_ptr<cuda::Stream>> streams_;
   std::vector<cuda::MappedBuffer<WsDequeControl>> sizes_;
   std::vector<cuda::MappedBuffer<std::uint32_t>> asks_;

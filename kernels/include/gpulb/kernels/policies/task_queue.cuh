@@ -218,6 +218,7 @@ void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& po
         },
         q);
     if (wrote > 0) {
+      note_queued();
       s.host_record(EventKind::HostEnqueue, wrote, static_cast<std::uint16_t>(q));
       s.host_record(EventKind::QueueLevel, wrote, static_cast<std::uint16_t>(q));
       s.host_record(EventKind::PoolLevel,
@@ -231,7 +232,10 @@ void feed_queues(GpuSession& s, TaskQueueHost<Publisher>& host, HostTaskPool& po
     }
   }
   // "The host process has to check whether all queues are empty" before it stops the blocks.
-  while (!host.all_empty()) wait_step("waiting for the queues to drain", false);
+  while (!host.all_empty()) {
+    note_queued();
+    wait_step("waiting for the queues to drain", false);
+  }
   note_queued();
   halt();
 }
