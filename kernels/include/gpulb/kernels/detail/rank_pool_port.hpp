@@ -10,14 +10,12 @@
 #include <utility>
 #include <vector>
 
-#include "gpulb/exec_plan.hpp"
-#include "gpulb/kernels/detail/gpu_run.cuh"
 #include "gpulb/kernels/detail/open_task_store.hpp"
-#include "gpulb/tracing/trace.hpp"
+#include "gpulb/kernels/detail/rank_port.hpp"
 
 namespace gpulb::kernels::detail {
 
-class RankPoolPort final : public HostInserter {
+class RankPoolPort final : public RankPort {
  public:
   // `refill`: the tasks this rank's queues take at once (every GPU's queues x capacity);
   // `queued`: the tasks in them now (HostTaskPool::queued). The rank asks other ranks for work
@@ -26,9 +24,8 @@ class RankPoolPort final : public HostInserter {
   // rank that needs them).
   RankPoolPort(OpenTaskStore& store, GpuRun& run, std::function<GpuProgress()> progress,
                std::function<std::uint64_t()> refill, std::function<std::uint64_t()> queued)
-      : store_(store),
-        run_(run),
-        progress_(std::move(progress)),
+      : RankPort(run, std::move(progress)),
+        store_(store),
         refill_(std::move(refill)),
         queued_(std::move(queued)) {}
 
@@ -46,33 +43,6 @@ class RankPoolPort final : public HostInserter {
   // what Safra's termination needs. A hung task is the control thread's watchdog's to find.
   bool idle() const override { return store_.held() == 0; }
   bool hungry() const override { return store_.held() + queued_() < refill_(); }
-  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override {
-    if (run_.plan().trace)
-      events_.push_back(trace::make_event(run_.session(0).now_ns(), kind, arg, aux));
-  }
-  // A GPU of this rank failed: the balancer must not wait for work that will never come.
-  void check() override {
-    if (run_.first_failure() >= 0) run_.rethrow_first_failure();
-  }
-  // Progress reports, as the frame's loop would make them while the balancer holds its thread.
-  void pump() override {
-    const std::uint64_t now = run_.session(0).now_ns();
-    if (now - last_report_ns_ < 50'000'000) return;
-    last_report_ns_ = now;
-    const GpuProgress p = progress_();
-    run_.report_progress(p.done, p.expected);
-  }
-
-  // The balancer's own track: its steals, loans and the pool's level.
-  trace::Track track(std::uint32_t device) const {
-    trace::Track t;
-    t.role = trace::TrackRole::Host;
-    t.device = device;
-    t.worker = 0;
-    t.name = "rank balancer";
-    t.events = events_;
-    return t;
-  }
 
  private:
   void record_level() {
@@ -81,12 +51,8 @@ class RankPoolPort final : public HostInserter {
   }
 
   OpenTaskStore& store_;
-  GpuRun& run_;
-  std::function<GpuProgress()> progress_;
   std::function<std::uint64_t()> refill_;
   std::function<std::uint64_t()> queued_;
-  std::vector<trace::Event> events_;
-  std::uint64_t last_report_ns_ = 0;
 };
 
 }  // namespace gpulb::kernels::detail

@@ -32,10 +32,8 @@
 #include "gpulb/atomic.hpp"
 #include "gpulb/cuda/check.hpp"
 #include "gpulb/cuda/memory.hpp"
-#include "gpulb/exec_plan.hpp"
-#include "gpulb/kernels/detail/gpu_run.cuh"
+#include "gpulb/kernels/detail/rank_port.hpp"
 #include "gpulb/kernels/work_stealing_multi_gpu.cuh"
-#include "gpulb/tracing/trace.hpp"
 
 namespace gpulb::kernels::detail {
 
@@ -82,7 +80,7 @@ struct RankLendGpu {
   const Task* outbox = nullptr;    // mapped host memory, lend_chunk slots a block
 };
 
-class RankWsPort final : public HostInserter {
+class RankWsPort final : public RankPort {
  public:
   // `control`: the run's control words (GPU 0's memory, or mapped host memory); `fed_base`: the
   // tasks `fed` counts before any chunk (GPU 0's prefilled share and the initial tasks staged).
@@ -91,14 +89,13 @@ class RankWsPort final : public HostInserter {
   RankWsPort(GpuRun& run, std::vector<RankLendGpu> gpus, std::uint32_t lend_chunk,
              const WorkStealingControl* control, std::uint64_t fed_base, RankHandoff& handoff,
              std::atomic<std::uint64_t>& idle_seen, std::function<GpuProgress()> progress)
-      : run_(run),
+      : RankPort(run, std::move(progress)),
         gpus_(std::move(gpus)),
         lend_chunk_(lend_chunk),
         control_(control),
         fed_base_(fed_base),
         handoff_(handoff),
-        idle_seen_(idle_seen),
-        progress_(std::move(progress)) {
+        idle_seen_(idle_seen) {
     for (std::uint32_t g = 0; g < gpus_.size(); ++g) {
       on_gpu(g);
       streams_.emplace_back(std::make_unique<cuda::Stream>());
@@ -139,30 +136,9 @@ class RankWsPort final : public HostInserter {
     return none;
   }
 
-  void record(trace::EventKind kind, std::uint32_t arg, std::uint16_t aux) override {
-    if (run_.plan().trace)
-      events_.push_back(trace::make_event(run_.session(0).now_ns(), kind, arg, aux));
-  }
-  void check() override {
-    if (run_.first_failure() >= 0) run_.rethrow_first_failure();
-  }
   void pump() override {
     collect_late_answers();
-    const std::uint64_t now = run_.session(0).now_ns();
-    if (now - last_report_ns_ < 50'000'000) return;
-    last_report_ns_ = now;
-    const GpuProgress p = progress_();
-    run_.report_progress(p.done, p.expected);
-  }
-
-  trace::Track track(std::uint32_t device) const {
-    trace::Track t;
-    t.role = trace::TrackRole::Host;
-    t.device = device;
-    t.worker = 0;
-    t.name = "rank balancer";
-    t.events = events_;
-    return t;
+    RankPort::pump();
   }
 
  private:
@@ -173,8 +149,8 @@ class RankWsPort final : public HostInserter {
   static constexpr auto kLendWait = std::chrono::milliseconds(20);
 
   template <class T>
-  static T atomic_load_relaxed(const T& v) {
-    return std::atomic_ref<const T>(v).load(std::memory_order_relaxed);
+  static T atomic_load_relaxed(T& v) {
+    return std::atomic_ref<T>(v).load(std::memory_order_relaxed);
   }
   void on_gpu(std::uint32_t g) const { GPULB_CUDA_TRY(cudaSetDevice(static_cast<int>(g))); }
 
@@ -289,22 +265,18 @@ class RankWsPort final : public HostInserter {
                        [&](const Ask& a) { return a.gpu == g && a.block == b; });
   }
 
-  GpuRun& run_;
   std::vector<RankLendGpu> gpus_;
   std::uint32_t lend_chunk_;
   const WorkStealingControl* control_;
   std::uint64_t fed_base_;
   RankHandoff& handoff_;
   std::atomic<std::uint64_t>& idle_seen_;
-  std::function<GpuProgress()> progress_;
   std::uint64_t handed_ = 0;  // tasks handed to GPU 0's control thread (and not taken back)
   std::vector<Ask> late_;     // asks take() stopped waiting for
   std::vector<std::unique_ptr<cuda::Stream>> streams_;
   std::vector<cuda::MappedBuffer<WsDequeControl>> sizes_;
   std::vector<cuda::MappedBuffer<std::uint32_t>> asks_;
   mutable cuda::MappedBuffer<WorkStealingControl> words_;
-  std::vector<trace::Event> events_;
-  std::uint64_t last_report_ns_ = 0;
 };
 
 }  // namespace gpulb::kernels::detail
