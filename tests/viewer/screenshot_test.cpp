@@ -321,16 +321,17 @@ TEST_F(ViewerScreenshots, BothGpusOfA2xH200TraceShowOnTheFirstScreen) {
 }
 
 // First pixel row of each band drawn in a rank row's colour (colours::kRankHeader) across most of the width.
+// A band interrupted for a few lines (a note drawn over the row's right end) is still one band.
 std::vector<int> rank_bands(const Picture& p) {
   const Rgb rank_row{36, 58, 84};
   std::vector<int> bands;
-  bool in_band = false;
+  int last_band_line = -100;
   for (int y = 0; y < p.height; ++y) {
     int n = 0;
     for (int x = 0; x < p.width; ++x) n += distance(p.at(x, y), rank_row) <= 4;
-    const bool band = n > p.width * 3 / 5;
-    if (band && !in_band) bands.push_back(y);
-    in_band = band;
+    if (n <= p.width * 3 / 5) continue;
+    if (y - last_band_line > 30) bands.push_back(y);
+    last_band_line = y;
   }
   return bands;
 }
@@ -354,6 +355,22 @@ TEST_F(ViewerScreenshots, FourRanksShowOnOneAxisWithArrowsBetweenThem) {
   // A trace of one process has no rank row.
   const Picture one = shoot(file("cpu.gpulb"), "--view timeline --view-only", "timeline-one-rank");
   EXPECT_TRUE(rank_bands(one).empty());
+}
+
+// The shipped trace of work stealing on 2 GPU ranks (an H200 each): a rank row above each rank's
+// GPU, and the chunks that moved between them as arrows across both rows.
+TEST_F(ViewerScreenshots, GpuRanksOfWorkStealingShowTheirChunksAsArrows) {
+  const std::string trace =
+      std::string(GPULB_SHIPPED_TRACES) + "/uts-geometric-d7-work-stealing-2ranks-2xh200.gpulb";
+  const Picture p = shoot(trace, "--view timeline --view-only", "timeline-gpu-ranks");
+  const Rgb arrow{0, 230, 255};  // palette::kRankTransfer
+  const std::vector<int> bands = rank_bands(p);
+  ASSERT_EQ(bands.size(), 2u) << "a row per rank";
+  // The arrows run from one rank's balancer lane to the other's, across rank 1's row.
+  EXPECT_GT(count_in(p, arrow, 300, p.width, bands[0], bands[1], 40), 100)
+      << "arrows leaving rank 0's lanes";
+  EXPECT_GT(count_in(p, arrow, 300, p.width, bands[1] - 4, bands[1] + 4, 40), 0)
+      << "an arrow crosses rank 1's row";
 }
 
 // The views --help lists (the panel table's --view names, between the braces of CLI11's check).
