@@ -744,6 +744,9 @@ void WsAcrossGpus<S, Factory, Body, Tasks>::finish(GpuRun& run, ExecOutput& out)
     }
   }
   out.notes.push_back(balance_note(run, out, busy));
+  if (rank_port_) {
+    for (const auto& [name, n] : rank_port_->metrics()) out.metrics[name] = n;
+  }
   if (rank_port_ && run.plan().trace) {
     trace::Track balancer = rank_port_->track(0);
     if (!balancer.events.empty()) out.trace.tracks.push_back(std::move(balancer));

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <span>
 #include <string>
@@ -141,6 +142,17 @@ class RankWsPort final : public RankPort {
     RankPort::pump();
   }
 
+  // What the loans did on this rank, for the run's metrics (summed over ranks): loans asked for,
+  // those that found no block holding two tasks, blocks asked, blocks that answered with none, and
+  // tasks whose answer came after take() stopped waiting.
+  std::map<std::string, std::uint64_t> metrics() const {
+    return {{"rank_lend_takes", takes_},
+            {"rank_lend_takes_without_candidates", takes_without_candidates_},
+            {"rank_lend_blocks_asked", blocks_asked_},
+            {"rank_lend_blocks_answered_empty", blocks_answered_empty_},
+            {"rank_lend_tasks_late", tasks_late_}};
+  }
+
  private:
   struct Ask {
     std::uint32_t gpu, block, tasks;
@@ -158,8 +170,13 @@ class RankWsPort final : public RankPort {
   // whose answers take longer than kLendWait are collected later (late_).
   std::uint32_t lend_from_gpus(std::span<Task> out) {
     if (out.empty() || lend_chunk_ == 0) return 0;
+    ++takes_;
     std::vector<Ask> asks = choose_blocks(static_cast<std::uint32_t>(out.size()));
-    if (asks.empty()) return 0;
+    if (asks.empty()) {
+      ++takes_without_candidates_;
+      return 0;
+    }
+    blocks_asked_ += asks.size();
     send_asks(asks);
     std::uint32_t n = 0;
     const auto deadline = std::chrono::steady_clock::now() + kLendWait;
@@ -167,6 +184,7 @@ class RankWsPort final : public RankPort {
       std::erase_if(asks, [&](const Ask& a) {
         const std::uint32_t k = answered(a);
         if (k == kNoAnswer) return false;
+        blocks_answered_empty_ += k == 0;
         std::copy(outbox(a), outbox(a) + k, out.begin() + n);  // the asks add up to out.size()
         n += k;
         return true;
@@ -187,6 +205,7 @@ class RankWsPort final : public RankPort {
     std::erase_if(late_, [&](const Ask& a) {
       const std::uint32_t k = answered(a);
       if (k == kNoAnswer) return false;
+      tasks_late_ += k;
       insert(std::span<const Task>(outbox(a), k));
       return true;
     });
@@ -273,6 +292,8 @@ class RankWsPort final : public RankPort {
   std::atomic<std::uint64_t>& idle_seen_;
   std::uint64_t handed_ = 0;  // tasks handed to GPU 0's control thread (and not taken back)
   std::vector<Ask> late_;     // asks take() stopped waiting for
+  std::uint64_t takes_ = 0, takes_without_candidates_ = 0, blocks_asked_ = 0,
+                blocks_answered_empty_ = 0, tasks_late_ = 0;
   std::vector<std::unique_ptr<cuda::Stream>> streams_;
   std::vector<cuda::MappedBuffer<WsDequeControl>> sizes_;
   std::vector<cuda::MappedBuffer<std::uint32_t>> asks_;
