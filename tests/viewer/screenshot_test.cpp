@@ -373,6 +373,24 @@ TEST_F(ViewerScreenshots, GpuRanksOfWorkStealingShowTheirChunksAsArrows) {
       << "an arrow crosses rank 1's row";
 }
 
+// The shipped trace of the task queue on 4 GPU ranks (one H200 split by MPS into quarters): a rank
+// row above each rank's GPU, and the chunks that moved between the ranks' host pools as arrows that
+// cross the rows of the ranks between lender and thief.
+TEST_F(ViewerScreenshots, FourGpuRanksOfTheTaskQueueShowTheirChunksAsArrows) {
+  const std::string trace =
+      std::string(GPULB_SHIPPED_TRACES) + "/patterns-P2-task-queue-4ranks-h200-mps.gpulb";
+  const Picture p = shoot(trace, "--view timeline --view-only", "timeline-4-gpu-ranks");
+  const Rgb arrow{0, 230, 255};  // palette::kRankTransfer
+  const std::vector<int> bands = rank_bands(p);
+  ASSERT_EQ(bands.size(), 4u) << "a row per rank";
+  EXPECT_GT(count_in(p, arrow, 300, p.width, bands[0], p.height, 40), 100)
+      << "arrows between the ranks' balancer lanes";
+  for (int rank = 1; rank < 4; ++rank) {
+    EXPECT_GT(count_in(p, arrow, 300, p.width, bands[rank] - 4, bands[rank] + 4, 40), 0)
+        << "an arrow crosses rank " << rank << "'s row";
+  }
+}
+
 // The views --help lists (the panel table's --view names, between the braces of CLI11's check).
 std::vector<std::string> views_in_help(const std::string& help) {
   const std::size_t at = help.find("--view TEXT:{");
