@@ -34,14 +34,26 @@ void send_to(int rank, Send&& send) {
   }
 }
 
+int comm_rank(MPI_Comm comm) {
+  int rank = 0;
+  GPULB_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  return rank;
+}
+int comm_size(MPI_Comm comm) {
+  int size = 0;
+  GPULB_MPI_TRY(MPI_Comm_size(comm, &size));
+  return size;
+}
+
 }  // namespace
 
 RankBalancer::RankBalancer(MPI_Comm comm, const DistributedOptions& options)
-    : comm_(comm), options_(options), safra_(0, 1) {
-  GPULB_MPI_TRY(MPI_Comm_rank(comm_, &rank_));
-  GPULB_MPI_TRY(MPI_Comm_size(comm_, &ranks_));
-  safra_ = SafraDetector(static_cast<std::uint32_t>(rank_), static_cast<std::uint32_t>(ranks_));
-  rng_.seed(0x9E3779B9u ^ static_cast<std::uint32_t>(rank_) * 0x85EBCA6Bu);
+    : comm_(comm),
+      rank_(comm_rank(comm)),
+      ranks_(comm_size(comm)),
+      options_(options),
+      safra_(static_cast<std::uint32_t>(rank_), static_cast<std::uint32_t>(ranks_)),
+      victims_(rank_, ranks_, 0x9E3779B9u ^ static_cast<std::uint32_t>(rank_) * 0x85EBCA6Bu) {
   next_ask_ = Clock::now();
   last_beat_sent_ = Clock::now();
   predecessor_silence_ = patience();
@@ -153,10 +165,13 @@ void RankBalancer::receive_work(HostInserter& local, const MPI_Status& status) {
   }
   asking_.reset();
   if (tasks.empty()) {
-    // Back off, 10 us doubling to 1 ms: an idle rank's requests must not flood the busy ones.
+    // The next victim at once, until every other rank said no in this round; then back off, 20 us
+    // doubling to 1.28 ms: an idle rank's requests must not flood the busy ones.
     ++metrics_["rank_steals_failed"];
-    empty_answers_ = std::min<std::uint32_t>(empty_answers_ + 1, 7);
-    next_ask_ = Clock::now() + std::chrono::microseconds(10) * (1u << empty_answers_);
+    if (victims_.round_over()) {
+      empty_rounds_ = std::min<std::uint32_t>(empty_rounds_ + 1, 7);
+      next_ask_ = Clock::now() + std::chrono::microseconds(10) * (1u << empty_rounds_);
+    }
     return;
   }
   if (done_) throw RunError("received work after the run had ended (a bug of the termination)");
@@ -166,13 +181,12 @@ void RankBalancer::receive_work(HostInserter& local, const MPI_Status& status) {
                saturate16(tasks.size()));
   ++metrics_["rank_steals"];
   metrics_["rank_tasks_stolen"] += tasks.size();
-  empty_answers_ = 0;
+  empty_rounds_ = 0;
+  victims_.restart();
 }
 
 void RankBalancer::ask_for_work() {
-  // A random victim other than this rank (uniform, as UTS's MPI work stealing picks).
-  int victim = std::uniform_int_distribution<int>(0, ranks_ - 2)(rng_);
-  if (victim >= rank_) ++victim;
+  const int victim = victims_.next();
   send_empty(victim, kTagSteal);
   asking_ = Request{victim, patience()};
   ++metrics_["rank_steal_requests"];

@@ -1,12 +1,15 @@
 // Work stealing between ranks, by message: what a rank's host thread does while its workers run
 // (MpiDistribution::balance). The official UTS's MPI work-stealing manager (uts_dm's
 // mpi_workstealing.c) works the same way: a rank that wants work (HostInserter::hungry: an idle
-// work-stealing run, or a task-queue host pool below one refill of its queues) asks one random
-// victim rank for a chunk;
-// the victim answers with up to rank_chunk of its oldest queued tasks, or with none; the thief
-// tries another victim after an empty answer. Termination is Safra's (safra.hpp); after it, a
-// drain phase answers the requests still in flight and meets every rank at a barrier, so that no
-// message outlives the run.
+// work-stealing run, or a task-queue host pool below one refill of its queues) asks another rank
+// for a chunk; the victim answers with up to rank_chunk of its oldest queued tasks, or with none;
+// the thief tries another victim after an empty answer. DEPARTURE: uts_dm picks each victim
+// uniformly at random; here a thief asks every other rank once per round, in a random order, and
+// backs off only after a round of empty answers. With 4 GPU ranks and the work on one, uniform
+// picks with a back-off after each empty answer leave the other three waiting about 4 ms for their
+// first chunk, in a 1-million-node tree that one rank runs in 9 ms. Termination is Safra's
+// (safra.hpp); after it, a drain phase answers the requests still in flight and meets every rank
+// at a barrier, so that no message outlives the run.
 //
 // Liveness: a rank that dies is seen by mpirun, which ends the job naming it; a rank that stops
 // (SIGSTOP, a hung node) is not. So each rank sends a heartbeat to its successor on the ring every
@@ -38,6 +41,7 @@
 #include "gpulb/distributed/safra.hpp"
 #include "gpulb/exec_plan.hpp"
 #include "patience.hpp"
+#include "victim_rounds.hpp"
 
 namespace gpulb::distributed::detail {
 
@@ -78,10 +82,10 @@ class RankBalancer {
   int rank_ = 0, ranks_ = 1;
   DistributedOptions options_;
   SafraDetector safra_;
-  std::mt19937 rng_;
-  std::optional<Request> asking_;  // our steal request waiting for its answer
-  Clock::time_point next_ask_;     // backoff after empty answers
-  std::uint32_t empty_answers_ = 0;
+  std::optional<Request> asking_;   // our steal request waiting for its answer
+  VictimRounds victims_;            // whom to ask next
+  Clock::time_point next_ask_;      // backoff after a round of empty answers
+  std::uint32_t empty_rounds_ = 0;  // in a row, capped
   bool done_ = false;
   Clock::time_point last_beat_sent_;
   Patience predecessor_silence_{std::chrono::milliseconds(0)};  // since the last message from it

@@ -13,13 +13,17 @@
 #                        deques; exact counts verified on rank 0, chunks moved between ranks
 #   gpu_killed_rank      a rank killed (SIGKILL) mid-run ends the job, named, in under 10 s
 #   gpu_refused_policy   a policy without a distributed CUDA version is refused on every rank, once
+# GPULB_TEST_GPUS=N takes the host for one of N GPUs: with one GPU split by MPS and
+# CUDA_VISIBLE_DEVICES=0,0,0,0 (docs/distributed.md, "Four ranks on one GPU"), N=4 runs the cases
+# on 4 ranks of one GPU (gpu_killed_rank then fails: under MPS the other ranks lose their GPU work
+# with the killed one, and name their own GPU's error).
 set -uo pipefail
 case_name=$1 gpulb=$2 mpiexec=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL ($case_name): $*"; exit 1; }
 
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+gpus=${GPULB_TEST_GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
 if [ "${gpus:-0}" -lt 2 ]; then echo "skipped: $case_name needs 2 CUDA GPUs, this host has ${gpus:-0}"; exit 77; fi
 ranks=$((gpus < 4 ? gpus : 4))
 flags=()

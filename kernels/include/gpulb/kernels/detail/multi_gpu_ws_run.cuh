@@ -626,18 +626,27 @@ bool WsAcrossGpus<S, Factory, Body, Tasks>::wait_for_ranks(GpuRun& run) const {
   return true;
 }
 
-// GPU 0's host feed in a distributed run: the chunks other ranks sent, staged as they come, until
-// the ranks agree the run is over (then feed_and_close closes the feed), or until GPU 0's kernel
-// ended (a block failed the run: control() reports it, and the balancer's check() sees it). Its
-// watchdog and progress go on meanwhile; a rank waiting for a chunk is progress
-// (rank_idle_seen_).
+// GPU 0's host feed in a distributed run: the chunks other ranks sent, until the ranks agree the
+// run is over (then feed_and_close closes the feed), or until GPU 0's kernel ended (a block failed
+// the run: control() reports it, and the balancer's check() sees it). Its watchdog and progress go
+// on meanwhile; a rank waiting for a chunk is progress (rank_idle_seen_).
+// Staged on demand: a received chunk waits in the handoff, where the next request from another rank
+// takes it first, and goes into GPU 0's staging ring a batch of one task a block at a time, once
+// the blocks have taken in the last batch (they take host tasks only when they find no other work).
+// Staged whole, a chunk went into GPU 0's sharing queue, which lends nothing: on 4 ranks a rank that
+// received most of a tree's large subtrees ran them alone while the others waited.
 template <Scope S, class Factory, class Body, class Tasks>
 void WsAcrossGpus<S, Factory, Body, Tasks>::feed_from_ranks(
     GpuRun& run, HostInserter& gpu0, DynamicHost& host, const std::function<std::string()>& state) {
+  const StagingRef ring = home_->host_staging(split_.shares[0].size());
+  std::size_t batch = 0;
+  for (std::uint32_t g = 0; g < gpus_; ++g) batch += grids_[g].blocks;
   std::uint64_t staged = 0;
   while (!handoff_.closed()) {
     if (cudaStreamQuery(run.session(0).kernel_stream()) != cudaErrorNotReady) return;
-    std::vector<Task> chunk = handoff_.take_all();
+    const bool taken_in = system_atomic_ref<std::uint64_t>(ring.ctl->consumed).load(mo::acquire) ==
+                          system_atomic_ref<std::uint64_t>(ring.ctl->written).load(mo::relaxed);
+    std::vector<Task> chunk = taken_in ? handoff_.take_front(batch) : std::vector<Task>{};
     if (!chunk.empty()) {
       gpu0.insert(chunk);
       staged += chunk.size();

@@ -45,9 +45,13 @@ class RankHandoff {
     std::lock_guard lock(mutex_);
     tasks_.insert(tasks_.end(), tasks.begin(), tasks.end());
   }
-  std::vector<Task> take_all() {
+  // Up to `most` of the earliest tasks, to stage.
+  std::vector<Task> take_front(std::size_t most) {
     std::lock_guard lock(mutex_);
-    return std::exchange(tasks_, {});
+    const auto n = static_cast<std::ptrdiff_t>(std::min(most, tasks_.size()));
+    std::vector<Task> front(tasks_.begin(), tasks_.begin() + n);
+    tasks_.erase(tasks_.begin(), tasks_.begin() + n);
+    return front;
   }
   // Up to out.size() of the latest tasks, for a loan before they were ever staged.
   std::uint32_t take_back(std::span<Task> out) {
