@@ -166,11 +166,13 @@ void RankBalancer::receive_work(HostInserter& local, const MPI_Status& status) {
   asking_.reset();
   if (tasks.empty()) {
     // The next victim at once, until every other rank said no in this round; then back off, 20 us
-    // doubling to 1.28 ms: an idle rank's requests must not flood the busy ones.
+    // doubling to 1.28 ms for each rank asked: an idle rank's requests, as many as one per back-off
+    // however many ranks there are, must not flood the busy ones.
     ++metrics_["rank_steals_failed"];
     if (victims_.round_over()) {
       empty_rounds_ = std::min<std::uint32_t>(empty_rounds_ + 1, 7);
-      next_ask_ = Clock::now() + std::chrono::microseconds(10) * (1u << empty_rounds_);
+      next_ask_ = Clock::now() + std::chrono::microseconds(10) * (1u << empty_rounds_) *
+                                     static_cast<std::uint32_t>(ranks_ - 1);
     }
     return;
   }

@@ -641,6 +641,7 @@ void WsAcrossGpus<S, Factory, Body, Tasks>::feed_from_ranks(
   const StagingRef ring = home_->host_staging(split_.shares[0].size());
   std::size_t batch = 0;
   for (std::uint32_t g = 0; g < gpus_; ++g) batch += grids_[g].blocks;
+  batch = std::min<std::size_t>(batch, ring.capacity);  // a batch never waits for room
   std::uint64_t staged = 0;
   while (!handoff_.closed()) {
     if (cudaStreamQuery(run.session(0).kernel_stream()) != cudaErrorNotReady) return;

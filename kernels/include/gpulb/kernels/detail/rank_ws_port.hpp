@@ -53,10 +53,11 @@ class RankHandoff {
     tasks_.erase(tasks_.begin(), tasks_.begin() + n);
     return front;
   }
-  // Up to out.size() of the latest tasks, for a loan before they were ever staged.
+  // Up to out.size() of the latest tasks, for a loan before they were ever staged: at most half,
+  // so that a rank never lends away all it received (chunks would bounce between ranks unrun).
   std::uint32_t take_back(std::span<Task> out) {
     std::lock_guard lock(mutex_);
-    const auto n = static_cast<std::uint32_t>(std::min(out.size(), tasks_.size()));
+    const auto n = static_cast<std::uint32_t>(std::min(out.size(), tasks_.size() / 2));
     std::copy(tasks_.end() - n, tasks_.end(), out.begin());
     tasks_.resize(tasks_.size() - n);
     return n;
