@@ -30,7 +30,7 @@ set -uo pipefail
 case_name=$1 gpulb=$2 mpiexec=$3
 shift 3
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -f "$tmp/launcher_crashes" ] && cat "$tmp/launcher_crashes"; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL ($case_name): $*"; exit 1; }
 
 # mpirun's flags are chosen here, when the test runs, not when CMake configured: CI may configure
@@ -53,15 +53,29 @@ mpirun_limit_s=${GPULB_MPIRUN_LIMIT_S:-45}  # the environment may lower it (to c
 # (timeout's codes alone do not say so: 137 is also mpirun's own code when a rank died of SIGKILL).
 # Open MPI 4.1's mpirun may itself crash (SIGSEGV in PMIx_server_finalize) while it shuts down after
 # an MPI_Abort; its exit code then says nothing of the run, so such a run is made again, twice at most.
+# Debian's mpirun may also hang, deaf to SIGTERM, once it has printed its MPI_ABORT notice (seen on
+# CI's 2 cores, in a stopped_rank_at_the_end run; not in 75 aborted jobs of these cases run again;
+# open-mpi/ompi#5528 tells of the like): a rank had called MPI_Abort, so the ranks had done their
+# part, and such a run is made again, once. A hang before the notice is gpulb's, and fails the case.
+# Every such rerun is printed at the end.
+abort_notice="invoking MPI_ABORT causes Open MPI to kill all MPI processes"
 run_mpi() {
-  local start rc attempt
+  local start rc attempt hung_after_abort=0
   for attempt in 1 2 3; do
     start=$SECONDS
+    launched_ns=$(date +%s%N)  # a case's time to end counts from its last launch
     timeout -k 5 "$mpirun_limit_s" "$mpiexec" "${flags[@]}" -np 4 "$@" 2>"$tmp/launcher_err"
     rc=$?
     cat "$tmp/launcher_err" >&2
-    [ $rc -eq 139 ] && grep -q "PMIx_server_finalize" "$tmp/launcher_err" || break
-    echo "mpirun crashed in its own finalization (PMIx_server_finalize), not in the run: running again" >>"$tmp/launcher_crashes"
+    if [ $rc -eq 139 ] && grep -q "PMIx_server_finalize" "$tmp/launcher_err"; then
+      echo "mpirun crashed in its own finalization (PMIx_server_finalize), not in the run: running again" >>"$tmp/launcher_crashes"
+    elif [ $((SECONDS - start)) -ge "$mpirun_limit_s" ] && [ $hung_after_abort = 0 ] &&
+      grep -q "$abort_notice" "$tmp/launcher_err"; then
+      hung_after_abort=1
+      echo "mpirun hung after a rank's MPI_Abort, not in the run: running again" >>"$tmp/launcher_crashes"
+    else
+      break
+    fi
   done
   if [ $((SECONDS - start)) -ge "$mpirun_limit_s" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then return 124; fi
   return $rc
@@ -201,11 +215,10 @@ if [ "\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-}}" = 2 ]; then (sleep 1.5; kill -$s
 exec "\$@"
 WRAP
     chmod +x "$tmp/wrap.sh"
-    start=$(date +%s%N)
     run_mpi "$tmp/wrap.sh" "$gpulb" run uts --param tree=T1L --policy work-stealing --backend cpu --workers 1 --distributed \
       --no-trace --rank-timeout 2000 >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+    elapsed_ms=$((($(date +%s%N) - launched_ns) / 1000000))
     check_not_hung $rc
     [ $rc -ne 0 ] || fail "the job succeeded with rank 2 $signal'ed"
     [ "$elapsed_ms" -lt 10000 ] || fail "the job took $elapsed_ms ms to end"
@@ -219,11 +232,10 @@ WRAP
     # work and wait, which is no fault; that rank has a task running and finishes nothing, and its
     # watchdog (2 s) must name it and end the job. --workers 1: nothing else runs on that rank.
     for policy in work-stealing task-queue; do
-      start=$(date +%s%N)
       run_mpi "$gpulb" run faults --param fault=slow --param slow_ms=60000 --param watchdog_ms=2000 --policy "$policy" \
         --backend cpu --workers 1 --distributed --no-trace >"$tmp/out" 2>"$tmp/err"
       rc=$?
-      elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+      elapsed_ms=$((($(date +%s%N) - launched_ns) / 1000000))
       check_not_hung $rc
       [ $rc -ne 0 ] || fail "$policy: the job succeeded with a task that runs for a minute"
       [ "$elapsed_ms" -lt 10000 ] || fail "$policy: the job took $elapsed_ms ms to end (watchdog 2000 ms)"
@@ -240,10 +252,9 @@ WRAP
       run_mpi "$@" "$gpulb" run faults --param fault=stop-rank --param at="$at" --policy work-stealing --backend cpu --workers 1 \
         --distributed --rank-timeout 1000 -o "$tmp/t.gpulb" >"$tmp/out" 2>"$tmp/err"
     }
-    start=$(date +%s%N)
     run_stop 2
     rc=$?
-    elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+    elapsed_ms=$((($(date +%s%N) - launched_ns) / 1000000))
     check_not_hung $rc
     [ $rc -eq 1 ] || fail "rank 2 stopped at the end: exit $rc, expected 1: $(cat "$tmp/err")"
     [ "$elapsed_ms" -lt 15000 ] || fail "rank 2 stopped at the end: the job took $elapsed_ms ms to end"
@@ -255,10 +266,9 @@ WRAP
     echo "rank 2 stopped at the end: exit 1 in $elapsed_ms ms: $(grep -m1 -oE 'rank 2 did not answer[^(]*' "$tmp/err")"
 
     rm -f "$tmp/t.gpulb"
-    start=$(date +%s%N)
     run_stop 0
     rc=$?
-    elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+    elapsed_ms=$((($(date +%s%N) - launched_ns) / 1000000))
     check_not_hung $rc
     [ $rc -eq 1 ] || fail "rank 0 stopped at the end: exit $rc, expected 1: $(cat "$tmp/err")"
     [ "$elapsed_ms" -lt 20000 ] || fail "rank 0 stopped at the end: the job took $elapsed_ms ms to end"
