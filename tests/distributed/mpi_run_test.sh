@@ -59,17 +59,17 @@ mpirun_limit_s=${GPULB_MPIRUN_LIMIT_S:-45}  # the environment may lower it (to c
 # part, and such a run is made again, once. A hang before the notice is gpulb's, and fails the case.
 # Every such rerun is printed at the end.
 abort_notice="invoking MPI_ABORT causes Open MPI to kill all MPI processes"
+ms_since_launch() { echo $((($(date +%s%N) - launched_ns) / 1000000)); }  # of run_mpi's last launch
 run_mpi() {
-  local start rc attempt hung_after_abort=0
+  local rc attempt hung_after_abort=0
   for attempt in 1 2 3; do
-    start=$SECONDS
     launched_ns=$(date +%s%N)  # a case's time to end counts from its last launch
     timeout -k 5 "$mpirun_limit_s" "$mpiexec" "${flags[@]}" -np 4 "$@" 2>"$tmp/launcher_err"
     rc=$?
     cat "$tmp/launcher_err" >&2
     if [ $rc -eq 139 ] && grep -q "PMIx_server_finalize" "$tmp/launcher_err"; then
       echo "mpirun crashed in its own finalization (PMIx_server_finalize), not in the run: running again" >>"$tmp/launcher_crashes"
-    elif [ $((SECONDS - start)) -ge "$mpirun_limit_s" ] && [ $hung_after_abort = 0 ] &&
+    elif [ "$(ms_since_launch)" -ge $((mpirun_limit_s * 1000)) ] && [ $hung_after_abort = 0 ] &&
       grep -q "$abort_notice" "$tmp/launcher_err"; then
       hung_after_abort=1
       echo "mpirun hung after a rank's MPI_Abort, not in the run: running again" >>"$tmp/launcher_crashes"
@@ -77,7 +77,7 @@ run_mpi() {
       break
     fi
   done
-  if [ $((SECONDS - start)) -ge "$mpirun_limit_s" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then return 124; fi
+  if [ "$(ms_since_launch)" -ge $((mpirun_limit_s * 1000)) ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then return 124; fi
   return $rc
 }
 check_not_hung() { [ "$1" -ne 124 ] || fail "mpirun did not end within $mpirun_limit_s s (a hang): $(tail -5 "$tmp/err" 2>/dev/null)"; }
@@ -218,7 +218,7 @@ WRAP
     run_mpi "$tmp/wrap.sh" "$gpulb" run uts --param tree=T1L --policy work-stealing --backend cpu --workers 1 --distributed \
       --no-trace --rank-timeout 2000 >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    elapsed_ms=$((($(date +%s%N) - launched_ns) / 1000000))
+    elapsed_ms=$(ms_since_launch)
     check_not_hung $rc
     [ $rc -ne 0 ] || fail "the job succeeded with rank 2 $signal'ed"
     [ "$elapsed_ms" -lt 10000 ] || fail "the job took $elapsed_ms ms to end"
@@ -235,7 +235,7 @@ WRAP
       run_mpi "$gpulb" run faults --param fault=slow --param slow_ms=60000 --param watchdog_ms=2000 --policy "$policy" \
         --backend cpu --workers 1 --distributed --no-trace >"$tmp/out" 2>"$tmp/err"
       rc=$?
-      elapsed_ms=$((($(date +%s%N) - launched_ns) / 1000000))
+      elapsed_ms=$(ms_since_launch)
       check_not_hung $rc
       [ $rc -ne 0 ] || fail "$policy: the job succeeded with a task that runs for a minute"
       [ "$elapsed_ms" -lt 10000 ] || fail "$policy: the job took $elapsed_ms ms to end (watchdog 2000 ms)"
@@ -254,7 +254,7 @@ WRAP
     }
     run_stop 2
     rc=$?
-    elapsed_ms=$((($(date +%s%N) - launched_ns) / 1000000))
+    elapsed_ms=$(ms_since_launch)
     check_not_hung $rc
     [ $rc -eq 1 ] || fail "rank 2 stopped at the end: exit $rc, expected 1: $(cat "$tmp/err")"
     [ "$elapsed_ms" -lt 15000 ] || fail "rank 2 stopped at the end: the job took $elapsed_ms ms to end"
@@ -268,7 +268,7 @@ WRAP
     rm -f "$tmp/t.gpulb"
     run_stop 0
     rc=$?
-    elapsed_ms=$((($(date +%s%N) - launched_ns) / 1000000))
+    elapsed_ms=$(ms_since_launch)
     check_not_hung $rc
     [ $rc -eq 1 ] || fail "rank 0 stopped at the end: exit $rc, expected 1: $(cat "$tmp/err")"
     [ "$elapsed_ms" -lt 20000 ] || fail "rank 0 stopped at the end: the job took $elapsed_ms ms to end"
